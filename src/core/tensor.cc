@@ -1,0 +1,153 @@
+#include "core/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace onyx {
+
+Result<int64_t> CheckedNumElements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return InvalidArgument("negative dimension " + std::to_string(d) + " in shape " + ShapeToString(shape));
+    if (d != 0 && n > (int64_t{1} << 62) / d) return InvalidArgument("shape " + ShapeToString(shape) + " is too large");
+    n *= d;
+  }
+  return n;
+}
+
+int64_t NumElements(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string ShapeToString(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+std::vector<int64_t> RowMajorStrides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  return strides;
+}
+
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+std::shared_ptr<void> AllocateStorage(DataType type, int64_t count, bool zero) {
+  if (type == DataType::kString) {
+    auto strings = std::shared_ptr<std::string[]>(new std::string[static_cast<size_t>(count > 0 ? count : 1)]);
+    return std::shared_ptr<void>(strings, strings.get());
+  }
+  size_t bytes = DataTypeStorageBytes(type, static_cast<size_t>(count));
+  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (rounded == 0) rounded = kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  if (zero) std::memset(p, 0, rounded);
+  return std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+}
+
+}  // namespace
+
+Result<Tensor> Tensor::Create(DataType type, Shape shape, bool zero) {
+  if (!IsValidDataType(static_cast<int32_t>(type))) {
+    return InvalidArgument("invalid element type " + std::to_string(static_cast<int32_t>(type)));
+  }
+  ONYX_ASSIGN_OR_RETURN(int64_t n, CheckedNumElements(shape));
+  (void)n;
+  return Allocate(type, std::move(shape), zero);
+}
+
+Tensor Tensor::Allocate(DataType type, Shape shape, bool zero) {
+  Tensor t;
+  t.type_ = type;
+  t.size_ = NumElements(shape);
+  t.shape_ = std::move(shape);
+  t.storage_ = AllocateStorage(type, t.size_, zero);
+  t.data_ = t.storage_.get();
+  return t;
+}
+
+Tensor Tensor::Borrow(DataType type, Shape shape, void* data, std::shared_ptr<void> keeper) {
+  Tensor t;
+  t.type_ = type;
+  t.size_ = NumElements(shape);
+  t.shape_ = std::move(shape);
+  t.storage_ = std::move(keeper);
+  t.data_ = data;
+  return t;
+}
+
+Result<Tensor> Tensor::Reshaped(Shape new_shape) const {
+  ONYX_ASSIGN_OR_RETURN(int64_t n, CheckedNumElements(new_shape));
+  if (n != size_) {
+    return InvalidArgument("cannot reshape " + ShapeToString(shape_) + " to " + ShapeToString(new_shape));
+  }
+  Tensor t = *this;
+  t.shape_ = std::move(new_shape);
+  return t;
+}
+
+Tensor Tensor::Clone() const {
+  Tensor t = Allocate(type_, shape_);
+  if (type_ == DataType::kString) {
+    for (int64_t i = 0; i < size_; ++i) t.data<std::string>()[i] = data<std::string>()[i];
+  } else if (nbytes() > 0) {
+    std::memcpy(t.data_, data_, nbytes());
+  }
+  return t;
+}
+
+int64_t Tensor::IntAt(int64_t i) const {
+  switch (type_) {
+    case DataType::kInt64: return data<int64_t>()[i];
+    case DataType::kInt32: return data<int32_t>()[i];
+    case DataType::kInt16: return data<int16_t>()[i];
+    case DataType::kInt8: return data<int8_t>()[i];
+    case DataType::kUint8: return data<uint8_t>()[i];
+    case DataType::kUint16: return data<uint16_t>()[i];
+    case DataType::kUint32: return data<uint32_t>()[i];
+    case DataType::kUint64: return static_cast<int64_t>(data<uint64_t>()[i]);
+    case DataType::kBool: return data<bool>()[i] ? 1 : 0;
+    case DataType::kFloat:
+    case DataType::kDouble:
+    case DataType::kFloat16:
+    case DataType::kBFloat16: return static_cast<int64_t>(DoubleAt(i));
+    default: return 0;  // not a numeric type kernels read as integers
+  }
+}
+
+std::vector<int64_t> Tensor::ToInt64Vector() const {
+  std::vector<int64_t> v(static_cast<size_t>(size_));
+  for (int64_t i = 0; i < size_; ++i) v[static_cast<size_t>(i)] = IntAt(i);
+  return v;
+}
+
+double Tensor::DoubleAt(int64_t i) const {
+  switch (type_) {
+    case DataType::kFloat: return data<float>()[i];
+    case DataType::kDouble: return data<double>()[i];
+    case DataType::kFloat16: return static_cast<float>(data<Float16>()[i]);
+    case DataType::kBFloat16: return static_cast<float>(data<BFloat16>()[i]);
+    case DataType::kUint64: return static_cast<double>(data<uint64_t>()[i]);
+    case DataType::kInt64:
+    case DataType::kInt32:
+    case DataType::kInt16:
+    case DataType::kInt8:
+    case DataType::kUint8:
+    case DataType::kUint16:
+    case DataType::kUint32:
+    case DataType::kBool: return static_cast<double>(IntAt(i));
+    default: return 0;  // not a numeric type kernels read as numbers
+  }
+}
+
+}  // namespace onyx

@@ -1,0 +1,104 @@
+// Tensor: an element type, a concrete shape and bytes. The bytes are owned (allocated here), borrowed (a view
+// kept alive by whoever owns them) or memory-mapped (external data); all three share one representation:
+// a shared_ptr that keeps the storage alive plus a data pointer into it. Copies of a Tensor share storage.
+// String tensors hold an array of std::string. Sub-byte types (int4, float4e2m1, int2...) stay packed as ONNX
+// packs them.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/data_type.h"
+#include "core/status.h"
+
+namespace onyx {
+
+using Shape = std::vector<int64_t>;
+
+// Element count of a shape; error on negative dims or overflow past 2^62.
+Result<int64_t> CheckedNumElements(const Shape& shape);
+// Element count when the shape is known to be valid.
+int64_t NumElements(const Shape& shape);
+std::string ShapeToString(const Shape& shape);  // "[2, 3, 4]"
+// Row-major strides in elements.
+std::vector<int64_t> RowMajorStrides(const Shape& shape);
+
+class Tensor {
+ public:
+  Tensor() = default;
+
+  // Allocates uninitialized storage (strings default-constructed, other types zero-filled when `zero`).
+  static Result<Tensor> Create(DataType type, Shape shape, bool zero = false);
+  // Like Create, for shapes already validated (kernels computing output shapes from valid inputs).
+  static Tensor Allocate(DataType type, Shape shape, bool zero = false);
+  // A view over bytes owned elsewhere; `keeper` keeps them alive (may be null when the caller guarantees it).
+  static Tensor Borrow(DataType type, Shape shape, void* data, std::shared_ptr<void> keeper);
+  // A scalar or 1-D tensor from values.
+  template <typename T>
+  static Tensor FromVector(const std::vector<T>& values, Shape shape);
+  template <typename T>
+  static Tensor Scalar(T value) {
+    return FromVector<T>({value}, {});
+  }
+
+  bool defined() const { return type_ != DataType::kUndefined; }
+  DataType type() const { return type_; }
+  const Shape& shape() const { return shape_; }
+  int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t dim(int64_t i) const { return shape_[static_cast<size_t>(i)]; }
+  int64_t size() const { return size_; }  // number of elements
+  size_t nbytes() const { return DataTypeStorageBytes(type_, static_cast<size_t>(size_)); }
+
+  void* raw() { return data_; }
+  const void* raw() const { return data_; }
+  template <typename T>
+  T* data() {
+    return static_cast<T*>(data_);
+  }
+  template <typename T>
+  const T* data() const {
+    return static_cast<const T*>(data_);
+  }
+  template <typename T>
+  std::span<const T> values() const {
+    return {data<T>(), static_cast<size_t>(size_)};
+  }
+  template <typename T>
+  std::span<T> mutable_values() {
+    return {data<T>(), static_cast<size_t>(size_)};
+  }
+
+  // Same storage, new shape with the same element count.
+  Result<Tensor> Reshaped(Shape new_shape) const;
+  // A deep copy with its own storage.
+  Tensor Clone() const;
+  // Whether the storage is shared with another tensor (copy-on-write decisions).
+  bool shares_storage_with(const Tensor& other) const { return storage_ == other.storage_; }
+
+  // Reads element i of an integer tensor (any integer type) as int64; for shape-like inputs.
+  int64_t IntAt(int64_t i) const;
+  // The values of a 0-D or 1-D integer tensor as int64.
+  std::vector<int64_t> ToInt64Vector() const;
+  // Reads element i of a numeric tensor as double.
+  double DoubleAt(int64_t i) const;
+
+ private:
+  DataType type_ = DataType::kUndefined;
+  Shape shape_;
+  int64_t size_ = 0;
+  std::shared_ptr<void> storage_;
+  void* data_ = nullptr;
+};
+
+template <typename T>
+Tensor Tensor::FromVector(const std::vector<T>& values, Shape shape) {
+  Tensor t = Allocate(DataTypeOf<T>::value, std::move(shape));
+  T* out = t.data<T>();
+  for (size_t i = 0; i < values.size() && static_cast<int64_t>(i) < t.size(); ++i) out[i] = values[i];
+  return t;
+}
+
+}  // namespace onyx

@@ -1,0 +1,516 @@
+#include "format/model_io.h"
+
+#include <filesystem>
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include "core/mapped_file.h"
+#include "format/tensor_proto.h"
+
+namespace onyx::format {
+namespace fs = std::filesystem;
+
+namespace {
+
+template <typename RepeatedEntries>
+ir::MetadataProps MetadataFromProto(const RepeatedEntries& entries) {
+  ir::MetadataProps out;
+  for (const auto& kv : entries) out.emplace_back(kv.key(), kv.value());
+  return out;
+}
+
+template <typename Message>
+void MetadataToProto(const ir::MetadataProps& props, Message* msg) {
+  for (const auto& [k, v] : props) {
+    auto* e = msg->add_metadata_props();
+    e->set_key(k);
+    e->set_value(v);
+  }
+}
+
+Result<std::vector<ir::Dim>> ShapeFromProto(const pb::TensorShapeProto& s) {
+  std::vector<ir::Dim> dims;
+  for (const auto& d : s.dim()) {
+    ir::Dim dim;
+    if (d.has_dim_value()) {
+      dim = ir::Dim::Value(d.dim_value());
+    } else if (d.has_dim_param()) {
+      dim = ir::Dim::Param(d.dim_param());
+    }
+    dim.denotation = d.denotation();
+    dims.push_back(std::move(dim));
+  }
+  return dims;
+}
+
+void ShapeToProto(const std::vector<ir::Dim>& dims, pb::TensorShapeProto* s) {
+  for (const auto& d : dims) {
+    auto* pd = s->add_dim();
+    if (d.is_value()) pd->set_dim_value(d.value);
+    if (d.is_param()) pd->set_dim_param(d.param);
+    if (!d.denotation.empty()) pd->set_denotation(d.denotation);
+  }
+}
+
+Result<ir::ValueInfo> ValueInfoFromProto(const pb::ValueInfoProto& p) {
+  ir::ValueInfo vi;
+  vi.name = p.name();
+  vi.doc_string = p.doc_string();
+  vi.metadata_props = MetadataFromProto(p.metadata_props());
+  if (p.has_type()) {
+    auto t = TypeFromProto(p.type());
+    if (!t.ok()) return t.status().WithContext("value '" + p.name() + "'");
+    vi.type = std::move(t).value();
+  }
+  return vi;
+}
+
+void ValueInfoToProto(const ir::ValueInfo& vi, pb::ValueInfoProto* p) {
+  p->set_name(vi.name);
+  if (vi.type) TypeToProto(*vi.type, p->mutable_type());
+  if (!vi.doc_string.empty()) p->set_doc_string(vi.doc_string);
+  MetadataToProto(vi.metadata_props, p);
+}
+
+Result<ir::Attribute> AttributeFromProto(const pb::AttributeProto& p, ExternalDataResolver* resolver);
+void AttributeToProto(const ir::Attribute& a, pb::AttributeProto* p);
+
+Result<ir::Node> NodeFromProto(const pb::NodeProto& p, ExternalDataResolver* resolver) {
+  ir::Node n;
+  n.name = p.name();
+  n.op_type = p.op_type();
+  n.domain = p.domain();
+  n.overload = p.overload();
+  n.inputs.assign(p.input().begin(), p.input().end());
+  n.outputs.assign(p.output().begin(), p.output().end());
+  n.doc_string = p.doc_string();
+  n.metadata_props = MetadataFromProto(p.metadata_props());
+  for (const auto& dc : p.device_configurations()) n.device_configurations.push_back(dc.SerializeAsString());
+  for (const auto& a : p.attribute()) {
+    auto attr = AttributeFromProto(a, resolver);
+    if (!attr.ok()) return attr.status().WithContext(n.Describe() + ", attribute '" + a.name() + "'");
+    n.attributes.push_back(std::move(attr).value());
+  }
+  return n;
+}
+
+void NodeToProto(const ir::Node& n, pb::NodeProto* p) {
+  for (const auto& i : n.inputs) p->add_input(i);
+  for (const auto& o : n.outputs) p->add_output(o);
+  if (!n.name.empty()) p->set_name(n.name);
+  p->set_op_type(n.op_type);
+  if (!n.domain.empty()) p->set_domain(n.domain);
+  if (!n.overload.empty()) p->set_overload(n.overload);
+  for (const auto& a : n.attributes) AttributeToProto(a, p->add_attribute());
+  if (!n.doc_string.empty()) p->set_doc_string(n.doc_string);
+  MetadataToProto(n.metadata_props, p);
+  for (const auto& dc : n.device_configurations) p->add_device_configurations()->ParseFromString(dc);
+}
+
+Result<ir::Attribute> AttributeFromProto(const pb::AttributeProto& p, ExternalDataResolver* resolver) {
+  ir::Attribute a;
+  a.name = p.name();
+  a.ref_attr_name = p.ref_attr_name();
+  a.doc_string = p.doc_string();
+  a.type = static_cast<ir::AttrType>(p.type());
+  if (!p.has_type()) {
+    // IR < 0.0.2 files may omit the type: infer it from the field that is set.
+    if (p.has_f()) a.type = ir::AttrType::kFloat;
+    else if (p.has_i()) a.type = ir::AttrType::kInt;
+    else if (p.has_s()) a.type = ir::AttrType::kString;
+    else if (p.has_t()) a.type = ir::AttrType::kTensor;
+    else if (p.has_g()) a.type = ir::AttrType::kGraph;
+    else if (p.floats_size()) a.type = ir::AttrType::kFloats;
+    else if (p.ints_size()) a.type = ir::AttrType::kInts;
+    else if (p.strings_size()) a.type = ir::AttrType::kStrings;
+    else if (p.tensors_size()) a.type = ir::AttrType::kTensors;
+    else if (p.graphs_size()) a.type = ir::AttrType::kGraphs;
+  }
+  a.f = p.f();
+  a.i = p.i();
+  a.s = p.s();
+  if (p.has_t()) {
+    ONYX_ASSIGN_OR_RETURN(a.t, NamedTensorFromProto(p.t(), resolver));
+  }
+  if (p.has_g()) {
+    ONYX_ASSIGN_OR_RETURN(auto g, GraphFromProto(p.g(), resolver));
+    a.g = std::make_shared<ir::Graph>(std::move(g));
+  }
+  if (p.has_tp()) {
+    ONYX_ASSIGN_OR_RETURN(a.tp, TypeFromProto(p.tp()));
+  }
+  a.floats.assign(p.floats().begin(), p.floats().end());
+  a.ints.assign(p.ints().begin(), p.ints().end());
+  a.strings.assign(p.strings().begin(), p.strings().end());
+  for (const auto& t : p.tensors()) {
+    ONYX_ASSIGN_OR_RETURN(auto nt, NamedTensorFromProto(t, resolver));
+    a.tensors.push_back(std::move(nt));
+  }
+  for (const auto& g : p.graphs()) {
+    ONYX_ASSIGN_OR_RETURN(auto sg, GraphFromProto(g, resolver));
+    a.graphs.push_back(std::make_shared<ir::Graph>(std::move(sg)));
+  }
+  for (const auto& tp : p.type_protos()) {
+    ONYX_ASSIGN_OR_RETURN(auto t, TypeFromProto(tp));
+    a.type_protos.push_back(std::move(t));
+  }
+  if (p.has_sparse_tensor()) a.sparse_tensor = p.sparse_tensor().SerializeAsString();
+  for (const auto& st : p.sparse_tensors()) a.sparse_tensors.push_back(st.SerializeAsString());
+  return a;
+}
+
+void AttributeToProto(const ir::Attribute& a, pb::AttributeProto* p) {
+  p->set_name(a.name);
+  if (!a.ref_attr_name.empty()) p->set_ref_attr_name(a.ref_attr_name);
+  if (!a.doc_string.empty()) p->set_doc_string(a.doc_string);
+  p->set_type(static_cast<pb::AttributeProto::AttributeType>(a.type));
+  if (!a.ref_attr_name.empty()) return;
+  switch (a.type) {
+    case ir::AttrType::kFloat: p->set_f(a.f); break;
+    case ir::AttrType::kInt: p->set_i(a.i); break;
+    case ir::AttrType::kString: p->set_s(a.s); break;
+    case ir::AttrType::kTensor: NamedTensorToProto(a.t, p->mutable_t()); break;
+    case ir::AttrType::kGraph: if (a.g) GraphToProto(*a.g, p->mutable_g()); break;
+    case ir::AttrType::kTypeProto: if (a.tp) TypeToProto(*a.tp, p->mutable_tp()); break;
+    case ir::AttrType::kSparseTensor: p->mutable_sparse_tensor()->ParseFromString(a.sparse_tensor); break;
+    default: break;
+  }
+  for (float f : a.floats) p->add_floats(f);
+  for (int64_t i : a.ints) p->add_ints(i);
+  for (const auto& s : a.strings) p->add_strings(s);
+  for (const auto& t : a.tensors) NamedTensorToProto(t, p->add_tensors());
+  for (const auto& g : a.graphs) GraphToProto(*g, p->add_graphs());
+  for (const auto& t : a.type_protos) TypeToProto(t, p->add_type_protos());
+  for (const auto& st : a.sparse_tensors) p->add_sparse_tensors()->ParseFromString(st);
+}
+
+Result<ir::Function> FunctionFromProto(const pb::FunctionProto& p, ExternalDataResolver* resolver) {
+  ir::Function f;
+  f.name = p.name();
+  f.domain = p.domain();
+  f.overload = p.overload();
+  f.inputs.assign(p.input().begin(), p.input().end());
+  f.outputs.assign(p.output().begin(), p.output().end());
+  f.attributes.assign(p.attribute().begin(), p.attribute().end());
+  for (const auto& a : p.attribute_proto()) {
+    ONYX_ASSIGN_OR_RETURN(auto attr, AttributeFromProto(a, resolver));
+    f.attribute_defaults.push_back(std::move(attr));
+  }
+  for (const auto& n : p.node()) {
+    ONYX_ASSIGN_OR_RETURN(auto node, NodeFromProto(n, resolver));
+    f.nodes.push_back(std::move(node));
+  }
+  f.doc_string = p.doc_string();
+  for (const auto& o : p.opset_import()) f.opset_import.push_back({o.domain(), o.version()});
+  for (const auto& vi : p.value_info()) {
+    ONYX_ASSIGN_OR_RETURN(auto v, ValueInfoFromProto(vi));
+    f.value_info.push_back(std::move(v));
+  }
+  f.metadata_props = MetadataFromProto(p.metadata_props());
+  return f;
+}
+
+void FunctionToProto(const ir::Function& f, pb::FunctionProto* p) {
+  p->set_name(f.name);
+  if (!f.domain.empty()) p->set_domain(f.domain);
+  if (!f.overload.empty()) p->set_overload(f.overload);
+  for (const auto& i : f.inputs) p->add_input(i);
+  for (const auto& o : f.outputs) p->add_output(o);
+  for (const auto& a : f.attributes) p->add_attribute(a);
+  for (const auto& a : f.attribute_defaults) AttributeToProto(a, p->add_attribute_proto());
+  for (const auto& n : f.nodes) NodeToProto(n, p->add_node());
+  if (!f.doc_string.empty()) p->set_doc_string(f.doc_string);
+  for (const auto& o : f.opset_import) {
+    auto* op = p->add_opset_import();
+    op->set_domain(o.domain);
+    op->set_version(o.version);
+  }
+  for (const auto& vi : f.value_info) ValueInfoToProto(vi, p->add_value_info());
+  MetadataToProto(f.metadata_props, p);
+}
+
+}  // namespace
+
+Result<ir::TypeInfo> TypeFromProto(const pb::TypeProto& p) {
+  using Kind = ir::TypeInfo::Kind;
+  ir::TypeInfo t;
+  t.denotation = p.denotation();
+  auto elem_type = [](int32_t v) -> Result<DataType> {
+    if (v != 0 && !IsValidDataType(v)) return InvalidArgument("invalid element type " + std::to_string(v));
+    return static_cast<DataType>(v);
+  };
+  switch (p.value_case()) {
+    case pb::TypeProto::kTensorType: {
+      t.kind = Kind::kTensor;
+      ONYX_ASSIGN_OR_RETURN(t.elem_type, elem_type(p.tensor_type().elem_type()));
+      if (p.tensor_type().has_shape()) {
+        ONYX_ASSIGN_OR_RETURN(t.shape, ShapeFromProto(p.tensor_type().shape()));
+      }
+      break;
+    }
+    case pb::TypeProto::kSparseTensorType: {
+      t.kind = Kind::kSparseTensor;
+      ONYX_ASSIGN_OR_RETURN(t.elem_type, elem_type(p.sparse_tensor_type().elem_type()));
+      if (p.sparse_tensor_type().has_shape()) {
+        ONYX_ASSIGN_OR_RETURN(t.shape, ShapeFromProto(p.sparse_tensor_type().shape()));
+      }
+      break;
+    }
+    case pb::TypeProto::kSequenceType: {
+      t.kind = Kind::kSequence;
+      if (p.sequence_type().has_elem_type()) {
+        ONYX_ASSIGN_OR_RETURN(auto e, TypeFromProto(p.sequence_type().elem_type()));
+        t.elem = std::make_shared<ir::TypeInfo>(std::move(e));
+      }
+      break;
+    }
+    case pb::TypeProto::kOptionalType: {
+      t.kind = Kind::kOptional;
+      if (p.optional_type().has_elem_type()) {
+        ONYX_ASSIGN_OR_RETURN(auto e, TypeFromProto(p.optional_type().elem_type()));
+        t.elem = std::make_shared<ir::TypeInfo>(std::move(e));
+      }
+      break;
+    }
+    case pb::TypeProto::kMapType: {
+      t.kind = Kind::kMap;
+      ONYX_ASSIGN_OR_RETURN(t.elem_type, elem_type(p.map_type().key_type()));
+      if (p.map_type().has_value_type()) {
+        ONYX_ASSIGN_OR_RETURN(auto e, TypeFromProto(p.map_type().value_type()));
+        t.elem = std::make_shared<ir::TypeInfo>(std::move(e));
+      }
+      break;
+    }
+    case pb::TypeProto::kOpaqueType:
+      t.kind = Kind::kOpaque;
+      t.opaque_domain = p.opaque_type().domain();
+      t.opaque_name = p.opaque_type().name();
+      break;
+    case pb::TypeProto::VALUE_NOT_SET:
+      break;
+  }
+  return t;
+}
+
+void TypeToProto(const ir::TypeInfo& t, pb::TypeProto* p) {
+  using Kind = ir::TypeInfo::Kind;
+  if (!t.denotation.empty()) p->set_denotation(t.denotation);
+  switch (t.kind) {
+    case Kind::kTensor: {
+      auto* tt = p->mutable_tensor_type();
+      tt->set_elem_type(static_cast<int32_t>(t.elem_type));
+      if (t.shape) ShapeToProto(*t.shape, tt->mutable_shape());
+      break;
+    }
+    case Kind::kSparseTensor: {
+      auto* tt = p->mutable_sparse_tensor_type();
+      tt->set_elem_type(static_cast<int32_t>(t.elem_type));
+      if (t.shape) ShapeToProto(*t.shape, tt->mutable_shape());
+      break;
+    }
+    case Kind::kSequence: {
+      auto* s = p->mutable_sequence_type();
+      if (t.elem) TypeToProto(*t.elem, s->mutable_elem_type());
+      break;
+    }
+    case Kind::kOptional: {
+      auto* s = p->mutable_optional_type();
+      if (t.elem) TypeToProto(*t.elem, s->mutable_elem_type());
+      break;
+    }
+    case Kind::kMap: {
+      auto* m = p->mutable_map_type();
+      m->set_key_type(static_cast<int32_t>(t.elem_type));
+      if (t.elem) TypeToProto(*t.elem, m->mutable_value_type());
+      break;
+    }
+    case Kind::kOpaque: {
+      auto* o = p->mutable_opaque_type();
+      o->set_domain(t.opaque_domain);
+      o->set_name(t.opaque_name);
+      break;
+    }
+    case Kind::kUndefined:
+      break;
+  }
+}
+
+Result<ir::Graph> GraphFromProto(const pb::GraphProto& p, ExternalDataResolver* resolver) {
+  ir::Graph g;
+  g.name = p.name();
+  g.doc_string = p.doc_string();
+  for (const auto& n : p.node()) {
+    ONYX_ASSIGN_OR_RETURN(auto node, NodeFromProto(n, resolver));
+    g.nodes.push_back(std::move(node));
+  }
+  for (const auto& vi : p.input()) {
+    ONYX_ASSIGN_OR_RETURN(auto v, ValueInfoFromProto(vi));
+    g.inputs.push_back(std::move(v));
+  }
+  for (const auto& vi : p.output()) {
+    ONYX_ASSIGN_OR_RETURN(auto v, ValueInfoFromProto(vi));
+    g.outputs.push_back(std::move(v));
+  }
+  for (const auto& vi : p.value_info()) {
+    ONYX_ASSIGN_OR_RETURN(auto v, ValueInfoFromProto(vi));
+    g.value_info.push_back(std::move(v));
+  }
+  for (const auto& t : p.initializer()) {
+    ONYX_ASSIGN_OR_RETURN(auto nt, NamedTensorFromProto(t, resolver));
+    g.initializers.push_back(std::move(nt));
+  }
+  for (const auto& st : p.sparse_initializer()) g.sparse_initializers.push_back(st.SerializeAsString());
+  for (const auto& qa : p.quantization_annotation()) g.quantization_annotation.push_back(qa.SerializeAsString());
+  g.metadata_props = MetadataFromProto(p.metadata_props());
+  return g;
+}
+
+void GraphToProto(const ir::Graph& g, pb::GraphProto* p) {
+  for (const auto& n : g.nodes) NodeToProto(n, p->add_node());
+  if (!g.name.empty()) p->set_name(g.name);
+  for (const auto& t : g.initializers) NamedTensorToProto(t, p->add_initializer());
+  for (const auto& st : g.sparse_initializers) p->add_sparse_initializer()->ParseFromString(st);
+  if (!g.doc_string.empty()) p->set_doc_string(g.doc_string);
+  for (const auto& vi : g.inputs) ValueInfoToProto(vi, p->add_input());
+  for (const auto& vi : g.outputs) ValueInfoToProto(vi, p->add_output());
+  for (const auto& vi : g.value_info) ValueInfoToProto(vi, p->add_value_info());
+  for (const auto& qa : g.quantization_annotation) p->add_quantization_annotation()->ParseFromString(qa);
+  MetadataToProto(g.metadata_props, p);
+}
+
+Result<ir::Model> ModelFromProto(const pb::ModelProto& p, const std::string& base_dir, bool load_external_data) {
+  ir::Model m;
+  m.ir_version = p.ir_version();
+  for (const auto& o : p.opset_import()) m.opset_import.push_back({o.domain(), o.version()});
+  m.producer_name = p.producer_name();
+  m.producer_version = p.producer_version();
+  m.domain = p.domain();
+  m.model_version = p.model_version();
+  m.doc_string = p.doc_string();
+  m.metadata_props = MetadataFromProto(p.metadata_props());
+  ExternalDataResolver resolver(base_dir);
+  ExternalDataResolver* r = load_external_data ? &resolver : nullptr;
+  if (p.has_graph()) {
+    ONYX_ASSIGN_OR_RETURN(m.graph, GraphFromProto(p.graph(), r));
+  }
+  for (const auto& ti : p.training_info()) m.training_info.push_back(ti.SerializeAsString());
+  for (const auto& f : p.functions()) {
+    auto fn = FunctionFromProto(f, r);
+    if (!fn.ok()) return fn.status().WithContext("function '" + f.name() + "'");
+    m.functions.push_back(std::move(fn).value());
+  }
+  for (const auto& c : p.configuration()) m.configuration.push_back(c.SerializeAsString());
+  return m;
+}
+
+void ModelToProto(const ir::Model& m, pb::ModelProto* p) {
+  p->set_ir_version(m.ir_version);
+  for (const auto& o : m.opset_import) {
+    auto* op = p->add_opset_import();
+    op->set_domain(o.domain);
+    op->set_version(o.version);
+  }
+  if (!m.producer_name.empty()) p->set_producer_name(m.producer_name);
+  if (!m.producer_version.empty()) p->set_producer_version(m.producer_version);
+  if (!m.domain.empty()) p->set_domain(m.domain);
+  if (m.model_version != 0) p->set_model_version(m.model_version);
+  if (!m.doc_string.empty()) p->set_doc_string(m.doc_string);
+  GraphToProto(m.graph, p->mutable_graph());
+  MetadataToProto(m.metadata_props, p);
+  for (const auto& ti : m.training_info) p->add_training_info()->ParseFromString(ti);
+  for (const auto& f : m.functions) FunctionToProto(f, p->add_functions());
+  for (const auto& c : m.configuration) p->add_configuration()->ParseFromString(c);
+}
+
+Result<ir::Model> LoadModelFromBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options) {
+  if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
+    return InvalidArgument("the protobuf part of a model cannot exceed 2 GiB; store large tensors as external data");
+  }
+  pb::ModelProto proto;
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT32_MAX);
+  if (!proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    return InvalidArgument("not a valid ONNX model (protobuf parse failed: truncated or corrupt file)");
+  }
+  if (!proto.has_graph() && proto.opset_import_size() == 0 && !proto.has_ir_version()) {
+    return InvalidArgument("not an ONNX model (no graph, no ir_version, no opset_import)");
+  }
+  ONYX_ASSIGN_OR_RETURN(ir::Model model, ModelFromProto(proto, base_dir, options.load_external_data));
+  if (options.sort_topologically) ONYX_RETURN_IF_ERROR(ir::TopologicalSort(model.graph));
+  return model;
+}
+
+Result<ir::Model> LoadModel(const std::string& path, const LoadOptions& options) {
+  auto mapped = MappedFile::Open(path);
+  if (!mapped.ok()) return mapped.status();
+  const auto& file = *mapped;
+  std::string base_dir = fs::path(path).parent_path().string();
+  auto model = LoadModelFromBytes(std::string_view(file->data(), file->size()), base_dir, options);
+  if (!model.ok()) return model.status().WithContext("'" + path + "'");
+  return model;
+}
+
+Result<std::string> SerializeModel(const ir::Model& model) {
+  pb::ModelProto proto;
+  ModelToProto(model, &proto);
+  std::string out;
+  if (!proto.SerializeToString(&out)) {
+    return InvalidArgument("the model does not fit in one protobuf (2 GiB); save with external data");
+  }
+  return out;
+}
+
+namespace {
+
+// Moves large tensors of a serialized graph into an external file.
+void ExternalizeTensors(pb::GraphProto* g, int64_t threshold, const std::string& location, std::string* blob) {
+  auto externalize = [&](pb::TensorProto* t) {
+    if (!t->has_raw_data() || static_cast<int64_t>(t->raw_data().size()) < threshold) return;
+    while (blob->size() % 64 != 0) blob->push_back('\0');  // aligned for memory-mapped use
+    const size_t offset = blob->size();
+    blob->append(t->raw_data());
+    auto add = [t](const std::string& k, const std::string& v) {
+      auto* e = t->add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    };
+    add("location", location);
+    add("offset", std::to_string(offset));
+    add("length", std::to_string(t->raw_data().size()));
+    t->clear_raw_data();
+    t->set_data_location(pb::TensorProto::EXTERNAL);
+  };
+  for (auto& t : *g->mutable_initializer()) externalize(&t);
+  for (auto& n : *g->mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
+      if (a.has_t()) externalize(a.mutable_t());
+      if (a.has_g()) ExternalizeTensors(a.mutable_g(), threshold, location, blob);
+      for (auto& sg : *a.mutable_graphs()) ExternalizeTensors(&sg, threshold, location, blob);
+    }
+  }
+}
+
+}  // namespace
+
+Status SaveModel(const ir::Model& model, const std::string& path, const SaveOptions& options) {
+  pb::ModelProto proto;
+  ModelToProto(model, &proto);
+  if (options.external_data_threshold >= 0) {
+    std::string location = options.external_data_location.empty()
+                               ? fs::path(path).filename().string() + ".data"
+                               : options.external_data_location;
+    std::string blob;
+    ExternalizeTensors(proto.mutable_graph(), options.external_data_threshold, location, &blob);
+    fs::path data_path = fs::path(path).parent_path() / location;
+    ONYX_RETURN_IF_ERROR(WriteStringToFile(data_path.string(), blob));
+  }
+  std::string out;
+  if (!proto.SerializeToString(&out)) {
+    return InvalidArgument("model too large for one protobuf (2 GiB): save it with external data");
+  }
+  return WriteStringToFile(path, out);
+}
+
+}  // namespace onyx::format

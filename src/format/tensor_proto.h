@@ -1,0 +1,55 @@
+// Conversions between onyx values and ONNX's serialized TensorProto / SequenceProto / OptionalProto / MapProto,
+// and the external-data files tensors may live in.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/mapped_file.h"
+#include "core/status.h"
+#include "core/tensor.h"
+#include "core/value.h"
+#include "ir/model.h"
+#include "proto/onyx.pb.h"
+
+namespace onyx::format {
+
+// Resolves external-data references against the model's folder, memory-mapping each file once. Rejects absolute
+// paths and paths that leave the folder (via '..' or symbolic links).
+class ExternalDataResolver {
+ public:
+  explicit ExternalDataResolver(std::string base_dir) : base_dir_(std::move(base_dir)) {}
+  // A view of `length` bytes (or the rest of the file when length < 0) at `offset` of `location`.
+  Result<std::pair<const char*, std::shared_ptr<void>>> Resolve(const std::string& location, int64_t offset,
+                                                               int64_t length);
+  const std::string& base_dir() const { return base_dir_; }
+
+ private:
+  std::string base_dir_;
+  std::map<std::string, std::shared_ptr<MappedFile>> files_;
+};
+
+// Decodes a TensorProto; `resolver` may be null when external data is not allowed (error then).
+Result<Tensor> TensorFromProto(const pb::TensorProto& proto, ExternalDataResolver* resolver);
+// Encodes a tensor as raw_data (strings as string_data).
+void TensorToProto(const Tensor& tensor, pb::TensorProto* proto);
+
+Result<ir::NamedTensor> NamedTensorFromProto(const pb::TensorProto& proto, ExternalDataResolver* resolver);
+void NamedTensorToProto(const ir::NamedTensor& tensor, pb::TensorProto* proto);
+
+Result<Value> ValueFromSequenceProto(const pb::SequenceProto& proto);
+Result<Value> ValueFromOptionalProto(const pb::OptionalProto& proto);
+Result<Value> ValueFromMapProto(const pb::MapProto& proto);
+
+// Reads a .pb file holding a TensorProto, SequenceProto or OptionalProto; `type` (the graph input's declared type,
+// may be null) says which one; without it a TensorProto is assumed.
+Result<Value> LoadValueFile(const std::string& path, const ir::TypeInfo* type);
+Result<Tensor> LoadTensorFile(const std::string& path);
+Status SaveTensorFile(const Tensor& tensor, const std::string& name, const std::string& path);
+// Writes a value as TensorProto, SequenceProto or OptionalProto (chosen by its kind / the declared type).
+Status SaveValueFile(const Value& value, const std::string& name, const ir::TypeInfo* type, const std::string& path);
+
+}  // namespace onyx::format

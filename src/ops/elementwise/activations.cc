@@ -1,0 +1,282 @@
+// Activation functions: Relu, LeakyRelu, PRelu, Sigmoid, HardSigmoid, HardSwish, Tanh, Elu, Selu, Celu,
+// ThresholdedRelu, Softplus, Softsign, Mish, Gelu, Shrink, Swish.
+#include <cmath>
+
+#include "ops/elementwise/elementwise.h"
+
+namespace onyx::ops::elementwise {
+namespace {
+
+template <typename C>
+C StableSigmoid(C x) {
+  if (x >= C(0)) return C(1) / (C(1) + std::exp(-x));
+  const C e = std::exp(x);
+  return e / (C(1) + e);
+}
+
+// Clamps to [0, 1], keeping NaN.
+template <typename C>
+C Clamp01(C v) {
+  return v < C(0) ? C(0) : (v > C(1) ? C(1) : v);
+}
+
+// log(1 + exp(x)) without overflow for large x.
+template <typename C>
+C StableSoftplus(C x) {
+  if (x > C(0)) return x + std::log1p(std::exp(-x));
+  return std::log1p(std::exp(x));
+}
+
+struct ReluFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>) {
+      return x;
+    } else {
+      return x < C(0) ? C(0) : x;  // keeps NaN
+    }
+  }
+};
+
+struct LeakyReluFn {
+  float alpha = 0.01f;
+  Status Init(const KernelInfo& info) {
+    alpha = info.GetFloat("alpha", 0.01f);
+    return Status::Ok();
+  }
+  template <typename C>
+  C operator()(C x) const {
+    return x < C(0) ? static_cast<C>(alpha) * x : x;
+  }
+};
+
+struct ThresholdedReluFn {
+  float alpha = 1.0f;
+  Status Init(const KernelInfo& info) {
+    alpha = info.GetFloat("alpha", 1.0f);
+    return Status::Ok();
+  }
+  template <typename C>
+  C operator()(C x) const {
+    return x > static_cast<C>(alpha) ? x : C(0);
+  }
+};
+
+struct SigmoidFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return StableSigmoid(x);
+  }
+};
+
+struct HardSigmoidFn {
+  float alpha = 0.2f;
+  float beta = 0.5f;
+  Status Init(const KernelInfo& info) {
+    alpha = info.GetFloat("alpha", 0.2f);
+    beta = info.GetFloat("beta", 0.5f);
+    return Status::Ok();
+  }
+  template <typename C>
+  C operator()(C x) const {
+    return Clamp01(static_cast<C>(alpha) * x + static_cast<C>(beta));
+  }
+};
+
+struct HardSwishFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return x * Clamp01(x / C(6) + C(0.5));
+  }
+};
+
+struct TanhFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return std::tanh(x);
+  }
+};
+
+struct EluFn {
+  float alpha = 1.0f;
+  Status Init(const KernelInfo& info) {
+    alpha = info.GetFloat("alpha", 1.0f);
+    return Status::Ok();
+  }
+  template <typename C>
+  C operator()(C x) const {
+    return x < C(0) ? static_cast<C>(alpha) * std::expm1(x) : x;
+  }
+};
+
+struct SeluFn {
+  float alpha = 1.67326319217681884765625f;
+  float gamma = 1.05070102214813232421875f;
+  Status Init(const KernelInfo& info) {
+    alpha = info.GetFloat("alpha", alpha);
+    gamma = info.GetFloat("gamma", gamma);
+    return Status::Ok();
+  }
+  template <typename C>
+  C operator()(C x) const {
+    const C g = static_cast<C>(gamma);
+    return x > C(0) ? g * x : g * static_cast<C>(alpha) * std::expm1(x);
+  }
+};
+
+struct CeluFn {
+  float alpha = 1.0f;
+  Status Init(const KernelInfo& info) {
+    alpha = info.GetFloat("alpha", 1.0f);
+    if (alpha == 0.0f) return info.Error("attribute 'alpha' must not be 0");
+    return Status::Ok();
+  }
+  template <typename C>
+  C operator()(C x) const {
+    const C a = static_cast<C>(alpha);
+    return x > C(0) ? x : a * std::expm1(x / a);
+  }
+};
+
+struct SoftplusFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return StableSoftplus(x);
+  }
+};
+
+struct SoftsignFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return x / (C(1) + std::fabs(x));
+  }
+};
+
+struct MishFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return x * std::tanh(StableSoftplus(x));
+  }
+};
+
+struct GeluFn {
+  bool tanh_approximation = false;
+  Status Init(const KernelInfo& info) {
+    const std::string approximate = info.GetString("approximate", "none");
+    if (approximate != "none" && approximate != "tanh") {
+      return info.Error("attribute 'approximate' is '" + approximate + "', expected 'none' or 'tanh'");
+    }
+    tanh_approximation = approximate == "tanh";
+    return Status::Ok();
+  }
+  template <typename C>
+  C operator()(C x) const {
+    if (tanh_approximation) {
+      const C k = static_cast<C>(0.79788456080286535587989211986876);  // sqrt(2 / pi)
+      return C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x)));
+    }
+    return C(0.5) * x * (C(1) + std::erf(x * static_cast<C>(0.70710678118654752440084436210485)));
+  }
+};
+
+struct ShrinkFn {
+  float lambd = 0.5f;
+  float bias = 0.0f;
+  Status Init(const KernelInfo& info) {
+    lambd = info.GetFloat("lambd", 0.5f);
+    bias = info.GetFloat("bias", 0.0f);
+    return Status::Ok();
+  }
+  // Integers too: computed in double and truncated back, as the reference casts its float result.
+  template <typename C>
+  C operator()(C x) const {
+    const double v = static_cast<double>(x);
+    const double r = v < -lambd ? v + bias : (v > lambd ? v - bias : 0.0);
+    if constexpr (std::is_integral_v<C>) {
+      return SaturatingCast<C>(r);
+    } else {
+      return static_cast<C>(r);
+    }
+  }
+};
+
+struct SwishFn {
+  float alpha = 1.0f;
+  Status Init(const KernelInfo& info) {
+    alpha = info.GetFloat("alpha", 1.0f);
+    return Status::Ok();
+  }
+  template <typename C>
+  C operator()(C x) const {
+    return x * StableSigmoid(static_cast<C>(alpha) * x);
+  }
+};
+
+// PRelu: y = x < 0 ? slope * x : x, with slope broadcasting to x's shape (unidirectionally). Before opset 7
+// the slope could also be one value per channel (dimension 1), which numpy broadcasting does not express.
+class PReluKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    legacy_ = info.since_version() < 7;
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* slope, ctx.TensorInput(1));
+    ONYX_RETURN_IF_ERROR(CheckSameType(*x, *slope, "X", "slope"));
+    Tensor sv = *slope;
+    auto shape = BroadcastShapes(x->shape(), slope->shape());
+    if (!shape.ok() || *shape != x->shape()) {
+      if (legacy_ && slope->rank() == 1 && x->rank() >= 2 && slope->dim(0) == x->dim(1)) {
+        Shape s(static_cast<size_t>(x->rank()), 1);
+        s[1] = slope->dim(0);
+        ONYX_ASSIGN_OR_RETURN(sv, slope->Reshaped(std::move(s)));
+      } else {
+        return InvalidArgument("input 'slope' " + ShapeToString(slope->shape()) +
+                               " does not broadcast to the shape of 'X' " + ShapeToString(x->shape()));
+      }
+    }
+    return Dispatch<NumericTypes>(x->type(), [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
+      Tensor& y = ctx.AllocateOutput(0, x->type(), x->shape());
+      BroadcastBinary<T, T, T>(*x, sv, y, [](const T& a, const T& s) {
+        const auto v = ToCompute(a);
+        using C = std::remove_cvref_t<decltype(v)>;
+        if constexpr (std::is_unsigned_v<C>) {
+          return a;
+        } else {
+          return v < C(0) ? static_cast<T>(WrapMul(v, static_cast<C>(ToCompute(s)))) : a;
+        }
+      });
+      return Status::Ok();
+    });
+  }
+
+ private:
+  bool legacy_ = false;
+};
+
+}  // namespace
+
+void RegisterActivationOps(KernelRegistry& registry) {
+  using SignedNumericTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t>;
+  AddUnary<SignedNumericTypes, ReluFn>(registry, "Relu", 1);
+  AddUnary<FloatTypes, LeakyReluFn>(registry, "LeakyRelu", 1);
+  AddUnary<FloatTypes, ThresholdedReluFn>(registry, "ThresholdedRelu", 10);
+  AddUnary<FloatTypes, SigmoidFn>(registry, "Sigmoid", 1);
+  AddUnary<FloatTypes, HardSigmoidFn>(registry, "HardSigmoid", 1);
+  AddUnary<FloatTypes, HardSwishFn>(registry, "HardSwish", 14);
+  AddUnary<FloatTypes, TanhFn>(registry, "Tanh", 1);
+  AddUnary<FloatTypes, EluFn>(registry, "Elu", 1);
+  AddUnary<FloatTypes, SeluFn>(registry, "Selu", 1);
+  AddUnary<FloatTypes, CeluFn>(registry, "Celu", 12);
+  AddUnary<FloatTypes, SoftplusFn>(registry, "Softplus", 1);
+  AddUnary<FloatTypes, SoftsignFn>(registry, "Softsign", 1);
+  AddUnary<FloatTypes, MishFn>(registry, "Mish", 18);
+  AddUnary<FloatTypes, GeluFn>(registry, "Gelu", 20);
+  AddUnary<NumericTypes, ShrinkFn>(registry, "Shrink", 9);
+  AddUnary<FloatTypes, SwishFn>(registry, "Swish", 24);
+  registry.Add("", "PRelu", 1, kLatestVersion, MakeFactory<PReluKernel>());
+}
+
+}  // namespace onyx::ops::elementwise

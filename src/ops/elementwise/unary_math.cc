@@ -1,0 +1,168 @@
+// Elementwise math functions of one input: Abs, Neg, Exp, Log, Sqrt, Reciprocal, Floor, Ceil, Round, Sign,
+// trigonometric and hyperbolic functions, Erf, IsNaN, IsInf, Not, BitwiseNot.
+#include <cmath>
+
+#include "ops/elementwise/elementwise.h"
+
+namespace onyx::ops::elementwise {
+namespace {
+
+using SignedNumericTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t>;
+
+struct AbsFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>) {
+      return x;
+    } else if constexpr (std::is_integral_v<C>) {
+      return x < 0 ? WrapNeg(x) : x;  // abs(INT_MIN) wraps to itself, as two's complement hardware does
+    } else {
+      return std::fabs(x);
+    }
+  }
+};
+
+struct NegFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return WrapNeg(x);
+  }
+};
+
+struct SignFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    if (x > C(0)) return C(1);
+    if constexpr (std::is_signed_v<C> || std::is_floating_point_v<C>) {
+      if (x < C(0)) return C(-1);
+    }
+    if constexpr (std::is_floating_point_v<C>) {
+      if (std::isnan(x)) return x;
+    }
+    return C(0);
+  }
+};
+
+struct ErfFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return std::erf(x);
+    } else {
+      return static_cast<C>(std::erf(static_cast<double>(x)));  // -1, 0 or 1 once truncated
+    }
+  }
+};
+
+// Functions defined only for floating point inputs.
+#define ONYX_FLOAT_UNARY_FN(Name, expr) \
+  struct Name : NoAttributes {          \
+    template <typename C>               \
+    C operator()(C x) const {           \
+      return expr;                      \
+    }                                   \
+  };
+ONYX_FLOAT_UNARY_FN(ExpFn, std::exp(x))
+ONYX_FLOAT_UNARY_FN(LogFn, std::log(x))
+ONYX_FLOAT_UNARY_FN(SqrtFn, std::sqrt(x))
+ONYX_FLOAT_UNARY_FN(ReciprocalFn, C(1) / x)
+ONYX_FLOAT_UNARY_FN(FloorFn, std::floor(x))
+ONYX_FLOAT_UNARY_FN(CeilFn, std::ceil(x))
+ONYX_FLOAT_UNARY_FN(RoundFn, std::nearbyint(x))  // the default rounding mode rounds half to even
+ONYX_FLOAT_UNARY_FN(SinFn, std::sin(x))
+ONYX_FLOAT_UNARY_FN(CosFn, std::cos(x))
+ONYX_FLOAT_UNARY_FN(TanFn, std::tan(x))
+ONYX_FLOAT_UNARY_FN(AsinFn, std::asin(x))
+ONYX_FLOAT_UNARY_FN(AcosFn, std::acos(x))
+ONYX_FLOAT_UNARY_FN(AtanFn, std::atan(x))
+ONYX_FLOAT_UNARY_FN(SinhFn, std::sinh(x))
+ONYX_FLOAT_UNARY_FN(CoshFn, std::cosh(x))
+ONYX_FLOAT_UNARY_FN(AsinhFn, std::asinh(x))
+ONYX_FLOAT_UNARY_FN(AcoshFn, std::acosh(x))
+ONYX_FLOAT_UNARY_FN(AtanhFn, std::atanh(x))
+#undef ONYX_FLOAT_UNARY_FN
+
+struct NotFn : NoAttributes {
+  bool operator()(bool x) const { return !x; }
+};
+
+struct BitwiseNotFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return static_cast<C>(~x);
+  }
+};
+
+// IsNaN and IsInf: float input, bool output.
+class FloatClassKernel : public OpKernel {
+ public:
+  explicit FloatClassKernel(bool is_inf) : is_inf_(is_inf) {}
+  Status Init(const KernelInfo& info) override {
+    if (!is_inf_) return Status::Ok();
+    detect_negative_ = info.GetInt("detect_negative", 1) != 0;
+    detect_positive_ = info.GetInt("detect_positive", 1) != 0;
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    return Dispatch<FloatTypes>(x->type(), [&](auto tag) -> Status {
+      using T = typename decltype(tag)::type;
+      Tensor& y = ctx.AllocateOutput(0, DataType::kBool, x->shape());
+      const T* px = x->data<T>();
+      bool* py = y.data<bool>();
+      for (int64_t i = 0; i < x->size(); ++i) {
+        const auto v = ToCompute(px[i]);
+        if (is_inf_) {
+          py[i] = std::isinf(v) && (v > 0 ? detect_positive_ : detect_negative_);
+        } else {
+          py[i] = std::isnan(v);
+        }
+      }
+      return Status::Ok();
+    });
+  }
+
+ private:
+  bool is_inf_;
+  bool detect_negative_ = true;
+  bool detect_positive_ = true;
+};
+
+template <bool kIsInf>
+class FloatClassKernelOf : public FloatClassKernel {
+ public:
+  FloatClassKernelOf() : FloatClassKernel(kIsInf) {}
+};
+
+}  // namespace
+
+void RegisterUnaryMathOps(KernelRegistry& registry) {
+  AddUnary<NumericTypes, AbsFn>(registry, "Abs", 1);
+  AddUnary<SignedNumericTypes, NegFn>(registry, "Neg", 1);
+  AddUnary<NumericTypes, SignFn>(registry, "Sign", 9);
+  AddUnary<NumericTypes, ErfFn>(registry, "Erf", 9);
+  AddUnary<FloatTypes, ExpFn>(registry, "Exp", 1);
+  AddUnary<FloatTypes, LogFn>(registry, "Log", 1);
+  AddUnary<FloatTypes, SqrtFn>(registry, "Sqrt", 1);
+  AddUnary<FloatTypes, ReciprocalFn>(registry, "Reciprocal", 1);
+  AddUnary<FloatTypes, FloorFn>(registry, "Floor", 1);
+  AddUnary<FloatTypes, CeilFn>(registry, "Ceil", 1);
+  AddUnary<FloatTypes, RoundFn>(registry, "Round", 11);
+  AddUnary<FloatTypes, SinFn>(registry, "Sin", 7);
+  AddUnary<FloatTypes, CosFn>(registry, "Cos", 7);
+  AddUnary<FloatTypes, TanFn>(registry, "Tan", 7);
+  AddUnary<FloatTypes, AsinFn>(registry, "Asin", 7);
+  AddUnary<FloatTypes, AcosFn>(registry, "Acos", 7);
+  AddUnary<FloatTypes, AtanFn>(registry, "Atan", 7);
+  AddUnary<FloatTypes, SinhFn>(registry, "Sinh", 9);
+  AddUnary<FloatTypes, CoshFn>(registry, "Cosh", 9);
+  AddUnary<FloatTypes, AsinhFn>(registry, "Asinh", 9);
+  AddUnary<FloatTypes, AcoshFn>(registry, "Acosh", 9);
+  AddUnary<FloatTypes, AtanhFn>(registry, "Atanh", 9);
+  AddUnary<TypeList<bool>, NotFn>(registry, "Not", 1);
+  AddUnary<IntTypes, BitwiseNotFn>(registry, "BitwiseNot", 18);
+  registry.Add("", "IsNaN", 9, kLatestVersion, MakeFactory<FloatClassKernelOf<false>>());
+  registry.Add("", "IsInf", 10, kLatestVersion, MakeFactory<FloatClassKernelOf<true>>());
+}
+
+}  // namespace onyx::ops::elementwise

@@ -1,0 +1,196 @@
+// Conv, ConvInteger and QLinearConv: one convolution core (conv_core.h) computed in float/double for the float
+// types and in int32 for the quantized ones.
+#include <string>
+
+#include "ops/nn/conv_core.h"
+#include "ops/nn/nn_ops.h"
+#include "ops/nn/nn_util.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::nn {
+namespace {
+
+Status ParseConvAttrs(const KernelInfo& info, WindowAttrs* attrs, int64_t* group) {
+  ONYX_RETURN_IF_ERROR(attrs->Parse(info, false));
+  if (attrs->ceil_mode) return info.Error("Conv has no attribute 'ceil_mode'");
+  *group = info.GetInt("group", 1);
+  if (*group < 1) return info.Error("attribute 'group' must be >= 1, got " + std::to_string(*group));
+  return Status::Ok();
+}
+
+// A 1-D tensor of `count` elements, or (when allow_scalar) a single element.
+Status CheckPerChannel(const Tensor& t, int64_t count, bool allow_scalar, const std::string& what) {
+  if (allow_scalar && t.size() == 1 && t.rank() <= 1) return Status::Ok();
+  if (t.rank() != 1 || t.dim(0) != count) {
+    return InvalidArgument(what + " has shape " + ShapeToString(t.shape()) + ", expected [" +
+                           std::to_string(count) + "]" + (allow_scalar ? " or a scalar" : ""));
+  }
+  return Status::Ok();
+}
+
+class ConvKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override { return ParseConvAttrs(info, &attrs_, &group_); }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* w, ctx.TensorInput(1));
+    if (w->type() != x->type()) {
+      return InvalidArgument("input 'W' (1) has type " + std::string(DataTypeName(w->type())) + ", X has " +
+                             std::string(DataTypeName(x->type())));
+    }
+    ONYX_ASSIGN_OR_RETURN(ConvGeometry g, ResolveConv(attrs_, group_, x->shape(), w->shape()));
+    const Tensor* b = nullptr;
+    if (ctx.has_input(2)) {
+      ONYX_ASSIGN_OR_RETURN(b, ctx.TensorInput(2));
+      if (b->type() != x->type()) return InvalidArgument("input 'B' (2) has a different type than X");
+      ONYX_RETURN_IF_ERROR(CheckPerChannel(*b, g.out_channels, false, "input 'B' (2)"));
+    }
+    Tensor& y = ctx.AllocateOutput(0, x->type(), g.out_shape);
+    return Dispatch<FloatTypes>(x->type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using CT = ComputeType<T>;
+      ComputeView<T> xv(*x);
+      ComputeView<T> wv(*w);
+      ComputeOutput<T> yv(y);
+      RunConv<CT>(g, xv.data(), wv.data(), yv.data());
+      if (b != nullptr) {
+        ComputeView<T> bv(*b);
+        const int64_t out_size = OutputSize(g.axes);
+        CT* out = yv.data();
+        for (int64_t n = 0; n < g.batch; ++n) {
+          for (int64_t m = 0; m < g.out_channels; ++m) {
+            const CT bias = bv.data()[m];
+            for (int64_t i = 0; i < out_size; ++i) *out++ += bias;
+          }
+        }
+      }
+      yv.Finish();
+      return Status::Ok();
+    });
+  }
+
+ private:
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+};
+
+// The int32 accumulator of an 8-bit convolution: sum over taps of (x - x_zero_point) * (w - w_zero_point[m]).
+Result<std::vector<int32_t>> QuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp,
+                                           const Tensor& w, const Tensor* w_zp, const std::string& x_zp_name,
+                                           const std::string& w_zp_name) {
+  std::vector<int32_t> xz = {0};
+  std::vector<int32_t> wz = {0};
+  if (x_zp != nullptr) {
+    ONYX_RETURN_IF_ERROR(CheckScalarParam(*x_zp, x_zp_name));
+    if (x_zp->type() != x.type()) return InvalidArgument(x_zp_name + " has a different type than x");
+    xz = Int32Values(*x_zp);
+  }
+  if (w_zp != nullptr) {
+    ONYX_RETURN_IF_ERROR(CheckPerChannel(*w_zp, g.out_channels, true, w_zp_name));
+    if (w_zp->type() != w.type()) return InvalidArgument(w_zp_name + " has a different type than w");
+    wz = Int32Values(*w_zp);
+  }
+  ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> xi, CenteredInt32(x, xz, 1));
+  const int64_t per_channel = g.out_channels > 0 ? w.size() / g.out_channels : 1;
+  ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> wi, CenteredInt32(w, wz, std::max<int64_t>(per_channel, 1)));
+  std::vector<int32_t> acc(static_cast<size_t>(NumElements(g.out_shape)));
+  RunConv<int32_t>(g, xi.data(), wi.data(), acc.data());
+  return acc;
+}
+
+class ConvIntegerKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override { return ParseConvAttrs(info, &attrs_, &group_); }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* w, ctx.TensorInput(1));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x_zp, OptionalTensorInput(ctx, 2));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* w_zp, OptionalTensorInput(ctx, 3));
+    ONYX_ASSIGN_OR_RETURN(ConvGeometry g, ResolveConv(attrs_, group_, x->shape(), w->shape()));
+    ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc,
+                          QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)", "input 'w_zero_point' (3)"));
+    Tensor& y = ctx.AllocateOutput(0, DataType::kInt32, g.out_shape);
+    std::copy(acc.begin(), acc.end(), y.data<int32_t>());
+    return Status::Ok();
+  }
+
+ private:
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+};
+
+class QLinearConvKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override { return ParseConvAttrs(info, &attrs_, &group_); }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x_scale, ctx.TensorInput(1));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* w, ctx.TensorInput(3));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* w_scale, ctx.TensorInput(4));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* y_scale, ctx.TensorInput(6));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x_zp, OptionalTensorInput(ctx, 2));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* w_zp, OptionalTensorInput(ctx, 5));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* y_zp, OptionalTensorInput(ctx, 7));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* bias, OptionalTensorInput(ctx, 8));
+    ONYX_ASSIGN_OR_RETURN(ConvGeometry g, ResolveConv(attrs_, group_, x->shape(), w->shape()));
+    ONYX_RETURN_IF_ERROR(CheckScalarParam(*x_scale, "input 'x_scale' (1)"));
+    ONYX_RETURN_IF_ERROR(CheckScalarParam(*y_scale, "input 'y_scale' (6)"));
+    ONYX_RETURN_IF_ERROR(CheckPerChannel(*w_scale, g.out_channels, true, "input 'w_scale' (4)"));
+    if (bias != nullptr) {
+      if (bias->type() != DataType::kInt32) return InvalidArgument("input 'B' (8) must be int32");
+      ONYX_RETURN_IF_ERROR(CheckPerChannel(*bias, g.out_channels, false, "input 'B' (8)"));
+    }
+    std::vector<int32_t> yz = {0};
+    DataType out_type = x->type();
+    if (y_zp != nullptr) {
+      ONYX_RETURN_IF_ERROR(CheckScalarParam(*y_zp, "input 'y_zero_point' (7)"));
+      out_type = y_zp->type();
+      yz = Int32Values(*y_zp);
+    }
+    ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, QuantizedConv(g, *x, x_zp, *w, w_zp,
+                                                                  "input 'x_zero_point' (2)",
+                                                                  "input 'w_zero_point' (5)"));
+    const float xs = static_cast<float>(x_scale->DoubleAt(0));
+    const float ys = static_cast<float>(y_scale->DoubleAt(0));
+    std::vector<double> multiplier(static_cast<size_t>(g.out_channels));
+    for (int64_t m = 0; m < g.out_channels; ++m) {
+      const float ws = static_cast<float>(w_scale->DoubleAt(w_scale->size() == 1 ? 0 : m));
+      multiplier[static_cast<size_t>(m)] = static_cast<double>(xs * ws / ys);
+    }
+    Tensor& y = ctx.AllocateOutput(0, out_type, g.out_shape);
+    const int64_t out_size = OutputSize(g.axes);
+    return Dispatch<Quant8Types>(out_type, [&](auto tag) {
+      using Q = typename decltype(tag)::type;
+      Q* out = y.data<Q>();
+      size_t i = 0;
+      for (int64_t n = 0; n < g.batch; ++n) {
+        for (int64_t m = 0; m < g.out_channels; ++m) {
+          const int32_t b = bias != nullptr ? bias->data<int32_t>()[m] : 0;
+          const double mult = multiplier[static_cast<size_t>(m)];
+          for (int64_t k = 0; k < out_size; ++k, ++i) {
+            const int32_t a = static_cast<int32_t>(static_cast<uint32_t>(acc[i]) + static_cast<uint32_t>(b));
+            out[i] = SaturateRound<Q>(static_cast<double>(a) * mult + yz[0]);
+          }
+        }
+      }
+      return Status::Ok();
+    });
+  }
+
+ private:
+  WindowAttrs attrs_;
+  int64_t group_ = 1;
+};
+
+}  // namespace
+
+void RegisterConvOps(KernelRegistry& registry) {
+  registry.Add("", "Conv", 1, kLatestVersion, MakeFactory<ConvKernel>());
+  registry.Add("", "ConvInteger", 10, kLatestVersion, MakeFactory<ConvIntegerKernel>());
+  registry.Add("", "QLinearConv", 10, kLatestVersion, MakeFactory<QLinearConvKernel>());
+}
+
+}  // namespace onyx::ops::nn

@@ -1,0 +1,52 @@
+// The convolution shared by Conv, ConvInteger and QLinearConv: shape checks, then per image and group an im2col
+// followed by one GEMM (W_group [M/g, C/g * kernel] x patches [C/g * kernel, out]).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "ops/nn/gemm_kernel.h"
+#include "ops/nn/window.h"
+
+namespace onyx::ops::nn {
+
+struct ConvGeometry {
+  int64_t batch = 0;
+  int64_t in_channels = 0;   // C
+  int64_t out_channels = 0;  // M
+  int64_t group = 1;
+  std::vector<WindowAxis> axes;
+  Shape out_shape;  // [N, M, out...]
+};
+
+// Checks X [N, C, D1..Dn] and W [M, C/group, k1..kn] against each other and the attributes.
+Result<ConvGeometry> ResolveConv(const WindowAttrs& attrs, int64_t group, const Shape& x, const Shape& w);
+
+// y = conv(x, w) without bias, for T in {float, double, int32_t}.
+template <typename T>
+void RunConv(const ConvGeometry& g, const T* x, const T* w, T* y) {
+  const int64_t in_size = InputSize(g.axes);
+  const int64_t out_size = OutputSize(g.axes);
+  const int64_t kernel_size = KernelSize(g.axes);
+  const int64_t cg = g.in_channels / g.group;
+  const int64_t mg = g.out_channels / g.group;
+  const int64_t patch_rows = cg * kernel_size;
+  const bool pointwise = IsPointwise(g.axes);
+  std::vector<T> cols(pointwise ? 0 : static_cast<size_t>(patch_rows * out_size));
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t gi = 0; gi < g.group; ++gi) {
+      const T* xg = x + (n * g.in_channels + gi * cg) * in_size;
+      const T* patches = xg;
+      if (!pointwise) {
+        Im2Col(g.axes, xg, cg, cols.data());
+        patches = cols.data();
+      }
+      Gemm<T>(false, false, mg, out_size, patch_rows, T(1), w + gi * mg * patch_rows, patch_rows, patches,
+              out_size, T(0), y + (n * g.out_channels + gi * mg) * out_size, out_size);
+    }
+  }
+}
+
+}  // namespace onyx::ops::nn

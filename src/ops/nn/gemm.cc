@@ -1,0 +1,113 @@
+// Gemm: Y = alpha * op(A) * op(B) + beta * C, with C (optional from version 11) broadcast to [M, N].
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "ops/common/op_util.h"
+#include "ops/nn/gemm_kernel.h"
+#include "ops/nn/nn_ops.h"
+#include "ops/nn/nn_util.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::nn {
+namespace {
+
+using GemmTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>;
+
+class GemmKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    trans_a_ = info.GetInt("transA", 0) != 0;
+    trans_b_ = info.GetInt("transB", 0) != 0;
+    alpha_ = info.GetFloat("alpha", 1.0f);
+    beta_ = info.GetFloat("beta", 1.0f);
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* c, OptionalTensorInput(ctx, 2));
+    if (a->rank() != 2) return InvalidArgument("input 'A' (0) has shape " + ShapeToString(a->shape()) + ", expected rank 2");
+    if (b->rank() != 2) return InvalidArgument("input 'B' (1) has shape " + ShapeToString(b->shape()) + ", expected rank 2");
+    if (b->type() != a->type() || (c != nullptr && c->type() != a->type())) {
+      return InvalidArgument("inputs A, B and C must have the same element type");
+    }
+    const int64_t m = trans_a_ ? a->dim(1) : a->dim(0);
+    const int64_t k = trans_a_ ? a->dim(0) : a->dim(1);
+    const int64_t kb = trans_b_ ? b->dim(1) : b->dim(0);
+    const int64_t n = trans_b_ ? b->dim(0) : b->dim(1);
+    if (k != kb) {
+      return InvalidArgument("op(A) is " + std::to_string(m) + "x" + std::to_string(k) + " but op(B) is " +
+                             std::to_string(kb) + "x" + std::to_string(n) + " (A " + ShapeToString(a->shape()) +
+                             ", B " + ShapeToString(b->shape()) + ")");
+    }
+    const Shape out_shape = {m, n};
+    if (c != nullptr) {
+      auto bs = BroadcastShapes(out_shape, c->shape());
+      if (c->rank() > 2 || !bs.ok() || *bs != out_shape) {
+        return InvalidArgument("input 'C' (2) with shape " + ShapeToString(c->shape()) + " does not broadcast to " +
+                               ShapeToString(out_shape));
+      }
+    }
+    Tensor& y = ctx.AllocateOutput(0, a->type(), out_shape);
+    const bool use_c = c != nullptr && beta_ != 0.0f;
+    return Dispatch<GemmTypes>(a->type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using CT = ComputeType<T>;
+      ComputeView<T> av(*a);
+      ComputeView<T> bv(*b);
+      ComputeOutput<T> yv(y);
+      CT* out = yv.data();
+      auto fill_with_c = [&](auto convert) {
+        ComputeView<T> cv(*c);
+        std::vector<int64_t> strides[1] = {BroadcastStrides(c->shape(), out_shape)};
+        ForEachStrided(out_shape, strides, [&](int64_t i, const int64_t* off) { out[i] = convert(cv.data()[off[0]]); });
+      };
+      const int64_t lda = trans_a_ ? m : k;
+      const int64_t ldb = trans_b_ ? k : n;
+      const bool exact = std::is_floating_point_v<CT> ||
+                         (std::trunc(alpha_) == alpha_ && std::trunc(beta_) == beta_);
+      auto to_ct = [](float v) {
+        if constexpr (std::is_integral_v<CT>) {
+          return static_cast<CT>(static_cast<int64_t>(v));  // negative values wrap for unsigned types
+        } else {
+          return static_cast<CT>(v);
+        }
+      };
+      if (exact) {
+        if (use_c) fill_with_c([](CT v) { return v; });
+        Gemm<CT>(trans_a_, trans_b_, m, n, k, to_ct(alpha_), av.data(), lda, bv.data(), ldb,
+                 use_c ? to_ct(beta_) : CT(0), out, n);
+      } else {
+        // Integer inputs with fractional alpha/beta: exact integer product, then scaled in double.
+        Gemm<CT>(trans_a_, trans_b_, m, n, k, CT(1), av.data(), lda, bv.data(), ldb, CT(0), out, n);
+        std::vector<double> cd(static_cast<size_t>(m * n), 0.0);
+        if (use_c) {
+          ComputeView<T> cv(*c);
+          std::vector<int64_t> strides[1] = {BroadcastStrides(c->shape(), out_shape)};
+          ForEachStrided(out_shape, strides, [&](int64_t i, const int64_t* off) {
+            cd[static_cast<size_t>(i)] = static_cast<double>(cv.data()[off[0]]);
+          });
+        }
+        for (int64_t i = 0; i < m * n; ++i) {
+          out[i] = static_cast<CT>(alpha_ * static_cast<double>(out[i]) + beta_ * cd[static_cast<size_t>(i)]);
+        }
+      }
+      yv.Finish();
+      return Status::Ok();
+    });
+  }
+
+ private:
+  bool trans_a_ = false;
+  bool trans_b_ = false;
+  float alpha_ = 1.0f;
+  float beta_ = 1.0f;
+};
+
+}  // namespace
+
+void RegisterGemmOps(KernelRegistry& registry) { registry.Add("", "Gemm", 1, kLatestVersion, MakeFactory<GemmKernel>()); }
+
+}  // namespace onyx::ops::nn

@@ -1,0 +1,89 @@
+#include "ops/nn/gemm_kernel.h"
+
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+namespace onyx::ops::nn {
+namespace {
+
+// Signed integer products are computed in the unsigned type of the same width, where overflow wraps.
+template <typename T>
+struct AccumOf {
+  using type = T;
+};
+template <>
+struct AccumOf<int32_t> {
+  using type = uint32_t;
+};
+template <>
+struct AccumOf<int64_t> {
+  using type = uint64_t;
+};
+
+// Block sizes: a kKBlock x kNBlock panel of B (packed contiguous) stays in L2 while every row of A streams past.
+constexpr int64_t kKBlock = 256;
+constexpr int64_t kNBlock = 512;
+
+}  // namespace
+
+template <typename T>
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
+          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  using A = typename AccumOf<T>::type;
+  if (m <= 0 || n <= 0) return;
+  for (int64_t i = 0; i < m; ++i) {
+    T* row = c + i * ldc;
+    if (beta == T(0)) {
+      std::fill(row, row + n, T(0));
+    } else if (beta != T(1)) {
+      for (int64_t j = 0; j < n; ++j) row[j] = static_cast<T>(static_cast<A>(beta) * static_cast<A>(row[j]));
+    }
+  }
+  if (k <= 0) return;
+
+  std::vector<A> panel(static_cast<size_t>(std::min(k, kKBlock) * std::min(n, kNBlock)));
+  std::vector<A> acc(static_cast<size_t>(std::min(n, kNBlock)));
+  for (int64_t j0 = 0; j0 < n; j0 += kNBlock) {
+    const int64_t nb = std::min(kNBlock, n - j0);
+    for (int64_t p0 = 0; p0 < k; p0 += kKBlock) {
+      const int64_t kb = std::min(kKBlock, k - p0);
+      // Pack op(B)[p0:p0+kb, j0:j0+nb] row-major so the inner loop reads it contiguously.
+      for (int64_t p = 0; p < kb; ++p) {
+        A* dst = panel.data() + p * nb;
+        if (trans_b) {
+          for (int64_t j = 0; j < nb; ++j) dst[j] = static_cast<A>(b[(j0 + j) * ldb + p0 + p]);
+        } else {
+          const T* src = b + (p0 + p) * ldb + j0;
+          for (int64_t j = 0; j < nb; ++j) dst[j] = static_cast<A>(src[j]);
+        }
+      }
+      for (int64_t i = 0; i < m; ++i) {
+        std::fill(acc.begin(), acc.begin() + nb, A(0));
+        for (int64_t p = 0; p < kb; ++p) {
+          const A av = static_cast<A>(trans_a ? a[(p0 + p) * lda + i] : a[i * lda + p0 + p]);
+          const A* bp = panel.data() + p * nb;
+          for (int64_t j = 0; j < nb; ++j) acc[j] += av * bp[j];
+        }
+        T* crow = c + i * ldc + j0;
+        const A al = static_cast<A>(alpha);
+        for (int64_t j = 0; j < nb; ++j) crow[j] = static_cast<T>(static_cast<A>(crow[j]) + al * acc[j]);
+      }
+    }
+  }
+}
+
+template void Gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
+                          int64_t, float, float*, int64_t);
+template void Gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t, const double*,
+                           int64_t, double, double*, int64_t);
+template void Gemm<int32_t>(bool, bool, int64_t, int64_t, int64_t, int32_t, const int32_t*, int64_t,
+                            const int32_t*, int64_t, int32_t, int32_t*, int64_t);
+template void Gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, int64_t, const int64_t*, int64_t,
+                            const int64_t*, int64_t, int64_t, int64_t*, int64_t);
+template void Gemm<uint32_t>(bool, bool, int64_t, int64_t, int64_t, uint32_t, const uint32_t*, int64_t,
+                             const uint32_t*, int64_t, uint32_t, uint32_t*, int64_t);
+template void Gemm<uint64_t>(bool, bool, int64_t, int64_t, int64_t, uint64_t, const uint64_t*, int64_t,
+                             const uint64_t*, int64_t, uint64_t, uint64_t*, int64_t);
+
+}  // namespace onyx::ops::nn

@@ -1,0 +1,207 @@
+// MatMul (numpy matmul: batched, broadcasting batch dims, 1-D operands promoted and their dim dropped),
+// MatMulInteger and QLinearMatMul (the same product on zero-point-centred 8-bit values, accumulated in int32).
+#include <string>
+#include <vector>
+
+#include "ops/common/op_util.h"
+#include "ops/nn/gemm_kernel.h"
+#include "ops/nn/nn_ops.h"
+#include "ops/nn/nn_util.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::nn {
+namespace {
+
+// How a batched product maps onto 2-D GEMMs: output matrix i multiplies A matrix a_index[i] by B matrix b_index[i].
+struct MatMulPlan {
+  Shape out_shape;
+  Shape a_matrix;  // A viewed as [..., M, K]
+  Shape b_matrix;  // B viewed as [..., K, N]
+  int64_t m = 0, k = 0, n = 0;
+  std::vector<int64_t> a_index, b_index;
+};
+
+Result<MatMulPlan> PlanMatMul(const Shape& a, const Shape& b) {
+  if (a.empty() || b.empty()) {
+    return InvalidArgument("MatMul operands must have rank >= 1, got A " + ShapeToString(a) + " and B " +
+                           ShapeToString(b));
+  }
+  MatMulPlan p;
+  p.a_matrix = a.size() == 1 ? Shape{1, a[0]} : a;
+  p.b_matrix = b.size() == 1 ? Shape{b[0], 1} : b;
+  p.m = p.a_matrix[p.a_matrix.size() - 2];
+  p.k = p.a_matrix.back();
+  p.n = p.b_matrix.back();
+  if (p.b_matrix[p.b_matrix.size() - 2] != p.k) {
+    return InvalidArgument("A " + ShapeToString(a) + " and B " + ShapeToString(b) +
+                           " have mismatched inner dimensions " + std::to_string(p.k) + " and " +
+                           std::to_string(p.b_matrix[p.b_matrix.size() - 2]));
+  }
+  const Shape a_batch(p.a_matrix.begin(), p.a_matrix.end() - 2);
+  const Shape b_batch(p.b_matrix.begin(), p.b_matrix.end() - 2);
+  auto batch = BroadcastShapes(a_batch, b_batch);
+  if (!batch.ok()) {
+    return InvalidArgument("the batch dims of A " + ShapeToString(a) + " and B " + ShapeToString(b) +
+                           " cannot be broadcast");
+  }
+  p.out_shape = *batch;
+  if (a.size() > 1) p.out_shape.push_back(p.m);
+  if (b.size() > 1) p.out_shape.push_back(p.n);
+  const int64_t count = NumElements(*batch);
+  p.a_index.resize(static_cast<size_t>(count));
+  p.b_index.resize(static_cast<size_t>(count));
+  std::vector<int64_t> strides[2] = {BroadcastStrides(a_batch, *batch), BroadcastStrides(b_batch, *batch)};
+  ForEachStrided(*batch, strides, [&](int64_t i, const int64_t* off) {
+    p.a_index[static_cast<size_t>(i)] = off[0];
+    p.b_index[static_cast<size_t>(i)] = off[1];
+  });
+  return p;
+}
+
+template <typename T>
+void RunMatMul(const MatMulPlan& p, const T* a, const T* b, T* y) {
+  const size_t count = p.a_index.size();
+  const int64_t a_step = p.m * p.k, b_step = p.k * p.n, y_step = p.m * p.n;
+  // Common case (activations [..., M, K] times weights [K, N]): one GEMM over all rows of A.
+  bool stacked = true;
+  for (size_t i = 0; i < count && stacked; ++i) stacked = p.b_index[i] == 0 && p.a_index[i] == static_cast<int64_t>(i);
+  if (stacked) {
+    Gemm<T>(false, false, p.m * static_cast<int64_t>(count), p.n, p.k, T(1), a, p.k, b, p.n, T(0), y, p.n);
+    return;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    Gemm<T>(false, false, p.m, p.n, p.k, T(1), a + p.a_index[i] * a_step, p.k, b + p.b_index[i] * b_step, p.n, T(0),
+            y + static_cast<int64_t>(i) * y_step, p.n);
+  }
+}
+
+using MatMulTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>;
+
+Status MatMulCompute(const KernelInfo&, KernelContext& ctx) {
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
+  if (a->type() != b->type()) {
+    return InvalidArgument("inputs A and B have different types " + std::string(DataTypeName(a->type())) + " and " +
+                           std::string(DataTypeName(b->type())));
+  }
+  ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, PlanMatMul(a->shape(), b->shape()));
+  Tensor& y = ctx.AllocateOutput(0, a->type(), plan.out_shape);
+  return Dispatch<MatMulTypes>(a->type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    ComputeView<T> av(*a);
+    ComputeView<T> bv(*b);
+    ComputeOutput<T> yv(y);
+    RunMatMul(plan, av.data(), bv.data(), yv.data());
+    yv.Finish();
+    return Status::Ok();
+  });
+}
+
+// Zero points of A apply per row: a 1-D one of M values is read as [M, 1]; B's apply per column.
+Shape RowParamShape(const Tensor& t, const MatMulPlan& p) {
+  if (t.rank() == 1 && t.size() == p.m && p.a_matrix.size() >= 2) return Shape{p.m, 1};
+  return t.shape();
+}
+
+// The int32 product of centred 8-bit operands.
+Result<std::vector<int32_t>> IntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp,
+                                            const Tensor& b, const Tensor* b_zp, const std::string& a_zp_name,
+                                            const std::string& b_zp_name) {
+  const Tensor a2 = a.rank() == 1 ? *a.Reshaped(p.a_matrix) : a;
+  const Tensor b2 = b.rank() == 1 ? *b.Reshaped(p.b_matrix) : b;
+  ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> ai,
+                        CenteredInt32Broadcast(a2, a_zp, a_zp ? RowParamShape(*a_zp, p) : Shape{}, a_zp_name));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> bi,
+                        CenteredInt32Broadcast(b2, b_zp, b_zp ? b_zp->shape() : Shape{}, b_zp_name));
+  std::vector<int32_t> y(static_cast<size_t>(NumElements(p.out_shape)));
+  RunMatMul<int32_t>(p, ai.data(), bi.data(), y.data());
+  return y;
+}
+
+Status MatMulIntegerCompute(const KernelInfo&, KernelContext& ctx) {
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a_zp, OptionalTensorInput(ctx, 2));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b_zp, OptionalTensorInput(ctx, 3));
+  ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, PlanMatMul(a->shape(), b->shape()));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, IntegerProduct(plan, *a, a_zp, *b, b_zp, "input 'a_zero_point' (2)",
+                                                                 "input 'b_zero_point' (3)"));
+  Tensor& y = ctx.AllocateOutput(0, DataType::kInt32, plan.out_shape);
+  std::copy(acc.begin(), acc.end(), y.data<int32_t>());
+  return Status::Ok();
+}
+
+// A QLinearMatMul scale: one value, one per row of the product (M), or (per_column) one per column (N).
+Result<std::vector<double>> ReadScale(const Tensor& t, int64_t per_axis_count, const std::string& name) {
+  if (!IsFloatingPoint(t.type())) return InvalidArgument(name + " must be a float tensor");
+  if (t.size() != 1 && t.size() != per_axis_count) {
+    return InvalidArgument(name + " has shape " + ShapeToString(t.shape()) + ", expected a scalar or " +
+                           std::to_string(per_axis_count) + " values");
+  }
+  return ToDoubleVector(t);
+}
+
+Status QLinearMatMulCompute(const KernelInfo&, KernelContext& ctx) {
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a_scale, ctx.TensorInput(1));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a_zp, OptionalTensorInput(ctx, 2));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(3));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b_scale, ctx.TensorInput(4));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b_zp, OptionalTensorInput(ctx, 5));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* y_scale, ctx.TensorInput(6));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* y_zp, OptionalTensorInput(ctx, 7));
+  ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, PlanMatMul(a->shape(), b->shape()));
+  ONYX_ASSIGN_OR_RETURN(std::vector<double> as, ReadScale(*a_scale, plan.m, "input 'a_scale' (1)"));
+  ONYX_ASSIGN_OR_RETURN(std::vector<double> bs, ReadScale(*b_scale, plan.n, "input 'b_scale' (4)"));
+  ONYX_ASSIGN_OR_RETURN(std::vector<double> ys, ReadScale(*y_scale, plan.m, "input 'y_scale' (6)"));
+  std::vector<int32_t> yz = {0};
+  DataType out_type = a->type();
+  if (y_zp != nullptr) {
+    if (y_zp->size() != 1 && y_zp->size() != plan.m) {
+      return InvalidArgument("input 'y_zero_point' (7) has shape " + ShapeToString(y_zp->shape()) +
+                             ", expected a scalar or " + std::to_string(plan.m) + " values");
+    }
+    out_type = y_zp->type();
+    yz = Int32Values(*y_zp);
+  }
+  ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, IntegerProduct(plan, *a, a_zp, *b, b_zp, "input 'a_zero_point' (2)",
+                                                                 "input 'b_zero_point' (5)"));
+  // The combined scale is formed in the scales' own precision (float32, or float16 rounding for half scales).
+  const DataType scale_type = a_scale->type();
+  auto combine = [&](double sa, double sb, double sy) -> double {
+    if (scale_type == DataType::kFloat16) {
+      const float ab = static_cast<float>(Float16(static_cast<float>(sa) * static_cast<float>(sb)));
+      return static_cast<float>(Float16(ab / static_cast<float>(sy)));
+    }
+    if (scale_type == DataType::kBFloat16) {
+      const float ab = static_cast<float>(BFloat16(static_cast<float>(sa) * static_cast<float>(sb)));
+      return static_cast<float>(BFloat16(ab / static_cast<float>(sy)));
+    }
+    if (scale_type == DataType::kDouble) return sa * sb / sy;
+    return static_cast<float>(static_cast<float>(sa) * static_cast<float>(sb)) / static_cast<float>(sy);
+  };
+  Tensor& y = ctx.AllocateOutput(0, out_type, plan.out_shape);
+  const int64_t rows = plan.m, cols = plan.n;
+  return Dispatch<Quant8Types>(out_type, [&](auto tag) {
+    using Q = typename decltype(tag)::type;
+    Q* out = y.data<Q>();
+    for (size_t i = 0; i < acc.size(); ++i) {
+      const int64_t col = static_cast<int64_t>(i) % cols;
+      const int64_t row = (static_cast<int64_t>(i) / cols) % rows;
+      const double mult = combine(as[as.size() == 1 ? 0 : row], bs[bs.size() == 1 ? 0 : col],
+                                  ys[ys.size() == 1 ? 0 : row]);
+      out[i] = SaturateRound<Q>(static_cast<double>(acc[i]) * mult + yz[yz.size() == 1 ? 0 : row]);
+    }
+    return Status::Ok();
+  });
+}
+
+}  // namespace
+
+void RegisterMatMulOps(KernelRegistry& registry) {
+  registry.AddFn("", "MatMul", 1, kLatestVersion, MatMulCompute);
+  registry.AddFn("", "MatMulInteger", 10, kLatestVersion, MatMulIntegerCompute);
+  registry.AddFn("", "QLinearMatMul", 10, kLatestVersion, QLinearMatMulCompute);
+}
+
+}  // namespace onyx::ops::nn

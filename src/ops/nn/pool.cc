@@ -1,0 +1,282 @@
+// MaxPool (with the optional Indices output), AveragePool and LpPool over 1-D..N-D windows, and their Global*
+// forms that pool each channel's whole spatial extent.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "ops/nn/nn_ops.h"
+#include "ops/nn/nn_util.h"
+#include "ops/nn/window.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::nn {
+namespace {
+
+enum class PoolKind { kMax, kAverage, kLp };
+
+using MaxPoolTypes = TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>;
+
+// Per spatial axis and output coordinate: the input positions a window covers inside the input, and how many of
+// its taps fall inside the padded input (what AveragePool divides by when count_include_pad is set).
+struct AxisTaps {
+  std::vector<std::vector<int64_t>> valid;
+  std::vector<int64_t> padded_count;
+};
+
+std::vector<AxisTaps> BuildTaps(const std::vector<WindowAxis>& axes) {
+  std::vector<AxisTaps> taps(axes.size());
+  for (size_t d = 0; d < axes.size(); ++d) {
+    const WindowAxis& a = axes[d];
+    taps[d].valid.resize(static_cast<size_t>(a.out));
+    taps[d].padded_count.resize(static_cast<size_t>(a.out));
+    for (int64_t o = 0; o < a.out; ++o) {
+      int64_t padded = 0;
+      for (int64_t j = 0; j < a.kernel; ++j) {
+        const int64_t pos = o * a.stride - a.pad_begin + j * a.dilation;
+        if (pos >= 0 && pos < a.in) taps[d].valid[static_cast<size_t>(o)].push_back(pos);
+        if (pos >= -a.pad_begin && pos < a.in + a.pad_end) ++padded;
+      }
+      taps[d].padded_count[static_cast<size_t>(o)] = padded;
+    }
+  }
+  return taps;
+}
+
+// Calls f(out_linear, window) for every output position of one plane, where window(g) calls g(in_offset, pos)
+// for each input element in the window (pos: per-axis positions) and window.padded_count is the padded tap count.
+template <typename F>
+void ForEachWindow(const std::vector<WindowAxis>& axes, const std::vector<AxisTaps>& taps, F&& f) {
+  const size_t nd = axes.size();
+  std::vector<int64_t> in_strides(nd, 1);
+  for (size_t d = nd; d-- > 1;) in_strides[d - 1] = in_strides[d] * axes[d].in;
+  std::vector<int64_t> oidx(nd, 0);
+  std::vector<size_t> tidx(nd, 0);
+  std::vector<int64_t> pos(nd, 0);
+  const int64_t total = OutputSize(axes);
+  for (int64_t o = 0; o < total; ++o) {
+    int64_t padded = 1;
+    bool empty = false;
+    for (size_t d = 0; d < nd; ++d) {
+      padded *= taps[d].padded_count[static_cast<size_t>(oidx[d])];
+      if (taps[d].valid[static_cast<size_t>(oidx[d])].empty()) empty = true;
+    }
+    auto visit = [&](auto&& g) {
+      if (empty) return;
+      std::fill(tidx.begin(), tidx.end(), 0);
+      while (true) {
+        int64_t off = 0;
+        for (size_t d = 0; d < nd; ++d) {
+          pos[d] = taps[d].valid[static_cast<size_t>(oidx[d])][tidx[d]];
+          off += pos[d] * in_strides[d];
+        }
+        g(off, pos);
+        size_t d = nd;
+        while (d > 0) {
+          --d;
+          if (++tidx[d] < taps[d].valid[static_cast<size_t>(oidx[d])].size()) break;
+          tidx[d] = 0;
+          if (d == 0) return;
+        }
+      }
+    };
+    f(o, visit, padded);
+    for (size_t d = nd; d-- > 0;) {
+      if (++oidx[d] < axes[d].out) break;
+      oidx[d] = 0;
+    }
+  }
+}
+
+class PoolKernel : public OpKernel {
+ public:
+  explicit PoolKernel(PoolKind kind) : kind_(kind) {}
+
+  Status Init(const KernelInfo& info) override {
+    ONYX_RETURN_IF_ERROR(attrs_.Parse(info, true));
+    count_include_pad_ = info.GetInt("count_include_pad", 0) != 0;
+    storage_order_ = info.GetInt("storage_order", 0);
+    if (storage_order_ != 0 && storage_order_ != 1) {
+      return info.Error("attribute 'storage_order' must be 0 or 1, got " + std::to_string(storage_order_));
+    }
+    if (kind_ == PoolKind::kLp) {
+      p_ = info.since_version() == 1 ? info.GetFloat("p", 2.0f) : static_cast<double>(info.GetInt("p", 2));
+      if (!(p_ > 0)) return info.Error("attribute 'p' must be positive");
+    }
+    want_indices_ = kind_ == PoolKind::kMax && info.num_outputs() > 1 && !info.node().outputs[1].empty();
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    const Shape& xs = x->shape();
+    if (xs.size() < 3) {
+      return InvalidArgument("input 'X' (0) has shape " + ShapeToString(xs) + ", expected [N, C, D1, ...]");
+    }
+    ONYX_ASSIGN_OR_RETURN(std::vector<WindowAxis> axes, ResolveWindow(attrs_, Shape(xs.begin() + 2, xs.end()), {}));
+    Shape out_shape = {xs[0], xs[1]};
+    for (const auto& a : axes) out_shape.push_back(a.out);
+    const std::vector<AxisTaps> taps = BuildTaps(axes);
+    const int64_t planes = xs[0] * xs[1];
+    const int64_t in_size = InputSize(axes);
+    const int64_t out_size = OutputSize(axes);
+    Tensor& y = ctx.AllocateOutput(0, x->type(), out_shape);
+    int64_t* indices = nullptr;
+    if (want_indices_) indices = ctx.AllocateOutput(1, DataType::kInt64, out_shape).data<int64_t>();
+    // Column-major strides for storage_order = 1 indices.
+    std::vector<int64_t> col_strides(axes.size(), 1);
+    for (size_t d = 1; d < axes.size(); ++d) col_strides[d] = col_strides[d - 1] * axes[d - 1].in;
+
+    if (kind_ == PoolKind::kMax) {
+      return Dispatch<MaxPoolTypes>(x->type(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        using CT = ComputeType<T>;
+        const T* in = x->data<T>();
+        T* out = y.data<T>();
+        for (int64_t pl = 0; pl < planes; ++pl) {
+          const T* src = in + pl * in_size;
+          ForEachWindow(axes, taps, [&](int64_t o, auto&& window, int64_t) {
+            CT best = std::numeric_limits<CT>::lowest();
+            int64_t best_off = -1;
+            int64_t best_col = -1;
+            window([&](int64_t off, const std::vector<int64_t>& pos) {
+              const CT v = static_cast<CT>(src[off]);
+              if (best_off < 0 || v > best) {
+                best = v;
+                best_off = off;
+                if (storage_order_ == 1) {
+                  best_col = 0;
+                  for (size_t d = 0; d < pos.size(); ++d) best_col += pos[d] * col_strides[d];
+                }
+              }
+            });
+            out[pl * out_size + o] = static_cast<T>(best);
+            if (indices != nullptr) {
+              const int64_t local = storage_order_ == 1 ? best_col : best_off;
+              indices[pl * out_size + o] = local < 0 ? -1 : pl * in_size + local;
+            }
+          });
+        }
+        return Status::Ok();
+      });
+    }
+    return Dispatch<FloatTypes>(x->type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* in = x->data<T>();
+      T* out = y.data<T>();
+      for (int64_t pl = 0; pl < planes; ++pl) {
+        const T* src = in + pl * in_size;
+        ForEachWindow(axes, taps, [&](int64_t o, auto&& window, int64_t padded) {
+          double acc = 0;
+          int64_t count = 0;
+          if (kind_ == PoolKind::kAverage) {
+            window([&](int64_t off, const std::vector<int64_t>&) {
+              acc += static_cast<double>(static_cast<ComputeType<T>>(src[off]));
+              ++count;
+            });
+            const double divisor = static_cast<double>(count_include_pad_ ? padded : count);
+            out[pl * out_size + o] = FromDouble<T>(acc / divisor);
+          } else {
+            window([&](int64_t off, const std::vector<int64_t>&) {
+              acc += std::pow(std::fabs(static_cast<double>(static_cast<ComputeType<T>>(src[off]))), p_);
+            });
+            out[pl * out_size + o] = FromDouble<T>(std::pow(acc, 1.0 / p_));
+          }
+        });
+      }
+      return Status::Ok();
+    });
+  }
+
+ private:
+  PoolKind kind_;
+  WindowAttrs attrs_;
+  bool count_include_pad_ = false;
+  int64_t storage_order_ = 0;
+  double p_ = 2.0;
+  bool want_indices_ = false;
+};
+
+template <PoolKind kKind>
+Result<std::unique_ptr<OpKernel>> MakePool(const KernelInfo& info) {
+  auto k = std::make_unique<PoolKernel>(kKind);
+  ONYX_RETURN_IF_ERROR(k->Init(info));
+  return std::unique_ptr<OpKernel>(std::move(k));
+}
+
+// GlobalAveragePool, GlobalMaxPool, GlobalLpPool: [N, C, D1, ...] -> [N, C, 1, ...].
+class GlobalPoolKernel : public OpKernel {
+ public:
+  explicit GlobalPoolKernel(PoolKind kind) : kind_(kind) {}
+
+  Status Init(const KernelInfo& info) override {
+    if (kind_ == PoolKind::kLp) {
+      p_ = info.since_version() == 1 ? info.GetFloat("p", 2.0f) : static_cast<double>(info.GetInt("p", 2));
+      if (!(p_ > 0)) return info.Error("attribute 'p' must be positive");
+    }
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    const Shape& xs = x->shape();
+    if (xs.size() < 3) {
+      return InvalidArgument("input 'X' (0) has shape " + ShapeToString(xs) + ", expected [N, C, D1, ...]");
+    }
+    Shape out_shape = xs;
+    for (size_t d = 2; d < out_shape.size(); ++d) out_shape[d] = 1;
+    const int64_t planes = xs[0] * xs[1];
+    const int64_t in_size = ShapeProduct(xs, 2, xs.size());
+    if (in_size == 0 && planes > 0 && kind_ == PoolKind::kMax) {
+      return InvalidArgument("input 'X' (0) with shape " + ShapeToString(xs) + " has empty spatial dims");
+    }
+    Tensor& y = ctx.AllocateOutput(0, x->type(), out_shape);
+    return Dispatch<FloatTypes>(x->type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* in = x->data<T>();
+      T* out = y.data<T>();
+      for (int64_t pl = 0; pl < planes; ++pl) {
+        const T* src = in + pl * in_size;
+        double acc = kind_ == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
+        for (int64_t i = 0; i < in_size; ++i) {
+          const double v = static_cast<double>(static_cast<ComputeType<T>>(src[i]));
+          switch (kind_) {
+            case PoolKind::kMax:
+              if (std::isnan(v) || v > acc) acc = v;  // NaN propagates
+              break;
+            case PoolKind::kAverage: acc += v; break;
+            case PoolKind::kLp: acc += std::pow(std::fabs(v), p_); break;
+          }
+        }
+        if (kind_ == PoolKind::kAverage) acc /= static_cast<double>(in_size);
+        if (kind_ == PoolKind::kLp) acc = std::pow(acc, 1.0 / p_);
+        out[pl] = FromDouble<T>(acc);
+      }
+      return Status::Ok();
+    });
+  }
+
+ private:
+  PoolKind kind_;
+  double p_ = 2.0;
+};
+
+template <PoolKind kKind>
+Result<std::unique_ptr<OpKernel>> MakeGlobalPool(const KernelInfo& info) {
+  auto k = std::make_unique<GlobalPoolKernel>(kKind);
+  ONYX_RETURN_IF_ERROR(k->Init(info));
+  return std::unique_ptr<OpKernel>(std::move(k));
+}
+
+}  // namespace
+
+void RegisterPoolOps(KernelRegistry& registry) {
+  registry.Add("", "MaxPool", 1, kLatestVersion, MakePool<PoolKind::kMax>);
+  registry.Add("", "AveragePool", 1, kLatestVersion, MakePool<PoolKind::kAverage>);
+  registry.Add("", "LpPool", 1, kLatestVersion, MakePool<PoolKind::kLp>);
+  registry.Add("", "GlobalMaxPool", 1, kLatestVersion, MakeGlobalPool<PoolKind::kMax>);
+  registry.Add("", "GlobalAveragePool", 1, kLatestVersion, MakeGlobalPool<PoolKind::kAverage>);
+  registry.Add("", "GlobalLpPool", 1, kLatestVersion, MakeGlobalPool<PoolKind::kLp>);
+}
+
+}  // namespace onyx::ops::nn

@@ -1,0 +1,119 @@
+// Sliding-window geometry shared by Conv, ConvTranspose and the pooling operators: the attributes as written on
+// the node (kernel_shape, strides, dilations, pads, auto_pad, ceil_mode), resolved per spatial axis against the
+// actual input shape, and the im2col / col2im walks over one channel's patches.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "runtime/kernel.h"
+
+namespace onyx::ops::nn {
+
+enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
+
+struct WindowAttrs {
+  std::vector<int64_t> kernel_shape;  // empty: taken from the weights
+  std::vector<int64_t> strides;       // empty: all 1
+  std::vector<int64_t> dilations;     // empty: all 1
+  std::vector<int64_t> pads;          // [x1_begin, x2_begin, ..., x1_end, x2_end, ...]; empty: all 0
+  AutoPad auto_pad = AutoPad::kNotSet;
+  bool ceil_mode = false;
+
+  // Reads the attributes that the node has (absent ones keep their defaults) and checks their values.
+  Status Parse(const KernelInfo& info, bool kernel_shape_required);
+};
+
+// One spatial axis of a window operation. Output position o reads input positions
+// o * stride - pad_begin + j * dilation for j in [0, kernel).
+struct WindowAxis {
+  int64_t in = 0;
+  int64_t kernel = 1;
+  int64_t stride = 1;
+  int64_t dilation = 1;
+  int64_t pad_begin = 0;
+  int64_t pad_end = 0;
+  int64_t out = 0;
+};
+
+// Resolves the window against the input's spatial dims. `kernel` holds the kernel dims when the operator takes
+// them from a weight tensor (empty for pooling, which needs kernel_shape); the sizes of strides, dilations and
+// pads must match the number of spatial dims. Output sizes follow auto_pad and ceil_mode as ONNX defines them.
+Result<std::vector<WindowAxis>> ResolveWindow(const WindowAttrs& attrs, const Shape& in_spatial,
+                                              const Shape& kernel);
+
+int64_t OutputSize(const std::vector<WindowAxis>& axes);  // product of out
+int64_t InputSize(const std::vector<WindowAxis>& axes);   // product of in
+int64_t KernelSize(const std::vector<WindowAxis>& axes);  // product of kernel
+
+// Visits one channel's patch matrix in row-major order: rows are kernel positions, columns output positions.
+// Calls f(offset) with the input element's offset within the channel, or -1 where the tap falls in padding.
+template <typename F>
+void ForEachPatchTap(const std::vector<WindowAxis>& axes, F&& f) {
+  const size_t nd = axes.size();
+  if (nd == 0 || OutputSize(axes) == 0) return;
+  std::vector<int64_t> in_strides(nd, 1);
+  for (size_t d = nd - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * axes[d].in;
+  const WindowAxis& last = axes[nd - 1];
+  std::vector<int64_t> kidx(nd, 0);
+  std::vector<int64_t> oidx(nd, 0);
+  const int64_t kernel_count = KernelSize(axes);
+  for (int64_t kk = 0; kk < kernel_count; ++kk) {
+    // Over all output positions but the last axis; the last axis is the contiguous inner loop.
+    std::fill(oidx.begin(), oidx.end(), 0);
+    const int64_t outer_count = OutputSize(axes) / last.out;
+    for (int64_t outer = 0; outer < outer_count; ++outer) {
+      int64_t base = 0;
+      bool valid = true;
+      for (size_t d = 0; d + 1 < nd; ++d) {
+        const int64_t pos = oidx[d] * axes[d].stride - axes[d].pad_begin + kidx[d] * axes[d].dilation;
+        if (pos < 0 || pos >= axes[d].in) valid = false;
+        base += pos * in_strides[d];
+      }
+      const int64_t shift = kidx[nd - 1] * last.dilation - last.pad_begin;
+      for (int64_t o = 0; o < last.out; ++o) {
+        const int64_t pos = o * last.stride + shift;
+        f(valid && pos >= 0 && pos < last.in ? base + pos : int64_t{-1});
+      }
+      for (size_t d = nd - 1; d-- > 0;) {
+        if (++oidx[d] < axes[d].out) break;
+        oidx[d] = 0;
+      }
+    }
+    for (size_t d = nd; d-- > 0;) {
+      if (++kidx[d] < axes[d].kernel) break;
+      kidx[d] = 0;
+    }
+  }
+}
+
+// Whether the patch matrix of a channel is the channel itself (1x1 kernel, unit strides, no padding).
+bool IsPointwise(const std::vector<WindowAxis>& axes);
+
+// Gathers `channels` consecutive channels of x into the patch matrix [channels * kernel, out] (zeros for padding).
+template <typename T>
+void Im2Col(const std::vector<WindowAxis>& axes, const T* x, int64_t channels, T* cols) {
+  const int64_t in_size = InputSize(axes);
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* xc = x + c * in_size;
+    ForEachPatchTap(axes, [&](int64_t off) { *cols++ = off < 0 ? T(0) : xc[off]; });
+  }
+}
+
+// The adjoint of Im2Col: adds each patch-matrix entry into the input position it came from.
+template <typename T>
+void Col2ImAdd(const std::vector<WindowAxis>& axes, const T* cols, int64_t channels, T* x) {
+  const int64_t in_size = InputSize(axes);
+  for (int64_t c = 0; c < channels; ++c) {
+    T* xc = x + c * in_size;
+    ForEachPatchTap(axes, [&](int64_t off) {
+      if (off >= 0) xc[off] += *cols;
+      ++cols;
+    });
+  }
+}
+
+}  // namespace onyx::ops::nn

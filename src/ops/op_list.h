@@ -1,0 +1,22 @@
+// The one list of operator families. Each family's register function (defined in src/ops/<family>/) adds the
+// kernels of its operators; adding a family means adding one line here.
+#pragma once
+
+namespace onyx {
+class KernelRegistry;
+}
+
+#define ONYX_OP_FAMILIES(X) \
+  X(Elementwise)            \
+  X(Reduction)              \
+  X(TensorOps)              \
+  X(NeuralNet)              \
+  X(ControlFlow)            \
+  X(Sequence)               \
+  X(Conversion)
+
+namespace onyx::ops {
+#define ONYX_DECLARE_FAMILY(name) void Register##name##Ops(KernelRegistry& registry);
+ONYX_OP_FAMILIES(ONYX_DECLARE_FAMILY)
+#undef ONYX_DECLARE_FAMILY
+}  // namespace onyx::ops

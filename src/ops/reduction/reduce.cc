@@ -1,0 +1,297 @@
+// ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp,
+// ReduceSumSquare: every version. Axes are an attribute in old versions and an optional input in new ones
+// (ReduceSum from 13, the others from 18), where noop_with_empty_axes also appears.
+//
+// A reduction over an empty set of values gives the operation's identity (0 for sums, 1 for products, -inf or
+// the type's minimum for max, +inf or the maximum for min, -inf for the log-sums, NaN for a float mean).
+// With noop_with_empty_axes and no axes the reduction runs over the empty set of axes: every output element
+// reduces exactly one input element, so ReduceSum/Max/Min/Mean/Prod return the input and the composite ones
+// apply their element-wise part (ReduceSumSquare gives x*x, ReduceL1 |x|, ReduceLogSum log x), as the
+// function bodies of those operators do.
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ops/common/op_util.h"
+#include "ops/reduction/reduction_util.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops {
+namespace {
+
+using reduction::CastFromDouble;
+using reduction::IsNan;
+using reduction::kIsFloat;
+
+enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+
+// Reduces `count` elements into one value; each(f) calls f(element) for every one of them, in order.
+template <ReduceKind K, typename T, typename Each>
+T ReduceOne(int64_t count, const Each& each) {
+  if constexpr (K == ReduceKind::kMax || K == ReduceKind::kMin) {
+    constexpr bool kMax = K == ReduceKind::kMax;
+    if constexpr (std::is_same_v<T, bool>) {
+      bool acc = !kMax;
+      each([&](bool v) { acc = kMax ? (acc || v) : (acc && v); });
+      return acc;
+    } else {
+      using C = ComputeType<T>;
+      C acc;
+      if constexpr (kIsFloat<T>) {
+        acc = kMax ? -std::numeric_limits<C>::infinity() : std::numeric_limits<C>::infinity();
+      } else {
+        acc = kMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
+      }
+      bool nan = false;  // NaN propagates, as numpy's maximum/minimum do
+      each([&](T x) {
+        const C v = static_cast<C>(x);
+        if (IsNan(v)) nan = true;
+        if (kMax ? v > acc : v < acc) acc = v;
+      });
+      if constexpr (kIsFloat<T>) {
+        if (nan) return static_cast<T>(std::numeric_limits<C>::quiet_NaN());
+      }
+      return static_cast<T>(acc);
+    }
+  } else if constexpr (std::is_integral_v<T> &&
+                       (K == ReduceKind::kSum || K == ReduceKind::kMean || K == ReduceKind::kProd ||
+                        K == ReduceKind::kSumSquare || K == ReduceKind::kL1)) {
+    // Integer sums and products wrap around like numpy's; unsigned 64-bit arithmetic gives exactly that after
+    // the final narrowing, without signed-overflow undefined behaviour.
+    uint64_t acc = K == ReduceKind::kProd ? 1 : 0;
+    each([&](T v) {
+      const uint64_t u = static_cast<uint64_t>(v);
+      if constexpr (K == ReduceKind::kSum || K == ReduceKind::kMean) {
+        acc += u;
+      } else if constexpr (K == ReduceKind::kProd) {
+        acc *= u;
+      } else if constexpr (K == ReduceKind::kSumSquare) {
+        acc += u * u;
+      } else {  // kL1
+        if constexpr (std::is_signed_v<T>) {
+          acc += v < 0 ? uint64_t{0} - u : u;
+        } else {
+          acc += u;
+        }
+      }
+    });
+    if constexpr (K == ReduceKind::kMean) {
+      if (count == 0) return T{0};
+      if constexpr (std::is_signed_v<T>) {
+        return static_cast<T>(static_cast<int64_t>(acc) / count);
+      } else {
+        return static_cast<T>(acc / static_cast<uint64_t>(count));
+      }
+    } else {
+      return static_cast<T>(acc);
+    }
+  } else if constexpr (K == ReduceKind::kLogSumExp) {
+    // Shifting by the (finite) maximum keeps exp from overflowing.
+    double max = -std::numeric_limits<double>::infinity();
+    each([&](T v) { max = std::max(max, ToDouble(v)); });
+    const double shift = std::isfinite(max) ? max : 0.0;
+    double sum = 0;
+    each([&](T v) { sum += std::exp(ToDouble(v) - shift); });
+    return CastFromDouble<T>(std::log(sum) + shift);
+  } else {
+    double acc = K == ReduceKind::kProd ? 1.0 : 0.0;
+    each([&](T x) {
+      const double v = ToDouble(x);
+      if constexpr (K == ReduceKind::kProd) {
+        acc *= v;
+      } else if constexpr (K == ReduceKind::kSumSquare || K == ReduceKind::kL2) {
+        acc += v * v;
+      } else if constexpr (K == ReduceKind::kL1) {
+        acc += std::fabs(v);
+      } else {  // kSum, kMean, kLogSum
+        acc += v;
+      }
+    });
+    if constexpr (K == ReduceKind::kMean) {
+      acc /= static_cast<double>(count);  // 0/0 = NaN for an empty float mean
+    } else if constexpr (K == ReduceKind::kL2) {
+      acc = std::sqrt(acc);
+    } else if constexpr (K == ReduceKind::kLogSum) {
+      acc = std::log(acc);
+    }
+    return CastFromDouble<T>(acc);
+  }
+}
+
+// Where a reduction reads and writes: the output shape, the kept dimensions (iterated in output order) and the
+// reduced ones, each with their input strides. Blocks of moderate size get their element offsets listed once;
+// larger ones (a full reduction of a big tensor) are walked dimension by dimension instead.
+struct ReducePlan {
+  Shape out_shape;
+  Shape kept_shape;
+  std::vector<int64_t> kept_strides;
+  Shape reduced_shape;
+  std::vector<int64_t> reduced_strides;
+  int64_t reduced_count = 1;
+  std::vector<int64_t> reduced_offsets;  // empty when the block is walked
+};
+
+constexpr int64_t kMaxListedOffsets = int64_t{1} << 16;
+
+ReducePlan MakePlan(const Shape& in_shape, const std::vector<bool>& reduce, bool keepdims) {
+  ReducePlan plan;
+  const std::vector<int64_t> strides = RowMajorStrides(in_shape);
+  for (size_t d = 0; d < in_shape.size(); ++d) {
+    if (reduce[d]) {
+      plan.reduced_shape.push_back(in_shape[d]);
+      plan.reduced_strides.push_back(strides[d]);
+      plan.reduced_count *= in_shape[d];
+      if (keepdims) plan.out_shape.push_back(1);
+    } else {
+      plan.kept_shape.push_back(in_shape[d]);
+      plan.kept_strides.push_back(strides[d]);
+      plan.out_shape.push_back(in_shape[d]);
+    }
+  }
+  if (plan.reduced_count <= kMaxListedOffsets) {
+    const std::vector<int64_t> stride_list[1] = {plan.reduced_strides};
+    plan.reduced_offsets.reserve(static_cast<size_t>(plan.reduced_count));
+    ForEachStrided(plan.reduced_shape, stride_list,
+                   [&](int64_t, const int64_t* off) { plan.reduced_offsets.push_back(off[0]); });
+  }
+  return plan;
+}
+
+template <ReduceKind K, typename T>
+void RunReduce(const Tensor& in, const ReducePlan& plan, Tensor& out) {
+  const T* src = in.data<T>();
+  T* dst = out.data<T>();
+  const bool listed = static_cast<int64_t>(plan.reduced_offsets.size()) == plan.reduced_count;
+  const std::vector<int64_t> reduced_stride_list[1] = {plan.reduced_strides};
+  const std::vector<int64_t> kept_stride_list[1] = {plan.kept_strides};
+  ForEachStrided(plan.kept_shape, kept_stride_list, [&](int64_t i, const int64_t* kept_off) {
+    const T* base = src + kept_off[0];
+    auto each = [&](auto&& f) {
+      if (listed) {
+        for (int64_t o : plan.reduced_offsets) f(base[o]);
+      } else {
+        ForEachStrided(plan.reduced_shape, reduced_stride_list, [&](int64_t, const int64_t* off) { f(base[off[0]]); });
+      }
+    };
+    dst[i] = ReduceOne<K, T>(plan.reduced_count, each);
+  });
+}
+
+constexpr const char* KindName(ReduceKind k) {
+  switch (k) {
+    case ReduceKind::kSum:
+      return "ReduceSum";
+    case ReduceKind::kMean:
+      return "ReduceMean";
+    case ReduceKind::kMax:
+      return "ReduceMax";
+    case ReduceKind::kMin:
+      return "ReduceMin";
+    case ReduceKind::kProd:
+      return "ReduceProd";
+    case ReduceKind::kL1:
+      return "ReduceL1";
+    case ReduceKind::kL2:
+      return "ReduceL2";
+    case ReduceKind::kLogSum:
+      return "ReduceLogSum";
+    case ReduceKind::kLogSumExp:
+      return "ReduceLogSumExp";
+    case ReduceKind::kSumSquare:
+      return "ReduceSumSquare";
+  }
+  return "";
+}
+
+// The version from which axes come as an input instead of an attribute.
+constexpr int AxesInputVersion(ReduceKind k) { return k == ReduceKind::kSum ? 13 : 18; }
+
+template <ReduceKind K>
+class ReduceKernel final : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    axes_from_input_ = info.since_version() >= AxesInputVersion(K);
+    keepdims_ = info.GetInt("keepdims", 1) != 0;
+    if (axes_from_input_) {
+      if (info.HasAttribute("axes")) {
+        return info.Error("attribute 'axes' is not allowed from version " + std::to_string(AxesInputVersion(K)) +
+                          " (axes is the second input)");
+      }
+      noop_with_empty_axes_ = info.GetInt("noop_with_empty_axes", 0) != 0;
+    } else {
+      axes_attr_ = info.GetInts("axes");
+    }
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* data, ctx.TensorInput(0));
+    const int64_t rank = data->rank();
+
+    std::vector<int64_t> axes = axes_attr_;
+    const char* axes_source = "attribute 'axes'";
+    if (axes_from_input_ && ctx.has_input(1)) {
+      ONYX_ASSIGN_OR_RETURN(const Tensor* axes_tensor, ctx.TensorInput(1));
+      axes_source = "input 'axes' (1)";
+      if (!IsInteger(axes_tensor->type()) || axes_tensor->rank() > 1) {
+        return InvalidArgument(std::string(axes_source) + " must be a 0-D or 1-D integer tensor, got " +
+                               std::string(DataTypeName(axes_tensor->type())) + " of shape " +
+                               ShapeToString(axes_tensor->shape()));
+      }
+      axes = axes_tensor->ToInt64Vector();
+    }
+
+    std::vector<bool> reduce(static_cast<size_t>(rank), false);
+    if (axes.empty()) {
+      if (!(axes_from_input_ && noop_with_empty_axes_)) reduce.assign(reduce.size(), true);
+    } else {
+      auto normalized = NormalizeAxes(axes, rank);
+      if (!normalized.ok()) return normalized.status().WithContext(axes_source);
+      for (int64_t a : *normalized) reduce[static_cast<size_t>(a)] = true;
+    }
+
+    const ReducePlan plan = MakePlan(data->shape(), reduce, keepdims_);
+    Tensor& out = ctx.AllocateOutput(0, data->type(), plan.out_shape);
+    if constexpr (K == ReduceKind::kMax || K == ReduceKind::kMin) {
+      return Dispatch<AllFixedTypes>(data->type(), [&](auto tag) {
+        RunReduce<K, typename decltype(tag)::type>(*data, plan, out);
+        return Status::Ok();
+      });
+    } else {
+      return Dispatch<NumericTypes>(data->type(), [&](auto tag) {
+        RunReduce<K, typename decltype(tag)::type>(*data, plan, out);
+        return Status::Ok();
+      });
+    }
+  }
+
+ private:
+  bool axes_from_input_ = false;
+  bool keepdims_ = true;
+  bool noop_with_empty_axes_ = false;
+  std::vector<int64_t> axes_attr_;
+};
+
+template <ReduceKind K>
+void AddReduce(KernelRegistry& registry) {
+  registry.Add("", KindName(K), 1, kLatestVersion, MakeFactory<ReduceKernel<K>>());
+}
+
+}  // namespace
+
+void RegisterReduceOps(KernelRegistry& registry) {
+  AddReduce<ReduceKind::kSum>(registry);
+  AddReduce<ReduceKind::kMean>(registry);
+  AddReduce<ReduceKind::kMax>(registry);
+  AddReduce<ReduceKind::kMin>(registry);
+  AddReduce<ReduceKind::kProd>(registry);
+  AddReduce<ReduceKind::kL1>(registry);
+  AddReduce<ReduceKind::kL2>(registry);
+  AddReduce<ReduceKind::kLogSum>(registry);
+  AddReduce<ReduceKind::kLogSumExp>(registry);
+  AddReduce<ReduceKind::kSumSquare>(registry);
+}
+
+}  // namespace onyx::ops

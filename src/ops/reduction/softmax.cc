@@ -1,0 +1,124 @@
+// Softmax, LogSoftmax and Hardmax, every version. Before version 13 the input is coerced to 2-D at `axis`
+// (default 1) and the operation runs over each row [prod(dims[:axis]), prod(dims[axis:])]; from 13 it runs
+// along the single dimension `axis` (default -1).
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "ops/common/op_util.h"
+#include "ops/reduction/reduction_util.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops {
+namespace {
+
+enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
+
+constexpr const char* KindName(SoftmaxKind k) {
+  switch (k) {
+    case SoftmaxKind::kSoftmax:
+      return "Softmax";
+    case SoftmaxKind::kLogSoftmax:
+      return "LogSoftmax";
+    case SoftmaxKind::kHardmax:
+      return "Hardmax";
+  }
+  return "";
+}
+
+// Applies the operation to the n values p[0], p[stride], ... p[(n-1)*stride].
+template <SoftmaxKind K, typename T>
+void ApplyOne(const T* p, T* q, int64_t n, int64_t stride) {
+  if (n == 0) return;
+  if constexpr (K == SoftmaxKind::kHardmax) {
+    // The first maximum wins; a NaN counts as the maximum (as numpy's argmax has it).
+    int64_t best_i = 0;
+    double best = ToDouble(p[0]);
+    for (int64_t i = 1; i < n && !std::isnan(best); ++i) {
+      const double v = ToDouble(p[i * stride]);
+      if (std::isnan(v) || v > best) {
+        best = v;
+        best_i = i;
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) q[i * stride] = FromDouble<T>(i == best_i ? 1.0 : 0.0);
+  } else {
+    double max = -std::numeric_limits<double>::infinity();
+    for (int64_t i = 0; i < n; ++i) {
+      const double v = ToDouble(p[i * stride]);
+      if (std::isnan(v) || v > max) max = v;
+      if (std::isnan(max)) break;
+    }
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += std::exp(ToDouble(p[i * stride]) - max);
+    if constexpr (K == SoftmaxKind::kSoftmax) {
+      for (int64_t i = 0; i < n; ++i) q[i * stride] = FromDouble<T>(std::exp(ToDouble(p[i * stride]) - max) / sum);
+    } else {
+      const double log_sum = std::log(sum);
+      for (int64_t i = 0; i < n; ++i) q[i * stride] = FromDouble<T>(ToDouble(p[i * stride]) - max - log_sum);
+    }
+  }
+}
+
+template <SoftmaxKind K>
+class SoftmaxKernel final : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    coerce_2d_ = info.since_version() < 13;
+    axis_ = info.GetInt("axis", coerce_2d_ ? 1 : -1);
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    const int64_t rank = x->rank();
+    reduction::AxisSplit s;
+    if (coerce_2d_) {
+      // Coercion accepts axis == rank too (every row then has one element).
+      const int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
+      if (axis < 0 || axis > rank) {
+        return InvalidArgument("attribute 'axis' " + std::to_string(axis_) + " is out of range for input of rank " +
+                               std::to_string(rank));
+      }
+      s = reduction::SplitCoerced2D(x->shape(), axis);
+    } else {
+      if (axis_ < -rank || axis_ >= rank) {
+        return InvalidArgument("attribute 'axis' " + std::to_string(axis_) + " is out of range for input of rank " +
+                               std::to_string(rank));
+      }
+      s = reduction::SplitAt(x->shape(), axis_ < 0 ? axis_ + rank : axis_);
+    }
+    Tensor& out = ctx.AllocateOutput(0, x->type(), x->shape());
+    return Dispatch<FloatTypes>(x->type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* src = x->data<T>();
+      T* dst = out.data<T>();
+      for (int64_t o = 0; o < s.outer; ++o) {
+        for (int64_t j = 0; j < s.inner; ++j) {
+          const int64_t base = o * s.n * s.inner + j;
+          ApplyOne<K, T>(src + base, dst + base, s.n, s.inner);
+        }
+      }
+      return Status::Ok();
+    });
+  }
+
+ private:
+  bool coerce_2d_ = false;
+  int64_t axis_ = -1;
+};
+
+template <SoftmaxKind K>
+void AddSoftmax(KernelRegistry& registry) {
+  registry.Add("", KindName(K), 1, kLatestVersion, MakeFactory<SoftmaxKernel<K>>());
+}
+
+}  // namespace
+
+void RegisterSoftmaxOps(KernelRegistry& registry) {
+  AddSoftmax<SoftmaxKind::kSoftmax>(registry);
+  AddSoftmax<SoftmaxKind::kLogSoftmax>(registry);
+  AddSoftmax<SoftmaxKind::kHardmax>(registry);
+}
+
+}  // namespace onyx::ops

@@ -1,0 +1,144 @@
+// Concat and Split: joining tensors along an axis and cutting one apart.
+#include "ops/common/op_util.h"
+#include "ops/tensor/tensor_util.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::movement {
+namespace {
+
+class ConcatKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    if (info.since_version() >= 4 && !info.HasAttribute("axis")) return info.Error("attribute 'axis' is required");
+    axis_ = info.GetInt("axis", 1);  // version 1 defaults to 1
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) override {
+    if (ctx.num_inputs() == 0) return InvalidArgument("Concat needs at least one input");
+    std::vector<const Tensor*> inputs;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      ONYX_ASSIGN_OR_RETURN(const Tensor* t, ctx.TensorInput(i));
+      inputs.push_back(t);
+    }
+    const Tensor& first = *inputs[0];
+    if (first.rank() == 0) return InvalidArgument("input 0 is a scalar; Concat needs tensors of rank >= 1");
+    ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, first.rank()));
+    const size_t ax = static_cast<size_t>(axis);
+    Shape out_shape = first.shape();
+    out_shape[ax] = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const Tensor& t = *inputs[i];
+      bool compatible = t.rank() == first.rank() && t.type() == first.type();
+      for (size_t d = 0; compatible && d < out_shape.size(); ++d) compatible = d == ax || t.dim(static_cast<int64_t>(d)) == first.dim(static_cast<int64_t>(d));
+      if (!compatible) {
+        return InvalidArgument("input " + std::to_string(i) + " (" + std::string(DataTypeName(t.type())) + " " +
+                               ShapeToString(t.shape()) + ") does not match input 0 (" +
+                               std::string(DataTypeName(first.type())) + " " + ShapeToString(first.shape()) +
+                               ") outside axis " + std::to_string(axis));
+      }
+      out_shape[ax] += t.dim(axis);
+    }
+    Tensor& out = ctx.AllocateOutput(0, first.type(), out_shape);
+    const std::vector<int64_t> out_strides = RowMajorStrides(out_shape);
+    int64_t offset = 0;
+    for (const Tensor* t : inputs) {
+      StridedCopy(*t, 0, RowMajorStrides(t->shape()), out, offset * out_strides[ax], out_strides, t->shape());
+      offset += t->dim(axis);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int64_t axis_ = 1;
+};
+
+class SplitKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    since_ = info.since_version();
+    axis_ = info.GetInt("axis", 0);
+    has_split_attr_ = since_ < 13 && info.HasAttribute("split");
+    split_attr_ = info.GetInts("split");
+    num_outputs_attr_ = since_ >= 18 ? info.GetInt("num_outputs", 0) : 0;
+    if (since_ >= 18 && info.HasAttribute("num_outputs")) {
+      if (info.has_input(1)) return info.Error("attributes 'num_outputs' and input 'split' are both given");
+      if (num_outputs_attr_ < 1) return info.Error("attribute 'num_outputs' must be positive");
+      if (static_cast<size_t>(num_outputs_attr_) != info.num_outputs()) {
+        return info.Error("attribute 'num_outputs' is " + std::to_string(num_outputs_attr_) + " but the node has " +
+                          std::to_string(info.num_outputs()) + " outputs");
+      }
+    }
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, x->rank()));
+    if (x->rank() == 0) return InvalidArgument("input 'input' (0) is a scalar; Split needs rank >= 1");
+    const int64_t dim = x->dim(axis);
+    const int64_t n_out = static_cast<int64_t>(ctx.num_outputs());
+    std::vector<int64_t> split;
+    bool has_split = has_split_attr_;
+    if (has_split) split = split_attr_;
+    if ((since_ == 1 || since_ >= 13) && ctx.has_input(1)) {
+      has_split = true;
+      ONYX_ASSIGN_OR_RETURN(split, IntsInput(ctx, 1, "split"));
+    }
+    if (!has_split) {
+      const int64_t parts = num_outputs_attr_ > 0 ? num_outputs_attr_ : n_out;
+      if (parts < 1) return InvalidArgument("Split has no outputs");
+      if (num_outputs_attr_ > 0) {  // uneven: every chunk ceil(dim/parts) but the last
+        const int64_t chunk = (dim + parts - 1) / parts;
+        int64_t left = dim;
+        for (int64_t i = 0; i < parts; ++i) {
+          split.push_back(std::min(chunk, left));
+          left -= split.back();
+        }
+      } else {
+        if (dim % parts != 0) {
+          return InvalidArgument("dimension " + std::to_string(dim) + " of axis " + std::to_string(axis) +
+                                 " cannot be split evenly into " + std::to_string(parts) + " outputs");
+        }
+        split.assign(static_cast<size_t>(parts), dim / parts);
+      }
+    }
+    if (static_cast<int64_t>(split.size()) != n_out) {
+      return InvalidArgument("'split' has " + std::to_string(split.size()) + " entries but the node has " +
+                             std::to_string(n_out) + " outputs");
+    }
+    int64_t sum = 0;
+    for (int64_t s : split) {
+      if (s < 0) return InvalidArgument("'split' " + ShapeToString(split) + " has a negative entry");
+      sum += s;
+    }
+    if (sum != dim) {
+      return InvalidArgument("'split' " + ShapeToString(split) + " sums to " + std::to_string(sum) +
+                             ", but axis " + std::to_string(axis) + " has dimension " + std::to_string(dim));
+    }
+    const std::vector<int64_t> in_strides = RowMajorStrides(x->shape());
+    int64_t offset = 0;
+    for (size_t i = 0; i < split.size(); ++i) {
+      Shape shape = x->shape();
+      shape[static_cast<size_t>(axis)] = split[i];
+      Tensor& out = ctx.AllocateOutput(i, x->type(), shape);
+      StridedCopy(*x, offset * in_strides[static_cast<size_t>(axis)], in_strides, out, 0, RowMajorStrides(shape), shape);
+      offset += split[i];
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int since_ = 0;
+  int64_t axis_ = 0;
+  bool has_split_attr_ = false;
+  std::vector<int64_t> split_attr_;
+  int64_t num_outputs_attr_ = 0;
+};
+
+}  // namespace
+
+void RegisterConcatSplitOps(KernelRegistry& registry) {
+  registry.Add("", "Concat", 1, kLatestVersion, MakeFactory<ConcatKernel>());
+  registry.Add("", "Split", 1, kLatestVersion, MakeFactory<SplitKernel>());
+}
+
+}  // namespace onyx::ops::movement

@@ -1,0 +1,81 @@
+#include "ops/tensor/tensor_util.h"
+
+#include "ops/common/op_util.h"
+
+namespace onyx::ops::movement {
+
+Tensor UnpackSubByte(const Tensor& t) {
+  Tensor out = Tensor::Allocate(DataType::kUint8, t.shape());
+  const int bits = DataTypeBits(t.type());
+  uint8_t* o = out.data<uint8_t>();
+  for (int64_t i = 0; i < t.size(); ++i) o[i] = GetSubByte(t.raw(), bits, i);
+  return out;
+}
+
+Tensor PackSubByte(const Tensor& bytes, DataType type) {
+  Tensor out = Tensor::Allocate(type, bytes.shape(), /*zero=*/true);
+  const int bits = DataTypeBits(type);
+  const uint8_t* b = bytes.data<uint8_t>();
+  for (int64_t i = 0; i < bytes.size(); ++i) SetSubByte(out.raw(), bits, i, b[i]);
+  return out;
+}
+
+void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_t>& src_strides, Tensor& dst,
+                 int64_t dst_offset, const std::vector<int64_t>& dst_strides, const Shape& shape) {
+  const std::vector<int64_t> strides[2] = {src_strides, dst_strides};
+  if (IsSubByte(src.type())) {
+    const int bits = DataTypeBits(src.type());
+    ForEachStrided(shape, strides, [&](int64_t, const int64_t* off) {
+      SetSubByte(dst.raw(), bits, dst_offset + off[1], GetSubByte(src.raw(), bits, src_offset + off[0]));
+    });
+    return;
+  }
+  Status s = DispatchCopy(src.type(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    const C* in = src.data<C>() + src_offset;
+    C* out = dst.data<C>() + dst_offset;
+    ForEachStrided(shape, strides, [&](int64_t, const int64_t* off) { out[off[1]] = in[off[0]]; });
+    return Status::Ok();
+  });
+  (void)s;  // every type that is not sub-byte is handled
+}
+
+Tensor Permute(const Tensor& in, const Shape& view_shape, const std::vector<int64_t>& perm) {
+  const std::vector<int64_t> in_strides = RowMajorStrides(view_shape);
+  Shape out_shape(perm.size());
+  std::vector<int64_t> src_strides(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) {
+    out_shape[i] = view_shape[static_cast<size_t>(perm[i])];
+    src_strides[i] = in_strides[static_cast<size_t>(perm[i])];
+  }
+  Tensor out = Tensor::Allocate(in.type(), out_shape);
+  StridedCopy(in, 0, src_strides, out, 0, RowMajorStrides(out_shape), out_shape);
+  return out;
+}
+
+Tensor Filled(const Tensor& value, const Shape& shape) {
+  Tensor out = Tensor::Allocate(value.type(), shape, /*zero=*/IsSubByte(value.type()));
+  StridedCopy(value, 0, std::vector<int64_t>(shape.size(), 0), out, 0, RowMajorStrides(shape), shape);
+  return out;
+}
+
+Result<std::vector<int64_t>> IntsInput(const KernelContext& ctx, size_t i, const std::string& what) {
+  ONYX_ASSIGN_OR_RETURN(const Tensor* t, ctx.TensorInput(i));
+  if (!IsInteger(t->type()) || IsSubByte(t->type())) {
+    return InvalidArgument("input '" + what + "' (" + std::to_string(i) + ") has element type " +
+                           std::string(DataTypeName(t->type())) + ", expected an integer type");
+  }
+  if (t->rank() > 1) {
+    return InvalidArgument("input '" + what + "' (" + std::to_string(i) + ") has shape " +
+                           ShapeToString(t->shape()) + ", expected a 1-D tensor");
+  }
+  return t->ToInt64Vector();
+}
+
+int64_t DimProduct(const Shape& shape, size_t begin, size_t end) {
+  int64_t n = 1;
+  for (size_t i = begin; i < end && i < shape.size(); ++i) n *= shape[i];
+  return n;
+}
+
+}  // namespace onyx::ops::movement

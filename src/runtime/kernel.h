@@ -1,0 +1,115 @@
+// The kernel interface: how an operator's implementation sees its node at creation (KernelInfo: attributes
+// parsed and validated once) and its values at run time (KernelContext: inputs, outputs, subgraphs).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "core/value.h"
+#include "ir/model.h"
+
+namespace onyx {
+
+class GraphPlan;     // a compiled (sub)graph, owned by the session
+class ExecutionFrame;  // the values of one running (sub)graph
+
+class KernelInfo {
+ public:
+  KernelInfo(const ir::Node& node, int64_t opset, int since_version,
+             std::function<Result<std::shared_ptr<const GraphPlan>>(const ir::Graph&)> compile_subgraph)
+      : node_(node), opset_(opset), since_version_(since_version), compile_subgraph_(std::move(compile_subgraph)) {}
+
+  const ir::Node& node() const { return node_; }
+  const std::string& op_type() const { return node_.op_type; }
+  int64_t opset() const { return opset_; }          // the version of the node's domain the model imports
+  int since_version() const { return since_version_; }  // the operator version in force at that opset
+  size_t num_inputs() const { return node_.inputs.size(); }
+  size_t num_outputs() const { return node_.outputs.size(); }
+  // Whether input i is given (present and not the empty name of an omitted optional input).
+  bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
+
+  bool HasAttribute(std::string_view name) const { return node_.FindAttribute(name) != nullptr; }
+  int64_t GetInt(std::string_view name, int64_t default_value) const;
+  float GetFloat(std::string_view name, float default_value) const;
+  std::string GetString(std::string_view name, const std::string& default_value = "") const;
+  std::vector<int64_t> GetInts(std::string_view name, const std::vector<int64_t>& default_value = {}) const;
+  std::vector<float> GetFloats(std::string_view name, const std::vector<float>& default_value = {}) const;
+  std::vector<std::string> GetStrings(std::string_view name, const std::vector<std::string>& default_value = {}) const;
+  const Tensor* GetTensor(std::string_view name) const;  // null when absent
+  const ir::Graph* GetGraph(std::string_view name) const;  // null when absent
+  Result<int64_t> GetRequiredInt(std::string_view name) const;
+  Result<std::string> GetRequiredString(std::string_view name) const;
+  // Compiles the GRAPH attribute `name` into a plan the kernel can run with KernelContext::RunSubgraph.
+  Result<std::shared_ptr<const GraphPlan>> CompileSubgraph(std::string_view name) const;
+
+  // InvalidArgument("node 'x' (Op, opset N): <message>").
+  Status Error(const std::string& message) const;
+  Status UnsupportedError(const std::string& message) const;
+
+ private:
+  const ir::Node& node_;
+  int64_t opset_;
+  int since_version_;
+  std::function<Result<std::shared_ptr<const GraphPlan>>(const ir::Graph&)> compile_subgraph_;
+};
+
+class KernelContext {
+ public:
+  KernelContext(std::vector<const Value*> inputs, std::vector<Value>* outputs, ExecutionFrame* frame,
+                int num_threads)
+      : inputs_(std::move(inputs)), outputs_(outputs), frame_(frame), num_threads_(num_threads) {}
+
+  size_t num_inputs() const { return inputs_.size(); }
+  // Whether input i is given (omitted optional inputs and inputs past the end are not).
+  bool has_input(size_t i) const { return i < inputs_.size() && inputs_[i] != nullptr && !inputs_[i]->empty(); }
+  const Value& input_value(size_t i) const { return *inputs_[i]; }
+  // Input i as a tensor; check has_input and is_tensor (see TensorInput) unless the schema guarantees them.
+  const Tensor& input(size_t i) const { return inputs_[i]->tensor(); }
+  // Input i as a tensor, with an error naming the input when it is missing or not a tensor.
+  Result<const Tensor*> TensorInput(size_t i) const;
+
+  size_t num_outputs() const { return outputs_->size(); }
+  // Allocates output i (uninitialized) and returns it for the kernel to fill.
+  Tensor& AllocateOutput(size_t i, DataType type, Shape shape);
+  void SetOutput(size_t i, Value v) { (*outputs_)[i] = std::move(v); }
+
+  // Runs a compiled subgraph with these inputs; it reads outer-scope values from this kernel's frame.
+  Status RunSubgraph(const GraphPlan& plan, std::vector<Value> inputs, std::vector<Value>* outputs) const;
+
+  int num_threads() const { return num_threads_; }
+
+ private:
+  std::vector<const Value*> inputs_;
+  std::vector<Value>* outputs_;
+  ExecutionFrame* frame_;
+  int num_threads_;
+};
+
+class OpKernel {
+ public:
+  virtual ~OpKernel() = default;
+  // Called once at session creation: parse and validate attributes here.
+  virtual Status Init(const KernelInfo& /*info*/) { return Status::Ok(); }
+  virtual Status Compute(KernelContext& ctx) = 0;
+};
+
+using KernelFactory = std::function<Result<std::unique_ptr<OpKernel>>(const KernelInfo&)>;
+
+template <typename K>
+KernelFactory MakeFactory() {
+  return [](const KernelInfo& info) -> Result<std::unique_ptr<OpKernel>> {
+    auto k = std::make_unique<K>();
+    ONYX_RETURN_IF_ERROR(k->Init(info));
+    return std::unique_ptr<OpKernel>(std::move(k));
+  };
+}
+
+// A kernel defined by one function of (info, ctx), for stateless operators whose attributes are cheap to read.
+using ComputeFn = std::function<Status(const KernelInfo&, KernelContext&)>;
+
+}  // namespace onyx

@@ -1,0 +1,267 @@
+#include "runtime/session.h"
+
+#include <algorithm>
+#include <set>
+#include <thread>
+#include <unordered_set>
+
+#include "format/model_io.h"
+#include "ir/function_inliner.h"
+#include "runtime/kernel_registry.h"
+#include "schema/op_versions.h"
+
+namespace onyx {
+
+const Value* ExecutionFrame::Lookup(const std::string& name) const {
+  auto it = plan_.slot_of.find(name);
+  if (it != plan_.slot_of.end()) {
+    const Value& v = slots_[static_cast<size_t>(it->second)];
+    if (!v.empty()) return &v;
+  }
+  return parent_ != nullptr ? parent_->Lookup(name) : nullptr;
+}
+
+namespace {
+
+struct CompileContext {
+  const ir::Model* model;
+  const KernelRegistry* registry;
+};
+
+std::string OpsetLabel(const ir::Node& node, int64_t opset) {
+  return node.Describe().substr(0, node.Describe().size() - 1) + ", opset " + std::to_string(opset) + ")";
+}
+
+Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, const CompileContext& cc,
+                                                      bool is_main) {
+  auto plan = std::make_shared<GraphPlan>();
+  plan->graph = &graph;
+  auto slot = [&](const std::string& name) {
+    auto [it, inserted] = plan->slot_of.emplace(name, plan->num_slots);
+    if (inserted) ++plan->num_slots;
+    return it->second;
+  };
+  for (const auto& in : graph.inputs) plan->input_slots.push_back(slot(in.name));
+  for (const auto& init : graph.initializers) plan->constants.emplace_back(slot(init.name), Value(init.tensor));
+  std::unordered_set<std::string> defined;
+  for (const auto& in : graph.inputs) defined.insert(in.name);
+  for (const auto& init : graph.initializers) defined.insert(init.name);
+  for (const auto& n : graph.nodes) {
+    for (const auto& o : n.outputs) {
+      if (!o.empty()) defined.insert(o);
+    }
+  }
+  for (const auto& name : ir::FreeNames(graph)) {
+    if (is_main) {
+      // A main graph has no enclosing scope: a name nothing defines is an error.
+      return InvalidArgument("value '" + name + "' is used but never defined (not an input, initializer or node output)");
+    }
+    plan->outer_refs.emplace_back(name, slot(name));
+  }
+
+  std::vector<std::string> unsupported;
+  std::vector<std::string> errors;
+  for (const auto& node : graph.nodes) {
+    GraphPlan::Step step;
+    step.node = &node;
+    auto opset = cc.model->OpsetVersion(node.domain);
+    if (!opset) {
+      errors.push_back(node.Describe() + ": domain '" + std::string(ir::CanonicalDomain(node.domain)) +
+                       "' is not in the model's opset_import");
+      continue;
+    }
+    step.description = OpsetLabel(node, *opset);
+    auto since = ResolveSinceVersion(node.domain, node.op_type, *opset);
+    const KernelFactory* factory = since ? cc.registry->Find(node.domain, node.op_type, *since) : nullptr;
+    if (factory == nullptr) {
+      std::string op = std::string(ir::CanonicalDomain(node.domain)) == "ai.onnx"
+                           ? node.op_type
+                           : node.domain + "." + node.op_type;
+      if (!since) {
+        unsupported.push_back(op + " (not an operator of " + std::string(ir::CanonicalDomain(node.domain)) +
+                              " opset " + std::to_string(*opset) + ")");
+      } else {
+        unsupported.push_back(op + "-" + std::to_string(*since));
+      }
+      continue;
+    }
+    KernelInfo info(node, *opset, *since, [&cc](const ir::Graph& sub) { return CompileGraph(sub, cc, false); });
+    auto kernel = (*factory)(info);
+    if (!kernel.ok()) {
+      errors.push_back(kernel.status().message().rfind("node ", 0) == 0 ? kernel.status().message()
+                                                                       : step.description + ": " + kernel.status().message());
+      continue;
+    }
+    step.kernel = std::move(kernel).value();
+    for (const auto& in : node.inputs) step.inputs.push_back(in.empty() ? -1 : slot(in));
+    for (const auto& out : node.outputs) step.outputs.push_back(out.empty() ? -1 : slot(out));
+    plan->steps.push_back(std::move(step));
+  }
+  if (!unsupported.empty()) {
+    std::sort(unsupported.begin(), unsupported.end());
+    unsupported.erase(std::unique(unsupported.begin(), unsupported.end()), unsupported.end());
+    std::string msg = "unsupported operator";
+    msg += unsupported.size() > 1 ? "s: " : ": ";
+    for (size_t i = 0; i < unsupported.size(); ++i) msg += (i ? ", " : "") + unsupported[i];
+    return Unsupported(msg);
+  }
+  if (!errors.empty()) {
+    std::string msg = errors[0];
+    for (size_t i = 1; i < errors.size(); ++i) msg += "; " + errors[i];
+    return InvalidArgument(msg);
+  }
+  for (const auto& out : graph.outputs) {
+    if (!defined.count(out.name) && !plan->slot_of.count(out.name)) {
+      return InvalidArgument("graph output '" + out.name + "' is never computed");
+    }
+    plan->output_slots.push_back(slot(out.name));
+  }
+  // Lifetimes: a slot is released after its last reader, unless it is an output or an outer reference.
+  std::vector<int> last_reader(static_cast<size_t>(plan->num_slots), -1);
+  for (size_t i = 0; i < plan->steps.size(); ++i) {
+    for (const auto& name : ir::NodeReads(*plan->steps[i].node)) {
+      auto it = plan->slot_of.find(name);
+      if (it != plan->slot_of.end()) last_reader[static_cast<size_t>(it->second)] = static_cast<int>(i);
+    }
+  }
+  std::unordered_set<int> keep(plan->output_slots.begin(), plan->output_slots.end());
+  for (size_t s = 0; s < last_reader.size(); ++s) {
+    if (last_reader[s] >= 0 && !keep.count(static_cast<int>(s))) {
+      plan->steps[static_cast<size_t>(last_reader[s])].release_after.push_back(static_cast<int>(s));
+    }
+  }
+  return std::shared_ptr<const GraphPlan>(std::move(plan));
+}
+
+}  // namespace
+
+Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Value>* outputs) {
+  auto& slots = frame.slots();
+  for (const auto& step : plan.steps) {
+    std::vector<const Value*> ins(step.inputs.size(), nullptr);
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      if (step.inputs[i] < 0) continue;
+      const Value& v = slots[static_cast<size_t>(step.inputs[i])];
+      if (v.empty()) {
+        return Internal(step.description + ": input '" + step.node->inputs[i] + "' has no value");
+      }
+      ins[i] = &v;
+    }
+    std::vector<Value> outs(step.outputs.size());
+    KernelContext ctx(std::move(ins), &outs, &frame, frame.num_threads);
+    Status st = step.kernel->Compute(ctx);
+    if (!st.ok()) {
+      if (st.message().rfind("node ", 0) == 0) return st;
+      return st.WithContext(step.description);
+    }
+    for (size_t i = 0; i < step.outputs.size(); ++i) {
+      if (step.outputs[i] < 0) continue;
+      if (outs[i].empty()) {
+        // Optional outputs a kernel does not produce stay unset; a reader would report it.
+        continue;
+      }
+      slots[static_cast<size_t>(step.outputs[i])] = std::move(outs[i]);
+    }
+    for (int s : step.release_after) slots[static_cast<size_t>(s)] = Value();
+  }
+  outputs->clear();
+  for (size_t i = 0; i < plan.output_slots.size(); ++i) {
+    const Value& v = slots[static_cast<size_t>(plan.output_slots[i])];
+    if (v.empty()) {
+      const std::string& name = plan.graph->outputs[i].name;
+      const Value* outer = frame.Lookup(name);
+      if (outer == nullptr) return Internal("graph output '" + name + "' was not computed");
+      outputs->push_back(*outer);
+    } else {
+      outputs->push_back(v);
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionOptions& options) {
+  std::unique_ptr<Session> s(new Session());
+  s->options_ = options;
+  s->num_threads_ = options.intra_op_num_threads > 0 ? options.intra_op_num_threads
+                                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  ONYX_RETURN_IF_ERROR(ir::InlineModelFunctions(model));
+  s->model_ = std::make_unique<ir::Model>(std::move(model));
+  CompileContext cc{s->model_.get(), &KernelRegistry::Global()};
+  ONYX_ASSIGN_OR_RETURN(s->plan_, CompileGraph(s->model_->graph, cc, true));
+  for (const auto& in : s->model_->graph.inputs) s->inputs_.push_back(&in);
+  return s;
+}
+
+Result<std::unique_ptr<Session>> Session::Load(const std::string& path, const SessionOptions& options) {
+  ONYX_ASSIGN_OR_RETURN(ir::Model model, format::LoadModel(path));
+  auto s = Create(std::move(model), options);
+  if (!s.ok()) return s.status().WithContext("'" + path + "'");
+  return s;
+}
+
+namespace {
+
+Status CheckFeed(const ir::ValueInfo& decl, const Value& v) {
+  if (!decl.type) return Status::Ok();
+  const auto& t = *decl.type;
+  if (t.kind == ir::TypeInfo::Kind::kTensor) {
+    if (!v.is_tensor()) return InvalidArgument("input '" + decl.name + "' expects a tensor, got a " + v.KindName());
+    const Tensor& x = v.tensor();
+    if (t.elem_type != DataType::kUndefined && x.type() != t.elem_type) {
+      return InvalidArgument("input '" + decl.name + "' expects " + TensorTypeString(t.elem_type) + ", got " +
+                             TensorTypeString(x.type()));
+    }
+    if (t.shape) {
+      if (static_cast<int64_t>(t.shape->size()) != x.rank()) {
+        return InvalidArgument("input '" + decl.name + "' expects rank " + std::to_string(t.shape->size()) +
+                               ", got shape " + ShapeToString(x.shape()));
+      }
+      for (size_t i = 0; i < t.shape->size(); ++i) {
+        const auto& d = (*t.shape)[i];
+        if (d.is_value() && d.value != x.dim(static_cast<int64_t>(i))) {
+          return InvalidArgument("input '" + decl.name + "' expects dimension " + std::to_string(i) + " to be " +
+                                 std::to_string(d.value) + ", got shape " + ShapeToString(x.shape()));
+        }
+      }
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
+                    const std::vector<std::string>& output_names, std::vector<Value>* outputs) const {
+  const ir::Graph& g = model_->graph;
+  ExecutionFrame frame(*plan_, nullptr);
+  frame.num_threads = num_threads_;
+  auto& slots = frame.slots();
+  for (const auto& [slot, value] : plan_->constants) slots[static_cast<size_t>(slot)] = value;
+  std::set<std::string> fed;
+  for (const auto& [name, value] : feeds) {
+    auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ir::ValueInfo& vi) { return vi.name == name; });
+    if (it == g.inputs.end()) return InvalidArgument("'" + name + "' is not an input of the model");
+    ONYX_RETURN_IF_ERROR(CheckFeed(*it, value));
+    slots[static_cast<size_t>(plan_->slot_of.at(name))] = value;
+    fed.insert(name);
+  }
+  for (const auto* in : g.RealInputs()) {
+    if (!fed.count(in->name)) return InvalidArgument("input '" + in->name + "' was not fed");
+  }
+  std::vector<Value> all;
+  ONYX_RETURN_IF_ERROR(ExecutePlan(*plan_, frame, &all));
+  if (output_names.empty()) {
+    *outputs = std::move(all);
+    return Status::Ok();
+  }
+  outputs->clear();
+  for (const auto& name : output_names) {
+    size_t i = 0;
+    while (i < g.outputs.size() && g.outputs[i].name != name) ++i;
+    if (i == g.outputs.size()) return InvalidArgument("'" + name + "' is not an output of the model");
+    outputs->push_back(all[i]);
+  }
+  return Status::Ok();
+}
+
+}  // namespace onyx

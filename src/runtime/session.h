@@ -1,0 +1,88 @@
+// Session: loads a model, resolves a kernel for every node (by domain, operator, operator version), plans the
+// values' slots and lifetimes, and runs. Subgraphs (If/Loop/Scan bodies) are compiled into their own plans.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "core/value.h"
+#include "ir/model.h"
+#include "runtime/kernel.h"
+
+namespace onyx {
+
+struct SessionOptions {
+  int intra_op_num_threads = 0;  // 0: all cores
+  int graph_optimization_level = 0;  // 0 off; optimization passes arrive with the performance work
+};
+
+// A compiled graph: kernels in execution order and the slot of every value.
+class GraphPlan {
+ public:
+  struct Step {
+    const ir::Node* node = nullptr;
+    std::string description;  // "node 'x' (Conv, opset 11)"
+    std::unique_ptr<OpKernel> kernel;
+    std::vector<int> inputs;   // slot per input, -1 for an omitted optional input
+    std::vector<int> outputs;  // slot per output, -1 for an unused one
+    std::vector<int> release_after;  // slots whose last reader is this step
+  };
+
+  std::vector<Step> steps;
+  std::unordered_map<std::string, int> slot_of;
+  int num_slots = 0;
+  std::vector<std::pair<int, Value>> constants;  // initializers
+  std::vector<int> input_slots;    // the graph's declared inputs, in order
+  std::vector<int> output_slots;   // the graph's outputs, in order
+  std::vector<std::pair<std::string, int>> outer_refs;  // values read from enclosing graphs
+  const ir::Graph* graph = nullptr;
+};
+
+// The values of one running graph; subgraph frames point at the frame of the node that runs them.
+class ExecutionFrame {
+ public:
+  ExecutionFrame(const GraphPlan& plan, const ExecutionFrame* parent) : plan_(plan), parent_(parent) {
+    slots_.resize(static_cast<size_t>(plan.num_slots));
+  }
+  std::vector<Value>& slots() { return slots_; }
+  // The value visible under `name` here or in an enclosing frame; null when none is set.
+  const Value* Lookup(const std::string& name) const;
+  int num_threads = 1;
+
+ private:
+  const GraphPlan& plan_;
+  const ExecutionFrame* parent_;
+  std::vector<Value> slots_;
+};
+
+// Runs a plan in a frame whose inputs (and outer references) are already set; collects the outputs.
+Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Value>* outputs);
+
+class Session {
+ public:
+  static Result<std::unique_ptr<Session>> Create(ir::Model model, const SessionOptions& options = {});
+  static Result<std::unique_ptr<Session>> Load(const std::string& path, const SessionOptions& options = {});
+
+  const ir::Model& model() const { return *model_; }
+  // Inputs a caller must (or may, when an initializer gives a default) feed.
+  const std::vector<const ir::ValueInfo*>& inputs() const { return inputs_; }
+  const std::vector<ir::ValueInfo>& outputs() const { return model_->graph.outputs; }
+
+  // Runs the model. `output_names` empty means all outputs, in graph order.
+  Status Run(const std::vector<std::pair<std::string, Value>>& feeds, const std::vector<std::string>& output_names,
+             std::vector<Value>* outputs) const;
+
+ private:
+  Session() = default;
+  std::unique_ptr<ir::Model> model_;
+  std::shared_ptr<const GraphPlan> plan_;
+  std::vector<const ir::ValueInfo*> inputs_;
+  SessionOptions options_;
+  int num_threads_ = 1;
+};
+
+}  // namespace onyx

@@ -1,0 +1,51 @@
+// The ONNX backend-test conformance runner behind `onyx conformance`.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "testing/compare.h"
+
+namespace onyx::testing {
+
+enum class CaseOutcome { kPass, kFail, kUnsupported };
+
+struct CaseResult {
+  std::string name;  // "<suite folder>/<case>", e.g. "node/test_abs"
+  CaseOutcome outcome = CaseOutcome::kFail;
+  std::string message;  // first mismatch, error, or unsupported operators
+  double seconds = 0;
+};
+
+struct ConformanceOptions {
+  Tolerance tolerance;
+  int timeout_seconds = 120;  // per case
+  bool isolate = true;        // run each case in a child process (a crash or hang fails only that case)
+  int optimization_level = 0;
+};
+
+// Finds test cases under each path: a folder holding model.onnx, a folder of such folders (searched recursively),
+// or a folder of light_<name>.onnx models with light_<name>_output_0.pb beside them.
+struct TestCase {
+  std::string name;
+  std::string model_path;
+  std::string dir;    // case folder (test_data_set_N inside), empty for light models
+  std::string light_output;  // expected output of a light model
+};
+Result<std::vector<TestCase>> DiscoverCases(const std::vector<std::string>& paths);
+
+CaseResult RunCase(const TestCase& test, const ConformanceOptions& options);
+
+// Runs every case, calling `report` after each.
+std::vector<CaseResult> RunConformance(const std::vector<TestCase>& cases, const ConformanceOptions& options,
+                                       const std::function<void(const CaseResult&)>& report);
+
+// An expectations file lists cases not yet passing, one name per line, '#' starting a comment.
+Result<std::set<std::string>> LoadExpectations(const std::string& path);
+
+std::string OutcomeName(CaseOutcome o);
+
+}  // namespace onyx::testing

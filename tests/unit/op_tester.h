@@ -1,0 +1,31 @@
+// Runs one operator node through a real Session (model built in memory) for unit tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/value.h"
+#include "ir/model.h"
+
+namespace onyx::testing {
+
+struct OpTest {
+  std::string op_type;
+  std::string domain;  // "" = ai.onnx
+  int64_t opset = 21;  // imported version of the node's domain
+  std::vector<ir::Attribute> attributes;
+  std::vector<Value> inputs;  // an empty Value() marks an omitted optional input
+  int num_outputs = 1;
+
+  OpTest& Attr(const std::string& name, int64_t v);
+  OpTest& Attr(const std::string& name, float v);
+  OpTest& Attr(const std::string& name, const std::string& v);
+  OpTest& Attr(const std::string& name, const std::vector<int64_t>& v);
+  OpTest& Attr(const std::string& name, const std::vector<float>& v);
+  OpTest& Input(Value v);
+};
+
+// Builds a model holding just this node, creates a Session and runs it.
+Result<std::vector<Value>> RunOp(const OpTest& test);
+
+}  // namespace onyx::testing

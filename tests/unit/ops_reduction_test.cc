@@ -1,0 +1,447 @@
+// Unit tests of the reduction family (Reduce*, ArgMax/ArgMin, Softmax/LogSoftmax/Hardmax, CumSum/CumProd, TopK,
+// LpNormalization): the cases the ONNX backend suite leaves out (empty reductions, noop axes, integer wraparound,
+// NaN and infinities, old-version semantics, bad attributes and inputs).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "op_tester.h"
+
+namespace onyx {
+namespace {
+
+using testing::OpTest;
+using testing::RunOp;
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+template <typename T>
+Tensor T_(std::vector<T> values, Shape shape) {
+  return Tensor::FromVector<T>(values, std::move(shape));
+}
+Tensor F(std::vector<float> values, Shape shape) { return T_<float>(std::move(values), std::move(shape)); }
+Tensor I64(std::vector<int64_t> values, Shape shape) { return T_<int64_t>(std::move(values), std::move(shape)); }
+
+OpTest Op(const std::string& op_type, int64_t opset) {
+  OpTest t;
+  t.op_type = op_type;
+  t.opset = opset;
+  return t;
+}
+
+// Runs the node and returns output `i`, failing the test on an error.
+Tensor RunOk(const OpTest& t, size_t i = 0) {
+  auto r = RunOp(t);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok() || r->size() <= i || !(*r)[i].is_tensor()) return Tensor();
+  return (*r)[i].tensor();
+}
+
+template <typename T>
+std::vector<T> Values(const Tensor& t) {
+  auto s = t.values<T>();
+  return {s.begin(), s.end()};
+}
+
+void ExpectFloats(const Tensor& t, const Shape& shape, const std::vector<float>& expected, float tol = 1e-5f) {
+  ASSERT_EQ(t.type(), DataType::kFloat);
+  ASSERT_EQ(t.shape(), shape);
+  ASSERT_EQ(t.size(), static_cast<int64_t>(expected.size()));
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const float got = t.data<float>()[i];
+    if (std::isnan(expected[i])) {
+      EXPECT_TRUE(std::isnan(got)) << "element " << i << " is " << got;
+    } else if (std::isinf(expected[i])) {
+      EXPECT_EQ(got, expected[i]) << "element " << i;
+    } else {
+      EXPECT_NEAR(got, expected[i], tol) << "element " << i;
+    }
+  }
+}
+
+// ---- Reduce* ----
+
+TEST(ReductionReduceTest, SumNegativeAxisNoKeepdims) {
+  auto t = Op("ReduceSum", 13);
+  t.Input(F({1, 2, 3, 4, 5, 6}, {2, 3})).Input(I64({-1}, {1})).Attr("keepdims", int64_t{0});
+  ExpectFloats(RunOk(t), {2}, {6, 15});
+}
+
+TEST(ReductionReduceTest, SumMiddleAxisKeepdims) {
+  std::vector<float> v(24);
+  for (int i = 0; i < 24; ++i) v[i] = static_cast<float>(i);
+  auto t = Op("ReduceSum", 13);
+  t.Input(F(v, {2, 3, 4})).Input(I64({1}, {1}));
+  ExpectFloats(RunOk(t), {2, 1, 4}, {12, 15, 18, 21, 48, 51, 54, 57});
+}
+
+TEST(ReductionReduceTest, SumWithoutAxesReducesEverything) {
+  auto t = Op("ReduceSum", 13);
+  t.Input(F({1, 2, 3, 4}, {2, 2}));
+  ExpectFloats(RunOk(t), {1, 1}, {10});
+  auto empty_axes = Op("ReduceSum", 13);
+  empty_axes.Input(F({1, 2, 3, 4}, {2, 2})).Input(I64({}, {0})).Attr("keepdims", int64_t{0});
+  ExpectFloats(RunOk(empty_axes), {}, {10});
+}
+
+TEST(ReductionReduceTest, NoopWithEmptyAxesReturnsInput) {
+  auto t = Op("ReduceSum", 13);
+  t.Input(F({1, 2, 3, 4}, {2, 2})).Input(I64({}, {0})).Attr("noop_with_empty_axes", int64_t{1});
+  ExpectFloats(RunOk(t), {2, 2}, {1, 2, 3, 4});
+  // The composite reductions keep their element-wise part, as their function bodies do.
+  auto sq = Op("ReduceSumSquare", 18);
+  sq.Input(F({1, -2, 3}, {3})).Attr("noop_with_empty_axes", int64_t{1});
+  ExpectFloats(RunOk(sq), {3}, {1, 4, 9});
+  auto l1 = Op("ReduceL1", 18);
+  l1.Input(F({1, -2, 3}, {3})).Attr("noop_with_empty_axes", int64_t{1});
+  ExpectFloats(RunOk(l1), {3}, {1, 2, 3});
+}
+
+TEST(ReductionReduceTest, OldVersionsTakeAxesAttribute) {
+  auto t = Op("ReduceSum", 11);
+  t.Input(F({1, 2, 3, 4, 5, 6}, {2, 3})).Attr("axes", std::vector<int64_t>{0});
+  ExpectFloats(RunOk(t), {1, 3}, {5, 7, 9});
+  auto mean = Op("ReduceMean", 13);
+  mean.Input(F({1, 2, 3, 4, 5, 6}, {2, 3})).Attr("axes", std::vector<int64_t>{-1}).Attr("keepdims", int64_t{0});
+  ExpectFloats(RunOk(mean), {2}, {2, 5});
+}
+
+TEST(ReductionReduceTest, AxesAttributeRejectedWhereAxesIsAnInput) {
+  auto t = Op("ReduceSum", 13);
+  t.Input(F({1, 2}, {2})).Attr("axes", std::vector<int64_t>{0});
+  EXPECT_FALSE(RunOp(t).ok());
+}
+
+TEST(ReductionReduceTest, BadAxesAreErrors) {
+  auto out_of_range = Op("ReduceMax", 18);
+  out_of_range.Input(F({1, 2}, {2})).Input(I64({1}, {1}));
+  EXPECT_FALSE(RunOp(out_of_range).ok());
+  auto repeated = Op("ReduceMax", 18);
+  repeated.Input(F({1, 2, 3, 4}, {2, 2})).Input(I64({0, -2}, {2}));
+  EXPECT_FALSE(RunOp(repeated).ok());
+  auto float_axes = Op("ReduceMax", 18);
+  float_axes.Input(F({1, 2}, {2})).Input(F({0}, {1}));
+  EXPECT_FALSE(RunOp(float_axes).ok());
+}
+
+TEST(ReductionReduceTest, EmptyReductionsGiveTheIdentity) {
+  const Tensor empty = F({}, {2, 0, 3});
+  struct Case {
+    const char* op;
+    float expected;
+  } cases[] = {{"ReduceSum", 0},       {"ReduceProd", 1},       {"ReduceMax", -kInf},
+               {"ReduceMin", kInf},    {"ReduceL1", 0},         {"ReduceL2", 0},
+               {"ReduceSumSquare", 0}, {"ReduceLogSum", -kInf}, {"ReduceLogSumExp", -kInf},
+               {"ReduceMean", kNaN}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.op);
+    auto t = Op(c.op, 18);
+    t.Input(empty).Input(I64({1}, {1}));
+    ExpectFloats(RunOk(t), {2, 1, 3}, std::vector<float>(6, c.expected));
+  }
+}
+
+TEST(ReductionReduceTest, EmptyIntegerMaxMinUseTypeLimits) {
+  auto mx = Op("ReduceMax", 18);
+  mx.Input(T_<int32_t>({}, {0, 2})).Input(I64({0}, {1})).Attr("keepdims", int64_t{0});
+  Tensor r = RunOk(mx);
+  ASSERT_EQ(r.shape(), (Shape{2}));
+  EXPECT_EQ(Values<int32_t>(r), (std::vector<int32_t>{INT32_MIN, INT32_MIN}));
+  auto mn = Op("ReduceMin", 18);
+  mn.Input(T_<uint8_t>({}, {0})).Attr("keepdims", int64_t{0});
+  r = RunOk(mn);
+  ASSERT_EQ(r.shape(), Shape{});
+  EXPECT_EQ(Values<uint8_t>(r), (std::vector<uint8_t>{255}));
+}
+
+TEST(ReductionReduceTest, ZeroSizeKeptAxisGivesEmptyOutput) {
+  auto t = Op("ReduceSum", 13);
+  t.Input(F({}, {2, 0, 4})).Input(I64({2}, {1}));
+  Tensor r = RunOk(t);
+  EXPECT_EQ(r.shape(), (Shape{2, 0, 1}));
+  EXPECT_EQ(r.size(), 0);
+}
+
+TEST(ReductionReduceTest, LargeReducedBlocks) {
+  // Blocks past the size whose offsets get listed are walked instead; both must agree.
+  std::vector<float> v(70000 * 2);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = (i % 2 == 0) ? 1.0f : static_cast<float>(i % 7);
+  auto t = Op("ReduceSum", 13);
+  t.Input(F(v, {70000, 2})).Input(I64({0}, {1})).Attr("keepdims", int64_t{0});
+  double odd = 0;
+  for (size_t i = 1; i < v.size(); i += 2) odd += v[i];
+  ExpectFloats(RunOk(t), {2}, {70000, static_cast<float>(odd)}, 1e-2f);
+  auto mx = Op("ReduceMax", 18);
+  mx.Input(F(v, {70000, 2}));
+  ExpectFloats(RunOk(mx), {1, 1}, {6});
+}
+
+TEST(ReductionReduceTest, ScalarInput) {
+  auto t = Op("ReduceSum", 13);
+  t.Input(F({7}, {}));
+  ExpectFloats(RunOk(t), {}, {7});
+}
+
+TEST(ReductionReduceTest, IntegerSumAndProdWrapAround) {
+  auto sum = Op("ReduceSum", 13);
+  sum.Input(T_<int32_t>({INT32_MAX, 1}, {2})).Attr("keepdims", int64_t{0});
+  EXPECT_EQ(Values<int32_t>(RunOk(sum)), (std::vector<int32_t>{INT32_MIN}));
+  auto prod = Op("ReduceProd", 18);
+  prod.Input(T_<int8_t>({16, 16, -1}, {3})).Attr("keepdims", int64_t{0});
+  EXPECT_EQ(Values<int8_t>(RunOk(prod)), (std::vector<int8_t>{0}));
+  auto mean = Op("ReduceMean", 18);
+  mean.Input(T_<int64_t>({-7, 0}, {2})).Attr("keepdims", int64_t{0});
+  EXPECT_EQ(Values<int64_t>(RunOk(mean)), (std::vector<int64_t>{-3}));  // truncated toward zero
+  auto l1 = Op("ReduceL1", 18);
+  l1.Input(T_<int32_t>({-3, 4, -5}, {3})).Attr("keepdims", int64_t{0});
+  EXPECT_EQ(Values<int32_t>(RunOk(l1)), (std::vector<int32_t>{12}));
+}
+
+TEST(ReductionReduceTest, MaxMinPropagateNaN) {
+  auto mx = Op("ReduceMax", 18);
+  mx.Input(F({1, kNaN, 3, 4, 5, 6}, {2, 3})).Input(I64({1}, {1})).Attr("keepdims", int64_t{0});
+  ExpectFloats(RunOk(mx), {2}, {kNaN, 6});
+  auto mn = Op("ReduceMin", 13);
+  mn.Input(F({-kInf, 2, kInf}, {3}));
+  ExpectFloats(RunOk(mn), {1}, {-kInf});
+}
+
+TEST(ReductionReduceTest, MaxMinOnBool) {
+  auto mx = Op("ReduceMax", 20);
+  mx.Input(T_<bool>({false, false, true, false}, {2, 2})).Input(I64({1}, {1})).Attr("keepdims", int64_t{0});
+  EXPECT_EQ(Values<bool>(RunOk(mx)), (std::vector<bool>{false, true}));
+  auto mn = Op("ReduceMin", 20);
+  mn.Input(T_<bool>({true, true, true, false}, {2, 2})).Input(I64({1}, {1})).Attr("keepdims", int64_t{0});
+  EXPECT_EQ(Values<bool>(RunOk(mn)), (std::vector<bool>{true, false}));
+}
+
+TEST(ReductionReduceTest, LogSumExpIsStableForLargeValues) {
+  auto t = Op("ReduceLogSumExp", 18);
+  t.Input(F({1000, 1000, -1000, -1000}, {2, 2})).Input(I64({1}, {1})).Attr("keepdims", int64_t{0});
+  ExpectFloats(RunOk(t), {2}, {1000 + std::log(2.0f), -1000 + std::log(2.0f)}, 1e-3f);
+  auto all_neg_inf = Op("ReduceLogSumExp", 13);
+  all_neg_inf.Input(F({-kInf, -kInf}, {2}));
+  ExpectFloats(RunOk(all_neg_inf), {1}, {-kInf});
+}
+
+TEST(ReductionReduceTest, NormsAndLogSum) {
+  const Tensor x = F({3, -4, 1, 1}, {2, 2});
+  auto l2 = Op("ReduceL2", 18);
+  l2.Input(x).Input(I64({1}, {1})).Attr("keepdims", int64_t{0});
+  ExpectFloats(RunOk(l2), {2}, {5, std::sqrt(2.0f)});
+  auto ls = Op("ReduceLogSum", 11);
+  ls.Input(F({1, 2, 3, 4}, {2, 2})).Attr("axes", std::vector<int64_t>{0});
+  ExpectFloats(RunOk(ls), {1, 2}, {std::log(4.0f), std::log(6.0f)});
+  auto ssq = Op("ReduceSumSquare", 1);
+  ssq.Input(x);
+  ExpectFloats(RunOk(ssq), {1, 1}, {27});
+}
+
+TEST(ReductionReduceTest, HalfPrecision) {
+  auto t = Op("ReduceMean", 18);
+  t.Input(T_<Float16>({Float16(1.0f), Float16(2.0f), Float16(4.5f)}, {3})).Attr("keepdims", int64_t{0});
+  Tensor r = RunOk(t);
+  ASSERT_EQ(r.type(), DataType::kFloat16);
+  EXPECT_FLOAT_EQ(static_cast<float>(r.data<Float16>()[0]), 2.5f);
+}
+
+// ---- ArgMax / ArgMin ----
+
+TEST(ReductionArgTest, ArgMaxFirstAndLastIndex) {
+  const Tensor x = F({2, 5, 5, 1, 3, 3}, {2, 3});
+  auto first = Op("ArgMax", 13);
+  first.Input(x).Attr("axis", int64_t{1});
+  Tensor r = RunOk(first);
+  ASSERT_EQ(r.shape(), (Shape{2, 1}));
+  EXPECT_EQ(Values<int64_t>(r), (std::vector<int64_t>{1, 1}));
+  auto last = Op("ArgMax", 13);
+  last.Input(x).Attr("axis", int64_t{1}).Attr("select_last_index", int64_t{1});
+  EXPECT_EQ(Values<int64_t>(RunOk(last)), (std::vector<int64_t>{2, 2}));
+}
+
+TEST(ReductionArgTest, ArgMinNegativeAxisNoKeepdims) {
+  auto t = Op("ArgMin", 11);
+  t.Input(T_<int32_t>({4, -1, 7, -9, 2, 2}, {3, 2})).Attr("axis", int64_t{-2}).Attr("keepdims", int64_t{0});
+  Tensor r = RunOk(t);
+  ASSERT_EQ(r.shape(), (Shape{2}));
+  EXPECT_EQ(Values<int64_t>(r), (std::vector<int64_t>{2, 1}));
+}
+
+TEST(ReductionArgTest, NaNIsTheExtreme) {
+  auto t = Op("ArgMin", 13);
+  t.Input(F({3, kNaN, 1}, {3})).Attr("keepdims", int64_t{0});
+  EXPECT_EQ(Values<int64_t>(RunOk(t)), (std::vector<int64_t>{1}));
+}
+
+TEST(ReductionArgTest, EmptyAxisAndBadAxisAreErrors) {
+  auto empty = Op("ArgMax", 13);
+  empty.Input(F({}, {0, 3}));
+  EXPECT_FALSE(RunOp(empty).ok());
+  auto bad = Op("ArgMax", 13);
+  bad.Input(F({1, 2}, {2})).Attr("axis", int64_t{1});
+  EXPECT_FALSE(RunOp(bad).ok());
+}
+
+TEST(ReductionArgTest, EmptyOtherAxisGivesEmptyOutput) {
+  auto t = Op("ArgMax", 13);
+  t.Input(F({}, {0, 3})).Attr("axis", int64_t{1});
+  Tensor r = RunOk(t);
+  EXPECT_EQ(r.shape(), (Shape{0, 1}));
+}
+
+// ---- Softmax / LogSoftmax / Hardmax ----
+
+TEST(ReductionSoftmaxTest, Version13RunsAlongTheLastAxis) {
+  auto t = Op("Softmax", 13);
+  t.Input(F({0, 0, std::log(3.0f), 0}, {2, 2}));
+  ExpectFloats(RunOk(t), {2, 2}, {0.5f, 0.5f, 0.75f, 0.25f});
+}
+
+TEST(ReductionSoftmaxTest, OldVersionsCoerceTo2D) {
+  // Shape [1, 2, 2] at axis 1: one row of 4 values, unlike version 13 (rows of 2 along the last axis).
+  const Tensor x = F({0, 0, 0, 0}, {1, 2, 2});
+  auto old_softmax = Op("Softmax", 11);
+  old_softmax.Input(x);
+  ExpectFloats(RunOk(old_softmax), {1, 2, 2}, {0.25f, 0.25f, 0.25f, 0.25f});
+  auto new_softmax = Op("Softmax", 13);
+  new_softmax.Input(x).Attr("axis", int64_t{1});
+  ExpectFloats(RunOk(new_softmax), {1, 2, 2}, {0.5f, 0.5f, 0.5f, 0.5f});
+  auto old_hardmax = Op("Hardmax", 1);
+  old_hardmax.Input(F({1, 3, 3, 2}, {1, 2, 2}));
+  ExpectFloats(RunOk(old_hardmax), {1, 2, 2}, {0, 1, 0, 0});
+}
+
+TEST(ReductionSoftmaxTest, LogSoftmaxLargeNumbers) {
+  auto t = Op("LogSoftmax", 13);
+  t.Input(F({10000, 10001, 10002}, {1, 3}));
+  ExpectFloats(RunOk(t), {1, 3}, {-2.40760596f, -1.40760596f, -0.40760596f});
+}
+
+TEST(ReductionSoftmaxTest, HardmaxTiesTakeFirstIndex) {
+  auto t = Op("Hardmax", 13);
+  t.Input(F({2, 7, 7, 1, 1, 1}, {2, 3}));
+  ExpectFloats(RunOk(t), {2, 3}, {0, 1, 0, 1, 0, 0});
+}
+
+TEST(ReductionSoftmaxTest, EmptyInputAndBadAxis) {
+  auto empty = Op("Softmax", 13);
+  empty.Input(F({}, {0, 3}));
+  EXPECT_EQ(RunOk(empty).shape(), (Shape{0, 3}));
+  auto bad = Op("Softmax", 13);
+  bad.Input(F({1, 2}, {2})).Attr("axis", int64_t{2});
+  EXPECT_FALSE(RunOp(bad).ok());
+  auto ints = Op("Softmax", 13);
+  ints.Input(T_<int32_t>({1, 2}, {2}));
+  EXPECT_FALSE(RunOp(ints).ok());
+}
+
+// ---- CumSum / CumProd ----
+
+TEST(ReductionCumulativeTest, CumSumExclusiveReverse) {
+  const Tensor x = F({1, 2, 3, 4, 5, 6}, {2, 3});
+  auto plain = Op("CumSum", 14);
+  plain.Input(x).Input(T_<int32_t>({1}, {}));
+  ExpectFloats(RunOk(plain), {2, 3}, {1, 3, 6, 4, 9, 15});
+  auto ex_rev = Op("CumSum", 14);
+  ex_rev.Input(x).Input(I64({-1}, {1})).Attr("exclusive", int64_t{1}).Attr("reverse", int64_t{1});
+  ExpectFloats(RunOk(ex_rev), {2, 3}, {5, 3, 0, 11, 6, 0});
+  auto axis0 = Op("CumSum", 11);
+  axis0.Input(x).Input(I64({0}, {}));
+  ExpectFloats(RunOk(axis0), {2, 3}, {1, 2, 3, 5, 7, 9});
+}
+
+TEST(ReductionCumulativeTest, CumProd) {
+  const Tensor x = T_<int64_t>({1, 2, 3, 4}, {4});
+  auto ex = Op("CumProd", 26);
+  ex.Input(x).Input(I64({0}, {})).Attr("exclusive", int64_t{1});
+  EXPECT_EQ(Values<int64_t>(RunOk(ex)), (std::vector<int64_t>{1, 1, 2, 6}));
+  auto rev = Op("CumProd", 26);
+  rev.Input(x).Input(I64({0}, {})).Attr("reverse", int64_t{1});
+  EXPECT_EQ(Values<int64_t>(RunOk(rev)), (std::vector<int64_t>{24, 24, 12, 4}));
+}
+
+TEST(ReductionCumulativeTest, BadAxisIsAnError) {
+  auto t = Op("CumSum", 14);
+  t.Input(F({1, 2}, {2})).Input(I64({1}, {}));
+  EXPECT_FALSE(RunOp(t).ok());
+  auto two = Op("CumSum", 14);
+  two.Input(F({1, 2}, {2})).Input(I64({0, 0}, {2}));
+  EXPECT_FALSE(RunOp(two).ok());
+}
+
+// ---- TopK ----
+
+TEST(ReductionTopKTest, Version1TakesKAttribute) {
+  auto t = Op("TopK", 1);
+  t.num_outputs = 2;
+  t.Input(F({1, 4, 2, 3}, {1, 4})).Attr("k", int64_t{2});
+  auto r = RunOp(t);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ExpectFloats((*r)[0].tensor(), {1, 2}, {4, 3});
+  EXPECT_EQ(Values<int64_t>((*r)[1].tensor()), (std::vector<int64_t>{1, 3}));
+}
+
+TEST(ReductionTopKTest, SmallestWithTiesAlongAxis0) {
+  auto t = Op("TopK", 11);
+  t.num_outputs = 2;
+  t.Input(T_<int32_t>({5, 1, 2, 1, 2, 9}, {3, 2})).Input(I64({2}, {1})).Attr("axis", int64_t{0});
+  t.Attr("largest", int64_t{0});
+  auto r = RunOp(t);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)[0].tensor().shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<int32_t>((*r)[0].tensor()), (std::vector<int32_t>{2, 1, 2, 1}));
+  EXPECT_EQ(Values<int64_t>((*r)[1].tensor()), (std::vector<int64_t>{1, 0, 2, 1}));
+}
+
+TEST(ReductionTopKTest, LargestTiesTakeLowerIndexAndNaNRanksFirst) {
+  auto t = Op("TopK", 11);
+  t.num_outputs = 2;
+  t.Input(F({3, 7, kNaN, 7}, {4})).Input(I64({3}, {1}));
+  auto r = RunOp(t);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ExpectFloats((*r)[0].tensor(), {3}, {kNaN, 7, 7});
+  EXPECT_EQ(Values<int64_t>((*r)[1].tensor()), (std::vector<int64_t>{2, 1, 3}));
+}
+
+TEST(ReductionTopKTest, KZeroAndKTooLarge) {
+  auto zero = Op("TopK", 11);
+  zero.num_outputs = 2;
+  zero.Input(F({1, 2}, {2})).Input(I64({0}, {1}));
+  auto r = RunOp(zero);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*r)[0].tensor().shape(), (Shape{0}));
+  auto big = Op("TopK", 11);
+  big.num_outputs = 2;
+  big.Input(F({1, 2}, {2})).Input(I64({3}, {1}));
+  EXPECT_FALSE(RunOp(big).ok());
+  auto negative = Op("TopK", 1);
+  negative.num_outputs = 2;
+  negative.Input(F({1, 2}, {2})).Attr("k", int64_t{-1});
+  EXPECT_FALSE(RunOp(negative).ok());
+}
+
+// ---- LpNormalization ----
+
+TEST(ReductionLpNormalizationTest, L1AndL2) {
+  auto l2 = Op("LpNormalization", 22);
+  l2.Input(F({3, 4, 0, 0}, {2, 2}));
+  ExpectFloats(RunOk(l2), {2, 2}, {0.6f, 0.8f, 0, 0});  // a zero slice stays zero
+  auto l1 = Op("LpNormalization", 1);
+  l1.Input(F({1, -3, 2, 2}, {2, 2})).Attr("axis", int64_t{0}).Attr("p", int64_t{1});
+  ExpectFloats(RunOk(l1), {2, 2}, {1.0f / 3, -0.6f, 2.0f / 3, 0.4f});
+}
+
+TEST(ReductionLpNormalizationTest, BadPIsAnError) {
+  auto t = Op("LpNormalization", 22);
+  t.Input(F({1, 2}, {2})).Attr("p", int64_t{3});
+  EXPECT_FALSE(RunOp(t).ok());
+}
+
+}  // namespace
+}  // namespace onyx

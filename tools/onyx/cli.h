@@ -1,0 +1,25 @@
+// Shared pieces of the `onyx` command-line tool: the verb table and small argument helpers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace onyx::cli {
+
+// Exit codes: 0 success, 1 the work failed (invalid model, failing tests), 2 usage error, 3 unsupported.
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitUnsupported = 3;
+
+int InfoMain(const std::vector<std::string>& args);
+int CheckMain(const std::vector<std::string>& args);
+int RunMain(const std::vector<std::string>& args);
+int PrintMain(const std::vector<std::string>& args);
+int ConformanceMain(const std::vector<std::string>& args);
+
+bool WantsHelp(const std::vector<std::string>& args);
+// Prints "onyx: <message>" to stderr.
+void Error(const std::string& message);
+
+}  // namespace onyx::cli

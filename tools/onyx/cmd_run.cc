@@ -1,0 +1,223 @@
+// onyx run MODEL: runs a model once on given or random inputs.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <random>
+
+#include "cli.h"
+#include "format/npy.h"
+#include "format/tensor_proto.h"
+#include "runtime/session.h"
+
+namespace onyx::cli {
+
+namespace {
+
+void Help() {
+  std::printf(
+      "usage: onyx run MODEL [options]\n\n"
+      "Runs MODEL once and prints each output's type, shape and a summary of its values, and the time taken.\n"
+      "Inputs not given are filled with random values (floats in [0,1), integers in [0,10), bools).\n\n"
+      "options:\n"
+      "  --input NAME=FILE   an input from a .npy or .pb (TensorProto) file; repeatable\n"
+      "  --dim NAME=VALUE    value of a symbolic dimension for random inputs (default 1)\n"
+      "  --seed N            seed of the random inputs (default 0)\n"
+      "  --output-dir DIR    write every output as DIR/<name>.npy\n"
+      "  --threads N         intra-op threads (default: all cores)\n");
+}
+
+Value RandomInput(const ir::ValueInfo& in, const std::map<std::string, int64_t>& dims, std::mt19937_64& rng,
+                  Status* st) {
+  if (!in.type || !in.type->is_tensor()) {
+    *st = Unsupported("input '" + in.name + "' is not a tensor: give it with --input");
+    return Value();
+  }
+  Shape shape;
+  if (in.type->shape) {
+    for (const auto& d : *in.type->shape) {
+      if (d.is_value()) {
+        shape.push_back(d.value);
+      } else {
+        auto it = dims.find(d.param);
+        shape.push_back(it == dims.end() ? 1 : it->second);
+      }
+    }
+  }
+  auto created = Tensor::Create(in.type->elem_type, shape);
+  if (!created.ok()) {
+    *st = created.status();
+    return Value();
+  }
+  Tensor t = std::move(created).value();
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  std::uniform_int_distribution<int> small(0, 9);
+  *st = Dispatch<AllTypes>(t.type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = t.data<T>();
+    for (int64_t i = 0; i < t.size(); ++i) {
+      if constexpr (std::is_same_v<T, std::string>) {
+        p[i] = std::to_string(small(rng));
+      } else if constexpr (std::is_same_v<T, bool>) {
+        p[i] = small(rng) >= 5;
+      } else if constexpr (std::is_integral_v<T>) {
+        p[i] = static_cast<T>(small(rng));
+      } else {
+        p[i] = FromDouble<T>(unit(rng));
+      }
+    }
+    return Status::Ok();
+  });
+  return Value(std::move(t));
+}
+
+std::string Summary(const Value& v) {
+  if (v.is_none()) return "none";
+  if (v.is_sequence()) return "sequence of " + std::to_string(v.sequence().items.size()) + " items";
+  if (v.is_map()) return "map of " + std::to_string(v.map().keys.size()) + " entries";
+  const Tensor& t = v.tensor();
+  std::string s = TensorTypeString(t.type()) + " " + ShapeToString(t.shape());
+  if (t.size() == 0) return s + " (empty)";
+  if (t.type() == DataType::kString) return s + " first \"" + t.data<std::string>()[0] + "\"";
+  if (!IsFloatingPoint(t.type()) && !IsInteger(t.type()) && t.type() != DataType::kBool) return s;
+  double mn = INFINITY, mx = -INFINITY, sum = 0;
+  int64_t argmax = 0;
+  for (int64_t i = 0; i < t.size(); ++i) {
+    double x = t.DoubleAt(i);
+    if (x > mx) {
+      mx = x;
+      argmax = i;
+    }
+    mn = std::min(mn, x);
+    sum += x;
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  min %.6g  max %.6g (at %lld)  mean %.6g", mn, mx, static_cast<long long>(argmax),
+                sum / static_cast<double>(t.size()));
+  std::string out = s + buf + "  first:";
+  for (int64_t i = 0; i < std::min<int64_t>(t.size(), 5); ++i) {
+    std::snprintf(buf, sizeof buf, " %.6g", t.DoubleAt(i));
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace
+
+int RunMain(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) {
+    Help();
+    return kExitOk;
+  }
+  std::string model_path, output_dir;
+  std::map<std::string, std::string> input_files;
+  std::map<std::string, int64_t> dims;
+  uint64_t seed = 0;
+  SessionOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--input" || a == "--dim" || a == "--seed" || a == "--output-dir" || a == "--threads") {
+      if (i + 1 >= args.size()) {
+        Error(a + " needs a value");
+        return kExitUsage;
+      }
+      const std::string& v = args[++i];
+      size_t eq = v.find('=');
+      if ((a == "--input" || a == "--dim") && eq == std::string::npos) {
+        Error(a + " takes NAME=VALUE, got '" + v + "'");
+        return kExitUsage;
+      }
+      if (a == "--input") input_files[v.substr(0, eq)] = v.substr(eq + 1);
+      if (a == "--dim") dims[v.substr(0, eq)] = std::atoll(v.c_str() + eq + 1);
+      if (a == "--seed") seed = std::strtoull(v.c_str(), nullptr, 10);
+      if (a == "--output-dir") output_dir = v;
+      if (a == "--threads") options.intra_op_num_threads = std::atoi(v.c_str());
+    } else if (!a.empty() && a[0] == '-') {
+      Error("unknown option '" + a + "'");
+      return kExitUsage;
+    } else if (model_path.empty()) {
+      model_path = a;
+    } else {
+      Error("unexpected argument '" + a + "'");
+      return kExitUsage;
+    }
+  }
+  if (model_path.empty()) {
+    Error("no model given (see 'onyx run --help')");
+    return kExitUsage;
+  }
+  auto t0 = std::chrono::steady_clock::now();
+  auto session = Session::Load(model_path, options);
+  if (!session.ok()) {
+    Error(session.status().message());
+    return session.status().code() == StatusCode::kUnsupported ? kExitUnsupported : kExitFailure;
+  }
+  auto t1 = std::chrono::steady_clock::now();
+  const auto& graph = (*session)->model().graph;
+  std::vector<std::pair<std::string, Value>> feeds;
+  std::mt19937_64 rng(seed);
+  for (const auto& [name, file] : input_files) {
+    const ir::ValueInfo* decl = nullptr;
+    for (const auto& in : graph.inputs) {
+      if (in.name == name) decl = &in;
+    }
+    if (decl == nullptr) {
+      Error("'" + name + "' is not an input of the model");
+      return kExitUsage;
+    }
+    Result<Value> v = Value();
+    if (std::filesystem::path(file).extension() == ".npy") {
+      auto t = format::LoadNpy(file);
+      v = t.ok() ? Result<Value>(Value(std::move(t).value())) : Result<Value>(t.status());
+    } else {
+      v = format::LoadValueFile(file, decl->type ? &*decl->type : nullptr);
+    }
+    if (!v.ok()) {
+      Error(v.status().message());
+      return kExitFailure;
+    }
+    feeds.emplace_back(name, std::move(v).value());
+  }
+  for (const auto* in : graph.RealInputs()) {
+    if (input_files.count(in->name)) continue;
+    Status st;
+    Value v = RandomInput(*in, dims, rng, &st);
+    if (!st.ok()) {
+      Error(st.message());
+      return kExitFailure;
+    }
+    std::printf("input  %-24s %s (random, seed %llu)\n", in->name.c_str(), Summary(v).c_str(),
+                static_cast<unsigned long long>(seed));
+    feeds.emplace_back(in->name, std::move(v));
+  }
+  std::vector<Value> outputs;
+  auto t2 = std::chrono::steady_clock::now();
+  Status st = (*session)->Run(feeds, {}, &outputs);
+  auto t3 = std::chrono::steady_clock::now();
+  if (!st.ok()) {
+    Error(st.message());
+    return kExitFailure;
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& name = graph.outputs[i].name;
+    std::printf("output %-24s %s\n", name.c_str(), Summary(outputs[i]).c_str());
+    if (!output_dir.empty() && outputs[i].is_tensor()) {
+      std::filesystem::create_directories(output_dir);
+      std::string safe = name;
+      for (char& c : safe) {
+        if (c == '/' || c == '\\' || c == ':') c = '_';
+      }
+      Status w = format::SaveNpy(outputs[i].tensor(), (std::filesystem::path(output_dir) / (safe + ".npy")).string());
+      if (!w.ok()) {
+        Error(w.message());
+        return kExitFailure;
+      }
+    }
+  }
+  auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  std::printf("time: session %.1f ms, run %.1f ms\n", ms(t0, t1), ms(t2, t3));
+  return kExitOk;
+}
+
+}  // namespace onyx::cli

@@ -1,0 +1,68 @@
+// onyx: the command-line face of the library.
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+namespace {
+
+struct Verb {
+  const char* name;
+  const char* summary;
+  int (*main)(const std::vector<std::string>&);
+};
+
+const Verb kVerbs[] = {
+    {"info", "show a model's inputs, outputs, opsets, operators and parameters", onyx::cli::InfoMain},
+    {"check", "validate a model's structure", onyx::cli::CheckMain},
+    {"run", "run a model on inputs from .npy/.pb files or random data", onyx::cli::RunMain},
+    {"print", "print a model in the ONNX text syntax", onyx::cli::PrintMain},
+    {"conformance", "run ONNX backend test cases and report PASS/FAIL per case", onyx::cli::ConformanceMain},
+};
+
+void Usage(std::FILE* out) {
+  std::fprintf(out, "usage: onyx <command> [options]\n\nonyx reads, checks and runs ONNX models.\n\ncommands:\n");
+  for (const auto& v : kVerbs) std::fprintf(out, "  %-12s %s\n", v.name, v.summary);
+  std::fprintf(out, "\nRun 'onyx <command> --help' for the options of a command.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::ios::sync_with_stdio(true);
+  if (argc < 2) {
+    Usage(stderr);
+    return onyx::cli::kExitUsage;
+  }
+  std::string verb = argv[1];
+  if (verb == "--help" || verb == "-h" || verb == "help") {
+    Usage(stdout);
+    return onyx::cli::kExitOk;
+  }
+  if (verb == "--version") {
+    std::printf("onyx 0.1.0\n");
+    return onyx::cli::kExitOk;
+  }
+  std::vector<std::string> args(argv + 2, argv + argc);
+  for (const auto& v : kVerbs) {
+    if (verb == v.name) return v.main(args);
+  }
+  onyx::cli::Error("unknown command '" + verb + "' (see 'onyx --help')");
+  return onyx::cli::kExitUsage;
+}
+
+namespace onyx::cli {
+
+bool WantsHelp(const std::vector<std::string>& args) {
+  for (const auto& a : args) {
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
+}
+
+void Error(const std::string& message) { std::fprintf(stderr, "onyx: %s\n", message.c_str()); }
+
+}  // namespace onyx::cli
