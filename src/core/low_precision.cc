@@ -187,23 +187,35 @@ float DoubleToFloatRoundToOdd(double v) {
 
 float Float8ToFloat(DataType t, uint8_t bits) {
   switch (t) {
-    case DataType::kFloat8E4M3FN: return Float8E4M3FNToFloat(bits);
-    case DataType::kFloat8E4M3FNUZ: return Float8E4M3FNUZToFloat(bits);
-    case DataType::kFloat8E5M2: return Float8E5M2ToFloat(bits);
-    case DataType::kFloat8E5M2FNUZ: return Float8E5M2FNUZToFloat(bits);
-    case DataType::kFloat8E8M0: return Float8E8M0ToFloat(bits);
-    default: return std::numeric_limits<float>::quiet_NaN();
+    case DataType::kFloat8E4M3FN:
+      return Float8E4M3FNToFloat(bits);
+    case DataType::kFloat8E4M3FNUZ:
+      return Float8E4M3FNUZToFloat(bits);
+    case DataType::kFloat8E5M2:
+      return Float8E5M2ToFloat(bits);
+    case DataType::kFloat8E5M2FNUZ:
+      return Float8E5M2FNUZToFloat(bits);
+    case DataType::kFloat8E8M0:
+      return Float8E8M0ToFloat(bits);
+    default:
+      return std::numeric_limits<float>::quiet_NaN();
   }
 }
 
 uint8_t FloatToFloat8(DataType t, float v, bool saturate, E8M0Rounding mode) {
   switch (t) {
-    case DataType::kFloat8E4M3FN: return FloatToFloat8E4M3FN(v, saturate);
-    case DataType::kFloat8E4M3FNUZ: return FloatToFloat8E4M3FNUZ(v, saturate);
-    case DataType::kFloat8E5M2: return FloatToFloat8E5M2(v, saturate);
-    case DataType::kFloat8E5M2FNUZ: return FloatToFloat8E5M2FNUZ(v, saturate);
-    case DataType::kFloat8E8M0: return FloatToFloat8E8M0(v, saturate, mode);
-    default: return 0;
+    case DataType::kFloat8E4M3FN:
+      return FloatToFloat8E4M3FN(v, saturate);
+    case DataType::kFloat8E4M3FNUZ:
+      return FloatToFloat8E4M3FNUZ(v, saturate);
+    case DataType::kFloat8E5M2:
+      return FloatToFloat8E5M2(v, saturate);
+    case DataType::kFloat8E5M2FNUZ:
+      return FloatToFloat8E5M2FNUZ(v, saturate);
+    case DataType::kFloat8E8M0:
+      return FloatToFloat8E8M0(v, saturate, mode);
+    default:
+      return 0;
   }
 }
 

@@ -10,7 +10,8 @@ Result<int64_t> CheckedNumElements(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0) return InvalidArgument("negative dimension " + std::to_string(d) + " in shape " + ShapeToString(shape));
-    if (d != 0 && n > (int64_t{1} << 62) / d) return InvalidArgument("shape " + ShapeToString(shape) + " is too large");
+    // 2^52 elements: far beyond any real tensor, and small enough that byte counts of every type fit in 64 bits.
+    if (d != 0 && n > (int64_t{1} << 52) / d) return InvalidArgument("shape " + ShapeToString(shape) + " is too large");
     n *= d;
   }
   return n;

@@ -1,6 +1,8 @@
 #include "runtime/session.h"
 
 #include <algorithm>
+#include <new>
+#include <stdexcept>
 #include <set>
 #include <thread>
 #include <unordered_set>
@@ -149,7 +151,14 @@ Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Val
     }
     std::vector<Value> outs(step.outputs.size());
     KernelContext ctx(std::move(ins), &outs, &frame, frame.num_threads);
-    Status st = step.kernel->Compute(ctx);
+    Status st;
+    try {
+      st = step.kernel->Compute(ctx);
+    } catch (const std::bad_alloc&) {
+      st = Status(StatusCode::kIoError, "out of memory");
+    } catch (const std::length_error&) {
+      st = Status(StatusCode::kInvalidArgument, "a tensor would be too large");
+    }
     if (!st.ok()) {
       if (st.message().rfind("node ", 0) == 0) return st;
       return st.WithContext(step.description);

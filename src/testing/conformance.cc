@@ -43,7 +43,15 @@ Result<std::vector<TestCase>> DiscoverCases(const std::vector<std::string>& path
     for (const auto& p : entries) {
       const std::string file = p.filename().string();
       if (fs::is_directory(p)) {
+        if (p.filename() == "testdata" && !fs::exists(p / "model.onnx")) continue;  // reference data of real models
         walk(p);
+      } else if (p.extension() == ".onnx" && fs::is_directory(dir / "testdata" / p.stem())) {
+        // A folder of real models with reference data in testdata/<model>/test_data_set_N (../shared/models/onnx).
+        TestCase c;
+        c.name = dir.filename().string() + "/" + p.stem().string();
+        c.model_path = p.string();
+        c.dir = (dir / "testdata" / p.stem()).string();
+        cases.push_back(std::move(c));
       } else if (file.rfind("light_", 0) == 0 && p.extension() == ".onnx") {
         fs::path expected = p.parent_path() / (p.stem().string() + "_output_0.pb");
         if (!fs::exists(expected)) continue;
@@ -80,7 +88,7 @@ Result<Value> LightInput(const ir::ValueInfo& in) {
   return Value(std::move(t));
 }
 
-Status RunDataSet(const Session& session, const fs::path& set_dir) {
+Status RunDataSet(const Session& session, const fs::path& set_dir, const Tolerance& tol) {
   const auto& g = session.model().graph;
   const auto real_inputs = g.RealInputs();
   std::vector<std::pair<std::string, Value>> feeds;
@@ -104,7 +112,7 @@ Status RunDataSet(const Session& session, const fs::path& set_dir) {
     const ir::ValueInfo& decl = g.outputs[i];
     ONYX_ASSIGN_OR_RETURN(Value expected, format::LoadValueFile((set_dir / ("output_" + std::to_string(i) + ".pb")).string(),
                                                                 decl.type ? &*decl.type : nullptr));
-    Status st = CompareValues(outputs[i], expected);
+    Status st = CompareValues(outputs[i], expected, tol);
     if (!st.ok()) return st.WithContext(set_dir.filename().string() + ", output '" + decl.name + "'");
   }
   return Status::Ok();
@@ -149,7 +157,7 @@ CaseResult RunCaseInProcess(const TestCase& test, const ConformanceOptions& opti
     std::sort(sets.begin(), sets.end());
     if (sets.empty()) st = NotFound("no test_data_set_N folder");
     for (const auto& s : sets) {
-      st = RunDataSet(**session, s);
+      st = RunDataSet(**session, s, options.tolerance);
       if (!st.ok()) break;
     }
   }

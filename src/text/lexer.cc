@@ -38,17 +38,23 @@ bool IsIdentifier(std::string_view s) {
 
 std::string Token::Describe() const {
   switch (kind) {
-    case TokenKind::kEnd: return "end of input";
-    case TokenKind::kIdentifier: return "identifier '" + text + "'";
+    case TokenKind::kEnd:
+      return "end of input";
+    case TokenKind::kIdentifier:
+      return "identifier '" + text + "'";
     case TokenKind::kInteger:
-    case TokenKind::kFloat: return "number " + text;
+    case TokenKind::kFloat:
+      return "number " + text;
     case TokenKind::kString: {
       std::string shown = text.size() > 40 ? text.substr(0, 40) + "..." : text;
       return "string \"" + shown + "\"";
     }
-    case TokenKind::kPunct: return "'" + text + "'";
-    case TokenKind::kArrow: return "'=>'";
-    case TokenKind::kError: return text;
+    case TokenKind::kPunct:
+      return "'" + text + "'";
+    case TokenKind::kArrow:
+      return "'=>'";
+    case TokenKind::kError:
+      return text;
   }
   return text;
 }
@@ -135,10 +141,18 @@ Token Lexer::LexString(int line, int column) {
     if (pos_ >= src_.size()) return Make(TokenKind::kError, "unterminated string literal", line, column);
     char e = src_[pos_];
     switch (e) {
-      case 'n': value.push_back('\n'); break;
-      case 't': value.push_back('\t'); break;
-      case 'r': value.push_back('\r'); break;
-      case '0': value.push_back('\0'); break;
+      case 'n':
+        value.push_back('\n');
+        break;
+      case 't':
+        value.push_back('\t');
+        break;
+      case 'r':
+        value.push_back('\r');
+        break;
+      case '0':
+        value.push_back('\0');
+        break;
       case 'x': {
         int hi = HexValue(At(1)), lo = HexValue(At(2));
         if (hi < 0 || lo < 0) {
@@ -150,7 +164,9 @@ Token Lexer::LexString(int line, int column) {
         Advance();
         break;
       }
-      default: value.push_back(e); break;  // \" \\ and, as in ONNX, any other escaped character as itself
+      default:
+        value.push_back(e);
+        break;  // \" \\ and, as in ONNX, any other escaped character as itself
     }
     Advance();
   }
@@ -166,8 +182,8 @@ Token Lexer::LexNumber(int line, int column) {
     if (EqualsIgnoreCase(w, "inf") || EqualsIgnoreCase(w, "infinity") || EqualsIgnoreCase(w, "nan")) {
       return Make(TokenKind::kFloat, std::string(src_.substr(start, pos_ - start)), line, column);
     }
-    return Make(TokenKind::kError, "malformed number '" + std::string(src_.substr(start, pos_ - start)) + "'",
-                line, column);
+    return Make(TokenKind::kError, "malformed number '" + std::string(src_.substr(start, pos_ - start)) + "'", line,
+                column);
   }
   bool is_float = false;
   while (IsDigit(At())) Advance();
@@ -188,11 +204,11 @@ Token Lexer::LexNumber(int line, int column) {
   }
   if (IsIdChar(At()) || (At() == '.' && IsDigit(At(1)))) {
     while (pos_ < src_.size() && (IsIdChar(src_[pos_]) || src_[pos_] == '.')) Advance();
-    return Make(TokenKind::kError, "malformed number '" + std::string(src_.substr(start, pos_ - start)) + "'",
-                line, column);
+    return Make(TokenKind::kError, "malformed number '" + std::string(src_.substr(start, pos_ - start)) + "'", line,
+                column);
   }
-  return Make(is_float ? TokenKind::kFloat : TokenKind::kInteger, std::string(src_.substr(start, pos_ - start)),
-              line, column);
+  return Make(is_float ? TokenKind::kFloat : TokenKind::kInteger, std::string(src_.substr(start, pos_ - start)), line,
+              column);
 }
 
 }  // namespace onyx::text

@@ -1,11 +1,14 @@
 #include "text/parser.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <complex>
 #include <cstdlib>
 #include <deque>
 #include <limits>
+#include <optional>
+#include <string>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -50,27 +53,43 @@ bool IsListType(AttrType t) {
 
 AttrType ElementType(AttrType list) {
   switch (list) {
-    case AttrType::kFloats: return AttrType::kFloat;
-    case AttrType::kInts: return AttrType::kInt;
-    case AttrType::kStrings: return AttrType::kString;
-    case AttrType::kTensors: return AttrType::kTensor;
-    case AttrType::kGraphs: return AttrType::kGraph;
-    case AttrType::kSparseTensors: return AttrType::kSparseTensor;
-    case AttrType::kTypeProtos: return AttrType::kTypeProto;
-    default: return list;
+    case AttrType::kFloats:
+      return AttrType::kFloat;
+    case AttrType::kInts:
+      return AttrType::kInt;
+    case AttrType::kStrings:
+      return AttrType::kString;
+    case AttrType::kTensors:
+      return AttrType::kTensor;
+    case AttrType::kGraphs:
+      return AttrType::kGraph;
+    case AttrType::kSparseTensors:
+      return AttrType::kSparseTensor;
+    case AttrType::kTypeProtos:
+      return AttrType::kTypeProto;
+    default:
+      return list;
   }
 }
 
 AttrType ListTypeOf(AttrType single) {
   switch (single) {
-    case AttrType::kFloat: return AttrType::kFloats;
-    case AttrType::kInt: return AttrType::kInts;
-    case AttrType::kString: return AttrType::kStrings;
-    case AttrType::kTensor: return AttrType::kTensors;
-    case AttrType::kGraph: return AttrType::kGraphs;
-    case AttrType::kSparseTensor: return AttrType::kSparseTensors;
-    case AttrType::kTypeProto: return AttrType::kTypeProtos;
-    default: return single;
+    case AttrType::kFloat:
+      return AttrType::kFloats;
+    case AttrType::kInt:
+      return AttrType::kInts;
+    case AttrType::kString:
+      return AttrType::kStrings;
+    case AttrType::kTensor:
+      return AttrType::kTensors;
+    case AttrType::kGraph:
+      return AttrType::kGraphs;
+    case AttrType::kSparseTensor:
+      return AttrType::kSparseTensors;
+    case AttrType::kTypeProto:
+      return AttrType::kTypeProtos;
+    default:
+      return single;
   }
 }
 
@@ -351,8 +370,7 @@ Status Parser::ValueInfo(ir::ValueInfo& vi) {
   }
   const Token name_tok = Peek();
   ONYX_ASSIGN_OR_RETURN(vi.name, QuotableId("a value name"));
-  if (!vi.type && name_tok.kind == TokenKind::kIdentifier &&
-      (PeekPunct('[') || PeekPunct('(') || PeekQuotableId())) {
+  if (!vi.type && name_tok.kind == TokenKind::kIdentifier && (PeekPunct('[') || PeekPunct('(') || PeekQuotableId())) {
     // `flot[2] x` or `flot x`: the first word was meant as a type.
     return Error(name_tok, "unknown type '" + name_tok.text + "'");
   }
@@ -464,8 +482,8 @@ Status Parser::TensorData(const Token& at, const ir::TypeInfo& type, ir::NamedTe
   }
   int64_t per_element = (dtype == DataType::kComplex64 || dtype == DataType::kComplex128) ? 2 : 1;
   if (static_cast<int64_t>(values.size()) != *count * per_element) {
-    std::string need = std::to_string(*count * per_element) +
-                       (per_element == 2 ? " numbers (real and imaginary parts)" : " values");
+    std::string need =
+        std::to_string(*count * per_element) + (per_element == 2 ? " numbers (real and imaginary parts)" : " values");
     return Error(open, what + " of shape " + ShapeToString(shape) + " needs " + need + " but " +
                            std::to_string(values.size()) + " are given");
   }
@@ -651,8 +669,8 @@ Status Parser::AttributeAfterName(ir::Attribute& attr) {
   AttrType list_type = declared;
   if (list_type == AttrType::kUndefined) {
     if (items.empty()) {
-      return Error(start, "the empty list of attribute '" + attr.name +
-                              "' needs a type annotation, like '" + attr.name + ": ints = []'");
+      return Error(start, "the empty list of attribute '" + attr.name + "' needs a type annotation, like '" +
+                              attr.name + ": ints = []'");
     }
     // Integers among floats are floats ([1, 2.5]); any other mix is an error below.
     AttrType elem = items[0].type;
@@ -675,14 +693,29 @@ Status Parser::AttributeAfterName(ir::Attribute& attr) {
                                        std::string(ir::AttrTypeName(list_type)));
     }
     switch (elem) {
-      case AttrType::kFloat: attr.floats.push_back(item.f); break;
-      case AttrType::kInt: attr.ints.push_back(item.i); break;
-      case AttrType::kString: attr.strings.push_back(std::move(item.s)); break;
-      case AttrType::kTensor: attr.tensors.push_back(std::move(item.t)); break;
-      case AttrType::kGraph: attr.graphs.push_back(std::move(item.g)); break;
-      case AttrType::kSparseTensor: attr.sparse_tensors.push_back(std::move(item.sparse_tensor)); break;
-      case AttrType::kTypeProto: attr.type_protos.push_back(std::move(*item.tp)); break;
-      default: return Error(item_starts[i], "attribute lists cannot hold " + std::string(ir::AttrTypeName(elem)));
+      case AttrType::kFloat:
+        attr.floats.push_back(item.f);
+        break;
+      case AttrType::kInt:
+        attr.ints.push_back(item.i);
+        break;
+      case AttrType::kString:
+        attr.strings.push_back(std::move(item.s));
+        break;
+      case AttrType::kTensor:
+        attr.tensors.push_back(std::move(item.t));
+        break;
+      case AttrType::kGraph:
+        attr.graphs.push_back(std::move(item.g));
+        break;
+      case AttrType::kSparseTensor:
+        attr.sparse_tensors.push_back(std::move(item.sparse_tensor));
+        break;
+      case AttrType::kTypeProto:
+        attr.type_protos.push_back(std::move(*item.tp));
+        break;
+      default:
+        return Error(item_starts[i], "attribute lists cannot hold " + std::string(ir::AttrTypeName(elem)));
     }
   }
   return Status::Ok();
@@ -740,8 +773,8 @@ Status Parser::SingleAttrValue(ir::Attribute& attr, AttrType expected) {
       } else if (IsFloatWord(tok.text)) {
         Take();
         attr.type = AttrType::kFloat;
-        ONYX_ASSIGN_OR_RETURN(attr.f, Floating<float>(Token{TokenKind::kFloat, tok.text, tok.line, tok.column},
-                                                      "a number"));
+        ONYX_ASSIGN_OR_RETURN(attr.f,
+                              Floating<float>(Token{TokenKind::kFloat, tok.text, tok.line, tok.column}, "a number"));
       } else {
         attr.type = AttrType::kGraph;
         attr.g = std::make_shared<ir::Graph>();
@@ -749,7 +782,8 @@ Status Parser::SingleAttrValue(ir::Attribute& attr, AttrType expected) {
       }
       break;
     }
-    default: return Unexpected(tok, "an attribute value");
+    default:
+      return Unexpected(tok, "an attribute value");
   }
   if (expected != AttrType::kUndefined && expected != attr.type) {
     return Error(tok, "attribute '" + attr.name + "' is declared '" + std::string(ir::AttrTypeName(expected)) +

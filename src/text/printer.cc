@@ -1,5 +1,6 @@
 #include "text/printer.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <complex>
@@ -60,11 +61,21 @@ class Printer {
     for (char c : s) {
       auto u = static_cast<unsigned char>(c);
       switch (c) {
-        case '"': out_ += "\\\""; break;
-        case '\\': out_ += "\\\\"; break;
-        case '\n': out_ += "\\n"; break;
-        case '\t': out_ += "\\t"; break;
-        case '\r': out_ += "\\r"; break;
+        case '"':
+          out_ += "\\\"";
+          break;
+        case '\\':
+          out_ += "\\\\";
+          break;
+        case '\n':
+          out_ += "\\n";
+          break;
+        case '\t':
+          out_ += "\\t";
+          break;
+        case '\r':
+          out_ += "\\r";
+          break;
         default:
           if (u < 0x20 || u == 0x7f) {
             out_ += "\\x";
@@ -153,7 +164,8 @@ class Printer {
         out_ += t.opaque_name;
         out_ += ')';
         return;
-      case Kind::kUndefined: break;
+      case Kind::kUndefined:
+        break;
     }
     out_ += "undefined";
   }
@@ -179,12 +191,24 @@ class Printer {
     const auto k = static_cast<size_t>(i);
     DataType dtype = t.type();
     switch (dtype) {
-      case DataType::kString: Quoted(t.data<std::string>()[k]); return;
-      case DataType::kBool: out_ += t.data<bool>()[k] ? '1' : '0'; return;
-      case DataType::kFloat: out_ += FormatFloat(t.data<float>()[k]); return;
-      case DataType::kDouble: out_ += FormatFloat(t.data<double>()[k]); return;
-      case DataType::kFloat16: out_ += FormatFloat(static_cast<float>(t.data<Float16>()[k])); return;
-      case DataType::kBFloat16: out_ += FormatFloat(static_cast<float>(t.data<BFloat16>()[k])); return;
+      case DataType::kString:
+        Quoted(t.data<std::string>()[k]);
+        return;
+      case DataType::kBool:
+        out_ += t.data<bool>()[k] ? '1' : '0';
+        return;
+      case DataType::kFloat:
+        out_ += FormatFloat(t.data<float>()[k]);
+        return;
+      case DataType::kDouble:
+        out_ += FormatFloat(t.data<double>()[k]);
+        return;
+      case DataType::kFloat16:
+        out_ += FormatFloat(static_cast<float>(t.data<Float16>()[k]));
+        return;
+      case DataType::kBFloat16:
+        out_ += FormatFloat(static_cast<float>(t.data<BFloat16>()[k]));
+        return;
       case DataType::kComplex64: {
         auto c = t.data<std::complex<float>>()[k];
         out_ += FormatFloat(c.real()) + ", " + FormatFloat(c.imag());
@@ -195,15 +219,32 @@ class Printer {
         out_ += FormatFloat(c.real()) + ", " + FormatFloat(c.imag());
         return;
       }
-      case DataType::kInt8: out_ += std::to_string(t.data<int8_t>()[k]); return;
-      case DataType::kInt16: out_ += std::to_string(t.data<int16_t>()[k]); return;
-      case DataType::kInt32: out_ += std::to_string(t.data<int32_t>()[k]); return;
-      case DataType::kInt64: out_ += std::to_string(t.data<int64_t>()[k]); return;
-      case DataType::kUint8: out_ += std::to_string(t.data<uint8_t>()[k]); return;
-      case DataType::kUint16: out_ += std::to_string(t.data<uint16_t>()[k]); return;
-      case DataType::kUint32: out_ += std::to_string(t.data<uint32_t>()[k]); return;
-      case DataType::kUint64: out_ += std::to_string(t.data<uint64_t>()[k]); return;
-      default: break;
+      case DataType::kInt8:
+        out_ += std::to_string(t.data<int8_t>()[k]);
+        return;
+      case DataType::kInt16:
+        out_ += std::to_string(t.data<int16_t>()[k]);
+        return;
+      case DataType::kInt32:
+        out_ += std::to_string(t.data<int32_t>()[k]);
+        return;
+      case DataType::kInt64:
+        out_ += std::to_string(t.data<int64_t>()[k]);
+        return;
+      case DataType::kUint8:
+        out_ += std::to_string(t.data<uint8_t>()[k]);
+        return;
+      case DataType::kUint16:
+        out_ += std::to_string(t.data<uint16_t>()[k]);
+        return;
+      case DataType::kUint32:
+        out_ += std::to_string(t.data<uint32_t>()[k]);
+        return;
+      case DataType::kUint64:
+        out_ += std::to_string(t.data<uint64_t>()[k]);
+        return;
+      default:
+        break;
     }
     const auto* bytes = static_cast<const uint8_t*>(t.raw());
     if (IsSubByte(dtype)) {
@@ -271,9 +312,9 @@ class Printer {
     Id(a.name);
     bool empty_list = IsListAttr(a.type) && a.floats.empty() && a.ints.empty() && a.strings.empty() &&
                       a.tensors.empty() && a.graphs.empty() && a.sparse_tensors.empty() && a.type_protos.empty();
-    bool annotate = !a.ref_attr_name.empty() ? a.type != AttrType::kUndefined
-                                             : empty_list || a.type == AttrType::kSparseTensor ||
-                                                   a.type == AttrType::kSparseTensors;
+    bool annotate = !a.ref_attr_name.empty()
+                        ? a.type != AttrType::kUndefined
+                        : empty_list || a.type == AttrType::kSparseTensor || a.type == AttrType::kSparseTensors;
     if (annotate) {
       out_ += ": ";
       out_ += ir::AttrTypeName(a.type);
@@ -290,23 +331,50 @@ class Printer {
       out_ += ']';
     };
     switch (a.type) {
-      case AttrType::kFloat: out_ += FormatFloat(a.f); return;
-      case AttrType::kInt: out_ += std::to_string(a.i); return;
-      case AttrType::kString: Quoted(a.s); return;
-      case AttrType::kTensor: TensorLiteral(a.t, false); return;
-      case AttrType::kGraph: Graph(a.g ? *a.g : ir::Graph{}, depth, true); return;
-      case AttrType::kSparseTensor: Quoted(a.sparse_tensor); return;
-      case AttrType::kTypeProto: Type(a.tp ? *a.tp : ir::TypeInfo{}); return;
-      case AttrType::kFloats: list(a.floats, [&](float f) { out_ += FormatFloat(f); }); return;
-      case AttrType::kInts: list(a.ints, [&](int64_t i) { out_ += std::to_string(i); }); return;
-      case AttrType::kStrings: list(a.strings, [&](const std::string& s) { Quoted(s); }); return;
-      case AttrType::kTensors: list(a.tensors, [&](const ir::NamedTensor& t) { TensorLiteral(t, false); }); return;
+      case AttrType::kFloat:
+        out_ += FormatFloat(a.f);
+        return;
+      case AttrType::kInt:
+        out_ += std::to_string(a.i);
+        return;
+      case AttrType::kString:
+        Quoted(a.s);
+        return;
+      case AttrType::kTensor:
+        TensorLiteral(a.t, false);
+        return;
+      case AttrType::kGraph:
+        Graph(a.g ? *a.g : ir::Graph{}, depth, true);
+        return;
+      case AttrType::kSparseTensor:
+        Quoted(a.sparse_tensor);
+        return;
+      case AttrType::kTypeProto:
+        Type(a.tp ? *a.tp : ir::TypeInfo{});
+        return;
+      case AttrType::kFloats:
+        list(a.floats, [&](float f) { out_ += FormatFloat(f); });
+        return;
+      case AttrType::kInts:
+        list(a.ints, [&](int64_t i) { out_ += std::to_string(i); });
+        return;
+      case AttrType::kStrings:
+        list(a.strings, [&](const std::string& s) { Quoted(s); });
+        return;
+      case AttrType::kTensors:
+        list(a.tensors, [&](const ir::NamedTensor& t) { TensorLiteral(t, false); });
+        return;
       case AttrType::kGraphs:
         list(a.graphs, [&](const std::shared_ptr<ir::Graph>& g) { Graph(g ? *g : ir::Graph{}, depth, true); });
         return;
-      case AttrType::kSparseTensors: list(a.sparse_tensors, [&](const std::string& s) { Quoted(s); }); return;
-      case AttrType::kTypeProtos: list(a.type_protos, [&](const ir::TypeInfo& t) { Type(t); }); return;
-      case AttrType::kUndefined: break;
+      case AttrType::kSparseTensors:
+        list(a.sparse_tensors, [&](const std::string& s) { Quoted(s); });
+        return;
+      case AttrType::kTypeProtos:
+        list(a.type_protos, [&](const ir::TypeInfo& t) { Type(t); });
+        return;
+      case AttrType::kUndefined:
+        break;
     }
     out_ += "undefined";
   }
@@ -344,6 +412,10 @@ class Printer {
   }
 
   void Nodes(const std::vector<ir::Node>& nodes, int depth) {
+    if (nodes.empty()) {
+      out_ += "{}";
+      return;
+    }
     out_ += "{\n";
     for (const auto& n : nodes) {
       Indent(depth + 1);

@@ -30,9 +30,9 @@ struct Float8Case {
 };
 
 const Float8Case kFloat8Cases[] = {
-    {"e4m3fn", FloatToFloat8E4M3FN, Float8E4M3FNToFloat, 448.0f, 0.001953125f},           // 2^-9
-    {"e4m3fnuz", FloatToFloat8E4M3FNUZ, Float8E4M3FNUZToFloat, 240.0f, 0.0009765625f},    // 2^-10
-    {"e5m2", FloatToFloat8E5M2, Float8E5M2ToFloat, 57344.0f, 1.52587890625e-05f},         // 2^-16
+    {"e4m3fn", FloatToFloat8E4M3FN, Float8E4M3FNToFloat, 448.0f, 0.001953125f},                // 2^-9
+    {"e4m3fnuz", FloatToFloat8E4M3FNUZ, Float8E4M3FNUZToFloat, 240.0f, 0.0009765625f},         // 2^-10
+    {"e5m2", FloatToFloat8E5M2, Float8E5M2ToFloat, 57344.0f, 1.52587890625e-05f},              // 2^-16
     {"e5m2fnuz", FloatToFloat8E5M2FNUZ, Float8E5M2FNUZToFloat, 57344.0f, 7.62939453125e-06f},  // 2^-17
 };
 
@@ -112,7 +112,7 @@ TEST(LowPrecisionTest, Float8RoundsTiesToEven) {
 }
 
 TEST(LowPrecisionTest, Float8SubnormalRounding) {
-  const float m = 0.001953125f;  // e4m3fn's smallest subnormal, code 0x01
+  const float m = 0.001953125f;                    // e4m3fn's smallest subnormal, code 0x01
   EXPECT_EQ(FloatToFloat8E4M3FN(m * 0.5f), 0x00);  // tie to even zero
   EXPECT_EQ(FloatToFloat8E4M3FN(std::nextafter(m * 0.5f, 1.0f)), 0x01);
   EXPECT_EQ(FloatToFloat8E4M3FN(m * 1.5f), 0x02);  // tie between 1 and 2 -> 2
@@ -206,15 +206,15 @@ TEST(LowPrecisionTest, Float4E2M1) {
     EXPECT_EQ(f, (code & 8) ? -values[code & 7] : values[code & 7]) << code;
     EXPECT_EQ(FloatToFloat4E2M1(f), code) << code;
   }
-  EXPECT_EQ(FloatToFloat4E2M1(0.25f), 0x0);   // tie -> even 0
-  EXPECT_EQ(FloatToFloat4E2M1(0.75f), 0x2);   // tie -> even 1.0
-  EXPECT_EQ(FloatToFloat4E2M1(1.25f), 0x2);   // tie -> even 1.0
-  EXPECT_EQ(FloatToFloat4E2M1(1.75f), 0x4);   // tie -> even 2.0
+  EXPECT_EQ(FloatToFloat4E2M1(0.25f), 0x0);  // tie -> even 0
+  EXPECT_EQ(FloatToFloat4E2M1(0.75f), 0x2);  // tie -> even 1.0
+  EXPECT_EQ(FloatToFloat4E2M1(1.25f), 0x2);  // tie -> even 1.0
+  EXPECT_EQ(FloatToFloat4E2M1(1.75f), 0x4);  // tie -> even 2.0
   EXPECT_EQ(FloatToFloat4E2M1(2.5f), 0x4);
-  EXPECT_EQ(FloatToFloat4E2M1(-3.5f), 0xe);   // tie -> even -4
+  EXPECT_EQ(FloatToFloat4E2M1(-3.5f), 0xe);  // tie -> even -4
   EXPECT_EQ(FloatToFloat4E2M1(5.0f), 0x6);
   EXPECT_EQ(FloatToFloat4E2M1(5.01f), 0x7);
-  EXPECT_EQ(FloatToFloat4E2M1(7.0f), 0x7);    // saturates
+  EXPECT_EQ(FloatToFloat4E2M1(7.0f), 0x7);  // saturates
   EXPECT_EQ(FloatToFloat4E2M1(-1e30f), 0xf);
   EXPECT_EQ(FloatToFloat4E2M1(kInf), 0x7);
   EXPECT_EQ(FloatToFloat4E2M1(kNaN), 0x8);

@@ -30,24 +30,24 @@ T RoundTrip(std::string_view text, ParseFn parse, PrintFn print) {
 }
 
 ir::Model ModelRoundTrip(std::string_view text) {
-  return RoundTrip<ir::Model>(text, [](std::string_view s) { return ParseModel(s); },
-                              [](const ir::Model& m) { return PrintModel(m); });
+  return RoundTrip<ir::Model>(
+      text, [](std::string_view s) { return ParseModel(s); }, [](const ir::Model& m) { return PrintModel(m); });
 }
 ir::Graph GraphRoundTrip(std::string_view text) {
-  return RoundTrip<ir::Graph>(text, [](std::string_view s) { return ParseGraph(s); },
-                              [](const ir::Graph& g) { return PrintGraph(g); });
+  return RoundTrip<ir::Graph>(
+      text, [](std::string_view s) { return ParseGraph(s); }, [](const ir::Graph& g) { return PrintGraph(g); });
 }
 ir::Node NodeRoundTrip(std::string_view text) {
-  return RoundTrip<ir::Node>(text, [](std::string_view s) { return ParseNode(s); },
-                             [](const ir::Node& n) { return PrintNode(n); });
+  return RoundTrip<ir::Node>(
+      text, [](std::string_view s) { return ParseNode(s); }, [](const ir::Node& n) { return PrintNode(n); });
 }
 ir::TypeInfo TypeRoundTrip(std::string_view text) {
-  return RoundTrip<ir::TypeInfo>(text, [](std::string_view s) { return ParseType(s); },
-                                 [](const ir::TypeInfo& t) { return PrintType(t); });
+  return RoundTrip<ir::TypeInfo>(
+      text, [](std::string_view s) { return ParseType(s); }, [](const ir::TypeInfo& t) { return PrintType(t); });
 }
 ir::NamedTensor TensorRoundTrip(std::string_view text) {
-  return RoundTrip<ir::NamedTensor>(text, [](std::string_view s) { return ParseTensor(s); },
-                                    [](const ir::NamedTensor& t) { return PrintTensor(t); });
+  return RoundTrip<ir::NamedTensor>(
+      text, [](std::string_view s) { return ParseTensor(s); }, [](const ir::NamedTensor& t) { return PrintTensor(t); });
 }
 
 ir::ValueInfo MakeValueInfo(std::string name, std::optional<ir::TypeInfo> type) {
@@ -782,7 +782,8 @@ TEST(TextSyntaxErrors, HugeAndBadNumbers) {
             "line 1, column 13: integer 123456789012345678901234567890 does not fit in int64");
   EXPECT_EQ(ErrorOf(ParseNode("y = Foo<a = 1e999>()")), "line 1, column 13: number 1e999 is out of range for float");
   EXPECT_EQ(ErrorOf(ParseTensor("double[1] {1e400}")), "line 1, column 12: number 1e400 is out of range for double");
-  EXPECT_EQ(ErrorOf(ParseTensor("int8[2] {1, 300}")), "line 1, column 13: value 300 is out of range for int8 (-128 to 127)");
+  EXPECT_EQ(ErrorOf(ParseTensor("int8[2] {1, 300}")),
+            "line 1, column 13: value 300 is out of range for int8 (-128 to 127)");
   EXPECT_EQ(ErrorOf(ParseTensor("uint8[1] {-1}")), "line 1, column 11: value -1 is out of range for uint8 (0 to 255)");
   EXPECT_EQ(ErrorOf(ParseTensor("uint64[1] {18446744073709551616}")),
             "line 1, column 12: integer 18446744073709551616 does not fit in uint64");
@@ -836,8 +837,9 @@ TEST(TextSyntaxErrors, HeadersAndTrailingText) {
   EXPECT_EQ(ErrorOf(ParseModel("<opset_import: [onnx : 15]> g () => () {}")),
             "line 1, column 17: expected an opset domain in quotes (\"\" for the default domain) but found "
             "identifier 'onnx'");
-  EXPECT_EQ(ErrorOf(ParseNode("y = Relu(x) z")), "line 1, column 13: expected end of input after the node but found "
-                                                 "identifier 'z'");
+  EXPECT_EQ(ErrorOf(ParseNode("y = Relu(x) z")),
+            "line 1, column 13: expected end of input after the node but found "
+            "identifier 'z'");
   EXPECT_EQ(ErrorOf(ParseModel("")), "line 1, column 1: expected a graph name but found end of input");
   EXPECT_EQ(ErrorOf(ParseNode("y = Relu(x) $")), "line 1, column 13: unexpected character '$'");
   EXPECT_EQ(ErrorOf(ParseModel("<ir_version: 8> g () => () {}\n<domain: \"d\">\nf (x) => (y) { y = Relu(x) ")),

@@ -24,6 +24,8 @@ void Help() {
       "                      only when a case outside the file does not pass, and lists cases that newly pass.\n"
       "  --filter TEXT       only cases whose name contains TEXT\n"
       "  --timeout SECONDS   per-case time limit (default 120)\n"
+      "  --rtol X, --atol X  tolerances (defaults 1e-3 and 1e-7, as ONNX's runner; real models whose outputs\n"
+      "                      sum many terms need --atol 1e-5, ONNX Runtime's onnx_test_runner default)\n"
       "  --no-isolate        run cases in this process (faster; a crash then ends the run)\n"
       "  --quiet             print only the cases that do not pass\n"
       "  -O LEVEL            graph optimization level (0 = off)\n");
@@ -45,7 +47,8 @@ int ConformanceMain(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto next = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
-    if (a == "--json" || a == "--expect" || a == "--filter" || a == "--timeout" || a == "-O") {
+    if (a == "--json" || a == "--expect" || a == "--filter" || a == "--timeout" || a == "-O" || a == "--rtol" ||
+        a == "--atol") {
       const std::string* v = next();
       if (v == nullptr) {
         Error(a + " needs a value");
@@ -56,6 +59,8 @@ int ConformanceMain(const std::vector<std::string>& args) {
       if (a == "--filter") filter = *v;
       if (a == "--timeout") options.timeout_seconds = std::max(1, std::atoi(v->c_str()));
       if (a == "-O") options.optimization_level = std::atoi(v->c_str());
+      if (a == "--rtol") options.tolerance.rtol = std::atof(v->c_str());
+      if (a == "--atol") options.tolerance.atol = std::atof(v->c_str());
     } else if (a == "--no-isolate") {
       options.isolate = false;
     } else if (a == "--quiet") {

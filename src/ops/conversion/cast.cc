@@ -24,9 +24,7 @@ struct Widened {
   std::vector<uint64_t> u;  // two's complement bits of the integer value
 };
 
-bool IsFloatLike(DataType t) {
-  return IsFloatingPoint(t) || IsFloat8(t) || t == DataType::kFloat4E2M1;
-}
+bool IsFloatLike(DataType t) { return IsFloatingPoint(t) || IsFloat8(t) || t == DataType::kFloat4E2M1; }
 
 int64_t TruncToInt64(double v) {
   // The range check also rejects NaN.
@@ -262,7 +260,8 @@ Status Narrow(const Widened& w, const CastOptions& options, Tensor& out) {
   if (IsFloat8(to)) {
     uint8_t* p = out.data<uint8_t>();
     for (int64_t i = 0; i < n; ++i) {
-      const double v = w.is_float ? w.d[static_cast<size_t>(i)] : IntToDouble(w.u[static_cast<size_t>(i)], w.is_unsigned);
+      const double v =
+          w.is_float ? w.d[static_cast<size_t>(i)] : IntToDouble(w.u[static_cast<size_t>(i)], w.is_unsigned);
       p[i] = DoubleToFloat8(to, v, options.saturate, options.round_mode);
     }
     return Status::Ok();
@@ -411,32 +410,52 @@ bool IsCastableType(DataType t) {
 std::string FormatElement(const Tensor& t, int64_t i) {
   const DataType type = t.type();
   switch (type) {
-    case DataType::kFloat: return FormatNumpy(t.data<float>()[i], NumpyFloat::kFloat);
-    case DataType::kDouble: return FormatNumpy(t.data<double>()[i], NumpyFloat::kDouble);
-    case DataType::kFloat16: return FormatNumpy(static_cast<float>(t.data<Float16>()[i]), NumpyFloat::kHalf);
-    case DataType::kBFloat16: return FormatMlDtypes(static_cast<float>(t.data<BFloat16>()[i]));
+    case DataType::kFloat:
+      return FormatNumpy(t.data<float>()[i], NumpyFloat::kFloat);
+    case DataType::kDouble:
+      return FormatNumpy(t.data<double>()[i], NumpyFloat::kDouble);
+    case DataType::kFloat16:
+      return FormatNumpy(static_cast<float>(t.data<Float16>()[i]), NumpyFloat::kHalf);
+    case DataType::kBFloat16:
+      return FormatMlDtypes(static_cast<float>(t.data<BFloat16>()[i]));
     case DataType::kFloat8E4M3FN:
     case DataType::kFloat8E4M3FNUZ:
     case DataType::kFloat8E5M2:
     case DataType::kFloat8E5M2FNUZ:
-    case DataType::kFloat8E8M0: return FormatMlDtypes(Float8ToFloat(type, t.data<uint8_t>()[i]));
-    case DataType::kFloat4E2M1: return FormatMlDtypes(Float4E2M1ToFloat(GetPackedNibble(t.raw(), i)));
+    case DataType::kFloat8E8M0:
+      return FormatMlDtypes(Float8ToFloat(type, t.data<uint8_t>()[i]));
+    case DataType::kFloat4E2M1:
+      return FormatMlDtypes(Float4E2M1ToFloat(GetPackedNibble(t.raw(), i)));
     case DataType::kBool:
       return t.data<bool>()[i] ? "True" : "False";
-    case DataType::kInt4: return std::to_string(GetInt4(t.raw(), i));
-    case DataType::kUint4: return std::to_string(GetUint4(t.raw(), i));
-    case DataType::kInt2: return std::to_string(GetInt2(t.raw(), i));
-    case DataType::kUint2: return std::to_string(GetUint2(t.raw(), i));
-    case DataType::kInt8: return std::to_string(t.data<int8_t>()[i]);
-    case DataType::kInt16: return std::to_string(t.data<int16_t>()[i]);
-    case DataType::kInt32: return std::to_string(t.data<int32_t>()[i]);
-    case DataType::kInt64: return std::to_string(t.data<int64_t>()[i]);
-    case DataType::kUint8: return std::to_string(t.data<uint8_t>()[i]);
-    case DataType::kUint16: return std::to_string(t.data<uint16_t>()[i]);
-    case DataType::kUint32: return std::to_string(t.data<uint32_t>()[i]);
-    case DataType::kUint64: return std::to_string(t.data<uint64_t>()[i]);
-    case DataType::kString: return t.data<std::string>()[i];
-    default: return "";
+    case DataType::kInt4:
+      return std::to_string(GetInt4(t.raw(), i));
+    case DataType::kUint4:
+      return std::to_string(GetUint4(t.raw(), i));
+    case DataType::kInt2:
+      return std::to_string(GetInt2(t.raw(), i));
+    case DataType::kUint2:
+      return std::to_string(GetUint2(t.raw(), i));
+    case DataType::kInt8:
+      return std::to_string(t.data<int8_t>()[i]);
+    case DataType::kInt16:
+      return std::to_string(t.data<int16_t>()[i]);
+    case DataType::kInt32:
+      return std::to_string(t.data<int32_t>()[i]);
+    case DataType::kInt64:
+      return std::to_string(t.data<int64_t>()[i]);
+    case DataType::kUint8:
+      return std::to_string(t.data<uint8_t>()[i]);
+    case DataType::kUint16:
+      return std::to_string(t.data<uint16_t>()[i]);
+    case DataType::kUint32:
+      return std::to_string(t.data<uint32_t>()[i]);
+    case DataType::kUint64:
+      return std::to_string(t.data<uint64_t>()[i]);
+    case DataType::kString:
+      return t.data<std::string>()[i];
+    default:
+      return "";
   }
 }
 
@@ -448,8 +467,7 @@ Status CastInto(const Tensor& in, const CastOptions& options, Tensor& out) {
   }
   if (!IsCastableType(to)) return Unsupported("cannot cast to element type " + std::string(DataTypeName(to)));
   if (out.size() != in.size()) {
-    return Internal("cast output has " + std::to_string(out.size()) + " elements, input " +
-                    std::to_string(in.size()));
+    return Internal("cast output has " + std::to_string(out.size()) + " elements, input " + std::to_string(in.size()));
   }
   const int64_t n = in.size();
   if (from == to) {

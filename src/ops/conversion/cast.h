@@ -28,7 +28,7 @@
 namespace onyx::ops {
 
 struct CastOptions {
-  bool saturate = true;  // float8 destinations only
+  bool saturate = true;                         // float8 destinations only
   E8M0Rounding round_mode = E8M0Rounding::kUp;  // float8e8m0 destination only
 };
 

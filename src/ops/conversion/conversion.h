@@ -8,5 +8,6 @@ class KernelRegistry;
 namespace onyx::ops::conversion {
 
 void RegisterCastOps(KernelRegistry& registry);
+void RegisterBitCastOp(KernelRegistry& registry);
 
 }  // namespace onyx::ops::conversion

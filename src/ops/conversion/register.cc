@@ -3,6 +3,9 @@
 
 namespace onyx::ops {
 
-void RegisterConversionOps(KernelRegistry& registry) { conversion::RegisterCastOps(registry); }
+void RegisterConversionOps(KernelRegistry& registry) {
+  conversion::RegisterCastOps(registry);
+  conversion::RegisterBitCastOp(registry);
+}
 
 }  // namespace onyx::ops

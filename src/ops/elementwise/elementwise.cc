@@ -58,8 +58,8 @@ Status BinaryBroadcast::Resolve(const Tensor& a, const Tensor& b, Tensor* b_view
 
 Status CheckSameType(const Tensor& a, const Tensor& b, const char* name_a, const char* name_b) {
   if (a.type() != b.type()) {
-    return InvalidArgument("inputs '" + std::string(name_a) + "' (" + std::string(DataTypeName(a.type())) +
-                           ") and '" + std::string(name_b) + "' (" + std::string(DataTypeName(b.type())) +
+    return InvalidArgument("inputs '" + std::string(name_a) + "' (" + std::string(DataTypeName(a.type())) + ") and '" +
+                           std::string(name_b) + "' (" + std::string(DataTypeName(b.type())) +
                            ") must have the same element type");
   }
   return Status::Ok();

@@ -182,9 +182,8 @@ class BinaryKernel : public OpKernel {
         }
       }
       Tensor& out = ctx.AllocateOutput(0, DataTypeOf<Out>::value, out_shape);
-      BroadcastBinary<T, T, Out>(*a, bv, out, [this](const T& x, const T& y) {
-        return static_cast<Out>(fn_(ToCompute(x), ToCompute(y)));
-      });
+      BroadcastBinary<T, T, Out>(
+          *a, bv, out, [this](const T& x, const T& y) { return static_cast<Out>(fn_(ToCompute(x), ToCompute(y))); });
       return Status::Ok();
     });
   }

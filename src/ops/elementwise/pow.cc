@@ -65,8 +65,6 @@ class PowKernel : public OpKernel {
 
 }  // namespace
 
-void RegisterPowOp(KernelRegistry& registry) {
-  registry.Add("", "Pow", 1, kLatestVersion, MakeFactory<PowKernel>());
-}
+void RegisterPowOp(KernelRegistry& registry) { registry.Add("", "Pow", 1, kLatestVersion, MakeFactory<PowKernel>()); }
 
 }  // namespace onyx::ops::elementwise

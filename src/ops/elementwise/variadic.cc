@@ -18,9 +18,12 @@ C Combine(Variadic op, C a, C b) {
   }
   switch (op) {
     case Variadic::kSum:
-    case Variadic::kMean: return WrapAdd(a, b);
-    case Variadic::kMax: return a < b ? b : a;
-    case Variadic::kMin: return b < a ? b : a;
+    case Variadic::kMean:
+      return WrapAdd(a, b);
+    case Variadic::kMax:
+      return a < b ? b : a;
+    case Variadic::kMin:
+      return b < a ? b : a;
   }
   return a;
 }

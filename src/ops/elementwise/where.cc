@@ -26,9 +26,8 @@ class WhereKernel : public OpKernel {
       std::vector<int64_t> strides[3] = {BroadcastStrides(cond->shape(), out_shape),
                                          BroadcastStrides(x->shape(), out_shape),
                                          BroadcastStrides(y->shape(), out_shape)};
-      ForEachStrided(out_shape, strides, [&](int64_t i, const int64_t* off) {
-        po[i] = pc[off[0]] ? px[off[1]] : py[off[2]];
-      });
+      ForEachStrided(out_shape, strides,
+                     [&](int64_t i, const int64_t* off) { po[i] = pc[off[0]] ? px[off[1]] : py[off[2]]; });
       return Status::Ok();
     });
   }

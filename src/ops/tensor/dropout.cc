@@ -1,6 +1,7 @@
 // Dropout. This is an inference runtime: versions before 12 always run in inference mode (identity; the old
-// is_test attribute is ignored). From version 12 the optional 'training_mode' input can turn on random dropping,
-// drawn from the 'seed' attribute when given.
+// is_test attribute is ignored). From version 12 the optional 'training_mode' input can turn on random dropping.
+// With a 'seed' attribute the draws are those of numpy's legacy generator (np.random.seed(seed), then
+// np.random.uniform(0, 1, shape)), which is how ONNX's reference and test data draw them.
 #include <random>
 
 #include "ops/tensor/tensor_util.h"
@@ -59,17 +60,22 @@ class DropoutKernel : public OpKernel {
       }
       return Status::Ok();
     }
-    std::mt19937_64 rng(has_seed_ ? static_cast<uint64_t>(seed_) : std::random_device{}());
-    std::uniform_real_distribution<double> uniform(0.0, 1.0);
+    // std::mt19937 seeds exactly as numpy's init_genrand; a double takes two draws, 27 + 26 bits, as numpy does.
+    std::mt19937 rng(has_seed_ ? static_cast<uint32_t>(seed_) : std::random_device{}());
+    auto uniform = [&rng] {
+      const uint32_t a = rng() >> 5, b = rng() >> 6;
+      return (a * 67108864.0 + b) / 9007199254740992.0;
+    };
     const double scale = 1.0 / (1.0 - ratio);
     return Dispatch<FloatTypes>(x->type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
+      using CT = ComputeType<T>;
       const T* in = x->data<T>();
       Tensor& out = ctx.AllocateOutput(0, x->type(), x->shape());
       bool* mask = want_mask ? ctx.AllocateOutput(1, DataType::kBool, x->shape()).data<bool>() : nullptr;
       for (int64_t i = 0; i < x->size(); ++i) {
-        const bool keep = uniform(rng) >= ratio;
-        out.data<T>()[i] = keep ? FromDouble<T>(ToDouble(in[i]) * scale) : FromDouble<T>(0.0);
+        const bool keep = uniform() >= ratio;
+        out.data<T>()[i] = keep ? T(static_cast<CT>(in[i]) * static_cast<CT>(scale)) : T(CT{0});
         if (mask) mask[i] = keep;
       }
       return Status::Ok();

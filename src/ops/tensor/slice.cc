@@ -66,7 +66,9 @@ class SliceKernel : public OpKernel {
       if (start < 0) start += dim;
       if (end < 0) end += dim;
       int64_t count;
-      if (step > 0) {
+      if (dim == 0) {
+        count = 0;
+      } else if (step > 0) {
         start = std::clamp<int64_t>(start, 0, dim);
         end = std::clamp<int64_t>(end, 0, dim);
         count = end > start ? (end - start - 1) / step + 1 : 0;

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# onyx's one entry point on a fresh Debian 12 machine:
+#   ./onyx.sh demo    install what is needed, build, run the demo model (face detection on a reference input)
+#   ./onyx.sh test    install what is needed, build, run every test
+#   ./onyx.sh setup | build   the first steps alone
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(cmake ninja-build g++ ccache protobuf-compiler libprotobuf-dev libgtest-dev nlohmann-json3-dev
+          libonnx-testdata python3-numpy python3-onnx)
+BUILD_DIR=${ONYX_BUILD_DIR:-build}
+JOBS=${ONYX_JOBS:-$(nproc)}
+
+setup() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "onyx.sh: installing ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+build() {
+  if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+    cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DONYX_WERROR=ON
+  fi
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+demo() {
+  local onyx="$BUILD_DIR/bin/onyx" model=models/blazeface/model.onnx
+  echo "== onyx info $model"
+  "$onyx" info "$model"
+  echo
+  echo "== onyx run $model on the reference input"
+  "$onyx" run "$model" --input "input:0=models/blazeface/test_data_set_0/input_0.pb" --output-dir "$BUILD_DIR/demo-out"
+  echo "(outputs written to $BUILD_DIR/demo-out/*.npy)"
+  echo
+  echo "== onyx conformance models/blazeface: outputs compared with ONNX Runtime's reference outputs"
+  "$onyx" conformance --atol 1e-5 models/blazeface
+}
+
+run_tests() {
+  (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS")
+}
+
+case "${1:-}" in
+  setup) setup ;;
+  build) setup; build ;;
+  demo) setup; build; demo ;;
+  test) setup; build; run_tests ;;
+  *) echo "usage: ./onyx.sh demo | test | setup | build" >&2; exit 2 ;;
+esac

@@ -1,0 +1,523 @@
+// Unit tests of the NeuralNet family (MatMul, Gemm, Conv, ConvTranspose, pooling, normalization, LRN and the
+// quantized operators): the cases the ONNX backend suite leaves out (empty tensors, batch broadcasting, integer
+// wraparound, groups and dilations worked by hand, padding semantics, NaN, old-version semantics, bad attributes).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "op_tester.h"
+
+namespace onyx {
+namespace {
+
+using testing::OpTest;
+using testing::RunOp;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+template <typename T>
+Tensor T_(std::vector<T> values, Shape shape) {
+  return Tensor::FromVector<T>(values, std::move(shape));
+}
+Tensor F(std::vector<float> values, Shape shape) { return T_<float>(std::move(values), std::move(shape)); }
+Tensor U8(std::vector<uint8_t> values, Shape shape) { return T_<uint8_t>(std::move(values), std::move(shape)); }
+Tensor I8(std::vector<int8_t> values, Shape shape) { return T_<int8_t>(std::move(values), std::move(shape)); }
+Tensor I32(std::vector<int32_t> values, Shape shape) { return T_<int32_t>(std::move(values), std::move(shape)); }
+Tensor I64(std::vector<int64_t> values, Shape shape) { return T_<int64_t>(std::move(values), std::move(shape)); }
+
+OpTest Op(const std::string& op_type, int64_t opset) {
+  OpTest t;
+  t.op_type = op_type;
+  t.opset = opset;
+  return t;
+}
+
+// Runs the node and returns output `i`, failing the test on an error.
+Tensor RunOk(const OpTest& t, size_t i = 0) {
+  auto r = RunOp(t);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok() || r->size() <= i || !(*r)[i].is_tensor()) return Tensor();
+  return (*r)[i].tensor();
+}
+
+void ExpectError(const OpTest& t, const std::string& fragment) {
+  auto r = RunOp(t);
+  ASSERT_FALSE(r.ok()) << "expected an error mentioning '" << fragment << "'";
+  EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
+}
+
+template <typename T>
+std::vector<T> Values(const Tensor& t) {
+  auto s = t.values<T>();
+  return {s.begin(), s.end()};
+}
+
+void ExpectFloats(const Tensor& t, const Shape& shape, const std::vector<float>& expected, float tol = 1e-5f) {
+  ASSERT_EQ(t.type(), DataType::kFloat);
+  ASSERT_EQ(t.shape(), shape);
+  ASSERT_EQ(t.size(), static_cast<int64_t>(expected.size()));
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const float got = t.data<float>()[i];
+    if (std::isnan(expected[i])) {
+      EXPECT_TRUE(std::isnan(got)) << "element " << i << " is " << got;
+    } else {
+      EXPECT_NEAR(got, expected[i], tol) << "element " << i;
+    }
+  }
+}
+
+// ---- MatMul ----
+
+TEST(NeuralNetMatMulTest, BatchDimsOnlyOnB) {
+  auto t = Op("MatMul", 13);
+  t.Input(F({1, 2, 3, 4, 5, 6}, {2, 3})).Input(F({1, 0, 0, 0, 0, 1}, {2, 3, 1}));
+  ExpectFloats(RunOk(t), {2, 2, 1}, {1, 4, 3, 6});
+}
+
+TEST(NeuralNetMatMulTest, OneDimensionalOperands) {
+  auto dot = Op("MatMul", 13);
+  dot.Input(F({1, 2, 3}, {3})).Input(F({4, 5, 6}, {3}));
+  ExpectFloats(RunOk(dot), {}, {32});
+  auto vec_batch = Op("MatMul", 13);
+  vec_batch.Input(F({1, 2, 1}, {3})).Input(F({1, 0, 0, 1, 1, 1, 2, 0, 0, 0, 0, 2}, {2, 3, 2}));
+  ExpectFloats(RunOk(vec_batch), {2, 2}, {2, 3, 2, 2});
+}
+
+TEST(NeuralNetMatMulTest, EmptyInnerDimensionGivesZeros) {
+  auto t = Op("MatMul", 13);
+  t.Input(F({}, {2, 0})).Input(F({}, {0, 3}));
+  ExpectFloats(RunOk(t), {2, 3}, {0, 0, 0, 0, 0, 0});
+  auto rows = Op("MatMul", 13);
+  rows.Input(F({}, {4, 0, 2})).Input(F({1, 2, 3, 4}, {2, 2}));
+  EXPECT_EQ(RunOk(rows).shape(), (Shape{4, 0, 2}));
+}
+
+TEST(NeuralNetMatMulTest, Int32WrapsAround) {
+  auto t = Op("MatMul", 13);
+  t.Input(I32({std::numeric_limits<int32_t>::max(), 1}, {1, 2})).Input(I32({1, 1}, {2, 1}));
+  EXPECT_EQ(Values<int32_t>(RunOk(t)), (std::vector<int32_t>{std::numeric_limits<int32_t>::min()}));
+}
+
+TEST(NeuralNetMatMulTest, MismatchedInnerDimsIsAnError) {
+  auto t = Op("MatMul", 13);
+  t.Input(F({1, 2, 3, 4, 5, 6}, {2, 3})).Input(F({1, 2, 3, 4}, {2, 2}));
+  ExpectError(t, "inner dimensions");
+}
+
+TEST(NeuralNetMatMulTest, Float16) {
+  auto t = Op("MatMul", 13);
+  t.Input(T_<Float16>({Float16(1.0f), Float16(2.0f)}, {1, 2}))
+      .Input(T_<Float16>({Float16(3.0f), Float16(0.5f)}, {2, 1}));
+  Tensor y = RunOk(t);
+  ASSERT_EQ(y.type(), DataType::kFloat16);
+  EXPECT_EQ(static_cast<float>(y.data<Float16>()[0]), 4.0f);
+}
+
+// ---- Gemm ----
+
+TEST(NeuralNetGemmTest, TransposesAlphaBetaAndRowBias) {
+  auto t = Op("Gemm", 13);
+  t.Input(F({1, 4, 2, 5, 3, 6}, {3, 2}))
+      .Input(F({1, 0, 0, 0, 1, 0}, {2, 3}))
+      .Input(F({10, 20}, {2}))
+      .Attr("transA", int64_t{1})
+      .Attr("transB", int64_t{1})
+      .Attr("alpha", 2.0f)
+      .Attr("beta", 0.5f);
+  ExpectFloats(RunOk(t), {2, 2}, {7, 14, 13, 20});
+}
+
+TEST(NeuralNetGemmTest, Int64WithoutC) {
+  auto t = Op("Gemm", 13);
+  t.Input(I64({1, 2, 3, 4}, {2, 2})).Input(I64({5, 6, 7, 8}, {2, 2}));
+  EXPECT_EQ(Values<int64_t>(RunOk(t)), (std::vector<int64_t>{19, 22, 43, 50}));
+}
+
+TEST(NeuralNetGemmTest, ColumnBiasAndBadShapes) {
+  auto t = Op("Gemm", 11);
+  t.Input(F({1, 2}, {2, 1})).Input(F({3, 4}, {1, 2})).Input(F({100, 200}, {2, 1}));
+  ExpectFloats(RunOk(t), {2, 2}, {103, 104, 206, 208});
+  auto bad_c = Op("Gemm", 11);
+  bad_c.Input(F({1, 2}, {2, 1})).Input(F({3, 4}, {1, 2})).Input(F({1, 2, 3}, {3}));
+  ExpectError(bad_c, "does not broadcast");
+  auto bad_k = Op("Gemm", 11);
+  bad_k.Input(F({1, 2}, {2, 1})).Input(F({3, 4}, {2, 1}));
+  ExpectError(bad_k, "op(B)");
+}
+
+// ---- Conv ----
+
+TEST(NeuralNetConvTest, DepthwiseGroupsWithPadsAndBias) {
+  auto t = Op("Conv", 11);
+  t.Input(F({1, 2, 3, 4, 5, 6}, {1, 2, 3}))
+      .Input(F({1, 1, 1, -1}, {2, 1, 2}))
+      .Input(F({10, 20}, {2}))
+      .Attr("group", int64_t{2})
+      .Attr("pads", std::vector<int64_t>{1, 1});
+  ExpectFloats(RunOk(t), {1, 2, 4}, {11, 13, 15, 13, 16, 19, 19, 26});
+}
+
+TEST(NeuralNetConvTest, Dilations2D) {
+  std::vector<float> x(16);
+  for (int i = 0; i < 16; ++i) x[i] = static_cast<float>(i);
+  auto t = Op("Conv", 11);
+  t.Input(F(x, {1, 1, 4, 4})).Input(F({1, 1, 1, 1}, {1, 1, 2, 2})).Attr("dilations", std::vector<int64_t>{2, 2});
+  ExpectFloats(RunOk(t), {1, 1, 2, 2}, {20, 24, 36, 40});
+}
+
+TEST(NeuralNetConvTest, SameUpperAndSameLowerPadDifferentEnds) {
+  auto upper = Op("Conv", 11);
+  upper.Input(F({1, 2, 3, 4}, {1, 1, 4})).Input(F({1, 10}, {1, 1, 2})).Attr("auto_pad", std::string("SAME_UPPER"));
+  ExpectFloats(RunOk(upper), {1, 1, 4}, {21, 32, 43, 4});
+  auto lower = Op("Conv", 11);
+  lower.Input(F({1, 2, 3, 4}, {1, 1, 4})).Input(F({1, 10}, {1, 1, 2})).Attr("auto_pad", std::string("SAME_LOWER"));
+  ExpectFloats(RunOk(lower), {1, 1, 4}, {10, 21, 32, 43});
+}
+
+TEST(NeuralNetConvTest, ThreeDimensionalAndFloat16) {
+  auto t = Op("Conv", 11);
+  t.Input(F({1, 2, 3, 4, 5, 6, 7, 8}, {1, 1, 2, 2, 2})).Input(F({1, 1, 1, 1, 1, 1, 1, 1}, {1, 1, 2, 2, 2}));
+  ExpectFloats(RunOk(t), {1, 1, 1, 1, 1}, {36});
+  std::vector<Float16> xh, wh;
+  for (int i = 1; i <= 8; ++i) xh.push_back(Float16(static_cast<float>(i)));
+  for (int i = 0; i < 8; ++i) wh.push_back(Float16(0.5f));
+  auto h = Op("Conv", 22);
+  h.Input(T_<Float16>(xh, {1, 1, 2, 2, 2})).Input(T_<Float16>(wh, {1, 1, 2, 2, 2}));
+  Tensor y = RunOk(h);
+  ASSERT_EQ(y.type(), DataType::kFloat16);
+  EXPECT_EQ(static_cast<float>(y.data<Float16>()[0]), 18.0f);
+}
+
+TEST(NeuralNetConvTest, PointwiseKernelAndEmptyBatch) {
+  auto t = Op("Conv", 11);
+  t.Input(F({1, 2, 3, 4}, {1, 2, 2})).Input(F({1, 0, 0, 1, 1, 1}, {3, 2, 1}));
+  ExpectFloats(RunOk(t), {1, 3, 2}, {1, 2, 3, 4, 4, 6});
+  auto empty = Op("Conv", 11);
+  empty.Input(F({}, {0, 1, 3})).Input(F({1, 1}, {1, 1, 2}));
+  EXPECT_EQ(RunOk(empty).shape(), (Shape{0, 1, 2}));
+}
+
+TEST(NeuralNetConvTest, BadAttributesAndShapesAreErrors) {
+  auto odd_pads = Op("Conv", 11);
+  odd_pads.Input(F({1, 2, 3}, {1, 1, 3})).Input(F({1}, {1, 1, 1})).Attr("pads", std::vector<int64_t>{1, 1, 1});
+  ExpectError(odd_pads, "pads");
+  auto zero_stride = Op("Conv", 11);
+  zero_stride.Input(F({1, 2, 3}, {1, 1, 3})).Input(F({1}, {1, 1, 1})).Attr("strides", std::vector<int64_t>{0});
+  ExpectError(zero_stride, "strides");
+  auto channels = Op("Conv", 11);
+  channels.Input(F({1, 2, 3, 4}, {1, 2, 2})).Input(F({1, 1, 1}, {1, 3, 1}));
+  ExpectError(channels, "C / group");
+  auto too_big = Op("Conv", 11);
+  too_big.Input(F({1, 2}, {1, 1, 2})).Input(F({1, 1, 1}, {1, 1, 3}));
+  ExpectError(too_big, "exceeds the padded input");
+}
+
+// ---- ConvTranspose ----
+
+TEST(NeuralNetConvTransposeTest, StridesOutputPaddingAndPads) {
+  auto t = Op("ConvTranspose", 11);
+  t.Input(F({1, 2, 3}, {1, 1, 3})).Input(F({1, 1}, {1, 1, 2})).Attr("strides", std::vector<int64_t>{2});
+  ExpectFloats(RunOk(t), {1, 1, 6}, {1, 1, 2, 2, 3, 3});
+  auto op = Op("ConvTranspose", 11);
+  op.Input(F({1, 2, 3}, {1, 1, 3}))
+      .Input(F({1, 1}, {1, 1, 2}))
+      .Attr("strides", std::vector<int64_t>{2})
+      .Attr("output_padding", std::vector<int64_t>{1});
+  ExpectFloats(RunOk(op), {1, 1, 7}, {1, 1, 2, 2, 3, 3, 0});
+  auto pads = Op("ConvTranspose", 11);
+  pads.Input(F({1, 2, 3}, {1, 1, 3}))
+      .Input(F({1, 1}, {1, 1, 2}))
+      .Attr("strides", std::vector<int64_t>{2})
+      .Attr("pads", std::vector<int64_t>{1, 1});
+  ExpectFloats(RunOk(pads), {1, 1, 4}, {1, 2, 2, 3});
+}
+
+TEST(NeuralNetConvTransposeTest, GroupsAndChannelMismatch) {
+  auto t = Op("ConvTranspose", 11);
+  t.Input(F({1, 2, 3, 4}, {1, 2, 2})).Input(F({2, 3}, {2, 1, 1})).Input(F({0, 1}, {2})).Attr("group", int64_t{2});
+  ExpectFloats(RunOk(t), {1, 2, 2}, {2, 4, 10, 13});
+  auto bad = Op("ConvTranspose", 11);
+  bad.Input(F({1, 2, 3, 4}, {1, 2, 2})).Input(F({2, 3, 4}, {3, 1, 1}));
+  ExpectError(bad, "dim 0 must equal");
+}
+
+// ---- Pooling ----
+
+TEST(NeuralNetPoolTest, MaxPoolIndicesBothStorageOrders) {
+  auto t = Op("MaxPool", 12);
+  t.num_outputs = 2;
+  t.Input(F({1, 2, 3, 4, 5, 9, -1, -2, -3, -4, -5, -9}, {1, 2, 2, 3})).Attr("kernel_shape", std::vector<int64_t>{2, 2});
+  auto r = RunOp(t);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ExpectFloats((*r)[0].tensor(), {1, 2, 1, 2}, {5, 9, -1, -2});
+  EXPECT_EQ(Values<int64_t>((*r)[1].tensor()), (std::vector<int64_t>{4, 5, 6, 7}));
+  t.Attr("storage_order", int64_t{1});
+  r = RunOp(t);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Values<int64_t>((*r)[1].tensor()), (std::vector<int64_t>{3, 5, 6, 8}));
+}
+
+TEST(NeuralNetPoolTest, MaxPoolInt8PaddingIsNotZero) {
+  auto t = Op("MaxPool", 12);
+  t.Input(I8({-5, -7, -6}, {1, 1, 3})).Attr("kernel_shape", std::vector<int64_t>{2}).Attr("pads", std::vector<int64_t>{1, 1});
+  EXPECT_EQ(Values<int8_t>(RunOk(t)), (std::vector<int8_t>{-5, -5, -6, -6}));
+}
+
+TEST(NeuralNetPoolTest, CeilModeAddsPartialWindow) {
+  auto floor_mode = Op("MaxPool", 12);
+  floor_mode.Input(F({1, 2, 3, 4, 5}, {1, 1, 5}))
+      .Attr("kernel_shape", std::vector<int64_t>{2})
+      .Attr("strides", std::vector<int64_t>{2});
+  ExpectFloats(RunOk(floor_mode), {1, 1, 2}, {2, 4});
+  auto ceil_mode = floor_mode;
+  ceil_mode.Attr("ceil_mode", int64_t{1});
+  ExpectFloats(RunOk(ceil_mode), {1, 1, 3}, {2, 4, 5});
+  auto avg = Op("AveragePool", 19);
+  avg.Input(F({1, 2, 3, 4, 5}, {1, 1, 5}))
+      .Attr("kernel_shape", std::vector<int64_t>{2})
+      .Attr("strides", std::vector<int64_t>{2})
+      .Attr("ceil_mode", int64_t{1});
+  ExpectFloats(RunOk(avg), {1, 1, 3}, {1.5f, 3.5f, 5});
+}
+
+TEST(NeuralNetPoolTest, AveragePoolCountIncludePad) {
+  auto t = Op("AveragePool", 19);
+  t.Input(F({1, 2, 3}, {1, 1, 3})).Attr("kernel_shape", std::vector<int64_t>{2}).Attr("pads", std::vector<int64_t>{1, 1});
+  ExpectFloats(RunOk(t), {1, 1, 4}, {1, 1.5f, 2.5f, 3});
+  t.Attr("count_include_pad", int64_t{1});
+  ExpectFloats(RunOk(t), {1, 1, 4}, {0.5f, 1.5f, 2.5f, 1.5f});
+}
+
+TEST(NeuralNetPoolTest, LpPoolAndGlobalPools) {
+  auto p1 = Op("LpPool", 18);
+  p1.Input(F({-1, 2, -3}, {1, 1, 3})).Attr("kernel_shape", std::vector<int64_t>{2}).Attr("p", int64_t{1});
+  ExpectFloats(RunOk(p1), {1, 1, 2}, {3, 5});
+  auto p2 = Op("LpPool", 18);
+  p2.Input(F({-1, 2, -3}, {1, 1, 3})).Attr("kernel_shape", std::vector<int64_t>{2});
+  ExpectFloats(RunOk(p2), {1, 1, 2}, {std::sqrt(5.0f), std::sqrt(13.0f)});
+  auto gmax = Op("GlobalMaxPool", 22);
+  gmax.Input(F({1, kNaN, 3, -2}, {1, 2, 2}));
+  ExpectFloats(RunOk(gmax), {1, 2, 1}, {kNaN, 3});
+  auto gavg = Op("GlobalAveragePool", 22);
+  gavg.Input(F({1, 2, 3, 4}, {1, 1, 2, 2}));
+  ExpectFloats(RunOk(gavg), {1, 1, 1, 1}, {2.5f});
+  auto glp = Op("GlobalLpPool", 22);
+  glp.Input(F({3, 4}, {1, 1, 2}));
+  ExpectFloats(RunOk(glp), {1, 1, 1}, {5});
+}
+
+TEST(NeuralNetPoolTest, MissingKernelShapeIsAnError) {
+  auto t = Op("MaxPool", 12);
+  t.Input(F({1, 2, 3}, {1, 1, 3}));
+  ExpectError(t, "kernel_shape");
+  auto rank = Op("AveragePool", 19);
+  rank.Input(F({1, 2, 3}, {3})).Attr("kernel_shape", std::vector<int64_t>{2});
+  ExpectError(rank, "expected [N, C, D1, ...]");
+}
+
+// ---- Normalization ----
+
+TEST(NeuralNetNormTest, BatchNormInferenceVersion9) {
+  auto t = Op("BatchNormalization", 9);
+  t.Input(F({1, 2}, {1, 2, 1}))
+      .Input(F({2, 3}, {2}))
+      .Input(F({1, 1}, {2}))
+      .Input(F({0, 1}, {2}))
+      .Input(F({1, 4}, {2}))
+      .Attr("epsilon", 0.0f);
+  ExpectFloats(RunOk(t), {1, 2, 1}, {3, 2.5f});
+  auto bad = Op("BatchNormalization", 9);
+  bad.Input(F({1, 2}, {1, 2, 1}))
+      .Input(F({2, 3, 4}, {3}))
+      .Input(F({1, 1}, {2}))
+      .Input(F({0, 1}, {2}))
+      .Input(F({1, 4}, {2}));
+  ExpectError(bad, "scale");
+}
+
+TEST(NeuralNetNormTest, BatchNormTrainingModeUpdatesRunningStats) {
+  auto t = Op("BatchNormalization", 15);
+  t.num_outputs = 3;
+  t.Input(F({1, 2, 3, 4}, {2, 1, 2}))
+      .Input(F({1}, {1}))
+      .Input(F({0}, {1}))
+      .Input(F({0}, {1}))
+      .Input(F({1}, {1}))
+      .Attr("epsilon", 0.0f)
+      .Attr("training_mode", int64_t{1});
+  auto r = RunOp(t);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const float s = std::sqrt(1.25f);
+  ExpectFloats((*r)[0].tensor(), {2, 1, 2}, {-1.5f / s, -0.5f / s, 0.5f / s, 1.5f / s});
+  ExpectFloats((*r)[1].tensor(), {1}, {0.25f});
+  ExpectFloats((*r)[2].tensor(), {1}, {1.025f});
+}
+
+TEST(NeuralNetNormTest, LayerNormOutputsMeanAndInvStdDev) {
+  auto t = Op("LayerNormalization", 17);
+  t.num_outputs = 3;
+  t.Input(F({1, 3, -1, 1}, {2, 2})).Input(F({2, 3}, {2})).Input(F({1, 0}, {2})).Attr("epsilon", 0.0f);
+  auto r = RunOp(t);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ExpectFloats((*r)[0].tensor(), {2, 2}, {-1, 3, -1, 3});
+  ExpectFloats((*r)[1].tensor(), {2, 1}, {2, 0});
+  ExpectFloats((*r)[2].tensor(), {2, 1}, {1, 1});
+  auto all = Op("LayerNormalization", 17);
+  all.Input(F({1, 3, -1, 1}, {2, 2})).Input(F({1, 1, 1, 1}, {2, 2})).Attr("axis", int64_t{-2}).Attr("epsilon", 0.0f);
+  const float r2 = std::sqrt(2.0f);
+  ExpectFloats(RunOk(all), {2, 2}, {0, 2 / r2, -2 / r2, 0});
+  auto bad_axis = Op("LayerNormalization", 17);
+  bad_axis.Input(F({1, 2}, {2})).Input(F({1, 1}, {2})).Attr("axis", int64_t{3});
+  ExpectError(bad_axis, "axis");
+}
+
+TEST(NeuralNetNormTest, GroupNormScalePerGroupThenPerChannel) {
+  auto v18 = Op("GroupNormalization", 18);
+  v18.Input(F({1, 3, 10, 20}, {1, 4, 1}))
+      .Input(F({2, 3}, {2}))
+      .Input(F({0, 1}, {2}))
+      .Attr("num_groups", int64_t{2})
+      .Attr("epsilon", 0.0f);
+  ExpectFloats(RunOk(v18), {1, 4, 1}, {-2, 2, -2, 4});
+  auto v21 = Op("GroupNormalization", 21);
+  v21.Input(F({1, 3, 10, 20}, {1, 4, 1}))
+      .Input(F({1, 2, 3, 4}, {4}))
+      .Input(F({0, 0, 0, 1}, {4}))
+      .Attr("num_groups", int64_t{2})
+      .Attr("epsilon", 0.0f);
+  ExpectFloats(RunOk(v21), {1, 4, 1}, {-1, 2, -3, 5});
+  auto bad = Op("GroupNormalization", 21);
+  bad.Input(F({1, 2, 3}, {1, 3, 1})).Input(F({1, 1, 1}, {3})).Input(F({0, 0, 0}, {3})).Attr("num_groups", int64_t{2});
+  ExpectError(bad, "divisible");
+}
+
+TEST(NeuralNetNormTest, InstanceNormConstantChannel) {
+  auto t = Op("InstanceNormalization", 22);
+  t.Input(F({1, 3, 5, 5}, {1, 2, 2})).Input(F({1, 1}, {2})).Input(F({0, 7}, {2}));
+  ExpectFloats(RunOk(t), {1, 2, 2}, {-1, 1, 7, 7}, 1e-4f);
+}
+
+TEST(NeuralNetNormTest, MeanVarianceNormalizationAxes) {
+  auto t = Op("MeanVarianceNormalization", 13);
+  t.Input(F({1, 3, 2, 2}, {2, 2})).Attr("axes", std::vector<int64_t>{1});
+  ExpectFloats(RunOk(t), {2, 2}, {-1, 1, 0, 0});
+}
+
+TEST(NeuralNetNormTest, LrnWindowIsAsymmetricForEvenSize) {
+  auto odd = Op("LRN", 13);
+  odd.Input(F({1, 2, 3}, {1, 3, 1})).Attr("size", int64_t{3}).Attr("alpha", 3.0f).Attr("beta", 1.0f);
+  ExpectFloats(RunOk(odd), {1, 3, 1}, {1.0f / 6, 2.0f / 15, 3.0f / 14});
+  auto even = Op("LRN", 13);
+  even.Input(F({1, 2, 3}, {1, 3, 1})).Attr("size", int64_t{2}).Attr("alpha", 2.0f).Attr("beta", 1.0f);
+  ExpectFloats(RunOk(even), {1, 3, 1}, {1.0f / 6, 2.0f / 14, 3.0f / 10});
+  auto missing = Op("LRN", 13);
+  missing.Input(F({1, 2, 3}, {1, 3, 1}));
+  ExpectError(missing, "size");
+}
+
+// ---- Quantization ----
+
+TEST(NeuralNetQuantizeTest, RoundsHalfToEvenAndSaturates) {
+  auto t = Op("QuantizeLinear", 13);
+  t.Input(F({0, 2.5f, 3.5f, -2.5f, -1000, 1000}, {6})).Input(F({1}, {})).Input(U8({128}, {}));
+  EXPECT_EQ(Values<uint8_t>(RunOk(t)), (std::vector<uint8_t>{128, 130, 132, 126, 0, 255}));
+}
+
+TEST(NeuralNetQuantizeTest, PerAxisNegativeAxisAndInt8) {
+  auto t = Op("QuantizeLinear", 13);
+  t.Input(F({1, 2, 3, 4}, {2, 2})).Input(F({1, 2}, {2})).Input(I8({0, -1}, {2})).Attr("axis", int64_t{-2});
+  EXPECT_EQ(Values<int8_t>(RunOk(t)), (std::vector<int8_t>{1, 2, 1, 1}));
+  auto bad = Op("QuantizeLinear", 13);
+  bad.Input(F({1, 2, 3, 4}, {2, 2})).Input(F({1, 2, 3}, {3})).Input(I8({0, 0, 0}, {3}));
+  ExpectError(bad, "y_scale");
+}
+
+TEST(NeuralNetQuantizeTest, OutputDtypeAndBlocks) {
+  auto t = Op("QuantizeLinear", 21);
+  t.Input(F({40000, -3.5f}, {2})).Input(F({1}, {})).Attr("output_dtype", int64_t{5});  // int16
+  Tensor y = RunOk(t);
+  ASSERT_EQ(y.type(), DataType::kInt16);
+  EXPECT_EQ(Values<int16_t>(y), (std::vector<int16_t>{32767, -4}));
+  auto blocked = Op("QuantizeLinear", 21);
+  blocked.Input(F({1, 2, 3, 4}, {1, 4})).Input(F({1, 2}, {1, 2})).Attr("block_size", int64_t{2});
+  EXPECT_EQ(Values<uint8_t>(RunOk(blocked)), (std::vector<uint8_t>{1, 2, 2, 2}));
+}
+
+TEST(NeuralNetQuantizeTest, DequantizeInt32AndPerAxis) {
+  auto t = Op("DequantizeLinear", 13);
+  t.Input(I32({-2, 0, 1000000}, {3})).Input(F({0.5f}, {}));
+  ExpectFloats(RunOk(t), {3}, {-1, 0, 500000});
+  auto axis = Op("DequantizeLinear", 13);
+  axis.Input(U8({10, 20, 30, 40}, {2, 2})).Input(F({1, 0.5f}, {2})).Input(U8({10, 20}, {2}));
+  ExpectFloats(RunOk(axis), {2, 2}, {0, 0, 20, 10});
+}
+
+TEST(NeuralNetQuantizeTest, DynamicQuantizeLinear) {
+  auto zeros = Op("DynamicQuantizeLinear", 11);
+  zeros.num_outputs = 3;
+  zeros.Input(F({0, 0}, {2}));
+  auto r = RunOp(zeros);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Values<uint8_t>((*r)[0].tensor()), (std::vector<uint8_t>{0, 0}));
+  EXPECT_EQ(Values<uint8_t>((*r)[2].tensor()), (std::vector<uint8_t>{0}));
+  auto mixed = Op("DynamicQuantizeLinear", 11);
+  mixed.num_outputs = 3;
+  mixed.Input(F({-1, 3}, {2}));
+  r = RunOp(mixed);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(Values<uint8_t>((*r)[0].tensor()), (std::vector<uint8_t>{0, 255}));
+  ExpectFloats((*r)[1].tensor(), {}, {4.0f / 255});
+  EXPECT_EQ(Values<uint8_t>((*r)[2].tensor()), (std::vector<uint8_t>{64}));
+}
+
+TEST(NeuralNetQuantizeTest, MatMulIntegerPerRowAndPerColumnZeroPoints) {
+  auto rows = Op("MatMulInteger", 10);
+  rows.Input(U8({1, 2, 3, 4}, {2, 2})).Input(U8({5, 6, 7, 8}, {2, 2})).Input(U8({1, 3}, {2})).Input(U8({5}, {}));
+  EXPECT_EQ(Values<int32_t>(RunOk(rows)), (std::vector<int32_t>{2, 3, 2, 3}));
+  auto cols = Op("MatMulInteger", 10);
+  cols.Input(U8({1, 2, 3, 4}, {2, 2})).Input(U8({5, 6, 7, 8}, {2, 2})).Input(U8({1, 3}, {2})).Input(U8({5, 6}, {2}));
+  EXPECT_EQ(Values<int32_t>(RunOk(cols)), (std::vector<int32_t>{2, 2, 2, 2}));
+}
+
+TEST(NeuralNetQuantizeTest, ConvIntegerPerChannelWeightZeroPoint) {
+  auto t = Op("ConvInteger", 10);
+  t.Input(U8({1, 2, 3}, {1, 1, 3})).Input(U8({3, 5}, {2, 1, 1})).Input(U8({1}, {})).Input(U8({1, 5}, {2}));
+  Tensor y = RunOk(t);
+  EXPECT_EQ(y.shape(), (Shape{1, 2, 3}));
+  EXPECT_EQ(Values<int32_t>(y), (std::vector<int32_t>{0, 2, 4, 0, 0, 0}));
+}
+
+TEST(NeuralNetQuantizeTest, QLinearMatMulPerColumnScale) {
+  auto t = Op("QLinearMatMul", 21);
+  t.Input(U8({2, 4}, {1, 2}))
+      .Input(F({0.5f}, {}))
+      .Input(U8({0}, {}))
+      .Input(U8({1, 2, 3, 4}, {2, 2}))
+      .Input(F({1, 0.5f}, {2}))
+      .Input(U8({0}, {}))
+      .Input(F({1}, {}))
+      .Input(U8({10}, {}));
+  EXPECT_EQ(Values<uint8_t>(RunOk(t)), (std::vector<uint8_t>{17, 15}));
+}
+
+TEST(NeuralNetQuantizeTest, QLinearConvWithBias) {
+  auto t = Op("QLinearConv", 10);
+  t.Input(U8({10, 20}, {1, 1, 2}))
+      .Input(F({0.1f}, {}))
+      .Input(U8({0}, {}))
+      .Input(U8({2}, {1, 1, 1}))
+      .Input(F({0.5f}, {}))
+      .Input(U8({0}, {}))
+      .Input(F({0.2f}, {}))
+      .Input(U8({5}, {}))
+      .Input(I32({11}, {1}));
+  EXPECT_EQ(Values<uint8_t>(RunOk(t)), (std::vector<uint8_t>{13, 18}));
+}
+
+}  // namespace
+}  // namespace onyx

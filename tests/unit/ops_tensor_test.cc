@@ -1,0 +1,632 @@
+// Unit tests of the TensorOps family (shape and data movement): what the ONNX backend suite leaves out: empty
+// tensors, strings and sub-byte types, negative axes and indices, clamping, every attribute/input version form,
+// reductions with duplicate indices, NaN handling in Unique, seeded Dropout, and bad input giving an error.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "op_tester.h"
+
+namespace onyx {
+namespace {
+
+using testing::OpTest;
+using testing::RunOp;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+template <typename T>
+Tensor T_(std::vector<T> values, Shape shape) {
+  return Tensor::FromVector<T>(values, std::move(shape));
+}
+Tensor F(std::vector<float> values, Shape shape) { return T_<float>(std::move(values), std::move(shape)); }
+Tensor I64(std::vector<int64_t> values, Shape shape) { return T_<int64_t>(std::move(values), std::move(shape)); }
+Tensor I64(std::vector<int64_t> values) {
+  Shape s = {static_cast<int64_t>(values.size())};
+  return I64(std::move(values), s);
+}
+Tensor S(std::vector<std::string> values, Shape shape) { return T_<std::string>(std::move(values), std::move(shape)); }
+Tensor B(std::vector<bool> values, Shape shape) {
+  Tensor t = Tensor::Allocate(DataType::kBool, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i) t.data<bool>()[i] = values[i];
+  return t;
+}
+// An int4 tensor from values in [-8, 7], packed two per byte (first element in the low nibble).
+Tensor Int4(std::vector<int> values, Shape shape) {
+  Tensor t = Tensor::Allocate(DataType::kInt4, std::move(shape), /*zero=*/true);
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint8_t& byte = t.data<uint8_t>()[i / 2];
+    byte = static_cast<uint8_t>(byte | ((values[i] & 0xf) << (i % 2 ? 4 : 0)));
+  }
+  return t;
+}
+std::vector<int> Int4Values(const Tensor& t) {
+  std::vector<int> out;
+  for (int64_t i = 0; i < t.size(); ++i) {
+    int v = (t.data<uint8_t>()[i / 2] >> (i % 2 ? 4 : 0)) & 0xf;
+    out.push_back(v >= 8 ? v - 16 : v);
+  }
+  return out;
+}
+
+OpTest Op(const std::string& op_type, int64_t opset = 21) {
+  OpTest t;
+  t.op_type = op_type;
+  t.opset = opset;
+  return t;
+}
+
+Value Omitted() { return Value(); }
+
+std::vector<Value> RunAll(const OpTest& t) {
+  auto r = RunOp(t);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok()) return {};
+  return *r;
+}
+
+Tensor RunOk(const OpTest& t, size_t i = 0) {
+  auto r = RunOp(t);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok() || r->size() <= i || !(*r)[i].is_tensor()) return Tensor();
+  return (*r)[i].tensor();
+}
+
+void ExpectError(const OpTest& t, const std::string& fragment = "") {
+  auto r = RunOp(t);
+  ASSERT_FALSE(r.ok()) << t.op_type << " unexpectedly succeeded";
+  if (!fragment.empty()) {
+    EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
+  }
+}
+
+template <typename T>
+std::vector<T> Values(const Tensor& t) {
+  auto s = t.values<T>();
+  return {s.begin(), s.end()};
+}
+std::vector<bool> Bools(const Tensor& t) {
+  std::vector<bool> out;
+  for (int64_t i = 0; i < t.size(); ++i) out.push_back(t.data<bool>()[i]);
+  return out;
+}
+
+ir::Attribute TensorAttr(const std::string& name, Tensor t) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kTensor;
+  a.t.tensor = std::move(t);
+  return a;
+}
+
+// ---- Reshape, Squeeze, Unsqueeze, Flatten, Shape, Size, Identity ----
+
+TEST(TensorOpsReshape, ZeroCopiesAndMinusOneInfers) {
+  Tensor out = RunOk(Op("Reshape").Input(F({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}, {2, 3, 4}))
+                         .Input(I64({0, -1, 2})));
+  EXPECT_EQ(out.shape(), (Shape{2, 6, 2}));
+  EXPECT_EQ(Values<float>(out)[23], 24.0f);
+}
+
+TEST(TensorOpsReshape, AllowZeroKeepsLiteralZero) {
+  Tensor out = RunOk(Op("Reshape", 14).Attr("allowzero", int64_t{1}).Input(F({}, {0, 3})).Input(I64({3, 0})));
+  EXPECT_EQ(out.shape(), (Shape{3, 0}));
+  // Without allowzero, the 0 copies the input's dimension.
+  out = RunOk(Op("Reshape", 14).Input(F({}, {0, 3})).Input(I64({0, 3, 1})));
+  EXPECT_EQ(out.shape(), (Shape{0, 3, 1}));
+}
+
+TEST(TensorOpsReshape, Errors) {
+  ExpectError(Op("Reshape").Input(F({1, 2, 3, 4}, {4})).Input(I64({-1, -1})), "more than one -1");
+  ExpectError(Op("Reshape").Input(F({1, 2, 3, 4}, {4})).Input(I64({3, -1})), "cannot");
+  ExpectError(Op("Reshape").Input(F({1, 2, 3, 4}, {4})).Input(I64({5})), "cannot reshape");
+  ExpectError(Op("Reshape").Attr("allowzero", int64_t{1}).Input(F({}, {0})).Input(I64({0, -1})), "allowzero");
+  ExpectError(Op("Reshape").Input(F({1, 2, 3, 4}, {4})).Input(I64({-2, -2})), "invalid dimension");
+}
+
+TEST(TensorOpsReshape, Version1UsesAttribute) {
+  Tensor out = RunOk(Op("Reshape", 4).Attr("shape", std::vector<int64_t>{2, -1}).Input(S({"a", "b", "c", "d"}, {4})));
+  EXPECT_EQ(out.shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"a", "b", "c", "d"}));
+  ExpectError(Op("Reshape", 4).Input(F({1}, {1})), "'shape'");
+}
+
+TEST(TensorOpsSqueeze, AllOnesAxesInputAndAttribute) {
+  EXPECT_EQ(RunOk(Op("Squeeze").Input(F({1, 2}, {1, 2, 1}))).shape(), (Shape{2}));
+  EXPECT_EQ(RunOk(Op("Squeeze").Input(F({1, 2}, {1, 2, 1})).Input(I64({-1}))).shape(), (Shape{1, 2}));
+  EXPECT_EQ(RunOk(Op("Squeeze", 11).Attr("axes", std::vector<int64_t>{0}).Input(F({1, 2}, {1, 2, 1}))).shape(),
+            (Shape{2, 1}));
+  ExpectError(Op("Squeeze").Input(F({1, 2}, {1, 2, 1})).Input(I64({1})), "not 1");
+  ExpectError(Op("Squeeze").Input(F({1, 2}, {1, 2, 1})).Input(I64({3})), "out of range");
+}
+
+TEST(TensorOpsUnsqueeze, NegativeAndUnsortedAxes) {
+  Tensor out = RunOk(Op("Unsqueeze").Input(F({1, 2, 3, 4, 5, 6}, {2, 3})).Input(I64({-1, 0})));
+  EXPECT_EQ(out.shape(), (Shape{1, 2, 3, 1}));
+  out = RunOk(Op("Unsqueeze", 11).Attr("axes", std::vector<int64_t>{0, -1}).Input(F({7}, {})));
+  EXPECT_EQ(out.shape(), (Shape{1, 1}));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{7}));
+  ExpectError(Op("Unsqueeze").Input(F({1}, {1})).Input(I64({0, 0})), "repeated");
+  ExpectError(Op("Unsqueeze", 11).Input(F({1}, {1})), "axes");
+}
+
+TEST(TensorOpsFlatten, AxisZeroAndNegative) {
+  Tensor x = F(std::vector<float>(24, 1.0f), {2, 3, 4});
+  EXPECT_EQ(RunOk(Op("Flatten").Attr("axis", int64_t{0}).Input(x)).shape(), (Shape{1, 24}));
+  EXPECT_EQ(RunOk(Op("Flatten").Attr("axis", int64_t{-1}).Input(x)).shape(), (Shape{6, 4}));
+  EXPECT_EQ(RunOk(Op("Flatten").Attr("axis", int64_t{3}).Input(x)).shape(), (Shape{24, 1}));
+  EXPECT_EQ(RunOk(Op("Flatten").Input(F({}, {2, 0, 3}))).shape(), (Shape{2, 0}));
+  ExpectError(Op("Flatten").Attr("axis", int64_t{4}).Input(x), "out of range");
+  ExpectError(Op("Flatten", 9).Attr("axis", int64_t{-1}).Input(x), "negative");
+}
+
+TEST(TensorOpsShape, StartEndClampAndSize) {
+  Tensor x = F(std::vector<float>(24, 0.0f), {2, 3, 4});
+  EXPECT_EQ(Values<int64_t>(RunOk(Op("Shape").Input(x))), (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(Values<int64_t>(RunOk(Op("Shape").Attr("start", int64_t{-2}).Input(x))), (std::vector<int64_t>{3, 4}));
+  EXPECT_EQ(Values<int64_t>(RunOk(Op("Shape").Attr("start", int64_t{-10}).Attr("end", int64_t{1}).Input(x))),
+            (std::vector<int64_t>{2}));
+  EXPECT_EQ(RunOk(Op("Shape").Attr("start", int64_t{2}).Attr("end", int64_t{1}).Input(x)).shape(), (Shape{0}));
+  EXPECT_EQ(RunOk(Op("Shape").Input(F({1}, {}))).shape(), (Shape{0}));
+  Tensor size = RunOk(Op("Size").Input(S({"a", "b", "c"}, {3, 1})));
+  EXPECT_EQ(size.shape(), Shape{});
+  EXPECT_EQ(Values<int64_t>(size), (std::vector<int64_t>{3}));
+}
+
+TEST(TensorOpsIdentity, PassesSequencesAndEmptyOptionals) {
+  SequenceValue seq;
+  seq.elem_type = DataType::kFloat;
+  seq.items.push_back(F({1, 2}, {2}));
+  seq.items.push_back(F({3}, {1}));
+  auto out = RunAll(Op("Identity").Input(Value(seq)));
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_TRUE(out[0].is_sequence());
+  ASSERT_EQ(out[0].sequence().items.size(), 2u);
+  EXPECT_EQ(Values<float>(out[0].sequence().items[1].tensor()), (std::vector<float>{3}));
+  out = RunAll(Op("Identity").Input(Value::None()));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_TRUE(out[0].is_none());
+  EXPECT_EQ(Values<std::string>(RunOk(Op("Identity").Input(S({"x"}, {1})))), (std::vector<std::string>{"x"}));
+}
+
+// ---- Transpose, DepthToSpace, SpaceToDepth ----
+
+TEST(TensorOpsTranspose, DefaultPermStringsAndInt4) {
+  Tensor out = RunOk(Op("Transpose").Input(S({"a", "b", "c", "d", "e", "f"}, {2, 3})));
+  EXPECT_EQ(out.shape(), (Shape{3, 2}));
+  EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"a", "d", "b", "e", "c", "f"}));
+  out = RunOk(Op("Transpose").Input(Int4({1, -2, 3, -4, 5, -6}, {2, 3})));
+  EXPECT_EQ(out.type(), DataType::kInt4);
+  EXPECT_EQ(Int4Values(out), (std::vector<int>{1, -4, -2, 5, 3, -6}));
+  out = RunOk(Op("Transpose").Attr("perm", std::vector<int64_t>{1, 2, 0}).Input(F({1, 2, 3, 4}, {1, 2, 2})));
+  EXPECT_EQ(out.shape(), (Shape{2, 2, 1}));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{1, 2, 3, 4}));
+  EXPECT_EQ(RunOk(Op("Transpose").Input(F({}, {0, 3}))).shape(), (Shape{3, 0}));
+  ExpectError(Op("Transpose").Attr("perm", std::vector<int64_t>{0, 0}).Input(F({1, 2}, {1, 2})), "permutation");
+  ExpectError(Op("Transpose").Attr("perm", std::vector<int64_t>{0}).Input(F({1, 2}, {1, 2})), "rank");
+}
+
+TEST(TensorOpsDepthToSpace, CrdAndRoundTripThroughSpaceToDepth) {
+  std::vector<float> v(16);
+  for (int i = 0; i < 16; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i);
+  Tensor x = F(v, {1, 4, 2, 2});
+  Tensor crd = RunOk(Op("DepthToSpace").Attr("blocksize", int64_t{2}).Attr("mode", std::string("CRD")).Input(x));
+  EXPECT_EQ(crd.shape(), (Shape{1, 1, 4, 4}));
+  EXPECT_EQ(Values<float>(crd), (std::vector<float>{0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15}));
+  // SpaceToDepth inverts DepthToSpace in DCR mode.
+  Tensor dcr = RunOk(Op("DepthToSpace").Attr("blocksize", int64_t{2}).Input(x));
+  Tensor back = RunOk(Op("SpaceToDepth").Attr("blocksize", int64_t{2}).Input(dcr));
+  EXPECT_EQ(back.shape(), x.shape());
+  EXPECT_EQ(Values<float>(back), v);
+  ExpectError(Op("DepthToSpace").Attr("blocksize", int64_t{3}).Input(x), "multiple");
+  ExpectError(Op("DepthToSpace").Attr("blocksize", int64_t{0}).Input(x), "blocksize");
+  ExpectError(Op("DepthToSpace").Attr("blocksize", int64_t{2}).Attr("mode", std::string("XYZ")).Input(x), "mode");
+  ExpectError(Op("SpaceToDepth").Attr("blocksize", int64_t{3}).Input(x), "multiples");
+}
+
+// ---- Concat, Split ----
+
+TEST(TensorOpsConcat, NegativeAxisEmptyInputsAndStrings) {
+  Tensor out = RunOk(Op("Concat").Attr("axis", int64_t{-1}).Input(F({1, 2}, {2, 1})).Input(F({}, {2, 0}))
+                         .Input(F({3, 4, 5, 6}, {2, 2})));
+  EXPECT_EQ(out.shape(), (Shape{2, 3}));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{1, 3, 4, 2, 5, 6}));
+  out = RunOk(Op("Concat").Attr("axis", int64_t{0}).Input(S({"a"}, {1})).Input(S({"b", "c"}, {2})));
+  EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"a", "b", "c"}));
+  ExpectError(Op("Concat").Attr("axis", int64_t{0}).Input(F({1, 2}, {1, 2})).Input(F({1, 2, 3}, {1, 3})), "does not match");
+  ExpectError(Op("Concat").Attr("axis", int64_t{2}).Input(F({1, 2}, {1, 2})), "out of range");
+  ExpectError(Op("Concat").Input(F({1, 2}, {1, 2})), "axis");
+}
+
+TEST(TensorOpsSplit, UnevenNumOutputsAndSplitForms) {
+  OpTest t = Op("Split", 18).Attr("num_outputs", int64_t{3}).Input(I64({1, 2, 3, 4, 5, 6, 7}));
+  t.num_outputs = 3;
+  auto out = RunAll(t);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(Values<int64_t>(out[0].tensor()), (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(Values<int64_t>(out[1].tensor()), (std::vector<int64_t>{4, 5, 6}));
+  EXPECT_EQ(Values<int64_t>(out[2].tensor()), (std::vector<int64_t>{7}));
+
+  OpTest s = Op("Split", 13).Attr("axis", int64_t{-1}).Input(F({1, 2, 3, 4, 5, 6}, {2, 3})).Input(I64({0, 1, 2}));
+  s.num_outputs = 3;
+  out = RunAll(s);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].tensor().shape(), (Shape{2, 0}));
+  EXPECT_EQ(Values<float>(out[1].tensor()), (std::vector<float>{1, 4}));
+  EXPECT_EQ(Values<float>(out[2].tensor()), (std::vector<float>{2, 3, 5, 6}));
+
+  OpTest a = Op("Split", 11).Attr("split", std::vector<int64_t>{1, 3}).Input(S({"a", "b", "c", "d"}, {4}));
+  a.num_outputs = 2;
+  out = RunAll(a);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Values<std::string>(out[1].tensor()), (std::vector<std::string>{"b", "c", "d"}));
+
+  OpTest uneven = Op("Split", 13).Input(F({1, 2, 3}, {3}));
+  uneven.num_outputs = 2;
+  ExpectError(uneven, "evenly");
+  OpTest bad_sum = Op("Split", 13).Input(F({1, 2, 3}, {3})).Input(I64({1, 1}));
+  bad_sum.num_outputs = 2;
+  ExpectError(bad_sum, "sums to");
+  OpTest mismatch = Op("Split", 18).Attr("num_outputs", int64_t{2}).Input(F({1, 2, 3}, {3}));
+  mismatch.num_outputs = 3;
+  ExpectError(mismatch, "num_outputs");
+}
+
+// ---- Slice ----
+
+TEST(TensorOpsSlice, NegativeStepsAndClamping) {
+  Tensor x = I64({0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(Values<int64_t>(RunOk(Op("Slice").Input(x).Input(I64({kMax})).Input(I64({kMin})).Input(I64({0}))
+                                      .Input(I64({-3})))),
+            (std::vector<int64_t>{9, 6, 3, 0}));
+  EXPECT_EQ(Values<int64_t>(RunOk(Op("Slice").Input(x).Input(I64({-3})).Input(I64({kMax})))),
+            (std::vector<int64_t>{7, 8, 9}));
+  EXPECT_EQ(Values<int64_t>(RunOk(Op("Slice").Input(x).Input(I64({8})).Input(I64({-100})).Input(Omitted()).Input(I64({-2})))),
+            (std::vector<int64_t>{8, 6, 4, 2, 0}));
+  EXPECT_EQ(RunOk(Op("Slice").Input(x).Input(I64({5})).Input(I64({2}))).shape(), (Shape{0}));
+  EXPECT_EQ(RunOk(Op("Slice").Input(F({}, {0})).Input(I64({0})).Input(I64({-1})).Input(I64({0})).Input(I64({-1}))).shape(),
+            (Shape{0}));
+  ExpectError(Op("Slice").Input(x).Input(I64({0})).Input(I64({5})).Input(I64({0})).Input(I64({0})), "steps");
+  ExpectError(Op("Slice").Input(x).Input(I64({0, 0})).Input(I64({5})), "entries");
+  ExpectError(Op("Slice").Input(x).Input(I64({0})).Input(I64({5})).Input(I64({1})), "out of range");
+}
+
+TEST(TensorOpsSlice, TwoDimensionalStringsAndVersion1) {
+  Tensor x = S({"a", "b", "c", "d", "e", "f"}, {2, 3});
+  Tensor out = RunOk(Op("Slice").Input(x).Input(I64({-1, 2})).Input(I64({-3, 0})).Input(I64({1, 0})).Input(I64({-1, -1})));
+  EXPECT_EQ(out.shape(), (Shape{1, 2}));
+  EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"f", "e"}));
+  out = RunOk(Op("Slice", 9).Attr("starts", std::vector<int64_t>{1}).Attr("ends", std::vector<int64_t>{1000})
+                  .Attr("axes", std::vector<int64_t>{1}).Input(x));
+  EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"b", "c", "e", "f"}));
+}
+
+// ---- Gather family ----
+
+TEST(TensorOpsGather, NegativeIndicesScalarIndexAndErrors) {
+  Tensor x = F({1, 2, 3, 4, 5, 6}, {3, 2});
+  Tensor out = RunOk(Op("Gather").Input(x).Input(I64({-1, 0}, {2})));
+  EXPECT_EQ(out.shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{5, 6, 1, 2}));
+  out = RunOk(Op("Gather").Attr("axis", int64_t{-1}).Input(x).Input(T_<int32_t>({1}, {})));
+  EXPECT_EQ(out.shape(), (Shape{3}));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{2, 4, 6}));
+  out = RunOk(Op("Gather").Input(S({"x", "y"}, {2})).Input(I64({1, 1, 0}, {3})));
+  EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"y", "y", "x"}));
+  EXPECT_EQ(RunOk(Op("Gather").Input(x).Input(I64({}, {0}))).shape(), (Shape{0, 2}));
+  ExpectError(Op("Gather").Input(x).Input(I64({3})), "out of range");
+  ExpectError(Op("Gather").Input(x).Input(I64({-4})), "out of range");
+  ExpectError(Op("Gather").Input(x).Input(F({0}, {1})), "int32 or int64");
+}
+
+TEST(TensorOpsGatherElements, NegativeAxisAndIndices) {
+  Tensor x = F({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor out = RunOk(Op("GatherElements").Attr("axis", int64_t{-1}).Input(x).Input(I64({-1, 0, 1, 1}, {2, 2})));
+  EXPECT_EQ(out.shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{3, 1, 5, 5}));
+  ExpectError(Op("GatherElements").Input(x).Input(I64({2, 0, 0}, {1, 3})), "out of range");
+  ExpectError(Op("GatherElements").Input(x).Input(I64({0}, {1})), "rank");
+}
+
+TEST(TensorOpsGatherND, BatchDimsAndSlices) {
+  Tensor x = I64({0, 1, 2, 3, 4, 5, 6, 7}, {2, 2, 2});
+  Tensor out = RunOk(Op("GatherND").Attr("batch_dims", int64_t{1}).Input(x).Input(I64({1, 0}, {2, 1})));
+  EXPECT_EQ(out.shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{2, 3, 4, 5}));
+  out = RunOk(Op("GatherND").Input(x).Input(I64({-1, 0, 0, 1}, {2, 2})));
+  EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{4, 5, 2, 3}));
+  ExpectError(Op("GatherND").Input(x).Input(I64({2}, {1, 1})), "out of range");
+  ExpectError(Op("GatherND").Input(x).Input(I64({0, 0, 0, 0}, {1, 4})), "last dimension");
+}
+
+// ---- Scatter family ----
+
+TEST(TensorOpsScatterElements, ReductionsWithDuplicateIndices) {
+  Tensor data = F({1, 1, 1, 1}, {1, 4});
+  Tensor idx = I64({1, 1, -1}, {1, 3});
+  Tensor upd = F({2, 3, 5}, {1, 3});
+  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements", 16).Attr("axis", int64_t{1}).Attr("reduction", std::string("add"))
+                                    .Input(data).Input(idx).Input(upd))),
+            (std::vector<float>{1, 6, 1, 6}));
+  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements", 16).Attr("axis", int64_t{1}).Attr("reduction", std::string("mul"))
+                                    .Input(data).Input(idx).Input(upd))),
+            (std::vector<float>{1, 6, 1, 5}));
+  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements", 18).Attr("axis", int64_t{1}).Attr("reduction", std::string("min"))
+                                    .Input(data).Input(idx).Input(upd))),
+            (std::vector<float>{1, 1, 1, 1}));
+  // Without a reduction the last write wins.
+  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements").Attr("axis", int64_t{1}).Input(data).Input(idx).Input(upd))),
+            (std::vector<float>{1, 3, 1, 5}));
+  ExpectError(Op("ScatterElements", 16).Attr("reduction", std::string("max")).Input(data).Input(idx).Input(upd),
+              "reduction");
+  ExpectError(Op("ScatterElements").Attr("axis", int64_t{1}).Input(data).Input(I64({4}, {1, 1})).Input(F({0}, {1, 1})),
+              "out of range");
+}
+
+TEST(TensorOpsScatter, OldOperatorAndStrings) {
+  Tensor out = RunOk(Op("Scatter", 10).Input(S({"a", "b", "c"}, {3})).Input(I64({2, 0}, {2})).Input(S({"z", "y"}, {2})));
+  EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"y", "b", "z"}));
+}
+
+TEST(TensorOpsScatterND, SlicesAndReductions) {
+  Tensor data = I64({1, 2, 3, 4}, {2, 2});
+  Tensor out = RunOk(Op("ScatterND").Input(data).Input(I64({-1}, {1, 1})).Input(I64({7, 8}, {1, 2})));
+  EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{1, 2, 7, 8}));
+  out = RunOk(Op("ScatterND", 18).Attr("reduction", std::string("max")).Input(data).Input(I64({0, 1, 0, 1}, {2, 2}))
+                  .Input(I64({5, 1}, {2})));
+  EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{1, 5, 3, 4}));
+  out = RunOk(Op("ScatterND", 16).Attr("reduction", std::string("mul")).Input(data).Input(I64({0, 0}, {2, 1}))
+                  .Input(I64({2, 3, 4, 5}, {2, 2})));
+  EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{8, 30, 3, 4}));
+  ExpectError(Op("ScatterND").Input(data).Input(I64({0}, {1, 1})).Input(I64({7}, {1})), "shape");
+}
+
+// ---- Expand, Tile ----
+
+TEST(TensorOpsExpand, BidirectionalBroadcast) {
+  Tensor out = RunOk(Op("Expand").Input(F({1, 2, 3}, {3, 1})).Input(I64({2, 1, 2})));
+  EXPECT_EQ(out.shape(), (Shape{2, 3, 2}));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}));
+  // A smaller shape keeps the input's dimensions.
+  EXPECT_EQ(RunOk(Op("Expand").Input(F({1, 2, 3}, {3, 1})).Input(I64({1}))).shape(), (Shape{3, 1}));
+  EXPECT_EQ(RunOk(Op("Expand").Input(F({1}, {1})).Input(I64({0}))).shape(), (Shape{0}));
+  ExpectError(Op("Expand").Input(F({1, 2, 3}, {3})).Input(I64({2})), "broadcast");
+}
+
+TEST(TensorOpsTile, RepeatsZeroAndStrings) {
+  Tensor out = RunOk(Op("Tile").Input(S({"a", "b"}, {1, 2})).Input(I64({2, 2})));
+  EXPECT_EQ(out.shape(), (Shape{2, 4}));
+  EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"a", "b", "a", "b", "a", "b", "a", "b"}));
+  EXPECT_EQ(RunOk(Op("Tile").Input(F({1, 2}, {2})).Input(I64({0}))).shape(), (Shape{0}));
+  ExpectError(Op("Tile").Input(F({1, 2}, {2})).Input(I64({1, 1})), "rank");
+  ExpectError(Op("Tile").Input(F({1, 2}, {2})).Input(I64({-1})), "negative");
+}
+
+// ---- Pad ----
+
+TEST(TensorOpsPad, ModesOnOneAxis) {
+  Tensor x = F({1, 2, 3}, {3});
+  auto pad = [&](const std::string& mode, std::vector<int64_t> pads) {
+    return Values<float>(RunOk(Op("Pad").Attr("mode", mode).Input(x).Input(I64(std::move(pads)))));
+  };
+  EXPECT_EQ(pad("constant", {2, 1}), (std::vector<float>{0, 0, 1, 2, 3, 0}));
+  EXPECT_EQ(pad("reflect", {2, 3}), (std::vector<float>{3, 2, 1, 2, 3, 2, 1, 2}));
+  EXPECT_EQ(pad("edge", {2, 1}), (std::vector<float>{1, 1, 1, 2, 3, 3}));
+  EXPECT_EQ(pad("wrap", {2, 4}), (std::vector<float>{2, 3, 1, 2, 3, 1, 2, 3, 1}));
+  EXPECT_EQ(pad("constant", {-1, 1}), (std::vector<float>{2, 3, 0}));
+  EXPECT_EQ(pad("edge", {-2, -1}), (std::vector<float>{}));
+}
+
+TEST(TensorOpsPad, AxesConstantValueAndVersions) {
+  Tensor x = F({1, 2, 3, 4}, {2, 2});
+  Tensor out = RunOk(Op("Pad", 18).Input(x).Input(I64({1, 0})).Input(F({9}, {})).Input(I64({-1})));
+  EXPECT_EQ(out.shape(), (Shape{2, 3}));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{9, 1, 2, 9, 3, 4}));
+  out = RunOk(Op("Pad", 2).Attr("pads", std::vector<int64_t>{0, 1, 0, 0}).Attr("value", 7.5f).Input(x));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{7.5f, 1, 2, 7.5f, 3, 4}));
+  out = RunOk(Op("Pad", 1).Attr("paddings", std::vector<int64_t>{1, 0, 0, 0}).Input(x));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{0, 0, 1, 2, 3, 4}));
+  out = RunOk(Op("Pad").Input(S({"a"}, {1})).Input(I64({1, 1})).Input(S({"-"}, {})));
+  EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"-", "a", "-"}));
+  out = RunOk(Op("Pad").Attr("mode", std::string("reflect")).Input(Int4({-3, 5}, {2})).Input(I64({1, 1})));
+  EXPECT_EQ(Int4Values(out), (std::vector<int>{5, -3, 5, -3}));
+  ExpectError(Op("Pad").Input(x).Input(I64({1, 1})), "entries");
+  ExpectError(Op("Pad").Input(x).Input(I64({-3, 0, 0, 0})), "remove");
+  ExpectError(Op("Pad").Attr("mode", std::string("edge")).Input(F({}, {0})).Input(I64({1, 0})), "size 0");
+  ExpectError(Op("Pad", 18).Attr("mode", std::string("wrap")).Input(x).Input(I64({1, 1, 1, 1})), "mode");
+  ExpectError(Op("Pad").Input(x).Input(I64({1, 1, 1, 1})).Input(I64({0}, {})), "constant_value");
+}
+
+// ---- Constant family ----
+
+TEST(TensorOpsConstant, AttributeForms) {
+  Tensor out = RunOk(Op("Constant").Attr("value_ints", std::vector<int64_t>{4, 5}));
+  EXPECT_EQ(out.type(), DataType::kInt64);
+  EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{4, 5}));
+  out = RunOk(Op("Constant").Attr("value_float", 2.5f));
+  EXPECT_EQ(out.shape(), Shape{});
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{2.5f}));
+  out = RunOk(Op("Constant").Attr("value_string", std::string("hi")));
+  EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"hi"}));
+  OpTest t = Op("Constant");
+  t.attributes.push_back(TensorAttr("value", S({"p", "q"}, {2, 1})));
+  out = RunOk(t);
+  EXPECT_EQ(out.shape(), (Shape{2, 1}));
+  EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"p", "q"}));
+  ExpectError(Op("Constant"), "exactly one");
+  ExpectError(Op("Constant").Attr("value_int", int64_t{1}).Attr("value_float", 1.0f), "exactly one");
+}
+
+TEST(TensorOpsConstantOfShape, ValueAndEmptyShape) {
+  OpTest t = Op("ConstantOfShape");
+  t.attributes.push_back(TensorAttr("value", T_<int32_t>({7}, {1})));
+  Tensor out = RunOk(t.Input(I64({2, 3})));
+  EXPECT_EQ(out.type(), DataType::kInt32);
+  EXPECT_EQ(Values<int32_t>(out), std::vector<int32_t>(6, 7));
+  out = RunOk(Op("ConstantOfShape").Input(I64({}, {0})));
+  EXPECT_EQ(out.shape(), Shape{});
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{0}));
+  EXPECT_EQ(RunOk(Op("ConstantOfShape").Input(I64({2, 0}))).size(), 0);
+  ExpectError(Op("ConstantOfShape").Input(I64({-1})), "negative");
+  OpTest two = Op("ConstantOfShape");
+  two.attributes.push_back(TensorAttr("value", F({1, 2}, {2})));
+  ExpectError(two.Input(I64({1})), "exactly one");
+}
+
+TEST(TensorOpsRange, IntegerAndFloatCounts) {
+  EXPECT_EQ(Values<int32_t>(RunOk(Op("Range").Input(T_<int32_t>({10}, {})).Input(T_<int32_t>({4}, {}))
+                                      .Input(T_<int32_t>({-3}, {})))),
+            (std::vector<int32_t>{10, 7}));
+  EXPECT_EQ(Values<float>(RunOk(Op("Range").Input(F({0}, {})).Input(F({1}, {})).Input(F({0.25f}, {})))),
+            (std::vector<float>{0, 0.25f, 0.5f, 0.75f}));
+  EXPECT_EQ(RunOk(Op("Range").Input(I64({5}, {})).Input(I64({1}, {})).Input(I64({1}, {}))).shape(), (Shape{0}));
+  const int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(Values<int64_t>(RunOk(Op("Range").Input(I64({kMax - 1}, {})).Input(I64({kMax}, {})).Input(I64({5}, {})))),
+            (std::vector<int64_t>{kMax - 1}));
+  ExpectError(Op("Range").Input(I64({0}, {})).Input(I64({4}, {})).Input(I64({0}, {})), "delta");
+  ExpectError(Op("Range").Input(I64({0}, {})).Input(F({4}, {})).Input(I64({1}, {})), "one type");
+}
+
+TEST(TensorOpsEyeLike, OffsetAndDtype) {
+  Tensor out = RunOk(Op("EyeLike").Attr("k", int64_t{1}).Attr("dtype", int64_t{6}).Input(F({0, 0, 0, 0, 0, 0}, {2, 3})));
+  EXPECT_EQ(out.type(), DataType::kInt32);
+  EXPECT_EQ(Values<int32_t>(out), (std::vector<int32_t>{0, 1, 0, 0, 0, 1}));
+  out = RunOk(Op("EyeLike").Attr("k", int64_t{-1}).Input(B({false, false, false, false}, {2, 2})));
+  EXPECT_EQ(Bools(out), (std::vector<bool>{false, false, true, false}));
+  ExpectError(Op("EyeLike").Input(F({0, 0}, {2})), "rank 2");
+}
+
+TEST(TensorOpsOneHot, AxisNegativeAndOutOfRangeIndices) {
+  Tensor out = RunOk(Op("OneHot").Attr("axis", int64_t{0}).Input(I64({0, -1, 5}, {3})).Input(I64({3}, {}))
+                         .Input(S({"off", "on"}, {2})));
+  EXPECT_EQ(out.shape(), (Shape{3, 3}));
+  EXPECT_EQ(Values<std::string>(out),
+            (std::vector<std::string>{"on", "off", "off", "off", "off", "off", "off", "on", "off"}));
+  out = RunOk(Op("OneHot").Input(F({1.9f}, {1})).Input(F({2}, {1})).Input(F({-1, 1}, {2})));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{-1, 1}));
+  ExpectError(Op("OneHot").Input(I64({0})).Input(I64({0}, {})).Input(F({0, 1}, {2})), "depth");
+  ExpectError(Op("OneHot").Input(I64({0})).Input(I64({2}, {})).Input(F({0, 1, 2}, {3})), "values");
+  ExpectError(Op("OneHot").Attr("axis", int64_t{2}).Input(I64({0})).Input(I64({2}, {})).Input(F({0, 1}, {2})), "axis");
+}
+
+// ---- Dropout, Trilu ----
+
+TEST(TensorOpsDropout, InferenceIsIdentityWithTrueMask) {
+  OpTest t = Op("Dropout", 13).Input(F({1, 2, 3}, {3})).Input(F({0.9f}, {}));
+  t.num_outputs = 2;
+  auto out = RunAll(t);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Values<float>(out[0].tensor()), (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(Bools(out[1].tensor()), (std::vector<bool>{true, true, true}));
+}
+
+TEST(TensorOpsDropout, TrainingIsSeededAndScaled) {
+  std::vector<float> v(200, 1.0f);
+  OpTest t = Op("Dropout", 13).Attr("seed", int64_t{42}).Input(F(v, {200})).Input(F({0.5f}, {})).Input(B({true}, {}));
+  t.num_outputs = 2;
+  auto a = RunAll(t);
+  auto b = RunAll(t);
+  ASSERT_EQ(a.size(), 2u);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(Values<float>(a[0].tensor()), Values<float>(b[0].tensor()));
+  int kept = 0;
+  for (int64_t i = 0; i < 200; ++i) {
+    const bool m = a[1].tensor().data<bool>()[i];
+    EXPECT_EQ(a[0].tensor().data<float>()[i], m ? 2.0f : 0.0f);
+    kept += m ? 1 : 0;
+  }
+  EXPECT_GT(kept, 50);
+  EXPECT_LT(kept, 150);
+  ExpectError(Op("Dropout", 13).Input(F({1}, {1})).Input(F({1.5f}, {})).Input(B({true}, {})), "ratio");
+}
+
+TEST(TensorOpsTrilu, BatchedLowerAndUpperWithK) {
+  Tensor x = I64({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, {2, 2, 3});
+  EXPECT_EQ(Values<int64_t>(RunOk(Op("Trilu").Attr("upper", int64_t{0}).Input(x).Input(I64({-1}, {})))),
+            (std::vector<int64_t>{0, 0, 0, 4, 0, 0, 0, 0, 0, 10, 0, 0}));
+  EXPECT_EQ(Values<int64_t>(RunOk(Op("Trilu").Input(x).Input(I64({1}, {})))),
+            (std::vector<int64_t>{0, 2, 3, 0, 0, 6, 0, 8, 9, 0, 0, 12}));
+  EXPECT_EQ(Values<std::string>(RunOk(Op("Trilu").Input(S({"a", "b", "c", "d"}, {2, 2})))),
+            (std::vector<std::string>{"a", "b", "", "d"}));
+  ExpectError(Op("Trilu").Input(I64({1, 2})), "rank");
+}
+
+// ---- NonZero, Compress, ReverseSequence, Unique ----
+
+TEST(TensorOpsNonZero, NaNNegativeZeroAndScalar) {
+  Tensor out = RunOk(Op("NonZero").Input(F({0, -0.0f, kNaN, 2}, {2, 2})));
+  EXPECT_EQ(out.shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{1, 1, 0, 1}));
+  out = RunOk(Op("NonZero").Input(F({3}, {})));
+  EXPECT_EQ(out.shape(), (Shape{1, 1}));
+  EXPECT_EQ(RunOk(Op("NonZero").Input(F({}, {0, 3}))).shape(), (Shape{2, 0}));
+}
+
+TEST(TensorOpsCompress, FlattenedShortConditionAndErrors) {
+  Tensor x = F({1, 2, 3, 4, 5, 6}, {3, 2});
+  EXPECT_EQ(Values<float>(RunOk(Op("Compress").Input(x).Input(B({false, true, true}, {3})))),
+            (std::vector<float>{2, 3}));
+  Tensor out = RunOk(Op("Compress").Attr("axis", int64_t{-2}).Input(x).Input(B({true, false, true}, {3})));
+  EXPECT_EQ(out.shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{1, 2, 5, 6}));
+  ExpectError(Op("Compress").Attr("axis", int64_t{1}).Input(x).Input(B({false, false, true}, {3})), "beyond");
+  ExpectError(Op("Compress").Input(x).Input(I64({1})), "bool");
+}
+
+TEST(TensorOpsReverseSequence, BatchAxisZero) {
+  Tensor x = I64({0, 1, 2, 3, 4, 5, 6, 7}, {2, 4});
+  Tensor out = RunOk(Op("ReverseSequence").Attr("batch_axis", int64_t{0}).Attr("time_axis", int64_t{1}).Input(x)
+                         .Input(I64({3, 0})));
+  EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{2, 1, 0, 3, 4, 5, 6, 7}));
+  ExpectError(Op("ReverseSequence").Input(x).Input(I64({3, 3, 3, 3})), "length");
+  ExpectError(Op("ReverseSequence").Input(x).Input(I64({1, 1})), "batch size");
+  ExpectError(Op("ReverseSequence").Attr("batch_axis", int64_t{0}).Input(x).Input(I64({1, 1})), "batch_axis");
+}
+
+TEST(TensorOpsUnique, SortedWithNaNAndUnsorted) {
+  Tensor x = F({2, kNaN, 1, 2, kNaN, -1}, {6});
+  OpTest t = Op("Unique").Input(x);
+  t.num_outputs = 4;
+  auto out = RunAll(t);
+  ASSERT_EQ(out.size(), 4u);
+  std::vector<float> y = Values<float>(out[0].tensor());
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_EQ(y[0], -1.0f);
+  EXPECT_EQ(y[1], 1.0f);
+  EXPECT_EQ(y[2], 2.0f);
+  EXPECT_TRUE(std::isnan(y[3]));
+  EXPECT_EQ(Values<int64_t>(out[1].tensor()), (std::vector<int64_t>{5, 2, 0, 1}));
+  EXPECT_EQ(Values<int64_t>(out[2].tensor()), (std::vector<int64_t>{2, 3, 1, 2, 3, 0}));
+  EXPECT_EQ(Values<int64_t>(out[3].tensor()), (std::vector<int64_t>{1, 1, 2, 2}));
+
+  OpTest u = Op("Unique").Attr("sorted", int64_t{0}).Input(S({"b", "a", "b", "c"}, {4}));
+  u.num_outputs = 4;
+  out = RunAll(u);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(Values<std::string>(out[0].tensor()), (std::vector<std::string>{"b", "a", "c"}));
+  EXPECT_EQ(Values<int64_t>(out[1].tensor()), (std::vector<int64_t>{0, 1, 3}));
+  EXPECT_EQ(Values<int64_t>(out[2].tensor()), (std::vector<int64_t>{0, 1, 0, 2}));
+  EXPECT_EQ(Values<int64_t>(out[3].tensor()), (std::vector<int64_t>{2, 1, 1}));
+}
+
+TEST(TensorOpsUnique, AlongAxisAndEmpty) {
+  OpTest t = Op("Unique").Attr("axis", int64_t{-1}).Input(I64({1, 0, 1, 2, 0, 2}, {2, 3}));
+  t.num_outputs = 4;
+  auto out = RunAll(t);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].tensor().shape(), (Shape{2, 2}));
+  EXPECT_EQ(Values<int64_t>(out[0].tensor()), (std::vector<int64_t>{0, 1, 0, 2}));
+  EXPECT_EQ(Values<int64_t>(out[2].tensor()), (std::vector<int64_t>{1, 0, 1}));
+  EXPECT_EQ(Values<int64_t>(out[3].tensor()), (std::vector<int64_t>{1, 2}));
+  Tensor empty = RunOk(Op("Unique").Input(F({}, {0, 2})));
+  EXPECT_EQ(empty.shape(), (Shape{0}));
+}
+
+}  // namespace
+}  // namespace onyx
