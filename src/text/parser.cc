@@ -192,8 +192,23 @@ class Parser {
   Status SingleAttrValue(ir::Attribute& attr, AttrType expected);
   Status FunctionIds(std::vector<std::string>& ids, std::vector<ir::ValueInfo>& value_info);
 
+  // Nesting of types and graphs is bounded so that hostile input cannot exhaust the stack.
+  static constexpr int kMaxNesting = 200;
+  struct NestingGuard {
+    explicit NestingGuard(int& d) : depth(d) { ++depth; }
+    ~NestingGuard() { --depth; }
+    int& depth;
+  };
+  Status CheckNesting(const Token& at) const {
+    if (nesting_ > kMaxNesting) {
+      return Error(at, "types or graphs nested more than " + std::to_string(kMaxNesting) + " levels deep");
+    }
+    return Status::Ok();
+  }
+
   Lexer lexer_;
   std::deque<Token> ahead_;
+  int nesting_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------- numbers
@@ -292,6 +307,8 @@ Status Parser::TensorType(DataType elem, ir::TypeInfo& type) {
 
 Status Parser::Type(ir::TypeInfo& type) {
   const Token tok = Peek();
+  NestingGuard guard(nesting_);
+  ONYX_RETURN_IF_ERROR(CheckNesting(tok));
   if (tok.kind != TokenKind::kIdentifier) return Unexpected(tok, "a type");
   Take();
   auto prim = DataTypeFromName(tok.text);
@@ -836,6 +853,8 @@ Status Parser::Graph(ir::Graph& graph) {
 }
 
 Status Parser::GraphAfterName(std::string name, ir::Graph& graph) {
+  NestingGuard guard(nesting_);
+  ONYX_RETURN_IF_ERROR(CheckNesting(Peek()));
   graph.name = std::move(name);
   // Inputs, each optionally with a value: `float[2] w = {1.0, 2.0}` is an input with an initializer.
   ONYX_RETURN_IF_ERROR(Expect('('));

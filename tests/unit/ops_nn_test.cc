@@ -264,7 +264,9 @@ TEST(NeuralNetPoolTest, MaxPoolIndicesBothStorageOrders) {
 
 TEST(NeuralNetPoolTest, MaxPoolInt8PaddingIsNotZero) {
   auto t = Op("MaxPool", 12);
-  t.Input(I8({-5, -7, -6}, {1, 1, 3})).Attr("kernel_shape", std::vector<int64_t>{2}).Attr("pads", std::vector<int64_t>{1, 1});
+  t.Input(I8({-5, -7, -6}, {1, 1, 3}))
+      .Attr("kernel_shape", std::vector<int64_t>{2})
+      .Attr("pads", std::vector<int64_t>{1, 1});
   EXPECT_EQ(Values<int8_t>(RunOk(t)), (std::vector<int8_t>{-5, -5, -6, -6}));
 }
 
@@ -287,7 +289,9 @@ TEST(NeuralNetPoolTest, CeilModeAddsPartialWindow) {
 
 TEST(NeuralNetPoolTest, AveragePoolCountIncludePad) {
   auto t = Op("AveragePool", 19);
-  t.Input(F({1, 2, 3}, {1, 1, 3})).Attr("kernel_shape", std::vector<int64_t>{2}).Attr("pads", std::vector<int64_t>{1, 1});
+  t.Input(F({1, 2, 3}, {1, 1, 3}))
+      .Attr("kernel_shape", std::vector<int64_t>{2})
+      .Attr("pads", std::vector<int64_t>{1, 1});
   ExpectFloats(RunOk(t), {1, 1, 4}, {1, 1.5f, 2.5f, 3});
   t.Attr("count_include_pad", int64_t{1});
   ExpectFloats(RunOk(t), {1, 1, 4}, {0.5f, 1.5f, 2.5f, 1.5f});

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "format/tensor_proto.h"
 #include "op_tester.h"
 
 namespace onyx {
@@ -461,6 +462,31 @@ TEST(TensorOpsConstant, AttributeForms) {
   EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"p", "q"}));
   ExpectError(Op("Constant"), "exactly one");
   ExpectError(Op("Constant").Attr("value_int", int64_t{1}).Attr("value_float", 1.0f), "exactly one");
+}
+
+TEST(TensorOpsConstant, SparseValueIsDensified) {
+  auto sparse_attr = [](Tensor values, Tensor indices, std::vector<int64_t> dims) {
+    pb::SparseTensorProto proto;
+    format::TensorToProto(values, proto.mutable_values());
+    format::TensorToProto(indices, proto.mutable_indices());
+    for (int64_t d : dims) proto.add_dims(d);
+    ir::Attribute a;
+    a.name = "sparse_value";
+    a.type = ir::AttrType::kSparseTensor;
+    a.sparse_tensor = proto.SerializeAsString();
+    return a;
+  };
+  OpTest linear = Op("Constant");
+  linear.attributes.push_back(sparse_attr(F({5, 7}, {2}), I64({1, 4}), {2, 3}));
+  Tensor out = RunOk(linear);
+  EXPECT_EQ(out.shape(), (Shape{2, 3}));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{0, 5, 0, 0, 7, 0}));
+  OpTest coords = Op("Constant");
+  coords.attributes.push_back(sparse_attr(I64({9}), I64({1, 2}, {1, 2}), {2, 3}));
+  EXPECT_EQ(Values<int64_t>(RunOk(coords)), (std::vector<int64_t>{0, 0, 0, 0, 0, 9}));
+  OpTest bad = Op("Constant");
+  bad.attributes.push_back(sparse_attr(F({5}, {1}), I64({6}), {2, 3}));
+  ExpectError(bad, "out of range");
 }
 
 TEST(TensorOpsConstantOfShape, ValueAndEmptyShape) {

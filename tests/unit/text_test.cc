@@ -846,5 +846,20 @@ TEST(TextSyntaxErrors, HeadersAndTrailingText) {
             "line 3, column 28: expected '}' but found end of input");
 }
 
+TEST(TextSyntaxErrors, DeepNesting) {
+  std::string deep_type;
+  for (int i = 0; i < 100000; ++i) deep_type += "seq(";
+  EXPECT_NE(ErrorOf(ParseType(deep_type)).find("nested more than"), std::string::npos);
+  std::string deep_graph = "y = If(c) <";
+  for (int i = 0; i < 100000; ++i) deep_graph += "b = g () => () { y = If(c) <";
+  EXPECT_NE(ErrorOf(ParseNode(deep_graph)).find("nested more than"), std::string::npos);
+  // Moderate nesting is fine.
+  std::string type = "float";
+  for (int i = 0; i < 50; ++i) type = "seq(" + type + ")";
+  auto t = ParseType(type);
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(PrintType(*t), type);
+}
+
 }  // namespace
 }  // namespace onyx::text

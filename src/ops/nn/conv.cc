@@ -22,8 +22,8 @@ Status ParseConvAttrs(const KernelInfo& info, WindowAttrs* attrs, int64_t* group
 Status CheckPerChannel(const Tensor& t, int64_t count, bool allow_scalar, const std::string& what) {
   if (allow_scalar && t.size() == 1 && t.rank() <= 1) return Status::Ok();
   if (t.rank() != 1 || t.dim(0) != count) {
-    return InvalidArgument(what + " has shape " + ShapeToString(t.shape()) + ", expected [" +
-                           std::to_string(count) + "]" + (allow_scalar ? " or a scalar" : ""));
+    return InvalidArgument(what + " has shape " + ShapeToString(t.shape()) + ", expected [" + std::to_string(count) +
+                           "]" + (allow_scalar ? " or a scalar" : ""));
   }
   return Status::Ok();
 }
@@ -76,8 +76,8 @@ class ConvKernel : public OpKernel {
 };
 
 // The int32 accumulator of an 8-bit convolution: sum over taps of (x - x_zero_point) * (w - w_zero_point[m]).
-Result<std::vector<int32_t>> QuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp,
-                                           const Tensor& w, const Tensor* w_zp, const std::string& x_zp_name,
+Result<std::vector<int32_t>> QuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, const Tensor& w,
+                                           const Tensor* w_zp, const std::string& x_zp_name,
                                            const std::string& w_zp_name) {
   std::vector<int32_t> xz = {0};
   std::vector<int32_t> wz = {0};
@@ -150,9 +150,8 @@ class QLinearConvKernel : public OpKernel {
       out_type = y_zp->type();
       yz = Int32Values(*y_zp);
     }
-    ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, QuantizedConv(g, *x, x_zp, *w, w_zp,
-                                                                  "input 'x_zero_point' (2)",
-                                                                  "input 'w_zero_point' (5)"));
+    ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc,
+                          QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)", "input 'w_zero_point' (5)"));
     const float xs = static_cast<float>(x_scale->DoubleAt(0));
     const float ys = static_cast<float>(y_scale->DoubleAt(0));
     std::vector<double> multiplier(static_cast<size_t>(g.out_channels));

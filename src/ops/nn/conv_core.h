@@ -43,8 +43,8 @@ void RunConv(const ConvGeometry& g, const T* x, const T* w, T* y) {
         Im2Col(g.axes, xg, cg, cols.data());
         patches = cols.data();
       }
-      Gemm<T>(false, false, mg, out_size, patch_rows, T(1), w + gi * mg * patch_rows, patch_rows, patches,
-              out_size, T(0), y + (n * g.out_channels + gi * mg) * out_size, out_size);
+      Gemm<T>(false, false, mg, out_size, patch_rows, T(1), w + gi * mg * patch_rows, patch_rows, patches, out_size,
+              T(0), y + (n * g.out_channels + gi * mg) * out_size, out_size);
     }
   }
 }

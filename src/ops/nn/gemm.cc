@@ -28,8 +28,10 @@ class GemmKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
     ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
     ONYX_ASSIGN_OR_RETURN(const Tensor* c, OptionalTensorInput(ctx, 2));
-    if (a->rank() != 2) return InvalidArgument("input 'A' (0) has shape " + ShapeToString(a->shape()) + ", expected rank 2");
-    if (b->rank() != 2) return InvalidArgument("input 'B' (1) has shape " + ShapeToString(b->shape()) + ", expected rank 2");
+    if (a->rank() != 2)
+      return InvalidArgument("input 'A' (0) has shape " + ShapeToString(a->shape()) + ", expected rank 2");
+    if (b->rank() != 2)
+      return InvalidArgument("input 'B' (1) has shape " + ShapeToString(b->shape()) + ", expected rank 2");
     if (b->type() != a->type() || (c != nullptr && c->type() != a->type())) {
       return InvalidArgument("inputs A, B and C must have the same element type");
     }
@@ -66,8 +68,7 @@ class GemmKernel : public OpKernel {
       };
       const int64_t lda = trans_a_ ? m : k;
       const int64_t ldb = trans_b_ ? k : n;
-      const bool exact = std::is_floating_point_v<CT> ||
-                         (std::trunc(alpha_) == alpha_ && std::trunc(beta_) == beta_);
+      const bool exact = std::is_floating_point_v<CT> || (std::trunc(alpha_) == alpha_ && std::trunc(beta_) == beta_);
       auto to_ct = [](float v) {
         if constexpr (std::is_integral_v<CT>) {
           return static_cast<CT>(static_cast<int64_t>(v));  // negative values wrap for unsigned types
@@ -108,6 +109,8 @@ class GemmKernel : public OpKernel {
 
 }  // namespace
 
-void RegisterGemmOps(KernelRegistry& registry) { registry.Add("", "Gemm", 1, kLatestVersion, MakeFactory<GemmKernel>()); }
+void RegisterGemmOps(KernelRegistry& registry) {
+  registry.Add("", "Gemm", 1, kLatestVersion, MakeFactory<GemmKernel>());
+}
 
 }  // namespace onyx::ops::nn

@@ -28,8 +28,8 @@ constexpr int64_t kNBlock = 512;
 }  // namespace
 
 template <typename T>
-void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-          const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+          int64_t ldb, T beta, T* c, int64_t ldc) {
   using A = typename AccumOf<T>::type;
   if (m <= 0 || n <= 0) return;
   for (int64_t i = 0; i < m; ++i) {
@@ -73,17 +73,17 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
   }
 }
 
-template void Gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
-                          int64_t, float, float*, int64_t);
+template void Gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t,
+                          float, float*, int64_t);
 template void Gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t, const double*,
                            int64_t, double, double*, int64_t);
-template void Gemm<int32_t>(bool, bool, int64_t, int64_t, int64_t, int32_t, const int32_t*, int64_t,
-                            const int32_t*, int64_t, int32_t, int32_t*, int64_t);
-template void Gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, int64_t, const int64_t*, int64_t,
-                            const int64_t*, int64_t, int64_t, int64_t*, int64_t);
-template void Gemm<uint32_t>(bool, bool, int64_t, int64_t, int64_t, uint32_t, const uint32_t*, int64_t,
-                             const uint32_t*, int64_t, uint32_t, uint32_t*, int64_t);
-template void Gemm<uint64_t>(bool, bool, int64_t, int64_t, int64_t, uint64_t, const uint64_t*, int64_t,
-                             const uint64_t*, int64_t, uint64_t, uint64_t*, int64_t);
+template void Gemm<int32_t>(bool, bool, int64_t, int64_t, int64_t, int32_t, const int32_t*, int64_t, const int32_t*,
+                            int64_t, int32_t, int32_t*, int64_t);
+template void Gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, int64_t, const int64_t*, int64_t, const int64_t*,
+                            int64_t, int64_t, int64_t*, int64_t);
+template void Gemm<uint32_t>(bool, bool, int64_t, int64_t, int64_t, uint32_t, const uint32_t*, int64_t, const uint32_t*,
+                             int64_t, uint32_t, uint32_t*, int64_t);
+template void Gemm<uint64_t>(bool, bool, int64_t, int64_t, int64_t, uint64_t, const uint64_t*, int64_t, const uint64_t*,
+                             int64_t, uint64_t, uint64_t*, int64_t);
 
 }  // namespace onyx::ops::nn

@@ -11,13 +11,13 @@ namespace onyx::ops::nn {
 // When beta is 0, C is only written (NaNs already there do not propagate).
 // Signed integer types wrap around on overflow (two's complement) instead of being undefined.
 template <typename T>
-void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda,
-          const T* b, int64_t ldb, T beta, T* c, int64_t ldc);
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
+          int64_t ldb, T beta, T* c, int64_t ldc);
 
 extern template void Gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
                                  int64_t, float, float*, int64_t);
-extern template void Gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t,
-                                  const double*, int64_t, double, double*, int64_t);
+extern template void Gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t, const double*,
+                                  int64_t, double, double*, int64_t);
 extern template void Gemm<int32_t>(bool, bool, int64_t, int64_t, int64_t, int32_t, const int32_t*, int64_t,
                                    const int32_t*, int64_t, int32_t, int32_t*, int64_t);
 extern template void Gemm<int64_t>(bool, bool, int64_t, int64_t, int64_t, int64_t, const int64_t*, int64_t,

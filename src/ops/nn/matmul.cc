@@ -104,8 +104,8 @@ Shape RowParamShape(const Tensor& t, const MatMulPlan& p) {
 }
 
 // The int32 product of centred 8-bit operands.
-Result<std::vector<int32_t>> IntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp,
-                                            const Tensor& b, const Tensor* b_zp, const std::string& a_zp_name,
+Result<std::vector<int32_t>> IntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp, const Tensor& b,
+                                            const Tensor* b_zp, const std::string& a_zp_name,
                                             const std::string& b_zp_name) {
   const Tensor a2 = a.rank() == 1 ? *a.Reshaped(p.a_matrix) : a;
   const Tensor b2 = b.rank() == 1 ? *b.Reshaped(p.b_matrix) : b;
@@ -188,8 +188,8 @@ Status QLinearMatMulCompute(const KernelInfo&, KernelContext& ctx) {
     for (size_t i = 0; i < acc.size(); ++i) {
       const int64_t col = static_cast<int64_t>(i) % cols;
       const int64_t row = (static_cast<int64_t>(i) / cols) % rows;
-      const double mult = combine(as[as.size() == 1 ? 0 : row], bs[bs.size() == 1 ? 0 : col],
-                                  ys[ys.size() == 1 ? 0 : row]);
+      const double mult =
+          combine(as[as.size() == 1 ? 0 : row], bs[bs.size() == 1 ? 0 : col], ys[ys.size() == 1 ? 0 : row]);
       out[i] = SaturateRound<Q>(static_cast<double>(acc[i]) * mult + yz[yz.size() == 1 ? 0 : row]);
     }
     return Status::Ok();

@@ -18,8 +18,7 @@ int64_t ShapeProduct(const Shape& shape, size_t begin, size_t end) {
 
 Status CheckScalarParam(const Tensor& t, const std::string& what) {
   if (t.size() != 1 || t.rank() > 1) {
-    return InvalidArgument(what + " must be a scalar or a 1-element 1-D tensor, got shape " +
-                           ShapeToString(t.shape()));
+    return InvalidArgument(what + " must be a scalar or a 1-element 1-D tensor, got shape " + ShapeToString(t.shape()));
   }
   return Status::Ok();
 }
@@ -39,8 +38,7 @@ Result<std::vector<int32_t>> CenteredInt32(const Tensor& q, const std::vector<in
       for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<int32_t>(src[i]) - z;
     } else {
       for (int64_t i = 0; i < q.size(); ++i) {
-        out[static_cast<size_t>(i)] =
-            static_cast<int32_t>(src[i]) - zero_point[static_cast<size_t>((i / block) % nzp)];
+        out[static_cast<size_t>(i)] = static_cast<int32_t>(src[i]) - zero_point[static_cast<size_t>((i / block) % nzp)];
       }
     }
     return Status::Ok();
@@ -52,14 +50,14 @@ Result<std::vector<int32_t>> CenteredInt32Broadcast(const Tensor& q, const Tenso
                                                     const std::string& zp_name) {
   if (zero_point == nullptr) return CenteredInt32(q, {0}, 1);
   if (zero_point->type() != q.type()) {
-    return InvalidArgument(zp_name + " has type " + std::string(DataTypeName(zero_point->type())) +
-                           ", expected " + std::string(DataTypeName(q.type())) + " like the tensor it applies to");
+    return InvalidArgument(zp_name + " has type " + std::string(DataTypeName(zero_point->type())) + ", expected " +
+                           std::string(DataTypeName(q.type())) + " like the tensor it applies to");
   }
   if (zero_point->size() == 1) return CenteredInt32(q, Int32Values(*zero_point), 1);
   auto shape = BroadcastShapes(q.shape(), zp_shape);
   if (!shape.ok() || *shape != q.shape()) {
-    return InvalidArgument(zp_name + " with shape " + ShapeToString(zero_point->shape()) +
-                           " does not broadcast to " + ShapeToString(q.shape()));
+    return InvalidArgument(zp_name + " with shape " + ShapeToString(zero_point->shape()) + " does not broadcast to " +
+                           ShapeToString(q.shape()));
   }
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> out, CenteredInt32(q, {0}, 1));
   const std::vector<int32_t> zp = Int32Values(*zero_point);

@@ -133,8 +133,8 @@ class LayerNormKernel : public OpKernel {
       ForEachStrided(xs, strides, [&](int64_t i, const int64_t* off) {
         const size_t r = static_cast<size_t>(len > 0 ? i / len : 0);
         const double v = static_cast<double>(static_cast<ComputeType<T>>(in[i]));
-        out[i] = FromDouble<T>((v - mean[r]) * inv_std[r] * s[static_cast<size_t>(off[0])] +
-                               b[static_cast<size_t>(off[1])]);
+        out[i] =
+            FromDouble<T>((v - mean[r]) * inv_std[r] * s[static_cast<size_t>(off[0])] + b[static_cast<size_t>(off[1])]);
       });
       return Status::Ok();
     }));

@@ -244,8 +244,12 @@ class GlobalPoolKernel : public OpKernel {
             case PoolKind::kMax:
               if (std::isnan(v) || v > acc) acc = v;  // NaN propagates
               break;
-            case PoolKind::kAverage: acc += v; break;
-            case PoolKind::kLp: acc += std::pow(std::fabs(v), p_); break;
+            case PoolKind::kAverage:
+              acc += v;
+              break;
+            case PoolKind::kLp:
+              acc += std::pow(std::fabs(v), p_);
+              break;
           }
         }
         if (kind_ == PoolKind::kAverage) acc /= static_cast<double>(in_size);

@@ -51,9 +51,9 @@ Result<ScaleLayout> MakeLayout(const Shape& x, const Tensor& scale, int64_t axis
   l.inner = ShapeProduct(x, static_cast<size_t>(axis) + 1, x.size());
   if (block_size <= 0) {
     if (scale.rank() != 1 || scale.dim(0) != l.axis_dim) {
-      return InvalidArgument(scale_name + " has shape " + ShapeToString(scale.shape()) +
-                             ", expected a scalar or [" + std::to_string(l.axis_dim) + "] (axis " +
-                             std::to_string(axis) + " of x " + ShapeToString(x) + ")");
+      return InvalidArgument(scale_name + " has shape " + ShapeToString(scale.shape()) + ", expected a scalar or [" +
+                             std::to_string(l.axis_dim) + "] (axis " + std::to_string(axis) + " of x " +
+                             ShapeToString(x) + ")");
     }
     l.kind = ScaleLayout::Kind::kAxis;
     return l;
@@ -90,8 +90,7 @@ class QuantizeKernel : public OpKernel {
       if (!IsValidDataType(static_cast<int32_t>(od))) return info.Error("attribute 'output_dtype' is not a type");
       output_dtype_ = static_cast<DataType>(od);
       if (!IsSupportedQuantized(output_dtype_)) {
-        return info.UnsupportedError("output_dtype " + std::string(DataTypeName(output_dtype_)) +
-                                     " is not supported");
+        return info.UnsupportedError("output_dtype " + std::string(DataTypeName(output_dtype_)) + " is not supported");
       }
     }
     return Status::Ok();
@@ -102,7 +101,8 @@ class QuantizeKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(const Tensor* scale, ctx.TensorInput(1));
     ONYX_ASSIGN_OR_RETURN(const Tensor* zp, OptionalTensorInput(ctx, 2));
     if (!IsFloatingPoint(scale->type())) return InvalidArgument("input 'y_scale' (1) must have a float type");
-    ONYX_ASSIGN_OR_RETURN(ScaleLayout layout, MakeLayout(x->shape(), *scale, axis_, block_size_, "input 'y_scale' (1)"));
+    ONYX_ASSIGN_OR_RETURN(ScaleLayout layout,
+                          MakeLayout(x->shape(), *scale, axis_, block_size_, "input 'y_scale' (1)"));
     ONYX_RETURN_IF_ERROR(CheckZeroPoint(zp, *scale, "input 'y_zero_point' (2)"));
     DataType out_type = DataType::kUint8;
     if (zp != nullptr) {
@@ -173,11 +173,12 @@ class DequantizeKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(const Tensor* scale, ctx.TensorInput(1));
     ONYX_ASSIGN_OR_RETURN(const Tensor* zp, OptionalTensorInput(ctx, 2));
     if (!IsFloatingPoint(scale->type())) return InvalidArgument("input 'x_scale' (1) must have a float type");
-    ONYX_ASSIGN_OR_RETURN(ScaleLayout layout, MakeLayout(x->shape(), *scale, axis_, block_size_, "input 'x_scale' (1)"));
+    ONYX_ASSIGN_OR_RETURN(ScaleLayout layout,
+                          MakeLayout(x->shape(), *scale, axis_, block_size_, "input 'x_scale' (1)"));
     ONYX_RETURN_IF_ERROR(CheckZeroPoint(zp, *scale, "input 'x_zero_point' (2)"));
     if (zp != nullptr && zp->type() != x->type()) {
-      return InvalidArgument("input 'x_zero_point' (2) has type " + std::string(DataTypeName(zp->type())) +
-                             ", x has " + std::string(DataTypeName(x->type())));
+      return InvalidArgument("input 'x_zero_point' (2) has type " + std::string(DataTypeName(zp->type())) + ", x has " +
+                             std::string(DataTypeName(x->type())));
     }
     const DataType out_type = output_dtype_ != DataType::kUndefined ? output_dtype_ : scale->type();
     const std::vector<double> scales = ToDoubleVector(*scale);

@@ -13,8 +13,8 @@ std::string ListToString(const std::vector<int64_t>& v) { return ShapeToString(v
 Status CheckAll(const KernelInfo& info, const std::vector<int64_t>& v, const char* name, int64_t min_value) {
   for (int64_t x : v) {
     if (x < min_value) {
-      return info.Error(std::string("attribute '") + name + "' " + ListToString(v) + " must hold values >= " +
-                        std::to_string(min_value));
+      return info.Error(std::string("attribute '") + name + "' " + ListToString(v) +
+                        " must hold values >= " + std::to_string(min_value));
     }
   }
   return Status::Ok();
@@ -53,8 +53,8 @@ Status WindowAttrs::Parse(const KernelInfo& info, bool kernel_shape_required) {
                         std::to_string(n));
     }
     if (!dilations.empty() && dilations.size() != n) {
-      return info.Error("attribute 'dilations' has " + std::to_string(dilations.size()) +
-                        " values, 'kernel_shape' " + std::to_string(n));
+      return info.Error("attribute 'dilations' has " + std::to_string(dilations.size()) + " values, 'kernel_shape' " +
+                        std::to_string(n));
     }
     if (!pads.empty() && pads.size() != 2 * n) {
       return info.Error("attribute 'pads' has " + std::to_string(pads.size()) + " values, expected " +
@@ -64,8 +64,7 @@ Status WindowAttrs::Parse(const KernelInfo& info, bool kernel_shape_required) {
   return Status::Ok();
 }
 
-Result<std::vector<WindowAxis>> ResolveWindow(const WindowAttrs& attrs, const Shape& in_spatial,
-                                              const Shape& kernel) {
+Result<std::vector<WindowAxis>> ResolveWindow(const WindowAttrs& attrs, const Shape& in_spatial, const Shape& kernel) {
   const size_t n = in_spatial.size();
   const std::string dims = std::to_string(n) + " spatial dims";
   if (!attrs.kernel_shape.empty() && attrs.kernel_shape.size() != n) {
@@ -85,8 +84,8 @@ Result<std::vector<WindowAxis>> ResolveWindow(const WindowAttrs& attrs, const Sh
                            dims);
   }
   if (!attrs.dilations.empty() && attrs.dilations.size() != n) {
-    return InvalidArgument("attribute 'dilations' " + ListToString(attrs.dilations) +
-                           " does not match the input's " + dims);
+    return InvalidArgument("attribute 'dilations' " + ListToString(attrs.dilations) + " does not match the input's " +
+                           dims);
   }
   if (!attrs.pads.empty() && attrs.pads.size() != 2 * n) {
     return InvalidArgument("attribute 'pads' " + ListToString(attrs.pads) + " does not match the input's " + dims);
@@ -119,9 +118,8 @@ Result<std::vector<WindowAxis>> ResolveWindow(const WindowAttrs& attrs, const Sh
     }
     const int64_t span = a.in + a.pad_begin + a.pad_end - extent;
     if (span < 0) {
-      return InvalidArgument("the window extent " + std::to_string(extent) + " on spatial axis " +
-                             std::to_string(i) + " exceeds the padded input size " +
-                             std::to_string(a.in + a.pad_begin + a.pad_end));
+      return InvalidArgument("the window extent " + std::to_string(extent) + " on spatial axis " + std::to_string(i) +
+                             " exceeds the padded input size " + std::to_string(a.in + a.pad_begin + a.pad_end));
     }
     if (attrs.ceil_mode) {
       a.out = CeilDiv(span, a.stride) + 1;

@@ -42,8 +42,7 @@ struct WindowAxis {
 // Resolves the window against the input's spatial dims. `kernel` holds the kernel dims when the operator takes
 // them from a weight tensor (empty for pooling, which needs kernel_shape); the sizes of strides, dilations and
 // pads must match the number of spatial dims. Output sizes follow auto_pad and ceil_mode as ONNX defines them.
-Result<std::vector<WindowAxis>> ResolveWindow(const WindowAttrs& attrs, const Shape& in_spatial,
-                                              const Shape& kernel);
+Result<std::vector<WindowAxis>> ResolveWindow(const WindowAttrs& attrs, const Shape& in_spatial, const Shape& kernel);
 
 int64_t OutputSize(const std::vector<WindowAxis>& axes);  // product of out
 int64_t InputSize(const std::vector<WindowAxis>& axes);   // product of in

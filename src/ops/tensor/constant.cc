@@ -2,12 +2,61 @@
 #include <cmath>
 #include <limits>
 
+#include "format/tensor_proto.h"
 #include "ops/common/op_util.h"
 #include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
 
 namespace onyx::ops::movement {
 namespace {
+
+// The dense tensor of a serialized SparseTensorProto: zeros (empty strings) except at `indices`, which are either
+// [NNZ] linear positions or [NNZ, rank] coordinates.
+Result<Tensor> DenseFromSparse(const std::string& bytes) {
+  pb::SparseTensorProto proto;
+  if (!proto.ParseFromString(bytes)) return InvalidArgument("attribute 'sparse_value' is not a valid SparseTensorProto");
+  ONYX_ASSIGN_OR_RETURN(Tensor values, format::TensorFromProto(proto.values(), nullptr));
+  ONYX_ASSIGN_OR_RETURN(Tensor indices, format::TensorFromProto(proto.indices(), nullptr));
+  Shape dims(proto.dims().begin(), proto.dims().end());
+  ONYX_ASSIGN_OR_RETURN(int64_t total, CheckedNumElements(dims));
+  const int64_t nnz = values.size();
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  if (values.rank() != 1 || indices.type() != DataType::kInt64 || IsSubByte(values.type())) {
+    return InvalidArgument("attribute 'sparse_value' needs 1-D values and int64 indices");
+  }
+  const bool linear = indices.rank() == 1 && indices.size() == nnz;
+  const bool coords = indices.rank() == 2 && indices.dim(0) == nnz && indices.dim(1) == rank;
+  if (!linear && !coords) {
+    return InvalidArgument("attribute 'sparse_value' has indices of shape " + ShapeToString(indices.shape()) +
+                           " for " + std::to_string(nnz) + " values of a rank-" + std::to_string(rank) + " tensor");
+  }
+  std::vector<int64_t> src_of(static_cast<size_t>(total), -1);
+  const std::vector<int64_t> strides = RowMajorStrides(dims);
+  const int64_t* ip = indices.data<int64_t>();
+  for (int64_t i = 0; i < nnz; ++i) {
+    int64_t pos = 0;
+    if (linear) {
+      pos = ip[i];
+    } else {
+      for (int64_t d = 0; d < rank; ++d) {
+        const int64_t c = ip[i * rank + d];
+        if (c < 0 || c >= dims[static_cast<size_t>(d)]) return InvalidArgument("attribute 'sparse_value' has an index out of range");
+        pos += c * strides[static_cast<size_t>(d)];
+      }
+    }
+    if (pos < 0 || pos >= total) return InvalidArgument("attribute 'sparse_value' has an index out of range");
+    src_of[static_cast<size_t>(pos)] = i;
+  }
+  Tensor dense = Tensor::Allocate(values.type(), dims, /*zero=*/true);
+  ONYX_RETURN_IF_ERROR(DispatchCopy(values.type(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    for (int64_t p = 0; p < total; ++p) {
+      if (src_of[static_cast<size_t>(p)] >= 0) dense.data<C>()[p] = values.data<C>()[src_of[static_cast<size_t>(p)]];
+    }
+    return Status::Ok();
+  }));
+  return dense;
+}
 
 // The value is built once from whichever attribute holds it; every run hands out the same (shared) tensor.
 class ConstantKernel : public OpKernel {
@@ -21,8 +70,10 @@ class ConstantKernel : public OpKernel {
     if (count != 1) return info.Error("exactly one of the value attributes must be given, found " + std::to_string(count));
     if (const Tensor* t = info.GetTensor("value")) {
       value_ = *t;
-    } else if (info.HasAttribute("sparse_value")) {
-      return info.UnsupportedError("attribute 'sparse_value' (sparse tensors) is not supported");
+    } else if (const ir::Attribute* sparse = info.node().FindAttribute("sparse_value")) {
+      auto dense = DenseFromSparse(sparse->sparse_tensor);
+      if (!dense.ok()) return info.Error(dense.status().message());
+      value_ = std::move(dense).value();
     } else if (info.HasAttribute("value_float")) {
       value_ = Tensor::Scalar<float>(info.GetFloat("value_float", 0.0f));
     } else if (info.HasAttribute("value_floats")) {
