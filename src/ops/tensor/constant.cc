@@ -217,8 +217,14 @@ class OneHotKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(const Tensor* indices, ctx.TensorInput(0));
     ONYX_ASSIGN_OR_RETURN(const Tensor* depth_t, ctx.TensorInput(1));
     ONYX_ASSIGN_OR_RETURN(const Tensor* values, ctx.TensorInput(2));
-    const bool numeric = [](DataType t) { return (IsInteger(t) && !IsSubByte(t)) || IsFloatingPoint(t); }(depth_t->type());
-    if (depth_t->size() != 1 || !numeric) return InvalidArgument("input 'depth' (1) must hold exactly one number");
+    auto numeric = [](DataType t) { return (IsInteger(t) && !IsSubByte(t)) || IsFloatingPoint(t); };
+    if (!numeric(indices->type())) {
+      return InvalidArgument("input 'indices' (0) has element type " + std::string(DataTypeName(indices->type())) +
+                             ", expected a numeric type");
+    }
+    if (depth_t->size() != 1 || !numeric(depth_t->type())) {
+      return InvalidArgument("input 'depth' (1) must hold exactly one number");
+    }
     const double depth_d = depth_t->DoubleAt(0);
     if (!(depth_d >= 1) || depth_d > static_cast<double>(int64_t{1} << 40)) {
       return InvalidArgument("input 'depth' (1) is " + std::to_string(depth_d) + ", expected a positive count");

@@ -25,8 +25,7 @@ class TransposeKernel : public OpKernel {
                              ShapeToString(data->shape()) + " has rank " + std::to_string(rank));
     }
     std::vector<bool> seen(static_cast<size_t>(rank), false);
-    for (int64_t& p : perm) {
-      if (p < 0) p += rank;  // tolerated as other runtimes do
+    for (int64_t p : perm) {
       if (p < 0 || p >= rank || seen[static_cast<size_t>(p)]) {
         return InvalidArgument("attribute 'perm' " + ShapeToString(perm_) + " is not a permutation of the " +
                                std::to_string(rank) + " axes");
