@@ -1,11 +1,12 @@
-// Unit tests of the Conversion family (Cast, CastLike, BitCast): the conversion engine between every kind of type
-// (float
-// -> integer truncation and wrapping, bool, float16/bfloat16, float8 with and without saturation, float8e8m0
-// rounding modes, packed 4-/2-bit types, number <-> string formatting and parsing) and the kernels' attributes
-// across versions (Cast-1's string 'to', saturate from 19, round_mode from 25, bad attributes).
+// Unit tests of the Conversion family (Cast, CastLike, BitCast): the conversion engine between every kind of
+// type (float -> integer truncation and wrapping, bool, float16/bfloat16, float8 with and without saturation,
+// float8e8m0 rounding modes, packed 4-/2-bit types, number <-> string formatting and parsing) and the kernels'
+// attributes across versions (Cast-1's string 'to', saturate from 19, round_mode from 25, bad attributes).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
 #include <string>

@@ -1,6 +1,5 @@
 #include "ops/conversion/cast.h"
 
-#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstdio>

@@ -21,9 +21,11 @@ struct AccumOf<int64_t> {
   using type = uint64_t;
 };
 
-// Block sizes: a kKBlock x kNBlock panel of B (packed contiguous) stays in L2 while every row of A streams past.
-constexpr int64_t kKBlock = 256;
-constexpr int64_t kNBlock = 512;
+// Block sizes: a kKBlock x kNBlock panel of B (packed contiguous, 128 KiB of float) stays in L2 while all rows of
+// A stream past it.
+constexpr int64_t kKBlock = 128;
+constexpr int64_t kNBlock = 256;
+constexpr int64_t kRows = 4;
 
 }  // namespace
 
@@ -43,7 +45,7 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
   if (k <= 0) return;
 
   std::vector<A> panel(static_cast<size_t>(std::min(k, kKBlock) * std::min(n, kNBlock)));
-  std::vector<A> acc(static_cast<size_t>(std::min(n, kNBlock)));
+  std::vector<A> acc(static_cast<size_t>(kRows * std::min(n, kNBlock)));
   for (int64_t j0 = 0; j0 < n; j0 += kNBlock) {
     const int64_t nb = std::min(kNBlock, n - j0);
     for (int64_t p0 = 0; p0 < k; p0 += kKBlock) {
@@ -58,16 +60,39 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
           for (int64_t j = 0; j < nb; ++j) dst[j] = static_cast<A>(src[j]);
         }
       }
-      for (int64_t i = 0; i < m; ++i) {
-        std::fill(acc.begin(), acc.begin() + nb, A(0));
+      // Four rows of C at a time, so that each packed B value loaded feeds four multiply-adds.
+      for (int64_t i0 = 0; i0 < m; i0 += kRows) {
+        const int64_t rows = std::min(kRows, m - i0);
+        std::fill(acc.begin(), acc.end(), A(0));
+        A* __restrict a0 = acc.data();
+        A* __restrict a1 = a0 + nb;
+        A* __restrict a2 = a1 + nb;
+        A* __restrict a3 = a2 + nb;
         for (int64_t p = 0; p < kb; ++p) {
-          const A av = static_cast<A>(trans_a ? a[(p0 + p) * lda + i] : a[i * lda + p0 + p]);
-          const A* bp = panel.data() + p * nb;
-          for (int64_t j = 0; j < nb; ++j) acc[j] += av * bp[j];
+          A av[kRows] = {};
+          for (int64_t r = 0; r < rows; ++r) {
+            const int64_t i = i0 + r;
+            av[r] = static_cast<A>(trans_a ? a[(p0 + p) * lda + i] : a[i * lda + p0 + p]);
+          }
+          const A* __restrict bp = panel.data() + p * nb;
+          if (rows == 1) {  // matrix-vector products: skip the three idle rows
+            for (int64_t j = 0; j < nb; ++j) a0[j] += av[0] * bp[j];
+            continue;
+          }
+          for (int64_t j = 0; j < nb; ++j) {
+            const A bv = bp[j];
+            a0[j] += av[0] * bv;
+            a1[j] += av[1] * bv;
+            a2[j] += av[2] * bv;
+            a3[j] += av[3] * bv;
+          }
         }
-        T* crow = c + i * ldc + j0;
         const A al = static_cast<A>(alpha);
-        for (int64_t j = 0; j < nb; ++j) crow[j] = static_cast<T>(static_cast<A>(crow[j]) + al * acc[j]);
+        for (int64_t r = 0; r < rows; ++r) {
+          T* crow = c + (i0 + r) * ldc + j0;
+          const A* ar = acc.data() + r * nb;
+          for (int64_t j = 0; j < nb; ++j) crow[j] = static_cast<T>(static_cast<A>(crow[j]) + al * ar[j]);
+        }
       }
     }
   }

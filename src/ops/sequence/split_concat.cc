@@ -34,7 +34,9 @@ class SplitToSequenceKernel : public OpKernel {
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
     if (x->rank() == 0) return InvalidArgument("input 'input' (0) is a scalar; SplitToSequence needs rank >= 1");
-    ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, x->rank()));
+    auto normalized = NormalizeAxis(axis_, x->rank());
+    if (!normalized.ok()) return normalized.status().WithContext("attribute 'axis'");
+    const int64_t axis = *normalized;
     const int64_t dim = x->dim(axis);
     SequenceValue out;
     out.elem_type = x->type();
@@ -122,15 +124,18 @@ class ConcatFromSequenceKernel : public OpKernel {
     }
     const Tensor& first = items[0];
     if (new_axis_ == 1) {
-      ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, first.rank() + 1));
-      ONYX_ASSIGN_OR_RETURN(Tensor out, control_flow::Stack(items, axis, "input 'input_sequence' (0)"));
+      auto axis = NormalizeAxis(axis_, first.rank() + 1);
+      if (!axis.ok()) return axis.status().WithContext("attribute 'axis' (with new_axis=1)");
+      ONYX_ASSIGN_OR_RETURN(Tensor out, control_flow::Stack(items, *axis, "input 'input_sequence' (0)"));
       ctx.SetOutput(0, std::move(out));
       return Status::Ok();
     }
     if (first.rank() == 0) {
       return InvalidArgument("the items of input 'input_sequence' (0) are scalars; concatenating needs rank >= 1");
     }
-    ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, first.rank()));
+    auto normalized = NormalizeAxis(axis_, first.rank());
+    if (!normalized.ok()) return normalized.status().WithContext("attribute 'axis'");
+    const int64_t axis = *normalized;
     const size_t ax = static_cast<size_t>(axis);
     Shape out_shape = first.shape();
     out_shape[ax] = 0;
