@@ -97,6 +97,16 @@ Result<Tensor> Tensor::Reshaped(Shape new_shape) const {
   return t;
 }
 
+Result<Tensor> Tensor::ReinterpretAs(DataType type) const {
+  if (type == DataType::kString || type_ == DataType::kString || DataTypeBits(type) != DataTypeBits(type_)) {
+    return InvalidArgument("cannot view " + std::string(DataTypeName(type_)) + " data as " +
+                           std::string(DataTypeName(type)));
+  }
+  Tensor t = *this;
+  t.type_ = type;
+  return t;
+}
+
 Tensor Tensor::Clone() const {
   Tensor t = Allocate(type_, shape_);
   if (type_ == DataType::kString) {

@@ -73,6 +73,8 @@ class Tensor {
 
   // Same storage, new shape with the same element count.
   Result<Tensor> Reshaped(Shape new_shape) const;
+  // Same storage and shape viewed as another element type of the same width (e.g. uint16 bits as bfloat16).
+  Result<Tensor> ReinterpretAs(DataType type) const;
   // A deep copy with its own storage.
   Tensor Clone() const;
   // Whether the storage is shared with another tensor (copy-on-write decisions).

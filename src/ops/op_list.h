@@ -13,7 +13,14 @@ class KernelRegistry;
   X(NeuralNet)              \
   X(ControlFlow)            \
   X(Sequence)               \
-  X(Conversion)
+  X(Conversion)              \
+  X(Image)                   \
+  X(Recurrent)               \
+  X(Loss)                    \
+  X(Random)                  \
+  X(Signal)                  \
+  X(String)                  \
+  X(Transformer)
 
 namespace onyx::ops {
 #define ONYX_DECLARE_FAMILY(name) void Register##name##Ops(KernelRegistry& registry);

@@ -335,28 +335,29 @@ Decimal ShortestDigits(double value, Same&& same) {
 
 // numpy's layout of a float: positional within [1e-4, max_positional), scientific outside.
 std::string LayOut(bool negative, double magnitude, const Decimal& d, double max_positional) {
+  // Built with appends only: GCC 12 warns falsely (-Wrestrict) on `"literal" + std::string` at -O3.
   std::string s = negative ? "-" : "";
-  if (magnitude == 0) return s + "0.0";
-  const int n = static_cast<int>(d.digits.size());
+  if (magnitude == 0) return s.append("0.0");
+  const size_t n = d.digits.size();
   if (magnitude >= 1e-4 && magnitude < max_positional) {
     if (d.exponent >= 0) {
-      if (n <= d.exponent + 1) {
-        s += d.digits + std::string(static_cast<size_t>(d.exponent + 1 - n), '0') + ".0";
+      const size_t int_digits = static_cast<size_t>(d.exponent) + 1;
+      if (n <= int_digits) {
+        s.append(d.digits).append(int_digits - n, '0').append(".0");
       } else {
-        s += d.digits.substr(0, static_cast<size_t>(d.exponent + 1)) + "." +
-             d.digits.substr(static_cast<size_t>(d.exponent + 1));
+        s.append(d.digits, 0, int_digits).append(1, '.').append(d.digits, int_digits, std::string::npos);
       }
     } else {
-      s += "0." + std::string(static_cast<size_t>(-d.exponent - 1), '0') + d.digits;
+      s.append("0.").append(static_cast<size_t>(-d.exponent - 1), '0').append(d.digits);
     }
     return s;
   }
-  s += d.digits.substr(0, 1);
-  if (n > 1) s += "." + d.digits.substr(1);
+  s.append(d.digits, 0, 1);
+  if (n > 1) s.append(1, '.').append(d.digits, 1, std::string::npos);
   const int e = d.exponent;
   char buf[16];
   std::snprintf(buf, sizeof(buf), "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
-  return s + buf;
+  return s.append(buf);
 }
 
 template <typename F>

@@ -1,0 +1,464 @@
+// Resize (10, 11, 13, 18, 19) and its deprecated predecessor Upsample (1, 7, 9, 10).
+//
+// Every output element is a weighted sum of input elements, separable over the axes: for each axis and output
+// index we compute the input coordinate (coordinate_transformation_mode), then the taps (input index, weight) of
+// the interpolation mode. Tap positions outside the input repeat the edge element, as the ONNX reference's edge
+// padding does; exclude_outside instead drops them and renormalizes. Nearest mode only moves elements, so it
+// works for every element type; linear and cubic compute in double.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ops/common/op_util.h"
+#include "ops/image/image_ops.h"
+#include "ops/image/image_util.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::image {
+namespace {
+
+enum class Mode { kNearest, kLinear, kCubic };
+enum class Coord {
+  kHalfPixel,
+  kHalfPixelSymmetric,
+  kPytorchHalfPixel,
+  kAlignCorners,
+  kAsymmetric,
+  kTfHalfPixelForNn,
+  kTfCropAndResize
+};
+// kSimple: Resize-10 and Upsample, which truncate the coordinate when upsampling and round it up when
+// downsampling (their documented examples depend on it).
+enum class NearestMode { kRoundPreferFloor, kRoundPreferCeil, kFloor, kCeil, kSimple };
+enum class AspectPolicy { kStretch, kNotLarger, kNotSmaller };
+
+struct Tap {
+  int64_t index;
+  double weight;
+};
+
+struct AxisPlan {
+  std::vector<std::vector<Tap>> taps;  // per output index
+  std::vector<bool> outside;           // per output index: tf_crop_and_resize extrapolates
+};
+
+struct ResizeParams {
+  Mode mode = Mode::kNearest;
+  Coord coord = Coord::kHalfPixel;
+  NearestMode nearest = NearestMode::kRoundPreferFloor;
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+  bool antialias = false;
+  double extrapolation_value = 0;
+};
+
+double CubicKernel(double x, double a) {
+  x = std::fabs(x);
+  if (x <= 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return 0;
+}
+
+// The input coordinate of output index x along one axis. `out_len` is the real-valued output length
+// (scale * input length), which the reference uses even when the integer output length differs.
+double SourceCoordinate(Coord coord, double x, double scale, int64_t in_len, int64_t out_int, double roi_start,
+                        double roi_end, bool* outside) {
+  const double out_len = scale * static_cast<double>(in_len);
+  const double in_d = static_cast<double>(in_len);
+  switch (coord) {
+    case Coord::kHalfPixel: return (x + 0.5) / scale - 0.5;
+    case Coord::kHalfPixelSymmetric: {
+      const double adjustment = static_cast<double>(out_int) / out_len;
+      const double offset = in_d / 2 * (1 - adjustment);
+      return offset + (x + 0.5) / scale - 0.5;
+    }
+    case Coord::kPytorchHalfPixel: return out_int > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+    case Coord::kAlignCorners: return out_len == 1 ? 0.0 : x * (in_d - 1) / (out_len - 1);
+    case Coord::kAsymmetric: return x / scale;
+    case Coord::kTfHalfPixelForNn: return (x + 0.5) / scale;
+    case Coord::kTfCropAndResize: {
+      double v = out_len == 1 ? (roi_end - roi_start) * (in_d - 1) / 2
+                              : x * (roi_end - roi_start) * (in_d - 1) / (out_len - 1);
+      v += roi_start * (in_d - 1);
+      *outside = v < 0 || v > in_d - 1;
+      return v;
+    }
+  }
+  return 0;
+}
+
+int64_t NearestIndex(double x, NearestMode mode, bool downsampling) {
+  const double f = std::floor(x);
+  if (x == f) return static_cast<int64_t>(f);
+  const double r = x - f;
+  bool up = false;
+  switch (mode) {
+    case NearestMode::kRoundPreferFloor: up = r > 0.5; break;
+    case NearestMode::kRoundPreferCeil: up = r >= 0.5; break;
+    case NearestMode::kFloor: up = false; break;
+    case NearestMode::kCeil: up = true; break;
+    case NearestMode::kSimple: up = downsampling; break;
+  }
+  return static_cast<int64_t>(f) + (up ? 1 : 0);
+}
+
+AxisPlan PlanAxis(const ResizeParams& p, int64_t in_len, int64_t out_len, double scale, double roi_start,
+                  double roi_end) {
+  AxisPlan plan;
+  plan.taps.resize(static_cast<size_t>(out_len));
+  plan.outside.assign(static_cast<size_t>(out_len), false);
+  const auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i, 0, in_len - 1); };
+  for (int64_t o = 0; o < out_len; ++o) {
+    bool outside = false;
+    const double x = SourceCoordinate(p.coord, static_cast<double>(o), scale, in_len, out_len, roi_start, roi_end,
+                                      &outside);
+    plan.outside[static_cast<size_t>(o)] = outside;
+    std::vector<Tap>& taps = plan.taps[static_cast<size_t>(o)];
+    if (outside) continue;
+    if (p.mode == Mode::kNearest) {
+      taps.push_back({clamp(NearestIndex(x, p.nearest, scale < 1)), 1.0});
+      continue;
+    }
+    // Taps sit at base + i; ratio in (0, 1] is the coordinate's distance past base.
+    const int64_t base = static_cast<int64_t>(std::ceil(x)) - 1;
+    const double ratio = x - static_cast<double>(base);
+    std::vector<std::pair<int64_t, double>> raw;
+    if (p.mode == Mode::kLinear) {
+      if (p.antialias) {
+        const double s = std::min(scale, 1.0);
+        const int64_t start = static_cast<int64_t>(std::floor(-1 / s)) + 1;
+        const int64_t count = 2 - 2 * start;
+        for (int64_t i = start; i < start + count; ++i) {
+          raw.emplace_back(base + i, std::clamp(1 - std::fabs((static_cast<double>(i) - ratio) * s), 0.0, 1.0));
+        }
+      } else {
+        raw.emplace_back(base, 1 - ratio);
+        raw.emplace_back(base + 1, ratio);
+      }
+    } else {
+      if (p.antialias) {
+        const double s = std::min(scale, 1.0);
+        const int64_t start = static_cast<int64_t>(std::floor(-2 / s)) + 1;
+        const int64_t end = 2 - start;
+        for (int64_t i = start; i < end; ++i) {
+          raw.emplace_back(base + i, CubicKernel(s * (static_cast<double>(i) - ratio), p.cubic_a));
+        }
+      } else {
+        for (int64_t i = -1; i <= 2; ++i) raw.emplace_back(base + i, CubicKernel(static_cast<double>(i) - ratio, p.cubic_a));
+      }
+    }
+    if (p.exclude_outside) {
+      for (auto& [idx, w] : raw) {
+        if (idx < 0 || idx >= in_len) w = 0;
+      }
+    }
+    if (p.antialias || p.exclude_outside) {
+      double sum = 0;
+      for (const auto& t : raw) sum += t.second;
+      if (sum != 0) {
+        for (auto& t : raw) t.second /= sum;
+      }
+    }
+    for (const auto& [idx, w] : raw) {
+      if (w != 0) taps.push_back({clamp(idx), w});
+    }
+  }
+  return plan;
+}
+
+// Computes Y from X given per-axis scales and output shape (all full-rank), ROI start/end per axis.
+Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<double>& scales, const Shape& out_shape,
+                 const std::vector<double>& roi_start, const std::vector<double>& roi_end, KernelContext& ctx) {
+  const size_t rank = x.shape().size();
+  for (size_t d = 0; d < rank; ++d) {
+    if (x.dim(static_cast<int64_t>(d)) == 0 && out_shape[d] != 0) {
+      return InvalidArgument("input 'X' has shape " + ShapeToString(x.shape()) +
+                             ": an empty axis cannot be resized to " + std::to_string(out_shape[d]));
+    }
+  }
+  Tensor& y = ctx.AllocateOutput(0, x.type(), out_shape);
+  if (y.size() == 0) return Status::Ok();
+  std::vector<AxisPlan> plans(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    plans[d] = PlanAxis(p, x.dim(static_cast<int64_t>(d)), out_shape[d], scales[d], roi_start[d], roi_end[d]);
+  }
+  const std::vector<int64_t> in_strides = RowMajorStrides(x.shape());
+  const int64_t total = y.size();
+  std::vector<int64_t> idx(rank, 0);
+  auto advance = [&]() {
+    for (size_t d = rank; d-- > 0;) {
+      if (++idx[d] < out_shape[d]) return;
+      idx[d] = 0;
+    }
+  };
+  auto any_outside = [&]() {
+    for (size_t d = 0; d < rank; ++d) {
+      if (plans[d].outside[static_cast<size_t>(idx[d])]) return true;
+    }
+    return false;
+  };
+
+  if (p.mode == Mode::kNearest) {
+    std::vector<int64_t> src(static_cast<size_t>(total));
+    bool extrapolated = false;
+    for (int64_t i = 0; i < total; ++i, advance()) {
+      if (any_outside()) {
+        src[static_cast<size_t>(i)] = -1;
+        extrapolated = true;
+        continue;
+      }
+      int64_t off = 0;
+      for (size_t d = 0; d < rank; ++d) off += plans[d].taps[static_cast<size_t>(idx[d])][0].index * in_strides[d];
+      src[static_cast<size_t>(i)] = off;
+    }
+    GatherElements(x, src, y);
+    if (extrapolated && p.extrapolation_value != 0) {
+      if (!IsRealNumberType(x.type())) {
+        return InvalidArgument("extrapolation_value needs a numeric input 'X', got " +
+                               std::string(DataTypeName(x.type())));
+      }
+      ONYX_ASSIGN_OR_RETURN(std::vector<double> values, ReadAsDoubles(y, "output 'Y'"));
+      for (int64_t i = 0; i < total; ++i) {
+        if (src[static_cast<size_t>(i)] < 0) values[static_cast<size_t>(i)] = p.extrapolation_value;
+      }
+      ONYX_RETURN_IF_ERROR(WriteFromDoubles(values, y));
+    }
+    return Status::Ok();
+  }
+
+  ONYX_ASSIGN_OR_RETURN(std::vector<double> in, ReadAsDoubles(x, "input 'X'"));
+  std::vector<double> out(static_cast<size_t>(total));
+  // Sums the product of the taps of axes d.. for the current output index.
+  auto accumulate = [&](auto&& self, size_t d, int64_t offset, double weight) -> double {
+    if (d == rank) return weight * in[static_cast<size_t>(offset)];
+    double s = 0;
+    for (const Tap& t : plans[d].taps[static_cast<size_t>(idx[d])]) {
+      s += self(self, d + 1, offset + t.index * in_strides[d], weight * t.weight);
+    }
+    return s;
+  };
+  for (int64_t i = 0; i < total; ++i, advance()) {
+    out[static_cast<size_t>(i)] = any_outside() ? p.extrapolation_value : accumulate(accumulate, 0, 0, 1.0);
+  }
+  return WriteFromDoubles(out, y);
+}
+
+Result<Mode> ParseMode(const KernelInfo& info, const std::string& s, bool allow_cubic, bool allow_bilinear) {
+  if (s == "nearest") return Mode::kNearest;
+  if (s == "linear" || (allow_bilinear && s == "bilinear")) return Mode::kLinear;
+  if (allow_cubic && s == "cubic") return Mode::kCubic;
+  return info.Error("attribute 'mode' is '" + s + "', expected " +
+                    (allow_cubic ? "nearest, linear or cubic" : "nearest or linear"));
+}
+
+// Upsample (all versions) and Resize-10: output = floor(input * scale), asymmetric coordinates.
+class UpsampleKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    const bool is_resize = info.op_type() == "Resize";
+    version_ = info.since_version();
+    ONYX_ASSIGN_OR_RETURN(params_.mode, ParseMode(info, info.GetString("mode", "nearest"), false,
+                                                  !is_resize && version_ == 1));
+    params_.coord = Coord::kAsymmetric;
+    params_.nearest = NearestMode::kSimple;
+    if (!is_resize && version_ == 1) {
+      attr_scales_ = {1.0, 1.0, info.GetFloat("height_scale", 1.0f), info.GetFloat("width_scale", 1.0f)};
+      if (!info.HasAttribute("height_scale") || !info.HasAttribute("width_scale")) {
+        return info.Error("attributes 'height_scale' and 'width_scale' are required");
+      }
+    } else if (!is_resize && version_ == 7) {
+      if (!info.HasAttribute("scales")) return info.Error("attribute 'scales' is required");
+      for (float s : info.GetFloats("scales")) attr_scales_.push_back(s);
+    }
+    for (double s : attr_scales_) {
+      if (!(s > 0)) return info.Error("attribute scales must be positive, got " + std::to_string(s));
+    }
+    use_attr_scales_ = !is_resize && version_ < 9;
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    std::vector<double> scales = attr_scales_;
+    if (!use_attr_scales_) {
+      ONYX_ASSIGN_OR_RETURN(const Tensor* s, ctx.TensorInput(1));
+      ONYX_ASSIGN_OR_RETURN(scales, ReadAsDoubles(*s, "input 'scales' (1)"));
+    }
+    const size_t rank = x->shape().size();
+    if (scales.size() != rank) {
+      return InvalidArgument("scales have " + std::to_string(scales.size()) + " elements, expected one per axis of " +
+                             "input 'X' " + ShapeToString(x->shape()));
+    }
+    Shape out_shape(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      if (!(scales[d] > 0)) return InvalidArgument("scales must be positive, got " + std::to_string(scales[d]));
+      out_shape[d] = static_cast<int64_t>(std::floor(static_cast<double>(x->shape()[d]) * scales[d]));
+    }
+    return RunResize(params_, *x, scales, out_shape, std::vector<double>(rank, 0.0), std::vector<double>(rank, 1.0),
+                     ctx);
+  }
+
+ private:
+  int version_ = 0;
+  ResizeParams params_;
+  std::vector<double> attr_scales_;
+  bool use_attr_scales_ = false;
+};
+
+// Resize-11 and later: inputs X, roi, scales, sizes.
+class ResizeKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    version_ = info.since_version();
+    ONYX_ASSIGN_OR_RETURN(params_.mode, ParseMode(info, info.GetString("mode", "nearest"), true, false));
+    const std::string coord = info.GetString("coordinate_transformation_mode", "half_pixel");
+    if (coord == "half_pixel") {
+      params_.coord = Coord::kHalfPixel;
+    } else if (coord == "half_pixel_symmetric" && version_ >= 19) {
+      params_.coord = Coord::kHalfPixelSymmetric;
+    } else if (coord == "pytorch_half_pixel") {
+      params_.coord = Coord::kPytorchHalfPixel;
+    } else if (coord == "align_corners") {
+      params_.coord = Coord::kAlignCorners;
+    } else if (coord == "asymmetric") {
+      params_.coord = Coord::kAsymmetric;
+    } else if (coord == "tf_half_pixel_for_nn" && version_ == 11) {
+      params_.coord = Coord::kTfHalfPixelForNn;
+    } else if (coord == "tf_crop_and_resize") {
+      params_.coord = Coord::kTfCropAndResize;
+    } else {
+      return info.Error("attribute 'coordinate_transformation_mode' has unsupported value '" + coord + "'");
+    }
+    const std::string nearest = info.GetString("nearest_mode", "round_prefer_floor");
+    if (nearest == "round_prefer_floor") {
+      params_.nearest = NearestMode::kRoundPreferFloor;
+    } else if (nearest == "round_prefer_ceil") {
+      params_.nearest = NearestMode::kRoundPreferCeil;
+    } else if (nearest == "floor") {
+      params_.nearest = NearestMode::kFloor;
+    } else if (nearest == "ceil") {
+      params_.nearest = NearestMode::kCeil;
+    } else {
+      return info.Error("attribute 'nearest_mode' has unsupported value '" + nearest + "'");
+    }
+    params_.cubic_a = info.GetFloat("cubic_coeff_a", -0.75f);
+    params_.exclude_outside = info.GetInt("exclude_outside", 0) != 0;
+    params_.extrapolation_value = info.GetFloat("extrapolation_value", 0.0f);
+    if (version_ >= 18) {
+      params_.antialias = info.GetInt("antialias", 0) != 0;
+      axes_ = info.GetInts("axes");
+      const std::string policy = info.GetString("keep_aspect_ratio_policy", "stretch");
+      if (policy == "stretch") {
+        policy_ = AspectPolicy::kStretch;
+      } else if (policy == "not_larger") {
+        policy_ = AspectPolicy::kNotLarger;
+      } else if (policy == "not_smaller") {
+        policy_ = AspectPolicy::kNotSmaller;
+      } else {
+        return info.Error("attribute 'keep_aspect_ratio_policy' has unsupported value '" + policy + "'");
+      }
+    }
+    if (params_.antialias && params_.mode == Mode::kNearest) {
+      // The reference rejects it; antialiasing only changes the linear and cubic filters.
+      return info.Error("attribute 'antialias' is only supported with mode linear or cubic");
+    }
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    const int64_t rank = x->rank();
+    std::vector<int64_t> axes;
+    if (axes_.empty()) {
+      for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+    } else {
+      ONYX_ASSIGN_OR_RETURN(axes, NormalizeAxes(axes_, rank));
+    }
+    const size_t naxes = axes.size();
+    const bool has_scales = ctx.has_input(2) && ctx.input(2).size() > 0;
+    const bool has_sizes = ctx.has_input(3) && ctx.input(3).size() > 0;
+    if (has_scales && has_sizes) return InvalidArgument("only one of inputs 'scales' and 'sizes' may be given");
+    if (!has_scales && !has_sizes) return InvalidArgument("one of inputs 'scales' (2) and 'sizes' (3) is required");
+
+    std::vector<double> scales(static_cast<size_t>(rank), 1.0);
+    Shape out_shape = x->shape();
+    if (has_scales) {
+      ONYX_ASSIGN_OR_RETURN(std::vector<double> s, ReadAsDoubles(ctx.input(2), "input 'scales' (2)"));
+      if (s.size() != naxes) {
+        return InvalidArgument("input 'scales' (2) has " + std::to_string(s.size()) + " elements, expected " +
+                               std::to_string(naxes));
+      }
+      for (size_t i = 0; i < naxes; ++i) {
+        if (!(s[i] > 0)) return InvalidArgument("input 'scales' (2) must be positive, got " + std::to_string(s[i]));
+        const size_t d = static_cast<size_t>(axes[i]);
+        scales[d] = s[i];
+        out_shape[d] = static_cast<int64_t>(std::floor(static_cast<double>(x->shape()[d]) * s[i]));
+      }
+    } else {
+      const Tensor& sizes_t = ctx.input(3);
+      if (!IsInteger(sizes_t.type())) return InvalidArgument("input 'sizes' (3) must be int64");
+      const std::vector<int64_t> sizes = sizes_t.ToInt64Vector();
+      if (sizes.size() != naxes) {
+        return InvalidArgument("input 'sizes' (3) has " + std::to_string(sizes.size()) + " elements, expected " +
+                               std::to_string(naxes));
+      }
+      for (size_t i = 0; i < naxes; ++i) {
+        const size_t d = static_cast<size_t>(axes[i]);
+        const int64_t in = x->shape()[d];
+        if (sizes[i] < 0) return InvalidArgument("input 'sizes' (3) has a negative size " + std::to_string(sizes[i]));
+        if (in == 0 && sizes[i] != 0) {
+          return InvalidArgument("input 'X' axis " + std::to_string(d) + " is empty and cannot be resized to " +
+                                 std::to_string(sizes[i]));
+        }
+        out_shape[d] = sizes[i];
+        scales[d] = in == 0 ? 1.0 : static_cast<double>(sizes[i]) / static_cast<double>(in);
+      }
+      if (policy_ != AspectPolicy::kStretch) {
+        double s = scales[static_cast<size_t>(axes[0])];
+        for (int64_t a : axes) {
+          const double v = scales[static_cast<size_t>(a)];
+          s = policy_ == AspectPolicy::kNotLarger ? std::min(s, v) : std::max(s, v);
+        }
+        for (int64_t a : axes) {
+          const size_t d = static_cast<size_t>(a);
+          scales[d] = s;
+          out_shape[d] = static_cast<int64_t>(std::floor(s * static_cast<double>(x->shape()[d]) + 0.5));
+        }
+      }
+    }
+
+    std::vector<double> roi_start(static_cast<size_t>(rank), 0.0), roi_end(static_cast<size_t>(rank), 1.0);
+    if (params_.coord == Coord::kTfCropAndResize) {
+      if (!ctx.has_input(1) || ctx.input(1).size() == 0) {
+        return InvalidArgument("coordinate_transformation_mode tf_crop_and_resize needs input 'roi' (1)");
+      }
+      ONYX_ASSIGN_OR_RETURN(std::vector<double> roi, ReadAsDoubles(ctx.input(1), "input 'roi' (1)"));
+      if (roi.size() != 2 * naxes) {
+        return InvalidArgument("input 'roi' (1) has " + std::to_string(roi.size()) + " elements, expected " +
+                               std::to_string(2 * naxes));
+      }
+      for (size_t i = 0; i < naxes; ++i) {
+        roi_start[static_cast<size_t>(axes[i])] = roi[i];
+        roi_end[static_cast<size_t>(axes[i])] = roi[naxes + i];
+      }
+    }
+    return RunResize(params_, *x, scales, out_shape, roi_start, roi_end, ctx);
+  }
+
+ private:
+  int version_ = 0;
+  ResizeParams params_;
+  std::vector<int64_t> axes_;
+  AspectPolicy policy_ = AspectPolicy::kStretch;
+};
+
+}  // namespace
+
+void RegisterResizeOps(KernelRegistry& registry) {
+  registry.Add("", "Upsample", 1, 10, MakeFactory<UpsampleKernel>());
+  registry.Add("", "Resize", 10, 10, MakeFactory<UpsampleKernel>());
+  registry.Add("", "Resize", 11, kLatestVersion, MakeFactory<ResizeKernel>());
+}
+
+}  // namespace onyx::ops::image

@@ -1,0 +1,493 @@
+// RNN, GRU and LSTM: one kernel whose driver (shapes, layout, directions, sequence_lens, optional inputs and
+// outputs) is shared and whose per-step cell differs. Every version is covered: layout (batch-major X, initial
+// states and outputs) exists from version 14 on; the version-1 `output_sequence` attribute is ignored because an
+// omitted Y is already expressed by an empty output name.
+//
+// Gate pre-activations are computed as X*W^T (once for the whole sequence) + H*R^T (per step) + Wb + Rb, then
+// clipped (when `clip` is set) and activated. Steps at or past a batch entry's sequence length leave its state
+// unchanged and write zeros to Y, so Y_h / Y_c hold the state after the last valid step (initial_h / initial_c
+// for a zero length); the reverse direction starts at each entry's own last valid step.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/nn/gemm_kernel.h"
+#include "ops/recurrent/recurrent_ops.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::recurrent {
+namespace {
+
+enum class CellKind { kRnn, kGru, kLstm };
+
+// Gates per cell (rows of W and R are num_gates * hidden_size) and activation functions per direction.
+int NumGates(CellKind k) { return k == CellKind::kRnn ? 1 : (k == CellKind::kGru ? 3 : 4); }
+int NumActivations(CellKind k) { return k == CellKind::kRnn ? 1 : (k == CellKind::kGru ? 2 : 3); }
+
+enum class ActKind {
+  kRelu,
+  kTanh,
+  kSigmoid,
+  kAffine,
+  kLeakyRelu,
+  kThresholdedRelu,
+  kScaledTanh,
+  kHardSigmoid,
+  kElu,
+  kSoftsign,
+  kSoftplus
+};
+
+struct Activation {
+  ActKind kind = ActKind::kTanh;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+
+  template <typename CT>
+  CT operator()(CT x) const {
+    const CT a = static_cast<CT>(alpha);
+    const CT b = static_cast<CT>(beta);
+    switch (kind) {
+      case ActKind::kRelu:
+        return x > CT(0) ? x : CT(0);
+      case ActKind::kTanh:
+        return std::tanh(x);
+      case ActKind::kSigmoid:
+        return CT(1) / (CT(1) + std::exp(-x));
+      case ActKind::kAffine:
+        return a * x + b;
+      case ActKind::kLeakyRelu:
+        return x >= CT(0) ? x : a * x;
+      case ActKind::kThresholdedRelu:
+        return x > a ? x : CT(0);
+      case ActKind::kScaledTanh:
+        return a * std::tanh(b * x);
+      case ActKind::kHardSigmoid:
+        return std::max(CT(0), std::min(CT(1), a * x + b));
+      case ActKind::kElu:
+        return x >= CT(0) ? x : a * (std::exp(x) - CT(1));
+      case ActKind::kSoftsign:
+        return x / (CT(1) + std::abs(x));
+      case ActKind::kSoftplus:
+        return x > CT(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+    }
+    return x;
+  }
+};
+
+struct ActSpec {
+  const char* name;  // lower case
+  ActKind kind;
+  int num_params;  // 0: none, 1: alpha, 2: alpha and beta
+  float default_alpha;
+  float default_beta;
+};
+
+// Defaults are those of the ONNX operators of the same names.
+constexpr ActSpec kActSpecs[] = {
+    {"relu", ActKind::kRelu, 0, 0.0f, 0.0f},
+    {"tanh", ActKind::kTanh, 0, 0.0f, 0.0f},
+    {"sigmoid", ActKind::kSigmoid, 0, 0.0f, 0.0f},
+    {"affine", ActKind::kAffine, 2, 1.0f, 0.0f},
+    {"leakyrelu", ActKind::kLeakyRelu, 1, 0.01f, 0.0f},
+    {"thresholdedrelu", ActKind::kThresholdedRelu, 1, 1.0f, 0.0f},
+    {"scaledtanh", ActKind::kScaledTanh, 2, 1.0f, 1.0f},
+    {"hardsigmoid", ActKind::kHardSigmoid, 2, 0.2f, 0.5f},
+    {"elu", ActKind::kElu, 1, 1.0f, 0.0f},
+    {"softsign", ActKind::kSoftsign, 0, 0.0f, 0.0f},
+    {"softplus", ActKind::kSoftplus, 0, 0.0f, 0.0f},
+};
+
+const char* CellName(CellKind k) { return k == CellKind::kRnn ? "RNN" : (k == CellKind::kGru ? "GRU" : "LSTM"); }
+
+template <typename T>
+std::vector<ComputeType<T>> ToCompute(const Tensor& t) {
+  std::vector<ComputeType<T>> out(static_cast<size_t>(t.size()));
+  const T* p = t.data<T>();
+  for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<ComputeType<T>>(p[i]);
+  return out;
+}
+
+template <typename T>
+T FromCompute(ComputeType<T> v) {
+  if constexpr (std::is_same_v<T, ComputeType<T>>) {
+    return v;
+  } else {
+    return T(v);
+  }
+}
+
+// The sizes of one run, in time-major terms.
+struct Dims {
+  int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 0, gates = 0;
+};
+
+class RecurrentKernel : public OpKernel {
+ public:
+  explicit RecurrentKernel(CellKind kind) : kind_(kind) {}
+
+  Status Init(const KernelInfo& info) override {
+    const std::string direction = info.GetString("direction", "forward");
+    if (direction == "forward") {
+      num_dirs_ = 1;
+    } else if (direction == "reverse") {
+      num_dirs_ = 1;
+      reverse_first_ = true;
+    } else if (direction == "bidirectional") {
+      num_dirs_ = 2;
+    } else {
+      return info.Error("attribute 'direction' is '" + direction + "', expected forward, reverse or bidirectional");
+    }
+    hidden_size_ = info.GetInt("hidden_size", -1);
+    if (info.HasAttribute("hidden_size") && hidden_size_ <= 0) {
+      return info.Error("attribute 'hidden_size' is " + std::to_string(hidden_size_) + ", expected > 0");
+    }
+    if (info.HasAttribute("clip")) {
+      clip_ = info.GetFloat("clip", 0.0f);
+      if (!(clip_ > 0.0f)) return info.Error("attribute 'clip' is " + std::to_string(clip_) + ", expected > 0");
+      has_clip_ = true;
+    }
+    layout_ = info.since_version() >= 14 ? info.GetInt("layout", 0) : 0;
+    if (layout_ != 0 && layout_ != 1) {
+      return info.Error("attribute 'layout' is " + std::to_string(layout_) + ", expected 0 or 1");
+    }
+    linear_before_reset_ = kind_ == CellKind::kGru && info.GetInt("linear_before_reset", 0) != 0;
+    input_forget_ = kind_ == CellKind::kLstm && info.GetInt("input_forget", 0) != 0;
+    return ParseActivations(info);
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* w, ctx.TensorInput(1));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* r, ctx.TensorInput(2));
+    const Tensor* b = nullptr;
+    const Tensor* seq_lens = nullptr;
+    const Tensor* init_h = nullptr;
+    const Tensor* init_c = nullptr;
+    const Tensor* p = nullptr;
+    ONYX_RETURN_IF_ERROR(Optional(ctx, 3, &b));
+    ONYX_RETURN_IF_ERROR(Optional(ctx, 4, &seq_lens));
+    ONYX_RETURN_IF_ERROR(Optional(ctx, 5, &init_h));
+    if (kind_ == CellKind::kLstm) {
+      ONYX_RETURN_IF_ERROR(Optional(ctx, 6, &init_c));
+      ONYX_RETURN_IF_ERROR(Optional(ctx, 7, &p));
+    }
+
+    Dims d;
+    if (x->rank() != 3) return InvalidArgument("input 'X' (0) has shape " + ShapeToString(x->shape()) + ", expected rank 3");
+    d.seq = layout_ == 0 ? x->dim(0) : x->dim(1);
+    d.batch = layout_ == 0 ? x->dim(1) : x->dim(0);
+    d.input = x->dim(2);
+    d.dirs = num_dirs_;
+    d.gates = NumGates(kind_);
+    if (r->rank() != 3) return InvalidArgument("input 'R' (2) has shape " + ShapeToString(r->shape()) + ", expected rank 3");
+    d.hidden = r->dim(2);
+    if (hidden_size_ > 0 && hidden_size_ != d.hidden) {
+      return InvalidArgument("attribute 'hidden_size' is " + std::to_string(hidden_size_) + " but input 'R' (2) has shape " +
+                             ShapeToString(r->shape()));
+    }
+    const int64_t gh = d.gates * d.hidden;
+    ONYX_RETURN_IF_ERROR(CheckShape(*w, "W", 1, {d.dirs, gh, d.input}, x->type()));
+    ONYX_RETURN_IF_ERROR(CheckShape(*r, "R", 2, {d.dirs, gh, d.hidden}, x->type()));
+    if (b != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*b, "B", 3, {d.dirs, 2 * gh}, x->type()));
+    const Shape state_shape = layout_ == 0 ? Shape{d.dirs, d.batch, d.hidden} : Shape{d.batch, d.dirs, d.hidden};
+    if (init_h != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*init_h, "initial_h", 5, state_shape, x->type()));
+    if (init_c != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*init_c, "initial_c", 6, state_shape, x->type()));
+    if (p != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*p, "P", 7, {d.dirs, 3 * d.hidden}, x->type()));
+    std::vector<int64_t> lens(static_cast<size_t>(d.batch), d.seq);
+    if (seq_lens != nullptr) {
+      if (!IsInteger(seq_lens->type()) || seq_lens->shape() != Shape{d.batch}) {
+        return InvalidArgument("input 'sequence_lens' (4) is " + std::string(DataTypeName(seq_lens->type())) + " " +
+                               ShapeToString(seq_lens->shape()) + ", expected an integer tensor of shape [" +
+                               std::to_string(d.batch) + "]");
+      }
+      for (int64_t i = 0; i < d.batch; ++i) {
+        lens[static_cast<size_t>(i)] = seq_lens->IntAt(i);
+        if (lens[static_cast<size_t>(i)] < 0 || lens[static_cast<size_t>(i)] > d.seq) {
+          return InvalidArgument("input 'sequence_lens' (4) holds " + std::to_string(lens[static_cast<size_t>(i)]) +
+                                 " at " + std::to_string(i) + ", outside [0, " + std::to_string(d.seq) + "]");
+        }
+      }
+    }
+
+    return Dispatch<FloatTypes>(x->type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      return Run<T>(ctx, d, lens, *x, *w, *r, b, init_h, init_c, p);
+    });
+  }
+
+ private:
+  static Status Optional(const KernelContext& ctx, size_t i, const Tensor** out) {
+    *out = nullptr;
+    if (!ctx.has_input(i)) return Status::Ok();
+    ONYX_ASSIGN_OR_RETURN(*out, ctx.TensorInput(i));
+    return Status::Ok();
+  }
+
+  static Status CheckShape(const Tensor& t, const char* name, int index, const Shape& expected, DataType type) {
+    if (t.type() != type) {
+      return InvalidArgument("input '" + std::string(name) + "' (" + std::to_string(index) + ") is " +
+                             std::string(DataTypeName(t.type())) + ", expected " + std::string(DataTypeName(type)) +
+                             " like X");
+    }
+    if (t.shape() != expected) {
+      return InvalidArgument("input '" + std::string(name) + "' (" + std::to_string(index) + ") has shape " +
+                             ShapeToString(t.shape()) + ", expected " + ShapeToString(expected));
+    }
+    return Status::Ok();
+  }
+
+  Status ParseActivations(const KernelInfo& info) {
+    const int per_dir = NumActivations(kind_);
+    std::vector<std::string> names = info.GetStrings("activations");
+    if (names.empty()) {
+      if (kind_ == CellKind::kRnn) names = {"Tanh"};
+      if (kind_ == CellKind::kGru) names = {"Sigmoid", "Tanh"};
+      if (kind_ == CellKind::kLstm) names = {"Sigmoid", "Tanh", "Tanh"};
+    }
+    // One direction's list for a bidirectional node applies to both, as in ONNX Runtime.
+    if (num_dirs_ == 2 && static_cast<int>(names.size()) == per_dir) {
+      for (int i = 0; i < per_dir; ++i) names.push_back(names[static_cast<size_t>(i)]);
+    }
+    if (static_cast<int>(names.size()) != per_dir * num_dirs_) {
+      return info.Error("attribute 'activations' has " + std::to_string(names.size()) + " entries, expected " +
+                        std::to_string(per_dir * num_dirs_) + " (" + std::to_string(per_dir) + " per direction for " +
+                        CellName(kind_) + ")");
+    }
+    const std::vector<float> alphas = info.GetFloats("activation_alpha");
+    const std::vector<float> betas = info.GetFloats("activation_beta");
+    size_t next_alpha = 0;
+    size_t next_beta = 0;
+    // Alphas and betas are consumed in order by the functions that take them (as ONNX Runtime reads them).
+    for (const std::string& name : names) {
+      std::string lower = name;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const ActSpec* spec = nullptr;
+      for (const ActSpec& s : kActSpecs) {
+        if (lower == s.name) spec = &s;
+      }
+      if (spec == nullptr) return info.Error("attribute 'activations' names unknown function '" + name + "'");
+      Activation act;
+      act.kind = spec->kind;
+      act.alpha = spec->default_alpha;
+      act.beta = spec->default_beta;
+      if (spec->num_params >= 1 && next_alpha < alphas.size()) act.alpha = alphas[next_alpha++];
+      if (spec->num_params >= 2 && next_beta < betas.size()) act.beta = betas[next_beta++];
+      activations_.push_back(act);
+    }
+    return Status::Ok();
+  }
+
+  template <typename T>
+  Status Run(KernelContext& ctx, const Dims& d, const std::vector<int64_t>& lens, const Tensor& x, const Tensor& w,
+             const Tensor& r, const Tensor* b, const Tensor* init_h, const Tensor* init_c, const Tensor* p) const {
+    using CT = ComputeType<T>;
+    const int64_t S = d.seq, B = d.batch, I = d.input, H = d.hidden, D = d.dirs, G = d.gates;
+    const bool batch_major = layout_ == 1;
+
+    // Time-major copies: x_tm [S, B, I]; states [D, B, H].
+    std::vector<CT> x_tm(static_cast<size_t>(S * B * I));
+    {
+      const T* px = x.data<T>();
+      for (int64_t s = 0; s < S; ++s)
+        for (int64_t n = 0; n < B; ++n)
+          for (int64_t i = 0; i < I; ++i)
+            x_tm[static_cast<size_t>((s * B + n) * I + i)] =
+                static_cast<CT>(px[batch_major ? (n * S + s) * I + i : (s * B + n) * I + i]);
+    }
+    auto load_state = [&](const Tensor* t) {
+      std::vector<CT> out(static_cast<size_t>(D * B * H), CT(0));
+      if (t == nullptr) return out;
+      const T* pt = t->data<T>();
+      for (int64_t dir = 0; dir < D; ++dir)
+        for (int64_t n = 0; n < B; ++n)
+          for (int64_t h = 0; h < H; ++h)
+            out[static_cast<size_t>((dir * B + n) * H + h)] =
+                static_cast<CT>(pt[batch_major ? (n * D + dir) * H + h : (dir * B + n) * H + h]);
+      return out;
+    };
+    std::vector<CT> h_state = load_state(init_h);
+    std::vector<CT> c_state = load_state(init_c);
+    const std::vector<CT> wv = ToCompute<T>(w);
+    const std::vector<CT> rv = ToCompute<T>(r);
+    std::vector<CT> bv = b != nullptr ? ToCompute<T>(*b) : std::vector<CT>(static_cast<size_t>(D * 2 * G * H), CT(0));
+    std::vector<CT> pv = p != nullptr ? ToCompute<T>(*p) : std::vector<CT>(static_cast<size_t>(D * 3 * H), CT(0));
+
+    std::vector<CT> y(static_cast<size_t>(S * D * B * H), CT(0));  // time-major [S, D, B, H]
+    for (int64_t dir = 0; dir < D; ++dir) {
+      const bool reverse = dir == 1 || reverse_first_;
+      RunDirection<CT>(d, lens, reverse, dir, x_tm, wv.data() + dir * G * H * I, rv.data() + dir * G * H * H,
+                       bv.data() + dir * 2 * G * H, pv.data() + dir * 3 * H, h_state.data() + dir * B * H,
+                       c_state.data() + dir * B * H, y);
+    }
+
+    const size_t num_out = ctx.num_outputs();
+    if (num_out > 0) {
+      const Shape y_shape = batch_major ? Shape{B, S, D, H} : Shape{S, D, B, H};
+      T* py = ctx.AllocateOutput(0, x.type(), y_shape).template data<T>();
+      for (int64_t s = 0; s < S; ++s)
+        for (int64_t dir = 0; dir < D; ++dir)
+          for (int64_t n = 0; n < B; ++n)
+            for (int64_t h = 0; h < H; ++h) {
+              const int64_t dst = batch_major ? ((n * S + s) * D + dir) * H + h : ((s * D + dir) * B + n) * H + h;
+              py[dst] = FromCompute<T>(y[static_cast<size_t>(((s * D + dir) * B + n) * H + h)]);
+            }
+    }
+    auto store_state = [&](size_t index, const std::vector<CT>& state) {
+      const Shape shape = batch_major ? Shape{B, D, H} : Shape{D, B, H};
+      T* po = ctx.AllocateOutput(index, x.type(), shape).template data<T>();
+      for (int64_t dir = 0; dir < D; ++dir)
+        for (int64_t n = 0; n < B; ++n)
+          for (int64_t h = 0; h < H; ++h)
+            po[batch_major ? (n * D + dir) * H + h : (dir * B + n) * H + h] =
+                FromCompute<T>(state[static_cast<size_t>((dir * B + n) * H + h)]);
+    };
+    if (num_out > 1) store_state(1, h_state);
+    if (num_out > 2 && kind_ == CellKind::kLstm) store_state(2, c_state);
+    return Status::Ok();
+  }
+
+  // Runs one direction over the whole sequence, updating h / c ([B, H], initial states on entry) in place and
+  // writing its slice of y ([S, D, B, H]).
+  template <typename CT>
+  void RunDirection(const Dims& d, const std::vector<int64_t>& lens, bool reverse, int64_t dir,
+                    const std::vector<CT>& x_tm, const CT* w, const CT* r, const CT* bias, const CT* peep, CT* h,
+                    CT* c, std::vector<CT>& y) const {
+    const int64_t S = d.seq, B = d.batch, I = d.input, H = d.hidden, D = d.dirs, G = d.gates;
+    const int64_t GH = G * H;
+    if (S == 0 || B == 0 || H == 0) return;
+    const Activation* act = activations_.data() + dir * NumActivations(kind_);
+    auto clip = [&](CT v) {
+      if (!has_clip_) return v;
+      const CT lim = static_cast<CT>(clip_);
+      return std::max(-lim, std::min(lim, v));
+    };
+    const CT* wb = bias;       // [G*H]
+    const CT* rb = bias + GH;  // [G*H]
+
+    // X * W^T for every step at once: [S*B, G*H].
+    std::vector<CT> xw(static_cast<size_t>(S * B * GH));
+    nn::Gemm<CT>(false, true, S * B, GH, I, CT(1), x_tm.data(), I, w, I, CT(0), xw.data(), GH);
+
+    std::vector<CT> hr(static_cast<size_t>(B * GH));  // H_{t-1} * R^T
+    std::vector<CT> h_new(static_cast<size_t>(B * H));
+    std::vector<CT> c_new(static_cast<size_t>(B * H));
+    std::vector<CT> gate_r, rh, rh_r;  // GRU scratch
+    if (kind_ == CellKind::kGru) {
+      gate_r.resize(static_cast<size_t>(B * H));
+      rh.resize(static_cast<size_t>(B * H));
+      rh_r.resize(static_cast<size_t>(B * H));
+    }
+
+    for (int64_t step = 0; step < S; ++step) {
+      const int64_t t = reverse ? S - 1 - step : step;
+      const CT* xw_t = xw.data() + t * B * GH;
+      nn::Gemm<CT>(false, true, B, GH, H, CT(1), h, H, r, H, CT(0), hr.data(), GH);
+      switch (kind_) {
+        case CellKind::kRnn:
+          for (int64_t n = 0; n < B; ++n)
+            for (int64_t j = 0; j < H; ++j) {
+              const int64_t k = n * GH + j;
+              h_new[static_cast<size_t>(n * H + j)] = act[0](clip(xw_t[k] + hr[static_cast<size_t>(k)] + wb[j] + rb[j]));
+            }
+          break;
+        case CellKind::kGru: {
+          // Gate order in W, R and B: z (update), r (reset), h (hidden).
+          std::vector<CT>& z = c_new;  // scratch: GRU has no cell state
+          for (int64_t n = 0; n < B; ++n)
+            for (int64_t j = 0; j < H; ++j) {
+              const size_t o = static_cast<size_t>(n * H + j);
+              const int64_t kz = n * GH + j;
+              const int64_t kr = kz + H;
+              z[o] = act[0](clip(xw_t[kz] + hr[static_cast<size_t>(kz)] + wb[j] + rb[j]));
+              gate_r[o] = act[0](clip(xw_t[kr] + hr[static_cast<size_t>(kr)] + wb[H + j] + rb[H + j]));
+            }
+          if (!linear_before_reset_) {
+            for (size_t o = 0; o < rh.size(); ++o) rh[o] = gate_r[o] * h[o];
+            nn::Gemm<CT>(false, true, B, H, H, CT(1), rh.data(), H, r + 2 * H * H, H, CT(0), rh_r.data(), H);
+          }
+          for (int64_t n = 0; n < B; ++n)
+            for (int64_t j = 0; j < H; ++j) {
+              const size_t o = static_cast<size_t>(n * H + j);
+              const int64_t kh = n * GH + 2 * H + j;
+              CT pre;
+              if (linear_before_reset_) {
+                pre = xw_t[kh] + wb[2 * H + j] + gate_r[o] * (hr[static_cast<size_t>(kh)] + rb[2 * H + j]);
+              } else {
+                pre = xw_t[kh] + rh_r[o] + wb[2 * H + j] + rb[2 * H + j];
+              }
+              const CT ht = act[1](clip(pre));
+              h_new[o] = (CT(1) - z[o]) * ht + z[o] * h[o];
+            }
+          break;
+        }
+        case CellKind::kLstm: {
+          // Gate order in W, R and B: i (input), o (output), f (forget), c (cell); peepholes: i, o, f.
+          const CT* pi = peep;
+          const CT* po = peep + H;
+          const CT* pf = peep + 2 * H;
+          for (int64_t n = 0; n < B; ++n)
+            for (int64_t j = 0; j < H; ++j) {
+              const size_t o = static_cast<size_t>(n * H + j);
+              auto pre = [&](int64_t gate) {
+                const int64_t k = n * GH + gate * H + j;
+                return xw_t[k] + hr[static_cast<size_t>(k)] + wb[gate * H + j] + rb[gate * H + j];
+              };
+              const CT c_prev = c[o];
+              const CT gi = act[0](clip(pre(0) + pi[j] * c_prev));
+              const CT gf = input_forget_ ? CT(1) - gi : act[0](clip(pre(2) + pf[j] * c_prev));
+              const CT gc = act[1](clip(pre(3)));
+              const CT ct = gf * c_prev + gi * gc;
+              const CT go = act[0](clip(pre(1) + po[j] * ct));
+              c_new[o] = ct;
+              h_new[o] = go * act[2](ct);
+            }
+          break;
+        }
+      }
+      const bool has_cell = kind_ == CellKind::kLstm;
+      for (int64_t n = 0; n < B; ++n) {
+        if (t >= lens[static_cast<size_t>(n)]) continue;  // padding: state kept, Y stays zero
+        CT* y_t = y.data() + ((t * D + dir) * B + n) * H;
+        for (int64_t j = 0; j < H; ++j) {
+          const size_t o = static_cast<size_t>(n * H + j);
+          h[o] = h_new[o];
+          if (has_cell) c[o] = c_new[o];
+          y_t[j] = h_new[o];
+        }
+      }
+    }
+  }
+
+  CellKind kind_;
+  int num_dirs_ = 1;
+  bool reverse_first_ = false;
+  int64_t hidden_size_ = -1;
+  bool has_clip_ = false;
+  float clip_ = 0.0f;
+  int64_t layout_ = 0;
+  bool linear_before_reset_ = false;
+  bool input_forget_ = false;
+  std::vector<Activation> activations_;
+};
+
+KernelFactory CellFactory(CellKind kind) {
+  return [kind](const KernelInfo& info) -> Result<std::unique_ptr<OpKernel>> {
+    auto k = std::make_unique<RecurrentKernel>(kind);
+    ONYX_RETURN_IF_ERROR(k->Init(info));
+    return std::unique_ptr<OpKernel>(std::move(k));
+  };
+}
+
+}  // namespace
+
+void RegisterRnnOps(KernelRegistry& registry) {
+  registry.Add("", "RNN", 1, kLatestVersion, CellFactory(CellKind::kRnn));
+  registry.Add("", "GRU", 1, kLatestVersion, CellFactory(CellKind::kGru));
+  registry.Add("", "LSTM", 1, kLatestVersion, CellFactory(CellKind::kLstm));
+}
+
+}  // namespace onyx::ops::recurrent
