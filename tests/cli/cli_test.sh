@@ -39,7 +39,7 @@ expect_ok() {
 }
 
 # --help on every verb.
-for verb in info check run print conformance; do
+for verb in info check run print conformance bench; do
   expect_ok "$verb --help" "usage: onyx $verb" "$ONYX" "$verb" --help
 done
 expect_ok "onyx --help" "commands:" "$ONYX" --help
@@ -56,6 +56,7 @@ if /usr/bin/python3 -c "import numpy" 2>/dev/null; then
   /usr/bin/python3 -c "import numpy as np; np.save('$TMP/in.npy', np.full((1,128,128,3), 0.5, np.float32))"
   expect_ok "run npy input" "output Identity:0" "$ONYX" run "$MODEL" --input "input:0=$TMP/in.npy"
 fi
+expect_ok "bench json" '^\{"create_ms": [0-9.]+, "median_ms": [0-9.]+, "min_ms": [0-9.]+, "mean_ms": [0-9.]+, "p90_ms": [0-9.]+, "peak_rss_mb": [0-9.]+' "$ONYX" bench "$MODEL" --runs 3 --warmup 1 --threads 1 --json
 expect_ok "print" "Conv" "$ONYX" print "$MODEL"
 expect_ok "conformance" "^1 passed, 0 failed, 0 skipped" "$ONYX" conformance --atol 1e-5 "$ROOT/models/blazeface"
 

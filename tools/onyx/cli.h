@@ -17,6 +17,7 @@ int CheckMain(const std::vector<std::string>& args);
 int RunMain(const std::vector<std::string>& args);
 int PrintMain(const std::vector<std::string>& args);
 int ConformanceMain(const std::vector<std::string>& args);
+int BenchMain(const std::vector<std::string>& args);
 
 bool WantsHelp(const std::vector<std::string>& args);
 // Prints "onyx: <message>" to stderr.

@@ -4,7 +4,8 @@
 // classes and leftmost-first alternation, none of which POSIX extended has. To close the remaining gaps:
 //   - a leading (?i) (RE2's case-insensitive flag) becomes std::regex::icase;
 //   - named groups (?P<name>...) and (?<name>...) become plain groups;
-//   - \A and \z become ^ and $ (the match is anchored at both ends anyway).
+//   - \A and \z become ^ and $ (the match is anchored at both ends anyway);
+//   - a ']' first in a bracket class (a literal in RE2, an empty class in ECMAScript) is escaped.
 // Still different: RE2's other inline flags ((?s), (?m), (?U)), Unicode classes (\pL, \p{Greek}) and \C are
 // rejected as invalid patterns; '.' and classes see bytes, not UTF-8 code points; ECMAScript's lookahead (?=...)
 // is accepted although RE2 has none. Back-references, which RE2 rejects, are rejected too: with libstdc++ the
@@ -61,9 +62,13 @@ std::string TranslateRe2(const std::string& pattern, bool* icase) {
     if (c == '[') {
       in_class = true;
       out += c;
-      // A ']' (or '^]') right after the opening bracket is a literal.
+      // In RE2 a ']' right after the opening bracket (or after '^') is a literal; in ECMAScript "[]" is an empty
+      // class, so escape it.
       if (i + 1 < p.size() && p[i + 1] == '^') out += p[++i];
-      if (i + 1 < p.size() && p[i + 1] == ']') out += p[++i];
+      if (i + 1 < p.size() && p[i + 1] == ']') {
+        out += "\\]";
+        ++i;
+      }
       continue;
     }
     if (c == '(' && p.compare(i, 2, "(?") == 0) {

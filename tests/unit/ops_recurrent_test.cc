@@ -1,0 +1,588 @@
+// Unit tests of the Recurrent family (RNN, GRU, LSTM) and of Einsum and Det: what the ONNX backend suite leaves
+// out. Hand-worked steps for directions, sequence_lens (zero lengths, the reverse direction starting at each
+// entry's own end), layout, clip, activations with alpha/beta, input_forget, linear_before_reset and omitted
+// outputs; a scalar-loop reference for bidirectional GRU/LSTM with every optional input; einsum diagonals,
+// ellipsis broadcasting, implicit output order, integer wraparound and empty axes; pivoting determinants.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "op_tester.h"
+#include "runtime/session.h"
+
+namespace onyx {
+namespace {
+
+using testing::OpTest;
+using testing::RunOp;
+
+template <typename T>
+Tensor T_(std::vector<T> values, Shape shape) {
+  return Tensor::FromVector<T>(values, std::move(shape));
+}
+Tensor F(std::vector<float> values, Shape shape) { return T_<float>(std::move(values), std::move(shape)); }
+Tensor I32(std::vector<int32_t> values, Shape shape) { return T_<int32_t>(std::move(values), std::move(shape)); }
+
+OpTest Op(const std::string& op_type, int64_t opset, int num_outputs = 1) {
+  OpTest t;
+  t.op_type = op_type;
+  t.opset = opset;
+  t.num_outputs = num_outputs;
+  return t;
+}
+
+std::vector<Tensor> RunAll(const OpTest& t) {
+  auto r = RunOp(t);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<Tensor> out;
+  if (!r.ok()) return out;
+  for (const Value& v : *r) out.push_back(v.is_tensor() ? v.tensor() : Tensor());
+  return out;
+}
+
+Tensor RunOk(const OpTest& t, size_t i = 0) {
+  std::vector<Tensor> out = RunAll(t);
+  return i < out.size() ? out[i] : Tensor();
+}
+
+void ExpectError(const OpTest& t, const std::string& fragment) {
+  auto r = RunOp(t);
+  ASSERT_FALSE(r.ok()) << "expected an error mentioning '" << fragment << "'";
+  EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
+}
+
+template <typename T>
+std::vector<T> Values(const Tensor& t) {
+  auto s = t.values<T>();
+  return {s.begin(), s.end()};
+}
+
+void ExpectFloats(const Tensor& t, const Shape& shape, const std::vector<float>& expected, float tol = 1e-5f) {
+  ASSERT_EQ(t.type(), DataType::kFloat);
+  ASSERT_EQ(t.shape(), shape);
+  ASSERT_EQ(t.size(), static_cast<int64_t>(expected.size()));
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(t.data<float>()[i], expected[i], tol) << "element " << i;
+  }
+}
+
+// Runs one node whose output names may be empty (omitted optional outputs); returns the named outputs in order.
+Result<std::vector<Value>> RunWithOutputs(const std::string& op_type, int64_t opset,
+                                          const std::vector<ir::Attribute>& attributes,
+                                          const std::vector<Tensor>& inputs, const std::vector<std::string>& outputs) {
+  ir::Model model;
+  model.ir_version = 10;
+  model.opset_import.push_back({"", opset});
+  ir::Node node;
+  node.name = "node_under_test";
+  node.op_type = op_type;
+  node.attributes = attributes;
+  std::vector<std::pair<std::string, Value>> feeds;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string name = "input_" + std::to_string(i);
+    node.inputs.push_back(name);
+    model.graph.inputs.push_back({name, ir::TypeInfo::Tensor(inputs[i].type()), {}, {}});
+    feeds.emplace_back(name, Value(inputs[i]));
+  }
+  for (const std::string& o : outputs) {
+    node.outputs.push_back(o);
+    if (!o.empty()) model.graph.outputs.push_back({o, std::nullopt, {}, {}});
+  }
+  model.graph.nodes.push_back(std::move(node));
+  ONYX_ASSIGN_OR_RETURN(auto session, Session::Create(std::move(model)));
+  std::vector<Value> result;
+  ONYX_RETURN_IF_ERROR(session->Run(feeds, {}, &result));
+  return result;
+}
+
+// ---- RNN, hand-worked ----
+// One hidden unit, one input: h_t = Relu(2 x_t + 0.5 h_{t-1} + 1).
+
+OpTest ReluRnn(const std::string& direction, Tensor x, int64_t dirs, int64_t opset = 14) {
+  auto t = Op("RNN", opset, 2);
+  std::vector<float> w(static_cast<size_t>(dirs), 2.0f);
+  std::vector<float> r(static_cast<size_t>(dirs), 0.5f);
+  std::vector<float> b;
+  for (int64_t d = 0; d < dirs; ++d) b.insert(b.end(), {1.0f, 0.0f});
+  t.Input(std::move(x)).Input(F(w, {dirs, 1, 1})).Input(F(r, {dirs, 1, 1})).Input(F(b, {dirs, 2}));
+  t.Attr("hidden_size", int64_t{1}).Attr("direction", direction);
+  t.attributes.push_back([] {
+    ir::Attribute a;
+    a.name = "activations";
+    a.type = ir::AttrType::kStrings;
+    a.strings = {"Relu"};
+    return a;
+  }());
+  return t;
+}
+
+TEST(RecurrentRnnTest, ForwardAndReverseByHand) {
+  auto fwd = RunAll(ReluRnn("forward", F({1, 3}, {2, 1, 1}), 1));
+  ASSERT_EQ(fwd.size(), 2u);
+  ExpectFloats(fwd[0], {2, 1, 1, 1}, {3, 8.5f});
+  ExpectFloats(fwd[1], {1, 1, 1}, {8.5f});
+  // Reverse: t=1 first (2*3 + 1 = 7), then t=0 (2 + 3.5 + 1).
+  auto rev = RunAll(ReluRnn("reverse", F({1, 3}, {2, 1, 1}), 1));
+  ASSERT_EQ(rev.size(), 2u);
+  ExpectFloats(rev[0], {2, 1, 1, 1}, {6.5f, 7});
+  ExpectFloats(rev[1], {1, 1, 1}, {6.5f});
+}
+
+TEST(RecurrentRnnTest, BidirectionalSequenceLensStartReverseAtEachEnd) {
+  // x[t][b]: batch 0 = (1, 3) with length 2, batch 1 = (2, 5) with length 1 (its t=1 value is padding).
+  auto t = ReluRnn("bidirectional", F({1, 2, 3, 5}, {2, 2, 1}), 2);
+  t.Input(I32({2, 1}, {2}));
+  auto out = RunAll(t);
+  ASSERT_EQ(out.size(), 2u);
+  // Y [S, D, B, H]: padded steps are zero; the reverse direction of batch 1 starts at t=0.
+  ExpectFloats(out[0], {2, 2, 2, 1}, {3, 5, 6.5f, 5, 8.5f, 0, 7, 0});
+  ExpectFloats(out[1], {2, 2, 1}, {8.5f, 5, 6.5f, 5});
+}
+
+TEST(RecurrentRnnTest, BatchMajorLayout) {
+  // The same run as above with X [B, S, I], Y [B, S, D, H], Y_h [B, D, H].
+  auto t = ReluRnn("bidirectional", F({1, 3, 2, 5}, {2, 2, 1}), 2);
+  t.Input(I32({2, 1}, {2})).Attr("layout", int64_t{1});
+  auto out = RunAll(t);
+  ASSERT_EQ(out.size(), 2u);
+  ExpectFloats(out[0], {2, 2, 2, 1}, {3, 6.5f, 8.5f, 7, 5, 5, 0, 0});
+  ExpectFloats(out[1], {2, 2, 1}, {8.5f, 6.5f, 5, 5});
+}
+
+TEST(RecurrentRnnTest, ZeroSequenceLengthKeepsInitialState) {
+  auto t = ReluRnn("forward", F({1, 2, 3, 5}, {2, 2, 1}), 1);
+  t.Input(I32({0, 2}, {2})).Input(F({4, 0}, {1, 2, 1}));
+  auto out = RunAll(t);
+  ASSERT_EQ(out.size(), 2u);
+  ExpectFloats(out[0], {2, 1, 2, 1}, {0, 5, 0, 13.5f});
+  ExpectFloats(out[1], {1, 2, 1}, {4, 13.5f});
+}
+
+TEST(RecurrentRnnTest, ClipBoundsPreActivations) {
+  auto t = ReluRnn("forward", F({1, 3}, {2, 1, 1}), 1);
+  t.Attr("clip", 2.0f);
+  // 3 -> 2; then 2*3 + 0.5*2 + 1 = 8 -> 2.
+  ExpectFloats(RunOk(t, 1), {1, 1, 1}, {2});
+}
+
+TEST(RecurrentRnnTest, ActivationAlphaBeta) {
+  // LeakyRelu(alpha 0.5) of 2*(-1) + 0 + 1 = -1 -> -0.5; then 2*(-3) + 0.5*(-0.5) + 1 = -5.25 -> -2.625.
+  auto t = ReluRnn("forward", F({-1, -3}, {2, 1, 1}), 1);
+  t.attributes.back().strings = {"leakyrelu"};  // names are case-insensitive
+  t.Attr("activation_alpha", std::vector<float>{0.5f});
+  ExpectFloats(RunOk(t, 0), {2, 1, 1, 1}, {-0.5f, -2.625f});
+  // ScaledTanh(alpha 2, beta 0.5) of 1 + 2 = 3 -> 2 tanh(1.5).
+  auto s = ReluRnn("forward", F({1}, {1, 1, 1}), 1);
+  s.attributes.back().strings = {"ScaledTanh"};
+  s.Attr("activation_alpha", std::vector<float>{2.0f}).Attr("activation_beta", std::vector<float>{0.5f});
+  ExpectFloats(RunOk(s, 1), {1, 1, 1}, {2 * std::tanh(1.5f)});
+  // HardSigmoid defaults (0.2, 0.5) of 3 -> 1.1 -> 1; Softplus of 3 -> log(1 + e^3).
+  auto h = ReluRnn("forward", F({1}, {1, 1, 1}), 1);
+  h.attributes.back().strings = {"HardSigmoid"};
+  ExpectFloats(RunOk(h, 1), {1, 1, 1}, {1});
+  auto p = ReluRnn("forward", F({1}, {1, 1, 1}), 1);
+  p.attributes.back().strings = {"Softplus"};
+  ExpectFloats(RunOk(p, 1), {1, 1, 1}, {std::log1p(std::exp(3.0f))});
+}
+
+TEST(RecurrentRnnTest, OmittedOutputs) {
+  OpTest t = ReluRnn("forward", F({1, 3}, {2, 1, 1}), 1);
+  std::vector<Tensor> inputs;
+  for (const Value& v : t.inputs) inputs.push_back(v.tensor());
+  auto only_h = RunWithOutputs("RNN", 14, t.attributes, inputs, {"", "Y_h"});
+  ASSERT_TRUE(only_h.ok()) << only_h.status().ToString();
+  ASSERT_EQ(only_h->size(), 1u);
+  ExpectFloats((*only_h)[0].tensor(), {1, 1, 1}, {8.5f});
+  auto only_y = RunWithOutputs("RNN", 14, t.attributes, inputs, {"Y"});
+  ASSERT_TRUE(only_y.ok()) << only_y.status().ToString();
+  ExpectFloats((*only_y)[0].tensor(), {2, 1, 1, 1}, {3, 8.5f});
+}
+
+TEST(RecurrentRnnTest, DoubleAndFloat16) {
+  auto d = Op("RNN", 7, 2);
+  d.Input(T_<double>({1, 3}, {2, 1, 1})).Input(T_<double>({2}, {1, 1, 1})).Input(T_<double>({0.5}, {1, 1, 1}));
+  d.Attr("hidden_size", int64_t{1});
+  Tensor yh = RunOk(d, 1);
+  ASSERT_EQ(yh.type(), DataType::kDouble);
+  EXPECT_NEAR(yh.data<double>()[0], std::tanh(6.0 + 0.5 * std::tanh(2.0)), 1e-12);
+  auto h = Op("RNN", 7, 2);
+  h.Input(T_<Float16>({Float16(1.0f)}, {1, 1, 1}))
+      .Input(T_<Float16>({Float16(0.5f)}, {1, 1, 1}))
+      .Input(T_<Float16>({Float16(1.0f)}, {1, 1, 1}));
+  Tensor hh = RunOk(h, 1);
+  ASSERT_EQ(hh.type(), DataType::kFloat16);
+  EXPECT_NEAR(static_cast<float>(hh.data<Float16>()[0]), std::tanh(0.5f), 1e-3);
+}
+
+TEST(RecurrentRnnTest, EmptyBatchAndEmptySequence) {
+  auto b = ReluRnn("forward", F({}, {2, 0, 1}), 1);
+  auto out = RunAll(b);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].shape(), (Shape{2, 1, 0, 1}));
+  EXPECT_EQ(out[1].shape(), (Shape{1, 0, 1}));
+  auto s = ReluRnn("forward", F({}, {0, 1, 1}), 1);
+  s.Input(Value()).Input(F({7}, {1, 1, 1}));
+  auto so = RunAll(s);
+  ASSERT_EQ(so.size(), 2u);
+  EXPECT_EQ(so[0].shape(), (Shape{0, 1, 1, 1}));
+  ExpectFloats(so[1], {1, 1, 1}, {7});
+}
+
+TEST(RecurrentRnnTest, BadAttributesAndShapesAreErrors) {
+  ExpectError(ReluRnn("sideways", F({1, 3}, {2, 1, 1}), 1), "direction");
+  auto unknown = ReluRnn("forward", F({1, 3}, {2, 1, 1}), 1);
+  unknown.attributes.back().strings = {"Swish"};
+  ExpectError(unknown, "Swish");
+  auto count = ReluRnn("forward", F({1, 3}, {2, 1, 1}), 1);
+  count.attributes.back().strings = {"Relu", "Tanh"};
+  ExpectError(count, "activations");
+  auto hidden = ReluRnn("forward", F({1, 3}, {2, 1, 1}), 1);
+  hidden.attributes[0].i = 3;  // hidden_size
+  ExpectError(hidden, "hidden_size");
+  auto lens = ReluRnn("forward", F({1, 3}, {2, 1, 1}), 1);
+  lens.Input(I32({3}, {1}));
+  ExpectError(lens, "sequence_lens");
+  auto dirs = ReluRnn("bidirectional", F({1, 3}, {2, 1, 1}), 1);  // W has one direction
+  ExpectError(dirs, "'W'");
+  auto rank = ReluRnn("forward", F({1, 3}, {2, 1}), 1);
+  ExpectError(rank, "rank 3");
+  auto layout = ReluRnn("forward", F({1, 3}, {2, 1, 1}), 1);
+  layout.Attr("layout", int64_t{2});
+  ExpectError(layout, "layout");
+}
+
+// ---- GRU and LSTM, hand-worked with zero weights (every sigmoid gate is 0.5) ----
+
+TEST(RecurrentGruTest, LinearBeforeResetByHand) {
+  // H1 = (1 - z) h~ + z H0 with z = r = 0.5, H0 = 2 and only Rbh = 1 set:
+  // linear_before_reset=0: h~ = tanh(Rbh) ; =1: h~ = tanh(r * Rbh).
+  for (int64_t lbr : {0, 1}) {
+    auto t = Op("GRU", 14, 2);
+    t.Input(F({0}, {1, 1, 1}))
+        .Input(F({0, 0, 0}, {1, 3, 1}))
+        .Input(F({0, 0, 0}, {1, 3, 1}))
+        .Input(F({0, 0, 0, 0, 0, 1}, {1, 6}))
+        .Input(Value())
+        .Input(F({2}, {1, 1, 1}));
+    t.Attr("hidden_size", int64_t{1}).Attr("linear_before_reset", lbr);
+    const float h_tilde = lbr ? std::tanh(0.5f) : std::tanh(1.0f);
+    ExpectFloats(RunOk(t, 1), {1, 1, 1}, {0.5f * h_tilde + 1.0f});
+  }
+}
+
+TEST(RecurrentLstmTest, InputForgetCouplesGates) {
+  // Zero weights, initial_c = 2, forget bias ln 3 (f = 0.75), other gates 0.5, candidate tanh(0) = 0:
+  // C1 = f * 2; with input_forget, f = 1 - i = 0.5. H1 = 0.5 tanh(C1).
+  for (int64_t coupled : {0, 1}) {
+    std::vector<float> b(8, 0.0f);
+    b[2] = std::log(3.0f);  // Wb of gate f (order i, o, f, c)
+    auto t = Op("LSTM", 14, 3);
+    t.Input(F({0}, {1, 1, 1}))
+        .Input(F({0, 0, 0, 0}, {1, 4, 1}))
+        .Input(F({0, 0, 0, 0}, {1, 4, 1}))
+        .Input(F(b, {1, 8}))
+        .Input(Value())
+        .Input(Value())
+        .Input(F({2}, {1, 1, 1}));
+    t.Attr("hidden_size", int64_t{1}).Attr("input_forget", coupled);
+    auto out = RunAll(t);
+    ASSERT_EQ(out.size(), 3u);
+    const float c1 = coupled ? 1.0f : 1.5f;
+    ExpectFloats(out[2], {1, 1, 1}, {c1});
+    ExpectFloats(out[1], {1, 1, 1}, {0.5f * std::tanh(c1)});
+  }
+}
+
+TEST(RecurrentLstmTest, OnlyCellStateRequested) {
+  std::vector<Tensor> inputs = {F({0, 0}, {2, 1, 1}), F({0, 0, 0, 0}, {1, 4, 1}), F({0, 0, 0, 0}, {1, 4, 1}),
+                                F(std::vector<float>(8, 0.0f), {1, 8}), I32({2}, {1}),
+                                F({0}, {1, 1, 1}), F({2}, {1, 1, 1})};
+  auto r = RunWithOutputs("LSTM", 22, {}, inputs, {"", "", "Y_c"});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 1u);
+  ExpectFloats((*r)[0].tensor(), {1, 1, 1}, {0.5f});  // 2 * 0.5 * 0.5
+}
+
+// ---- GRU and LSTM against a scalar-loop reference (bidirectional, sequence_lens, every optional input) ----
+
+float Val(int i, float scale) { return scale * std::sin(0.37f * static_cast<float>(i) + 0.11f); }
+std::vector<float> Series(int n, int seed, float scale) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) v[static_cast<size_t>(i)] = Val(i + 100 * seed, scale);
+  return v;
+}
+float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
+
+constexpr int kS = 4, kB = 3, kI = 2, kH = 3, kD = 2;
+const std::vector<int32_t> kLens = {4, 2, 0};
+
+// Y [S, D, B, H] followed by the final states; cell(d, x, h, c, h_out, c_out) runs one step for one entry.
+template <typename Cell>
+std::vector<float> ReferenceRun(const std::vector<float>& x, const std::vector<float>& h0,
+                                const std::vector<float>& c0, Cell cell, std::vector<float>* yh,
+                                std::vector<float>* yc) {
+  std::vector<float> y(kS * kD * kB * kH, 0.0f);
+  yh->assign(kD * kB * kH, 0.0f);
+  yc->assign(kD * kB * kH, 0.0f);
+  for (int d = 0; d < kD; ++d) {
+    for (int b = 0; b < kB; ++b) {
+      std::vector<float> h(h0.begin() + (d * kB + b) * kH, h0.begin() + (d * kB + b + 1) * kH);
+      std::vector<float> c(c0.begin() + (d * kB + b) * kH, c0.begin() + (d * kB + b + 1) * kH);
+      const int len = kLens[static_cast<size_t>(b)];
+      for (int step = 0; step < len; ++step) {
+        const int t = d == 0 ? step : len - 1 - step;
+        std::vector<float> xt(x.begin() + (t * kB + b) * kI, x.begin() + (t * kB + b + 1) * kI);
+        std::vector<float> hn(kH), cn(kH);
+        cell(d, xt, h, c, hn, cn);
+        h = hn;
+        c = cn;
+        for (int j = 0; j < kH; ++j) y[static_cast<size_t>(((t * kD + d) * kB + b) * kH + j)] = h[static_cast<size_t>(j)];
+      }
+      for (int j = 0; j < kH; ++j) {
+        (*yh)[static_cast<size_t>((d * kB + b) * kH + j)] = h[static_cast<size_t>(j)];
+        (*yc)[static_cast<size_t>((d * kB + b) * kH + j)] = c[static_cast<size_t>(j)];
+      }
+    }
+  }
+  return y;
+}
+
+TEST(RecurrentGruTest, MatchesScalarReference) {
+  const int G = 3;
+  const auto x = Series(kS * kB * kI, 1, 1.0f);
+  const auto w = Series(kD * G * kH * kI, 2, 0.6f);
+  const auto r = Series(kD * G * kH * kH, 3, 0.6f);
+  const auto bias = Series(kD * 2 * G * kH, 4, 0.3f);
+  const auto h0 = Series(kD * kB * kH, 5, 0.5f);
+  for (int64_t lbr : {0, 1}) {
+    auto cell = [&](int d, const std::vector<float>& xt, const std::vector<float>& h, const std::vector<float>&,
+                    std::vector<float>& hn, std::vector<float>&) {
+      auto W = [&](int g, int j, int i) { return w[static_cast<size_t>(((d * G + g) * kH + j) * kI + i)]; };
+      auto R = [&](int g, int j, int i) { return r[static_cast<size_t>(((d * G + g) * kH + j) * kH + i)]; };
+      auto Bw = [&](int g, int j) { return bias[static_cast<size_t>(d * 2 * G * kH + g * kH + j)]; };
+      auto Br = [&](int g, int j) { return bias[static_cast<size_t>(d * 2 * G * kH + (G + g) * kH + j)]; };
+      std::vector<float> z(kH), rr(kH);
+      for (int j = 0; j < kH; ++j) {
+        float az = Bw(0, j) + Br(0, j), ar = Bw(1, j) + Br(1, j);
+        for (int i = 0; i < kI; ++i) az += W(0, j, i) * xt[i], ar += W(1, j, i) * xt[i];
+        for (int i = 0; i < kH; ++i) az += R(0, j, i) * h[i], ar += R(1, j, i) * h[i];
+        z[j] = Sigmoid(az);
+        rr[j] = Sigmoid(ar);
+      }
+      for (int j = 0; j < kH; ++j) {
+        float a = Bw(2, j);
+        for (int i = 0; i < kI; ++i) a += W(2, j, i) * xt[i];
+        float rec = 0.0f;
+        for (int i = 0; i < kH; ++i) rec += R(2, j, i) * (lbr ? h[i] : rr[i] * h[i]);
+        a += lbr ? rr[j] * (rec + Br(2, j)) : rec + Br(2, j);
+        hn[j] = (1 - z[j]) * std::tanh(a) + z[j] * h[j];
+      }
+    };
+    std::vector<float> yh, yc;
+    const auto y = ReferenceRun(x, h0, h0, cell, &yh, &yc);
+    auto t = Op("GRU", 22, 2);
+    t.Input(F(x, {kS, kB, kI}))
+        .Input(F(w, {kD, G * kH, kI}))
+        .Input(F(r, {kD, G * kH, kH}))
+        .Input(F(bias, {kD, 2 * G * kH}))
+        .Input(I32(kLens, {kB}))
+        .Input(F(h0, {kD, kB, kH}));
+    t.Attr("hidden_size", int64_t{kH}).Attr("direction", std::string("bidirectional")).Attr("linear_before_reset", lbr);
+    auto out = RunAll(t);
+    ASSERT_EQ(out.size(), 2u);
+    ExpectFloats(out[0], {kS, kD, kB, kH}, y);
+    ExpectFloats(out[1], {kD, kB, kH}, yh);
+  }
+}
+
+TEST(RecurrentLstmTest, MatchesScalarReferenceWithPeepholes) {
+  const int G = 4;
+  const auto x = Series(kS * kB * kI, 11, 1.0f);
+  const auto w = Series(kD * G * kH * kI, 12, 0.6f);
+  const auto r = Series(kD * G * kH * kH, 13, 0.6f);
+  const auto bias = Series(kD * 2 * G * kH, 14, 0.3f);
+  const auto h0 = Series(kD * kB * kH, 15, 0.5f);
+  const auto c0 = Series(kD * kB * kH, 16, 0.5f);
+  const auto p = Series(kD * 3 * kH, 17, 0.4f);
+  auto cell = [&](int d, const std::vector<float>& xt, const std::vector<float>& h, const std::vector<float>& c,
+                  std::vector<float>& hn, std::vector<float>& cn) {
+    auto pre = [&](int g, int j) {
+      float a = bias[static_cast<size_t>(d * 2 * G * kH + g * kH + j)] +
+                bias[static_cast<size_t>(d * 2 * G * kH + (G + g) * kH + j)];
+      for (int i = 0; i < kI; ++i) a += w[static_cast<size_t>(((d * G + g) * kH + j) * kI + i)] * xt[i];
+      for (int i = 0; i < kH; ++i) a += r[static_cast<size_t>(((d * G + g) * kH + j) * kH + i)] * h[i];
+      return a;
+    };
+    auto P = [&](int g, int j) { return p[static_cast<size_t>(d * 3 * kH + g * kH + j)]; };
+    for (int j = 0; j < kH; ++j) {
+      const float i_g = Sigmoid(pre(0, j) + P(0, j) * c[j]);
+      const float f_g = Sigmoid(pre(2, j) + P(2, j) * c[j]);
+      cn[j] = f_g * c[j] + i_g * std::tanh(pre(3, j));
+      const float o_g = Sigmoid(pre(1, j) + P(1, j) * cn[j]);
+      hn[j] = o_g * std::tanh(cn[j]);
+    }
+  };
+  std::vector<float> yh, yc;
+  const auto y = ReferenceRun(x, h0, c0, cell, &yh, &yc);
+  auto t = Op("LSTM", 7, 3);
+  t.Input(F(x, {kS, kB, kI}))
+      .Input(F(w, {kD, G * kH, kI}))
+      .Input(F(r, {kD, G * kH, kH}))
+      .Input(F(bias, {kD, 2 * G * kH}))
+      .Input(I32(kLens, {kB}))
+      .Input(F(h0, {kD, kB, kH}))
+      .Input(F(c0, {kD, kB, kH}))
+      .Input(F(p, {kD, 3 * kH}));
+  t.Attr("hidden_size", int64_t{kH}).Attr("direction", std::string("bidirectional"));
+  auto out = RunAll(t);
+  ASSERT_EQ(out.size(), 3u);
+  ExpectFloats(out[0], {kS, kD, kB, kH}, y);
+  ExpectFloats(out[1], {kD, kB, kH}, yh);
+  ExpectFloats(out[2], {kD, kB, kH}, yc);
+}
+
+// ---- Einsum ----
+
+OpTest Einsum(const std::string& equation) {
+  auto t = Op("Einsum", 12);
+  t.Attr("equation", equation);
+  return t;
+}
+
+TEST(RecurrentEinsumTest, MatMulExplicitAndImplicit) {
+  for (const std::string eq : {"ij,jk->ik", "ij,jk", " i j , j k -> i k "}) {
+    auto t = Einsum(eq);
+    t.Input(F({1, 2, 3, 4, 5, 6}, {2, 3})).Input(F({1, 0, 0, 1, 1, 1}, {3, 2}));
+    ExpectFloats(RunOk(t), {2, 2}, {4, 5, 10, 11});
+  }
+}
+
+TEST(RecurrentEinsumTest, ImplicitOutputIsSortedByCharacterCode) {
+  // "ba" implies "ab": a transpose. "bA" implies "Ab" (upper case sorts first): also a transpose.
+  for (const std::string eq : {"ba", "bA"}) {
+    auto t = Einsum(eq);
+    t.Input(F({1, 2, 3, 4, 5, 6}, {2, 3}));
+    ExpectFloats(RunOk(t), {3, 2}, {1, 4, 2, 5, 3, 6});
+  }
+}
+
+TEST(RecurrentEinsumTest, TraceAndDiagonal) {
+  const Tensor m = F({1, 2, 3, 4, 5, 6, 7, 8, 9}, {3, 3});
+  ExpectFloats(RunOk(Einsum("ii").Input(m)), {}, {15});
+  ExpectFloats(RunOk(Einsum("ii->i").Input(m)), {3}, {1, 5, 9});
+  // A label repeated three times in a [2, 2, 2] cube: its main diagonal.
+  ExpectFloats(RunOk(Einsum("iii->i").Input(F({1, 2, 3, 4, 5, 6, 7, 8}, {2, 2, 2}))), {2}, {1, 8});
+  // Diagonal of the first operand contracted with the second.
+  ExpectFloats(RunOk(Einsum("ii,i->").Input(m).Input(F({1, 1, 2}, {3}))), {}, {24});
+}
+
+TEST(RecurrentEinsumTest, EllipsisBroadcastsBatchDimensions) {
+  // [1, 2, 2] x [3, 2, 2]: the first operand's batch of one is broadcast.
+  std::vector<float> b(12);
+  for (int i = 0; i < 12; ++i) b[static_cast<size_t>(i)] = static_cast<float>(i);
+  auto t = Einsum("...ij,...jk->...ik");
+  t.Input(F({1, 0, 0, 2}, {1, 2, 2})).Input(F(b, {3, 2, 2}));
+  ExpectFloats(RunOk(t), {3, 2, 2}, {0, 1, 4, 6, 4, 5, 12, 14, 8, 9, 20, 22});
+  // Implicit output with an ellipsis: the ellipsis axes come first, then the single labels.
+  auto imp = Einsum("i...");
+  imp.Input(F({1, 2, 3, 4, 5, 6}, {2, 3}));
+  ExpectFloats(RunOk(imp), {3, 2}, {1, 4, 2, 5, 3, 6});
+  // Ellipsis of different widths, and summed because the explicit output leaves it out.
+  auto sum = Einsum("...i,i->i");
+  sum.Input(F({1, 2, 3, 4, 5, 6}, {1, 3, 2})).Input(F({10, 1}, {2}));
+  ExpectFloats(RunOk(sum), {2}, {90, 12});
+}
+
+TEST(RecurrentEinsumTest, ChainsOuterProductsAndSums) {
+  auto chain = Einsum("ij,jk,kl->il");
+  chain.Input(F({1, 2}, {1, 2})).Input(F({1, 0, 0, 1}, {2, 2})).Input(F({3, 4}, {2, 1}));
+  ExpectFloats(RunOk(chain), {1, 1}, {11});
+  auto outer = Einsum("i,j->ij");
+  outer.Input(F({1, 2}, {2})).Input(F({3, 4, 5}, {3}));
+  ExpectFloats(RunOk(outer), {2, 3}, {3, 4, 5, 6, 8, 10});
+  ExpectFloats(RunOk(Einsum("ij->").Input(F({1, 2, 3, 4}, {2, 2}))), {}, {10});
+  ExpectFloats(RunOk(Einsum("ij->j").Input(F({1, 2, 3, 4}, {2, 2}))), {2}, {4, 6});
+  // Batched contraction keeping a label shared by all three operands.
+  auto batch = Einsum("bi,bi,b->b");
+  batch.Input(F({1, 2, 3, 4}, {2, 2})).Input(F({1, 1, 2, 2}, {2, 2})).Input(F({2, 3}, {2}));
+  ExpectFloats(RunOk(batch), {2}, {6, 42});
+  auto scalar = Einsum(",->");
+  scalar.Input(F({3}, {})).Input(F({4}, {}));
+  ExpectFloats(RunOk(scalar), {}, {12});
+}
+
+TEST(RecurrentEinsumTest, IntegersWrapLikeNumpy) {
+  auto t = Einsum("i,i->");
+  t.Input(T_<int8_t>({100, 100}, {2})).Input(T_<int8_t>({2, 2}, {2}));
+  Tensor y = RunOk(t);
+  ASSERT_EQ(y.type(), DataType::kInt8);
+  EXPECT_EQ(Values<int8_t>(y), (std::vector<int8_t>{-112}));  // 400 mod 256
+  auto u = Einsum("ij->i");
+  u.Input(T_<uint64_t>({std::numeric_limits<uint64_t>::max(), 2}, {1, 2}));
+  EXPECT_EQ(Values<uint64_t>(RunOk(u)), (std::vector<uint64_t>{1}));
+  auto l = Einsum("ij,jk->ik");
+  l.Input(T_<int64_t>({1, 2, 3, 4}, {2, 2})).Input(T_<int64_t>({5, 6, 7, 8}, {2, 2}));
+  EXPECT_EQ(Values<int64_t>(RunOk(l)), (std::vector<int64_t>{19, 22, 43, 50}));
+}
+
+TEST(RecurrentEinsumTest, EmptyAxes) {
+  auto t = Einsum("ij,jk->ik");
+  t.Input(F({}, {2, 0})).Input(F({}, {0, 3}));
+  ExpectFloats(RunOk(t), {2, 3}, {0, 0, 0, 0, 0, 0});
+  auto e = Einsum("ij,jk->ik");
+  e.Input(F({}, {0, 2})).Input(F({1, 2, 3, 4}, {2, 2}));
+  EXPECT_EQ(RunOk(e).shape(), (Shape{0, 2}));
+}
+
+TEST(RecurrentEinsumTest, Float16AndDouble) {
+  auto h = Einsum("i,i");
+  h.Input(T_<Float16>({Float16(1.5f), Float16(2.0f)}, {2})).Input(T_<Float16>({Float16(2.0f), Float16(0.25f)}, {2}));
+  Tensor y = RunOk(h);
+  ASSERT_EQ(y.type(), DataType::kFloat16);
+  EXPECT_EQ(static_cast<float>(y.data<Float16>()[0]), 3.5f);
+  auto d = Einsum("ij->ji");
+  d.Input(T_<double>({1, 2}, {1, 2}));
+  EXPECT_EQ(Values<double>(RunOk(d)), (std::vector<double>{1, 2}));
+}
+
+TEST(RecurrentEinsumTest, BadEquationsAreErrors) {
+  const Tensor m = F({1, 2, 3, 4}, {2, 2});
+  ExpectError(Einsum("ij,jk->ik").Input(m), "input terms");
+  ExpectError(Einsum("i1->i").Input(F({1}, {1})), "'1'");
+  ExpectError(Einsum("ij->k").Input(m), "'k'");
+  ExpectError(Einsum("ij->ii").Input(m), "repeats");
+  ExpectError(Einsum("ijk->i").Input(m), "labels");
+  ExpectError(Einsum("ii->i").Input(F({1, 2, 3, 4, 5, 6}, {2, 3})), "repeated label");
+  ExpectError(Einsum("ij,ij->ij").Input(m).Input(F({1, 2, 3, 4, 5, 6}, {2, 3})), "dimension");
+  ExpectError(Einsum("i..j->i").Input(m), "'.'");
+  ExpectError(Einsum("...i...->i").Input(m), "more than one ellipsis");
+  ExpectError(Einsum("i->i->i").Input(F({1}, {1})), "'->'");
+}
+
+// ---- Det ----
+
+TEST(RecurrentDetTest, PivotingBatchesAndSingular) {
+  ExpectFloats(RunOk(Op("Det", 11).Input(F({0, 1, 1, 0}, {2, 2}))), {}, {-1});
+  // A zero in the first pivot position: 0 - 2 (1 - 3) + (0 - 3) = 1.
+  ExpectFloats(RunOk(Op("Det", 11).Input(F({0, 2, 1, 1, 1, 1, 3, 0, 1}, {3, 3}))), {}, {1});
+  ExpectFloats(RunOk(Op("Det", 22).Input(F({1, 2, 2, 4, 3, 0, 0, 3}, {2, 2, 2}))), {2}, {0, 9});
+  ExpectFloats(RunOk(Op("Det", 11).Input(F({-7}, {1, 1}))), {}, {-7});
+  ExpectFloats(RunOk(Op("Det", 11).Input(F({}, {0, 0}))), {}, {1});
+  EXPECT_EQ(RunOk(Op("Det", 11).Input(F({}, {0, 3, 3}))).shape(), (Shape{0}));
+  Tensor d = RunOk(Op("Det", 11).Input(T_<double>({1e-200, 0, 0, 1e-200}, {2, 2})));
+  ASSERT_EQ(d.type(), DataType::kDouble);
+  EXPECT_EQ(d.data<double>()[0], 0.0);  // underflows, as numpy's does
+}
+
+TEST(RecurrentDetTest, NonSquareIsAnError) {
+  ExpectError(Op("Det", 11).Input(F({1, 2, 3, 4, 5, 6}, {2, 3})), "square");
+  ExpectError(Op("Det", 11).Input(F({1, 2}, {2})), "square");
+}
+
+}  // namespace
+}  // namespace onyx

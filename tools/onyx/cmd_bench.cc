@@ -1,0 +1,133 @@
+// onyx bench MODEL: session-creation time, run latency statistics and peak memory.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <numeric>
+
+#include "cli.h"
+#include "random_inputs.h"
+#include "runtime/session.h"
+
+namespace onyx::cli {
+
+namespace {
+
+void Help() {
+  std::printf(
+      "usage: onyx bench MODEL [options]\n\n"
+      "Creates a session, runs the model on random inputs and prints create_ms, median_ms, min_ms, mean_ms,\n"
+      "p90_ms and peak_rss_mb (the process's peak resident memory).\n\n"
+      "options:\n"
+      "  --threads N         intra-op threads (default: all cores)\n"
+      "  --runs N            timed runs (default 50)\n"
+      "  --warmup N          untimed runs first (default 5)\n"
+      "  --dim NAME=VALUE    value of a symbolic dimension (default 1)\n"
+      "  --json              one JSON line instead of text\n");
+}
+
+double PeakRssMb() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+}  // namespace
+
+int BenchMain(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) {
+    Help();
+    return kExitOk;
+  }
+  std::string model_path;
+  int runs = 50, warmup = 5;
+  bool json = false;
+  std::map<std::string, int64_t> dims;
+  SessionOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--threads" || a == "--runs" || a == "--warmup" || a == "--dim") {
+      if (i + 1 >= args.size()) {
+        Error(a + " needs a value");
+        return kExitUsage;
+      }
+      const std::string& v = args[++i];
+      if (a == "--threads") options.intra_op_num_threads = std::atoi(v.c_str());
+      if (a == "--runs") runs = std::max(1, std::atoi(v.c_str()));
+      if (a == "--warmup") warmup = std::max(0, std::atoi(v.c_str()));
+      if (a == "--dim") {
+        size_t eq = v.find('=');
+        if (eq == std::string::npos) {
+          Error("--dim takes NAME=VALUE, got '" + v + "'");
+          return kExitUsage;
+        }
+        dims[v.substr(0, eq)] = std::atoll(v.c_str() + eq + 1);
+      }
+    } else if (a == "--json") {
+      json = true;
+    } else if (!a.empty() && a[0] == '-') {
+      Error("unknown option '" + a + "'");
+      return kExitUsage;
+    } else {
+      model_path = a;
+    }
+  }
+  if (model_path.empty()) {
+    Error("no model given (see 'onyx bench --help')");
+    return kExitUsage;
+  }
+  using Clock = std::chrono::steady_clock;
+  auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  auto t0 = Clock::now();
+  auto session = Session::Load(model_path, options);
+  auto t1 = Clock::now();
+  if (!session.ok()) {
+    Error(session.status().message());
+    return session.status().code() == StatusCode::kUnsupported ? kExitUnsupported : kExitFailure;
+  }
+  std::mt19937_64 rng(0);
+  std::vector<std::pair<std::string, Value>> feeds;
+  for (const auto* in : (*session)->model().graph.RealInputs()) {
+    Status st;
+    Value v = RandomInput(*in, dims, rng, &st);
+    if (!st.ok()) {
+      Error(st.message());
+      return kExitFailure;
+    }
+    feeds.emplace_back(in->name, std::move(v));
+  }
+  std::vector<Value> outputs;
+  std::vector<double> times;
+  for (int i = 0; i < warmup + runs; ++i) {
+    auto s = Clock::now();
+    Status st = (*session)->Run(feeds, {}, &outputs);
+    auto e = Clock::now();
+    if (!st.ok()) {
+      Error(st.message());
+      return kExitFailure;
+    }
+    if (i >= warmup) times.push_back(ms(s, e));
+  }
+  std::sort(times.begin(), times.end());
+  const size_t n = times.size();
+  const double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+  const double mean = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(n);
+  const double p90 = times[std::min(n - 1, static_cast<size_t>(0.9 * static_cast<double>(n)))];
+  const double create = ms(t0, t1);
+  if (json) {
+    std::printf(
+        "{\"create_ms\": %.3f, \"median_ms\": %.3f, \"min_ms\": %.3f, \"mean_ms\": %.3f, \"p90_ms\": %.3f, "
+        "\"peak_rss_mb\": %.1f, \"runs\": %zu}\n",
+        create, median, times[0], mean, p90, PeakRssMb(), n);
+  } else {
+    std::printf("model:       %s\n", model_path.c_str());
+    std::printf("create_ms:   %.3f\nmedian_ms:   %.3f\nmin_ms:      %.3f\nmean_ms:     %.3f\np90_ms:      %.3f\n", create,
+                median, times[0], mean, p90);
+    std::printf("peak_rss_mb: %.1f\nruns:        %zu\n", PeakRssMb(), n);
+  }
+  return kExitOk;
+}
+
+}  // namespace onyx::cli
