@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""onyx against ONNX Runtime, side by side on this machine.
+
+Installs onnxruntime-node 1.30.0 from npm into ~/.cache/onyx-bench/ort when missing, exports the benchmark models
+(../shared/bench/export_models.py, needs python3-torch) into ~/.cache/onyx-bench/models when missing, then runs
+onyx and ONNX Runtime alternately, each in its own process, on each model at 1 and 2 threads for several rounds.
+Prints a table of medians: latency of each, ratio onyx/ORT (median of per-round ratios), session-creation ratio,
+peak-RSS ratio, and onyx's GFLOP/s as a share of this CPU's FP32 peak.
+
+usage: bench/compare.py [--rounds N] [--runs N] [--threads 1,2] [--models a,b] [--onyx build/bin/onyx]
+"""
+import argparse
+import glob
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+CACHE = os.path.expanduser("~/.cache/onyx-bench")
+# GFLOP per inference (multiply-adds counted as 2), as measured for ../shared/bench's exports.
+GFLOP = {"resnet50": 8.18, "mobilenet_v2": 0.60, "squeezenet1_1": 0.70, "bert_like_enc12": 22.35}
+# Peak FP32 of this CPU per core: an AVX-512 FMA loop (../shared/bench/README.md).
+PEAK_GFLOPS_PER_CORE = 173.0
+
+
+def ensure_ort():
+    ort_dir = os.path.join(CACHE, "ort")
+    if not os.path.isdir(os.path.join(ort_dir, "node_modules", "onnxruntime-node")):
+        os.makedirs(ort_dir, exist_ok=True)
+        print("installing onnxruntime-node 1.30.0 into", ort_dir, file=sys.stderr)
+        subprocess.run(["npm", "init", "-y"], cwd=ort_dir, check=True, stdout=subprocess.DEVNULL)
+        env = dict(os.environ, ONNXRUNTIME_NODE_INSTALL="skip")  # its postinstall would fetch CUDA libraries
+        subprocess.run(["npm", "install", "onnxruntime-node@1.30.0"], cwd=ort_dir, check=True, env=env)
+    return os.path.join(ort_dir, "node_modules")
+
+
+def ensure_models(names):
+    out = os.path.join(CACHE, "models")
+    missing = [n for n in names if n in GFLOP and not os.path.exists(os.path.join(out, n + ".onnx"))]
+    if missing:
+        print("exporting", ", ".join(missing), "into", out, file=sys.stderr)
+        os.makedirs(out, exist_ok=True)
+        subprocess.run(["/usr/bin/python3", os.path.join(SHARED, "bench", "export_models.py")], check=True,
+                       env=dict(os.environ, OUT=out))
+    models = {n: os.path.join(out, n + ".onnx") for n in names if n in GFLOP}
+    for path in sorted(glob.glob(os.path.join(SHARED, "models", "onnx", "*.onnx"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name in names:
+            models[name] = path
+    return models
+
+
+def run_json(cmd, env=None):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if p.returncode != 0:
+        return None, (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+    return json.loads(p.stdout.strip().splitlines()[-1]), None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--threads", default="1,2")
+    default_models = list(GFLOP) + [os.path.splitext(os.path.basename(p))[0]
+                                    for p in sorted(glob.glob(os.path.join(SHARED, "models", "onnx", "*.onnx")))]
+    ap.add_argument("--models", default=",".join(default_models))
+    ap.add_argument("--onyx", default=os.path.join(ROOT, "build", "bin", "onyx"))
+    args = ap.parse_args()
+
+    node_path = ensure_ort()
+    models = ensure_models(args.models.split(","))
+    ort_env = dict(os.environ, NODE_PATH=node_path)
+    ort_runner = os.path.join(HERE, "ort_runner.js")
+    rows = []
+    for name, path in models.items():
+        for threads in [int(t) for t in args.threads.split(",")]:
+            onyx_runs, ort_runs, error = [], [], None
+            for r in range(args.rounds):
+                o, err = run_json([args.onyx, "bench", path, "--threads", str(threads), "--runs", str(args.runs),
+                                   "--warmup", str(args.warmup), "--json"])
+                if err:
+                    error = err
+                    break
+                t, err = run_json(["node", ort_runner, path, str(threads), str(args.runs), str(args.warmup)], ort_env)
+                if err:
+                    error = "ORT: " + err
+                    break
+                onyx_runs.append(o)
+                ort_runs.append(t)
+                print(f"{name} t={threads} round {r + 1}: onyx {o['median_ms']:.2f} ms, ORT {t['median_ms']:.2f} ms",
+                      file=sys.stderr)
+            if error:
+                rows.append((name, threads, None, None, None, None, None, None, error[:80]))
+                continue
+            med = lambda runs, key: statistics.median(x[key] for x in runs)  # noqa: E731
+            ratio = statistics.median(o["median_ms"] / t["median_ms"] for o, t in zip(onyx_runs, ort_runs))
+            create = med(onyx_runs, "create_ms") / med(ort_runs, "create_ms")
+            rss = med(onyx_runs, "peak_rss_mb") / med(ort_runs, "peak_rss_mb")
+            peak = ""
+            if name in GFLOP:
+                gflops = GFLOP[name] / (med(onyx_runs, "median_ms") / 1000)
+                peak = f"{100 * gflops / (PEAK_GFLOPS_PER_CORE * threads):.0f}%"
+            rows.append((name, threads, med(onyx_runs, "median_ms"), med(ort_runs, "median_ms"), ratio, create, rss,
+                         peak, ""))
+    print()
+    print("| model | threads | onyx ms | ORT ms | onyx/ORT | create onyx/ORT | peak RSS onyx/ORT | onyx % of peak | note |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    ratios = []
+    for name, threads, o, t, ratio, create, rss, peak, note in rows:
+        if ratio is None:
+            print(f"| {name} | {threads} | - | - | - | - | - | - | {note} |")
+            continue
+        ratios.append(ratio)
+        print(f"| {name} | {threads} | {o:.2f} | {t:.2f} | {ratio:.2f} | {create:.2f} | {rss:.2f} | {peak} | |")
+    if ratios:
+        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(f"\ngeometric mean of onyx/ORT latency ratios over {len(ratios)} runs: {geo:.2f}")
+
+
+if __name__ == "__main__":
+    main()
