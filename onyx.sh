@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake ninja-build g++ ccache protobuf-compiler libprotobuf-dev libgtest-dev nlohmann-json3-dev
-          pybind11-dev python3-dev python3-pytest
+          pybind11-dev python3-dev python3-pytest libdnnl-dev
           libonnx-testdata python3-numpy python3-onnx)
 BUILD_DIR=${ONYX_BUILD_DIR:-build}
 JOBS=${ONYX_JOBS:-$(nproc)}

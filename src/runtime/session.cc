@@ -1,5 +1,7 @@
 #include "runtime/session.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <new>
 #include <stdexcept>
@@ -193,6 +195,8 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
   s->options_ = options;
   s->num_threads_ = options.intra_op_num_threads > 0 ? options.intra_op_num_threads
                                                      : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // oneDNN's kernels use OpenMP's thread count (process-wide: the last session created sets it).
+  omp_set_num_threads(s->num_threads_);
   ONYX_RETURN_IF_ERROR(ir::InlineModelFunctions(model));
   s->model_ = std::make_unique<ir::Model>(std::move(model));
   CompileContext cc{s->model_.get(), &KernelRegistry::Global()};

@@ -5,6 +5,7 @@
 // ellipsis broadcasting, implicit output order, integer wraparound and empty axes; pivoting determinants.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -298,6 +299,23 @@ TEST(RecurrentLstmTest, InputForgetCouplesGates) {
   }
 }
 
+TEST(RecurrentLstmTest, ClipAppliesWhereTheCellStateEntersH) {
+  // Zero weights, initial_c = 4: C1 = 0.5 * 4 = 2 stays unclipped, H1 = 0.5 tanh(clip(2)) = 0.5 tanh(1).
+  auto t = Op("LSTM", 14, 3);
+  t.Input(F({0}, {1, 1, 1}))
+      .Input(F({0, 0, 0, 0}, {1, 4, 1}))
+      .Input(F({0, 0, 0, 0}, {1, 4, 1}))
+      .Input(Value())
+      .Input(Value())
+      .Input(Value())
+      .Input(F({4}, {1, 1, 1}));
+  t.Attr("hidden_size", int64_t{1}).Attr("clip", 1.0f);
+  auto out = RunAll(t);
+  ASSERT_EQ(out.size(), 3u);
+  ExpectFloats(out[1], {1, 1, 1}, {0.5f * std::tanh(1.0f)});
+  ExpectFloats(out[2], {1, 1, 1}, {2});
+}
+
 TEST(RecurrentLstmTest, OnlyCellStateRequested) {
   std::vector<Tensor> inputs = {F({0, 0}, {2, 1, 1}), F({0, 0, 0, 0}, {1, 4, 1}), F({0, 0, 0, 0}, {1, 4, 1}),
                                 F(std::vector<float>(8, 0.0f), {1, 8}), I32({2}, {1}),
@@ -320,6 +338,8 @@ float Sigmoid(float x) { return 1.0f / (1.0f + std::exp(-x)); }
 
 constexpr int kS = 4, kB = 3, kI = 2, kH = 3, kD = 2;
 const std::vector<int32_t> kLens = {4, 2, 0};
+using Vec = std::array<float, kH>;
+using XVec = std::array<float, kI>;
 
 // Y [S, D, B, H] followed by the final states; cell(d, x, h, c, h_out, c_out) runs one step for one entry.
 template <typename Cell>
@@ -331,13 +351,17 @@ std::vector<float> ReferenceRun(const std::vector<float>& x, const std::vector<f
   yc->assign(kD * kB * kH, 0.0f);
   for (int d = 0; d < kD; ++d) {
     for (int b = 0; b < kB; ++b) {
-      std::vector<float> h(h0.begin() + (d * kB + b) * kH, h0.begin() + (d * kB + b + 1) * kH);
-      std::vector<float> c(c0.begin() + (d * kB + b) * kH, c0.begin() + (d * kB + b + 1) * kH);
+      Vec h, c;
+      for (int j = 0; j < kH; ++j) {
+        h[static_cast<size_t>(j)] = h0[static_cast<size_t>((d * kB + b) * kH + j)];
+        c[static_cast<size_t>(j)] = c0[static_cast<size_t>((d * kB + b) * kH + j)];
+      }
       const int len = kLens[static_cast<size_t>(b)];
       for (int step = 0; step < len; ++step) {
         const int t = d == 0 ? step : len - 1 - step;
-        std::vector<float> xt(x.begin() + (t * kB + b) * kI, x.begin() + (t * kB + b + 1) * kI);
-        std::vector<float> hn(kH), cn(kH);
+        XVec xt;
+        for (int i = 0; i < kI; ++i) xt[static_cast<size_t>(i)] = x[static_cast<size_t>((t * kB + b) * kI + i)];
+        Vec hn, cn;
         cell(d, xt, h, c, hn, cn);
         h = hn;
         c = cn;
@@ -360,13 +384,12 @@ TEST(RecurrentGruTest, MatchesScalarReference) {
   const auto bias = Series(kD * 2 * G * kH, 4, 0.3f);
   const auto h0 = Series(kD * kB * kH, 5, 0.5f);
   for (int64_t lbr : {0, 1}) {
-    auto cell = [&](int d, const std::vector<float>& xt, const std::vector<float>& h, const std::vector<float>&,
-                    std::vector<float>& hn, std::vector<float>&) {
+    auto cell = [&](int d, const XVec& xt, const Vec& h, const Vec&, Vec& hn, Vec&) {
       auto W = [&](int g, int j, int i) { return w[static_cast<size_t>(((d * G + g) * kH + j) * kI + i)]; };
       auto R = [&](int g, int j, int i) { return r[static_cast<size_t>(((d * G + g) * kH + j) * kH + i)]; };
       auto Bw = [&](int g, int j) { return bias[static_cast<size_t>(d * 2 * G * kH + g * kH + j)]; };
       auto Br = [&](int g, int j) { return bias[static_cast<size_t>(d * 2 * G * kH + (G + g) * kH + j)]; };
-      std::vector<float> z(kH), rr(kH);
+      Vec z, rr;
       for (int j = 0; j < kH; ++j) {
         float az = Bw(0, j) + Br(0, j), ar = Bw(1, j) + Br(1, j);
         for (int i = 0; i < kI; ++i) az += W(0, j, i) * xt[i], ar += W(1, j, i) * xt[i];
@@ -409,8 +432,7 @@ TEST(RecurrentLstmTest, MatchesScalarReferenceWithPeepholes) {
   const auto h0 = Series(kD * kB * kH, 15, 0.5f);
   const auto c0 = Series(kD * kB * kH, 16, 0.5f);
   const auto p = Series(kD * 3 * kH, 17, 0.4f);
-  auto cell = [&](int d, const std::vector<float>& xt, const std::vector<float>& h, const std::vector<float>& c,
-                  std::vector<float>& hn, std::vector<float>& cn) {
+  auto cell = [&](int d, const XVec& xt, const Vec& h, const Vec& c, Vec& hn, Vec& cn) {
     auto pre = [&](int g, int j) {
       float a = bias[static_cast<size_t>(d * 2 * G * kH + g * kH + j)] +
                 bias[static_cast<size_t>(d * 2 * G * kH + (G + g) * kH + j)];
@@ -511,6 +533,10 @@ TEST(RecurrentEinsumTest, ChainsOuterProductsAndSums) {
   auto batch = Einsum("bi,bi,b->b");
   batch.Input(F({1, 2, 3, 4}, {2, 2})).Input(F({1, 1, 2, 2}, {2, 2})).Input(F({2, 3}, {2}));
   ExpectFloats(RunOk(batch), {2}, {6, 42});
+  // i links the first and third operands past the second; everything is summed in the end: trace(A C^T).
+  auto linked = Einsum("ij,jk,ik->");
+  linked.Input(F({1, 2, 3, 4}, {2, 2})).Input(F({1, 0, 0, 1}, {2, 2})).Input(F({1, 0, 1, 1}, {2, 2}));
+  ExpectFloats(RunOk(linked), {}, {8});
   auto scalar = Einsum(",->");
   scalar.Input(F({3}, {})).Input(F({4}, {}));
   ExpectFloats(RunOk(scalar), {}, {12});

@@ -241,6 +241,7 @@ TEST(RegexFullMatch, Re2ConstructsAreTranslated) {
   EXPECT_EQ(Bools(Match("\\Aab+\\z", {"abbb", "a"})), (std::vector<bool>{true, false}));
   // A ']' first in a class is a literal, and '(' inside a class starts no group.
   EXPECT_EQ(Bools(Match("[]a(]+", {"]a(", "b"})), (std::vector<bool>{true, false}));
+  EXPECT_EQ(Bools(Match("x\\Q.*(é)\\Ey", {"x.*(é)y", "xabcy"})), (std::vector<bool>{true, false}));
 }
 
 TEST(RegexFullMatch, ShapesAndLongInput) {
@@ -260,6 +261,8 @@ TEST(RegexFullMatch, Errors) {
   // RE2 has no back-references.
   ExpectError(Op("RegexFullMatch").Attr("pattern", std::string("(a)\\1")).Input(S({"aa"})), "pattern");
   ExpectError(Op("RegexFullMatch").Input(S({"a"})), "pattern");
+  // Unicode classes would silently mean the letters "pL" to std::regex.
+  ExpectError(Op("RegexFullMatch").Attr("pattern", std::string("\\pL+")).Input(S({"a"})), "Unicode");
   ExpectError(Op("RegexFullMatch").Attr("pattern", std::string("a")).Input(Tensor::FromVector<int64_t>({1}, {1})), "string");
 }
 

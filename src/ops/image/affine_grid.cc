@@ -59,6 +59,7 @@ class AffineGridKernel : public OpKernel {
     Shape out_shape = {batch};
     for (int64_t a = 0; a < r; ++a) out_shape.push_back(size[static_cast<size_t>(a + 2)]);
     out_shape.push_back(r);
+    ONYX_RETURN_IF_ERROR(CheckOutputShape(out_shape, "input 'size' (1)"));
     Tensor& y = ctx.AllocateOutput(0, theta->type(), out_shape);
     std::vector<double> out(static_cast<size_t>(y.size()));
     const int64_t spatial = ShapeProduct(out_shape, 1, out_shape.size() - 1);

@@ -47,6 +47,7 @@ class CenterCropPadKernel : public OpKernel {
       out_shape[d] = shape[i];
       offset[d] = shape[i] >= in ? (shape[i] - in) / 2 : -((in - shape[i]) / 2);
     }
+    ONYX_RETURN_IF_ERROR(CheckOutputShape(out_shape, "input 'shape' (1)"));
     Tensor& y = ctx.AllocateOutput(0, x->type(), out_shape);
     const std::vector<int64_t> in_strides = RowMajorStrides(x->shape());
     std::vector<int64_t> src(static_cast<size_t>(y.size()));

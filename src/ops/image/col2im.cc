@@ -66,6 +66,7 @@ class Col2ImKernel : public OpKernel {
     const int64_t batch = input->dim(0), channels = input->dim(1) / block_size;
     Shape out_shape = {batch, channels};
     out_shape.insert(out_shape.end(), image.begin(), image.end());
+    ONYX_RETURN_IF_ERROR(CheckOutputShape(out_shape, "input 'image_shape' (1)"));
     Tensor& y = ctx.AllocateOutput(0, input->type(), out_shape);
     if (y.size() == 0 || input->size() == 0) return Status::Ok();
     const int64_t image_size = ShapeProduct(image, 0, r);

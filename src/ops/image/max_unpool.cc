@@ -65,6 +65,7 @@ class MaxUnpoolKernel : public OpKernel {
         }
       }
     }
+    ONYX_RETURN_IF_ERROR(CheckOutputShape(out_shape, "the output shape"));
     Tensor& y = ctx.AllocateOutput(0, x->type(), out_shape);
     const int64_t inferred_total = NumElements(inferred);
     // Position in y of flat index k of the inferred shape (they differ when output_shape is larger).

@@ -167,6 +167,13 @@ AxisPlan PlanAxis(const ResizeParams& p, int64_t in_len, int64_t out_len, double
   return plan;
 }
 
+// floor(length * scale) (or rounded half up), refusing results that do not fit an int64.
+Result<int64_t> ScaledLength(int64_t length, double scale, bool round_half_up) {
+  const double v = std::floor(static_cast<double>(length) * scale + (round_half_up ? 0.5 : 0.0));
+  if (!(v < 9.0e18)) return InvalidArgument("scale " + std::to_string(scale) + " gives an output length too large");
+  return static_cast<int64_t>(v);
+}
+
 // Computes Y from X given per-axis scales and output shape (all full-rank), ROI start/end per axis.
 Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<double>& scales, const Shape& out_shape,
                  const std::vector<double>& roi_start, const std::vector<double>& roi_end, KernelContext& ctx) {
@@ -177,6 +184,7 @@ Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<doubl
                              ": an empty axis cannot be resized to " + std::to_string(out_shape[d]));
     }
   }
+  ONYX_RETURN_IF_ERROR(CheckOutputShape(out_shape, "the output shape"));
   Tensor& y = ctx.AllocateOutput(0, x.type(), out_shape);
   if (y.size() == 0) return Status::Ok();
   std::vector<AxisPlan> plans(rank);
@@ -293,7 +301,7 @@ class UpsampleKernel : public OpKernel {
     Shape out_shape(rank);
     for (size_t d = 0; d < rank; ++d) {
       if (!(scales[d] > 0)) return InvalidArgument("scales must be positive, got " + std::to_string(scales[d]));
-      out_shape[d] = static_cast<int64_t>(std::floor(static_cast<double>(x->shape()[d]) * scales[d]));
+      ONYX_ASSIGN_OR_RETURN(out_shape[d], ScaledLength(x->shape()[d], scales[d], false));
     }
     return RunResize(params_, *x, scales, out_shape, std::vector<double>(rank, 0.0), std::vector<double>(rank, 1.0),
                      ctx);
@@ -393,7 +401,7 @@ class ResizeKernel : public OpKernel {
         if (!(s[i] > 0)) return InvalidArgument("input 'scales' (2) must be positive, got " + std::to_string(s[i]));
         const size_t d = static_cast<size_t>(axes[i]);
         scales[d] = s[i];
-        out_shape[d] = static_cast<int64_t>(std::floor(static_cast<double>(x->shape()[d]) * s[i]));
+        ONYX_ASSIGN_OR_RETURN(out_shape[d], ScaledLength(x->shape()[d], s[i], false));
       }
     } else {
       const Tensor& sizes_t = ctx.input(3);
@@ -423,7 +431,7 @@ class ResizeKernel : public OpKernel {
         for (int64_t a : axes) {
           const size_t d = static_cast<size_t>(a);
           scales[d] = s;
-          out_shape[d] = static_cast<int64_t>(std::floor(s * static_cast<double>(x->shape()[d]) + 0.5));
+          ONYX_ASSIGN_OR_RETURN(out_shape[d], ScaledLength(x->shape()[d], s, true));
         }
       }
     }

@@ -1,5 +1,9 @@
 #include "ops/nn/gemm_kernel.h"
 
+#include <oneapi/dnnl/dnnl.h>
+
+#include <type_traits>
+
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -34,6 +38,13 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
           int64_t ldb, T beta, T* c, int64_t ldc) {
   using A = typename AccumOf<T>::type;
   if (m <= 0 || n <= 0) return;
+  if constexpr (std::is_same_v<T, float>) {
+    // oneDNN's JIT sgemm (AVX2/AVX-512 picked at run time, OpenMP threads); row-major, BLAS semantics for beta = 0.
+    if (k > 0 && dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
+                     dnnl_success) {
+      return;
+    }
+  }
   for (int64_t i = 0; i < m; ++i) {
     T* row = c + i * ldc;
     if (beta == T(0)) {

@@ -4,9 +4,11 @@
 // omitted Y is already expressed by an empty output name.
 //
 // Gate pre-activations are computed as X*W^T (once for the whole sequence) + H*R^T (per step) + Wb + Rb, then
-// clipped (when `clip` is set) and activated. Steps at or past a batch entry's sequence length leave its state
-// unchanged and write zeros to Y, so Y_h / Y_c hold the state after the last valid step (initial_h / initial_c
-// for a zero length); the reverse direction starts at each entry's own last valid step.
+// clipped (when `clip` is set) and activated; LSTM also clips the cell state where it enters h(), as ONNX Runtime
+// does, but keeps the state itself unclipped. Steps at or past a batch entry's sequence length leave its state
+// unchanged and write zeros to Y, so Y_h / Y_c hold the state after the last valid step; for a zero length that is
+// initial_h / initial_c, as in the ONNX reference implementation (ONNX Runtime writes zeros there). The reverse
+// direction starts at each entry's own last valid step.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -443,7 +445,7 @@ class RecurrentKernel : public OpKernel {
               const CT ct = gf * c_prev + gi * gc;
               const CT go = act[0](clip(pre(1) + po[j] * ct));
               c_new[o] = ct;
-              h_new[o] = go * act[2](ct);
+              h_new[o] = go * act[2](clip(ct));  // the state itself stays unclipped
             }
           break;
         }

@@ -1,17 +1,19 @@
 // RegexFullMatch: whether each string of X matches `pattern` as a whole.
 // ONNX specifies RE2 syntax. std::regex is used with its ECMAScript grammar, the one closest to RE2's Perl-style
-// syntax: it has \d \w \s \b and their negations, non-greedy quantifiers, (?:...) groups, {n,m}, [[:alpha:]]
-// classes and leftmost-first alternation, none of which POSIX extended has. To close the remaining gaps:
+// syntax: \d \w \s \b and their negations, non-greedy quantifiers and (?:...) groups, none of which POSIX extended
+// has, and leftmost-first alternation like RE2's (POSIX takes the longest). To close the remaining gaps:
 //   - a leading (?i) (RE2's case-insensitive flag) becomes std::regex::icase;
 //   - named groups (?P<name>...) and (?<name>...) become plain groups;
 //   - \A and \z become ^ and $ (the match is anchored at both ends anyway);
-//   - a ']' first in a bracket class (a literal in RE2, an empty class in ECMAScript) is escaped.
-// Still different: RE2's other inline flags ((?s), (?m), (?U)), Unicode classes (\pL, \p{Greek}) and \C are
+//   - a ']' first in a bracket class (a literal in RE2, an empty class in ECMAScript) is escaped;
+//   - \Q...\E (literal text) is escaped character by character.
+// Still different: RE2's other inline flags ((?s), (?m), (?U)) and Unicode classes (\pL, \p{Greek}) are
 // rejected as invalid patterns; '.' and classes see bytes, not UTF-8 code points; ECMAScript's lookahead (?=...)
 // is accepted although RE2 has none. Back-references, which RE2 rejects, are rejected too: with libstdc++ the
 // pattern is compiled in its polynomial (breadth-first) mode, which refuses them and, like RE2, runs in time
 // linear in the input without recursing once per character (the default depth-first matcher overflows the stack
 // on inputs of a few hundred kilobytes).
+#include <cctype>
 #include <regex>
 #include <string>
 
@@ -22,7 +24,7 @@ namespace onyx::ops::string_ops {
 namespace {
 
 // Rewrites the RE2-only constructs listed above; sets *icase for a leading (?i).
-std::string TranslateRe2(const std::string& pattern, bool* icase) {
+Result<std::string> TranslateRe2(const std::string& pattern, bool* icase) {
   std::string p = pattern;
   *icase = false;
   if (p.rfind("(?i)", 0) == 0) {
@@ -35,6 +37,21 @@ std::string TranslateRe2(const std::string& pattern, bool* icase) {
     const char c = p[i];
     if (c == '\\' && i + 1 < p.size()) {
       const char e = p[i + 1];
+      if (e == 'p' || e == 'P') {
+        // std::regex would take \pL as the letters "pL" and silently match something else.
+        return Unsupported("Unicode character classes (\\p, \\P) are not supported");
+      }
+      if (!in_class && e == 'Q') {
+        // \Q...\E quotes literally.
+        const size_t end = p.find("\\E", i + 2);
+        const size_t stop = end == std::string::npos ? p.size() : end;
+        for (size_t k = i + 2; k < stop; ++k) {
+          if (std::ispunct(static_cast<unsigned char>(p[k]))) out += '\\';
+          out += p[k];
+        }
+        i = end == std::string::npos ? p.size() : end + 1;
+        continue;
+      }
       if (!in_class && e == 'A') {
         out += '^';
       } else if (!in_class && e == 'z') {
@@ -97,7 +114,10 @@ class RegexFullMatchKernel : public OpKernel {
   Status Init(const KernelInfo& info) override {
     ONYX_ASSIGN_OR_RETURN(const std::string pattern, info.GetRequiredString("pattern"));
     bool icase = false;
-    const std::string translated = TranslateRe2(pattern, &icase);
+    auto translated = TranslateRe2(pattern, &icase);
+    if (!translated.ok()) {
+      return info.Error("attribute 'pattern' '" + pattern + "': " + translated.status().message());
+    }
     auto flags = std::regex::ECMAScript;
     if (icase) flags |= std::regex::icase;
 #if defined(__GLIBCXX__)
@@ -105,7 +125,7 @@ class RegexFullMatchKernel : public OpKernel {
 #endif
     // std::regex reports a bad pattern only by throwing; keep that inside this function.
     try {
-      regex_.assign(translated, flags);
+      regex_.assign(*translated, flags);
     } catch (const std::regex_error& e) {
       return info.Error("attribute 'pattern' '" + pattern + "' is not a supported regular expression: " + e.what());
     }

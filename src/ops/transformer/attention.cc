@@ -41,10 +41,14 @@ struct AttentionDims {
 // Rounds a value as the given softmax_precision type would hold it.
 double RoundToType(DataType t, double v) {
   switch (t) {
-    case DataType::kFloat: return static_cast<double>(static_cast<float>(v));
-    case DataType::kFloat16: return RoundThrough<Float16>(v);
-    case DataType::kBFloat16: return RoundThrough<BFloat16>(v);
-    default: return v;
+    case DataType::kFloat:
+      return static_cast<double>(static_cast<float>(v));
+    case DataType::kFloat16:
+      return RoundThrough<Float16>(v);
+    case DataType::kBFloat16:
+      return RoundThrough<BFloat16>(v);
+    default:
+      return v;
   }
 }
 
@@ -70,7 +74,8 @@ class AttentionKernel : public OpKernel {
     if (mode_ < 0 || mode_ > 3) {
       return info.Error("attribute 'qk_matmul_output_mode' is " + std::to_string(mode_) + ", expected 0, 1, 2 or 3");
     }
-    if (q_num_heads_ < 0 || kv_num_heads_ < 0) return info.Error("attributes 'q_num_heads'/'kv_num_heads' must be >= 0");
+    if (q_num_heads_ < 0 || kv_num_heads_ < 0)
+      return info.Error("attributes 'q_num_heads'/'kv_num_heads' must be >= 0");
     if (softcap_ < 0 || std::isnan(softcap_)) return info.Error("attribute 'softcap' must be >= 0");
     if (info.has_input(4) != info.has_input(5)) {
       return info.Error("past_key and past_value must be given together");
@@ -285,7 +290,8 @@ class AttentionKernel : public OpKernel {
         }
         const int64_t kv_base = (b * d.kv_heads + kvh) * total;
         for (int64_t j = 0; j < total * d.head_size; ++j) {
-          kbuf[static_cast<size_t>(j)] = static_cast<CT>(RoundThrough<T>(Load(pk, kv_base * d.head_size + j) * sqrt_scale));
+          kbuf[static_cast<size_t>(j)] =
+              static_cast<CT>(RoundThrough<T>(Load(pk, kv_base * d.head_size + j) * sqrt_scale));
         }
         for (int64_t j = 0; j < total * d.v_head_size; ++j) {
           vbuf[static_cast<size_t>(j)] = static_cast<CT>(Load(pv, kv_base * d.v_head_size + j));
@@ -332,7 +338,8 @@ class AttentionKernel : public OpKernel {
             sum += row[static_cast<size_t>(j)];
           }
           for (int64_t j = 0; j < total; ++j) {
-            const double p = all_masked ? 0.0 : RoundThrough<T>(RoundToType(precision, row[static_cast<size_t>(j)] / sum));
+            const double p =
+                all_masked ? 0.0 : RoundThrough<T>(RoundToType(precision, row[static_cast<size_t>(j)] / sum));
             probs[static_cast<size_t>(i * total + j)] = static_cast<CT>(p);
             if (qk_out != nullptr && mode_ == 3) qk_out[qk_base + j] = FromDouble<T>(p);
           }

@@ -25,7 +25,8 @@ class FlexAttentionKernel : public OpKernel {
     if (info.HasAttribute("softmax_precision")) {
       const int64_t p = info.GetInt("softmax_precision", 1);
       if (p != static_cast<int64_t>(DataType::kFloat) && p != static_cast<int64_t>(DataType::kDouble)) {
-        return info.Error("attribute 'softmax_precision' is " + std::to_string(p) + ", expected 1 (float) or 11 (double)");
+        return info.Error("attribute 'softmax_precision' is " + std::to_string(p) +
+                          ", expected 1 (float) or 11 (double)");
       }
       precision_ = static_cast<DataType>(p);
     }
@@ -54,8 +55,7 @@ class FlexAttentionKernel : public OpKernel {
     }
     const int64_t batch = q->dim(0), q_heads = q->dim(1), q_len = q->dim(2), head = q->dim(3);
     const int64_t kv_heads = k->dim(1), kv_len = k->dim(2), v_head = v->dim(3);
-    if (k->dim(0) != batch || v->dim(0) != batch || k->dim(3) != head || v->dim(1) != kv_heads ||
-        v->dim(2) != kv_len) {
+    if (k->dim(0) != batch || v->dim(0) != batch || k->dim(3) != head || v->dim(1) != kv_heads || v->dim(2) != kv_len) {
       return InvalidArgument("inputs 'Q' " + ShapeToString(q->shape()) + ", 'K' " + ShapeToString(k->shape()) +
                              ", 'V' " + ShapeToString(v->shape()) + " have inconsistent shapes");
     }
@@ -166,9 +166,8 @@ class FlexAttentionKernel : public OpKernel {
     }
     const Tensor& out = outs[0].tensor();
     if (out.shape() != shape || !IsFloatingPoint(out.type())) {
-      return InvalidArgument(std::string("subgraph '") + name + "' returned " +
-                             std::string(DataTypeName(out.type())) + ShapeToString(out.shape()) +
-                             ", expected a float tensor " + ShapeToString(shape));
+      return InvalidArgument(std::string("subgraph '") + name + "' returned " + std::string(DataTypeName(out.type())) +
+                             ShapeToString(out.shape()) + ", expected a float tensor " + ShapeToString(shape));
     }
     *values = FloatTensorToDoubles(out);
     return Status::Ok();

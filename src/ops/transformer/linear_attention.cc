@@ -27,17 +27,11 @@ class LinearAttentionKernel : public OpKernel {
                         std::to_string(kv_heads_) + ") must be positive, q_num_heads a multiple of kv_num_heads");
     }
     const std::string rule = info.GetString("update_rule", "gated_delta");
-    if (rule == "linear") {
-      gated_ = false, delta_ = false;
-    } else if (rule == "gated") {
-      gated_ = true, delta_ = false;
-    } else if (rule == "delta") {
-      gated_ = false, delta_ = true;
-    } else if (rule == "gated_delta") {
-      gated_ = true, delta_ = true;
-    } else {
+    if (rule != "linear" && rule != "gated" && rule != "delta" && rule != "gated_delta") {
       return info.Error("attribute 'update_rule' is '" + rule + "', expected linear, gated, delta or gated_delta");
     }
+    gated_ = rule == "gated" || rule == "gated_delta";
+    delta_ = rule == "delta" || rule == "gated_delta";
     has_scale_ = info.HasAttribute("scale");
     scale_ = info.GetFloat("scale", 0.0f);
     if (gated_ && !info.has_input(4)) return info.Error("update_rule '" + rule + "' needs the input 'decay'");
@@ -129,7 +123,8 @@ class LinearAttentionKernel : public OpKernel {
             const T* vt = vd + (tok * kv_heads_ + g) * dv;
             if (gd != nullptr) {
               for (int64_t i = 0; i < dk; ++i) {
-                const CT f = std::exp(static_cast<CT>(gd[(tok * kv_heads_ + g) * decay_width + (decay_width == 1 ? 0 : i)]));
+                const CT f =
+                    std::exp(static_cast<CT>(gd[(tok * kv_heads_ + g) * decay_width + (decay_width == 1 ? 0 : i)]));
                 for (int64_t j = 0; j < dv; ++j) s[i * dv + j] *= f;
               }
             }

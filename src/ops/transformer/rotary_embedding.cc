@@ -56,8 +56,7 @@ class RotaryEmbeddingKernel : public OpKernel {
                              std::to_string(head_size));
     }
     const int64_t half = rot / 2;
-    if (cos_cache->type() != x->type() || sin_cache->type() != x->type() ||
-        cos_cache->shape() != sin_cache->shape()) {
+    if (cos_cache->type() != x->type() || sin_cache->type() != x->type() || cos_cache->shape() != sin_cache->shape()) {
       return InvalidArgument("cos_cache " + ShapeToString(cos_cache->shape()) + " and sin_cache " +
                              ShapeToString(sin_cache->shape()) + " must share shape and the type of X");
     }
@@ -101,7 +100,8 @@ class RotaryEmbeddingKernel : public OpKernel {
           const int64_t cache_row = positions.empty() ? (b * seq + s) : positions[static_cast<size_t>(b * seq + s)];
           const int64_t cbase = cache_row * cache_width;
           for (int64_t h = 0; h < heads; ++h) {
-            const int64_t base = packed ? ((b * seq + s) * heads + h) * head_size : ((b * heads + h) * seq + s) * head_size;
+            const int64_t base =
+                packed ? ((b * seq + s) * heads + h) * head_size : ((b * heads + h) * seq + s) * head_size;
             for (int64_t i = 0; i < half; ++i) {
               const int64_t i1 = interleaved_ ? 2 * i : i;
               const int64_t i2 = interleaved_ ? 2 * i + 1 : i + half;

@@ -49,8 +49,8 @@ class TensorScatterKernel : public OpKernel {
     if (ctx.has_input(2)) {
       const Tensor& wi = ctx.input(2);
       if (!IsInteger(wi.type()) || wi.rank() != 1 || wi.dim(0) != batch) {
-        return InvalidArgument(DescribeInput("write_indices", 2, wi) + ", expected integers [" +
-                               std::to_string(batch) + "]");
+        return InvalidArgument(DescribeInput("write_indices", 2, wi) + ", expected integers [" + std::to_string(batch) +
+                               "]");
       }
       write = wi.ToInt64Vector();
     }

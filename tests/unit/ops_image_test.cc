@@ -1,0 +1,475 @@
+// Unit tests of the Image family (Resize, Upsample, GridSample, AffineGrid, RoiAlign, MaxUnpool, Col2Im,
+// CenterCropPad, NonMaxSuppression, DeformConv): what the ONNX backend suite leaves out: element types other than
+// float, empty tensors, negative axes, rounding and saturation, NaN, old-version semantics, bad inputs and
+// attributes giving errors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "op_tester.h"
+
+namespace onyx {
+namespace {
+
+using testing::OpTest;
+using testing::RunOp;
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+template <typename T>
+Tensor T_(std::vector<T> values, Shape shape) {
+  return Tensor::FromVector<T>(values, std::move(shape));
+}
+Tensor F(std::vector<float> values, Shape shape) { return T_<float>(std::move(values), std::move(shape)); }
+Tensor U8(std::vector<uint8_t> values, Shape shape) { return T_<uint8_t>(std::move(values), std::move(shape)); }
+Tensor I32(std::vector<int32_t> values, Shape shape) { return T_<int32_t>(std::move(values), std::move(shape)); }
+Tensor I64(std::vector<int64_t> values, Shape shape) { return T_<int64_t>(std::move(values), std::move(shape)); }
+Tensor S(std::vector<std::string> values, Shape shape) { return T_<std::string>(std::move(values), std::move(shape)); }
+
+OpTest Op(const std::string& op_type, int64_t opset) {
+  OpTest t;
+  t.op_type = op_type;
+  t.opset = opset;
+  return t;
+}
+
+Tensor RunOk(const OpTest& t, size_t i = 0) {
+  auto r = RunOp(t);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok() || r->size() <= i || !(*r)[i].is_tensor()) return Tensor();
+  return (*r)[i].tensor();
+}
+
+void ExpectError(const OpTest& t, const std::string& fragment) {
+  auto r = RunOp(t);
+  ASSERT_FALSE(r.ok()) << "expected an error mentioning '" << fragment << "'";
+  EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
+}
+
+template <typename T>
+std::vector<T> Values(const Tensor& t) {
+  auto s = t.values<T>();
+  return {s.begin(), s.end()};
+}
+
+void ExpectFloats(const Tensor& t, const Shape& shape, const std::vector<float>& expected, float tol = 1e-5f) {
+  ASSERT_EQ(t.type(), DataType::kFloat);
+  ASSERT_EQ(t.shape(), shape);
+  ASSERT_EQ(t.size(), static_cast<int64_t>(expected.size()));
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const float got = t.data<float>()[i];
+    if (std::isnan(expected[i])) {
+      EXPECT_TRUE(std::isnan(got)) << "element " << i << " is " << got;
+    } else {
+      EXPECT_NEAR(got, expected[i], tol) << "element " << i;
+    }
+  }
+}
+
+// ---- Resize ----
+
+TEST(ImageResizeTest, NearestMovesStrings) {
+  auto t = Op("Resize", 13);
+  t.Attr("mode", std::string("nearest"));
+  t.Input(S({"a", "b"}, {1, 2})).Input(Value()).Input(Value()).Input(I64({1, 4}, {2}));
+  Tensor y = RunOk(t);
+  ASSERT_EQ(y.shape(), (Shape{1, 4}));
+  EXPECT_EQ(Values<std::string>(y), (std::vector<std::string>{"a", "a", "b", "b"}));
+}
+
+TEST(ImageResizeTest, LinearUint8RoundsToNearest) {
+  // half_pixel coordinates -0.25, 0.25, 0.75, 1.25 -> 0, 63.75, 191.25, 255.
+  auto t = Op("Resize", 19);
+  t.Attr("mode", std::string("linear"));
+  t.Input(U8({0, 255}, {2})).Input(Value()).Input(Value()).Input(I64({4}, {1}));
+  EXPECT_EQ(Values<uint8_t>(RunOk(t)), (std::vector<uint8_t>{0, 64, 191, 255}));
+}
+
+TEST(ImageResizeTest, CubicInt8SaturatesOvershoot) {
+  // Cubic overshoots past the input range next to a step (-154.9 and 153.9 at indices 2 and 5); int8 output
+  // saturates instead of wrapping. Index 3 is -70.23, index 4 is 69.23.
+  auto t = Op("Resize", 19);
+  t.Attr("mode", std::string("cubic"));
+  t.Input(T_<int8_t>({-128, -128, 127, 127}, {4})).Input(Value()).Input(F({2.0f}, {1}));
+  EXPECT_EQ(Values<int8_t>(RunOk(t)), (std::vector<int8_t>{-128, -128, -128, -70, 69, 127, 127, 127}));
+}
+
+TEST(ImageResizeTest, EmptyInputGivesEmptyOutput) {
+  auto t = Op("Resize", 19);
+  t.Input(F({}, {0, 2})).Input(Value()).Input(F({1.0f, 2.0f}, {2}));
+  EXPECT_EQ(RunOk(t).shape(), (Shape{0, 4}));
+}
+
+TEST(ImageResizeTest, NegativeAxes) {
+  auto t = Op("Resize", 19);
+  t.Attr("axes", std::vector<int64_t>{-1}).Attr("mode", std::string("linear"))
+      .Attr("coordinate_transformation_mode", std::string("align_corners"));
+  t.Input(F({0, 3, 10, 40}, {2, 2})).Input(Value()).Input(Value()).Input(I64({4}, {1}));
+  ExpectFloats(RunOk(t), {2, 4}, {0, 1, 2, 3, 10, 20, 30, 40});
+}
+
+TEST(ImageResizeTest, KeepAspectRatioNotLarger) {
+  // sizes (4, 4) on a 2x4 input: the smaller scale (1) wins, so the output stays 2x4.
+  auto t = Op("Resize", 19);
+  t.Attr("keep_aspect_ratio_policy", std::string("not_larger"));
+  t.Input(F({1, 2, 3, 4, 5, 6, 7, 8}, {2, 4})).Input(Value()).Input(Value()).Input(I64({4, 4}, {2}));
+  ExpectFloats(RunOk(t), {2, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+}
+
+TEST(ImageResizeTest, NaNPropagatesThroughLinear) {
+  auto t = Op("Resize", 19);
+  t.Attr("mode", std::string("linear")).Attr("coordinate_transformation_mode", std::string("asymmetric"));
+  t.Input(F({1, kNaN, 3}, {3})).Input(Value()).Input(F({2.0f}, {1}));
+  ExpectFloats(RunOk(t), {6}, {1, kNaN, kNaN, kNaN, 3, 3});
+}
+
+TEST(ImageResizeTest, NearestTfCropAndResizeExtrapolates) {
+  auto t = Op("Resize", 13);
+  t.Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"))
+      .Attr("extrapolation_value", 9.0f);
+  // roi [-1, 1] over a length-3 axis, output 3: coordinates -2, 0, 2.
+  t.Input(F({1, 2, 3}, {3})).Input(F({-1.0f, 1.0f}, {2})).Input(Value()).Input(I64({3}, {1}));
+  ExpectFloats(RunOk(t), {3}, {9, 1, 3});
+}
+
+TEST(ImageResizeTest, ScalesAndSizesTogetherIsAnError) {
+  auto t = Op("Resize", 13);
+  t.Input(F({1, 2}, {2})).Input(Value()).Input(F({2.0f}, {1})).Input(I64({4}, {1}));
+  ExpectError(t, "only one of");
+}
+
+TEST(ImageResizeTest, MissingScalesAndSizesIsAnError) {
+  auto t = Op("Resize", 13);
+  t.Input(F({1, 2}, {2})).Input(Value()).Input(F({}, {0}));
+  ExpectError(t, "is required");
+}
+
+TEST(ImageResizeTest, NonPositiveScaleIsAnError) {
+  auto t = Op("Resize", 13);
+  t.Input(F({1, 2}, {2})).Input(Value()).Input(F({0.0f}, {1}));
+  ExpectError(t, "positive");
+}
+
+TEST(ImageResizeTest, BadAttributesAreErrors) {
+  auto mode = Op("Resize", 13);
+  mode.Attr("mode", std::string("bilinear")).Input(F({1, 2}, {2})).Input(Value()).Input(F({2.0f}, {1}));
+  ExpectError(mode, "mode");
+  auto coord = Op("Resize", 13);  // tf_half_pixel_for_nn only existed in Resize-11
+  coord.Attr("coordinate_transformation_mode", std::string("tf_half_pixel_for_nn"))
+      .Input(F({1, 2}, {2})).Input(Value()).Input(F({2.0f}, {1}));
+  ExpectError(coord, "coordinate_transformation_mode");
+  auto aa = Op("Resize", 18);
+  aa.Attr("antialias", int64_t{1}).Input(F({1, 2}, {2})).Input(Value()).Input(F({0.5f}, {1}));
+  ExpectError(aa, "antialias");
+}
+
+TEST(ImageResizeTest, TfCropAndResizeNeedsRoi) {
+  auto t = Op("Resize", 13);
+  t.Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"));
+  t.Input(F({1, 2}, {2})).Input(Value()).Input(F({2.0f}, {1}));
+  ExpectError(t, "roi");
+}
+
+TEST(ImageResizeTest, Resize11TfHalfPixelForNn) {
+  // x_original = (x + 0.5) / 2: 0.25, 0.75, 1.25, 1.75 -> round_prefer_floor 0, 1, 1, 2 (clamped to 1).
+  auto t = Op("Resize", 11);
+  t.Attr("coordinate_transformation_mode", std::string("tf_half_pixel_for_nn"));
+  t.Input(F({1, 2}, {2})).Input(F({}, {0})).Input(F({2.0f}, {1}));
+  ExpectFloats(RunOk(t), {4}, {1, 2, 2, 2});
+}
+
+TEST(ImageResizeTest, Resize10DownsampleNearestRoundsUp) {
+  auto t = Op("Resize", 10);
+  t.Input(F({1, 2, 3, 4, 5, 6, 7, 8}, {1, 1, 2, 4})).Input(F({1, 1, 0.6f, 0.6f}, {4}));
+  ExpectFloats(RunOk(t), {1, 1, 1, 2}, {1, 3});
+}
+
+// ---- Upsample ----
+
+TEST(ImageUpsampleTest, Version7ScalesAttribute) {
+  auto t = Op("Upsample", 7);
+  t.Attr("scales", std::vector<float>{1.0f, 3.0f});
+  t.Input(I32({1, 2}, {1, 2}));
+  EXPECT_EQ(Values<int32_t>(RunOk(t)), (std::vector<int32_t>{1, 1, 1, 2, 2, 2}));
+}
+
+TEST(ImageUpsampleTest, Version9LinearIsAsymmetric) {
+  auto t = Op("Upsample", 9);
+  t.Attr("mode", std::string("linear"));
+  t.Input(F({1, 3}, {1, 2})).Input(F({1.0f, 2.0f}, {2}));
+  ExpectFloats(RunOk(t), {1, 4}, {1, 2, 3, 3});
+}
+
+TEST(ImageUpsampleTest, ScalesOfWrongLengthIsAnError) {
+  auto t = Op("Upsample", 9);
+  t.Input(F({1, 3}, {1, 2})).Input(F({2.0f}, {1}));
+  ExpectError(t, "scales");
+}
+
+// ---- GridSample ----
+
+TEST(ImageGridSampleTest, NearestInt32ZerosOutside) {
+  auto t = Op("GridSample", 20);
+  t.Attr("mode", std::string("nearest")).Attr("align_corners", int64_t{1});
+  // 1-D sampling (rank 3) at -1, 1 and 3 (outside).
+  t.Input(I32({10, 20, 30}, {1, 1, 3})).Input(F({-1.0f, 1.0f, 3.0f}, {1, 3, 1}));
+  EXPECT_EQ(Values<int32_t>(RunOk(t)), (std::vector<int32_t>{10, 30, 0}));
+}
+
+TEST(ImageGridSampleTest, LinearBorderClampsCoordinates) {
+  auto t = Op("GridSample", 20);
+  t.Attr("padding_mode", std::string("border")).Attr("align_corners", int64_t{1});
+  t.Input(F({0, 10}, {1, 1, 2})).Input(F({-5.0f, 0.0f, 0.5f, 5.0f}, {1, 4, 1}));
+  ExpectFloats(RunOk(t), {1, 1, 4}, {0, 5, 7.5f, 10});
+}
+
+TEST(ImageGridSampleTest, ReflectionFoldsAtTheBorders) {
+  auto t = Op("GridSample", 20);
+  t.Attr("padding_mode", std::string("reflection")).Attr("align_corners", int64_t{1});
+  // Coordinate 2 (normalized 3 on a length-2 axis) reflects back to 0.
+  t.Input(F({0, 10}, {1, 1, 2})).Input(F({3.0f, 2.0f}, {1, 2, 1}));
+  ExpectFloats(RunOk(t), {1, 1, 2}, {0, 5});
+}
+
+TEST(ImageGridSampleTest, Version16NeedsFourDimensions) {
+  auto t = Op("GridSample", 16);
+  t.Input(F({0, 10}, {1, 1, 2})).Input(F({0.0f}, {1, 1, 1}));
+  ExpectError(t, "(N, C, H, W)");
+}
+
+TEST(ImageGridSampleTest, Version16ModeNames) {
+  auto old_name = Op("GridSample", 16);
+  old_name.Attr("mode", std::string("bilinear"));
+  old_name.Input(F({1, 2, 3, 4}, {1, 1, 2, 2})).Input(F({0.0f, 0.0f}, {1, 1, 1, 2}));
+  ExpectFloats(RunOk(old_name), {1, 1, 1, 1}, {2.5f});
+  auto new_name = Op("GridSample", 16);
+  new_name.Attr("mode", std::string("linear"));
+  new_name.Input(F({1, 2, 3, 4}, {1, 1, 2, 2})).Input(F({0.0f, 0.0f}, {1, 1, 1, 2}));
+  ExpectError(new_name, "mode");
+}
+
+TEST(ImageGridSampleTest, GridShapeMismatchIsAnError) {
+  auto t = Op("GridSample", 20);
+  t.Input(F({1, 2, 3, 4}, {1, 1, 2, 2})).Input(F({0.0f, 0.0f, 0.0f}, {1, 1, 1, 3}));
+  ExpectError(t, "grid");
+}
+
+TEST(ImageGridSampleTest, EmptyGrid) {
+  auto t = Op("GridSample", 20);
+  t.Input(F({1, 2, 3, 4}, {1, 1, 2, 2})).Input(F({}, {1, 0, 3, 2}));
+  EXPECT_EQ(RunOk(t).shape(), (Shape{1, 1, 0, 3}));
+}
+
+// ---- AffineGrid ----
+
+TEST(ImageAffineGridTest, IdentityTheta) {
+  auto t = Op("AffineGrid", 20);
+  t.Input(F({1, 0, 0, 0, 1, 0}, {1, 2, 3})).Input(I64({1, 1, 2, 3}, {4}));
+  // Rows y = -0.5, 0.5; columns x = -2/3, 0, 2/3; each point is (x, y).
+  const float a = 2.0f / 3;
+  ExpectFloats(RunOk(t), {1, 2, 3, 2}, {-a, -0.5f, 0, -0.5f, a, -0.5f, -a, 0.5f, 0, 0.5f, a, 0.5f});
+}
+
+TEST(ImageAffineGridTest, TranslationWithAlignCorners) {
+  auto t = Op("AffineGrid", 20);
+  t.Attr("align_corners", int64_t{1});
+  t.Input(F({1, 0, 0.5f, 0, 1, 0}, {1, 2, 3})).Input(I64({1, 1, 1, 2}, {4}));
+  ExpectFloats(RunOk(t), {1, 1, 2, 2}, {-0.5f, -1, 1.5f, -1});
+}
+
+TEST(ImageAffineGridTest, ThetaShapeMismatchIsAnError) {
+  auto t = Op("AffineGrid", 20);
+  t.Input(F({1, 0, 0, 0, 1, 0}, {1, 2, 3})).Input(I64({1, 1, 2, 2, 2}, {5}));
+  ExpectError(t, "theta");
+}
+
+// ---- RoiAlign ----
+
+TEST(ImageRoiAlignTest, ConstantMapAveragesToTheConstant) {
+  auto t = Op("RoiAlign", 16);
+  t.Attr("output_height", int64_t{2}).Attr("output_width", int64_t{2}).Attr("sampling_ratio", int64_t{2});
+  t.Input(F(std::vector<float>(16, 3.0f), {1, 1, 4, 4})).Input(F({0.5f, 0.5f, 3.0f, 3.0f}, {1, 4}))
+      .Input(I64({0}, {1}));
+  ExpectFloats(RunOk(t), {1, 1, 2, 2}, {3, 3, 3, 3});
+}
+
+TEST(ImageRoiAlignTest, Version10HasNoHalfPixelShift) {
+  // A 1x1 bin over [0, 1]^2 with one sample at (0.5, 0.5): bilinear of the top-left 2x2 block.
+  auto t = Op("RoiAlign", 10);
+  t.Attr("sampling_ratio", int64_t{1});
+  t.Input(F({0, 1, 2, 3}, {1, 1, 2, 2})).Input(F({0, 0, 1, 1}, {1, 4})).Input(I64({0}, {1}));
+  ExpectFloats(RunOk(t), {1, 1, 1, 1}, {1.5f});
+}
+
+TEST(ImageRoiAlignTest, BadBatchIndexIsAnError) {
+  auto t = Op("RoiAlign", 16);
+  t.Input(F({0, 1, 2, 3}, {1, 1, 2, 2})).Input(F({0, 0, 1, 1}, {1, 4})).Input(I64({1}, {1}));
+  ExpectError(t, "batch_indices");
+}
+
+TEST(ImageRoiAlignTest, NoRois) {
+  auto t = Op("RoiAlign", 16);
+  t.Input(F({0, 1, 2, 3}, {1, 1, 2, 2})).Input(F({}, {0, 4})).Input(I64({}, {0}));
+  EXPECT_EQ(RunOk(t).shape(), (Shape{0, 1, 1, 1}));
+}
+
+TEST(ImageRoiAlignTest, BadModeIsAnError) {
+  auto t = Op("RoiAlign", 16);
+  t.Attr("mode", std::string("min"));
+  t.Input(F({0, 1, 2, 3}, {1, 1, 2, 2})).Input(F({0, 0, 1, 1}, {1, 4})).Input(I64({0}, {1}));
+  ExpectError(t, "mode");
+}
+
+// ---- MaxUnpool ----
+
+TEST(ImageMaxUnpoolTest, ScattersIntoLargerOutputShape) {
+  auto t = Op("MaxUnpool", 11);
+  t.Attr("kernel_shape", std::vector<int64_t>{2}).Attr("strides", std::vector<int64_t>{2});
+  // Inferred length 4; output_shape asks for 5, the extra element stays zero.
+  t.Input(F({7, 9}, {1, 1, 2})).Input(I64({1, 2}, {1, 1, 2})).Input(I64({1, 1, 5}, {3}));
+  ExpectFloats(RunOk(t), {1, 1, 5}, {0, 7, 9, 0, 0});
+}
+
+TEST(ImageMaxUnpoolTest, IndexOutOfRangeIsAnError) {
+  auto t = Op("MaxUnpool", 11);
+  t.Attr("kernel_shape", std::vector<int64_t>{2}).Attr("strides", std::vector<int64_t>{2});
+  t.Input(F({7, 9}, {1, 1, 2})).Input(I64({1, 4}, {1, 1, 2}));
+  ExpectError(t, "outside");
+}
+
+TEST(ImageMaxUnpoolTest, MissingKernelShapeIsAnError) {
+  auto t = Op("MaxUnpool", 11);
+  t.Input(F({7, 9}, {1, 1, 2})).Input(I64({1, 2}, {1, 1, 2}));
+  ExpectError(t, "kernel_shape");
+}
+
+// ---- Col2Im ----
+
+TEST(ImageCol2ImTest, OverlappingBlocksAddUp) {
+  // Image 1x3, blocks 1x2 with stride 1: two blocks [a b] at columns 0-1 and 1-2.
+  auto t = Op("Col2Im", 18);
+  t.Input(I32({1, 2, 10, 20}, {1, 2, 2})).Input(I64({1, 3}, {2})).Input(I64({1, 2}, {2}));
+  Tensor y = RunOk(t);
+  ASSERT_EQ(y.shape(), (Shape{1, 1, 1, 3}));
+  EXPECT_EQ(Values<int32_t>(y), (std::vector<int32_t>{1, 12, 20}));
+}
+
+TEST(ImageCol2ImTest, PadsDropOutsideElements) {
+  auto t = Op("Col2Im", 18);
+  t.Attr("pads", std::vector<int64_t>{0, 1, 0, 1});
+  // Padded width 4, blocks of 2 with stride 1: three blocks starting at -1, 0, 1.
+  t.Input(F({1, 2, 3, 4, 5, 6}, {1, 2, 3})).Input(I64({1, 2}, {2})).Input(I64({1, 2}, {2}));
+  ExpectFloats(RunOk(t), {1, 1, 1, 2}, {4 + 2, 5 + 3});
+}
+
+TEST(ImageCol2ImTest, WrongBlockCountIsAnError) {
+  auto t = Op("Col2Im", 18);
+  t.Input(F({1, 2, 3, 4}, {1, 2, 2})).Input(I64({1, 4}, {2})).Input(I64({1, 2}, {2}));
+  ExpectError(t, "expected");
+}
+
+// ---- CenterCropPad ----
+
+TEST(ImageCenterCropPadTest, OddCropAndPad) {
+  auto t = Op("CenterCropPad", 18);
+  // Axis 0: 3 -> 2 drops the last row (start offset 0); axis 1: 2 -> 5 pads 1 before and 2 after.
+  t.Input(I32({1, 2, 3, 4, 5, 6}, {3, 2})).Input(I64({2, 5}, {2}));
+  Tensor y = RunOk(t);
+  ASSERT_EQ(y.shape(), (Shape{2, 5}));
+  EXPECT_EQ(Values<int32_t>(y), (std::vector<int32_t>{0, 1, 2, 0, 0, 0, 3, 4, 0, 0}));
+}
+
+TEST(ImageCenterCropPadTest, StringsWithNegativeAxis) {
+  auto t = Op("CenterCropPad", 18);
+  t.Attr("axes", std::vector<int64_t>{-1});
+  t.Input(S({"a", "b", "c", "d"}, {1, 4})).Input(I64({2}, {1}));
+  EXPECT_EQ(Values<std::string>(RunOk(t)), (std::vector<std::string>{"b", "c"}));
+}
+
+TEST(ImageCenterCropPadTest, ShapeLengthMismatchIsAnError) {
+  auto t = Op("CenterCropPad", 18);
+  t.Input(F({1, 2}, {1, 2})).Input(I64({2}, {1}));
+  ExpectError(t, "shape");
+}
+
+// ---- NonMaxSuppression ----
+
+TEST(ImageNonMaxSuppressionTest, NoBoxes) {
+  auto t = Op("NonMaxSuppression", 11);
+  t.Input(F({}, {1, 0, 4})).Input(F({}, {1, 1, 0})).Input(I64({3}, {1}));
+  Tensor y = RunOk(t);
+  EXPECT_EQ(y.type(), DataType::kInt64);
+  EXPECT_EQ(y.shape(), (Shape{0, 3}));
+}
+
+TEST(ImageNonMaxSuppressionTest, MaxOutputOmittedSelectsNothing) {
+  auto t = Op("NonMaxSuppression", 11);
+  t.Input(F({0, 0, 1, 1}, {1, 1, 4})).Input(F({0.9f}, {1, 1, 1}));
+  EXPECT_EQ(RunOk(t).shape(), (Shape{0, 3}));
+}
+
+TEST(ImageNonMaxSuppressionTest, NaNScoresSortLastAndTiesKeepIndexOrder) {
+  auto t = Op("NonMaxSuppression", 11);
+  // Three disjoint boxes; scores NaN, 0.5, 0.5: the tie keeps index order, NaN comes last.
+  t.Input(F({0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}, {1, 3, 4})).Input(F({kNaN, 0.5f, 0.5f}, {1, 1, 3}))
+      .Input(I64({10}, {1}));
+  EXPECT_EQ(Values<int64_t>(RunOk(t)), (std::vector<int64_t>{0, 0, 1, 0, 0, 2, 0, 0, 0}));
+}
+
+TEST(ImageNonMaxSuppressionTest, ScoreThresholdIsStrict) {
+  auto t = Op("NonMaxSuppression", 11);
+  t.Input(F({0, 0, 1, 1, 2, 2, 3, 3}, {1, 2, 4})).Input(F({0.5f, 0.6f}, {1, 1, 2})).Input(I64({10}, {1}))
+      .Input(F({0.5f}, {1})).Input(F({0.5f}, {1}));
+  EXPECT_EQ(Values<int64_t>(RunOk(t)), (std::vector<int64_t>{0, 0, 1}));
+}
+
+TEST(ImageNonMaxSuppressionTest, BadCenterPointBoxIsAnError) {
+  auto t = Op("NonMaxSuppression", 11);
+  t.Attr("center_point_box", int64_t{2});
+  t.Input(F({0, 0, 1, 1}, {1, 1, 4})).Input(F({0.9f}, {1, 1, 1}));
+  ExpectError(t, "center_point_box");
+}
+
+TEST(ImageNonMaxSuppressionTest, ScoresShapeMismatchIsAnError) {
+  auto t = Op("NonMaxSuppression", 11);
+  t.Input(F({0, 0, 1, 1}, {1, 1, 4})).Input(F({0.9f, 0.8f}, {1, 1, 2}));
+  ExpectError(t, "scores");
+}
+
+// ---- DeformConv ----
+
+TEST(ImageDeformConvTest, ZeroOffsetsIsPlainConvolution) {
+  auto t = Op("DeformConv", 22);
+  // 1x1x2x2 input, 1x1x2x2 kernel, one output position.
+  t.Input(F({1, 2, 3, 4}, {1, 1, 2, 2})).Input(F({1, 10, 100, 1000}, {1, 1, 2, 2}))
+      .Input(F(std::vector<float>(8, 0.0f), {1, 8, 1, 1})).Input(F({0.5f}, {1}));
+  ExpectFloats(RunOk(t), {1, 1, 1, 1}, {1 + 20 + 300 + 4000 + 0.5f});
+}
+
+TEST(ImageDeformConvTest, OffsetsShiftAndReadZeroOutside) {
+  auto t = Op("DeformConv", 19);
+  // 1-D: input [1, 2, 3], kernel [1] of size 1, three outputs; offsets 0.5, 1, 5 (outside).
+  t.Input(F({1, 2, 3}, {1, 1, 3})).Input(F({1}, {1, 1, 1})).Input(F({0.5f, 1.0f, 5.0f}, {1, 1, 3}));
+  ExpectFloats(RunOk(t), {1, 1, 3}, {1.5f, 3, 0});
+}
+
+TEST(ImageDeformConvTest, MaskScalesTaps) {
+  auto t = Op("DeformConv", 19);
+  t.Input(F({1, 2, 3}, {1, 1, 3})).Input(F({1}, {1, 1, 1})).Input(F({0, 0, 0}, {1, 1, 3})).Input(Value())
+      .Input(F({0.5f, 2.0f, 0.0f}, {1, 1, 3}));
+  ExpectFloats(RunOk(t), {1, 1, 3}, {0.5f, 4, 0});
+}
+
+TEST(ImageDeformConvTest, OffsetShapeMismatchIsAnError) {
+  auto t = Op("DeformConv", 19);
+  t.Input(F({1, 2, 3}, {1, 1, 3})).Input(F({1}, {1, 1, 1})).Input(F({0, 0}, {1, 1, 2}));
+  ExpectError(t, "offset");
+}
+
+}  // namespace
+}  // namespace onyx
