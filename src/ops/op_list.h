@@ -20,7 +20,9 @@ class KernelRegistry;
   X(Random)                  \
   X(Signal)                  \
   X(String)                  \
-  X(Transformer)
+  X(Transformer)             \
+  X(ImageDecoding)           \
+  X(MachineLearning)
 
 namespace onyx::ops {
 #define ONYX_DECLARE_FAMILY(name) void Register##name##Ops(KernelRegistry& registry);

@@ -137,6 +137,12 @@ TEST(ImageResizeTest, NearestTfCropAndResizeExtrapolates) {
   ExpectFloats(RunOk(t), {3}, {9, 1, 3});
 }
 
+TEST(ImageResizeTest, HugeScaleIsAnError) {
+  auto t = Op("Resize", 13);
+  t.Input(F({1, 2}, {2})).Input(Value()).Input(F({1e30f}, {1}));
+  ExpectError(t, "too large");
+}
+
 TEST(ImageResizeTest, ScalesAndSizesTogetherIsAnError) {
   auto t = Op("Resize", 13);
   t.Input(F({1, 2}, {2})).Input(Value()).Input(F({2.0f}, {1})).Input(I64({4}, {1}));
@@ -236,6 +242,20 @@ TEST(ImageGridSampleTest, ReflectionFoldsAtTheBorders) {
   ExpectFloats(RunOk(t), {1, 1, 2}, {0, 5});
 }
 
+TEST(ImageGridSampleTest, NaNCoordinateReadsZero) {
+  auto t = Op("GridSample", 20);
+  t.Attr("padding_mode", std::string("border"));
+  t.Input(F({4, 8}, {1, 1, 2})).Input(F({kNaN, 0.0f}, {1, 2, 1}));
+  ExpectFloats(RunOk(t), {1, 1, 2}, {0, 6});
+}
+
+TEST(ImageGridSampleTest, ReflectionOnLengthOneAxis) {
+  auto t = Op("GridSample", 20);
+  t.Attr("padding_mode", std::string("reflection")).Attr("align_corners", int64_t{1});
+  t.Input(F({5}, {1, 1, 1})).Input(F({-3.0f, 0.7f, 1e30f}, {1, 3, 1}));
+  ExpectFloats(RunOk(t), {1, 1, 3}, {5, 5, 5});
+}
+
 TEST(ImageGridSampleTest, Version16NeedsFourDimensions) {
   auto t = Op("GridSample", 16);
   t.Input(F({0, 10}, {1, 1, 2})).Input(F({0.0f}, {1, 1, 1}));
@@ -310,6 +330,12 @@ TEST(ImageRoiAlignTest, BadBatchIndexIsAnError) {
   auto t = Op("RoiAlign", 16);
   t.Input(F({0, 1, 2, 3}, {1, 1, 2, 2})).Input(F({0, 0, 1, 1}, {1, 4})).Input(I64({1}, {1}));
   ExpectError(t, "batch_indices");
+}
+
+TEST(ImageRoiAlignTest, NaNRoiIsAnError) {
+  auto t = Op("RoiAlign", 16);
+  t.Input(F({0, 1, 2, 3}, {1, 1, 2, 2})).Input(F({0, kNaN, 1, 1}, {1, 4})).Input(I64({0}, {1}));
+  ExpectError(t, "not finite");
 }
 
 TEST(ImageRoiAlignTest, NoRois) {

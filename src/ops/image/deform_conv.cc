@@ -119,7 +119,9 @@ class DeformConvKernel : public OpKernel {
             for (size_t d = 0; d < r; ++d) {
               const size_t oi = static_cast<size_t>(((((n * offset_group_ + g) * ksize + k) * static_cast<int64_t>(r) +
                                                       static_cast<int64_t>(d)) * out_spatial) + o);
-              const double p = static_cast<double>(o_idx[d] * str[d] - pads[d] + k_idx[d] * dil[d]) + offs[oi];
+              double p = static_cast<double>(o_idx[d] * str[d] - pads[d] + k_idx[d] * dil[d]) + offs[oi];
+              // NaN offsets read zero; far-away ones stay outside with defined integer conversions.
+              p = std::isnan(p) ? -2.0 : std::clamp(p, -1.0e15, 1.0e15);
               const double f = std::floor(p);
               const int64_t lo = static_cast<int64_t>(f);
               const double frac = p - f;

@@ -18,20 +18,17 @@ namespace {
 enum class SampleMode { kLinear, kNearest, kCubic };
 enum class Padding { kZeros, kBorder, kReflection };
 
-// Reflects x into [lo, hi] by folding at the borders as often as needed.
+// Reflects x into [lo, hi] by folding at the borders as often as needed (in double: no integer overflow for
+// far-away coordinates).
 double Reflect(double x, double lo, double hi) {
   const double range = hi - lo;
-  if (x < lo) {
-    const double dx = lo - x;
-    const int64_t n = static_cast<int64_t>(dx / range);
-    const double r = dx - static_cast<double>(n) * range;
-    return n % 2 == 0 ? lo + r : hi - r;
-  }
-  if (x > hi) {
-    const double dx = x - hi;
-    const int64_t n = static_cast<int64_t>(dx / range);
-    const double r = dx - static_cast<double>(n) * range;
-    return n % 2 == 0 ? hi - r : lo + r;
+  if (!(range > 0)) return lo;  // a length-1 axis with align_corners: every coordinate folds onto it
+  if (x < lo || x > hi) {
+    const double dx = x < lo ? lo - x : x - hi;
+    const double folds = std::floor(dx / range);
+    const double r = dx - folds * range;
+    const bool even = std::fmod(folds, 2.0) == 0;
+    return (x < lo) == even ? lo + r : hi - r;
   }
   return x;
 }
@@ -142,6 +139,12 @@ class GridSampleKernel : public OpKernel {
           if (padding_ == Padding::kReflection) v = Reflect(v, lo, hi);
         }
         Tap* t = &taps[axis * ntaps];
+        if (std::isnan(v)) {  // a NaN coordinate reads zero
+          for (size_t k = 0; k < ntaps; ++k) t[k] = {-1, 0.0};
+          continue;
+        }
+        // Far outside (zeros padding) stays far outside; keeps the integer conversions below defined.
+        v = std::clamp(v, -1.0e15, 1.0e15);
         if (mode_ == SampleMode::kNearest) {
           const int64_t i = resolve(static_cast<int64_t>(v), axis, lo, hi);
           t[0] = {i < 0 ? -1 : i * strides[axis], 1.0};

@@ -81,7 +81,7 @@ double SourceCoordinate(Coord coord, double x, double scale, int64_t in_len, int
       double v = out_len == 1 ? (roi_end - roi_start) * (in_d - 1) / 2
                               : x * (roi_end - roi_start) * (in_d - 1) / (out_len - 1);
       v += roi_start * (in_d - 1);
-      *outside = v < 0 || v > in_d - 1;
+      *outside = !(v >= 0 && v <= in_d - 1);  // NaN (from a NaN roi) extrapolates too
       return v;
     }
   }

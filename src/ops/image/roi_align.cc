@@ -84,9 +84,16 @@ class RoiAlignKernel : public OpKernel {
         roi_w = std::max(roi_w, 1.0);
         roi_h = std::max(roi_h, 1.0);
       }
+      if (!std::isfinite(start_w) || !std::isfinite(start_h) || !std::isfinite(roi_w) || !std::isfinite(roi_h)) {
+        return InvalidArgument("input 'rois' (1) row " + std::to_string(n) + " is not finite");
+      }
       const double bin_h = roi_h / static_cast<double>(output_height_);
       const double bin_w = roi_w / static_cast<double>(output_width_);
       // Inverted half_pixel boxes give a negative adaptive grid: no samples, output 0.
+      if (sampling_ratio_ == 0 && (std::ceil(bin_h) * std::ceil(bin_w) > 1.0e8)) {
+        return InvalidArgument("input 'rois' (1) row " + std::to_string(n) +
+                               " is too large for adaptive sampling (sampling_ratio 0)");
+      }
       const int64_t grid_h =
           std::max<int64_t>(0, sampling_ratio_ > 0 ? sampling_ratio_ : static_cast<int64_t>(std::ceil(bin_h)));
       const int64_t grid_w =
@@ -106,7 +113,8 @@ class RoiAlignKernel : public OpKernel {
                           (static_cast<double>(ix) + 0.5) * bin_w / static_cast<double>(grid_w);
               double yv = yy;
               Sample s = {{0, 0, 0, 0}, {0, 0, 0, 0}};
-              if (yv < -1.0 || yv > static_cast<double>(height) || xx < -1.0 || xx > static_cast<double>(width)) {
+              if (!(yv >= -1.0 && yv <= static_cast<double>(height) && xx >= -1.0 &&
+                    xx <= static_cast<double>(width))) {
                 samples.push_back(s);
                 continue;
               }
