@@ -1,9 +1,13 @@
-// QuantizeLinear, DequantizeLinear (per tensor, per axis, and blocked from version 21) for the 8/16/32-bit
-// integer types, and DynamicQuantizeLinear. Float8 and 4/2-bit variants are not implemented here.
+// QuantizeLinear and DequantizeLinear (per tensor, per axis, and blocked from version 21) for every quantized
+// type: the 8/16-bit integers, float8 (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz; version 19), int4/uint4 (21),
+// float4e2m1 (23) and int2/uint2 (25), with float8e8m0 scales (24); and DynamicQuantizeLinear.
+// The low-precision conversions are those of core/low_precision.h, bit-exact with the reference.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
+#include "core/low_precision.h"
 #include "ops/common/op_util.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
@@ -12,13 +16,100 @@
 namespace onyx::ops::nn {
 namespace {
 
-using QuantizedTypes = TypeList<uint8_t, int8_t, uint16_t, int16_t, int32_t>;
-using QuantizeInputTypes = TypeList<float, Float16, BFloat16, double, int32_t>;
+// ---- the quantized element types ----
 
-bool IsSupportedQuantized(DataType t) {
-  return t == DataType::kUint8 || t == DataType::kInt8 || t == DataType::kUint16 || t == DataType::kInt16 ||
-         t == DataType::kInt32;
+// The version of QuantizeLinear/DequantizeLinear that first allows `t` as the quantized type; 0 when never.
+int FirstVersionFor(DataType t) {
+  switch (t) {
+    case DataType::kUint8:
+    case DataType::kInt8: return 10;
+    case DataType::kFloat8E4M3FN:
+    case DataType::kFloat8E4M3FNUZ:
+    case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ: return 19;
+    case DataType::kUint16:
+    case DataType::kInt16:
+    case DataType::kUint4:
+    case DataType::kInt4: return 21;
+    case DataType::kFloat4E2M1: return 23;
+    case DataType::kUint2:
+    case DataType::kInt2: return 25;
+    default: return 0;
+  }
 }
+
+Status CheckQuantizedType(DataType t, int since_version, const char* what) {
+  const int first = FirstVersionFor(t);
+  if (first == 0) {
+    return Unsupported(std::string(what) + " " + std::string(DataTypeName(t)) + " is not a quantized type");
+  }
+  if (since_version < first) {
+    return InvalidArgument(std::string(what) + " " + std::string(DataTypeName(t)) + " needs operator version " +
+                           std::to_string(first) + " or later (this node is version " +
+                           std::to_string(since_version) + ")");
+  }
+  return Status::Ok();
+}
+
+// [lo, hi] of the integer quantized types; false for the float ones.
+bool IntegerRange(DataType t, double& lo, double& hi) {
+  switch (t) {
+    case DataType::kUint8: lo = 0, hi = 255; return true;
+    case DataType::kInt8: lo = -128, hi = 127; return true;
+    case DataType::kUint16: lo = 0, hi = 65535; return true;
+    case DataType::kInt16: lo = -32768, hi = 32767; return true;
+    case DataType::kInt32: lo = -2147483648.0, hi = 2147483647.0; return true;
+    case DataType::kUint4: lo = 0, hi = 15; return true;
+    case DataType::kInt4: lo = -8, hi = 7; return true;
+    case DataType::kUint2: lo = 0, hi = 3; return true;
+    case DataType::kInt2: lo = -2, hi = 1; return true;
+    default: return false;
+  }
+}
+
+// Element i of a tensor of any numeric type, the packed and float8 types included, as a double (exact).
+double ElementAt(const Tensor& t, int64_t i) {
+  switch (t.type()) {
+    case DataType::kInt4: return GetInt4(t.raw(), i);
+    case DataType::kUint4: return GetUint4(t.raw(), i);
+    case DataType::kInt2: return GetInt2(t.raw(), i);
+    case DataType::kUint2: return GetUint2(t.raw(), i);
+    case DataType::kFloat4E2M1: return Float4E2M1ToFloat(GetPackedNibble(t.raw(), i));
+    default:
+      if (IsFloat8(t.type())) return Float8ToFloat(t.type(), t.data<uint8_t>()[i]);
+      return t.DoubleAt(i);
+  }
+}
+
+std::vector<double> ElementsOf(const Tensor& t) {
+  std::vector<double> out(static_cast<size_t>(t.size()));
+  for (int64_t i = 0; i < t.size(); ++i) out[static_cast<size_t>(i)] = ElementAt(t, i);
+  return out;
+}
+
+// Rounds v to the float type `p` (float, double, float16, bfloat16). Going through float first is harmless for
+// the 16-bit types: float carries enough extra bits that the two roundings agree with a single one for the
+// quotients computed here.
+double RoundTo(DataType p, double v) {
+  switch (p) {
+    case DataType::kFloat: return static_cast<float>(v);
+    case DataType::kFloat16: return static_cast<float>(Float16(static_cast<float>(v)));
+    case DataType::kBFloat16: return static_cast<float>(BFloat16(static_cast<float>(v)));
+    default: return v;
+  }
+}
+
+// The type x / y_scale is computed in when the `precision` attribute is absent: what the reference's numpy
+// promotion gives (an int32 operand or a double one: double; two equal float types: that type; otherwise float).
+DataType DivisionType(DataType x, DataType scale) {
+  if (x == DataType::kInt32 || scale == DataType::kInt32 || x == DataType::kDouble || scale == DataType::kDouble) {
+    return DataType::kDouble;
+  }
+  if (x == scale && IsFloatingPoint(x)) return x;
+  return DataType::kFloat;
+}
+
+bool IsScaleType(DataType t) { return IsFloatingPoint(t) || t == DataType::kFloat8E8M0; }
 
 // Maps each element of the quantized/real tensor to its scale (and zero point) element.
 struct ScaleLayout {
@@ -79,19 +170,58 @@ Status CheckZeroPoint(const Tensor* zp, const Tensor& scale, const std::string& 
   return Status::Ok();
 }
 
+// Writes element i of y from the quotient q = x / y_scale and the zero point, by y's type: integers round half
+// to even, add the zero point and clamp (NaN gives the zero point); float8 converts q + zero point with
+// `saturate`; float4e2m1 converts q + zero point (always saturating).
+void StoreQuantized(Tensor& y, int64_t i, double q, double zp, bool saturate) {
+  const DataType t = y.type();
+  double lo = 0, hi = 0;
+  if (IntegerRange(t, lo, hi)) {
+    const double v = std::isnan(q) ? zp : std::clamp(std::nearbyint(q) + zp, lo, hi);
+    const int64_t r = static_cast<int64_t>(std::clamp(v, lo, hi));
+    switch (t) {
+      case DataType::kUint8: y.data<uint8_t>()[i] = static_cast<uint8_t>(r); return;
+      case DataType::kInt8: y.data<int8_t>()[i] = static_cast<int8_t>(r); return;
+      case DataType::kUint16: y.data<uint16_t>()[i] = static_cast<uint16_t>(r); return;
+      case DataType::kInt16: y.data<int16_t>()[i] = static_cast<int16_t>(r); return;
+      case DataType::kUint4: SetUint4(y.raw(), i, r); return;
+      case DataType::kInt4: SetInt4(y.raw(), i, r); return;
+      case DataType::kUint2: SetUint2(y.raw(), i, r); return;
+      case DataType::kInt2: SetInt2(y.raw(), i, r); return;
+      default: return;  // int32 is not a QuantizeLinear output (CheckQuantizedType)
+    }
+  }
+  if (t == DataType::kFloat4E2M1) {
+    SetPackedNibble(y.raw(), i, FloatToFloat4E2M1(DoubleToFloatRoundToOdd(q + zp)));
+  } else {
+    y.data<uint8_t>()[i] = DoubleToFloat8(t, q + zp, saturate);
+  }
+}
+
 class QuantizeKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
+    since_version_ = info.since_version();
     axis_ = info.GetInt("axis", 1);
+    saturate_ = info.GetInt("saturate", 1) != 0;
     block_size_ = info.GetInt("block_size", 0);
     if (block_size_ < 0) return info.Error("attribute 'block_size' must not be negative");
     const int64_t od = info.GetInt("output_dtype", 0);
     if (od != 0) {
       if (!IsValidDataType(static_cast<int32_t>(od))) return info.Error("attribute 'output_dtype' is not a type");
       output_dtype_ = static_cast<DataType>(od);
-      if (!IsSupportedQuantized(output_dtype_)) {
-        return info.UnsupportedError("output_dtype " + std::string(DataTypeName(output_dtype_)) + " is not supported");
+      if (FirstVersionFor(output_dtype_) == 0) {
+        return info.Error("attribute 'output_dtype' " + std::string(DataTypeName(output_dtype_)) +
+                          " is not a quantized type");
       }
+    }
+    const int64_t precision = info.GetInt("precision", 0);
+    if (precision != 0) {
+      if (!IsValidDataType(static_cast<int32_t>(precision)) ||
+          !IsFloatingPoint(static_cast<DataType>(precision))) {
+        return info.Error("attribute 'precision' must be a float type, got " + std::to_string(precision));
+      }
+      precision_ = static_cast<DataType>(precision);
     }
     return Status::Ok();
   }
@@ -100,7 +230,17 @@ class QuantizeKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
     ONYX_ASSIGN_OR_RETURN(const Tensor* scale, ctx.TensorInput(1));
     ONYX_ASSIGN_OR_RETURN(const Tensor* zp, OptionalTensorInput(ctx, 2));
-    if (!IsFloatingPoint(scale->type())) return InvalidArgument("input 'y_scale' (1) must have a float type");
+    if (!IsFloatingPoint(x->type()) && x->type() != DataType::kInt32) {
+      return InvalidArgument("input 'x' (0) has type " + std::string(DataTypeName(x->type())) +
+                             ", expected a float type or int32");
+    }
+    if (!IsScaleType(scale->type()) && scale->type() != DataType::kInt32) {
+      return InvalidArgument("input 'y_scale' (1) has type " + std::string(DataTypeName(scale->type())) +
+                             ", expected a float type, int32 or float8e8m0");
+    }
+    if (scale->type() == DataType::kFloat8E8M0 && since_version_ < 24) {
+      return InvalidArgument("input 'y_scale' (1) of type float8e8m0 needs operator version 24 or later");
+    }
     ONYX_ASSIGN_OR_RETURN(ScaleLayout layout,
                           MakeLayout(x->shape(), *scale, axis_, block_size_, "input 'y_scale' (1)"));
     ONYX_RETURN_IF_ERROR(CheckZeroPoint(zp, *scale, "input 'y_zero_point' (2)"));
@@ -114,47 +254,35 @@ class QuantizeKernel : public OpKernel {
     } else if (output_dtype_ != DataType::kUndefined) {
       out_type = output_dtype_;
     }
-    if (!IsSupportedQuantized(out_type)) {
-      return Unsupported("quantizing to " + std::string(DataTypeName(out_type)) + " is not supported");
-    }
-    const std::vector<double> scales = ToDoubleVector(*scale);
-    const std::vector<int32_t> zps = zp != nullptr ? Int32Values(*zp) : std::vector<int32_t>(scales.size(), 0);
+    ONYX_RETURN_IF_ERROR(CheckQuantizedType(out_type, since_version_, "output type"));
+    const DataType p = precision_ != DataType::kUndefined ? precision_ : DivisionType(x->type(), scale->type());
+    std::vector<double> scales = ElementsOf(*scale);
+    for (double& s : scales) s = RoundTo(p, s);
+    const std::vector<double> zps = zp != nullptr ? ElementsOf(*zp) : std::vector<double>(scales.size(), 0.0);
     Tensor& y = ctx.AllocateOutput(0, out_type, x->shape());
-    return Dispatch<QuantizeInputTypes>(x->type(), [&](auto xtag) {
-      using X = typename decltype(xtag)::type;
-      const X* in = x->data<X>();
-      return Dispatch<QuantizedTypes>(out_type, [&](auto qtag) {
-        using Q = typename decltype(qtag)::type;
-        Q* out = y.data<Q>();
-        for (int64_t i = 0; i < x->size(); ++i) {
-          const size_t s = static_cast<size_t>(layout.Index(i));
-          double q;
-          if constexpr (std::is_same_v<X, double> || std::is_same_v<X, int32_t>) {
-            q = static_cast<double>(in[i]) / scales[s];
-          } else {
-            // float32 division, as the reference computes it
-            q = static_cast<double>(static_cast<float>(in[i]) / static_cast<float>(scales[s]));
-          }
-          if (std::isnan(q)) {
-            out[i] = SaturateRound<Q>(static_cast<double>(zps[s]));
-          } else {
-            out[i] = SaturateRound<Q>(std::nearbyint(q) + static_cast<double>(zps[s]));
-          }
-        }
-        return Status::Ok();
-      });
-    });
+    if (y.nbytes() > 0) std::memset(y.raw(), 0, y.nbytes());  // defined padding bits in packed types
+    for (int64_t i = 0; i < x->size(); ++i) {
+      const size_t s = static_cast<size_t>(layout.Index(i));
+      // Rounding the double quotient of two p values to p gives p's correctly rounded quotient.
+      const double q = RoundTo(p, RoundTo(p, x->DoubleAt(i)) / scales[s]);
+      StoreQuantized(y, i, q, zps[s], saturate_);
+    }
+    return Status::Ok();
   }
 
  private:
+  int since_version_ = 0;
   int64_t axis_ = 1;
+  bool saturate_ = true;
   int64_t block_size_ = 0;
   DataType output_dtype_ = DataType::kUndefined;
+  DataType precision_ = DataType::kUndefined;
 };
 
 class DequantizeKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
+    since_version_ = info.since_version();
     axis_ = info.GetInt("axis", 1);
     block_size_ = info.GetInt("block_size", 0);
     if (block_size_ < 0) return info.Error("attribute 'block_size' must not be negative");
@@ -172,7 +300,16 @@ class DequantizeKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
     ONYX_ASSIGN_OR_RETURN(const Tensor* scale, ctx.TensorInput(1));
     ONYX_ASSIGN_OR_RETURN(const Tensor* zp, OptionalTensorInput(ctx, 2));
-    if (!IsFloatingPoint(scale->type())) return InvalidArgument("input 'x_scale' (1) must have a float type");
+    if (x->type() != DataType::kInt32) {
+      ONYX_RETURN_IF_ERROR(CheckQuantizedType(x->type(), since_version_, "input 'x' (0) type"));
+    }
+    if (!IsScaleType(scale->type())) {
+      return InvalidArgument("input 'x_scale' (1) has type " + std::string(DataTypeName(scale->type())) +
+                             ", expected a float type or float8e8m0");
+    }
+    if (scale->type() == DataType::kFloat8E8M0 && since_version_ < 24) {
+      return InvalidArgument("input 'x_scale' (1) of type float8e8m0 needs operator version 24 or later");
+    }
     ONYX_ASSIGN_OR_RETURN(ScaleLayout layout,
                           MakeLayout(x->shape(), *scale, axis_, block_size_, "input 'x_scale' (1)"));
     ONYX_RETURN_IF_ERROR(CheckZeroPoint(zp, *scale, "input 'x_zero_point' (2)"));
@@ -180,31 +317,38 @@ class DequantizeKernel : public OpKernel {
       return InvalidArgument("input 'x_zero_point' (2) has type " + std::string(DataTypeName(zp->type())) + ", x has " +
                              std::string(DataTypeName(x->type())));
     }
-    const DataType out_type = output_dtype_ != DataType::kUndefined ? output_dtype_ : scale->type();
-    const std::vector<double> scales = ToDoubleVector(*scale);
-    const std::vector<int32_t> zps = zp != nullptr ? Int32Values(*zp) : std::vector<int32_t>(scales.size(), 0);
+    DataType out_type = output_dtype_;
+    if (out_type == DataType::kUndefined) {
+      if (!IsFloatingPoint(scale->type())) {
+        return InvalidArgument("input 'x_scale' (1) has type " + std::string(DataTypeName(scale->type())) +
+                               ": attribute 'output_dtype' must name the output type");
+      }
+      out_type = scale->type();
+    }
+    const std::vector<double> scales = ElementsOf(*scale);
+    const std::vector<double> zps = zp != nullptr ? ElementsOf(*zp) : std::vector<double>(scales.size(), 0.0);
+    const bool integer_x = IsInteger(x->type());
     Tensor& y = ctx.AllocateOutput(0, out_type, x->shape());
-    return Dispatch<QuantizedTypes>(x->type(), [&](auto qtag) {
-      using Q = typename decltype(qtag)::type;
-      const Q* in = x->data<Q>();
-      return Dispatch<FloatTypes>(out_type, [&](auto ytag) {
-        using Y = typename decltype(ytag)::type;
-        Y* out = y.data<Y>();
-        for (int64_t i = 0; i < x->size(); ++i) {
-          const size_t s = static_cast<size_t>(layout.Index(i));
-          const int64_t centred = static_cast<int64_t>(in[i]) - zps[s];
-          if constexpr (std::is_same_v<Y, double>) {
-            out[i] = static_cast<double>(centred) * scales[s];
-          } else {
-            out[i] = FromDouble<Y>(static_cast<float>(centred) * static_cast<float>(scales[s]));
-          }
+    return Dispatch<FloatTypes>(out_type, [&](auto ytag) {
+      using Y = typename decltype(ytag)::type;
+      Y* out = y.data<Y>();
+      for (int64_t i = 0; i < x->size(); ++i) {
+        const size_t s = static_cast<size_t>(layout.Index(i));
+        // Integers subtract exactly; float8/float4 values subtract in float, as the reference does.
+        const double centred = integer_x ? ElementAt(*x, i) - zps[s]
+                                         : static_cast<float>(ElementAt(*x, i)) - static_cast<float>(zps[s]);
+        if constexpr (std::is_same_v<Y, double>) {
+          out[i] = centred * scales[s];
+        } else {
+          out[i] = FromDouble<Y>(static_cast<float>(centred) * static_cast<float>(scales[s]));
         }
-        return Status::Ok();
-      });
+      }
+      return Status::Ok();
     });
   }
 
  private:
+  int since_version_ = 0;
   int64_t axis_ = 1;
   int64_t block_size_ = 0;
   DataType output_dtype_ = DataType::kUndefined;
