@@ -98,6 +98,13 @@ Result<std::vector<WindowAxis>> ResolveWindow(const WindowAttrs& attrs, const Sh
     a.stride = attrs.strides.empty() ? 1 : attrs.strides[i];
     a.dilation = attrs.dilations.empty() ? 1 : attrs.dilations[i];
     if (a.kernel < 1) return InvalidArgument("kernel dim " + std::to_string(i) + " is " + std::to_string(a.kernel));
+    // A hostile kernel_shape/dilations (say 2^62) would overflow here or, with auto_pad SAME (which pads any window
+    // to fit), make the window loops run for ever. No real model has a window extent near 2^24.
+    constexpr int64_t kMaxExtent = int64_t{1} << 24;
+    if (a.kernel > kMaxExtent || a.dilation > kMaxExtent || (a.kernel - 1) * a.dilation + 1 > kMaxExtent) {
+      return InvalidArgument("the window on spatial axis " + std::to_string(i) + " (kernel " + std::to_string(a.kernel) +
+                             ", dilation " + std::to_string(a.dilation) + ") is larger than 2^24");
+    }
     const int64_t extent = (a.kernel - 1) * a.dilation + 1;
     switch (attrs.auto_pad) {
       case AutoPad::kSameUpper:
