@@ -210,9 +210,18 @@ class PySession {
 
   py::list Run(std::optional<std::vector<std::string>> output_names, py::dict feed) {
     std::vector<std::pair<std::string, Value>> feeds;
+    const auto& graph_inputs = session_->model().graph.inputs;
     for (auto [k, v] : feed) {
       std::string name = py::str(k);
-      feeds.emplace_back(name, Unwrap(ValueFromPython(v, name)));
+      Value value = Unwrap(ValueFromPython(v, name));
+      // numpy has no bfloat16: a uint16 array fed to a bfloat16 input carries the bit patterns.
+      for (const auto& in : graph_inputs) {
+        if (in.name == name && in.type && in.type->is_tensor() && in.type->elem_type == DataType::kBFloat16 &&
+            value.is_tensor() && value.tensor().type() == DataType::kUint16) {
+          value = Value(Unwrap(value.tensor().ReinterpretAs(DataType::kBFloat16)));
+        }
+      }
+      feeds.emplace_back(name, std::move(value));
     }
     std::vector<Value> outputs;
     Status st;

@@ -4,7 +4,7 @@
 # should only shrink.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ONYX=${1:-build}/bin/onyx
+ONYX=${ONYX:-${1:-build}/bin/onyx}
 gen() {  # gen OUT DIR [options]
   local out=$1 dir=$2
   shift 2
