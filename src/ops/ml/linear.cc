@@ -2,10 +2,10 @@
 // target or class (row-major, each row as long as a feature vector), then post_transform on each row of scores.
 // LinearClassifier labels by the largest raw score (first on ties). A classifier with one row of coefficients and
 // two class labels is binary: its scores are [-s, s] before the transform and the label is class 1 when s > 0
-// (as in the ONNX reference; onnxruntime gives the same labels and probabilities under LOGISTIC). With one row and
-// some other number of labels, the single transformed score is compared with 0 (NONE) or 0.5 (any transform):
-// at or above it the label is the first class label, below it 0 or "" (the reference's rule). multi_class is
-// accepted and, as everywhere else, has no effect.
+// (as in the ONNX reference; onnxruntime gives the same labels but writes [1 - s, s] without the transform). With
+// one row and some other number of labels, the single transformed score is compared with 0 (NONE) or 0.5 (any
+// transform): at or above it the label is the first class label, below it 0 or "" (the reference's rule).
+// multi_class is accepted and, as in onnxruntime and the reference, has no effect.
 #include <string>
 #include <vector>
 
@@ -38,6 +38,7 @@ class LinearRegressorKernel : public OpKernel {
     intercepts_ = info.GetFloats("intercepts");
     targets_ = info.GetInt("targets", 1);
     ONYX_ASSIGN_OR_RETURN(post_, ParsePostTransform(info));
+    if (coefficients_.empty()) return info.Error("required attribute 'coefficients' is missing or empty");
     if (targets_ < 1) return info.Error("attribute 'targets' is " + std::to_string(targets_) + ", expected >= 1");
     if (coefficients_.size() % static_cast<size_t>(targets_) != 0) {
       return info.Error("attribute 'coefficients' has " + std::to_string(coefficients_.size()) +

@@ -151,6 +151,10 @@ class DictVectorizerKernel : public OpKernel {
 
 enum class CastTo { kFloat, kString, kInt64 };
 
+// The width of a SPARSE output comes from an attribute alone; cap it so that a hostile value cannot ask for an
+// absurd allocation.
+constexpr int64_t kMaxSparseWidth = int64_t{1} << 24;
+
 Result<float> ParseFloat(const std::string& s) {
   errno = 0;
   char* end = nullptr;
@@ -188,7 +192,10 @@ class CastMapKernel : public OpKernel {
     }
     sparse_ = form == "SPARSE";
     max_map_ = info.GetInt("max_map", 1);
-    if (sparse_ && max_map_ < 0) return info.Error("attribute 'max_map' is " + std::to_string(max_map_) + ", expected >= 0");
+    if (sparse_ && (max_map_ < 0 || max_map_ > kMaxSparseWidth)) {
+      return info.Error("attribute 'max_map' is " + std::to_string(max_map_) + ", expected 0 to " +
+                        std::to_string(kMaxSparseWidth));
+    }
     return Status::Ok();
   }
 

@@ -145,7 +145,11 @@ class SvmClassifierKernel : public OpKernel {
     }
     vectors_ = 0;
     for (int64_t v : vectors_per_class_) {
-      if (v < 0) return info.Error("attribute 'vectors_per_class' holds a negative count " + std::to_string(v));
+      // Each support vector takes at least one value of support_vectors, which bounds the counts (and their sum).
+      if (v < 0 || v > static_cast<int64_t>(support_vectors_.size()) - vectors_) {
+        return info.Error("attribute 'vectors_per_class' holds " + std::to_string(v) + ", more support vectors than "
+                          "'support_vectors' (" + std::to_string(support_vectors_.size()) + " values) can hold");
+      }
       starts_.push_back(vectors_);
       vectors_ += v;
     }

@@ -9,13 +9,17 @@
 //   - a branch goes to its true child when its comparison holds, or when the feature is NaN and its
 //     missing_value_tracks_true flag is set; otherwise NaN compares as IEEE says (false, but true for NEQ);
 //   - a branch whose two children are the same node is not evaluated (TreeEnsemble 5 encodes a one-leaf tree so);
-//   - the root of an old-encoding tree is its first node in attribute order; trees run in increasing tree id;
-//   - AVERAGE divides by the number of trees; MIN and MAX leave a target that no reached leaf votes for at 0;
+//   - the root of an old-encoding tree is its first node (in attribute order) that no branch points to; trees
+//     run in increasing tree id;
+//   - AVERAGE divides by the number of trees; MIN and MAX leave a target that no reached leaf votes for at 0 (the
+//     ONNX reference leaves the float extremes there);
 //   - base_values (1 value broadcast, or one per target/class) are added after aggregation, before post_transform;
-//   - post_transform is applied to each row of scores, for every number of targets;
+//   - post_transform is applied to each row of scores, for every number of targets (onnxruntime applies only
+//     PROBIT to a single target; the reference of TreeEnsemble 5 applies none);
 //   - classifier with two classes whose votes all go to one class id (boosted binary models): the scores are
 //     [1 - s, s] and the label is class 1 when s > 0.5 if all weights are non-negative and the transform is NONE
-//     or PROBIT, otherwise the scores are [-s, s] (then transformed) and the label is class 1 when s > 0; any other
+//     or PROBIT, otherwise the scores are [-s, s] (then transformed) and the label is class 1 when s > 0 (where
+//     onnxruntime and the reference disagree, this takes the reference's transformed scores); any other
 //     classifier labels by the largest raw score (first on ties).
 #include <algorithm>
 #include <cmath>
@@ -54,7 +58,7 @@ struct Forest {
   std::vector<LeafVote> weights;
   std::vector<double> members;
   std::vector<int64_t> roots;
-  int64_t num_features = 0;  // 1 + the largest feature index a branch reads
+  int64_t max_feature = -1;  // the largest feature index a branch reads
 
   bool Branch(const TreeNode& n, double v) const {
     if (std::isnan(v)) {
@@ -214,7 +218,7 @@ Result<Forest> BuildFromNodeIds(const KernelInfo& info, const std::string& prefi
       return info.Error("node " + std::to_string(node_ids[i]) + " of tree " + std::to_string(tree_ids[i]) +
                         " reads feature " + std::to_string(n.feature));
     }
-    f.num_features = std::max(f.num_features, n.feature + 1);
+    f.max_feature = std::max(f.max_feature, n.feature);
     for (int side = 0; side < 2; ++side) {
       const int64_t child = side == 0 ? true_ids[i] : false_ids[i];
       auto it = index.find({tree_ids[i], child});
@@ -226,7 +230,21 @@ Result<Forest> BuildFromNodeIds(const KernelInfo& info, const std::string& prefi
       (side == 0 ? n.true_child : n.false_child) = it->second;
     }
   }
-  for (const auto& [tree, first] : first_of_tree) f.roots.push_back(first);
+  // A tree's root is its first node (in attribute order) that no branch points to; trees run by increasing id.
+  std::vector<char> is_child(k, 0);
+  for (const TreeNode& n : f.nodes) {
+    if (n.mode == NodeMode::kLeaf) continue;
+    is_child[static_cast<size_t>(n.true_child)] = 1;
+    is_child[static_cast<size_t>(n.false_child)] = 1;
+  }
+  std::map<int64_t, int64_t> root_of_tree;
+  for (size_t i = 0; i < k; ++i) {
+    if (!is_child[i]) root_of_tree.emplace(tree_ids[i], static_cast<int64_t>(i));
+  }
+  for (const auto& [tree, first] : first_of_tree) {
+    auto it = root_of_tree.find(tree);
+    f.roots.push_back(it != root_of_tree.end() ? it->second : first);
+  }
 
   const auto vote_trees = info.GetInts(prefix + "_treeids");
   const auto vote_nodes = info.GetInts(prefix + "_nodeids");
@@ -362,7 +380,7 @@ Result<Forest> BuildFromNodesAndLeaves(const KernelInfo& info, int64_t num_targe
       if (n.feature < 0) {
         return info.Error("node " + std::to_string(i) + " reads feature " + std::to_string(n.feature));
       }
-      f.num_features = std::max(f.num_features, n.feature + 1);
+      f.max_feature = std::max(f.max_feature, n.feature);
     }
   }
   if (next_set != sets.size()) {
@@ -391,9 +409,9 @@ Result<Forest> BuildFromNodesAndLeaves(const KernelInfo& info, int64_t num_targe
 }
 
 Status CheckFeatures(const FeatureBatch& b, const Forest& f) {
-  if (b.f < f.num_features) {
+  if (b.f <= f.max_feature) {
     return InvalidArgument("input 'X' (0) has " + std::to_string(b.f) + " features per row, but the trees read feature " +
-                           std::to_string(f.num_features - 1));
+                           std::to_string(f.max_feature));
   }
   return Status::Ok();
 }
@@ -409,6 +427,16 @@ Result<std::vector<double>> ReadBaseValues(const KernelInfo& info, int64_t count
   return base;
 }
 
+// Every row allocates n_targets scores: a hostile count must not turn into a huge allocation.
+constexpr int64_t kMaxTargets = int64_t{1} << 24;
+
+Status CheckTargetCount(const KernelInfo& info, int64_t n) {
+  if (n < 1 || n > kMaxTargets) {
+    return info.Error("attribute 'n_targets' is " + std::to_string(n) + ", expected 1 to " + std::to_string(kMaxTargets));
+  }
+  return Status::Ok();
+}
+
 int64_t LargestId(const std::vector<int64_t>& ids) {
   int64_t m = -1;
   for (int64_t v : ids) m = std::max(m, v);
@@ -419,7 +447,7 @@ class TreeEnsembleRegressorKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
     n_targets_ = info.GetInt("n_targets", LargestId(info.GetInts("target_ids")) + 1);
-    if (n_targets_ < 1) return info.Error("attribute 'n_targets' is " + std::to_string(n_targets_) + ", expected >= 1");
+    ONYX_RETURN_IF_ERROR(CheckTargetCount(info, n_targets_));
     ONYX_ASSIGN_OR_RETURN(aggregate_, ParseAggregate(info));
     ONYX_ASSIGN_OR_RETURN(post_, ParsePostTransform(info));
     ONYX_ASSIGN_OR_RETURN(base_, ReadBaseValues(info, n_targets_, "target"));
@@ -526,7 +554,7 @@ class TreeEnsembleKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
     n_targets_ = info.GetInt("n_targets", LargestId(info.GetInts("leaf_targetids")) + 1);
-    if (n_targets_ < 1) return info.Error("attribute 'n_targets' is " + std::to_string(n_targets_) + ", expected >= 1");
+    ONYX_RETURN_IF_ERROR(CheckTargetCount(info, n_targets_));
     const int64_t agg = info.GetInt("aggregate_function", 1);
     if (agg < 0 || agg > 3) {
       return info.Error("attribute 'aggregate_function' is " + std::to_string(agg) +
