@@ -1,11 +1,12 @@
-// Load -> save -> load is lossless for every model of the ONNX test suites and ../shared/models, and every one
-// prints in the text syntax.
+// Load -> save -> load is lossless for every model of the ONNX test suites and ../shared/models, every one passes
+// the checker, and every one prints in the text syntax.
 #include <gtest/gtest.h>
 #include <google/protobuf/util/message_differencer.h>
 
 #include <filesystem>
 #include <functional>
 
+#include "checker/checker.h"
 #include "core/mapped_file.h"
 #include "format/model_io.h"
 #include "format/tensor_proto.h"
@@ -96,6 +97,10 @@ TEST(RoundTrip, EveryModelIsLosslessAndPrints) {
     pb::ModelProto saved2;
     format::ModelToProto(*again, &saved2);
     EXPECT_EQ(saved.SerializeAsString(), saved2.SerializeAsString());
+
+    // Every official and real model is valid: the checker has no false positives on them.
+    auto problems = checker::CheckModel(*model);
+    EXPECT_TRUE(problems.empty()) << problems[0].ToString();
 
     text::PrintOptions po;
     po.max_elements = 16;
