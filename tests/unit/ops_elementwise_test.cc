@@ -11,68 +11,24 @@
 
 #include "core/float16.h"
 #include "core/tensor.h"
+#include "op_test_helpers.h"
 #include "op_tester.h"
 
 namespace onyx {
 namespace {
 
-using testing::OpTest;
-using testing::RunOp;
+using namespace testing;  // NOLINT: the shared op-test helpers
 
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-template <typename T>
-Tensor T_(std::vector<T> values, Shape shape) {
-  return Tensor::FromVector<T>(values, std::move(shape));
-}
-Tensor F(std::vector<float> values, Shape shape) { return T_<float>(std::move(values), std::move(shape)); }
 Tensor B(std::vector<bool> values, Shape shape) {
   Tensor t = Tensor::Allocate(DataType::kBool, std::move(shape));
   for (size_t i = 0; i < values.size(); ++i) t.data<bool>()[i] = values[i];
   return t;
 }
 
-OpTest Op(const std::string& op_type, int64_t opset) {
-  OpTest t;
-  t.op_type = op_type;
-  t.opset = opset;
-  return t;
-}
-
-Tensor RunOk(const OpTest& t, size_t i = 0) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok() || r->size() <= i || !(*r)[i].is_tensor()) return Tensor();
-  return (*r)[i].tensor();
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  auto s = t.values<T>();
-  return {s.begin(), s.end()};
-}
-
 std::vector<bool> Bools(const Tensor& t) {
   std::vector<bool> out;
   for (int64_t i = 0; i < t.size(); ++i) out.push_back(t.data<bool>()[i]);
   return out;
-}
-
-void ExpectFloats(const Tensor& t, const Shape& shape, const std::vector<float>& expected, float tol = 1e-5f) {
-  ASSERT_EQ(t.type(), DataType::kFloat);
-  ASSERT_EQ(t.shape(), shape);
-  ASSERT_EQ(t.size(), static_cast<int64_t>(expected.size()));
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const float got = t.data<float>()[i];
-    if (std::isnan(expected[i])) {
-      EXPECT_TRUE(std::isnan(got)) << "element " << i << " is " << got;
-    } else if (std::isinf(expected[i])) {
-      EXPECT_EQ(got, expected[i]) << "element " << i;
-    } else {
-      EXPECT_NEAR(got, expected[i], tol) << "element " << i;
-    }
-  }
 }
 
 // ---- Binary arithmetic ----
