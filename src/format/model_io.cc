@@ -379,7 +379,30 @@ void GraphToProto(const ir::Graph& g, pb::GraphProto* p) {
   MetadataToProto(g.metadata_props, p);
 }
 
+namespace {
+
+Result<ir::Model> ModelFromProtoImpl(const pb::ModelProto& p, ExternalDataResolver& resolver);
+
+}  // namespace
+
 Result<ir::Model> ModelFromProto(const pb::ModelProto& p, const std::string& base_dir, bool load_external_data) {
+  ExternalDataResolver resolver(base_dir);
+  resolver.set_allow_external(load_external_data);
+  return ModelFromProtoImpl(p, resolver);
+}
+
+Result<ir::Model> ModelFromProtoBorrowing(std::shared_ptr<const pb::ModelProto> proto, const std::string& base_dir,
+                                          bool load_external_data) {
+  ExternalDataResolver resolver(base_dir);
+  resolver.set_allow_external(load_external_data);
+  const pb::ModelProto& p = *proto;
+  resolver.set_message_keeper(std::move(proto));
+  return ModelFromProtoImpl(p, resolver);
+}
+
+namespace {
+
+Result<ir::Model> ModelFromProtoImpl(const pb::ModelProto& p, ExternalDataResolver& resolver) {
   ir::Model m;
   m.ir_version = p.ir_version();
   for (const auto& o : p.opset_import()) m.opset_import.push_back({o.domain(), o.version()});
@@ -389,8 +412,7 @@ Result<ir::Model> ModelFromProto(const pb::ModelProto& p, const std::string& bas
   m.model_version = p.model_version();
   m.doc_string = p.doc_string();
   m.metadata_props = MetadataFromProto(p.metadata_props());
-  ExternalDataResolver resolver(base_dir);
-  ExternalDataResolver* r = load_external_data ? &resolver : nullptr;
+  ExternalDataResolver* r = &resolver;
   if (p.has_graph()) {
     ONYX_ASSIGN_OR_RETURN(m.graph, GraphFromProto(p.graph(), r));
   }
@@ -403,6 +425,8 @@ Result<ir::Model> ModelFromProto(const pb::ModelProto& p, const std::string& bas
   for (const auto& c : p.configuration()) m.configuration.push_back(c.SerializeAsString());
   return m;
 }
+
+}  // namespace
 
 void ModelToProto(const ir::Model& m, pb::ModelProto* p) {
   p->set_ir_version(m.ir_version);
@@ -427,7 +451,8 @@ Result<ir::Model> LoadModelFromBytes(std::string_view bytes, const std::string& 
   if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
     return InvalidArgument("the protobuf part of a model cannot exceed 2 GiB; store large tensors as external data");
   }
-  pb::ModelProto proto;
+  auto shared_proto = std::make_shared<pb::ModelProto>();
+  pb::ModelProto& proto = *shared_proto;
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(INT32_MAX);
@@ -437,7 +462,8 @@ Result<ir::Model> LoadModelFromBytes(std::string_view bytes, const std::string& 
   if (!proto.has_graph() && proto.opset_import_size() == 0 && !proto.has_ir_version()) {
     return InvalidArgument("not an ONNX model (no graph, no ir_version, no opset_import)");
   }
-  ONYX_ASSIGN_OR_RETURN(ir::Model model, ModelFromProto(proto, base_dir, options.load_external_data));
+  ONYX_ASSIGN_OR_RETURN(ir::Model model,
+                        ModelFromProtoBorrowing(std::move(shared_proto), base_dir, options.load_external_data));
   if (options.sort_topologically) ONYX_RETURN_IF_ERROR(ir::TopologicalSort(model.graph));
   return model;
 }

@@ -1,6 +1,7 @@
 // Loading and saving .onnx models (protobuf), external data included.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -32,6 +33,9 @@ Result<std::string> SerializeModel(const ir::Model& model);
 
 // Protobuf <-> IR.
 Result<ir::Model> ModelFromProto(const pb::ModelProto& proto, const std::string& base_dir, bool load_external_data);
+// Like ModelFromProto, but tensors stored as raw_data borrow their bytes from `proto`, which they keep alive.
+Result<ir::Model> ModelFromProtoBorrowing(std::shared_ptr<const pb::ModelProto> proto, const std::string& base_dir,
+                                          bool load_external_data);
 void ModelToProto(const ir::Model& model, pb::ModelProto* proto);
 Result<ir::Graph> GraphFromProto(const pb::GraphProto& proto, class ExternalDataResolver* resolver);
 void GraphToProto(const ir::Graph& graph, pb::GraphProto* proto);

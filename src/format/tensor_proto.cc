@@ -136,7 +136,9 @@ Result<Tensor> TensorFromProtoImpl(const pb::TensorProto& p, ExternalDataResolve
   ONYX_ASSIGN_OR_RETURN(int64_t n, CheckedNumElements(shape));
   const auto expected_bytes = static_cast<int64_t>(DataTypeStorageBytes(type, static_cast<size_t>(n)));
   if (p.data_location() == pb::TensorProto::EXTERNAL) {
-    if (resolver == nullptr) return InvalidArgument("external data is not allowed here");
+    if (resolver == nullptr || !resolver->allow_external()) {
+      return InvalidArgument("external data is not allowed here");
+    }
     if (type == DataType::kString) return InvalidArgument("string tensors cannot use external data");
     std::string location;
     int64_t offset = 0;
@@ -172,8 +174,15 @@ Result<Tensor> TensorFromProtoImpl(const pb::TensorProto& p, ExternalDataResolve
                              ShapeToString(shape) + " of " + std::string(DataTypeName(type)) + " needs " +
                              std::to_string(expected_bytes));
     }
+    const char* bytes = p.raw_data().data();
+    const auto align = static_cast<uintptr_t>(std::max(1, DataTypeBits(type) / 8));
+    if (resolver != nullptr && resolver->message_keeper() && type != DataType::kBool && expected_bytes > 0 &&
+        reinterpret_cast<uintptr_t>(bytes) % align == 0) {
+      std::shared_ptr<void> keeper(std::const_pointer_cast<void>(resolver->message_keeper()));
+      return Tensor::Borrow(type, std::move(shape), const_cast<char*>(bytes), std::move(keeper));
+    }
     Tensor t = Tensor::Allocate(type, std::move(shape));
-    if (expected_bytes > 0) std::memcpy(t.raw(), p.raw_data().data(), static_cast<size_t>(expected_bytes));
+    if (expected_bytes > 0) std::memcpy(t.raw(), bytes, static_cast<size_t>(expected_bytes));
     if (type == DataType::kBool) {
       for (int64_t i = 0; i < n; ++i) t.data<uint8_t>()[i] = t.data<uint8_t>()[i] != 0;
     }

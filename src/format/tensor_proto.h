@@ -27,8 +27,18 @@ class ExternalDataResolver {
                                                                int64_t length);
   const std::string& base_dir() const { return base_dir_; }
 
+  // Whether tensors may reference external files at all (a model loaded without its external data: no).
+  bool allow_external() const { return allow_external_; }
+  void set_allow_external(bool allow) { allow_external_ = allow; }
+  // When set, decoded raw_data tensors borrow their bytes from the protobuf message this keeps alive, instead of
+  // copying them (halves the peak memory of loading a large model).
+  const std::shared_ptr<const void>& message_keeper() const { return message_keeper_; }
+  void set_message_keeper(std::shared_ptr<const void> keeper) { message_keeper_ = std::move(keeper); }
+
  private:
   std::string base_dir_;
+  bool allow_external_ = true;
+  std::shared_ptr<const void> message_keeper_;
   std::map<std::string, std::shared_ptr<MappedFile>> files_;
 };
 
