@@ -11,6 +11,7 @@
 
 #include "format/model_io.h"
 #include "ir/function_inliner.h"
+#include "ir/gradient.h"
 #include "runtime/kernel_registry.h"
 #include "schema/op_versions.h"
 
@@ -75,7 +76,9 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
       continue;
     }
     step.description = OpsetLabel(node, *opset);
-    auto since = ResolveSinceVersion(node.domain, node.op_type, *opset);
+    // onyx's own helper operators (emitted by rewrites such as the Gradient expansion) have one version.
+    auto since = node.domain == ir::kInternalDomain ? std::optional<int>(1)
+                                                    : ResolveSinceVersion(node.domain, node.op_type, *opset);
     const KernelFactory* factory = since ? cc.registry->Find(node.domain, node.op_type, *since) : nullptr;
     if (factory == nullptr) {
       std::string op = std::string(ir::CanonicalDomain(node.domain)) == "ai.onnx"
@@ -198,6 +201,7 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
   // oneDNN's kernels use OpenMP's thread count (process-wide: the last session created sets it).
   omp_set_num_threads(s->num_threads_);
   ONYX_RETURN_IF_ERROR(ir::InlineModelFunctions(model));
+  ONYX_RETURN_IF_ERROR(ir::ExpandGradients(model));
   s->model_ = std::make_unique<ir::Model>(std::move(model));
   CompileContext cc{s->model_.get(), &KernelRegistry::Global()};
   ONYX_ASSIGN_OR_RETURN(s->plan_, CompileGraph(s->model_->graph, cc, true));

@@ -11,5 +11,6 @@ void RegisterCrossEntropyOps(KernelRegistry& registry);  // cross_entropy.cc: Ne
                                                          // SoftmaxCrossEntropyLoss
 void RegisterOptimizerOps(KernelRegistry& registry);     // optimizers.cc: Adagrad, Adam, Momentum
                                                          // (domain ai.onnx.preview.training)
+void RegisterSumToShapeOps(KernelRegistry& registry);    // sum_to_shape.cc: ai.onyx.internal.SumToShapeOf
 
 }  // namespace onyx::ops::loss

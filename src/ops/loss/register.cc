@@ -7,6 +7,7 @@ namespace onyx::ops {
 void RegisterLossOps(KernelRegistry& registry) {
   loss::RegisterCrossEntropyOps(registry);
   loss::RegisterOptimizerOps(registry);
+  loss::RegisterSumToShapeOps(registry);
 }
 
 }  // namespace onyx::ops
