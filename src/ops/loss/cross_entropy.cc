@@ -116,7 +116,10 @@ Status ComputeLoss(KernelContext& ctx, const LossAttributes& attrs, const LossGe
   return Status::Ok();
 }
 
-class NllLossKernel : public OpKernel {
+// NegativeLogLikelihoodLoss takes log-probabilities; SoftmaxCrossEntropyLoss takes scores, applies log-softmax over
+// the class axis first (optionally returning it as log_prob), then computes the same loss.
+template <bool kSoftmax>
+class CrossEntropyKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override { return ParseLossAttributes(info, &attrs_); }
 
@@ -132,47 +135,26 @@ class NllLossKernel : public OpKernel {
       using T = typename decltype(tag)::type;
       const T* px = x->data<T>();
       std::vector<double> logp(static_cast<size_t>(x->size()));
-      for (size_t i = 0; i < logp.size(); ++i) logp[i] = ToDouble(px[i]);
-      return ComputeLoss<T>(ctx, attrs_, g, logp, *target, weight);
-    });
-  }
-
- private:
-  LossAttributes attrs_;
-};
-
-class SoftmaxCrossEntropyKernel : public OpKernel {
- public:
-  Status Init(const KernelInfo& info) override { return ParseLossAttributes(info, &attrs_); }
-
-  Status Compute(KernelContext& ctx) override {
-    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
-    ONYX_ASSIGN_OR_RETURN(const Tensor* target, ctx.TensorInput(1));
-    const Tensor* weight = nullptr;
-    if (ctx.has_input(2)) {
-      ONYX_ASSIGN_OR_RETURN(weight, ctx.TensorInput(2));
-    }
-    ONYX_ASSIGN_OR_RETURN(LossGeometry g, CheckLossInputs(*x, *target, weight));
-    return Dispatch<FloatTypes>(x->type(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* px = x->data<T>();
-      std::vector<double> logp(static_cast<size_t>(x->size()));
-      // Log-softmax over the class axis, shifted by the maximum so that large scores do not overflow.
-      for (int64_t n = 0; n < g.n; ++n) {
-        for (int64_t d = 0; d < g.d; ++d) {
-          auto at = [&](int64_t c) { return static_cast<size_t>((n * g.c + c) * g.d + d); };
-          double max = -std::numeric_limits<double>::infinity();
-          for (int64_t c = 0; c < g.c; ++c) max = std::max(max, ToDouble(px[at(c)]));
-          double sum = 0;
-          for (int64_t c = 0; c < g.c; ++c) sum += std::exp(ToDouble(px[at(c)]) - max);
-          const double log_sum = std::log(sum);
-          for (int64_t c = 0; c < g.c; ++c) logp[at(c)] = ToDouble(px[at(c)]) - max - log_sum;
+      if constexpr (!kSoftmax) {
+        for (size_t i = 0; i < logp.size(); ++i) logp[i] = ToDouble(px[i]);
+      } else {
+        // Log-softmax over the class axis, shifted by the maximum so that large scores do not overflow.
+        for (int64_t n = 0; n < g.n; ++n) {
+          for (int64_t d = 0; d < g.d; ++d) {
+            auto at = [&](int64_t c) { return static_cast<size_t>((n * g.c + c) * g.d + d); };
+            double max = -std::numeric_limits<double>::infinity();
+            for (int64_t c = 0; c < g.c; ++c) max = std::max(max, ToDouble(px[at(c)]));
+            double sum = 0;
+            for (int64_t c = 0; c < g.c; ++c) sum += std::exp(ToDouble(px[at(c)]) - max);
+            const double log_sum = std::log(sum);
+            for (int64_t c = 0; c < g.c; ++c) logp[at(c)] = ToDouble(px[at(c)]) - max - log_sum;
+          }
         }
-      }
-      if (ctx.num_outputs() > 1) {
-        Tensor& log_prob = ctx.AllocateOutput(1, x->type(), x->shape());
-        T* pl = log_prob.data<T>();
-        for (size_t i = 0; i < logp.size(); ++i) pl[i] = FromDouble<T>(logp[i]);
+        if (ctx.num_outputs() > 1) {
+          Tensor& log_prob = ctx.AllocateOutput(1, x->type(), x->shape());
+          T* pl = log_prob.data<T>();
+          for (size_t i = 0; i < logp.size(); ++i) pl[i] = FromDouble<T>(logp[i]);
+        }
       }
       return ComputeLoss<T>(ctx, attrs_, g, logp, *target, weight);
     });
@@ -185,8 +167,8 @@ class SoftmaxCrossEntropyKernel : public OpKernel {
 }  // namespace
 
 void RegisterCrossEntropyOps(KernelRegistry& registry) {
-  registry.Add("", "NegativeLogLikelihoodLoss", 12, kLatestVersion, MakeFactory<NllLossKernel>());
-  registry.Add("", "SoftmaxCrossEntropyLoss", 12, kLatestVersion, MakeFactory<SoftmaxCrossEntropyKernel>());
+  registry.Add("", "NegativeLogLikelihoodLoss", 12, kLatestVersion, MakeFactory<CrossEntropyKernel<false>>());
+  registry.Add("", "SoftmaxCrossEntropyLoss", 12, kLatestVersion, MakeFactory<CrossEntropyKernel<true>>());
 }
 
 }  // namespace onyx::ops::loss
