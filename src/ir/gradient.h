@@ -7,9 +7,6 @@
 
 namespace onyx::ir {
 
-// The private domain of helper operators the rewrites emit (their kernels live in src/ops/loss/).
-inline constexpr const char* kInternalDomain = "ai.onyx.internal";
-
 // Expands every Gradient node of the main graph. Supported forward operators: Add, Sub, Mul, Div (with
 // broadcasting), Neg, Identity, Relu, and 2-D MatMul; any other operator on a path from xs to y is an error that
 // names it.

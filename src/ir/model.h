@@ -16,6 +16,10 @@
 
 namespace onyx::ir {
 
+// The private domain of the helper operators onyx's own rewrites emit (Gradient expansion, blocked layout); its
+// operators have the single version 1.
+inline constexpr const char* kInternalDomain = "ai.onyx.internal";
+
 using MetadataProps = std::vector<std::pair<std::string, std::string>>;
 
 struct Dim {

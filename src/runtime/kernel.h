@@ -20,9 +20,17 @@ class ExecutionFrame;  // the values of one running (sub)graph
 
 class KernelInfo {
  public:
+  // Looks up a value that is constant for the session (an initializer no feed can override); null otherwise.
+  using ConstantLookup = std::function<const Tensor*(const std::string&)>;
+
   KernelInfo(const ir::Node& node, int64_t opset, int since_version,
-             std::function<Result<std::shared_ptr<const GraphPlan>>(const ir::Graph&)> compile_subgraph)
-      : node_(node), opset_(opset), since_version_(since_version), compile_subgraph_(std::move(compile_subgraph)) {}
+             std::function<Result<std::shared_ptr<const GraphPlan>>(const ir::Graph&)> compile_subgraph,
+             ConstantLookup constants = {})
+      : node_(node),
+        opset_(opset),
+        since_version_(since_version),
+        compile_subgraph_(std::move(compile_subgraph)),
+        constants_(std::move(constants)) {}
 
   const ir::Node& node() const { return node_; }
   const std::string& op_type() const { return node_.op_type; }
@@ -32,6 +40,11 @@ class KernelInfo {
   size_t num_outputs() const { return node_.outputs.size(); }
   // Whether input i is given (present and not the empty name of an omitted optional input).
   bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
+
+  // Input i when it is a session constant (kernels prepack such weights once); null when it is not.
+  const Tensor* ConstantInput(size_t i) const {
+    return has_input(i) && constants_ ? constants_(node_.inputs[i]) : nullptr;
+  }
 
   bool HasAttribute(std::string_view name) const { return node_.FindAttribute(name) != nullptr; }
   int64_t GetInt(std::string_view name, int64_t default_value) const;
@@ -56,6 +69,7 @@ class KernelInfo {
   int64_t opset_;
   int since_version_;
   std::function<Result<std::shared_ptr<const GraphPlan>>(const ir::Graph&)> compile_subgraph_;
+  ConstantLookup constants_;
 };
 
 class KernelContext {

@@ -1,0 +1,111 @@
+// NchwcPool: MaxPool, AveragePool and their global forms on blocked float32 tensors through oneDNN's pooling.
+// The padding channels stay zero (the pool of zeros), so the logical channel count is the padded one.
+#include <mutex>
+#include <string>
+
+#include "kernels/dnnl_util.h"
+#include "ops/nchwc/nchwc_names.h"
+#include "ops/nchwc/nchwc_ops.h"
+#include "ops/nn/window.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::nchwc {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+class NchwcPoolKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    mode_ = info.GetString("mode");
+    if (mode_ == "max") {
+      alg_ = dnnl::algorithm::pooling_max;
+    } else if (mode_ == "avg") {
+      alg_ = info.GetInt("count_include_pad", 0) != 0 ? dnnl::algorithm::pooling_avg_include_padding
+                                                      : dnnl::algorithm::pooling_avg_exclude_padding;
+    } else if (mode_ == "global_avg") {
+      alg_ = dnnl::algorithm::pooling_avg_exclude_padding;
+    } else if (mode_ == "global_max") {
+      alg_ = dnnl::algorithm::pooling_max;
+    } else {
+      return info.Error("unknown pooling mode '" + mode_ + "'");
+    }
+    global_ = mode_.rfind("global_", 0) == 0;
+    if (!global_) ONYX_RETURN_IF_ERROR(attrs_.Parse(info, true));
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    if (x->type() != DataType::kFloat || x->rank() != 5 || x->dim(4) != kBlock) {
+      return InvalidArgument("input 0 has shape " + ShapeToString(x->shape()) + ", expected a blocked float32 tensor");
+    }
+    const Shape spatial{x->dim(2), x->dim(3)};
+    std::vector<nn::WindowAxis> axes;
+    if (global_) {
+      for (int64_t d : spatial) axes.push_back(nn::WindowAxis{d, d, 1, 1, 0, 0, 1});
+    } else {
+      ONYX_ASSIGN_OR_RETURN(axes, nn::ResolveWindow(attrs_, spatial, {}));
+    }
+    const Shape logical{x->dim(0), x->dim(1) * kBlock, x->dim(2), x->dim(3)};
+    dnnl::pooling_v2_forward::primitive_desc pd;
+    dnnl::pooling_v2_forward primitive;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (logical != built_for_) ONYX_RETURN_IF_ERROR(Build(logical, axes));
+      pd = pd_;
+      primitive = primitive_;
+    }
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, {x->dim(0), x->dim(1), axes[0].out, axes[1].out, kBlock});
+    if (y.size() == 0) return Status::Ok();
+    return kernels::DnnlCall("NchwcPool", [&] {
+      memory src(pd.src_desc(), kernels::DnnlEngine(), const_cast<float*>(x->data<float>()));
+      memory dst(pd.dst_desc(), kernels::DnnlEngine(), y.data<float>());
+      primitive.execute(kernels::DnnlStream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+      kernels::DnnlStream().wait();
+    });
+  }
+
+ private:
+  Status Build(const Shape& logical, const std::vector<nn::WindowAxis>& axes) {
+    memory::dims kernel, strides, dilations, pad_l, pad_r;
+    for (const auto& a : axes) {
+      kernel.push_back(a.kernel);
+      strides.push_back(a.stride);
+      dilations.push_back(a.dilation - 1);
+      pad_l.push_back(a.pad_begin);
+      // ceil_mode: oneDNN sizes the output by floor, so extend the right padding to the window ONNX's rounding
+      // adds (ONNX's ceil mode never starts a window inside the right padding; ResolveWindow guarantees that).
+      pad_r.push_back((a.out - 1) * a.stride + (a.kernel - 1) * a.dilation + 1 - a.in - a.pad_begin);
+    }
+    return kernels::DnnlCall("NchwcPool: creating the pooling", [&] {
+      const memory::dims src_dims(logical.begin(), logical.end());
+      const memory::dims dst_dims{logical[0], logical[1], axes[0].out, axes[1].out};
+      const memory::desc src_md(src_dims, memory::data_type::f32, Tag::nChw16c);
+      const memory::desc dst_md(dst_dims, memory::data_type::f32, Tag::nChw16c);
+      const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg_, src_md, dst_md, strides,
+                                                kernel, dilations, pad_l, pad_r);
+      pd_ = dnnl::pooling_v2_forward::primitive_desc(desc, kernels::DnnlEngine());
+      primitive_ = dnnl::pooling_v2_forward(pd_);
+      built_for_ = logical;
+    });
+  }
+
+  std::string mode_;
+  dnnl::algorithm alg_ = dnnl::algorithm::pooling_max;
+  bool global_ = false;
+  nn::WindowAttrs attrs_;
+  std::mutex mutex_;
+  Shape built_for_;
+  dnnl::pooling_v2_forward::primitive_desc pd_;
+  dnnl::pooling_v2_forward primitive_;
+};
+
+}  // namespace
+
+void RegisterNchwcPool(KernelRegistry& registry) {
+  registry.Add(ir::kInternalDomain, kPool, 1, 1, MakeFactory<NchwcPoolKernel>());
+}
+
+}  // namespace onyx::ops::nchwc

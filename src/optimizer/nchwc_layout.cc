@@ -1,0 +1,360 @@
+#include "optimizer/nchwc_layout.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ops/nchwc/nchwc_names.h"
+
+namespace onyx::optimizer {
+namespace {
+
+namespace nchwc = ops::nchwc;
+
+bool IsOnnx(const ir::Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
+
+ir::Attribute IntAttr(const std::string& name, int64_t v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kInt;
+  a.i = v;
+  return a;
+}
+ir::Attribute FloatAttr(const std::string& name, float v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kFloat;
+  a.f = v;
+  return a;
+}
+ir::Attribute StringAttr(const std::string& name, const std::string& v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kString;
+  a.s = v;
+  return a;
+}
+
+struct Blocked {
+  std::string name;  // the blocked value's name
+  int64_t channels = 0;
+};
+
+// A fused activation: the attributes NchwcConv takes for it.
+struct FusedActivation {
+  std::string name;
+  float alpha = 0;
+  float beta = 0;
+};
+
+class LayoutRewriter {
+ public:
+  explicit LayoutRewriter(ir::Model& model) : model_(model), graph_(model.graph) {}
+
+  Result<int> Run() {
+    const int64_t opset = model_.OpsetVersion("").value_or(0);
+    opset_ = opset;
+    for (const auto& init : graph_.initializers) constants_.emplace(init.name, &init.tensor);
+    for (const auto& in : graph_.inputs) constants_.erase(in.name);
+    for (const auto& n : graph_.nodes) {
+      if (IsOnnx(n) && n.op_type == "Constant" && n.outputs.size() == 1) {
+        const auto* v = n.FindAttribute("value");
+        if (v != nullptr && v->type == ir::AttrType::kTensor) constants_.emplace(n.outputs[0], &v->t.tensor);
+      }
+      // The same rule as the session's constant lookup (KernelInfo::ConstantInput): Identity of a constant.
+      if (IsOnnx(n) && n.op_type == "Identity" && n.inputs.size() == 1 && n.outputs.size() == 1) {
+        auto it = constants_.find(n.inputs[0]);
+        if (it != constants_.end()) constants_.emplace(n.outputs[0], it->second);
+      }
+      for (const auto& name : ir::NodeReads(n)) ++uses_[name];
+    }
+    for (const auto& out : graph_.outputs) {
+      ++uses_[out.name];
+      graph_outputs_.insert(out.name);
+    }
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      for (const auto& name : ir::NodeReads(graph_.nodes[i])) consumers_[name].push_back(i);
+    }
+
+    int converted = 0;
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      if (absorbed_.count(i)) continue;
+      const ir::Node& n = graph_.nodes[i];
+      if (IsOnnx(n) && n.op_type == "Conv" && ConvEligible(n)) {
+        EmitConv(i);
+        ++converted;
+      } else if (!TryBlockedPassThrough(n)) {
+        for (const auto& name : ir::NodeReads(n)) EnsurePlain(name);
+        out_.push_back(n);
+      }
+    }
+    for (const auto& out : graph_.outputs) EnsurePlain(out.name);
+    if (converted == 0) return 0;
+    graph_.nodes = std::move(out_);
+    if (!model_.OpsetVersion(ir::kInternalDomain)) model_.opset_import.push_back({ir::kInternalDomain, 1});
+    return converted;
+  }
+
+ private:
+  const Tensor* Constant(const std::string& name) const {
+    auto it = constants_.find(name);
+    return it == constants_.end() ? nullptr : it->second;
+  }
+
+  bool ConvEligible(const ir::Node& n) const {
+    if (n.inputs.size() < 2 || n.outputs.size() != 1 || n.inputs[0].empty()) return false;
+    const Tensor* w = Constant(n.inputs[1]);
+    if (w == nullptr || w->type() != DataType::kFloat || w->rank() != 4 || w->size() == 0) return false;
+    if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+      const Tensor* b = Constant(n.inputs[2]);
+      if (b == nullptr || b->type() != DataType::kFloat || b->rank() != 1 || b->dim(0) != w->dim(0)) return false;
+    }
+    const auto* group = n.FindAttribute("group");
+    const int64_t g = group != nullptr ? group->i : 1;
+    return g >= 1 && w->dim(0) % g == 0;
+  }
+
+  // The scalar value of a constant input, when it is one.
+  std::optional<float> ConstantScalar(const ir::Node& n, size_t i) const {
+    if (i >= n.inputs.size() || n.inputs[i].empty()) return std::nullopt;
+    const Tensor* t = Constant(n.inputs[i]);
+    if (t == nullptr || t->size() != 1 || t->type() != DataType::kFloat) return std::nullopt;
+    return t->data<float>()[0];
+  }
+
+  // An activation that maps 0 to 0 (the padding channels of blocked values must stay zero), as NchwcConv fuses it.
+  std::optional<FusedActivation> ZeroPreservingActivation(const ir::Node& n) const {
+    if (!IsOnnx(n) || n.outputs.size() != 1 || n.inputs.empty()) return std::nullopt;
+    if (n.op_type == "Relu") return FusedActivation{"Relu", 0, 0};
+    if (n.op_type == "Tanh") return FusedActivation{"Tanh", 0, 0};
+    if (n.op_type == "LeakyRelu") {
+      const auto* a = n.FindAttribute("alpha");
+      return FusedActivation{"LeakyRelu", a != nullptr ? a->f : 0.01f, 0};
+    }
+    if (n.op_type == "Clip") {
+      float lo = std::numeric_limits<float>::lowest();
+      float hi = std::numeric_limits<float>::max();
+      if (opset_ < 11) {
+        if (const auto* a = n.FindAttribute("min")) lo = a->f;
+        if (const auto* a = n.FindAttribute("max")) hi = a->f;
+      } else {
+        if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+          auto v = ConstantScalar(n, 1);
+          if (!v) return std::nullopt;
+          lo = *v;
+        }
+        if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+          auto v = ConstantScalar(n, 2);
+          if (!v) return std::nullopt;
+          hi = *v;
+        }
+      }
+      if (!(lo <= 0 && hi >= 0)) return std::nullopt;
+      return FusedActivation{"Clip", lo, hi};
+    }
+    return std::nullopt;
+  }
+
+  // The only node reading `value` (which is not a graph output), if it is not yet absorbed.
+  std::optional<size_t> SoleConsumer(const std::string& value) const {
+    if (graph_outputs_.count(value)) return std::nullopt;
+    auto u = uses_.find(value);
+    if (u == uses_.end() || u->second != 1) return std::nullopt;
+    auto c = consumers_.find(value);
+    if (c == consumers_.end() || c->second.size() != 1 || absorbed_.count(c->second[0])) return std::nullopt;
+    return c->second[0];
+  }
+
+  const Blocked* BlockedOf(const std::string& name) const {
+    auto it = blocked_.find(name);
+    return it == blocked_.end() ? nullptr : &it->second;
+  }
+
+  // Emits a reorder back to the plain layout under the original name, once, if only the blocked form exists.
+  void EnsurePlain(const std::string& name) {
+    if (!plain_missing_.count(name)) return;
+    const Blocked& b = blocked_.at(name);
+    ir::Node r;
+    r.op_type = nchwc::kReorder;
+    r.domain = ir::kInternalDomain;
+    r.name = name + "/to_nchw";
+    r.inputs = {b.name};
+    r.outputs = {name};
+    r.attributes = {IntAttr("to_blocked", 0), IntAttr("channels", b.channels)};
+    out_.push_back(std::move(r));
+    plain_missing_.erase(name);
+  }
+
+  std::string NewBlocked(const std::string& name, int64_t channels) {
+    std::string b = name + "::nchwc16";
+    blocked_[name] = Blocked{b, channels};
+    plain_missing_.insert(name);
+    return b;
+  }
+
+  void EmitConv(size_t i) {
+    const ir::Node& n = graph_.nodes[i];
+    const Tensor* w = Constant(n.inputs[1]);
+    const auto* group_attr = n.FindAttribute("group");
+    const int64_t group = group_attr != nullptr ? group_attr->i : 1;
+    const int64_t in_channels = w->dim(1) * group;
+    const int64_t out_channels = w->dim(0);
+
+    ir::Node conv;
+    conv.name = n.name;
+    conv.op_type = nchwc::kConv;
+    conv.domain = ir::kInternalDomain;
+    for (const auto& a : n.attributes) conv.attributes.push_back(a);
+    std::string x = n.inputs[0];
+    bool x_blocked = false;
+    if (const Blocked* b = BlockedOf(x)) {
+      x = b->name;
+      x_blocked = true;
+    } else if (in_channels >= nchwc::kBlock) {
+      // Reorder once here; later readers of the same value reuse the blocked copy.
+      ir::Node r;
+      r.op_type = nchwc::kReorder;
+      r.domain = ir::kInternalDomain;
+      r.name = x + "/to_nchwc16";
+      r.inputs = {x};
+      std::string bx = x + "::nchwc16";
+      blocked_[x] = Blocked{bx, in_channels};
+      r.outputs = {bx};
+      r.attributes = {IntAttr("to_blocked", 1)};
+      out_.push_back(std::move(r));
+      x = bx;
+      x_blocked = true;
+    }
+    conv.attributes.push_back(IntAttr("input_blocked", x_blocked ? 1 : 0));
+    conv.inputs = {x, n.inputs[1], n.inputs.size() > 2 ? n.inputs[2] : std::string()};
+
+    // Fuse a residual Add (whose other operand is already blocked, with the same channels) and then an activation.
+    std::string result = n.outputs[0];
+    if (auto c = SoleConsumer(result)) {
+      const ir::Node& add = graph_.nodes[*c];
+      if (IsOnnx(add) && add.op_type == "Add" && add.inputs.size() == 2 && add.outputs.size() == 1) {
+        const std::string& other = add.inputs[0] == result ? add.inputs[1] : add.inputs[0];
+        const Blocked* ob = BlockedOf(other);
+        if (other != result && ob != nullptr && ob->channels == out_channels) {
+          conv.inputs.push_back(ob->name);
+          absorbed_.insert(*c);
+          result = add.outputs[0];
+          conv.name += "+" + add.name;
+        }
+      }
+    }
+    if (auto c = SoleConsumer(result)) {
+      if (auto act = ZeroPreservingActivation(graph_.nodes[*c])) {
+        conv.attributes.push_back(StringAttr("activation", act->name));
+        conv.attributes.push_back(FloatAttr("activation_alpha", act->alpha));
+        conv.attributes.push_back(FloatAttr("activation_beta", act->beta));
+        absorbed_.insert(*c);
+        result = graph_.nodes[*c].outputs[0];
+        conv.name += "+" + graph_.nodes[*c].op_type;
+      }
+    }
+    conv.outputs = {NewBlocked(result, out_channels)};
+    out_.push_back(std::move(conv));
+  }
+
+  // Runs n on blocked values when its inputs exist only blocked and it keeps the layout; false otherwise.
+  bool TryBlockedPassThrough(const ir::Node& n) {
+    if (!IsOnnx(n) || n.outputs.size() != 1 || n.inputs.empty()) return false;
+    const std::string& op = n.op_type;
+    auto only_blocked = [&](const std::string& name) { return plain_missing_.count(name) > 0; };
+    if (ZeroPreservingActivation(n) && only_blocked(n.inputs[0])) {
+      const Blocked b = *BlockedOf(n.inputs[0]);
+      ir::Node m = n;
+      m.inputs = {b.name};
+      if (op == "Clip") {  // its bounds stay constant inputs (or attributes before opset 11)
+        for (size_t k = 1; k < n.inputs.size(); ++k) m.inputs.push_back(n.inputs[k]);
+      }
+      m.outputs = {NewBlocked(n.outputs[0], b.channels)};
+      out_.push_back(std::move(m));
+      return true;
+    }
+    if (op == "Add" && n.inputs.size() == 2) {
+      const Blocked* a = BlockedOf(n.inputs[0]);
+      const Blocked* b = BlockedOf(n.inputs[1]);
+      if (a == nullptr || b == nullptr || a->channels != b->channels) return false;
+      if (!only_blocked(n.inputs[0]) && !only_blocked(n.inputs[1])) return false;
+      ir::Node m = n;
+      m.inputs = {a->name, b->name};
+      m.outputs = {NewBlocked(n.outputs[0], a->channels)};
+      out_.push_back(std::move(m));
+      return true;
+    }
+    if ((op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool") &&
+        only_blocked(n.inputs[0])) {
+      std::string mode = op == "MaxPool"             ? "max"
+                         : op == "AveragePool"       ? "avg"
+                         : op == "GlobalAveragePool" ? "global_avg"
+                                                     : "global_max";
+      const auto* ks = n.FindAttribute("kernel_shape");
+      if ((op == "MaxPool" || op == "AveragePool") && (ks == nullptr || ks->ints.size() != 2)) return false;
+      if (op == "AveragePool") {
+        const auto* ceil = n.FindAttribute("ceil_mode");
+        const auto* cip = n.FindAttribute("count_include_pad");
+        if (ceil != nullptr && ceil->i != 0 && cip != nullptr && cip->i != 0) return false;
+      }
+      const Blocked b = *BlockedOf(n.inputs[0]);
+      ir::Node m;
+      m.name = n.name;
+      m.op_type = nchwc::kPool;
+      m.domain = ir::kInternalDomain;
+      m.inputs = {b.name};
+      for (const auto& a : n.attributes) {
+        if (a.name != "storage_order") m.attributes.push_back(a);
+      }
+      m.attributes.push_back(StringAttr("mode", mode));
+      m.outputs = {NewBlocked(n.outputs[0], b.channels)};
+      out_.push_back(std::move(m));
+      return true;
+    }
+    if (op == "Concat") {
+      const auto* axis = n.FindAttribute("axis");
+      if (axis == nullptr || (axis->i != 1 && axis->i != -3)) return false;
+      int64_t channels = 0;
+      bool any_only_blocked = false;
+      std::vector<std::string> ins;
+      for (const auto& in : n.inputs) {
+        const Blocked* b = BlockedOf(in);
+        if (b == nullptr || b->channels % nchwc::kBlock != 0) return false;
+        any_only_blocked = any_only_blocked || only_blocked(in);
+        channels += b->channels;
+        ins.push_back(b->name);
+      }
+      if (!any_only_blocked) return false;
+      ir::Node m = n;
+      m.inputs = ins;
+      m.attributes = {IntAttr("axis", 1)};
+      m.outputs = {NewBlocked(n.outputs[0], channels)};
+      out_.push_back(std::move(m));
+      return true;
+    }
+    return false;
+  }
+
+  ir::Model& model_;
+  ir::Graph& graph_;
+  int64_t opset_ = 0;
+  std::unordered_map<std::string, const Tensor*> constants_;
+  std::unordered_map<std::string, int> uses_;
+  std::unordered_map<std::string, std::vector<size_t>> consumers_;
+  std::unordered_set<std::string> graph_outputs_;
+  std::unordered_map<std::string, Blocked> blocked_;
+  std::unordered_set<std::string> plain_missing_;
+  std::unordered_set<size_t> absorbed_;
+  std::vector<ir::Node> out_;
+};
+
+}  // namespace
+
+Result<int> ApplyNchwcLayout(ir::Model& model) { return LayoutRewriter(model).Run(); }
+
+}  // namespace onyx::optimizer

@@ -1,0 +1,155 @@
+// The blocked-layout path (optimizer/nchwc_layout + ops/nchwc, oneDNN) against the reference kernels: each model
+// runs once with its weights fed as inputs (not constants, so the reference Conv/Pool kernels run) and once with
+// them as initializers (rewritten into Nchwc* nodes), on random data of awkward sizes; outputs must agree.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "ir/model.h"
+#include "runtime/session.h"
+#include "text/parser.h"
+
+namespace onyx {
+namespace {
+
+Tensor RandomTensor(const Shape& shape, std::mt19937& rng) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  Tensor t = Tensor::Allocate(DataType::kFloat, shape);
+  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
+int CountOp(const ir::Graph& g, const std::string& op) {
+  int n = 0;
+  for (const auto& node : g.nodes) n += node.op_type == op;
+  return n;
+}
+
+// Runs `text` both ways; inputs other than "x" become initializers in the blocked run. Returns how many
+// NchwcConv nodes the blocked session holds.
+int ExpectSameAsReference(const std::string& text, unsigned seed = 1) {
+  auto parsed = text::ParseModel(text);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (!parsed.ok()) return -1;
+  std::mt19937 rng(seed);
+  std::vector<std::pair<std::string, Value>> feeds;
+  ir::Model constant_model = *parsed;
+  constant_model.graph.inputs.clear();
+  std::vector<std::pair<std::string, Value>> x_feed;
+  for (const auto& in : parsed->graph.inputs) {
+    Shape shape;
+    for (const auto& d : *in.type->shape) shape.push_back(d.value);
+    Tensor t = RandomTensor(shape, rng);
+    feeds.emplace_back(in.name, t);
+    if (in.name == "x") {
+      constant_model.graph.inputs.push_back(in);
+      x_feed.emplace_back(in.name, t);
+    } else {
+      constant_model.graph.initializers.push_back(ir::NamedTensor{in.name, "", t, {}, {}});
+    }
+  }
+  auto reference = Session::Create(*parsed);
+  EXPECT_TRUE(reference.ok()) << reference.status().message();
+  auto blocked = Session::Create(constant_model);
+  EXPECT_TRUE(blocked.ok()) << blocked.status().message();
+  if (!reference.ok() || !blocked.ok()) return -1;
+  EXPECT_EQ(CountOp((*reference)->model().graph, "NchwcConv"), 0);
+  std::vector<Value> want, got;
+  Status st = (*reference)->Run(feeds, {}, &want);
+  EXPECT_TRUE(st.ok()) << st.message();
+  st = (*blocked)->Run(x_feed, {}, &got);
+  EXPECT_TRUE(st.ok()) << st.message();
+  if (want.size() != got.size()) return -1;
+  for (size_t o = 0; o < want.size(); ++o) {
+    const Tensor& w = want[o].tensor();
+    const Tensor& g = got[o].tensor();
+    EXPECT_EQ(w.shape(), g.shape()) << "output " << o;
+    if (w.shape() != g.shape()) continue;
+    int bad = 0;
+    for (int64_t i = 0; i < w.size() && bad < 5; ++i) {
+      const float a = w.data<float>()[i];
+      const float b = g.data<float>()[i];
+      if (std::fabs(a - b) > 1e-4f + 1e-4f * std::fabs(a)) {
+        ADD_FAILURE() << "output " << o << " element " << i << ": reference " << a << ", blocked " << b;
+        ++bad;
+      }
+    }
+  }
+  return CountOp((*blocked)->model().graph, "NchwcConv");
+}
+
+TEST(Nchwc, PlainInputConvWithOddChannelsAndStride) {
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,3,17,13] x, float[20,3,3,3] w, float[20] b) => (float[2,20,9,7] y) {
+  y = Conv<pads = [1,1,1,1], strides = [2,2]>(x, w, b)
+}
+)"),
+            1);
+}
+
+TEST(Nchwc, ChainWithReluClipResidualAndDepthwise) {
+  // conv -> relu -> depthwise conv (group 24) -> clip(0,6) -> 1x1 conv + residual add (of the relu output) -> out
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,5,11,9] x, float[24,5,3,3] w1, float[24] b1, float[24,1,3,3] w2, float[24,24,1,1] w3, float[24] b3) => (float[1,24,11,9] y) {
+  lo = Constant<value = float {0}>()
+  hi = Constant<value = float {0.5}>()
+  c1 = Conv<pads = [1,1,1,1]>(x, w1, b1)
+  r1 = Relu(c1)
+  c2 = Conv<pads = [1,1,1,1], group = 24>(r1, w2)
+  r2 = Clip(c2, lo, hi)
+  c3 = Conv(r2, w3, b3)
+  y = Add(c3, r1)
+}
+)"),
+            3);
+}
+
+TEST(Nchwc, DilatedGroupedConvAndPooling) {
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,16,15,12] x, float[32,8,3,3] w, float[32] b) => (float[2,32,4,3] m, float[2,32,5,4] a, float[2,32,1,1] ga) {
+  c = Conv<dilations = [2,2], pads = [2,1,2,1], group = 2>(x, w, b)
+  r = Relu(c)
+  m = MaxPool<kernel_shape = [3,3], strides = [3,3], ceil_mode = 1>(r)
+  a = AveragePool<kernel_shape = [3,3], strides = [3,3], pads = [1,1,1,1], count_include_pad = 1>(r)
+  ga = GlobalAveragePool(r)
+}
+)"),
+            1);
+}
+
+TEST(Nchwc, ConcatOfBlockedBranchesAndPlainConsumer) {
+  // squeezenet's fire module: squeeze 1x1, two expand convs concatenated along channels, then a plain consumer.
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,16,9,9] x, float[16,16,1,1] ws, float[32,16,1,1] we1, float[32,16,3,3] we3) => (float[1,64,9,9] y, float[1,64,9,9] s) {
+  sq = Conv(x, ws)
+  sr = Relu(sq)
+  e1 = Conv(sr, we1)
+  e3 = Conv<pads = [1,1,1,1]>(sr, we3)
+  r1 = Relu(e1)
+  r3 = Relu(e3)
+  y = Concat<axis = 1>(r1, r3)
+  s = Sigmoid(y)
+}
+)"),
+            3);
+}
+
+TEST(Nchwc, ValueReadByConvAndGraphOutput) {
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,16,6,6] x, float[16,16,3,3] w1, float[8,16,1,1] w2) => (float[1,16,6,6] c1, float[1,8,6,6] c2) {
+  c1 = Conv<auto_pad = "SAME_UPPER">(x, w1)
+  c2 = Conv(c1, w2)
+}
+)"),
+            2);
+}
+
+}  // namespace
+}  // namespace onyx
