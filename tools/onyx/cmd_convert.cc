@@ -1,8 +1,9 @@
 // onyx convert MODEL -o OUT.onnx: converts a Keras model (.keras, .h5, TF.js model.json) to ONNX.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <string>
-#include <unistd.h>
 
 #include "cli.h"
 #include "convert/keras/converter.h"

@@ -83,7 +83,8 @@ std::vector<std::string> GraphBuilder::Op(const std::string& op_type, const std:
                                           const std::string& node_name, std::vector<ir::Attribute> attrs,
                                           int num_outputs) {
   std::vector<std::string> outs;
-  for (int i = 0; i < num_outputs; ++i) outs.push_back(Fresh(node_name + (num_outputs > 1 ? ":" + std::to_string(i) : "")));
+  for (int i = 0; i < num_outputs; ++i)
+    outs.push_back(Fresh(node_name + (num_outputs > 1 ? ":" + std::to_string(i) : "")));
   OpTo(op_type, inputs, outs, node_name, std::move(attrs));
   return outs;
 }

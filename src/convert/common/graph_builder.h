@@ -32,19 +32,17 @@ class GraphBuilder {
   // Adds an initializer; returns its value name.
   std::string Constant(const std::string& base, Tensor tensor);
   std::string ConstInts(const std::string& base, const std::vector<int64_t>& values);  // 1-D int64
-  std::string ConstFloat(const std::string& base, float value);                      // float scalar
+  std::string ConstFloat(const std::string& base, float value);                        // float scalar
 
   // Adds a node with `num_outputs` fresh outputs named after `node_name`; returns the output names.
   std::vector<std::string> Op(const std::string& op_type, const std::vector<std::string>& inputs,
-                              const std::string& node_name, std::vector<ir::Attribute> attrs = {},
-                              int num_outputs = 1);
+                              const std::string& node_name, std::vector<ir::Attribute> attrs = {}, int num_outputs = 1);
   // The single-output case.
   std::string Op1(const std::string& op_type, const std::vector<std::string>& inputs, const std::string& node_name,
                   std::vector<ir::Attribute> attrs = {});
   // Adds a node writing to given output names.
-  void OpTo(const std::string& op_type, const std::vector<std::string>& inputs,
-            const std::vector<std::string>& outputs, const std::string& node_name,
-            std::vector<ir::Attribute> attrs = {});
+  void OpTo(const std::string& op_type, const std::vector<std::string>& inputs, const std::vector<std::string>& outputs,
+            const std::string& node_name, std::vector<ir::Attribute> attrs = {});
 
   // The doc_string given to every node added from now on (the source layer it came from).
   void set_doc(std::string doc) { doc_ = std::move(doc); }

@@ -6,9 +6,8 @@ namespace onyx::convert {
 
 Result<Tensor> TransposeTensor(const Tensor& in, const std::vector<int64_t>& perm) {
   const int64_t rank = in.rank();
-  ONYX_CHECK_ARG(static_cast<int64_t>(perm.size()) == rank, "transpose: permutation of size " +
-                                                                    std::to_string(perm.size()) + " for rank " +
-                                                                    std::to_string(rank));
+  ONYX_CHECK_ARG(static_cast<int64_t>(perm.size()) == rank,
+                 "transpose: permutation of size " + std::to_string(perm.size()) + " for rank " + std::to_string(rank));
   ONYX_CHECK_ARG(in.type() != DataType::kString && !IsSubByte(in.type()), "transpose: unsupported element type");
   Shape out_shape(static_cast<size_t>(rank));
   std::vector<bool> seen(static_cast<size_t>(rank), false);
@@ -26,7 +25,8 @@ Result<Tensor> TransposeTensor(const Tensor& in, const std::vector<int64_t>& per
   auto* dst = static_cast<char*>(out.raw());
   for (int64_t o = 0; o < out.size(); ++o) {
     int64_t offset = 0;
-    for (int64_t d = 0; d < rank; ++d) offset += idx[static_cast<size_t>(d)] * in_strides[static_cast<size_t>(perm[static_cast<size_t>(d)])];
+    for (int64_t d = 0; d < rank; ++d)
+      offset += idx[static_cast<size_t>(d)] * in_strides[static_cast<size_t>(perm[static_cast<size_t>(d)])];
     std::memcpy(dst + static_cast<size_t>(o) * width, src + static_cast<size_t>(offset) * width, width);
     for (int64_t d = rank - 1; d >= 0; --d) {
       if (++idx[static_cast<size_t>(d)] < out_shape[static_cast<size_t>(d)]) break;
@@ -38,8 +38,8 @@ Result<Tensor> TransposeTensor(const Tensor& in, const std::vector<int64_t>& per
 
 Result<Tensor> ToFloat32(const Tensor& in) {
   if (in.type() == DataType::kFloat) return in;
-  ONYX_CHECK_ARG(IsFloatingPoint(in.type()), "expected a floating-point weight, got " +
-                                                 std::string(DataTypeName(in.type())));
+  ONYX_CHECK_ARG(IsFloatingPoint(in.type()),
+                 "expected a floating-point weight, got " + std::string(DataTypeName(in.type())));
   Tensor out = Tensor::Allocate(DataType::kFloat, in.shape());
   for (int64_t i = 0; i < in.size(); ++i) out.data<float>()[i] = static_cast<float>(in.DoubleAt(i));
   return out;

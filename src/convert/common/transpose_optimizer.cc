@@ -15,16 +15,16 @@ namespace {
 
 const std::set<std::string>& UnaryOps() {
   static const std::set<std::string> ops = {
-      "Relu",  "LeakyRelu", "Elu",   "Selu",  "Sigmoid", "HardSigmoid", "Tanh",      "Softplus", "Softsign",
-      "Exp",   "Log",       "Abs",   "Neg",   "Identity", "Erf",        "Sqrt",      "Reciprocal", "ThresholdedRelu",
-      "HardSwish", "Gelu",  "Cast",  "Not",   "Floor",   "Ceil",        "Round",     "Mish",     "Sin",
-      "Cos",   "Sign",      "Clip"};  // Clip: its min/max inputs are scalars
+      "Relu",      "LeakyRelu", "Elu",  "Selu", "Sigmoid",  "HardSigmoid", "Tanh",  "Softplus",   "Softsign",
+      "Exp",       "Log",       "Abs",  "Neg",  "Identity", "Erf",         "Sqrt",  "Reciprocal", "ThresholdedRelu",
+      "HardSwish", "Gelu",      "Cast", "Not",  "Floor",    "Ceil",        "Round", "Mish",       "Sin",
+      "Cos",       "Sign",      "Clip"};  // Clip: its min/max inputs are scalars
   return ops;
 }
 const std::set<std::string>& BinaryOps() {
-  static const std::set<std::string> ops = {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "PRelu",
-                                            "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual",
-                                            "And", "Or", "Xor", "Where"};
+  static const std::set<std::string> ops = {"Add",         "Sub",   "Mul",   "Div",     "Pow",  "Max",
+                                            "Min",         "PRelu", "Equal", "Greater", "Less", "GreaterOrEqual",
+                                            "LessOrEqual", "And",   "Or",    "Xor",     "Where"};
   return ops;
 }
 
@@ -242,8 +242,8 @@ class Optimizer {
 };
 
 int CountTransposes(const ir::Graph& g) {
-  return static_cast<int>(std::count_if(g.nodes.begin(), g.nodes.end(),
-                                        [](const ir::Node& n) { return n.op_type == "Transpose"; }));
+  return static_cast<int>(
+      std::count_if(g.nodes.begin(), g.nodes.end(), [](const ir::Node& n) { return n.op_type == "Transpose"; }));
 }
 
 }  // namespace

@@ -59,7 +59,8 @@ Result<std::vector<int64_t>> GetInts(const nlohmann::json& cfg, const std::strin
 }
 
 Result<std::vector<int64_t>> GetIntList(const nlohmann::json& cfg, const std::string& key, const std::string& where) {
-  if (!HasNonNull(cfg, key) || !cfg[key].is_array()) return InvalidArgument(where + ": config lacks a list '" + key + "'");
+  if (!HasNonNull(cfg, key) || !cfg[key].is_array())
+    return InvalidArgument(where + ": config lacks a list '" + key + "'");
   std::vector<int64_t> out;
   for (const auto& e : cfg[key]) {
     if (e.is_null()) {

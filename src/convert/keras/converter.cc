@@ -65,8 +65,8 @@ void CollectUnsupported(const json& model, std::vector<std::string>* out) {
     const json& cfg = ConfigOf(layer);
     if ((cls == "Bidirectional" || cls == "TimeDistributed") && cfg.contains("layer")) {
       const std::string inner = ClassOf(cfg["layer"]);
-      if (!FindLayerConverter(inner) || (cls == "Bidirectional" && inner != "LSTM" && inner != "GRU" &&
-                                         inner != "SimpleRNN")) {
+      if (!FindLayerConverter(inner) ||
+          (cls == "Bidirectional" && inner != "LSTM" && inner != "GRU" && inner != "SimpleRNN")) {
         out->push_back("'" + NameOf(layer) + "' (" + cls + " of " + (inner.empty() ? "?" : inner) + ")");
       }
     }
@@ -394,7 +394,8 @@ std::vector<std::string> OutputNames(const json& model) {
 Status ConvertInto(const KerasModelFile& file, const ConvertOptions& options, ir::Model* m, ConvertReport* report) {
   const std::string cls = ClassOf(file.model);
   if (!IsModelClass(cls)) {
-    return Unsupported(file.path + ": the model class '" + cls + "' is not Sequential or Functional (subclassed "
+    return Unsupported(file.path + ": the model class '" + cls +
+                       "' is not Sequential or Functional (subclassed "
                        "models have no config to convert)");
   }
   std::vector<std::string> unsupported;
@@ -424,7 +425,8 @@ Status ConvertInto(const KerasModelFile& file, const ConvertOptions& options, ir
     const KTensor& t = (*outs)[i];
     const std::string& want = out_names[i];
     const int producer = ir::FindProducer(m->graph, t.value);
-    if (producer >= 0 && !graph_inputs.count(t.value) && !renamed.count(t.value) && !m->graph.FindInitializer(t.value)) {
+    if (producer >= 0 && !graph_inputs.count(t.value) && !renamed.count(t.value) &&
+        !m->graph.FindInitializer(t.value)) {
       ir::ReplaceAllUses(m->graph, t.value, want);
       for (auto& o : m->graph.nodes[static_cast<size_t>(producer)].outputs) {
         if (o == t.value) o = want;
@@ -459,8 +461,7 @@ Status ConvertInto(const KerasModelFile& file, const ConvertOptions& options, ir
 
 }  // namespace
 
-Result<ir::Model> ConvertKerasModel(const KerasModelFile& file, const ConvertOptions& options,
-                                    ConvertReport* report) {
+Result<ir::Model> ConvertKerasModel(const KerasModelFile& file, const ConvertOptions& options, ConvertReport* report) {
   if (options.opset < 13 || options.opset > 21) {
     return InvalidArgument("opset " + std::to_string(options.opset) + " is outside the supported 13..21");
   }

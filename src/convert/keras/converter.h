@@ -12,16 +12,16 @@
 namespace onyx::convert::keras {
 
 struct ConvertOptions {
-  int64_t opset = 17;                // default-domain opset of the result, 13..21
-  std::optional<int64_t> batch;      // fixed batch size; nullopt: a symbolic "batch" dimension
-  bool keep_nhwc = true;             // inputs and outputs in Keras's channels-last layout (the only layout now)
+  int64_t opset = 17;            // default-domain opset of the result, 13..21
+  std::optional<int64_t> batch;  // fixed batch size; nullopt: a symbolic "batch" dimension
+  bool keep_nhwc = true;         // inputs and outputs in Keras's channels-last layout (the only layout now)
 };
 
 struct ConvertReport {
-  int layers = 0;               // Keras layers converted (nested models' layers included)
-  int nodes = 0;                // ONNX nodes in the result
-  int transposes_before = 0;    // Transpose nodes of the faithful translation
-  int transposes_after = 0;     // ... left after the transpose optimizer
+  int layers = 0;             // Keras layers converted (nested models' layers included)
+  int nodes = 0;              // ONNX nodes in the result
+  int transposes_before = 0;  // Transpose nodes of the faithful translation
+  int transposes_after = 0;   // ... left after the transpose optimizer
 };
 
 Result<ir::Model> ConvertKerasModel(const KerasModelFile& file, const ConvertOptions& options,

@@ -75,8 +75,7 @@ Result<std::unique_ptr<Hdf5File>> Hdf5File::OpenImage(std::string bytes, const s
     return InvalidArgument(label + ": not an HDF5 file");
   }
   Handle fapl{H5Pcreate(H5P_FILE_ACCESS), H5Pclose};
-  if (H5Pset_fapl_core(fapl.id, 1 << 16, 0) < 0 ||
-      H5Pset_file_image(fapl.id, bytes.data(), bytes.size()) < 0) {
+  if (H5Pset_fapl_core(fapl.id, 1 << 16, 0) < 0 || H5Pset_file_image(fapl.id, bytes.data(), bytes.size()) < 0) {
     return Internal(label + ": cannot set up an in-memory HDF5 file");
   }
   hid_t f = H5Fopen(label.c_str(), H5F_ACC_RDONLY, fapl.id);
@@ -117,11 +116,11 @@ Result<std::vector<std::string>> Hdf5File::Children(const std::string& group) co
   return names;
 }
 
-Result<std::optional<std::string>> Hdf5File::StringAttribute(const std::string& object,
-                                                              const std::string& name) const {
+Result<std::optional<std::string>> Hdf5File::StringAttribute(const std::string& object, const std::string& name) const {
   ONYX_ASSIGN_OR_RETURN(auto list, StringListAttribute(object, name));
   if (!list) return std::optional<std::string>();
-  if (list->size() != 1) return InvalidArgument(label_ + ": attribute '" + name + "' of '" + object + "' is not a single string");
+  if (list->size() != 1)
+    return InvalidArgument(label_ + ": attribute '" + name + "' of '" + object + "' is not a single string");
   return std::optional<std::string>((*list)[0]);
 }
 

@@ -34,10 +34,10 @@ struct Context {
 struct LayerCall {
   std::string class_name;
   std::string name;
-  const nlohmann::json& config;              // the layer's "config" object
-  std::vector<KTensor> inputs;               // positional tensor inputs
+  const nlohmann::json& config;                        // the layer's "config" object
+  std::vector<KTensor> inputs;                         // positional tensor inputs
   std::map<std::string, std::vector<KTensor>> kwargs;  // tensor keyword arguments (initial_state, value, key)
-  const std::vector<Weight>* weights;        // the layer's weights in Keras order (never null; may be empty)
+  const std::vector<Weight>* weights;                  // the layer's weights in Keras order (never null; may be empty)
 
   // "layer 'conv1' (Conv2D)": the prefix of every error about this layer.
   std::string Where() const { return "layer '" + name + "' (" + class_name + ")"; }

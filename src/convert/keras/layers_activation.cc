@@ -53,8 +53,7 @@ Result<std::string> ActivationName(const json& config, const std::string& key, c
   return InvalidArgument(where + ": config '" + key + "' is not an activation name");
 }
 
-Result<KTensor> ApplyActivation(Context& ctx, const std::string& activation, const KTensor& x,
-                                const std::string& n) {
+Result<KTensor> ApplyActivation(Context& ctx, const std::string& activation, const KTensor& x, const std::string& n) {
   GraphBuilder& b = ctx.b;
   const std::string act = KerasSnakeCase(activation);
   const std::string& v = x.value;
@@ -75,7 +74,8 @@ Result<KTensor> ApplyActivation(Context& ctx, const std::string& activation, con
   if (act == "hard_sigmoid") {
     // Keras 2 and TF.js: clip(0.2x + 0.5, 0, 1); Keras 3: relu6(x + 3) / 6.
     const float alpha = ctx.file.format == SourceFormat::kKeras3 ? 1.0f / 6.0f : 0.2f;
-    return Same(x, b.Op1("HardSigmoid", {v}, n + "/hard_sigmoid", {AttrFloat("alpha", alpha), AttrFloat("beta", 0.5f)}));
+    return Same(x,
+                b.Op1("HardSigmoid", {v}, n + "/hard_sigmoid", {AttrFloat("alpha", alpha), AttrFloat("beta", 0.5f)}));
   }
   if (act == "hard_swish" || act == "hard_silu") return Same(x, b.Op1("HardSwish", {v}, n + "/hard_swish"));
   if (act == "swish" || act == "silu") {
@@ -113,13 +113,17 @@ Result<std::vector<KTensor>> ReluLayer(Context& ctx, const LayerCall& c) {
   const double max_value = GetFloatOr(c.config, "max_value", 0.0);
   std::string y;
   if (slope == 0 && threshold == 0) {
-    y = has_max ? b.Op1("Clip", {x.value, b.ConstFloat(c.name + "/zero", 0), b.ConstFloat(c.name + "/max", static_cast<float>(max_value))}, c.name)
+    y = has_max ? b.Op1("Clip",
+                        {x.value, b.ConstFloat(c.name + "/zero", 0),
+                         b.ConstFloat(c.name + "/max", static_cast<float>(max_value))},
+                        c.name)
                 : b.Op1("Relu", {x.value}, c.name);
   } else {
     std::string th = b.ConstFloat(c.name + "/threshold", static_cast<float>(threshold));
-    std::string below = b.Op1("Mul", {b.Op1("Sub", {x.value, th}, c.name + "/shift"),
-                                      b.ConstFloat(c.name + "/slope", static_cast<float>(slope))},
-                              c.name + "/negative");
+    std::string below = b.Op1(
+        "Mul",
+        {b.Op1("Sub", {x.value, th}, c.name + "/shift"), b.ConstFloat(c.name + "/slope", static_cast<float>(slope))},
+        c.name + "/negative");
     std::string cond = b.Op1("GreaterOrEqual", {x.value, th}, c.name + "/above");
     y = b.Op1("Where", {cond, x.value, below}, c.name + "/select");
     if (has_max) y = b.Op1("Min", {y, b.ConstFloat(c.name + "/max", static_cast<float>(max_value))}, c.name + "/cap");
@@ -131,8 +135,8 @@ Result<std::vector<KTensor>> LeakyReluLayer(Context& ctx, const LayerCall& c) {
   if (c.inputs.size() != 1) return InvalidArgument(c.Where() + ": expects one input");
   // Keras 2 / TF.js call it alpha (default 0.3); Keras 3 negative_slope (default 0.3).
   const double alpha = GetFloatOr(c.config, "negative_slope", GetFloatOr(c.config, "alpha", 0.3));
-  return std::vector<KTensor>{
-      Same(c.inputs[0], ctx.b.Op1("LeakyRelu", {c.inputs[0].value}, c.name, {AttrFloat("alpha", static_cast<float>(alpha))}))};
+  return std::vector<KTensor>{Same(c.inputs[0], ctx.b.Op1("LeakyRelu", {c.inputs[0].value}, c.name,
+                                                          {AttrFloat("alpha", static_cast<float>(alpha))}))};
 }
 
 Result<std::vector<KTensor>> PReluLayer(Context& ctx, const LayerCall& c) {
@@ -146,15 +150,15 @@ Result<std::vector<KTensor>> PReluLayer(Context& ctx, const LayerCall& c) {
 Result<std::vector<KTensor>> EluLayer(Context& ctx, const LayerCall& c) {
   if (c.inputs.size() != 1) return InvalidArgument(c.Where() + ": expects one input");
   const double alpha = GetFloatOr(c.config, "alpha", 1.0);
-  return std::vector<KTensor>{
-      Same(c.inputs[0], ctx.b.Op1("Elu", {c.inputs[0].value}, c.name, {AttrFloat("alpha", static_cast<float>(alpha))}))};
+  return std::vector<KTensor>{Same(
+      c.inputs[0], ctx.b.Op1("Elu", {c.inputs[0].value}, c.name, {AttrFloat("alpha", static_cast<float>(alpha))}))};
 }
 
 Result<std::vector<KTensor>> ThresholdedReluLayer(Context& ctx, const LayerCall& c) {
   if (c.inputs.size() != 1) return InvalidArgument(c.Where() + ": expects one input");
   const double theta = GetFloatOr(c.config, "theta", 1.0);
-  return std::vector<KTensor>{Same(
-      c.inputs[0], ctx.b.Op1("ThresholdedRelu", {c.inputs[0].value}, c.name, {AttrFloat("alpha", static_cast<float>(theta))}))};
+  return std::vector<KTensor>{Same(c.inputs[0], ctx.b.Op1("ThresholdedRelu", {c.inputs[0].value}, c.name,
+                                                          {AttrFloat("alpha", static_cast<float>(theta))}))};
 }
 
 Result<std::vector<KTensor>> SoftmaxLayer(Context& ctx, const LayerCall& c) {
@@ -168,7 +172,8 @@ Result<std::vector<KTensor>> SoftmaxLayer(Context& ctx, const LayerCall& c) {
     if (a.is_number_integer()) axis = a.get<int64_t>();
     if (a.is_array() && a[0].is_number_integer()) axis = a[0].get<int64_t>();
   }
-  return std::vector<KTensor>{Same(c.inputs[0], ctx.b.Op1("Softmax", {c.inputs[0].value}, c.name, {AttrInt("axis", axis)}))};
+  return std::vector<KTensor>{
+      Same(c.inputs[0], ctx.b.Op1("Softmax", {c.inputs[0].value}, c.name, {AttrInt("axis", axis)}))};
 }
 
 }  // namespace

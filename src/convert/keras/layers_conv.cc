@@ -46,7 +46,8 @@ KTensor EmitConv(Context& ctx, const std::string& name, const KTensor& x, const 
   std::vector<ir::Attribute> attrs{AttrInts("kernel_shape", p.kernel), AttrInts("strides", p.strides),
                                    AttrInts("dilations", p.dilations), AttrInt("group", p.groups)};
   std::vector<int64_t> shape{x.shape[0]};
-  for (size_t i = 0; i < p.n; ++i) shape.push_back(ConvOutDim(x.shape[1 + i], p.kernel[i], p.strides[i], p.dilations[i], p.padding));
+  for (size_t i = 0; i < p.n; ++i)
+    shape.push_back(ConvOutDim(x.shape[1 + i], p.kernel[i], p.strides[i], p.dilations[i], p.padding));
   shape.push_back(out_channels);
   if (p.padding == "same") {
     attrs.push_back(AttrString("auto_pad", "SAME_UPPER"));
@@ -136,8 +137,8 @@ Result<std::vector<KTensor>> Separable(Context& ctx, const LayerCall& c, size_t 
   ONYX_ASSIGN_OR_RETURN(ConvParams p, ReadParams(c, n, dk.shape()));
   p.groups = dk.dim(static_cast<int64_t>(n));
   ONYX_ASSIGN_OR_RETURN(Tensor dw, DepthwiseWeight(dk, n));
-  KTensor mid = EmitConv(ctx, c.name + "/depthwise", c.inputs[0], ctx.b.Constant(c.name + "/depthwise_kernel", dw), "", p,
-                         dw.dim(0));
+  KTensor mid = EmitConv(ctx, c.name + "/depthwise", c.inputs[0], ctx.b.Constant(c.name + "/depthwise_kernel", dw), "",
+                         p, dw.dim(0));
   ConvParams pp;
   pp.n = n;
   pp.kernel.assign(n, 1);
@@ -160,7 +161,8 @@ Result<std::vector<KTensor>> ConvTranspose(Context& ctx, const LayerCall& c, siz
   ONYX_ASSIGN_OR_RETURN(ConvParams p, ReadParams(c, n, k.shape()));
   if (p.padding == "causal") return InvalidArgument(c.Where() + ": causal padding");
   const bool has_op = HasNonNull(c.config, "output_padding");
-  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> op, GetInts(c.config, "output_padding", n, std::vector<int64_t>(n, 0), c.Where()));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> op,
+                        GetInts(c.config, "output_padding", n, std::vector<int64_t>(n, 0), c.Where()));
   std::vector<int64_t> pads(2 * n, 0), out_pad(n, 0);
   const KTensor& x = c.inputs[0];
   std::vector<int64_t> shape{x.shape[0]};

@@ -48,7 +48,8 @@ Result<std::vector<KTensor>> Embedding(Context& ctx, const LayerCall& c) {
   const KTensor& x = c.inputs[0];
   ONYX_ASSIGN_OR_RETURN(Tensor table, c.WeightAt(0, "embeddings"));
   if (table.rank() != 2) return InvalidArgument(c.Where() + ": embeddings must be a matrix");
-  std::string ids = ctx.b.Op1("Cast", {x.value}, c.name + "/ids", {AttrInt("to", static_cast<int64_t>(DataType::kInt64))});
+  std::string ids =
+      ctx.b.Op1("Cast", {x.value}, c.name + "/ids", {AttrInt("to", static_cast<int64_t>(DataType::kInt64))});
   std::string y = ctx.b.Op1("Gather", {ctx.b.Constant(c.name + "/embeddings", table), ids}, c.name + "/Gather");
   KTensor out{y, x.shape, DataType::kFloat};
   out.shape.push_back(table.dim(1));
@@ -77,10 +78,16 @@ Result<std::vector<KTensor>> Rescaling(Context& ctx, const LayerCall& c) {
     y = ctx.b.Op1("Cast", {y}, c.name + "/cast", {AttrInt("to", static_cast<int64_t>(DataType::kFloat))});
   }
   const nlohmann::json none;
-  y = ctx.b.Op1("Mul", {y, ctx.b.Constant(c.name + "/scale", ChannelConstant(c.config.contains("scale") ? c.config["scale"] : none, 1.0, x.rank()))},
-                c.name + "/scale");
-  y = ctx.b.Op1("Add", {y, ctx.b.Constant(c.name + "/offset", ChannelConstant(c.config.contains("offset") ? c.config["offset"] : none, 0.0, x.rank()))},
-                c.name + "/offset");
+  y = ctx.b.Op1(
+      "Mul",
+      {y, ctx.b.Constant(c.name + "/scale",
+                         ChannelConstant(c.config.contains("scale") ? c.config["scale"] : none, 1.0, x.rank()))},
+      c.name + "/scale");
+  y = ctx.b.Op1(
+      "Add",
+      {y, ctx.b.Constant(c.name + "/offset",
+                         ChannelConstant(c.config.contains("offset") ? c.config["offset"] : none, 0.0, x.rank()))},
+      c.name + "/offset");
   return std::vector<KTensor>{KTensor{y, x.shape, DataType::kFloat}};
 }
 
@@ -121,12 +128,14 @@ Result<std::vector<KTensor>> Normalization(Context& ctx, const LayerCall& c) {
   }
   std::string y;
   if (invert) {
-    y = ctx.b.Op1("Add", {ctx.b.Op1("Mul", {x.value, ctx.b.Constant(c.name + "/std", s)}, c.name + "/scale"),
-                          ctx.b.Constant(c.name + "/mean", m)},
+    y = ctx.b.Op1("Add",
+                  {ctx.b.Op1("Mul", {x.value, ctx.b.Constant(c.name + "/std", s)}, c.name + "/scale"),
+                   ctx.b.Constant(c.name + "/mean", m)},
                   c.name + "/shift");
   } else {
-    y = ctx.b.Op1("Mul", {ctx.b.Op1("Sub", {x.value, ctx.b.Constant(c.name + "/mean", m)}, c.name + "/center"),
-                          ctx.b.Constant(c.name + "/inv_std", s)},
+    y = ctx.b.Op1("Mul",
+                  {ctx.b.Op1("Sub", {x.value, ctx.b.Constant(c.name + "/mean", m)}, c.name + "/center"),
+                   ctx.b.Constant(c.name + "/inv_std", s)},
                   c.name + "/scale");
   }
   return std::vector<KTensor>{KTensor{y, x.shape, DataType::kFloat}};

@@ -95,15 +95,16 @@ Result<std::vector<KTensor>> LayerNorm(Context& ctx, const LayerCall& c) {
   if (center) {
     ONYX_ASSIGN_OR_RETURN(beta, c.WeightAt(i++, "beta"));
   }
-  if (gamma.size() != count || beta.size() != count) return InvalidArgument(c.Where() + ": gamma/beta have the wrong size");
+  if (gamma.size() != count || beta.size() != count)
+    return InvalidArgument(c.Where() + ": gamma/beta have the wrong size");
   ONYX_ASSIGN_OR_RETURN(gamma, gamma.Reshaped(pshape));
   ONYX_ASSIGN_OR_RETURN(beta, beta.Reshaped(pshape));
   const float eps = static_cast<float>(GetFloatOr(c.config, "epsilon", 1e-3));
   GraphBuilder& b = ctx.b;
   std::string g = b.Constant(c.name + "/gamma", gamma), be = b.Constant(c.name + "/beta", beta);
   if (ctx.options.opset >= 17) {
-    std::string y = b.Op1("LayerNormalization", {x.value, g, be}, c.name,
-                          {AttrInt("axis", axes[0]), AttrFloat("epsilon", eps)});
+    std::string y =
+        b.Op1("LayerNormalization", {x.value, g, be}, c.name, {AttrInt("axis", axes[0]), AttrFloat("epsilon", eps)});
     return std::vector<KTensor>{KTensor{y, x.shape, x.type}};
   }
   // Before opset 17: mean, variance, normalize, scale and shift.
@@ -112,8 +113,10 @@ Result<std::vector<KTensor>> LayerNorm(Context& ctx, const LayerCall& c) {
   };
   std::string d = b.Op1("Sub", {x.value, reduce_mean(x.value, c.name + "/mean")}, c.name + "/center");
   std::string var = reduce_mean(b.Op1("Mul", {d, d}, c.name + "/sq"), c.name + "/variance");
-  std::string sd = b.Op1("Sqrt", {b.Op1("Add", {var, b.ConstFloat(c.name + "/eps", eps)}, c.name + "/add_eps")}, c.name + "/std");
-  std::string y = b.Op1("Add", {b.Op1("Mul", {b.Op1("Div", {d, sd}, c.name + "/normalize"), g}, c.name + "/scale"), be}, c.name + "/shift");
+  std::string sd =
+      b.Op1("Sqrt", {b.Op1("Add", {var, b.ConstFloat(c.name + "/eps", eps)}, c.name + "/add_eps")}, c.name + "/std");
+  std::string y = b.Op1("Add", {b.Op1("Mul", {b.Op1("Div", {d, sd}, c.name + "/normalize"), g}, c.name + "/scale"), be},
+                        c.name + "/shift");
   return std::vector<KTensor>{KTensor{y, x.shape, x.type}};
 }
 

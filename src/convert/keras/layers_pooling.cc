@@ -16,14 +16,17 @@ Result<std::vector<KTensor>> Pool(Context& ctx, const LayerCall& c, size_t n, bo
   }
   const KTensor& x = c.inputs[0];
   // Keras 2 names the 1-D window pool_length / stride in old files; pool_size / strides everywhere else.
-  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> size, GetInts(c.config, "pool_size", n, std::vector<int64_t>(n, 2), c.Where()));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> size,
+                        GetInts(c.config, "pool_size", n, std::vector<int64_t>(n, 2), c.Where()));
   ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> strides, GetInts(c.config, "strides", n, size, c.Where()));
   const std::string padding = GetStringOr(c.config, "padding", "valid");
   std::vector<ir::Attribute> attrs{AttrInts("kernel_shape", size), AttrInts("strides", strides)};
   std::vector<int64_t> shape{x.shape[0]};
   for (size_t i = 0; i < n; ++i) {
     const int64_t in = x.shape[1 + i];
-    shape.push_back(in < 0 ? -1 : padding == "same" ? (in + strides[i] - 1) / strides[i] : (in - size[i]) / strides[i] + 1);
+    shape.push_back(in < 0              ? -1
+                    : padding == "same" ? (in + strides[i] - 1) / strides[i]
+                                        : (in - size[i]) / strides[i] + 1);
   }
   shape.push_back(x.shape.back());
   if (padding == "same") {

@@ -76,7 +76,9 @@ Result<DirWeights> Relayout(const RnnSpec& s, const LayerCall& c, size_t first) 
   if (s.use_bias) {
     ONYX_ASSIGN_OR_RETURN(bias, c.WeightAt(first + 2, "bias"));
     const int64_t want = (s.kind == "GRU" && s.reset_after) ? 2 * G * U : G * U;
-    if (bias.size() != want) return InvalidArgument(c.Where() + ": bias has " + std::to_string(bias.size()) + " values, expected " + std::to_string(want));
+    if (bias.size() != want)
+      return InvalidArgument(c.Where() + ": bias has " + std::to_string(bias.size()) + " values, expected " +
+                             std::to_string(want));
   }
   static const int kLstmMap[] = {0, 3, 1, 2};  // ONNX i,o,f,c from Keras i,f,c,o
   DirWeights d;
@@ -141,16 +143,17 @@ Result<std::vector<std::string>> EmitRnn(Context& ctx, const LayerCall& c, const
     }
   }
   std::string xt = b.Op1("Transpose", {x.value}, c.name + "/time_major", {AttrInts("perm", {1, 0, 2})});
-  std::vector<std::string> ins{xt,
-                               b.Constant(c.name + "/W", Tensor::FromVector<float>(w, {D, G * U, F})),
+  std::vector<std::string> ins{xt, b.Constant(c.name + "/W", Tensor::FromVector<float>(w, {D, G * U, F})),
                                b.Constant(c.name + "/R", Tensor::FromVector<float>(r, {D, G * U, U})),
-                               b.Constant(c.name + "/B", Tensor::FromVector<float>(bias, {D, 2 * G * U})),
-                               ""};
+                               b.Constant(c.name + "/B", Tensor::FromVector<float>(bias, {D, 2 * G * U})), ""};
   for (size_t i = 0; i < initial.size(); ++i) {
-    ins.push_back(b.Op1("Unsqueeze", {initial[i].value, b.ConstInts(c.name + "/state_axes", {0})}, c.name + "/initial_state"));
+    ins.push_back(
+        b.Op1("Unsqueeze", {initial[i].value, b.ConstInts(c.name + "/state_axes", {0})}, c.name + "/initial_state"));
   }
   std::vector<ir::Attribute> attrs{AttrInt("hidden_size", U), AttrStrings("activations", acts),
-                                   AttrString("direction", D == 2 ? "bidirectional" : s.go_backwards ? "reverse" : "forward")};
+                                   AttrString("direction", D == 2           ? "bidirectional"
+                                                           : s.go_backwards ? "reverse"
+                                                                            : "forward")};
   if (!alphas.empty()) attrs.push_back(AttrFloats("activation_alpha", alphas));
   if (!betas.empty()) attrs.push_back(AttrFloats("activation_beta", betas));
   if (s.kind == "GRU") attrs.push_back(AttrInt("linear_before_reset", s.reset_after ? 1 : 0));
@@ -159,15 +162,18 @@ Result<std::vector<std::string>> EmitRnn(Context& ctx, const LayerCall& c, const
 }
 
 Result<std::vector<KTensor>> Recurrent(Context& ctx, const LayerCall& c, const std::string& kind) {
-  if (c.inputs.empty() || c.inputs[0].rank() != 3) return InvalidArgument(c.Where() + ": expects a [batch, time, features] input");
+  if (c.inputs.empty() || c.inputs[0].rank() != 3)
+    return InvalidArgument(c.Where() + ": expects a [batch, time, features] input");
   ONYX_ASSIGN_OR_RETURN(RnnSpec s, ReadSpec(kind, c.config, c.Where()));
   ONYX_ASSIGN_OR_RETURN(DirWeights d, Relayout(s, c, 0));
   const KTensor& x = c.inputs[0];
   std::vector<KTensor> initial(c.inputs.begin() + 1, c.inputs.end());
-  if (auto it = c.kwargs.find("initial_state"); it != c.kwargs.end()) initial.insert(initial.end(), it->second.begin(), it->second.end());
+  if (auto it = c.kwargs.find("initial_state"); it != c.kwargs.end())
+    initial.insert(initial.end(), it->second.begin(), it->second.end());
   const size_t nstates = kind == "LSTM" ? 2 : 1;
   if (!initial.empty() && initial.size() != nstates) {
-    return InvalidArgument(c.Where() + ": " + std::to_string(initial.size()) + " initial states, expected " + std::to_string(nstates));
+    return InvalidArgument(c.Where() + ": " + std::to_string(initial.size()) + " initial states, expected " +
+                           std::to_string(nstates));
   }
   ONYX_ASSIGN_OR_RETURN(auto outs, EmitRnn(ctx, c, s, {d}, x, initial));
   GraphBuilder& b = ctx.b;
@@ -177,11 +183,13 @@ Result<std::vector<KTensor>> Recurrent(Context& ctx, const LayerCall& c, const s
     std::string y = Squeeze(ctx, outs[0], 1, c.name + "/squeeze_dir");
     if (s.go_backwards) {
       // Keras emits the outputs in processing order, ONNX at the input positions.
-      y = b.Op1("Slice", {y, b.ConstInts(c.name + "/rev_start", {-1}), b.ConstInts(c.name + "/rev_end", {INT64_MIN}),
-                          b.ConstInts(c.name + "/rev_axes", {0}), b.ConstInts(c.name + "/rev_steps", {-1})},
+      y = b.Op1("Slice",
+                {y, b.ConstInts(c.name + "/rev_start", {-1}), b.ConstInts(c.name + "/rev_end", {INT64_MIN}),
+                 b.ConstInts(c.name + "/rev_axes", {0}), b.ConstInts(c.name + "/rev_steps", {-1})},
                 c.name + "/reverse");
     }
-    result.push_back({b.Op1("Transpose", {y}, c.name + "/batch_major", {AttrInts("perm", {1, 0, 2})}), {N, T, U}, DataType::kFloat});
+    result.push_back(
+        {b.Op1("Transpose", {y}, c.name + "/batch_major", {AttrInts("perm", {1, 0, 2})}), {N, T, U}, DataType::kFloat});
   } else {
     result.push_back({Squeeze(ctx, outs[1], 0, c.name + "/last"), {N, U}, DataType::kFloat});
   }
@@ -193,8 +201,10 @@ Result<std::vector<KTensor>> Recurrent(Context& ctx, const LayerCall& c, const s
 }
 
 Result<std::vector<KTensor>> Bidirectional(Context& ctx, const LayerCall& c) {
-  if (c.inputs.size() != 1 || c.inputs[0].rank() != 3) return InvalidArgument(c.Where() + ": expects one [batch, time, features] input");
-  if (!c.config.contains("layer") || !c.config["layer"].is_object()) return InvalidArgument(c.Where() + ": no wrapped layer");
+  if (c.inputs.size() != 1 || c.inputs[0].rank() != 3)
+    return InvalidArgument(c.Where() + ": expects one [batch, time, features] input");
+  if (!c.config.contains("layer") || !c.config["layer"].is_object())
+    return InvalidArgument(c.Where() + ": no wrapped layer");
   const json& inner = c.config["layer"];
   const std::string kind = inner.value("class_name", std::string());
   if (kind != "LSTM" && kind != "GRU" && kind != "SimpleRNN") return Unsupported(c.Where() + ": wraps " + kind);
@@ -229,13 +239,18 @@ Result<std::vector<KTensor>> Bidirectional(Context& ctx, const LayerCall& c) {
     std::vector<int64_t> target(static_cast<size_t>(dir_axis), 0);
     target.push_back(2 * U);
     shape.back() = 2 * U;
-    return std::vector<KTensor>{{b.Op1("Reshape", {y, b.ConstInts(c.name + "/shape", target)}, c.name), shape, DataType::kFloat}};
+    return std::vector<KTensor>{
+        {b.Op1("Reshape", {y, b.ConstInts(c.name + "/shape", target)}, c.name), shape, DataType::kFloat}};
   }
-  if (merge == "sum") return std::vector<KTensor>{{Reduce(ctx, "ReduceSum", y, dir_axis, c.name), shape, DataType::kFloat}};
-  if (merge == "ave") return std::vector<KTensor>{{Reduce(ctx, "ReduceMean", y, dir_axis, c.name), shape, DataType::kFloat}};
-  if (merge == "mul") return std::vector<KTensor>{{Reduce(ctx, "ReduceProd", y, dir_axis, c.name), shape, DataType::kFloat}};
+  if (merge == "sum")
+    return std::vector<KTensor>{{Reduce(ctx, "ReduceSum", y, dir_axis, c.name), shape, DataType::kFloat}};
+  if (merge == "ave")
+    return std::vector<KTensor>{{Reduce(ctx, "ReduceMean", y, dir_axis, c.name), shape, DataType::kFloat}};
+  if (merge == "mul")
+    return std::vector<KTensor>{{Reduce(ctx, "ReduceProd", y, dir_axis, c.name), shape, DataType::kFloat}};
   if (merge == "none") {
-    auto parts = b.Op("Split", {y, b.ConstInts(c.name + "/split", {1, 1})}, c.name + "/split", {AttrInt("axis", dir_axis)}, 2);
+    auto parts =
+        b.Op("Split", {y, b.ConstInts(c.name + "/split", {1, 1})}, c.name + "/split", {AttrInt("axis", dir_axis)}, 2);
     return std::vector<KTensor>{{Squeeze(ctx, parts[0], dir_axis, c.name + "/forward"), shape, DataType::kFloat},
                                 {Squeeze(ctx, parts[1], dir_axis, c.name + "/backward"), shape, DataType::kFloat}};
   }
@@ -244,8 +259,10 @@ Result<std::vector<KTensor>> Bidirectional(Context& ctx, const LayerCall& c) {
 
 // TimeDistributed(layer): the inner layer on x reshaped to [N*T, ...], then back to [N, T, ...].
 Result<std::vector<KTensor>> TimeDistributed(Context& ctx, const LayerCall& c) {
-  if (c.inputs.size() != 1 || c.inputs[0].rank() < 3) return InvalidArgument(c.Where() + ": expects one input of rank >= 3");
-  if (!c.config.contains("layer") || !c.config["layer"].is_object()) return InvalidArgument(c.Where() + ": no wrapped layer");
+  if (c.inputs.size() != 1 || c.inputs[0].rank() < 3)
+    return InvalidArgument(c.Where() + ": expects one input of rank >= 3");
+  if (!c.config.contains("layer") || !c.config["layer"].is_object())
+    return InvalidArgument(c.Where() + ": no wrapped layer");
   const json& inner = c.config["layer"];
   const std::string cls = inner.value("class_name", std::string());
   LayerFn fn = FindLayerConverter(cls);
@@ -260,7 +277,8 @@ Result<std::vector<KTensor>> TimeDistributed(Context& ctx, const LayerCall& c) {
   KTensor rows{b.Op1("Reshape", {x.value, b.ConstInts(c.name + "/rows_shape", flat)}, c.name + "/rows"), flat, x.type};
   rows.shape[0] = (x.shape[0] < 0 || x.shape[1] < 0) ? -1 : x.shape[0] * x.shape[1];
   static const json kEmpty = json::object();
-  LayerCall ic{cls, c.name, inner.contains("config") && inner["config"].is_object() ? inner["config"] : kEmpty, {rows}, {}, c.weights};
+  LayerCall ic{cls,    c.name, inner.contains("config") && inner["config"].is_object() ? inner["config"] : kEmpty,
+               {rows}, {},     c.weights};
   auto r = fn(ctx, ic);
   if (!r.ok()) return r.status().WithContext(c.Where());
   if (r->size() != 1) return Unsupported(c.Where() + ": inner layer with several outputs");
@@ -272,10 +290,12 @@ Result<std::vector<KTensor>> TimeDistributed(Context& ctx, const LayerCall& c) {
     tail.push_back(y.shape[static_cast<size_t>(i)]);
     shape.push_back(y.shape[static_cast<size_t>(i)]);
   }
-  std::string nt = b.Op1("Slice", {b.Op1("Shape", {x.value}, c.name + "/shape"), b.ConstInts(c.name + "/zero", {0}),
-                                   b.ConstInts(c.name + "/two", {2})},
+  std::string nt = b.Op1("Slice",
+                         {b.Op1("Shape", {x.value}, c.name + "/shape"), b.ConstInts(c.name + "/zero", {0}),
+                          b.ConstInts(c.name + "/two", {2})},
                          c.name + "/batch_time");
-  std::string target = b.Op1("Concat", {nt, b.ConstInts(c.name + "/tail", tail)}, c.name + "/target", {AttrInt("axis", 0)});
+  std::string target =
+      b.Op1("Concat", {nt, b.ConstInts(c.name + "/tail", tail)}, c.name + "/target", {AttrInt("axis", 0)});
   return std::vector<KTensor>{{b.Op1("Reshape", {y.value, target}, c.name), shape, y.type}};
 }
 

@@ -21,8 +21,10 @@ Result<std::vector<KTensor>> Flatten(Context& ctx, const LayerCall& c) {
   ONYX_RETURN_IF_ERROR(ExpectOne(c));
   const KTensor& x = c.inputs[0];
   int64_t n = 1;
-  for (int64_t i = 1; i < x.rank(); ++i) n = (n < 0 || x.shape[static_cast<size_t>(i)] < 0) ? -1 : n * x.shape[static_cast<size_t>(i)];
-  return std::vector<KTensor>{KTensor{ctx.b.Op1("Flatten", {x.value}, c.name, {AttrInt("axis", 1)}), {x.shape[0], n}, x.type}};
+  for (int64_t i = 1; i < x.rank(); ++i)
+    n = (n < 0 || x.shape[static_cast<size_t>(i)] < 0) ? -1 : n * x.shape[static_cast<size_t>(i)];
+  return std::vector<KTensor>{
+      KTensor{ctx.b.Op1("Flatten", {x.value}, c.name, {AttrInt("axis", 1)}), {x.shape[0], n}, x.type}};
 }
 
 Result<std::vector<KTensor>> Reshape(Context& ctx, const LayerCall& c) {
@@ -32,7 +34,8 @@ Result<std::vector<KTensor>> Reshape(Context& ctx, const LayerCall& c) {
   std::vector<int64_t> onnx_shape{0};  // 0: keep the batch
   std::vector<int64_t> shape{x.shape[0]};
   int64_t known = 1, total = 1;
-  for (int64_t i = 1; i < x.rank(); ++i) total = (total < 0 || x.shape[static_cast<size_t>(i)] < 0) ? -1 : total * x.shape[static_cast<size_t>(i)];
+  for (int64_t i = 1; i < x.rank(); ++i)
+    total = (total < 0 || x.shape[static_cast<size_t>(i)] < 0) ? -1 : total * x.shape[static_cast<size_t>(i)];
   for (int64_t d : target) {
     onnx_shape.push_back(d);
     shape.push_back(d);
@@ -49,7 +52,8 @@ Result<std::vector<KTensor>> Permute(Context& ctx, const LayerCall& c) {
   ONYX_RETURN_IF_ERROR(ExpectOne(c));
   const KTensor& x = c.inputs[0];
   ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> dims, GetIntList(c.config, "dims", c.Where()));
-  if (static_cast<int64_t>(dims.size()) != x.rank() - 1) return InvalidArgument(c.Where() + ": dims do not match the input rank");
+  if (static_cast<int64_t>(dims.size()) != x.rank() - 1)
+    return InvalidArgument(c.Where() + ": dims do not match the input rank");
   std::vector<int64_t> perm{0};
   std::vector<int64_t> shape{x.shape[0]};
   for (int64_t d : dims) {
@@ -57,7 +61,8 @@ Result<std::vector<KTensor>> Permute(Context& ctx, const LayerCall& c) {
     perm.push_back(d);
     shape.push_back(x.shape[static_cast<size_t>(d)]);
   }
-  return std::vector<KTensor>{KTensor{ctx.b.Op1("Transpose", {x.value}, c.name, {AttrInts("perm", perm)}), shape, x.type}};
+  return std::vector<KTensor>{
+      KTensor{ctx.b.Op1("Transpose", {x.value}, c.name, {AttrInts("perm", perm)}), shape, x.type}};
 }
 
 Result<std::vector<KTensor>> RepeatVector(Context& ctx, const LayerCall& c) {
@@ -72,7 +77,7 @@ Result<std::vector<KTensor>> RepeatVector(Context& ctx, const LayerCall& c) {
 // (begin, end) per spatial axis from Keras's forms: n, (a, b) per axis, ((b0, e0), (b1, e1), ...); for one
 // spatial axis a pair is (begin, end).
 Result<std::vector<std::pair<int64_t, int64_t>>> Pairs(const json& cfg, const std::string& key, size_t n,
-                                                      const std::string& where) {
+                                                       const std::string& where) {
   std::vector<std::pair<int64_t, int64_t>> out;
   if (!cfg.contains(key)) return InvalidArgument(where + ": config lacks '" + key + "'");
   const json& v = cfg[key];
@@ -127,8 +132,9 @@ Result<std::vector<KTensor>> Cropping(Context& ctx, const LayerCall& c, size_t n
     if (d >= 0) d -= pairs[i].first + pairs[i].second;
   }
   std::string cf = ToChannelsFirstValue(ctx, x, c.name);
-  std::string s = ctx.b.Op1("Slice", {cf, ctx.b.ConstInts(c.name + "/starts", starts), ctx.b.ConstInts(c.name + "/ends", ends),
-                                      ctx.b.ConstInts(c.name + "/axes", axes)},
+  std::string s = ctx.b.Op1("Slice",
+                            {cf, ctx.b.ConstInts(c.name + "/starts", starts), ctx.b.ConstInts(c.name + "/ends", ends),
+                             ctx.b.ConstInts(c.name + "/axes", axes)},
                             c.name + "/Slice");
   return std::vector<KTensor>{KTensor{ToChannelsLastValue(ctx, s, x.rank(), c.name), shape, x.type}};
 }
@@ -138,7 +144,8 @@ Result<std::vector<KTensor>> UpSampling(Context& ctx, const LayerCall& c, size_t
   const KTensor& x = c.inputs[0];
   if (x.rank() != static_cast<int64_t>(n) + 2) return InvalidArgument(c.Where() + ": input rank does not match");
   // UpSampling1D calls it `size` (an int), the others `size` (a tuple).
-  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> size, GetInts(c.config, n == 1 ? "size" : "size", n, std::vector<int64_t>(n, 2), c.Where()));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> size,
+                        GetInts(c.config, n == 1 ? "size" : "size", n, std::vector<int64_t>(n, 2), c.Where()));
   const std::string interp = GetStringOr(c.config, "interpolation", "nearest");
   std::vector<float> scales{1.0f, 1.0f};
   std::vector<int64_t> shape = x.shape;
@@ -159,7 +166,8 @@ Result<std::vector<KTensor>> UpSampling(Context& ctx, const LayerCall& c, size_t
     return Unsupported(c.Where() + ": interpolation '" + interp + "'");
   }
   std::string cf = ToChannelsFirstValue(ctx, x, c.name);
-  std::string sc = ctx.b.Constant(c.name + "/scales", Tensor::FromVector<float>(scales, {static_cast<int64_t>(scales.size())}));
+  std::string sc =
+      ctx.b.Constant(c.name + "/scales", Tensor::FromVector<float>(scales, {static_cast<int64_t>(scales.size())}));
   std::string r = ctx.b.Op1("Resize", {cf, "", sc}, c.name + "/Resize", attrs);
   return std::vector<KTensor>{KTensor{ToChannelsLastValue(ctx, r, x.rank(), c.name), shape, x.type}};
 }

@@ -49,7 +49,8 @@ Result<KerasModelFile> ReadKerasH5(const std::string& path) {
   }
   for (const std::string& layer : *layer_names) {
     const std::string group = root + (root == "/" ? "" : "/") + layer;
-    if (!h5->IsGroup(group)) return InvalidArgument(path + ": layer_names lists '" + layer + "' but no such group exists");
+    if (!h5->IsGroup(group))
+      return InvalidArgument(path + ": layer_names lists '" + layer + "' but no such group exists");
     ONYX_ASSIGN_OR_RETURN(auto weight_names, ChunkedStringList(*h5, group, "weight_names"));
     if (!weight_names) continue;
     for (const std::string& wn : *weight_names) {

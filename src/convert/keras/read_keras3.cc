@@ -19,8 +19,8 @@ bool IsModelClass(const std::string& c) { return c == "Sequential" || c == "Func
 
 // The order Keras's layers create their variables in, for nested objects of one layer.
 int ChildRank(const std::string& name) {
-  static const char* kOrder[] = {"cell", "forward_layer", "backward_layer", "layer", "query_dense", "key_dense",
-                                 "value_dense", "output_dense"};
+  static const char* kOrder[] = {"cell",        "forward_layer", "backward_layer", "layer",
+                                 "query_dense", "key_dense",     "value_dense",    "output_dense"};
   std::string bare = name;
   while (!bare.empty() && bare[0] == '_') bare.erase(0, 1);
   for (int i = 0; i < 8; ++i) {
@@ -38,7 +38,8 @@ Status CollectVars(const Hdf5File& h5, const std::string& group, std::vector<Wei
     for (const auto& n : names) {
       char* end = nullptr;
       long k = std::strtol(n.c_str(), &end, 10);
-      if (!end || *end) return InvalidArgument(h5.label() + ": unexpected variable name '" + group + "/vars/" + n + "'");
+      if (!end || *end)
+        return InvalidArgument(h5.label() + ": unexpected variable name '" + group + "/vars/" + n + "'");
       numbered.emplace_back(k, n);
     }
     std::sort(numbered.begin(), numbered.end());

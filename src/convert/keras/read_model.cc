@@ -50,9 +50,7 @@ std::string KerasSnakeCase(const std::string& class_name) {
   return b;
 }
 
-std::string OwnerOfWeight(const std::string& weight_name) {
-  return weight_name.substr(0, weight_name.find('/'));
-}
+std::string OwnerOfWeight(const std::string& weight_name) { return weight_name.substr(0, weight_name.find('/')); }
 
 Result<KerasModelFile> ReadKerasModel(const std::string& path) {
   std::ifstream f(path, std::ios::binary);

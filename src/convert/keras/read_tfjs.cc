@@ -84,7 +84,8 @@ Result<KerasModelFile> ReadTfjsLayersModel(const std::string& path) {
       ONYX_ASSIGN_OR_RETURN(int64_t count, CheckedNumElements(shape));
       std::string dtype = w.value("dtype", std::string("float32"));
       std::string stored = dtype;
-      const nlohmann::json* q = w.contains("quantization") && w["quantization"].is_object() ? &w["quantization"] : nullptr;
+      const nlohmann::json* q =
+          w.contains("quantization") && w["quantization"].is_object() ? &w["quantization"] : nullptr;
       if (q) stored = q->value("dtype", std::string());
       ONYX_ASSIGN_OR_RETURN(int64_t width, ElementBytes(stored, where));
       const size_t bytes = static_cast<size_t>(count * width);
