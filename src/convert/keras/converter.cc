@@ -144,7 +144,7 @@ Result<CallSpec> ParseInboundNode(const json& node, const std::string& where) {
             if (auto rr = RefOf(e)) refs.push_back(*rr);
           }
         }
-        FindRefs(v, &refs);
+        if (refs.empty()) FindRefs(v, &refs);
         if (!refs.empty()) spec.kwargs[k] = refs;
       }
     }
