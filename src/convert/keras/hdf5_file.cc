@@ -1,0 +1,170 @@
+#include "convert/keras/hdf5_file.h"
+
+#include <hdf5.h>
+
+#include <cstring>
+
+namespace onyx::convert::keras {
+
+namespace {
+
+// Closes an HDF5 handle when leaving scope.
+struct Handle {
+  hid_t id;
+  herr_t (*close)(hid_t);
+  ~Handle() {
+    if (id >= 0) close(id);
+  }
+};
+
+void SilenceHdf5() {
+  static const bool done = [] {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    return true;
+  }();
+  (void)done;
+}
+
+Result<std::vector<std::string>> ReadStrings(hid_t attr) {
+  Handle type{H5Aget_type(attr), H5Tclose};
+  Handle space{H5Aget_space(attr), H5Sclose};
+  if (type.id < 0 || space.id < 0 || H5Tget_class(type.id) != H5T_STRING) {
+    return InvalidArgument("attribute is not a string");
+  }
+  const hssize_t count = H5Sget_simple_extent_npoints(space.id);
+  if (count < 0 || count > (1 << 24)) return InvalidArgument("attribute has an invalid size");
+  std::vector<std::string> out;
+  if (H5Tis_variable_str(type.id) > 0) {
+    Handle mem{H5Tcopy(H5T_C_S1), H5Tclose};
+    H5Tset_size(mem.id, H5T_VARIABLE);
+    H5Tset_cset(mem.id, H5Tget_cset(type.id));
+    std::vector<char*> ptrs(static_cast<size_t>(count), nullptr);
+    if (H5Aread(attr, mem.id, ptrs.data()) < 0) return InvalidArgument("cannot read a string attribute");
+    for (char* p : ptrs) out.emplace_back(p ? p : "");
+    H5Dvlen_reclaim(mem.id, space.id, H5P_DEFAULT, ptrs.data());
+    return out;
+  }
+  const size_t width = H5Tget_size(type.id);
+  if (width == 0 || width > (1u << 26)) return InvalidArgument("string attribute has an invalid width");
+  std::vector<char> buf(width * static_cast<size_t>(count) + 1, '\0');
+  if (H5Aread(attr, type.id, buf.data()) < 0) return InvalidArgument("cannot read a string attribute");
+  for (hssize_t i = 0; i < count; ++i) {
+    const char* s = buf.data() + static_cast<size_t>(i) * width;
+    out.emplace_back(s, strnlen(s, width));
+  }
+  return out;
+}
+
+}  // namespace
+
+Hdf5File::~Hdf5File() {
+  if (file_ >= 0) H5Fclose(file_);
+}
+
+Result<std::unique_ptr<Hdf5File>> Hdf5File::Open(const std::string& path) {
+  SilenceHdf5();
+  if (H5Fis_hdf5(path.c_str()) <= 0) return InvalidArgument(path + ": not an HDF5 file");
+  hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return IoError(path + ": cannot open the HDF5 file");
+  return std::unique_ptr<Hdf5File>(new Hdf5File(f, path, {}));
+}
+
+Result<std::unique_ptr<Hdf5File>> Hdf5File::OpenImage(std::string bytes, const std::string& label) {
+  SilenceHdf5();
+  if (bytes.size() < 8 || std::memcmp(bytes.data(), "\x89HDF\r\n\x1a\n", 8) != 0) {
+    return InvalidArgument(label + ": not an HDF5 file");
+  }
+  Handle fapl{H5Pcreate(H5P_FILE_ACCESS), H5Pclose};
+  if (H5Pset_fapl_core(fapl.id, 1 << 16, 0) < 0 || H5Pset_file_image(fapl.id, bytes.data(), bytes.size()) < 0) {
+    return Internal(label + ": cannot set up an in-memory HDF5 file");
+  }
+  hid_t f = H5Fopen(label.c_str(), H5F_ACC_RDONLY, fapl.id);
+  if (f < 0) return InvalidArgument(label + ": cannot open the HDF5 image (corrupt?)");
+  return std::unique_ptr<Hdf5File>(new Hdf5File(f, label, std::move(bytes)));
+}
+
+bool Hdf5File::Exists(const std::string& path) const {
+  if (path == "/" || path.empty()) return true;
+  // Check every prefix: H5Lexists fails on a missing intermediate group.
+  size_t pos = 0;
+  while ((pos = path.find('/', pos + 1)) != std::string::npos) {
+    if (H5Lexists(file_, path.substr(0, pos).c_str(), H5P_DEFAULT) <= 0) return false;
+  }
+  return H5Lexists(file_, path.c_str(), H5P_DEFAULT) > 0;
+}
+
+bool Hdf5File::IsGroup(const std::string& path) const {
+  if (!Exists(path)) return false;
+  H5O_info_t info;
+  if (H5Oget_info_by_name(file_, path.c_str(), &info, H5P_DEFAULT) < 0) return false;
+  return info.type == H5O_TYPE_GROUP;
+}
+
+Result<std::vector<std::string>> Hdf5File::Children(const std::string& group) const {
+  if (!IsGroup(group)) return NotFound(label_ + ": no group '" + group + "'");
+  Handle g{H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose};
+  if (g.id < 0) return InvalidArgument(label_ + ": cannot open group '" + group + "'");
+  std::vector<std::string> names;
+  auto cb = [](hid_t, const char* name, const H5L_info_t*, void* data) -> herr_t {
+    static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+    return 0;
+  };
+  hsize_t idx = 0;
+  if (H5Literate(g.id, H5_INDEX_NAME, H5_ITER_INC, &idx, cb, &names) < 0) {
+    return InvalidArgument(label_ + ": cannot list group '" + group + "'");
+  }
+  return names;
+}
+
+Result<std::optional<std::string>> Hdf5File::StringAttribute(const std::string& object, const std::string& name) const {
+  ONYX_ASSIGN_OR_RETURN(auto list, StringListAttribute(object, name));
+  if (!list) return std::optional<std::string>();
+  if (list->size() != 1)
+    return InvalidArgument(label_ + ": attribute '" + name + "' of '" + object + "' is not a single string");
+  return std::optional<std::string>((*list)[0]);
+}
+
+Result<std::optional<std::vector<std::string>>> Hdf5File::StringListAttribute(const std::string& object,
+                                                                              const std::string& name) const {
+  using Out = std::optional<std::vector<std::string>>;
+  if (!Exists(object)) return NotFound(label_ + ": no object '" + object + "'");
+  if (H5Aexists_by_name(file_, object.c_str(), name.c_str(), H5P_DEFAULT) <= 0) return Out();
+  Handle attr{H5Aopen_by_name(file_, object.c_str(), name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose};
+  if (attr.id < 0) return InvalidArgument(label_ + ": cannot open attribute '" + name + "' of '" + object + "'");
+  auto strings = ReadStrings(attr.id);
+  if (!strings.ok()) return strings.status().WithContext(label_ + ": attribute '" + name + "' of '" + object + "'");
+  return Out(std::move(strings).value());
+}
+
+Result<Tensor> Hdf5File::ReadDataset(const std::string& path) const {
+  const std::string where = label_ + ": dataset '" + path + "'";
+  if (!Exists(path) || IsGroup(path)) return NotFound(where + " not found");
+  Handle ds{H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose};
+  if (ds.id < 0) return InvalidArgument(where + ": cannot open");
+  Handle space{H5Dget_space(ds.id), H5Sclose};
+  Handle type{H5Dget_type(ds.id), H5Tclose};
+  const int rank = H5Sget_simple_extent_ndims(space.id);
+  if (rank < 0 || rank > 16) return InvalidArgument(where + ": invalid rank");
+  std::vector<hsize_t> dims(static_cast<size_t>(rank));
+  H5Sget_simple_extent_dims(space.id, dims.data(), nullptr);
+  Shape shape(dims.begin(), dims.end());
+  const H5T_class_t cls = H5Tget_class(type.id);
+  DataType dt;
+  hid_t mem;
+  if (cls == H5T_FLOAT) {
+    dt = DataType::kFloat;
+    mem = H5T_NATIVE_FLOAT;
+  } else if (cls == H5T_INTEGER) {
+    dt = DataType::kInt64;
+    mem = H5T_NATIVE_INT64;
+  } else {
+    return Unsupported(where + ": element type is neither floating point nor integer");
+  }
+  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(dt, shape));
+  if (t.size() > 0 && H5Dread(ds.id, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw()) < 0) {
+    return InvalidArgument(where + ": cannot read (corrupt file?)");
+  }
+  return t;
+}
+
+}  // namespace onyx::convert::keras

@@ -1,0 +1,69 @@
+// Form detection and the helpers the three readers share.
+#include <cctype>
+#include <cstring>
+#include <fstream>
+
+#include "convert/keras/keras_file.h"
+
+namespace onyx::convert::keras {
+
+std::string_view SourceFormatName(SourceFormat f) {
+  switch (f) {
+    case SourceFormat::kKeras3:
+      return "Keras 3 .keras";
+    case SourceFormat::kKerasH5:
+      return "Keras HDF5 .h5";
+    case SourceFormat::kTfjs:
+      return "TF.js layers model";
+  }
+  return "?";
+}
+
+Result<nlohmann::json> ParseJson(const std::string& text, const std::string& where) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return InvalidArgument(where + ": invalid JSON");
+  return j;
+}
+
+std::string KerasSnakeCase(const std::string& class_name) {
+  std::string s;
+  for (char c : class_name) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') s += c;
+  }
+  // (.)([A-Z][a-z]+) -> \1_\2
+  std::string a;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i > 0 && std::isupper(static_cast<unsigned char>(s[i])) && i + 1 < s.size() &&
+        std::islower(static_cast<unsigned char>(s[i + 1]))) {
+      a += '_';
+    }
+    a += s[i];
+  }
+  // ([a-z])([A-Z]) -> \1_\2, then lower case.
+  std::string b;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (i > 0 && std::isupper(static_cast<unsigned char>(a[i])) && std::islower(static_cast<unsigned char>(a[i - 1]))) {
+      b += '_';
+    }
+    b += static_cast<char>(std::tolower(static_cast<unsigned char>(a[i])));
+  }
+  return b;
+}
+
+std::string OwnerOfWeight(const std::string& weight_name) { return weight_name.substr(0, weight_name.find('/')); }
+
+Result<KerasModelFile> ReadKerasModel(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return IoError(path + ": cannot open");
+  char magic[8] = {};
+  f.read(magic, 8);
+  const std::streamsize got = f.gcount();
+  if (got >= 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0) return ReadKeras3(path);
+  if (got == 8 && std::memcmp(magic, "\x89HDF\r\n\x1a\n", 8) == 0) return ReadKerasH5(path);
+  // HDF5 files may carry a user block before the signature; let the library decide for .h5 names.
+  if (path.ends_with(".h5") || path.ends_with(".hdf5")) return ReadKerasH5(path);
+  if (path.ends_with(".keras")) return ReadKeras3(path);
+  return ReadTfjsLayersModel(path);
+}
+
+}  // namespace onyx::convert::keras

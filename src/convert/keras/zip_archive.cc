@@ -1,0 +1,55 @@
+#include "convert/keras/zip_archive.h"
+
+#include <zip.h>
+
+namespace onyx::convert::keras {
+
+ZipArchive::~ZipArchive() {
+  if (zip_) zip_discard(static_cast<zip_t*>(zip_));
+}
+
+Result<std::unique_ptr<ZipArchive>> ZipArchive::Open(const std::string& path) {
+  int err = 0;
+  zip_t* z = zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &err);
+  if (!z) {
+    zip_error_t ze;
+    zip_error_init_with_code(&ze, err);
+    std::string msg = path + ": not a readable zip archive (" + zip_error_strerror(&ze) + ")";
+    zip_error_fini(&ze);
+    return InvalidArgument(msg);
+  }
+  return std::unique_ptr<ZipArchive>(new ZipArchive(z, path));
+}
+
+std::vector<std::string> ZipArchive::Names() const {
+  std::vector<std::string> names;
+  auto* z = static_cast<zip_t*>(zip_);
+  const zip_int64_t n = zip_get_num_entries(z, 0);
+  for (zip_int64_t i = 0; i < n; ++i) {
+    const char* name = zip_get_name(z, static_cast<zip_uint64_t>(i), 0);
+    if (name) names.emplace_back(name);
+  }
+  return names;
+}
+
+bool ZipArchive::Has(const std::string& name) const {
+  return zip_name_locate(static_cast<zip_t*>(zip_), name.c_str(), 0) >= 0;
+}
+
+Result<std::string> ZipArchive::Read(const std::string& name, uint64_t max_bytes) const {
+  auto* z = static_cast<zip_t*>(zip_);
+  const std::string where = path_ + ": member '" + name + "'";
+  zip_stat_t st;
+  zip_stat_init(&st);
+  if (zip_stat(z, name.c_str(), 0, &st) != 0) return NotFound(where + " not found");
+  if (!(st.valid & ZIP_STAT_SIZE) || st.size > max_bytes) return InvalidArgument(where + ": size missing or too large");
+  zip_file_t* f = zip_fopen(z, name.c_str(), 0);
+  if (!f) return InvalidArgument(where + ": cannot open (" + zip_strerror(z) + ")");
+  std::string data(static_cast<size_t>(st.size), '\0');
+  zip_int64_t got = data.empty() ? 0 : zip_fread(f, data.data(), st.size);
+  zip_fclose(f);
+  if (got < 0 || static_cast<zip_uint64_t>(got) != st.size) return InvalidArgument(where + ": truncated or corrupt");
+  return data;
+}
+
+}  // namespace onyx::convert::keras

@@ -1,0 +1,145 @@
+// Keras converter on bad input (corrupt files, missing weights, unsupported layers) and the transpose optimizer.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "convert/common/transpose_optimizer.h"
+#include "convert/keras/converter.h"
+#include "text/parser.h"
+
+namespace onyx {
+namespace {
+
+namespace fs = std::filesystem;
+using convert::keras::ConvertKerasFile;
+using convert::keras::ConvertOptions;
+
+class KerasConvertTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("onyx_keras_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Write(const std::string& name, const std::string& bytes) {
+    const std::string p = (dir_ / name).string();
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  }
+  fs::path dir_;
+};
+
+const char* kDenseTopology =
+    R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
+        {"class_name": "Dense", "config": {"name": "d", "units": 2, "batch_input_shape": [null, 3]}}]}})";
+
+TEST_F(KerasConvertTest, InvalidJson) {
+  auto r = ConvertKerasFile(Write("model.json", "{not json"), ConvertOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("invalid JSON"), std::string::npos) << r.status().message();
+}
+
+TEST_F(KerasConvertTest, CorruptZip) {
+  auto r =
+      ConvertKerasFile(Write("m.keras", std::string("PK\x03\x04", 4) + "garbage that is not a zip"), ConvertOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("zip"), std::string::npos) << r.status().message();
+}
+
+TEST_F(KerasConvertTest, CorruptHdf5) {
+  auto r =
+      ConvertKerasFile(Write("m.h5", std::string("\x89HDF\r\n\x1a\n", 8) + std::string(200, 'x')), ConvertOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("m.h5"), std::string::npos) << r.status().message();
+}
+
+TEST_F(KerasConvertTest, MissingWeights) {
+  std::string json = std::string(R"({"modelTopology": )") + kDenseTopology + R"(, "weightsManifest": []})";
+  auto r = ConvertKerasFile(Write("model.json", json), ConvertOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("layer 'd' (Dense): missing weight #0 (kernel)"), std::string::npos)
+      << r.status().message();
+}
+
+TEST_F(KerasConvertTest, TruncatedShard) {
+  std::string json =
+      std::string(R"({"modelTopology": )") + kDenseTopology +
+      R"(, "weightsManifest": [{"paths": ["w.bin"], "weights": [{"name": "d/kernel", "shape": [3, 2], "dtype": "float32"}]}]})";
+  Write("w.bin", std::string(8, '\0'));
+  auto r = ConvertKerasFile(Write("model.json", json), ConvertOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("end before this weight"), std::string::npos) << r.status().message();
+}
+
+TEST_F(KerasConvertTest, ShardOutsideFolderRefused) {
+  std::string json = std::string(R"({"modelTopology": )") + kDenseTopology +
+                     R"(, "weightsManifest": [{"paths": ["../w.bin"], "weights": []}]})";
+  auto r = ConvertKerasFile(Write("model.json", json), ConvertOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("leaves the model's folder"), std::string::npos) << r.status().message();
+}
+
+TEST_F(KerasConvertTest, EveryUnsupportedLayerListedOnce) {
+  std::string json = R"({"modelTopology": {"class_name": "Sequential", "config": {"name": "s", "layers": [
+      {"class_name": "Dense", "config": {"name": "d", "units": 2, "batch_input_shape": [null, 3]}},
+      {"class_name": "Lambda", "config": {"name": "lam_a"}},
+      {"class_name": "MyCustomLayer", "config": {"name": "custom_b"}},
+      {"class_name": "Sequential", "config": {"name": "inner", "layers": [{"class_name": "Lambda", "config": {"name": "lam_c"}}]}}]}},
+      "weightsManifest": []})";
+  auto r = ConvertKerasFile(Write("model.json", json), ConvertOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+  const std::string& m = r.status().message();
+  EXPECT_NE(m.find("3 unsupported layers"), std::string::npos) << m;
+  EXPECT_NE(m.find("'lam_a' (Lambda)"), std::string::npos) << m;
+  EXPECT_NE(m.find("'custom_b' (MyCustomLayer)"), std::string::npos) << m;
+  EXPECT_NE(m.find("'lam_c' (Lambda)"), std::string::npos) << m;
+}
+
+TEST_F(KerasConvertTest, OpsetOutOfRange) {
+  ConvertOptions o;
+  o.opset = 12;
+  std::string json = std::string(R"({"modelTopology": )") + kDenseTopology + "}";
+  auto r = ConvertKerasFile(Write("model.json", json), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("13..21"), std::string::npos);
+}
+
+TEST(TransposeOptimizerTest, InversePairsAcrossElementwiseOpsCancel) {
+  auto m = text::ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[1,4,5,3] x) => (float[1,4,5,3] y) {
+      a = Transpose <perm = [0, 3, 1, 2]> (x)
+      r = Relu (a)
+      b = Transpose <perm = [0, 2, 3, 1]> (r)
+      y = Sigmoid (b)
+    }
+  )");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto stats = convert::OptimizeTransposes(m->graph);
+  EXPECT_EQ(stats.before, 2);
+  EXPECT_EQ(stats.after, 0);
+  EXPECT_EQ(m->graph.outputs[0].name, "y");
+}
+
+TEST(TransposeOptimizerTest, PushesThroughAddWithConstantAndKeepsOutputLayout) {
+  auto m = text::ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[1,2,3,4] x) => (float[1,3,4,2] y) <float[4] c = {1, 2, 3, 4}> {
+      t = Transpose <perm = [0, 2, 3, 1]> (x)
+      y = Add (t, c)
+    }
+  )");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto stats = convert::OptimizeTransposes(m->graph);
+  // The output keeps its layout: one Transpose remains, now after the Add.
+  EXPECT_EQ(stats.after, 1);
+  EXPECT_EQ(m->graph.nodes.back().op_type, "Transpose");
+}
+
+}  // namespace
+}  // namespace onyx

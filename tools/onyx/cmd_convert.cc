@@ -1,0 +1,135 @@
+// onyx convert MODEL -o OUT.onnx: converts a Keras model (.keras, .h5, TF.js model.json) to ONNX.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "cli.h"
+#include "convert/keras/converter.h"
+#include "format/model_io.h"
+
+namespace onyx::cli {
+
+namespace {
+
+void Help() {
+  std::printf(
+      "usage: onyx convert MODEL -o OUT.onnx [--opset N] [--batch N | --dynamic-batch] [--keep-nhwc]\n\n"
+      "Converts a Keras model to ONNX: a Keras 3 .keras archive, a Keras 2 HDF5 .h5 file, or a TF.js layers\n"
+      "model (model.json beside its weight shards). Inputs and outputs keep Keras's channels-last layout.\n\n"
+      "options:\n"
+      "  -o, --output FILE  the ONNX file to write (written to a temporary file, then renamed)\n"
+      "  --opset N          default-domain opset, 13..21 (default 17)\n"
+      "  --batch N          fix the batch dimension to N\n"
+      "  --dynamic-batch    a symbolic batch dimension 'batch' (the default)\n"
+      "  --keep-nhwc        keep channels-last inputs and outputs (the default; accepted for clarity)\n"
+      "  --quiet            print nothing on success\n\n"
+      "Exit codes: 0 converted, 1 conversion failed, 2 usage error, 3 unsupported input.\n");
+}
+
+bool ParseInt(const std::string& s, int64_t* out) {
+  try {
+    size_t pos = 0;
+    *out = std::stoll(s, &pos);
+    return pos == s.size();
+  } catch (...) {
+    return false;
+  }
+}
+
+}  // namespace
+
+int ConvertMain(const std::vector<std::string>& args) {
+  if (WantsHelp(args)) {
+    Help();
+    return kExitOk;
+  }
+  std::string input, output;
+  convert::keras::ConvertOptions options;
+  bool quiet = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "-o" || a == "--output" || a == "--opset" || a == "--batch") {
+      if (i + 1 >= args.size()) {
+        Error(a + " needs a value");
+        return kExitUsage;
+      }
+      const std::string& v = args[++i];
+      if (a == "-o" || a == "--output") {
+        output = v;
+      } else {
+        int64_t n = 0;
+        if (!ParseInt(v, &n)) {
+          Error(a + " needs an integer, got '" + v + "'");
+          return kExitUsage;
+        }
+        if (a == "--opset") {
+          if (n < 13 || n > 21) {
+            Error("--opset must be within 13..21, got " + v);
+            return kExitUsage;
+          }
+          options.opset = n;
+        } else {
+          if (n <= 0) {
+            Error("--batch must be positive, got " + v);
+            return kExitUsage;
+          }
+          options.batch = n;
+        }
+      }
+    } else if (a == "--dynamic-batch") {
+      options.batch.reset();
+    } else if (a == "--keep-nhwc") {
+      options.keep_nhwc = true;
+    } else if (a == "--quiet") {
+      quiet = true;
+    } else if (!a.empty() && a[0] == '-') {
+      Error("unknown option '" + a + "' (see 'onyx convert --help')");
+      return kExitUsage;
+    } else if (input.empty()) {
+      input = a;
+    } else {
+      Error("more than one MODEL given");
+      return kExitUsage;
+    }
+  }
+  if (input.empty() || output.empty()) {
+    Error("usage: onyx convert MODEL -o OUT.onnx (see 'onyx convert --help')");
+    return kExitUsage;
+  }
+  if (input.ends_with(".onnx")) {
+    Error("opset conversion not available yet");
+    return kExitUnsupported;
+  }
+  convert::keras::ConvertReport report;
+  auto model = convert::keras::ConvertKerasFile(input, options, &report);
+  if (!model.ok()) {
+    Error(model.status().message());
+    return model.status().code() == StatusCode::kUnsupported ? kExitUnsupported : kExitFailure;
+  }
+  // Write beside the target, then rename: a failed write never leaves a partial OUT.onnx.
+  const std::string tmp = output + ".tmp" + std::to_string(::getpid());
+  Status saved = format::SaveModel(*model, tmp);
+  if (!saved.ok()) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+    Error(saved.message());
+    return kExitFailure;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, output, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    Error(output + ": cannot write (" + ec.message() + ")");
+    return kExitFailure;
+  }
+  if (!quiet) {
+    std::printf("%s -> %s: %d layers, %d nodes, opset %lld; Transpose nodes %d -> %d after layout optimization\n",
+                input.c_str(), output.c_str(), report.layers, report.nodes, static_cast<long long>(options.opset),
+                report.transposes_before, report.transposes_after);
+  }
+  return kExitOk;
+}
+
+}  // namespace onyx::cli
