@@ -1,5 +1,7 @@
 #include "ops/tensor/tensor_util.h"
 
+#include <cstring>
+
 #include "ops/common/op_util.h"
 
 namespace onyx::ops::movement {
@@ -20,8 +22,67 @@ Tensor PackSubByte(const Tensor& bytes, DataType type) {
   return out;
 }
 
+namespace {
+
+// The copy as runs of contiguous bytes: dims of size 1 dropped and neighbours merged where both sides are
+// contiguous across them. Returns false unless the innermost run is contiguous on both sides.
+bool ContiguousRuns(const std::vector<int64_t>& src_strides, const std::vector<int64_t>& dst_strides,
+                    const Shape& shape, Shape* outer, std::vector<int64_t>* outer_src, std::vector<int64_t>* outer_dst,
+                    int64_t* run) {
+  Shape dims;
+  std::vector<int64_t> ss, ds;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1) continue;
+    if (!dims.empty() && ss.back() == src_strides[i] * shape[i] && ds.back() == dst_strides[i] * shape[i]) {
+      dims.back() *= shape[i];
+      ss.back() = src_strides[i];
+      ds.back() = dst_strides[i];
+      continue;
+    }
+    dims.push_back(shape[i]);
+    ss.push_back(src_strides[i]);
+    ds.push_back(dst_strides[i]);
+  }
+  if (dims.empty()) {
+    *run = 1;
+    return true;
+  }
+  if (ss.back() != 1 || ds.back() != 1) return false;
+  *run = dims.back();
+  dims.pop_back();
+  ss.pop_back();
+  ds.pop_back();
+  *outer = std::move(dims);
+  *outer_src = std::move(ss);
+  *outer_dst = std::move(ds);
+  return true;
+}
+
+}  // namespace
+
 void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_t>& src_strides, Tensor& dst,
                  int64_t dst_offset, const std::vector<int64_t>& dst_strides, const Shape& shape) {
+  if (NumElements(shape) == 0) return;
+  Shape outer;
+  std::vector<int64_t> outer_src, outer_dst;
+  int64_t run = 0;
+  // Concat, Split, Slice and the like mostly move long contiguous runs: copy those with memcpy.
+  if (!IsSubByte(src.type()) && src.type() != DataType::kString &&
+      ContiguousRuns(src_strides, dst_strides, shape, &outer, &outer_src, &outer_dst, &run)) {
+    const size_t elem = DataTypeStorageBytes(src.type(), 1);
+    const auto* in = static_cast<const uint8_t*>(src.raw()) + src_offset * static_cast<int64_t>(elem);
+    auto* out = static_cast<uint8_t*>(dst.raw()) + dst_offset * static_cast<int64_t>(elem);
+    const size_t bytes = static_cast<size_t>(run) * elem;
+    if (outer.empty()) {
+      std::memcpy(out, in, bytes);
+      return;
+    }
+    const std::vector<int64_t> strides[2] = {outer_src, outer_dst};
+    ForEachStrided(outer, strides, [&](int64_t, const int64_t* off) {
+      std::memcpy(out + off[1] * static_cast<int64_t>(elem), in + off[0] * static_cast<int64_t>(elem), bytes);
+    });
+    return;
+  }
   const std::vector<int64_t> strides[2] = {src_strides, dst_strides};
   if (IsSubByte(src.type())) {
     const int bits = DataTypeBits(src.type());
