@@ -1,0 +1,141 @@
+#!/usr/bin/python3
+"""Differential test of `onyx check` against ONNX's own checker (python3-onnx 1.12, full_check=False).
+
+usage: differential.py ONYX_BINARY SHARED_DIR [--verbose]
+
+Runs both checkers over every model in
+  /usr/share/libonnx-testdata/data/**/model.onnx   (the onnx 1.12 backend tests)
+  SHARED_DIR/onnx-tests/**/model.onnx             (the newest backend tests)
+  SHARED_DIR/models/onnx/*.onnx                    (real models)
+and compares the verdicts (valid / invalid). Models whose IR version is newer than onnx 1.12 knows (IR > 8) are
+counted apart: 1.12 rejects them for their IR version alone, so they say nothing about either checker.
+
+Every disagreement is listed with its reason. Known reasons (where onyx is right and onnx 1.12 is not, e.g.
+operators newer than 1.12) are recognised below; an unexplained disagreement, or agreement under 99%, fails.
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import onnx
+import onnx.checker
+import onnx.defs
+
+ONNX_MAX_IR = onnx.IR_VERSION  # 8 for onnx 1.12
+AGREEMENT_TARGET = 0.99
+
+
+def model_paths(shared):
+    paths = sorted(glob.glob("/usr/share/libonnx-testdata/data/**/model.onnx", recursive=True))
+    paths += sorted(glob.glob(os.path.join(shared, "onnx-tests", "**", "model.onnx"), recursive=True))
+    paths += sorted(glob.glob(os.path.join(shared, "models", "onnx", "*.onnx")))
+    return paths
+
+
+def onnx_verdict(path):
+    """(ir_version, ok, message) from onnx 1.12."""
+    try:
+        m = onnx.load(path, load_external_data=False)
+    except Exception as e:  # noqa: BLE001 - any load failure is a verdict
+        return None, False, f"load: {e}"
+    try:
+        onnx.checker.check_model(path, full_check=False)
+        return m.ir_version, True, ""
+    except Exception as e:  # noqa: BLE001
+        return m.ir_version, False, str(e).strip().splitlines()[0] if str(e).strip() else repr(e)
+
+
+def onyx_verdict(binary, path):
+    r = subprocess.run([binary, "check", path], capture_output=True, text=True, timeout=120)
+    lines = [ln for ln in (r.stdout + r.stderr).splitlines() if ln.strip()]
+    problems = [ln for ln in lines if not ln.endswith(": valid") and not re.search(r": \d+ problems?$", ln)]
+    return r.returncode == 0, problems
+
+
+# Operators (domain, name) -> first since_version that onnx 1.12 knows; used to explain disagreements.
+KNOWN_1_12 = {}
+for _s in onnx.defs.get_all_schemas_with_history():
+    _key = (_s.domain or "ai.onnx", _s.name)
+    KNOWN_1_12[_key] = max(KNOWN_1_12.get(_key, 0), _s.since_version)
+
+
+def explain(path, onnx_ok, onnx_msg, onyx_problems):
+    """A reason for a disagreement, or None when it is not understood."""
+    if not onnx_ok:
+        m = re.search(r"No Op registered for (\w+) with domain_version of (\d+)", onnx_msg)
+        if m:
+            return f"onyx right: {m.group(1)} at opset {m.group(2)} is newer than onnx 1.12 knows"
+        if "is not a registered function/op" in onnx_msg:
+            return "onyx right: the operator is newer than onnx 1.12"
+    else:
+        text = " ".join(onyx_problems)
+        if "[type-constraint]" in text or "[type-mismatch]" in text:
+            return ("onyx right: a declared type breaks the operator's type constraint; onnx checks types only "
+                    "in its full check (shape inference)")
+        if "[element-type-ir-version]" in text:
+            return "onyx right: an element type newer than the model's IR version (onnx 1.12 does not check)"
+    return None
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    binary, shared = sys.argv[1], sys.argv[2]
+    verbose = "--verbose" in sys.argv
+    paths = model_paths(shared)
+
+    def run(path):
+        ir, ok, msg = onnx_verdict(path)
+        onyx_ok, problems = onyx_verdict(binary, path)
+        return path, ir, ok, msg, onyx_ok, problems
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(run, paths))
+
+    compared = agree = too_new = 0
+    explained, unexplained = [], []
+    both_invalid = []
+    for path, ir, ok, msg, onyx_ok, problems in results:
+        if ir is not None and ir > ONNX_MAX_IR:
+            too_new += 1
+            if not onyx_ok:
+                # onnx 1.12 cannot judge these; onyx must still accept the official (valid) ones.
+                unexplained.append((path, "(IR %d, not judged by onnx 1.12)" % ir, problems))
+            continue
+        compared += 1
+        if ok == onyx_ok:
+            agree += 1
+            if not ok:
+                both_invalid.append((path, msg, problems))
+            continue
+        reason = explain(path, ok, msg, problems)
+        entry = (path, f"onnx: {'valid' if ok else msg}", problems, reason)
+        (explained if reason else unexplained).append(entry[:3] if not reason else entry)
+
+    rate = agree / compared if compared else 0.0
+    print(f"models: {len(results)}")
+    print(f"  IR newer than onnx 1.12 knows (IR > {ONNX_MAX_IR}), not compared: {too_new}")
+    print(f"  compared: {compared}, same verdict: {agree} ({100.0 * rate:.2f}%), "
+          f"both invalid: {len(both_invalid)}")
+    print(f"  disagreements explained: {len(explained)}, unexplained: {len(unexplained)}")
+    for path, onnx_side, problems, reason in explained:
+        print(f"\nEXPLAINED {path}\n  {onnx_side}\n  onyx: {'valid' if not problems else problems[0]}\n  "
+              f"reason: {reason}")
+    for path, onnx_side, problems in unexplained:
+        print(f"\nUNEXPLAINED {path}\n  {onnx_side}\n  onyx: {'valid' if not problems else ''}")
+        for p in problems[:5]:
+            print(f"    {p}")
+    if verbose:
+        for path, msg, problems in both_invalid:
+            print(f"\nBOTH INVALID {path}\n  onnx: {msg}\n  onyx: {problems[:1]}")
+    ok = rate >= AGREEMENT_TARGET and not unexplained
+    print(f"\n{'PASS' if ok else 'FAIL'}: agreement {100.0 * rate:.2f}% (target {100 * AGREEMENT_TARGET:.0f}%), "
+          f"{len(unexplained)} unexplained")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
