@@ -27,18 +27,25 @@ bool IsStandardDomain(std::string_view domain) {
 // The first IR version that has this element type (ONNX docs/IR.md, "Tensor element types").
 int64_t FirstIrVersionOf(DataType t) {
   switch (t) {
-    case DataType::kBFloat16: return 4;
+    case DataType::kBFloat16:
+      return 4;
     case DataType::kFloat8E4M3FN:
     case DataType::kFloat8E4M3FNUZ:
     case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ: return 9;
+    case DataType::kFloat8E5M2FNUZ:
+      return 9;
     case DataType::kUint4:
-    case DataType::kInt4: return 10;
-    case DataType::kFloat4E2M1: return 11;
-    case DataType::kFloat8E8M0: return 12;
+    case DataType::kInt4:
+      return 10;
+    case DataType::kFloat4E2M1:
+      return 11;
+    case DataType::kFloat8E8M0:
+      return 12;
     case DataType::kUint2:
-    case DataType::kInt2: return 13;
-    default: return 1;
+    case DataType::kInt2:
+      return 13;
+    default:
+      return 1;
   }
 }
 
@@ -185,8 +192,7 @@ class Checker {
     CheckExternalData(t, where);
   }
 
-  void CheckGraph(const ir::Graph& g, const std::string& where, Scope& scope, bool is_main,
-                  const OpsetLookup& opset) {
+  void CheckGraph(const ir::Graph& g, const std::string& where, Scope& scope, bool is_main, const OpsetLookup& opset) {
     if (g.name.empty()) Add(where, "graph-name-missing", "the graph has no name");
     scope.owned_types.reserve(g.initializers.size());
 
@@ -335,8 +341,8 @@ class Checker {
               std::to_string(*version));
       return;
     }
-    NodeContext ctx{node, *s, nwhere,
-                    [&scope](const std::string& name) { return scope.TypeOf(name); }, function_attributes};
+    NodeContext ctx{node, *s, nwhere, [&scope](const std::string& name) { return scope.TypeOf(name); },
+                    function_attributes};
     CheckNodeAgainstSchema(ctx, problems_);
   }
 
@@ -389,7 +395,8 @@ class Checker {
         }
       }
       for (const auto& out : f.outputs) {
-        if (!scope.names.count(out)) Add(where, "output-not-computed", "function output '" + out + "' is never computed");
+        if (!scope.names.count(out))
+          Add(where, "output-not-computed", "function output '" + out + "' is never computed");
       }
     }
   }

@@ -22,9 +22,12 @@ std::string AllowedList(const schema::TypeConstraint& tc) {
 
 const char* OptionName(FormalParameter::Option o) {
   switch (o) {
-    case FormalParameter::Option::kSingle: return "required";
-    case FormalParameter::Option::kOptional: return "optional";
-    case FormalParameter::Option::kVariadic: return "variadic";
+    case FormalParameter::Option::kSingle:
+      return "required";
+    case FormalParameter::Option::kOptional:
+      return "optional";
+    case FormalParameter::Option::kVariadic:
+      return "variadic";
   }
   return "";
 }
@@ -44,17 +47,15 @@ class NodeChecker {
   }
 
  private:
-  void Add(const std::string& rule, const std::string& message) {
-    problems_.push_back({ctx_.where, rule, message});
-  }
+  void Add(const std::string& rule, const std::string& message) { problems_.push_back({ctx_.where, rule, message}); }
   std::string Op() const { return schema_.VersionedName(); }
 
   void CheckCounts() {
     int n_in = static_cast<int>(node_.inputs.size());
     int n_out = static_cast<int>(node_.outputs.size());
     if (n_in < schema_.min_inputs || n_in > schema_.max_inputs) {
-      Add("input-count", "has " + std::to_string(n_in) + " input" + (n_in == 1 ? "" : "s") + ", " + Op() +
-                             " takes " + CountRange(schema_.min_inputs, schema_.max_inputs));
+      Add("input-count", "has " + std::to_string(n_in) + " input" + (n_in == 1 ? "" : "s") + ", " + Op() + " takes " +
+                             CountRange(schema_.min_inputs, schema_.max_inputs));
     }
     if (n_out < schema_.min_outputs || n_out > schema_.max_outputs) {
       Add("output-count", "has " + std::to_string(n_out) + " output" + (n_out == 1 ? "" : "s") + ", " + Op() +
@@ -91,9 +92,9 @@ class NodeChecker {
       }
       if (!a.ref_attr_name.empty()) {
         if (ctx_.function_attributes == nullptr) {
-          Add("attribute-reference-outside-function",
-              "attribute '" + a.name + "' refers to '" + a.ref_attr_name + "', but only nodes inside a function " +
-                  "may refer to attributes");
+          Add("attribute-reference-outside-function", "attribute '" + a.name + "' refers to '" + a.ref_attr_name +
+                                                          "', but only nodes inside a function " +
+                                                          "may refer to attributes");
         } else if (!ctx_.function_attributes->count(a.ref_attr_name)) {
           Add("attribute-reference-unknown", "attribute '" + a.name + "' refers to '" + a.ref_attr_name +
                                                  "', which is not an attribute of the enclosing function");
@@ -111,8 +112,8 @@ class NodeChecker {
   }
 
   void TypeMismatch(const ir::Attribute& a, const schema::AttributeSpec& spec) {
-    Add("attribute-type", "attribute '" + a.name + "' has type " + std::string(ir::AttrTypeName(a.type)) + ", " +
-                              Op() + " expects " + std::string(ir::AttrTypeName(spec.type)));
+    Add("attribute-type", "attribute '" + a.name + "' has type " + std::string(ir::AttrTypeName(a.type)) + ", " + Op() +
+                              " expects " + std::string(ir::AttrTypeName(spec.type)));
   }
 
   // Every value whose type is declared must be allowed by its formal's constraint, and values bound to one
@@ -130,8 +131,8 @@ class NodeChecker {
       std::string what = std::string(is_input ? "input " : "output ") + std::to_string(i) + " '" + actual[i] + "'";
       if (f->type_str.find('(') != std::string::npos) {
         if (t != f->type_str) {
-          Add("type-constraint", what + " has type " + t + ", " + Op() + " expects " + f->type_str + " for '" +
-                                     f->name + "'");
+          Add("type-constraint",
+              what + " has type " + t + ", " + Op() + " expects " + f->type_str + " for '" + f->name + "'");
         }
         continue;
       }
@@ -171,8 +172,10 @@ std::string KnownTypeString(const ir::TypeInfo& type) {
     case ir::TypeInfo::Kind::kMap:
       if (!type.elem || KnownTypeString(*type.elem).empty()) return "";
       return type.ToString();
-    case ir::TypeInfo::Kind::kOpaque: return type.ToString();
-    case ir::TypeInfo::Kind::kUndefined: break;
+    case ir::TypeInfo::Kind::kOpaque:
+      return type.ToString();
+    case ir::TypeInfo::Kind::kUndefined:
+      break;
   }
   return "";
 }

@@ -61,8 +61,12 @@ std::pair<int, int> ImpliedCounts(const std::vector<FormalParameter>& formals) {
   int lo = 0, hi = 0;
   for (const auto& f : formals) {
     switch (f.option) {
-      case FormalParameter::Option::kSingle: lo = ++hi; break;
-      case FormalParameter::Option::kOptional: ++hi; break;
+      case FormalParameter::Option::kSingle:
+        lo = ++hi;
+        break;
+      case FormalParameter::Option::kOptional:
+        ++hi;
+        break;
       case FormalParameter::Option::kVariadic:
         lo = hi + f.min_arity;
         hi = OpSchema::kUnbounded;

@@ -1,12 +1,13 @@
 // The checker: one hand-written invalid model per rule (in the ONNX text syntax), each asserting that exactly
 // that rule is reported with the node and operator named; valid models pass; the schema table covers ops.tsv.
+#include "checker/checker.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include "checker/checker.h"
 #include "schema/op_schema.h"
 #include "schema/op_versions.h"
 #include "text/parser.h"
