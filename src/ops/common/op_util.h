@@ -7,6 +7,7 @@
 
 #include "core/status.h"
 #include "core/tensor.h"
+#include "ops/common/parallel.h"
 
 namespace onyx::ops {
 
@@ -44,29 +45,91 @@ void ForEachStrided(const Shape& shape, const std::vector<int64_t> (&strides)[N]
   }
 }
 
-// Applies out[i] = f(a[i'], b[i'']) with numpy broadcasting; `out` must already have the broadcast shape.
+// Applies out[i] = f(a[i'], b[i'']) with numpy broadcasting; `out` must already have the broadcast shape. The
+// shapes are collapsed to rows of a contiguous inner run in which each input either advances or stays put (a
+// bias over the last axis, a per-row statistic), so the inner loops vectorize; rows are split across threads.
+// f must be a pure function of its arguments.
 template <typename TA, typename TB, typename TO, typename F>
 void BroadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
   const TA* pa = a.data<TA>();
   const TB* pb = b.data<TB>();
   TO* po = out.data<TO>();
   const int64_t n = out.size();
+  if (n == 0) return;
   if (a.shape() == out.shape() && b.shape() == out.shape()) {
-    for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
+    ParallelFor(n, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) po[i] = f(pa[i], pb[i]);
+    });
     return;
   }
   if (a.shape() == out.shape() && b.size() == 1) {
     const TB v = pb[0];
-    for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], v);
+    ParallelFor(n, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) po[i] = f(pa[i], v);
+    });
     return;
   }
   if (b.shape() == out.shape() && a.size() == 1) {
     const TA v = pa[0];
-    for (int64_t i = 0; i < n; ++i) po[i] = f(v, pb[i]);
+    ParallelFor(n, 1, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) po[i] = f(v, pb[i]);
+    });
     return;
   }
-  std::vector<int64_t> strides[2] = {BroadcastStrides(a.shape(), out.shape()), BroadcastStrides(b.shape(), out.shape())};
-  ForEachStrided(out.shape(), strides, [&](int64_t i, const int64_t* off) { po[i] = f(pa[off[0]], pb[off[1]]); });
+  const std::vector<int64_t> full_a = BroadcastStrides(a.shape(), out.shape());
+  const std::vector<int64_t> full_b = BroadcastStrides(b.shape(), out.shape());
+  // Collapse: drop size-1 dims, merge neighbours that both inputs walk the same way.
+  Shape dims;
+  std::vector<int64_t> sa, sb;
+  for (size_t d = 0; d < out.shape().size(); ++d) {
+    const int64_t len = out.shape()[d];
+    if (len == 1) continue;
+    if (!dims.empty() && sa.back() == full_a[d] * len && sb.back() == full_b[d] * len) {
+      dims.back() *= len;
+      sa.back() = full_a[d];
+      sb.back() = full_b[d];
+      continue;
+    }
+    dims.push_back(len);
+    sa.push_back(full_a[d]);
+    sb.push_back(full_b[d]);
+  }
+  const int64_t inner = dims.back();
+  const int64_t ia = sa.back();
+  const int64_t ib = sb.back();
+  if (inner < 8 || ia > 1 || ib > 1) {
+    std::vector<int64_t> strides[2] = {full_a, full_b};
+    ForEachStrided(out.shape(), strides, [&](int64_t i, const int64_t* off) { po[i] = f(pa[off[0]], pb[off[1]]); });
+    return;
+  }
+  const size_t outer_rank = dims.size() - 1;
+  const int64_t rows = n / inner;
+  ParallelFor(rows, inner, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      int64_t oa = 0, ob = 0, rest = r;
+      for (size_t d = outer_rank; d-- > 0;) {
+        const int64_t idx = rest % dims[d];
+        rest /= dims[d];
+        oa += idx * sa[d];
+        ob += idx * sb[d];
+      }
+      const TA* ra = pa + oa;
+      const TB* rb = pb + ob;
+      TO* ro = po + r * inner;
+      if (ia == 1 && ib == 1) {
+        for (int64_t j = 0; j < inner; ++j) ro[j] = f(ra[j], rb[j]);
+      } else if (ia == 1) {
+        const TB v = rb[0];
+        for (int64_t j = 0; j < inner; ++j) ro[j] = f(ra[j], v);
+      } else if (ib == 1) {
+        const TA v = ra[0];
+        for (int64_t j = 0; j < inner; ++j) ro[j] = f(v, rb[j]);
+      } else {
+        const TO v = f(ra[0], rb[0]);
+        for (int64_t j = 0; j < inner; ++j) ro[j] = v;
+      }
+    }
+  });
 }
 
 }  // namespace onyx::ops

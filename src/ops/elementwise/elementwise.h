@@ -115,7 +115,9 @@ class UnaryKernel : public OpKernel {
       const T* px = x->data<T>();
       T* py = y.data<T>();
       const int64_t n = x->size();
-      for (int64_t i = 0; i < n; ++i) py[i] = static_cast<T>(fn_(ToCompute(px[i])));
+      ParallelFor(n, 4, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) py[i] = static_cast<T>(fn_(ToCompute(px[i])));
+      });
       return Status::Ok();
     });
   }

@@ -53,6 +53,14 @@ class PowKernel : public OpKernel {
       return Dispatch<NumericTypes>(y->type(), [&](auto exp_tag) -> Status {
         using TE = typename decltype(exp_tag)::type;
         Tensor& z = ctx.AllocateOutput(0, x->type(), out_shape);
+        if constexpr (std::is_same_v<TB, float>) {
+          // x ^ 2 (LayerNormalization written out, as exporters do): x * x in float is the correctly rounded
+          // square, exactly what the double pow rounds to, at a fraction of the cost.
+          if (yv.size() == 1 && ToDouble(yv.data<TE>()[0]) == 2.0) {
+            BroadcastBinary<TB, TE, TB>(*x, yv, z, [](const TB& a, const TE&) { return a * a; });
+            return Status::Ok();
+          }
+        }
         BroadcastBinary<TB, TE, TB>(*x, yv, z, [](const TB& a, const TE& b) { return PowValue(a, b); });
         return Status::Ok();
       });
