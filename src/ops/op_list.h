@@ -22,7 +22,8 @@ class KernelRegistry;
   X(String)                  \
   X(Transformer)             \
   X(ImageDecoding)           \
-  X(MachineLearning)
+  X(MachineLearning)        \
+  X(Fused) /* last: aliases kernels registered above */
 
 namespace onyx::ops {
 #define ONYX_DECLARE_FAMILY(name) void Register##name##Ops(KernelRegistry& registry);
