@@ -1,5 +1,6 @@
 #include "optimizer/optimizer.h"
 
+#include <chrono>
 #include <unordered_set>
 
 #include "ir/gradient.h"
@@ -131,6 +132,7 @@ std::string_view OptLevelName(OptLevel level) {
 Status OptimizeModel(ir::Model& model, const OptimizerOptions& options, OptimizerStats* stats) {
   if (stats != nullptr) stats->nodes_before = stats->nodes_after = CountNodes(model.graph);
   if (options.level == OptLevel::kDisabled) return Status::Ok();
+  const auto start = std::chrono::steady_clock::now();
   // A graph that cannot be ordered (a cycle, an undefined input) is left alone: compiling it reports the problem
   // in the runtime's words.
   if (!ir::TopologicalSort(model.graph).ok()) return Status::Ok();
@@ -148,7 +150,11 @@ Status OptimizeModel(ir::Model& model, const OptimizerOptions& options, Optimize
   if (UsesDomain(model.graph, ir::kInternalDomain) && !model.OpsetVersion(ir::kInternalDomain)) {
     model.opset_import.push_back({ir::kInternalDomain, 1});
   }
-  if (stats != nullptr) stats->nodes_after = CountNodes(model.graph);
+  if (stats != nullptr) {
+    stats->nodes_after = CountNodes(model.graph);
+    stats->milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
   return Status::Ok();
 }
 

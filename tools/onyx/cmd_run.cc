@@ -186,8 +186,14 @@ int RunMain(const std::vector<std::string>& args) {
   }
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
   const auto& stats = (*session)->optimizer_stats();
-  std::printf("optimizer: %s, %lld -> %lld nodes\n", std::string(optimizer::OptLevelName(options.optimization_level)).c_str(),
-              static_cast<long long>(stats.nodes_before), static_cast<long long>(stats.nodes_after));
+  std::printf("optimizer: %s, %lld -> %lld nodes (%.1f ms)\n",
+              std::string(optimizer::OptLevelName(options.optimization_level)).c_str(),
+              static_cast<long long>(stats.nodes_before), static_cast<long long>(stats.nodes_after), stats.milliseconds);
+  if (!stats.rewrites_by_pass.empty()) {
+    std::string passes;
+    for (const auto& [pass, n] : stats.rewrites_by_pass) passes += " " + pass + " " + std::to_string(n);
+    std::printf("rewrites:%s\n", passes.c_str());
+  }
   std::printf("time: session %.1f ms, run %.1f ms\n", ms(t0, t1), ms(t2, t3));
   return kExitOk;
 }
