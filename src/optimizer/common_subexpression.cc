@@ -35,11 +35,10 @@ void AppendFloat(std::string& key, float f) {
 // A key equal for nodes that compute the same thing; nullopt for nodes that must not be merged.
 std::optional<std::string> NodeKey(const ir::Node& n) {
   static const std::unordered_set<std::string> nondeterministic = {
-      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli",
-      "Dropout"};
+      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
   if (nondeterministic.count(n.op_type) || n.outputs.empty()) return std::nullopt;
-  std::string key = n.domain + '\x1f' + n.op_type + '\x1f' + n.overload + '\x1f' +
-                    std::to_string(n.outputs.size()) + '\x1f';
+  std::string key =
+      n.domain + '\x1f' + n.op_type + '\x1f' + n.overload + '\x1f' + std::to_string(n.outputs.size()) + '\x1f';
   for (const auto& in : n.inputs) key += in + '\x1e';
   key += '\x1f';
   auto attrs = n.attributes;
@@ -102,33 +101,35 @@ Result<int> RunCommonSubexpression(ir::Graph& graph, const PassContext& ctx) {
   int merged = MergeInitializers(graph, ctx);
   std::unordered_map<std::string, int> first_by_key;  // key -> index of the node computing it first
   ONYX_ASSIGN_OR_RETURN(int nodes, RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
-    const ir::Node& n = graph.nodes[static_cast<size_t>(i)];
-    auto key = NodeKey(n);
-    if (!key) return false;
-    auto [it, inserted] = first_by_key.emplace(*key, i);
-    if (inserted) return false;
-    // Nodes before i keep their positions (only node i is ever erased), so the recorded index is still right.
-    const ir::Node& first = graph.nodes[static_cast<size_t>(it->second)];
-    for (size_t k = 0; k < n.outputs.size(); ++k) {
-      if (!n.outputs[k].empty() && first.outputs[k].empty()) return false;
-    }
-    // Redirect every output, or none: all must be possible first.
-    int renames_needed = 0;
-    for (size_t k = 0; k < n.outputs.size(); ++k) {
-      if (n.outputs[k].empty()) continue;
-      if (index.IsGraphOutput(n.outputs[k])) {
-        if (index.IsGraphOutput(first.outputs[k]) || index.IsGraphInput(first.outputs[k])) return false;
-        ++renames_needed;
-      }
-    }
-    if (renames_needed > 0 && n.outputs.size() > 1) return false;  // keep the simple case only
-    const std::vector<std::string> outs = n.outputs, firsts = first.outputs;
-    for (size_t k = 0; k < outs.size(); ++k) {
-      if (!outs[k].empty() && !RedirectValue(graph, index, outs[k], firsts[k])) return false;
-    }
-    EraseNodes(graph, {i});
-    return true;
-  }));
+                          const ir::Node& n = graph.nodes[static_cast<size_t>(i)];
+                          auto key = NodeKey(n);
+                          if (!key) return false;
+                          auto [it, inserted] = first_by_key.emplace(*key, i);
+                          if (inserted) return false;
+                          // Nodes before i keep their positions (only node i is ever erased), so the recorded index is
+                          // still right.
+                          const ir::Node& first = graph.nodes[static_cast<size_t>(it->second)];
+                          for (size_t k = 0; k < n.outputs.size(); ++k) {
+                            if (!n.outputs[k].empty() && first.outputs[k].empty()) return false;
+                          }
+                          // Redirect every output, or none: all must be possible first.
+                          int renames_needed = 0;
+                          for (size_t k = 0; k < n.outputs.size(); ++k) {
+                            if (n.outputs[k].empty()) continue;
+                            if (index.IsGraphOutput(n.outputs[k])) {
+                              if (index.IsGraphOutput(first.outputs[k]) || index.IsGraphInput(first.outputs[k]))
+                                return false;
+                              ++renames_needed;
+                            }
+                          }
+                          if (renames_needed > 0 && n.outputs.size() > 1) return false;  // keep the simple case only
+                          const std::vector<std::string> outs = n.outputs, firsts = first.outputs;
+                          for (size_t k = 0; k < outs.size(); ++k) {
+                            if (!outs[k].empty() && !RedirectValue(graph, index, outs[k], firsts[k])) return false;
+                          }
+                          EraseNodes(graph, {i});
+                          return true;
+                        }));
   return merged + nodes;
 }
 

@@ -1,6 +1,7 @@
 // Constant folding: a node whose inputs are all constants runs once, now, through the runtime's own kernel (a
 // one-node Session), and its outputs become initializers under the same names. Also folds Shape and Size of main
 // graph inputs whose declared shape is fully static (a session rejects feeds of another shape).
+#include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -15,15 +16,43 @@ namespace {
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
 
 bool MayFold(const ir::Node& n) {
-  static const std::unordered_set<std::string> nondeterministic = {
-      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli",
-      "Dropout"};  // Dropout: random in training mode; in inference the identity pass removes it
+  // Random operators; Dropout (random in training mode; in inference the identity pass removes it);
+  // DequantizeLinear, whose float result would be 4x its int8 weights and would hide the quantized pattern from
+  // int8 kernels (onnxruntime keeps it too).
+  static const std::unordered_set<std::string> excluded = {"RandomNormal",      "RandomUniform",   "RandomNormalLike",
+                                                           "RandomUniformLike", "Multinomial",     "Bernoulli",
+                                                           "Dropout",           "DequantizeLinear"};
   if (!(n.domain.empty() || n.domain == "ai.onnx" || n.domain == "ai.onnx.ml")) return false;
-  if (nondeterministic.count(n.op_type)) return false;
+  if (excluded.count(n.op_type)) return false;
   for (const auto& a : n.attributes) {
     if (a.g || !a.graphs.empty()) return false;  // If/Loop/Scan: bodies may read outer values
   }
   return !n.outputs.empty();
+}
+
+// Whether the output's size, known from the constant inputs before running, is past the limit (ConstantOfShape,
+// Expand, Tile, Range): those are not even computed, so a hostile shape cannot make folding allocate gigabytes.
+bool KnownTooLarge(const ir::Node& n, const std::function<const Tensor*(const std::string&)>& constant) {
+  auto product = [](const Tensor* t) {
+    double p = 1;
+    for (int64_t i = 0; i < t->size(); ++i) p *= std::max<double>(1.0, static_cast<double>(t->IntAt(i)));
+    return p;
+  };
+  const auto limit = static_cast<double>(kMaxFoldedElements);
+  auto input = [&](size_t i) { return i < n.inputs.size() && !n.inputs[i].empty() ? constant(n.inputs[i]) : nullptr; };
+  if ((IsOnnxOp(n, "ConstantOfShape") || IsOnnxOp(n, "Expand")) && input(n.op_type == "Expand" ? 1 : 0) != nullptr) {
+    const Tensor* shape = input(n.op_type == "Expand" ? 1 : 0);
+    return IsInteger(shape->type()) && product(shape) > limit;
+  }
+  if (IsOnnxOp(n, "Tile") && input(0) != nullptr && input(1) != nullptr && IsInteger(input(1)->type())) {
+    return product(input(1)) * static_cast<double>(input(0)->size()) > limit;
+  }
+  if (IsOnnxOp(n, "Range") && input(0) != nullptr && input(1) != nullptr && input(2) != nullptr) {
+    if (input(0)->size() != 1 || input(1)->size() != 1 || input(2)->size() != 1) return false;  // the kernel rejects it
+    const double start = input(0)->DoubleAt(0), stop = input(1)->DoubleAt(0), step = input(2)->DoubleAt(0);
+    return step == 0 || !std::isfinite((stop - start) / step) || std::abs((stop - start) / step) > limit;
+  }
+  return false;
 }
 
 // Runs `node` on constant inputs; nullopt when it fails or produces something other than tensors.
@@ -127,7 +156,7 @@ Result<int> RunConstantFolding(ir::Graph& graph, const PassContext& ctx) {
         }
         input_elements += t->size();
       }
-      if (!all_constant) continue;
+      if (!all_constant || KnownTooLarge(n, constant)) continue;
       outputs = Evaluate(n, constant, ctx);
       if (!outputs) continue;
       int64_t output_elements = 0;

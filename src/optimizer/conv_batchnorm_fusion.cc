@@ -24,7 +24,8 @@ Result<int> RunFuseConvBatchNorm(ir::Graph& graph, const PassContext& ctx) {
     if (w == nullptr || w->rank() < 3 || !IsFusableFloat(w->type())) return false;
     const int64_t m = w->dim(0);
     const Tensor* b = conv.inputs.size() > 2 && !conv.inputs[2].empty() ? index.Constant(conv.inputs[2]) : nullptr;
-    if (conv.inputs.size() > 2 && !conv.inputs[2].empty() && (b == nullptr || b->size() != m)) return false;
+    if (conv.inputs.size() > 2 && !conv.inputs[2].empty() && (b == nullptr || b->size() != m || b->type() != w->type()))
+      return false;
     const Tensor* params[4];
     for (int k = 0; k < 4; ++k) {
       params[k] = index.Constant(bn.inputs[static_cast<size_t>(k) + 1]);
@@ -39,7 +40,8 @@ Result<int> RunFuseConvBatchNorm(ir::Graph& graph, const PassContext& ctx) {
     }
     const int64_t per_channel = w->size() / std::max<int64_t>(m, 1);
     std::vector<double> weights(static_cast<size_t>(w->size()));
-    for (int64_t k = 0; k < w->size(); ++k) weights[static_cast<size_t>(k)] = w->DoubleAt(k) * s[static_cast<size_t>(k / per_channel)];
+    for (int64_t k = 0; k < w->size(); ++k)
+      weights[static_cast<size_t>(k)] = w->DoubleAt(k) * s[static_cast<size_t>(k / per_channel)];
     const DataType type = w->type();
     const Shape w_shape = w->shape();
     const std::string out = bn.outputs[0];

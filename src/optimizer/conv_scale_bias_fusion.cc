@@ -41,7 +41,7 @@ Result<int> RunFuseConvScaleBias(ir::Graph& graph, const PassContext& ctx) {
       const Tensor* b = has_bias ? index.Constant(conv.inputs[2]) : nullptr;
       if (w == nullptr || w->rank() < 3 || !IsFusableFloat(w->type()) || c->type() != w->type()) continue;
       const int64_t m = w->dim(0);
-      if (has_bias && (b == nullptr || b->size() != m)) continue;
+      if (has_bias && (b == nullptr || b->size() != m || b->type() != w->type())) continue;
       auto cv = PerChannel(*c, w->rank(), m);
       if (!cv) continue;
       std::vector<double> bias(static_cast<size_t>(m), 0.0);

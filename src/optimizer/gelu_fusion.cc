@@ -54,7 +54,8 @@ std::optional<std::string> HalfOf(const GraphIndex& index, const std::string& v)
   const ir::Node* mul = index.ProducerOp(v, "Mul");
   if (mul == nullptr || mul->inputs.size() != 2 || !index.HasSingleReader(v)) return std::nullopt;
   for (int k = 0; k < 2; ++k) {
-    if (IsNear(index.Constant(mul->inputs[static_cast<size_t>(1 - k)]), 0.5)) return mul->inputs[static_cast<size_t>(k)];
+    if (IsNear(index.Constant(mul->inputs[static_cast<size_t>(1 - k)]), 0.5))
+      return mul->inputs[static_cast<size_t>(k)];
   }
   return std::nullopt;
 }
@@ -104,7 +105,8 @@ Result<int> RunFuseGelu(ir::Graph& graph, const PassContext& ctx) {
     gelu.domain = standard ? "" : ir::kInternalDomain;
     gelu.inputs = {*x};
     gelu.outputs = {y.outputs[0]};
-    graph.nodes[static_cast<size_t>(i)] = std::move(gelu);  // the pattern's other nodes are left to dead-code elimination
+    graph.nodes[static_cast<size_t>(i)] =
+        std::move(gelu);  // the pattern's other nodes are left to dead-code elimination
     return true;
   });
 }

@@ -10,20 +10,63 @@ namespace {
 
 // Operators whose output 0 has the element type of input 0.
 bool KeepsInputType(const ir::Node& n) {
-  static const std::unordered_set<std::string> ops = {
-      "Identity", "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Neg", "Abs", "Exp", "Log", "Sqrt", "Reciprocal",
-      "Floor", "Ceil", "Round", "Erf", "Clip", "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Reshape",
-      "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Concat", "Slice", "Gather", "Expand", "Tile", "MatMul",
-      "Gemm", "Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "Softmax", "ReduceMean", "ReduceSum",
-      "ReduceMax", "ReduceMin", "Dropout", "BatchNormalization", "LayerNormalization", "Gelu", "Where"};
+  static const std::unordered_set<std::string> ops = {"Identity",
+                                                      "Relu",
+                                                      "LeakyRelu",
+                                                      "Sigmoid",
+                                                      "Tanh",
+                                                      "Neg",
+                                                      "Abs",
+                                                      "Exp",
+                                                      "Log",
+                                                      "Sqrt",
+                                                      "Reciprocal",
+                                                      "Floor",
+                                                      "Ceil",
+                                                      "Round",
+                                                      "Erf",
+                                                      "Clip",
+                                                      "Add",
+                                                      "Sub",
+                                                      "Mul",
+                                                      "Div",
+                                                      "Pow",
+                                                      "Max",
+                                                      "Min",
+                                                      "Reshape",
+                                                      "Transpose",
+                                                      "Squeeze",
+                                                      "Unsqueeze",
+                                                      "Flatten",
+                                                      "Concat",
+                                                      "Slice",
+                                                      "Gather",
+                                                      "Expand",
+                                                      "Tile",
+                                                      "MatMul",
+                                                      "Gemm",
+                                                      "Conv",
+                                                      "MaxPool",
+                                                      "AveragePool",
+                                                      "GlobalAveragePool",
+                                                      "Softmax",
+                                                      "ReduceMean",
+                                                      "ReduceSum",
+                                                      "ReduceMax",
+                                                      "ReduceMin",
+                                                      "Dropout",
+                                                      "BatchNormalization",
+                                                      "LayerNormalization",
+                                                      "Gelu",
+                                                      "Where"};
   return (n.domain.empty() || n.domain == "ai.onnx") && ops.count(n.op_type) > 0;
 }
 
 // Operators whose output 0 has the rank of input 0.
 bool KeepsInputRank(const ir::Node& n) {
-  static const std::unordered_set<std::string> ops = {"Identity", "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Neg",
-                                                      "Abs", "Exp", "Log", "Sqrt", "Reciprocal", "Erf", "Clip",
-                                                      "Cast", "Softmax", "Dropout", "Gelu", "LayerNormalization"};
+  static const std::unordered_set<std::string> ops = {
+      "Identity", "Relu",       "LeakyRelu", "Sigmoid", "Tanh", "Neg",     "Abs",     "Exp",  "Log",
+      "Sqrt",     "Reciprocal", "Erf",       "Clip",    "Cast", "Softmax", "Dropout", "Gelu", "LayerNormalization"};
   return (n.domain.empty() || n.domain == "ai.onnx") && ops.count(n.op_type) > 0;
 }
 
@@ -111,8 +154,8 @@ std::optional<DataType> GraphIndex::ElemTypeImpl(const std::string& value, int d
       IsOnnxOp(n, "ArgMin")) {
     return DataType::kInt64;
   }
-  for (const char* op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor",
-                         "IsNaN", "IsInf"}) {
+  for (const char* op :
+       {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor", "IsNaN", "IsInf"}) {
     if (IsOnnxOp(n, op)) return DataType::kBool;
   }
   if (KeepsInputType(n) && !n.inputs.empty()) {

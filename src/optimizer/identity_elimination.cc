@@ -29,8 +29,8 @@ Result<int> RunEliminateIdentity(ir::Graph& graph, const PassContext& ctx) {
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
     const ir::Node& n = graph.nodes[static_cast<size_t>(i)];
     const bool identity = IsOnnxOp(n, "Identity") && n.inputs.size() == 1 && n.outputs.size() == 1;
-    const bool dropout = IsOnnxOp(n, "Dropout") && !n.inputs.empty() && !n.outputs.empty() &&
-                         IsInferenceDropout(n, index, ctx);
+    const bool dropout =
+        IsOnnxOp(n, "Dropout") && !n.inputs.empty() && !n.outputs.empty() && IsInferenceDropout(n, index, ctx);
     if (!identity && !dropout) return false;
     const std::string in = n.inputs[0], out = n.outputs[0];
     if (in.empty() || out.empty()) return false;

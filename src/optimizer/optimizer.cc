@@ -152,8 +152,7 @@ Status OptimizeModel(ir::Model& model, const OptimizerOptions& options, Optimize
   }
   if (stats != nullptr) {
     stats->nodes_after = CountNodes(model.graph);
-    stats->milliseconds =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    stats->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
   return Status::Ok();
 }

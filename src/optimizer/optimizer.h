@@ -32,7 +32,7 @@ struct OptimizerStats {
   int64_t nodes_before = 0;  // subgraphs included
   int64_t nodes_after = 0;
   std::map<std::string, int64_t> rewrites_by_pass;  // pass name -> how many rewrites it made
-  double milliseconds = 0;  // time spent optimizing
+  double milliseconds = 0;                          // time spent optimizing
 };
 
 // Optimizes every graph of the model (subgraphs included) in place. Graph input and output names are kept,

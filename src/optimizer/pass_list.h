@@ -5,21 +5,22 @@
 
 #include "optimizer/pass.h"
 
-#define ONYX_OPTIMIZER_PASSES(X)             \
-  /* basic: clean-ups that any runtime can take */ \
-  X(ConstantFolding, kBasic)                 \
-  X(EliminateIdentity, kBasic)               \
-  X(EliminateCast, kBasic)                   \
-  X(FuseReshapeChain, kBasic)                \
-  X(FuseTransposePair, kBasic)               \
-  X(CommonSubexpression, kBasic)             \
-  X(DeadCodeElimination, kBasic)             \
-  /* extended: several nodes become one operator */ \
-  X(FuseConvBatchNorm, kExtended)            \
-  X(FuseConvScaleBias, kExtended)            \
-  X(FuseGemmScaleBias, kExtended)            \
-  X(FuseMatMulAdd, kExtended)                \
-  X(FuseGelu, kExtended)                     \
+#define ONYX_OPTIMIZER_PASSES(X)                                                   \
+  /* basic: clean-ups that any runtime can take */                                 \
+  X(DeadCodeElimination, kBasic) /* first too: dead nodes are not worth folding */ \
+  X(ConstantFolding, kBasic)                                                       \
+  X(EliminateIdentity, kBasic)                                                     \
+  X(EliminateCast, kBasic)                                                         \
+  X(FuseReshapeChain, kBasic)                                                      \
+  X(FuseTransposePair, kBasic)                                                     \
+  X(CommonSubexpression, kBasic)                                                   \
+  X(DeadCodeElimination, kBasic)                                                   \
+  /* extended: several nodes become one operator */                                \
+  X(FuseConvBatchNorm, kExtended)                                                  \
+  X(FuseConvScaleBias, kExtended)                                                  \
+  X(FuseGemmScaleBias, kExtended)                                                  \
+  X(FuseMatMulAdd, kExtended)                                                      \
+  X(FuseGelu, kExtended)                                                           \
   X(FuseLayerNorm, kExtended)
 
 namespace onyx::optimizer {

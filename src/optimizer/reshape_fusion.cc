@@ -12,6 +12,9 @@
 namespace onyx::optimizer {
 namespace {
 
+// No tensor has this many dimensions.
+constexpr int64_t kMaxAxis = 1024;
+
 bool IsReshapeLike(const ir::Node& n) {
   return IsOnnxOp(n, "Reshape") || IsOnnxOp(n, "Squeeze") || IsOnnxOp(n, "Unsqueeze") || IsOnnxOp(n, "Flatten");
 }
@@ -30,7 +33,7 @@ std::optional<std::vector<int64_t>> AxesOf(const ir::Node& n, const GraphIndex& 
   }
   if (!axes || axes->empty()) return std::nullopt;
   for (int64_t a : *axes) {
-    if (a < 0) return std::nullopt;
+    if (a < 0 || a > kMaxAxis) return std::nullopt;  // the bound keeps NthFree's walk short on hostile axes
   }
   std::set<int64_t> unique(axes->begin(), axes->end());
   if (unique.size() != axes->size()) return std::nullopt;

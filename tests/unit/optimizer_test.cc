@@ -1,5 +1,7 @@
 // The graph optimizer, pass by pass: small models in the ONNX text syntax, checked twice — the rewritten graph
 // (which operators remain) and its outputs against the unoptimized model's on random inputs.
+#include "optimizer/optimizer.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 
 #include "format/model_io.h"
 #include "ir/graph_edit.h"
-#include "optimizer/optimizer.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
@@ -67,7 +68,7 @@ std::vector<std::pair<std::string, Value>> RandomFeeds(const ir::Model& m, uint6
 }
 
 std::vector<Value> RunModel(const ir::Model& m, const std::vector<std::pair<std::string, Value>>& feeds,
-                       OptLevel level = OptLevel::kDisabled) {
+                            OptLevel level = OptLevel::kDisabled) {
   SessionOptions so;
   so.optimization_level = level;
   auto s = Session::Create(m, so);
@@ -128,16 +129,18 @@ g (float[2, 3] x) => (float[2, 3] y, int64[2] s) {
 TEST(OptimizerConstantFolding, LeavesRandomOpsHugeResultsAndFeedableInitializers) {
   ir::Model m = Parse(R"(
 <ir_version: 8, opset_import: ["" : 13]>
-g (float[2] x, float[2] w) => (float[2] y, float[2048, 1024] big, float[2] r) <float[2] w = {1.0, 2.0}, int64[2] shape = {2048, 1024}> {
+g (float[2] x, float[2] w) => (float[2] y, float[2048, 1024] big, float[2] r, float[2] dq) <float[2] w = {1.0, 2.0}, int64[2] shape = {2048, 1024}, int8[2] q = {3, -4}, float qs = {0.5}> {
   y = Add(x, w)
   big = ConstantOfShape(shape)
   r = RandomUniform<shape = [2]>()
+  dq = DequantizeLinear(q, qs)
 }
 )");
   ir::Model o = Optimized(m);
   EXPECT_EQ(Count(o, "Add"), 1) << "w is also an input (it may be fed), so it is not a constant";
   EXPECT_EQ(Count(o, "ConstantOfShape"), 1) << "2M elements from 2 would bloat the model";
   EXPECT_EQ(Count(o, "RandomUniform"), 1);
+  EXPECT_EQ(Count(o, "DequantizeLinear"), 1) << "quantized weights stay quantized";
 }
 
 TEST(OptimizerDeadCode, RemovesUnreadNodesAndInitializers) {

@@ -188,7 +188,8 @@ int RunMain(const std::vector<std::string>& args) {
   const auto& stats = (*session)->optimizer_stats();
   std::printf("optimizer: %s, %lld -> %lld nodes (%.1f ms)\n",
               std::string(optimizer::OptLevelName(options.optimization_level)).c_str(),
-              static_cast<long long>(stats.nodes_before), static_cast<long long>(stats.nodes_after), stats.milliseconds);
+              static_cast<long long>(stats.nodes_before), static_cast<long long>(stats.nodes_after),
+              stats.milliseconds);
   if (!stats.rewrites_by_pass.empty()) {
     std::string passes;
     for (const auto& [pass, n] : stats.rewrites_by_pass) passes += " " + pass + " " + std::to_string(n);
