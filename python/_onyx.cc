@@ -202,9 +202,11 @@ PyNodeArg MakeNodeArg(const ir::ValueInfo& vi) {
 
 class PySession {
  public:
-  PySession(const ir::Model& model, int threads) {
+  PySession(const ir::Model& model, int threads, int optimization_level, const std::string& optimized_model_path) {
     SessionOptions so;
     so.intra_op_num_threads = threads;
+    so.optimization_level = Unwrap(optimizer::OptLevelFromInt(optimization_level));
+    so.optimized_model_path = optimized_model_path;
     session_ = Unwrap(Session::Create(model, so));
   }
 
@@ -343,7 +345,8 @@ PYBIND11_MODULE(_onyx, m) {
   m.def("parse_text", [](const std::string& s) { return Unwrap(text::ParseModel(s)); });
 
   py::class_<PySession>(m, "Session")
-      .def(py::init<const ir::Model&, int>(), py::arg("model"), py::arg("threads") = 0)
+      .def(py::init<const ir::Model&, int, int, const std::string&>(), py::arg("model"), py::arg("threads") = 0,
+           py::arg("optimization_level") = 99, py::arg("optimized_model_path") = "")
       .def("run", &PySession::Run, py::arg("output_names"), py::arg("input_feed"))
       .def("inputs", &PySession::Inputs)
       .def("outputs", &PySession::Outputs)

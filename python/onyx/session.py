@@ -72,11 +72,13 @@ class InferenceSession:
                 raise ValueError(f"onyx runs on the CPU only; unavailable providers: {unknown}")
         model = _as_model(path_or_bytes)
         self._model_path = os.fspath(path_or_bytes) if isinstance(path_or_bytes, (str, os.PathLike)) else None
-        self._session = _onyx.Session(model, int(self._options.intra_op_num_threads))
-        if self._options.optimized_model_filepath:
-            from .model import save
-
-            save(self._session.model, self._options.optimized_model_filepath)
+        # The session optimizes at creation (onnxruntime's levels) and saves the optimized model when asked.
+        self._session = _onyx.Session(
+            model,
+            int(self._options.intra_op_num_threads),
+            int(self._options.graph_optimization_level),
+            os.fspath(self._options.optimized_model_filepath or ""),
+        )
 
     def run(self, output_names, input_feed, run_options=None):
         """Runs the model; ``output_names`` None means every output. Returns a list of numpy arrays (lists for

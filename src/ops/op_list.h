@@ -22,8 +22,9 @@ class KernelRegistry;
   X(String)                  \
   X(Transformer)             \
   X(ImageDecoding)           \
-  X(MachineLearning)          \
-  X(Nchwc)
+  X(MachineLearning)        \
+  X(Nchwc)                  \
+  X(Fused) /* last: aliases kernels registered above */
 
 namespace onyx::ops {
 #define ONYX_DECLARE_FAMILY(name) void Register##name##Ops(KernelRegistry& registry);

@@ -243,7 +243,23 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
   omp_set_num_threads(s->num_threads_);
   ONYX_RETURN_IF_ERROR(ir::InlineModelFunctions(model));
   ONYX_RETURN_IF_ERROR(ir::ExpandGradients(model));
-  ONYX_RETURN_IF_ERROR(optimizer::ApplyNchwcLayout(model).status());
+  optimizer::OptimizerOptions opt;
+  opt.level = options.optimization_level;
+  opt.num_threads = s->num_threads_;
+  ONYX_RETURN_IF_ERROR(optimizer::OptimizeModel(model, opt, &s->optimizer_stats_));
+  if (options.optimization_level >= optimizer::OptLevel::kAll) {
+    // Layout (like ORT's NCHWc transformer, level "all"): after the other passes, so that it sees the folded
+    // BatchNormalizations and the graph it rewrites no longer changes.
+    ONYX_RETURN_IF_ERROR(optimizer::ApplyNchwcLayout(model).status());
+  }
+  if (!options.optimized_model_path.empty()) {
+    // Beyond 1 GiB of tensors, weights go to an external-data file (protobuf caps one message at 2 GiB).
+    int64_t tensor_bytes = 0;
+    for (const auto& t : model.graph.initializers) tensor_bytes += static_cast<int64_t>(t.tensor.nbytes());
+    format::SaveOptions save;
+    if (tensor_bytes > (int64_t{1} << 30)) save.external_data_threshold = 1024;
+    ONYX_RETURN_IF_ERROR(format::SaveModel(model, options.optimized_model_path, save));
+  }
   s->model_ = std::make_unique<ir::Model>(std::move(model));
   CompileContext cc{s->model_.get(), &KernelRegistry::Global()};
   ONYX_ASSIGN_OR_RETURN(s->plan_, CompileGraph(s->model_->graph, cc, true));

@@ -11,13 +11,17 @@
 #include "core/status.h"
 #include "core/value.h"
 #include "ir/model.h"
+#include "optimizer/optimizer.h"
 #include "runtime/kernel.h"
 
 namespace onyx {
 
 struct SessionOptions {
   int intra_op_num_threads = 0;  // 0: all cores
-  int graph_optimization_level = 0;  // 0 off; optimization passes arrive with the performance work
+  // Graph rewrites run at creation (src/optimizer, docs/optimizer.md), as onnxruntime's levels.
+  optimizer::OptLevel optimization_level = optimizer::OptLevel::kAll;
+  // When set, the optimized model is saved there (as onnxruntime's optimized_model_filepath).
+  std::string optimized_model_path;
 };
 
 // A compiled graph: kernels in execution order and the slot of every value.
@@ -71,6 +75,8 @@ class Session {
   // Inputs a caller must (or may, when an initializer gives a default) feed.
   const std::vector<const ir::ValueInfo*>& inputs() const { return inputs_; }
   const std::vector<ir::ValueInfo>& outputs() const { return model_->graph.outputs; }
+  // What the optimizer did at creation (node counts before and after, rewrites per pass).
+  const optimizer::OptimizerStats& optimizer_stats() const { return optimizer_stats_; }
 
   // Runs the model. `output_names` empty means all outputs, in graph order.
   Status Run(const std::vector<std::pair<std::string, Value>>& feeds, const std::vector<std::string>& output_names,
@@ -82,6 +88,7 @@ class Session {
   std::shared_ptr<const GraphPlan> plan_;
   std::vector<const ir::ValueInfo*> inputs_;
   SessionOptions options_;
+  optimizer::OptimizerStats optimizer_stats_;
   int num_threads_ = 1;
 };
 

@@ -135,7 +135,8 @@ CaseResult RunCaseInProcess(const TestCase& test, const ConformanceOptions& opti
   r.name = test.name;
   SessionOptions so;
   so.intra_op_num_threads = 1;
-  so.graph_optimization_level = options.optimization_level;
+  so.optimization_level = options.optimization_level;
+  so.optimized_model_path = options.optimized_model_path;
   auto session = Session::Load(test.model_path, so);
   if (!session.ok()) {
     r.outcome = session.status().code() == StatusCode::kUnsupported ? CaseOutcome::kUnsupported : CaseOutcome::kFail;

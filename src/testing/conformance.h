@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "optimizer/optimizer.h"
 #include "testing/compare.h"
 
 namespace onyx::testing {
@@ -24,7 +25,8 @@ struct ConformanceOptions {
   Tolerance tolerance;
   int timeout_seconds = 120;  // per case
   bool isolate = true;        // run each case in a child process (a crash or hang fails only that case)
-  int optimization_level = 0;
+  optimizer::OptLevel optimization_level = optimizer::OptLevel::kAll;
+  std::string optimized_model_path;  // where to save the optimized model (useful with a single case)
 };
 
 // Finds test cases under each path: a folder holding model.onnx, a folder of such folders (searched recursively),

@@ -25,7 +25,9 @@ void Help() {
       "  --runs N            timed runs (default 50)\n"
       "  --warmup N          untimed runs first (default 5)\n"
       "  --dim NAME=VALUE    value of a symbolic dimension (default 1)\n"
-      "  --json              one JSON line instead of text\n");
+      "  --json              one JSON line instead of text\n"
+      "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all)\n"
+      "  --optimized-model FILE  write the model as optimized to FILE\n");
 }
 
 double PeakRssMb() {
@@ -48,7 +50,8 @@ int BenchMain(const std::vector<std::string>& args) {
   SessionOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--threads" || a == "--runs" || a == "--warmup" || a == "--dim") {
+    if (a == "--threads" || a == "--runs" || a == "--warmup" || a == "--dim" || a == "--opt-level" ||
+        a == "--optimized-model") {
       if (i + 1 >= args.size()) {
         Error(a + " needs a value");
         return kExitUsage;
@@ -57,6 +60,15 @@ int BenchMain(const std::vector<std::string>& args) {
       if (a == "--threads") options.intra_op_num_threads = std::atoi(v.c_str());
       if (a == "--runs") runs = std::max(1, std::atoi(v.c_str()));
       if (a == "--warmup") warmup = std::max(0, std::atoi(v.c_str()));
+      if (a == "--optimized-model") options.optimized_model_path = v;
+      if (a == "--opt-level") {
+        auto level = optimizer::ParseOptLevel(v);
+        if (!level.ok()) {
+          Error(level.status().message());
+          return kExitUsage;
+        }
+        options.optimization_level = *level;
+      }
       if (a == "--dim") {
         size_t eq = v.find('=');
         if (eq == std::string::npos) {
@@ -116,16 +128,19 @@ int BenchMain(const std::vector<std::string>& args) {
   const double mean = std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(n);
   const double p90 = times[std::min(n - 1, static_cast<size_t>(0.9 * static_cast<double>(n)))];
   const double create = ms(t0, t1);
+  const std::string level(optimizer::OptLevelName(options.optimization_level));
+  const auto nodes = static_cast<long long>((*session)->optimizer_stats().nodes_after);
   if (json) {
     std::printf(
         "{\"create_ms\": %.3f, \"median_ms\": %.3f, \"min_ms\": %.3f, \"mean_ms\": %.3f, \"p90_ms\": %.3f, "
-        "\"peak_rss_mb\": %.1f, \"runs\": %zu}\n",
-        create, median, times[0], mean, p90, PeakRssMb(), n);
+        "\"peak_rss_mb\": %.1f, \"runs\": %zu, \"opt_level\": \"%s\", \"nodes\": %lld}\n",
+        create, median, times[0], mean, p90, PeakRssMb(), n, level.c_str(), nodes);
   } else {
     std::printf("model:       %s\n", model_path.c_str());
     std::printf("create_ms:   %.3f\nmedian_ms:   %.3f\nmin_ms:      %.3f\nmean_ms:     %.3f\np90_ms:      %.3f\n", create,
                 median, times[0], mean, p90);
     std::printf("peak_rss_mb: %.1f\nruns:        %zu\n", PeakRssMb(), n);
+    std::printf("opt_level:   %s (%lld nodes)\n", level.c_str(), nodes);
   }
   return kExitOk;
 }

@@ -28,7 +28,8 @@ void Help() {
       "                      sum many terms need --atol 1e-5, ONNX Runtime's onnx_test_runner default)\n"
       "  --no-isolate        run cases in this process (faster; a crash then ends the run)\n"
       "  --quiet             print only the cases that do not pass\n"
-      "  -O LEVEL            graph optimization level (0 = off)\n");
+      "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all); -O is the same\n"
+      "  --optimized-model FILE  write the optimized model of the (single) case to FILE\n");
 }
 
 }  // namespace
@@ -48,7 +49,7 @@ int ConformanceMain(const std::vector<std::string>& args) {
     const std::string& a = args[i];
     auto next = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
     if (a == "--json" || a == "--expect" || a == "--filter" || a == "--timeout" || a == "-O" || a == "--rtol" ||
-        a == "--atol") {
+        a == "--atol" || a == "--opt-level" || a == "--optimized-model") {
       const std::string* v = next();
       if (v == nullptr) {
         Error(a + " needs a value");
@@ -58,7 +59,15 @@ int ConformanceMain(const std::vector<std::string>& args) {
       if (a == "--expect") expect_path = *v;
       if (a == "--filter") filter = *v;
       if (a == "--timeout") options.timeout_seconds = std::max(1, std::atoi(v->c_str()));
-      if (a == "-O") options.optimization_level = std::atoi(v->c_str());
+      if (a == "--optimized-model") options.optimized_model_path = *v;
+      if (a == "-O" || a == "--opt-level") {
+        auto level = optimizer::ParseOptLevel(*v);
+        if (!level.ok()) {
+          Error(level.status().message());
+          return kExitUsage;
+        }
+        options.optimization_level = *level;
+      }
       if (a == "--rtol") options.tolerance.rtol = std::atof(v->c_str());
       if (a == "--atol") options.tolerance.atol = std::atof(v->c_str());
     } else if (a == "--no-isolate") {

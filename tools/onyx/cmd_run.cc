@@ -26,7 +26,9 @@ void Help() {
       "  --dim NAME=VALUE    value of a symbolic dimension for random inputs (default 1)\n"
       "  --seed N            seed of the random inputs (default 0)\n"
       "  --output-dir DIR    write every output as DIR/<name>.npy\n"
-      "  --threads N         intra-op threads (default: all cores)\n");
+      "  --threads N         intra-op threads (default: all cores)\n"
+      "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all)\n"
+      "  --optimized-model FILE  write the model as optimized to FILE\n");
 }
 
 std::string Summary(const Value& v) {
@@ -74,7 +76,8 @@ int RunMain(const std::vector<std::string>& args) {
   SessionOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "--input" || a == "--dim" || a == "--seed" || a == "--output-dir" || a == "--threads") {
+    if (a == "--input" || a == "--dim" || a == "--seed" || a == "--output-dir" || a == "--threads" ||
+        a == "--opt-level" || a == "--optimized-model") {
       if (i + 1 >= args.size()) {
         Error(a + " needs a value");
         return kExitUsage;
@@ -90,6 +93,15 @@ int RunMain(const std::vector<std::string>& args) {
       if (a == "--seed") seed = std::strtoull(v.c_str(), nullptr, 10);
       if (a == "--output-dir") output_dir = v;
       if (a == "--threads") options.intra_op_num_threads = std::atoi(v.c_str());
+      if (a == "--optimized-model") options.optimized_model_path = v;
+      if (a == "--opt-level") {
+        auto level = optimizer::ParseOptLevel(v);
+        if (!level.ok()) {
+          Error(level.status().message());
+          return kExitUsage;
+        }
+        options.optimization_level = *level;
+      }
     } else if (!a.empty() && a[0] == '-') {
       Error("unknown option '" + a + "'");
       return kExitUsage;
@@ -173,6 +185,16 @@ int RunMain(const std::vector<std::string>& args) {
     }
   }
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  const auto& stats = (*session)->optimizer_stats();
+  std::printf("optimizer: %s, %lld -> %lld nodes (%.1f ms)\n",
+              std::string(optimizer::OptLevelName(options.optimization_level)).c_str(),
+              static_cast<long long>(stats.nodes_before), static_cast<long long>(stats.nodes_after),
+              stats.milliseconds);
+  if (!stats.rewrites_by_pass.empty()) {
+    std::string passes;
+    for (const auto& [pass, n] : stats.rewrites_by_pass) passes += " " + pass + " " + std::to_string(n);
+    std::printf("rewrites:%s\n", passes.c_str());
+  }
   std::printf("time: session %.1f ms, run %.1f ms\n", ms(t0, t1), ms(t2, t3));
   return kExitOk;
 }

@@ -1,0 +1,60 @@
+// Conv + BatchNormalization (inference) folding: BN(Conv(X, W, B)) = Conv(X, W', B') with, per output channel m,
+// s = scale / sqrt(var + epsilon), W'[m] = W[m] * s, B'[m] = (B[m] - mean) * s + bias. New weights are new
+// initializers (W may be shared with other nodes); computed in double, rounded once to W's type.
+#include <cmath>
+
+#include "optimizer/graph_index.h"
+
+namespace onyx::optimizer {
+
+Result<int> RunFuseConvBatchNorm(ir::Graph& graph, const PassContext& ctx) {
+  return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
+    const ir::Node& bn = graph.nodes[static_cast<size_t>(i)];
+    if (!IsOnnxOp(bn, "BatchNormalization") || bn.inputs.size() != 5 || bn.outputs.empty()) return false;
+    for (size_t k = 1; k < bn.outputs.size(); ++k) {
+      if (!bn.outputs[k].empty()) return false;  // running statistics requested: training mode
+    }
+    auto since = NodeSinceVersion(ctx.model, bn);
+    if (!since || *since < 7 || AttrInt(bn, "training_mode", 0) != 0 || AttrInt(bn, "spatial", 1) != 1) return false;
+    const int p = index.Producer(bn.inputs[0]);
+    if (p < 0 || !index.HasSingleReader(bn.inputs[0])) return false;
+    const ir::Node& conv = graph.nodes[static_cast<size_t>(p)];
+    if (!IsOnnxOp(conv, "Conv") || conv.inputs.size() < 2 || conv.outputs.size() != 1) return false;
+    const Tensor* w = index.Constant(conv.inputs[1]);
+    if (w == nullptr || w->rank() < 3 || !IsFusableFloat(w->type())) return false;
+    const int64_t m = w->dim(0);
+    const Tensor* b = conv.inputs.size() > 2 && !conv.inputs[2].empty() ? index.Constant(conv.inputs[2]) : nullptr;
+    if (conv.inputs.size() > 2 && !conv.inputs[2].empty() && (b == nullptr || b->size() != m || b->type() != w->type()))
+      return false;
+    const Tensor* params[4];
+    for (int k = 0; k < 4; ++k) {
+      params[k] = index.Constant(bn.inputs[static_cast<size_t>(k) + 1]);
+      if (params[k] == nullptr || params[k]->size() != m || !IsFloatingPoint(params[k]->type())) return false;
+    }
+    const double eps = AttrFloat(bn, "epsilon", 1e-5f);
+    std::vector<double> s(static_cast<size_t>(m)), bias(static_cast<size_t>(m));
+    for (int64_t c = 0; c < m; ++c) {
+      s[static_cast<size_t>(c)] = params[0]->DoubleAt(c) / std::sqrt(params[3]->DoubleAt(c) + eps);
+      const double b0 = b != nullptr ? b->DoubleAt(c) : 0.0;
+      bias[static_cast<size_t>(c)] = (b0 - params[2]->DoubleAt(c)) * s[static_cast<size_t>(c)] + params[1]->DoubleAt(c);
+    }
+    const int64_t per_channel = w->size() / std::max<int64_t>(m, 1);
+    std::vector<double> weights(static_cast<size_t>(w->size()));
+    for (int64_t k = 0; k < w->size(); ++k)
+      weights[static_cast<size_t>(k)] = w->DoubleAt(k) * s[static_cast<size_t>(k / per_channel)];
+    const DataType type = w->type();
+    const Shape w_shape = w->shape();
+    const std::string out = bn.outputs[0];
+    const std::string w_name = AddInitializer(graph, conv.inputs[1] + "_bn", FloatTensor(type, w_shape, weights));
+    const std::string b_name = AddInitializer(graph, out + "_bias", FloatTensor(type, {m}, bias));
+    ir::Node& fused = graph.nodes[static_cast<size_t>(p)];
+    fused.inputs.resize(3);
+    fused.inputs[1] = w_name;
+    fused.inputs[2] = b_name;
+    fused.outputs[0] = out;
+    EraseNodes(graph, {i});
+    return true;
+  });
+}
+
+}  // namespace onyx::optimizer

@@ -1,0 +1,78 @@
+// Conv followed by Add or Mul of a per-channel (or single) constant: Add(Conv(X, W, B), C) = Conv(X, W, B + C)
+// and Mul(Conv(X, W, B), C) = Conv(X, W * C, B * C), where C broadcasts as [1, M, 1, ...] (or holds one value).
+// The Conv output must have no other reader. New weights are new initializers.
+#include "optimizer/graph_index.h"
+
+namespace onyx::optimizer {
+namespace {
+
+// Per-channel values of C against a Conv output of rank `rank` with `m` channels, or nullopt when C broadcasts
+// along anything else (or would enlarge the output).
+std::optional<std::vector<double>> PerChannel(const Tensor& c, int64_t rank, int64_t m) {
+  if (c.rank() > rank || !IsFloatingPoint(c.type())) return std::nullopt;
+  Shape padded(static_cast<size_t>(rank - c.rank()), 1);
+  padded.insert(padded.end(), c.shape().begin(), c.shape().end());
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d != 1 && padded[static_cast<size_t>(d)] != 1) return std::nullopt;
+  }
+  const int64_t cm = padded[1];
+  if (cm != 1 && cm != m) return std::nullopt;
+  std::vector<double> v(static_cast<size_t>(m));
+  for (int64_t k = 0; k < m; ++k) v[static_cast<size_t>(k)] = c.DoubleAt(cm == 1 ? 0 : k);
+  return v;
+}
+
+}  // namespace
+
+Result<int> RunFuseConvScaleBias(ir::Graph& graph, const PassContext& ctx) {
+  return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
+    const ir::Node& op = graph.nodes[static_cast<size_t>(i)];
+    const bool is_add = IsOnnxOp(op, "Add");
+    if ((!is_add && !IsOnnxOp(op, "Mul")) || op.inputs.size() != 2 || op.outputs.size() != 1) return false;
+    for (int side = 0; side < 2; ++side) {
+      const std::string& y = op.inputs[static_cast<size_t>(side)];
+      const Tensor* c = index.Constant(op.inputs[static_cast<size_t>(1 - side)]);
+      const int p = index.Producer(y);
+      if (c == nullptr || p < 0 || !index.HasSingleReader(y)) continue;
+      const ir::Node& conv = graph.nodes[static_cast<size_t>(p)];
+      if (!IsOnnxOp(conv, "Conv") || conv.inputs.size() < 2 || conv.outputs.size() != 1) continue;
+      const bool has_bias = conv.inputs.size() > 2 && !conv.inputs[2].empty();
+      const Tensor* w = index.Constant(conv.inputs[1]);
+      const Tensor* b = has_bias ? index.Constant(conv.inputs[2]) : nullptr;
+      if (w == nullptr || w->rank() < 3 || !IsFusableFloat(w->type()) || c->type() != w->type()) continue;
+      const int64_t m = w->dim(0);
+      if (has_bias && (b == nullptr || b->size() != m || b->type() != w->type())) continue;
+      auto cv = PerChannel(*c, w->rank(), m);
+      if (!cv) continue;
+      std::vector<double> bias(static_cast<size_t>(m), 0.0);
+      for (int64_t k = 0; k < m && b != nullptr; ++k) bias[static_cast<size_t>(k)] = b->DoubleAt(k);
+      // AddInitializer below may move the initializers c and w point into: read them first.
+      const DataType type = c->type();
+      std::string w_name = conv.inputs[1];
+      if (is_add) {
+        for (int64_t k = 0; k < m; ++k) bias[static_cast<size_t>(k)] += (*cv)[static_cast<size_t>(k)];
+      } else {
+        const int64_t per_channel = w->size() / std::max<int64_t>(m, 1);
+        std::vector<double> weights(static_cast<size_t>(w->size()));
+        for (int64_t k = 0; k < w->size(); ++k) {
+          weights[static_cast<size_t>(k)] = w->DoubleAt(k) * (*cv)[static_cast<size_t>(k / per_channel)];
+        }
+        for (int64_t k = 0; k < m; ++k) bias[static_cast<size_t>(k)] *= (*cv)[static_cast<size_t>(k)];
+        const Shape w_shape = w->shape();
+        w_name = AddInitializer(graph, w_name + "_scaled", FloatTensor(type, w_shape, weights));
+      }
+      const std::string out = op.outputs[0];
+      const std::string b_name = AddInitializer(graph, out + "_bias", FloatTensor(type, {m}, bias));
+      ir::Node& fused = graph.nodes[static_cast<size_t>(p)];
+      fused.inputs.resize(3);
+      fused.inputs[1] = w_name;
+      fused.inputs[2] = b_name;
+      fused.outputs[0] = out;
+      EraseNodes(graph, {i});
+      return true;
+    }
+    return false;
+  });
+}
+
+}  // namespace onyx::optimizer

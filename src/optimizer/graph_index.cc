@@ -1,0 +1,320 @@
+#include "optimizer/graph_index.h"
+
+#include <algorithm>
+
+#include "ir/graph_edit.h"
+#include "schema/op_versions.h"
+
+namespace onyx::optimizer {
+namespace {
+
+// Operators whose output 0 has the element type of input 0.
+bool KeepsInputType(const ir::Node& n) {
+  static const std::unordered_set<std::string> ops = {"Identity",
+                                                      "Relu",
+                                                      "LeakyRelu",
+                                                      "Sigmoid",
+                                                      "Tanh",
+                                                      "Neg",
+                                                      "Abs",
+                                                      "Exp",
+                                                      "Log",
+                                                      "Sqrt",
+                                                      "Reciprocal",
+                                                      "Floor",
+                                                      "Ceil",
+                                                      "Round",
+                                                      "Erf",
+                                                      "Clip",
+                                                      "Add",
+                                                      "Sub",
+                                                      "Mul",
+                                                      "Div",
+                                                      "Pow",
+                                                      "Max",
+                                                      "Min",
+                                                      "Reshape",
+                                                      "Transpose",
+                                                      "Squeeze",
+                                                      "Unsqueeze",
+                                                      "Flatten",
+                                                      "Concat",
+                                                      "Slice",
+                                                      "Gather",
+                                                      "Expand",
+                                                      "Tile",
+                                                      "MatMul",
+                                                      "Gemm",
+                                                      "Conv",
+                                                      "MaxPool",
+                                                      "AveragePool",
+                                                      "GlobalAveragePool",
+                                                      "Softmax",
+                                                      "ReduceMean",
+                                                      "ReduceSum",
+                                                      "ReduceMax",
+                                                      "ReduceMin",
+                                                      "Dropout",
+                                                      "BatchNormalization",
+                                                      "LayerNormalization",
+                                                      "Gelu",
+                                                      "Where"};
+  return (n.domain.empty() || n.domain == "ai.onnx") && ops.count(n.op_type) > 0;
+}
+
+// Operators whose output 0 has the rank of input 0.
+bool KeepsInputRank(const ir::Node& n) {
+  static const std::unordered_set<std::string> ops = {
+      "Identity", "Relu",       "LeakyRelu", "Sigmoid", "Tanh", "Neg",     "Abs",     "Exp",  "Log",
+      "Sqrt",     "Reciprocal", "Erf",       "Clip",    "Cast", "Softmax", "Dropout", "Gelu", "LayerNormalization"};
+  return (n.domain.empty() || n.domain == "ai.onnx") && ops.count(n.op_type) > 0;
+}
+
+}  // namespace
+
+GraphIndex::GraphIndex(const ir::Graph& graph, const PassContext& ctx)
+    : graph_(graph), is_main_graph_(ctx.is_main_graph) {
+  for (const auto& in : graph.inputs) inputs_[in.name] = &in;
+  for (const auto& out : graph.outputs) outputs_.insert(out.name);
+  for (const auto& init : graph.initializers) {
+    if (!inputs_.count(init.name) && init.tensor.defined() &&
+        (init.tensor.raw() != nullptr || init.tensor.size() == 0)) {
+      constants_[init.name] = &init.tensor;
+    }
+  }
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const ir::Node& n = graph.nodes[i];
+    for (const auto& o : n.outputs) {
+      if (!o.empty()) producer_[o] = static_cast<int>(i);
+    }
+    for (const auto& r : ir::NodeReads(n)) {
+      if (r.empty()) continue;
+      auto& c = consumers_[r];
+      if (c.empty() || c.back() != static_cast<int>(i)) c.push_back(static_cast<int>(i));
+    }
+  }
+}
+
+int GraphIndex::Producer(const std::string& value) const {
+  auto it = producer_.find(value);
+  return it == producer_.end() ? -1 : it->second;
+}
+
+const ir::Node* GraphIndex::ProducerOp(const std::string& value, std::string_view op_type) const {
+  int p = Producer(value);
+  if (p < 0) return nullptr;
+  const ir::Node& n = graph_.nodes[static_cast<size_t>(p)];
+  return IsOnnxOp(n, op_type) ? &n : nullptr;
+}
+
+const std::vector<int>& GraphIndex::Consumers(const std::string& value) const {
+  static const std::vector<int> none;
+  auto it = consumers_.find(value);
+  return it == consumers_.end() ? none : it->second;
+}
+
+bool GraphIndex::HasSingleReader(const std::string& value) const {
+  if (IsGraphOutput(value)) return false;
+  const auto& c = Consumers(value);
+  if (c.size() != 1) return false;
+  // Read once: a node reading the value twice (Mul(x, x)) is fine, a subgraph read is not (it cannot be fused).
+  const ir::Node& n = graph_.nodes[static_cast<size_t>(c[0])];
+  return std::find(n.inputs.begin(), n.inputs.end(), value) != n.inputs.end();
+}
+
+const Tensor* GraphIndex::Constant(const std::string& value) const {
+  auto it = constants_.find(value);
+  return it == constants_.end() ? nullptr : it->second;
+}
+
+std::optional<DataType> GraphIndex::ElemType(const std::string& value) const { return ElemTypeImpl(value, 0); }
+
+std::optional<DataType> GraphIndex::ElemTypeImpl(const std::string& value, int depth) const {
+  if (depth > 64 || value.empty()) return std::nullopt;
+  if (const Tensor* t = Constant(value)) return t->type();
+  auto in = inputs_.find(value);
+  if (in != inputs_.end()) {
+    // Only a main graph's declared input types are checked against what is fed.
+    const auto& type = in->second->type;
+    if (is_main_graph_ && type && type->is_tensor() && type->elem_type != DataType::kUndefined) {
+      return type->elem_type;
+    }
+    return std::nullopt;
+  }
+  int p = Producer(value);
+  if (p < 0) return std::nullopt;
+  const ir::Node& n = graph_.nodes[static_cast<size_t>(p)];
+  if (n.outputs.empty() || n.outputs[0] != value) return std::nullopt;
+  if (IsOnnxOp(n, "Cast")) {
+    const int64_t to = AttrInt(n, "to", 0);
+    if (IsValidDataType(static_cast<int32_t>(to))) return static_cast<DataType>(to);
+    return std::nullopt;
+  }
+  if (IsOnnxOp(n, "Shape") || IsOnnxOp(n, "Size") || IsOnnxOp(n, "NonZero") || IsOnnxOp(n, "ArgMax") ||
+      IsOnnxOp(n, "ArgMin")) {
+    return DataType::kInt64;
+  }
+  for (const char* op :
+       {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor", "IsNaN", "IsInf"}) {
+    if (IsOnnxOp(n, op)) return DataType::kBool;
+  }
+  if (KeepsInputType(n) && !n.inputs.empty()) {
+    // Where's data inputs are 1 and 2; every other listed operator's output follows input 0.
+    return ElemTypeImpl(IsOnnxOp(n, "Where") ? n.inputs[1] : n.inputs[0], depth + 1);
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> GraphIndex::Rank(const std::string& value) const { return RankImpl(value, 0); }
+
+std::optional<int64_t> GraphIndex::RankImpl(const std::string& value, int depth) const {
+  if (depth > 64 || value.empty()) return std::nullopt;
+  if (const Tensor* t = Constant(value)) return t->rank();
+  auto in = inputs_.find(value);
+  if (in != inputs_.end()) {
+    const auto& type = in->second->type;
+    if (is_main_graph_ && type && type->is_tensor() && type->shape) return static_cast<int64_t>(type->shape->size());
+    return std::nullopt;
+  }
+  int p = Producer(value);
+  if (p < 0) return std::nullopt;
+  const ir::Node& n = graph_.nodes[static_cast<size_t>(p)];
+  if (n.outputs.empty() || n.outputs[0] != value) return std::nullopt;
+  if (IsOnnxOp(n, "Flatten") || IsOnnxOp(n, "Gemm")) return 2;
+  if (IsOnnxOp(n, "Conv") && n.inputs.size() > 1) return RankImpl(n.inputs[1], depth + 1);
+  if (KeepsInputRank(n) && !n.inputs.empty()) return RankImpl(n.inputs[0], depth + 1);
+  return std::nullopt;
+}
+
+bool IsOnnxOp(const ir::Node& node, std::string_view op_type) {
+  return node.op_type == op_type && (node.domain.empty() || node.domain == "ai.onnx");
+}
+
+int64_t AttrInt(const ir::Node& node, std::string_view name, int64_t default_value) {
+  const ir::Attribute* a = node.FindAttribute(name);
+  return a != nullptr && a->type == ir::AttrType::kInt ? a->i : default_value;
+}
+
+float AttrFloat(const ir::Node& node, std::string_view name, float default_value) {
+  const ir::Attribute* a = node.FindAttribute(name);
+  return a != nullptr && a->type == ir::AttrType::kFloat ? a->f : default_value;
+}
+
+std::optional<std::vector<int64_t>> AttrInts(const ir::Node& node, std::string_view name) {
+  const ir::Attribute* a = node.FindAttribute(name);
+  if (a == nullptr || a->type != ir::AttrType::kInts) return std::nullopt;
+  return a->ints;
+}
+
+namespace {
+ir::Attribute& AttrSlot(ir::Node& node, const std::string& name) {
+  for (auto& a : node.attributes) {
+    if (a.name == name) {
+      a = ir::Attribute{};
+      a.name = name;
+      return a;
+    }
+  }
+  node.attributes.emplace_back();
+  node.attributes.back().name = name;
+  return node.attributes.back();
+}
+}  // namespace
+
+void SetAttrInt(ir::Node& node, const std::string& name, int64_t value) {
+  auto& a = AttrSlot(node, name);
+  a.type = ir::AttrType::kInt;
+  a.i = value;
+}
+
+void SetAttrFloat(ir::Node& node, const std::string& name, float value) {
+  auto& a = AttrSlot(node, name);
+  a.type = ir::AttrType::kFloat;
+  a.f = value;
+}
+
+void SetAttrInts(ir::Node& node, const std::string& name, std::vector<int64_t> values) {
+  auto& a = AttrSlot(node, name);
+  a.type = ir::AttrType::kInts;
+  a.ints = std::move(values);
+}
+
+std::optional<int> NodeSinceVersion(const ir::Model& model, const ir::Node& node) {
+  auto opset = model.OpsetVersion(node.domain);
+  if (!opset) return std::nullopt;
+  return ResolveSinceVersion(node.domain, node.op_type, *opset);
+}
+
+std::optional<double> ScalarOf(const Tensor* t) {
+  if (t == nullptr || t->size() != 1 || !IsFloatingPoint(t->type())) return std::nullopt;
+  return t->DoubleAt(0);
+}
+
+std::string AddInitializer(ir::Graph& graph, const std::string& base, Tensor value) {
+  ir::NamedTensor nt;
+  nt.name = ir::UniqueValueName(graph, base);
+  nt.tensor = std::move(value);
+  graph.initializers.push_back(std::move(nt));
+  return graph.initializers.back().name;
+}
+
+bool RedirectValue(ir::Graph& graph, const GraphIndex& index, const std::string& from, const std::string& to) {
+  if (from == to) return true;
+  if (!index.IsGraphOutput(from)) {
+    ir::ReplaceAllUses(graph, from, to);
+    return true;
+  }
+  // `from` names a graph output: keep that name by renaming `to` (its producer and readers) to `from`.
+  const int p = index.Producer(to);
+  if (p < 0 || index.IsGraphOutput(to) || index.IsGraphInput(to)) return false;
+  for (auto& o : graph.nodes[static_cast<size_t>(p)].outputs) {
+    if (o == to) o = from;
+  }
+  // Readers of `from` would now see the same value; readers of `to` follow the rename. ReplaceAllUses would also
+  // rename graph outputs named `to`, and there are none.
+  ir::ReplaceAllUses(graph, to, from);
+  return true;
+}
+
+void EraseNodes(ir::Graph& graph, std::vector<int> indices) {
+  std::sort(indices.begin(), indices.end());
+  indices.erase(std::unique(indices.begin(), indices.end()), indices.end());
+  for (auto it = indices.rbegin(); it != indices.rend(); ++it) {
+    graph.nodes.erase(graph.nodes.begin() + *it);
+  }
+}
+
+Result<int> RewriteEachNode(ir::Graph& graph, const PassContext& ctx,
+                            const std::function<Result<bool>(const GraphIndex&, int)>& try_rewrite) {
+  int rewrites = 0;
+  auto index = std::make_unique<GraphIndex>(graph, ctx);
+  // Every rewrite removes or shortens something, so this bound is never reached on a correct pass; it keeps a
+  // faulty one from looping forever.
+  const size_t budget = 4 * graph.nodes.size() + 64;
+  size_t steps = 0;
+  for (size_t i = 0; i < graph.nodes.size() && steps < budget; ++steps) {
+    ONYX_ASSIGN_OR_RETURN(bool changed, try_rewrite(*index, static_cast<int>(i)));
+    if (changed) {
+      ++rewrites;
+      index = std::make_unique<GraphIndex>(graph, ctx);
+      continue;  // the node now at position i (maybe rewritten) is looked at again
+    }
+    ++i;
+  }
+  return rewrites;
+}
+
+Tensor FloatTensor(DataType type, const Shape& shape, const std::vector<double>& values) {
+  Tensor t = Tensor::Allocate(type, shape);
+  (void)Dispatch<FloatTypes>(type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = t.data<T>();
+    for (size_t i = 0; i < values.size(); ++i) out[i] = FromDouble<T>(values[i]);
+    return Status::Ok();
+  });
+  return t;
+}
+
+bool IsFusableFloat(DataType type) { return IsFloatingPoint(type); }
+
+}  // namespace onyx::optimizer

@@ -1,0 +1,42 @@
+// The graph optimizer: rewrites an ir::Model into one that computes the same outputs with fewer or cheaper
+// nodes. Levels as in onnxruntime: disabled, basic (semantics-preserving clean-ups such as constant folding and
+// redundant-node removal), extended (fusions of a few nodes into one operator), all (everything). Session::Create
+// runs it after function inlining and the Gradient expansion. Passes live one per file; pass_list.h lists them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "ir/model.h"
+
+namespace onyx::optimizer {
+
+// The numbers are onnxruntime's GraphOptimizationLevel values, so that Python callers can pass them through.
+enum class OptLevel : int { kDisabled = 0, kBasic = 1, kExtended = 2, kAll = 99 };
+
+// "disabled", "basic", "extended", "all" (also the numbers 0, 1, 2, 99; 3 reads as all).
+Result<OptLevel> ParseOptLevel(std::string_view text);
+// onnxruntime's numbers; any number above 2 is all, below 0 is an error.
+Result<OptLevel> OptLevelFromInt(int64_t value);
+std::string_view OptLevelName(OptLevel level);
+
+struct OptimizerOptions {
+  OptLevel level = OptLevel::kAll;
+  int num_threads = 1;  // for the kernels constant folding runs
+};
+
+struct OptimizerStats {
+  int64_t nodes_before = 0;  // subgraphs included
+  int64_t nodes_after = 0;
+  std::map<std::string, int64_t> rewrites_by_pass;  // pass name -> how many rewrites it made
+  double milliseconds = 0;                          // time spent optimizing
+};
+
+// Optimizes every graph of the model (subgraphs included) in place. Graph input and output names are kept,
+// subgraphs' references to outer values stay valid, and results change at most by float rounding.
+Status OptimizeModel(ir::Model& model, const OptimizerOptions& options, OptimizerStats* stats = nullptr);
+
+}  // namespace onyx::optimizer

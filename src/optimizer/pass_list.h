@@ -1,0 +1,30 @@
+// The one list of optimization passes, in the order the driver runs them in each round. Adding a pass: write
+// src/optimizer/<name>.cc defining `Result<int> Run<Name>(ir::Graph&, const PassContext&)` in onyx::optimizer
+// and add one line here, with the lowest level that runs it (see docs/optimizer.md).
+#pragma once
+
+#include "optimizer/pass.h"
+
+#define ONYX_OPTIMIZER_PASSES(X)                                                   \
+  /* basic: clean-ups that any runtime can take */                                 \
+  X(DeadCodeElimination, kBasic) /* first too: dead nodes are not worth folding */ \
+  X(ConstantFolding, kBasic)                                                       \
+  X(EliminateIdentity, kBasic)                                                     \
+  X(EliminateCast, kBasic)                                                         \
+  X(FuseReshapeChain, kBasic)                                                      \
+  X(FuseTransposePair, kBasic)                                                     \
+  X(CommonSubexpression, kBasic)                                                   \
+  X(DeadCodeElimination, kBasic)                                                   \
+  /* extended: several nodes become one operator */                                \
+  X(FuseConvBatchNorm, kExtended)                                                  \
+  X(FuseConvScaleBias, kExtended)                                                  \
+  X(FuseGemmScaleBias, kExtended)                                                  \
+  X(FuseMatMulAdd, kExtended)                                                      \
+  X(FuseGelu, kExtended)                                                           \
+  X(FuseLayerNorm, kExtended)
+
+namespace onyx::optimizer {
+#define ONYX_DECLARE_PASS(name, level) Result<int> Run##name(ir::Graph& graph, const PassContext& ctx);
+ONYX_OPTIMIZER_PASSES(ONYX_DECLARE_PASS)
+#undef ONYX_DECLARE_PASS
+}  // namespace onyx::optimizer

@@ -1,0 +1,539 @@
+// The graph optimizer, pass by pass: small models in the ONNX text syntax, checked twice — the rewritten graph
+// (which operators remain) and its outputs against the unoptimized model's on random inputs.
+#include "optimizer/optimizer.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "format/model_io.h"
+#include "ir/graph_edit.h"
+#include "runtime/session.h"
+#include "text/parser.h"
+
+namespace onyx {
+namespace {
+
+using optimizer::OptLevel;
+
+ir::Model Parse(const std::string& text) {
+  auto m = text::ParseModel(text);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return m.ok() ? std::move(m).value() : ir::Model{};
+}
+
+ir::Model Optimized(ir::Model m, OptLevel level = OptLevel::kAll) {
+  optimizer::OptimizerOptions options;
+  options.level = level;
+  Status st = optimizer::OptimizeModel(m, options);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return m;
+}
+
+std::map<std::string, int64_t> Ops(const ir::Model& m) { return ir::OperatorHistogram(m.graph); }
+int64_t Count(const ir::Model& m, const std::string& op) {
+  auto h = Ops(m);
+  return h.count(op) ? h[op] : 0;
+}
+
+// Random feeds for the model's inputs (static shapes only): floats in [-2, 2), integers in [0, 4), bools.
+std::vector<std::pair<std::string, Value>> RandomFeeds(const ir::Model& m, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> real(-2.0f, 2.0f);
+  std::vector<std::pair<std::string, Value>> feeds;
+  for (const auto* in : m.graph.RealInputs()) {
+    Shape shape;
+    for (const auto& d : *in->type->shape) shape.push_back(d.value);
+    Tensor t = Tensor::Allocate(in->type->elem_type, shape);
+    for (int64_t i = 0; i < t.size(); ++i) {
+      switch (t.type()) {
+        case DataType::kFloat:
+          t.data<float>()[i] = real(rng);
+          break;
+        case DataType::kInt64:
+          t.data<int64_t>()[i] = static_cast<int64_t>(rng() % 4);
+          break;
+        case DataType::kBool:
+          t.data<bool>()[i] = rng() % 2 == 0;
+          break;
+        default:
+          ADD_FAILURE() << "no random values for " << TensorTypeString(t.type());
+      }
+    }
+    feeds.emplace_back(in->name, Value(std::move(t)));
+  }
+  return feeds;
+}
+
+std::vector<Value> RunModel(const ir::Model& m, const std::vector<std::pair<std::string, Value>>& feeds,
+                            OptLevel level = OptLevel::kDisabled) {
+  SessionOptions so;
+  so.optimization_level = level;
+  auto s = Session::Create(m, so);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  if (!s.ok()) return {};
+  std::vector<Value> out;
+  Status st = (*s)->Run(feeds, {}, &out);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return out;
+}
+
+// The optimized model computes what the original does on random inputs (floats within rounding: 1e-5 relative
+// to the larger of |value| and 1).
+void ExpectSameResults(const ir::Model& original, const ir::Model& optimized, int trials = 3) {
+  ASSERT_EQ(original.graph.outputs.size(), optimized.graph.outputs.size());
+  for (size_t i = 0; i < original.graph.outputs.size(); ++i) {
+    EXPECT_EQ(original.graph.outputs[i].name, optimized.graph.outputs[i].name) << "graph output names are kept";
+  }
+  for (int trial = 0; trial < trials; ++trial) {
+    auto feeds = RandomFeeds(original, static_cast<uint64_t>(trial) + 1);
+    auto want = RunModel(original, feeds);
+    auto got = RunModel(optimized, feeds);
+    ASSERT_EQ(want.size(), got.size());
+    for (size_t o = 0; o < want.size(); ++o) {
+      const Tensor& a = want[o].tensor();
+      const Tensor& b = got[o].tensor();
+      ASSERT_EQ(a.type(), b.type()) << "output " << o;
+      ASSERT_EQ(a.shape(), b.shape()) << "output " << o;
+      for (int64_t k = 0; k < a.size(); ++k) {
+        const double x = a.DoubleAt(k), y = b.DoubleAt(k);
+        ASSERT_NEAR(x, y, 1e-5 * std::max(1.0, std::abs(x))) << "output " << o << " element " << k;
+      }
+    }
+  }
+}
+
+// ---- basic passes
+
+TEST(OptimizerConstantFolding, FoldsConstantSubgraphsAndStaticShapes) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3] x) => (float[2, 3] y, int64[2] s) {
+  a = Constant<value = float[3] {1.0, 2.0, 3.0}>()
+  b = Constant<value = float {2.0}>()
+  c = Mul(a, b)
+  d = Sqrt(c)
+  y = Add(x, d)
+  s = Shape(x)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kBasic);
+  EXPECT_EQ(o.graph.nodes.size(), 1u);  // only the Add reads the input
+  EXPECT_EQ(Count(o, "Add"), 1);
+  EXPECT_NE(o.graph.FindInitializer("s"), nullptr) << "Shape of a static input is a constant";
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerConstantFolding, LeavesRandomOpsHugeResultsAndFeedableInitializers) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x, float[2] w) => (float[2] y, float[2048, 1024] big, float[2] r, float[2] dq) <float[2] w = {1.0, 2.0}, int64[2] shape = {2048, 1024}, int8[2] q = {3, -4}, float qs = {0.5}> {
+  y = Add(x, w)
+  big = ConstantOfShape(shape)
+  r = RandomUniform<shape = [2]>()
+  dq = DequantizeLinear(q, qs)
+}
+)");
+  ir::Model o = Optimized(m);
+  EXPECT_EQ(Count(o, "Add"), 1) << "w is also an input (it may be fed), so it is not a constant";
+  EXPECT_EQ(Count(o, "ConstantOfShape"), 1) << "2M elements from 2 would bloat the model";
+  EXPECT_EQ(Count(o, "RandomUniform"), 1);
+  EXPECT_EQ(Count(o, "DequantizeLinear"), 1) << "quantized weights stay quantized";
+}
+
+TEST(OptimizerDeadCode, RemovesUnreadNodesAndInitializers) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y) <float[4] unused_w = {1.0, 2.0, 3.0, 4.0}> {
+  t = Neg(x)
+  dead = Mul(t, unused_w)
+  y = Relu(t)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kBasic);
+  EXPECT_EQ(Count(o, "Mul"), 0);
+  EXPECT_EQ(o.graph.initializers.size(), 0u);
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerCommonSubexpression, MergesIdenticalNodesAndConstants) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y, float[4] z) <float[1] c1 = {3.0}, float[1] c2 = {3.0}> {
+  a = Mul(x, c1)
+  b = Mul(x, c2)
+  e = Sigmoid(a)
+  f = Sigmoid(b)
+  y = Add(e, f)
+  z = Softmax<axis = 0>(f)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kBasic);
+  EXPECT_EQ(Count(o, "Mul"), 1);
+  EXPECT_EQ(Count(o, "Sigmoid"), 1);
+  EXPECT_EQ(o.graph.initializers.size(), 1u);
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerCommonSubexpression, KeepsBothGraphOutputsOfEqualNodes) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y, float[4] z) {
+  y = Relu(x)
+  z = Relu(x)
+}
+)");
+  ir::Model o = Optimized(m);
+  EXPECT_EQ(Count(o, "Relu"), 2) << "two graph outputs need two names";
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerIdentity, RemovesIdentitiesKeepingGraphOutputNames) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y, float[4] passthrough, float[4] z) {
+  a = Identity(x)
+  b = Neg(a)
+  y = Identity(b)
+  passthrough = Identity(x)
+  z = Identity(y)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kBasic);
+  // y's Identity goes (Neg now writes y); passthrough copies an input and z copies another output: both stay.
+  EXPECT_EQ(Count(o, "Identity"), 2);
+  EXPECT_EQ(Count(o, "Neg"), 1);
+  EXPECT_EQ(o.graph.nodes[static_cast<size_t>(ir::FindProducer(o.graph, "y"))].op_type, "Neg");
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerIdentity, SubgraphOuterReferencesFollow) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x, bool c) => (float[2] y) {
+  t = Identity(x)
+  y = If(c) <then_branch = then_g () => (float[2] o) { u = Identity(t)
+                                                       o = Neg(u) },
+             else_branch = else_g () => (float[2] o) { o = Identity(t) }>
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kBasic);
+  // The outer Identity goes and both branches read x; the then-branch's inner Identity goes; the else-branch's
+  // output copies an outer value and stays.
+  EXPECT_EQ(Count(o, "Identity"), 1);
+  auto free = ir::FreeNames(o.graph.nodes[0].attributes[0].g ? *o.graph.nodes[0].attributes[0].g : ir::Graph{});
+  EXPECT_EQ(free, std::vector<std::string>{"x"});
+  ExpectSameResults(m, o, 6);
+}
+
+TEST(OptimizerIdentity, RemovesInferenceDropoutButNotOneWhoseMaskIsRead) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y, bool[4] mask) {
+  a = Dropout(x)
+  b, mask = Dropout(a)
+  y = Relu(b)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kBasic);
+  EXPECT_EQ(Count(o, "Dropout"), 1);
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerCast, RemovesCastsToTheSameTypeOnly) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y, int64[4] z) {
+  a = Cast<to = 1>(x)
+  b = Relu(a)
+  c = Cast<to = 1>(b)
+  y = Neg(c)
+  z = Cast<to = 7>(y)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kBasic);
+  EXPECT_EQ(Count(o, "Cast"), 1);
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerReshapeChain, MergesReshapesSqueezesAndUnsqueezes) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3, 4] x, float[3, 4] v) => (float[4, 6] y, float[1, 3, 4, 1] u, float[3, 4] s, float[3, 4] w) <int64[2] s1 = {6, 4}, int64[2] s2 = {4, -1}, int64[1] a0 = {0}, int64[1] a2 = {2}, int64[1] a3 = {3}> {
+  r1 = Reshape(x, s1)
+  y = Reshape(r1, s2)
+  u1 = Unsqueeze(v, a0)
+  u = Unsqueeze(u1, a3)
+  q1 = Unsqueeze(v, a0)
+  q2 = Neg(q1)
+  q3 = Unsqueeze(q2, a0)
+  q4 = Squeeze(q3, a0)
+  s = Squeeze(q4, a0)
+  w1 = Unsqueeze(v, a2)
+  w2 = Squeeze(w1, a2)
+  w = Neg(w2)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kBasic);
+  EXPECT_EQ(Count(o, "Reshape"), 1);
+  EXPECT_EQ(Count(o, "Unsqueeze"), 2);  // u's pair as one, and q1
+  EXPECT_EQ(Count(o, "Squeeze"), 1);    // q3/q4 cancel; s stays (its input is q1 through Neg)
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerReshapeChain, OpsetElevenAxesAttributes) {
+  ir::Model m = Parse(R"(
+<ir_version: 7, opset_import: ["" : 11]>
+g (float[2, 1, 3, 1] x) => (float[2, 3] y, float[1, 2, 1, 1, 3, 1] z) {
+  a = Squeeze<axes = [1]>(x)
+  y = Squeeze<axes = [2]>(a)
+  b = Unsqueeze<axes = [0]>(x)
+  z = Unsqueeze<axes = [2]>(b)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kBasic);
+  EXPECT_EQ(Count(o, "Squeeze"), 1);
+  EXPECT_EQ(Count(o, "Unsqueeze"), 1);
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerTranspose, CancelsAndMergesPairs) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3, 4] x) => (float[2, 3, 4] y, float[4, 2, 3] z) {
+  a = Transpose<perm = [0, 2, 1]>(x)
+  b = Transpose<perm = [0, 2, 1]>(a)
+  y = Relu(b)
+  c = Transpose<perm = [1, 0, 2]>(x)
+  z = Transpose<perm = [2, 1, 0]>(c)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kBasic);
+  EXPECT_EQ(Count(o, "Transpose"), 1);
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerLoop, OptimizesBodiesAndKeepsOuterReferences) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 16]>
+g (int64 n, float[2] x) => (float[2] y) {
+  k = Constant<value = float[2] {0.5, 2.0}>()
+  kk = Identity(k)
+  y = Loop(n, "", x) <body = b (int64 i, bool c, float[2] acc) => (bool c_out, float[2] acc_out) {
+    two = Constant<value = float {2.0}>()
+    one = Constant<value = float {1.0}>()
+    s = Div(two, one)
+    t = Identity(acc)
+    u = Mul(t, kk)
+    acc_out = Add(u, s)
+    c_out = Identity(c)
+  }>
+}
+)");
+  ir::Model o = Optimized(m);
+  EXPECT_EQ(Count(o, "Div"), 0);
+  EXPECT_EQ(Count(o, "Constant"), 0);
+  EXPECT_EQ(Count(o, "Identity"), 1);  // c_out copies a body input: a subgraph output keeps its own name
+  auto feeds = RandomFeeds(m, 7);
+  feeds[0].second = Value(Tensor::Scalar<int64_t>(3));
+  auto want = RunModel(m, feeds);
+  auto got = RunModel(o, feeds);
+  ASSERT_EQ(got.size(), 1u);
+  for (int64_t k = 0; k < 2; ++k) EXPECT_FLOAT_EQ(want[0].tensor().DoubleAt(k), got[0].tensor().DoubleAt(k));
+}
+
+// ---- extended passes
+
+TEST(OptimizerConvFusion, FoldsBatchNormAddAndMulIntoConv) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 2, 5, 5] x) => (float[1, 3, 3, 3] y) <
+    float[3, 2, 3, 3] w = {0.1, -0.2, 0.3, 0.4, -0.5, 0.6, 0.7, 0.8, -0.9, 1.0, 0.1, -0.2, 0.3, 0.4, -0.5, 0.6, 0.7, 0.8,
+                           -0.9, 1.0, 0.1, -0.2, 0.3, 0.4, -0.5, 0.6, 0.7, 0.8, -0.9, 1.0, 0.1, -0.2, 0.3, 0.4, -0.5, 0.6,
+                           0.7, 0.8, -0.9, 1.0, 0.1, -0.2, 0.3, 0.4, -0.5, 0.6, 0.7, 0.8, -0.9, 1.0, 0.1, -0.2, 0.3, 0.4},
+    float[3] b = {0.5, -1.0, 2.0}, float[3] scale = {1.5, 0.5, 2.0}, float[3] bias = {0.1, 0.2, 0.3},
+    float[3] mean = {0.05, -0.1, 0.2}, float[3] var = {1.0, 0.25, 4.0},
+    float[3, 1, 1] add_c = {1.0, 2.0, 3.0}, float[1, 3, 1, 1] mul_c = {2.0, -1.0, 0.5}> {
+  c = Conv<pads = [0, 0, 0, 0]>(x, w, b)
+  n = BatchNormalization<epsilon = 0.001>(c, scale, bias, mean, var)
+  a = Add(add_c, n)
+  y = Mul(a, mul_c)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kExtended);
+  EXPECT_EQ(Ops(o), (std::map<std::string, int64_t>{{"Conv", 1}}));
+  ExpectSameResults(m, o);
+  // Basic does not fuse.
+  EXPECT_EQ(Count(Optimized(m, OptLevel::kBasic), "BatchNormalization"), 1);
+}
+
+TEST(OptimizerConvFusion, LeavesConvWhoseOutputIsReadTwice) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 1, 3, 3] x) => (float[1, 1, 3, 3] y, float[1, 1, 3, 3] z) <float[1, 1, 1, 1] w = {2.0}, float[1] k = {3.0}> {
+  c = Conv(x, w)
+  y = Add(c, k)
+  z = Relu(c)
+}
+)");
+  ir::Model o = Optimized(m);
+  EXPECT_EQ(Count(o, "Add"), 1);
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerGemmFusion, FoldsAddAndScalarMul) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3] a) => (float[2, 2] y) <float[2, 3] b = {1.0, 2.0, 3.0, -1.0, 0.5, 0.25}, float[2] c = {0.5, -0.5},
+                                       float[1, 2] d = {1.0, 2.0}, float s = {3.0}> {
+  g1 = Gemm<transB = 1, alpha = 0.5, beta = 2.0>(a, b, c)
+  g2 = Add(g1, d)
+  y = Mul(s, g2)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kExtended);
+  EXPECT_EQ(Ops(o), (std::map<std::string, int64_t>{{"Gemm", 1}}));
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerMatMulAdd, BecomesGemmForMatricesOnly) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 3, 1] x, float[2, 2, 3] x3) => (float[2, 2] y, float[2, 2, 2] y3) <float[3, 2] b = {1.0, 2.0, 3.0, -1.0, 0.5, 0.25}, float[2] c = {0.5, -0.5}> {
+  f = Flatten(x)
+  p = MatMul(f, b)
+  y = Add(p, c)
+  p3 = MatMul(x3, b)
+  y3 = Add(c, p3)
+}
+)");
+  ir::Model o = Optimized(m);
+  EXPECT_EQ(Count(o, "Gemm"), 1);
+  EXPECT_EQ(Count(o, "MatMul"), 1) << "the batched MatMul keeps its Add";
+  ExpectSameResults(m, o);
+}
+
+constexpr const char* kGeluModel = R"(
+<ir_version: 8, opset_import: ["" : OPSET]>
+g (float[2, 8] x) => (float[2, 8] y, float[2, 8] z, float[2, 8] w) <float sqrt2 = {1.4142135}, float one = {1.0}, float half = {0.5}, float rsqrt2 = {0.70710677}> {
+  d = Div(x, sqrt2)
+  e = Erf(d)
+  a = Add(e, one)
+  m = Mul(x, a)
+  y = Mul(m, half)
+  d2 = Mul(x, rsqrt2)
+  e2 = Erf(d2)
+  a2 = Add(one, e2)
+  h2 = Mul(half, x)
+  z = Mul(h2, a2)
+  p = Neg(x)
+  d3 = Div(p, sqrt2)
+  e3 = Erf(d3)
+  a3 = Add(e3, one)
+  h3 = Mul(a3, half)
+  w = Mul(p, h3)
+}
+)";
+
+std::string WithOpset(std::string text, int opset) {
+  text.replace(text.find("OPSET"), 5, std::to_string(opset));
+  return text;
+}
+
+TEST(OptimizerGelu, FusesTheErfFormInEachOrder) {
+  ir::Model m = Parse(WithOpset(kGeluModel, 20));
+  ir::Model o = Optimized(m, OptLevel::kExtended);
+  EXPECT_EQ(Ops(o), (std::map<std::string, int64_t>{{"Gelu", 3}, {"Neg", 1}}));
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerGelu, UsesThePrivateOperatorBeforeOpset20) {
+  ir::Model m = Parse(WithOpset(kGeluModel, 13));
+  ir::Model o = Optimized(m, OptLevel::kExtended);
+  EXPECT_EQ(Count(o, "ai.onyx.internal.Gelu"), 3);
+  EXPECT_TRUE(o.OpsetVersion("ai.onyx.internal").has_value());
+  ExpectSameResults(m, o);
+}
+
+constexpr const char* kLayerNormModel = R"(
+<ir_version: 8, opset_import: ["" : OPSET]>
+g (float[2, 3, 8] x) => (float[2, 3, 8] y) <float two = {2.0}, float eps = {1e-5},
+    float[8] gamma = {1.0, 0.5, 2.0, 1.5, -1.0, 0.25, 1.0, 3.0}, float[8] beta = {0.0, 0.1, -0.1, 0.2, 0.3, -0.3, 0.5, 1.0}> {
+  m = ReduceMean<axes = [-1]>(x)
+  d = Sub(x, m)
+  p = Pow(d, two)
+  v = ReduceMean<axes = [-1]>(p)
+  e = Add(v, eps)
+  s = Sqrt(e)
+  n = Div(d, s)
+  g1 = Mul(n, gamma)
+  y = Add(g1, beta)
+}
+)";
+
+TEST(OptimizerLayerNorm, FusesTheDecomposedForm) {
+  ir::Model m = Parse(WithOpset(kLayerNormModel, 17));
+  ir::Model o = Optimized(m, OptLevel::kExtended);
+  EXPECT_EQ(Ops(o), (std::map<std::string, int64_t>{{"LayerNormalization", 1}}));
+  ExpectSameResults(m, o);
+  ir::Model old = Parse(WithOpset(kLayerNormModel, 13));
+  ir::Model o13 = Optimized(old, OptLevel::kExtended);
+  EXPECT_EQ(Ops(o13), (std::map<std::string, int64_t>{{"ai.onyx.internal.LayerNormalization", 1}}));
+  ExpectSameResults(old, o13);
+}
+
+TEST(OptimizerLayerNorm, LeavesItWhenTheCenteredValueIsReadElsewhere) {
+  std::string text = WithOpset(kLayerNormModel, 17);
+  const std::string outputs = "=> (float[2, 3, 8] y)";
+  text.replace(text.find(outputs), outputs.size(), "=> (float[2, 3, 8] y, float[2, 3, 8] d)");
+  ir::Model m = Parse(text);
+  ir::Model o = Optimized(m);
+  EXPECT_EQ(Count(o, "LayerNormalization"), 0);
+  ExpectSameResults(m, o);
+}
+
+// ---- the session face
+
+TEST(OptimizerSession, LevelOptionAndSavedOptimizedModel) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x) => (float[4] y) {
+  a = Identity(x)
+  b = Constant<value = float {2.0}>()
+  y = Mul(a, b)
+}
+)");
+  const std::string path = (std::filesystem::temp_directory_path() / "onyx_optimizer_test.onnx").string();
+  SessionOptions so;
+  so.optimized_model_path = path;
+  auto s = Session::Create(m, so);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ((*s)->model().graph.nodes.size(), 1u) << "optimization is on by default (all)";
+  EXPECT_EQ((*s)->optimizer_stats().nodes_before, 3);
+  EXPECT_EQ((*s)->optimizer_stats().nodes_after, 1);
+  auto saved = format::LoadModel(path);
+  ASSERT_TRUE(saved.ok()) << saved.status().message();
+  EXPECT_EQ(saved->graph.nodes.size(), 1u);
+  std::filesystem::remove(path);
+  so = SessionOptions();
+  so.optimization_level = OptLevel::kDisabled;
+  auto plain = Session::Create(m, so);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ((*plain)->model().graph.nodes.size(), 3u);
+}
+
+TEST(OptimizerLevels, ParseNamesAndNumbers) {
+  EXPECT_EQ(*optimizer::ParseOptLevel("disabled"), OptLevel::kDisabled);
+  EXPECT_EQ(*optimizer::ParseOptLevel("basic"), OptLevel::kBasic);
+  EXPECT_EQ(*optimizer::ParseOptLevel("extended"), OptLevel::kExtended);
+  EXPECT_EQ(*optimizer::ParseOptLevel("all"), OptLevel::kAll);
+  EXPECT_EQ(*optimizer::ParseOptLevel("99"), OptLevel::kAll);
+  EXPECT_EQ(*optimizer::ParseOptLevel("1"), OptLevel::kBasic);
+  EXPECT_FALSE(optimizer::ParseOptLevel("fast").ok());
+  EXPECT_FALSE(optimizer::OptLevelFromInt(-1).ok());
+}
+
+}  // namespace
+}  // namespace onyx
