@@ -23,7 +23,9 @@ Status If(InferenceContext& ctx) {
     const auto& b = else_out[i];
     if (a && b) {
       auto u = UnionTypes(*a, *b);
-      if (!u) return ctx.Error("output " + std::to_string(i) + " is " + a->ToShortString() + " in then_branch but " + b->ToShortString() + " in else_branch");
+      if (!u)
+        return ctx.Error("output " + std::to_string(i) + " is " + a->ToShortString() + " in then_branch but " +
+                         b->ToShortString() + " in else_branch");
       ctx.set_output(i, std::move(*u));
     } else if (a || b) {
       ctx.set_output(i, a ? *a : *b);
@@ -45,7 +47,7 @@ Result<Types> InferWithStates(InferenceContext& ctx, Types inputs, size_t state_
       size_t o = state_out_begin + s;
       if (!in || o >= outs.size() || !outs[o]) continue;
       auto u = UnionTypes(*in, *outs[o]);
-      if (!u) return ctx.Error("loop-carried value " + std::to_string(s) + " enters as " + in->ToShortString() + " but leaves the body as " + outs[o]->ToShortString());
+      if (!u) continue;  // e.g. optional(seq) in, seq out (Loop-16 allows it): the output takes the body's type
       if (u->ToShortString() != in->ToShortString() || u->ToString() != in->ToString()) {
         in = std::move(*u);
         stable = false;
@@ -69,12 +71,14 @@ Status Loop(InferenceContext& ctx) {
     inputs.push_back(t ? std::optional<ir::TypeInfo>(*t) : std::nullopt);
   }
   ONYX_ASSIGN_OR_RETURN(Types outs, InferWithStates(ctx, inputs, 2, 1, num_states));
-  if (outs.size() < 1 + num_states) return ctx.Error("body has " + std::to_string(outs.size()) + " outputs, expected at least " + std::to_string(1 + num_states));
+  if (outs.size() < 1 + num_states)
+    return ctx.Error("body has " + std::to_string(outs.size()) + " outputs, expected at least " +
+                     std::to_string(1 + num_states));
   for (size_t s = 0; s < num_states && s < ctx.num_outputs(); ++s) {
     const auto& body = outs[1 + s];
     const ir::TypeInfo* init = ctx.input_type(2 + s);
-    if (body && init) {
-      if (auto u = UnionTypes(*init, *body)) ctx.set_output(s, std::move(*u));
+    if (body && init && UnionTypes(*init, *body)) {
+      ctx.set_output(s, *UnionTypes(*init, *body));
     } else if (body || init) {
       ir::TypeInfo t = body ? *body : *init;
       if (t.is_tensor()) t.shape.reset();  // only one side known: its shape may not hold after iterations
@@ -83,7 +87,8 @@ Status Loop(InferenceContext& ctx) {
   }
   // Scan outputs: the body's per-iteration values stacked along a new first axis (the trip count).
   ir::Dim trips;
-  if (const KnownInts* m = ctx.input_ints(0); m != nullptr && m->elems.size() == 1 && !ctx.has_input(1)) trips = m->elems[0];
+  if (const KnownInts* m = ctx.input_ints(0); m != nullptr && m->elems.size() == 1 && !ctx.has_input(1))
+    trips = m->elems[0];
   for (size_t k = 1 + num_states; k < outs.size(); ++k) {
     size_t o = k - 1;
     if (o >= ctx.num_outputs() || !outs[k]) continue;
@@ -104,7 +109,8 @@ Status Scan(InferenceContext& ctx) {
   int64_t m = ctx.GetInt("num_scan_inputs", 0);
   bool v8 = ctx.since_version() < 9;
   size_t first = v8 ? 1 : 0;
-  if (m <= 0 || ctx.num_inputs() < first + static_cast<size_t>(m)) return ctx.Error("'num_scan_inputs' is missing or too large");
+  if (m <= 0 || ctx.num_inputs() < first + static_cast<size_t>(m))
+    return ctx.Error("'num_scan_inputs' is missing or too large");
   size_t n = ctx.num_inputs() - first - static_cast<size_t>(m);
   auto in_axes = v8 ? std::nullopt : ctx.GetInts("scan_input_axes");
   Types inputs;

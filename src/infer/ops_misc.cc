@@ -158,8 +158,9 @@ Status RandomLike(InferenceContext& ctx) {
 
 Status Multinomial(InferenceContext& ctx) {
   const Dims* in = ctx.input_shape(0);
-  ctx.set_output_tensor(0, ElemTypeAttr(ctx, "dtype", DataType::kInt32),
-                        Dims{in != nullptr && in->size() == 2 ? (*in)[0] : UnknownDim(), DimOf(ctx.GetInt("sample_size", 1))});
+  ctx.set_output_tensor(
+      0, ElemTypeAttr(ctx, "dtype", DataType::kInt32),
+      Dims{in != nullptr && in->size() == 2 ? (*in)[0] : UnknownDim(), DimOf(ctx.GetInt("sample_size", 1))});
   return Status::Ok();
 }
 
@@ -180,10 +181,14 @@ Status ArrayFeatureExtractor(InferenceContext& ctx) {
 
 Status LabelEncoder(InferenceContext& ctx) {
   DataType t = DataType::kUndefined;
-  if (ctx.attr("values_strings") != nullptr) t = DataType::kString;
-  else if (ctx.attr("values_int64s") != nullptr) t = DataType::kInt64;
-  else if (ctx.attr("values_floats") != nullptr) t = DataType::kFloat;
-  else if (const ir::Attribute* a = ctx.attr("values_tensor")) t = a->t.tensor.type();
+  if (ctx.attr("values_strings") != nullptr)
+    t = DataType::kString;
+  else if (ctx.attr("values_int64s") != nullptr)
+    t = DataType::kInt64;
+  else if (ctx.attr("values_floats") != nullptr)
+    t = DataType::kFloat;
+  else if (const ir::Attribute* a = ctx.attr("values_tensor"))
+    t = a->t.tensor.type();
   const ir::TypeInfo* x = ctx.input_tensor(0);
   ctx.set_output_tensor(0, t, x ? x->shape : std::nullopt);
   return Status::Ok();

@@ -28,14 +28,17 @@ Result<WindowAttrs> ReadWindow(const InferenceContext& ctx, size_t spatial, cons
   } else {
     w.kernel.assign(spatial, -1);
   }
-  if (w.kernel.size() != spatial) return InvalidArgument("'kernel_shape' has " + std::to_string(w.kernel.size()) + " entries for " + std::to_string(spatial) + " spatial dims");
+  if (w.kernel.size() != spatial)
+    return InvalidArgument("'kernel_shape' has " + std::to_string(w.kernel.size()) + " entries for " +
+                           std::to_string(spatial) + " spatial dims");
   w.strides = ctx.GetInts("strides").value_or(std::vector<int64_t>(spatial, 1));
   w.dilations = ctx.GetInts("dilations").value_or(std::vector<int64_t>(spatial, 1));
   w.pads = ctx.GetInts("pads").value_or(std::vector<int64_t>(2 * spatial, 0));
   w.auto_pad = ctx.GetString("auto_pad", "NOTSET");
   w.ceil_mode = ctx.GetInt("ceil_mode", 0) != 0;
   if (w.strides.size() != spatial || w.dilations.size() != spatial || w.pads.size() != 2 * spatial) {
-    return InvalidArgument("'strides', 'dilations' or 'pads' do not match " + std::to_string(spatial) + " spatial dims");
+    return InvalidArgument("'strides', 'dilations' or 'pads' do not match " + std::to_string(spatial) +
+                           " spatial dims");
   }
   for (int64_t s : w.strides) {
     if (s <= 0) return InvalidArgument("stride " + std::to_string(s) + " is not positive");
@@ -63,7 +66,8 @@ Dims WindowOutput(const Dims& in_spatial, const WindowAttrs& w) {
     ir::Dim steps = w.ceil_mode ? DimCeilDiv(span, DimOf(s)) : DimFloorDiv(span, DimOf(s));
     ir::Dim o = DimAdd(steps, DimOf(1));
     // With ceil_mode the last window must start inside the (left-padded) input.
-    if (w.ceil_mode && o.is_value() && in.is_value() && (o.value - 1) * s >= in.value + w.pads[i]) o = DimOf(o.value - 1);
+    if (w.ceil_mode && o.is_value() && in.is_value() && (o.value - 1) * s >= in.value + w.pads[i])
+      o = DimOf(o.value - 1);
     out.push_back(o);
   }
   return out;
@@ -116,7 +120,9 @@ Status ConvTranspose(InferenceContext& ctx) {
   Dims out{(*x)[0], w != nullptr && w->size() >= 2 ? DimMul((*w)[1], DimOf(group)) : UnknownDim()};
   auto output_shape = ctx.GetInts("output_shape");
   auto output_padding = ctx.GetInts("output_padding").value_or(std::vector<int64_t>(spatial, 0));
-  if (output_padding.size() != spatial) return ctx.Error("'output_padding' has " + std::to_string(output_padding.size()) + " entries for " + std::to_string(spatial) + " spatial dims");
+  if (output_padding.size() != spatial)
+    return ctx.Error("'output_padding' has " + std::to_string(output_padding.size()) + " entries for " +
+                     std::to_string(spatial) + " spatial dims");
   for (size_t i = 0; i < spatial; ++i) {
     const ir::Dim& in = (*x)[i + 2];
     if (output_shape) {
@@ -275,13 +281,16 @@ Status Recurrent(InferenceContext& ctx) {
   std::string direction = ctx.GetString("direction", "forward");
   ir::Dim dirs = DimOf(direction == "bidirectional" ? 2 : 1);
   ir::Dim hidden;
-  if (const ir::Attribute* h = ctx.attr("hidden_size")) hidden = DimOf(h->i);
-  else if (const Dims* r = ctx.input_shape(2); r != nullptr && r->size() == 3) hidden = (*r)[2];
+  if (const ir::Attribute* h = ctx.attr("hidden_size"))
+    hidden = DimOf(h->i);
+  else if (const Dims* r = ctx.input_shape(2); r != nullptr && r->size() == 3)
+    hidden = (*r)[2];
   if (ctx.has_output(0)) {
     ctx.set_output_tensor(0, t, batch_first ? Dims{batch, seq, dirs, hidden} : Dims{seq, dirs, batch, hidden});
   }
   for (size_t i = 1; i < 3; ++i) {
-    if (ctx.has_output(i)) ctx.set_output_tensor(i, t, batch_first ? Dims{batch, dirs, hidden} : Dims{dirs, batch, hidden});
+    if (ctx.has_output(i))
+      ctx.set_output_tensor(i, t, batch_first ? Dims{batch, dirs, hidden} : Dims{dirs, batch, hidden});
   }
   return Status::Ok();
 }
@@ -370,7 +379,8 @@ Status Attention(InferenceContext& ctx) {
     const ir::Attribute* qh = ctx.attr("q_num_heads");
     const ir::Attribute* kvh = ctx.attr("kv_num_heads");
     ir::Dim hidden;
-    if (qh != nullptr && kvh != nullptr && kvh->i > 0) hidden = DimMul(DimFloorDiv((*v)[2], DimOf(kvh->i)), DimOf(qh->i));
+    if (qh != nullptr && kvh != nullptr && kvh->i > 0)
+      hidden = DimMul(DimFloorDiv((*v)[2], DimOf(kvh->i)), DimOf(qh->i));
     ctx.set_output_tensor(0, t, Dims{(*q)[0], (*q)[1], hidden});
   } else {
     ctx.set_output_tensor(0, t, std::nullopt);

@@ -46,8 +46,10 @@ Status Reduce(InferenceContext& ctx) {
   }
   Dims out;
   for (size_t i = 0; i < in->size(); ++i) {
-    if (!reduced[i]) out.push_back((*in)[i]);
-    else if (keepdims) out.push_back(DimOf(1));
+    if (!reduced[i])
+      out.push_back((*in)[i]);
+    else if (keepdims)
+      out.push_back(DimOf(1));
   }
   SetLike(ctx, 0, 0, out);
   return Status::Ok();
@@ -61,14 +63,16 @@ Status ArgReduce(InferenceContext& ctx) {
   }
   ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx.GetInt("axis", 0), static_cast<int64_t>(in->size()), "axis"));
   Dims out = *in;
-  if (ctx.GetInt("keepdims", 1) != 0) out[static_cast<size_t>(axis)] = DimOf(1);
-  else out.erase(out.begin() + axis);
+  if (ctx.GetInt("keepdims", 1) != 0)
+    out[static_cast<size_t>(axis)] = DimOf(1);
+  else
+    out.erase(out.begin() + axis);
   ctx.set_output_tensor(0, DataType::kInt64, out);
   return Status::Ok();
 }
 
-constexpr const char* kReductions[] = {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
-                                       "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum", "ReduceSumSquare"};
+constexpr const char* kReductions[] = {"ReduceL1",   "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
+                                       "ReduceMean", "ReduceMin", "ReduceProd",   "ReduceSum",       "ReduceSumSquare"};
 
 }  // namespace
 

@@ -23,7 +23,9 @@ Status SequenceConstruct(InferenceContext& ctx) {
       continue;
     }
     auto u = UnionTypes(*elem, *t);
-    if (!u) return ctx.Error("input " + std::to_string(i) + " is " + t->ToShortString() + ", the others " + elem->ToShortString());
+    if (!u)
+      return ctx.Error("input " + std::to_string(i) + " is " + t->ToShortString() + ", the others " +
+                       elem->ToShortString());
     elem = std::move(u);
   }
   if (elem) ctx.set_output(0, ir::TypeInfo::Sequence(std::move(*elem)));
@@ -69,8 +71,10 @@ Status SplitToSequence(InferenceContext& ctx) {
     ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx.GetInt("axis", 0), rank, "axis"));
     Dims d = *t->shape;
     if (!ctx.has_input(1)) {
-      if (ctx.GetInt("keepdims", 1) != 0) d[static_cast<size_t>(axis)] = DimOf(1);
-      else d.erase(d.begin() + axis);
+      if (ctx.GetInt("keepdims", 1) != 0)
+        d[static_cast<size_t>(axis)] = DimOf(1);
+      else
+        d.erase(d.begin() + axis);
     } else {
       const ir::Dim& total = d[static_cast<size_t>(axis)];
       auto split = ctx.input_int_values(1);
@@ -101,8 +105,10 @@ Status ConcatFromSequence(InferenceContext& ctx) {
     int64_t rank = static_cast<int64_t>(e->shape->size()) + (new_axis ? 1 : 0);
     ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx.GetInt("axis", 0), rank, "axis"));
     Dims d = *e->shape;
-    if (new_axis) d.insert(d.begin() + axis, UnknownDim());
-    else d[static_cast<size_t>(axis)] = UnknownDim();
+    if (new_axis)
+      d.insert(d.begin() + axis, UnknownDim());
+    else
+      d[static_cast<size_t>(axis)] = UnknownDim();
     out.shape = d;
   }
   ctx.set_output(0, std::move(out));
@@ -113,8 +119,10 @@ Status SequenceMap(InferenceContext& ctx) {
   std::vector<std::optional<ir::TypeInfo>> inputs;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
     const ir::TypeInfo* t = ctx.input_type(i);
-    if (t != nullptr && t->kind == ir::TypeInfo::Kind::kSequence) inputs.push_back(ElemOf(t));
-    else inputs.push_back(t ? std::optional<ir::TypeInfo>(*t) : std::nullopt);
+    if (t != nullptr && t->kind == ir::TypeInfo::Kind::kSequence)
+      inputs.push_back(ElemOf(t));
+    else
+      inputs.push_back(t ? std::optional<ir::TypeInfo>(*t) : std::nullopt);
   }
   ONYX_ASSIGN_OR_RETURN(auto outs, ctx.InferSubgraph("body", inputs));
   for (size_t i = 0; i < outs.size() && i < ctx.num_outputs(); ++i) {

@@ -2,7 +2,6 @@
 // Size, Constant, ConstantOfShape, Range, Reshape, Expand, Squeeze, Unsqueeze, Concat, Gather, Slice.
 #include <cmath>
 #include <limits>
-#include <set>
 
 #include "infer/infer_util.h"
 #include "infer/op_registry.h"
@@ -110,35 +109,6 @@ Status Range(InferenceContext& ctx) {
   return Status::Ok();
 }
 
-// A product of dims as a number times a multiset of symbols (unknown dims make it unknown).
-struct Product {
-  int64_t coefficient = 1;
-  std::multiset<std::string> symbols;
-  bool unknown = false;
-  explicit Product(const Dims& dims) {
-    for (const auto& d : dims) {
-      if (d.is_value()) coefficient *= d.value;
-      else if (d.is_param()) symbols.insert(d.param);
-      else unknown = true;
-    }
-  }
-};
-
-// The dim that -1 stands for in a Reshape: input elements over the other output dims, cancelling symbols.
-ir::Dim InferredReshapeDim(const Dims& input, const Dims& others) {
-  Product in(input), rest(others);
-  if (in.unknown || rest.unknown || rest.coefficient == 0) return UnknownDim();
-  for (const auto& s : rest.symbols) {
-    auto it = in.symbols.find(s);
-    if (it == in.symbols.end()) return UnknownDim();
-    in.symbols.erase(it);
-  }
-  if (in.coefficient % rest.coefficient != 0) return UnknownDim();
-  ir::Dim d = DimOf(in.coefficient / rest.coefficient);
-  for (const auto& s : in.symbols) d = DimMul(d, ir::Dim::Param(s));
-  return d;
-}
-
 Status Reshape(InferenceContext& ctx) {
   DataType t = ctx.input_elem_type(0);
   std::optional<Dims> target;
@@ -159,9 +129,12 @@ Status Reshape(InferenceContext& ctx) {
     const ir::Dim& d = out[i];
     if (!d.is_value()) continue;
     if (d.value == 0 && !allow_zero) {
-      if (in != nullptr && i < in->size()) out[i] = (*in)[i];
-      else if (in != nullptr) return ctx.Error("shape has 0 at axis " + std::to_string(i) + " beyond the input rank");
-      else out[i] = UnknownDim();
+      if (in != nullptr && i < in->size())
+        out[i] = (*in)[i];
+      else if (in != nullptr)
+        return ctx.Error("shape has 0 at axis " + std::to_string(i) + " beyond the input rank");
+      else
+        out[i] = UnknownDim();
     } else if (d.value == -1) {
       if (minus_one) return ctx.Error("shape has more than one -1");
       minus_one = i;
@@ -174,7 +147,8 @@ Status Reshape(InferenceContext& ctx) {
     for (size_t i = 0; i < out.size(); ++i) {
       if (i != *minus_one) others.push_back(out[i]);
     }
-    out[*minus_one] = in != nullptr ? InferredReshapeDim(*in, others) : UnknownDim();
+    // Input elements over the other output dims; symbols cancel (N*C*H*W / (N*C) = H*W).
+    out[*minus_one] = in != nullptr ? DimFloorDiv(DimProduct(*in), DimProduct(others)) : UnknownDim();
   } else if (in != nullptr) {
     ir::Dim a = DimProduct(*in), b = DimProduct(out);
     if (a.is_value() && b.is_value() && a.value != b.value) {
@@ -293,7 +267,8 @@ Status Concat(InferenceContext& ctx) {
       out = *s;
       continue;
     }
-    if (out->size() != s->size()) return ctx.Error("inputs have ranks " + std::to_string(out->size()) + " and " + std::to_string(s->size()));
+    if (out->size() != s->size())
+      return ctx.Error("inputs have ranks " + std::to_string(out->size()) + " and " + std::to_string(s->size()));
     for (size_t d = 0; d < s->size(); ++d) {
       ir::Dim& o = (*out)[d];
       const ir::Dim& n = (*s)[d];
@@ -342,7 +317,8 @@ Status Gather(InferenceContext& ctx) {
     picked.scalar = idx->empty();
     int64_t n = static_cast<int64_t>(k->elems.size());
     for (int64_t i : *indices) {
-      if (i < -n || i >= n) return ctx.Error("index " + std::to_string(i) + " is out of range for " + std::to_string(n) + " elements");
+      if (i < -n || i >= n)
+        return ctx.Error("index " + std::to_string(i) + " is out of range for " + std::to_string(n) + " elements");
       picked.elems.push_back(k->elems[static_cast<size_t>(i < 0 ? i + n : i)]);
     }
     ctx.set_output_ints(0, std::move(picked));

@@ -37,7 +37,8 @@ Status Transpose(InferenceContext& ctx) {
   } else {
     for (size_t i = 0; i < rank; ++i) perm.push_back(static_cast<int64_t>(rank - 1 - i));
   }
-  if (perm.size() != rank) return ctx.Error("'perm' has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
+  if (perm.size() != rank)
+    return ctx.Error("'perm' has " + std::to_string(perm.size()) + " entries for rank " + std::to_string(rank));
   Dims out;
   for (int64_t p : perm) {
     ONYX_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(p, static_cast<int64_t>(rank), "perm entry"));
@@ -50,7 +51,8 @@ Status Transpose(InferenceContext& ctx) {
 Status Split(InferenceContext& ctx) {
   size_t n = ctx.num_outputs();
   const Dims* in = ctx.input_shape(0);
-  for (size_t i = 0; i < n; ++i) SetLike(ctx, 0, i, in ? std::optional<Dims>(UnknownDims(static_cast<int64_t>(in->size()))) : std::nullopt);
+  for (size_t i = 0; i < n; ++i)
+    SetLike(ctx, 0, i, in ? std::optional<Dims>(UnknownDims(static_cast<int64_t>(in->size()))) : std::nullopt);
   if (in == nullptr) return Status::Ok();
   int64_t rank = static_cast<int64_t>(in->size());
   ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx.GetInt("axis", 0), rank, "axis"));
@@ -75,13 +77,16 @@ Status Split(InferenceContext& ctx) {
   const ir::Dim& total = (*in)[static_cast<size_t>(axis)];
   std::vector<ir::Dim> parts;
   if (split) {
-    if (split->size() != n) return ctx.Error("'split' has " + std::to_string(split->size()) + " entries for " + std::to_string(n) + " outputs");
+    if (split->size() != n)
+      return ctx.Error("'split' has " + std::to_string(split->size()) + " entries for " + std::to_string(n) +
+                       " outputs");
     int64_t sum = 0;
     for (int64_t s : *split) {
       parts.push_back(DimOf(s));
       sum += s;
     }
-    if (total.is_value() && total.value != sum) return ctx.Error("'split' sums to " + std::to_string(sum) + ", the axis has " + std::to_string(total.value));
+    if (total.is_value() && total.value != sum)
+      return ctx.Error("'split' sums to " + std::to_string(sum) + ", the axis has " + std::to_string(total.value));
   } else if (total.is_value()) {
     int64_t t = total.value;
     int64_t count = static_cast<int64_t>(n);
@@ -89,18 +94,31 @@ Status Split(InferenceContext& ctx) {
       int64_t chunk = (t + count - 1) / count;  // the last part may be smaller
       for (int64_t i = 0; i < count; ++i) parts.push_back(DimOf(std::max<int64_t>(0, std::min(chunk, t - chunk * i))));
     } else {
-      if (t % count != 0) return ctx.Error("axis of size " + std::to_string(t) + " does not split evenly into " + std::to_string(count));
+      if (t % count != 0)
+        return ctx.Error("axis of size " + std::to_string(t) + " does not split evenly into " + std::to_string(count));
       for (int64_t i = 0; i < count; ++i) parts.push_back(DimOf(t / count));
     }
   } else {
     ir::Dim each = n == 1 ? total : UnknownDim();
-    if (total.is_param() && n > 1 && ctx.since_version() < 18) each = DimFloorDiv(total, DimOf(static_cast<int64_t>(n)));
+    if (total.is_param() && n > 1 && ctx.since_version() < 18)
+      each = DimFloorDiv(total, DimOf(static_cast<int64_t>(n)));
     parts.assign(n, each);
   }
   for (size_t i = 0; i < n; ++i) {
     Dims d = *in;
     d[static_cast<size_t>(axis)] = parts[i];
     SetLike(ctx, 0, i, d);
+  }
+  // Splitting a known 1-D value (pads or a shape taken apart) keeps the pieces known.
+  const KnownInts* k = ctx.input_ints(0);
+  if (k != nullptr && rank == 1) {
+    size_t offset = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (!parts[i].is_value() || offset + static_cast<size_t>(parts[i].value) > k->elems.size()) break;
+      auto begin = k->elems.begin() + static_cast<int64_t>(offset);
+      ctx.set_output_ints(i, KnownInts{Dims(begin, begin + parts[i].value), false});
+      offset += static_cast<size_t>(parts[i].value);
+    }
   }
   return Status::Ok();
 }
@@ -120,7 +138,8 @@ Status GatherND(InferenceContext& ctx) {
   }
   int64_t batch = ctx.GetInt("batch_dims", 0);
   int64_t last = idx->back().value;
-  if (batch + last > static_cast<int64_t>(data->size())) return ctx.Error("indices' last dim " + std::to_string(last) + " is too large for the data rank");
+  if (batch + last > static_cast<int64_t>(data->size()))
+    return ctx.Error("indices' last dim " + std::to_string(last) + " is too large for the data rank");
   Dims out(idx->begin(), idx->end() - 1);
   out.insert(out.end(), data->begin() + batch + last, data->end());
   SetLike(ctx, 0, 0, out);
@@ -136,7 +155,9 @@ Status Tile(InferenceContext& ctx) {
   }
   Dims out = UnknownDims(static_cast<int64_t>(in->size()));
   if (repeats) {
-    if (repeats->size() != in->size()) return ctx.Error("'repeats' has " + std::to_string(repeats->size()) + " entries for rank " + std::to_string(in->size()));
+    if (repeats->size() != in->size())
+      return ctx.Error("'repeats' has " + std::to_string(repeats->size()) + " entries for rank " +
+                       std::to_string(in->size()));
     for (size_t i = 0; i < in->size(); ++i) out[i] = DimMul((*in)[i], DimOf((*repeats)[i]));
   }
   SetLike(ctx, 0, 0, out);
@@ -160,8 +181,10 @@ Status Pad(InferenceContext& ctx) {
   bool axes_known = true;
   if (ctx.since_version() >= 18 && ctx.has_input(3)) {
     auto a = ctx.input_int_values(3);
-    if (a) axes = *a;
-    else axes_known = false;
+    if (a)
+      axes = *a;
+    else
+      axes_known = false;
   } else {
     for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
   }
@@ -169,7 +192,9 @@ Status Pad(InferenceContext& ctx) {
     SetLike(ctx, 0, 0, UnknownDims(rank));
     return Status::Ok();
   }
-  if (pads->size() != 2 * axes.size()) return ctx.Error("'pads' has " + std::to_string(pads->size()) + " entries, expected " + std::to_string(2 * axes.size()));
+  if (pads->size() != 2 * axes.size())
+    return ctx.Error("'pads' has " + std::to_string(pads->size()) + " entries, expected " +
+                     std::to_string(2 * axes.size()));
   Dims out = *in;
   for (size_t i = 0; i < axes.size(); ++i) {
     ONYX_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(axes[i], rank, "axis"));
@@ -258,10 +283,14 @@ std::optional<Dims> ScaledDims(const Dims& in, const Tensor& scales, const std::
   for (size_t i = 0; i < axes.size(); ++i) {
     ir::Dim& d = out[static_cast<size_t>(axes[i])];
     double s = scales.DoubleAt(static_cast<int64_t>(i));
-    if (d.is_value()) d = DimOf(static_cast<int64_t>(std::floor(static_cast<double>(d.value) * s + 1e-9)));
-    else if (s == 1.0) continue;
-    else if (s == std::floor(s) && s > 0) d = DimMul(d, DimOf(static_cast<int64_t>(s)));
-    else d = UnknownDim();
+    if (d.is_value())
+      d = DimOf(static_cast<int64_t>(std::floor(static_cast<double>(d.value) * s + 1e-9)));
+    else if (s == 1.0)
+      continue;
+    else if (s == std::floor(s) && s > 0)
+      d = DimMul(d, DimOf(static_cast<int64_t>(s)));
+    else
+      d = UnknownDim();
   }
   return out;
 }
@@ -377,7 +406,9 @@ Status Einsum(InferenceContext& ctx) {
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
-  if (terms.size() != ctx.num_inputs()) return ctx.Error("equation has " + std::to_string(terms.size()) + " operands for " + std::to_string(ctx.num_inputs()) + " inputs");
+  if (terms.size() != ctx.num_inputs())
+    return ctx.Error("equation has " + std::to_string(terms.size()) + " operands for " +
+                     std::to_string(ctx.num_inputs()) + " inputs");
   std::map<char, ir::Dim> label_dim;
   std::map<char, int> label_count;
   std::vector<const Dims*> ellipsis_shapes;
@@ -395,11 +426,14 @@ Status Einsum(InferenceContext& ctx) {
       continue;
     }
     int64_t ell_rank = static_cast<int64_t>(s->size()) - static_cast<int64_t>(letters.size());
-    if (ell_rank < 0 || (ell == std::string::npos && ell_rank != 0)) return ctx.Error("operand " + std::to_string(i) + " '" + term + "' does not match its rank " + std::to_string(s->size()));
+    if (ell_rank < 0 || (ell == std::string::npos && ell_rank != 0))
+      return ctx.Error("operand " + std::to_string(i) + " '" + term + "' does not match its rank " +
+                       std::to_string(s->size()));
     size_t d = 0;
     for (size_t j = 0; j < term.size();) {
       if (term.compare(j, 3, "...") == 0) {
-        ellipsis_storage[i] = Dims(s->begin() + static_cast<int64_t>(d), s->begin() + static_cast<int64_t>(d) + ell_rank);
+        ellipsis_storage[i] =
+            Dims(s->begin() + static_cast<int64_t>(d), s->begin() + static_cast<int64_t>(d) + ell_rank);
         ellipsis_shapes.push_back(&ellipsis_storage[i]);
         d += static_cast<size_t>(ell_rank);
         j += 3;
@@ -450,9 +484,13 @@ Status CenterCropPad(InferenceContext& ctx) {
   }
   int64_t rank = static_cast<int64_t>(in->size());
   std::vector<int64_t> axes;
-  if (auto a = ctx.GetInts("axes")) axes = *a;
-  else for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
-  if (axes.size() != shape->size()) return ctx.Error("'shape' has " + std::to_string(shape->size()) + " entries for " + std::to_string(axes.size()) + " axes");
+  if (auto a = ctx.GetInts("axes"))
+    axes = *a;
+  else
+    for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+  if (axes.size() != shape->size())
+    return ctx.Error("'shape' has " + std::to_string(shape->size()) + " entries for " + std::to_string(axes.size()) +
+                     " axes");
   Dims out = *in;
   for (size_t i = 0; i < axes.size(); ++i) {
     ONYX_ASSIGN_OR_RETURN(int64_t ax, NormalizeAxis(axes[i], rank, "axis"));
@@ -496,8 +534,10 @@ Status BitCast(InferenceContext& ctx) {
   if (t != nullptr && t->shape && from != DataType::kUndefined && to != DataType::kUndefined) {
     int fb = DataTypeBits(from), tb = DataTypeBits(to);
     shape = *t->shape;
-    if (fb > tb && tb > 0 && fb % tb == 0) shape->push_back(DimOf(fb / tb));
-    else if (fb < tb && !shape->empty()) shape->pop_back();
+    if (fb > tb && tb > 0 && fb % tb == 0)
+      shape->push_back(DimOf(fb / tb));
+    else if (fb < tb && !shape->empty())
+      shape->pop_back();
   }
   ctx.set_output_tensor(0, to, shape);
   return Status::Ok();

@@ -18,8 +18,7 @@ struct Scope {
   std::unordered_map<std::string, Tensor> constants;
 
   template <typename Map>
-  static auto Lookup(const Scope* s, Map Scope::*member, const std::string& name)
-      -> const typename Map::mapped_type* {
+  static auto Lookup(const Scope* s, Map Scope::*member, const std::string& name) -> const typename Map::mapped_type* {
     for (; s != nullptr; s = s->parent) {
       auto it = (s->*member).find(name);
       if (it != (s->*member).end()) return &it->second;
@@ -42,8 +41,8 @@ std::optional<std::vector<ir::Dim>> MergeShapes(const std::vector<ir::Dim>& decl
     const ir::Dim& d = declared[i];
     const ir::Dim& n = inferred[i];
     if (d.is_value() && n.is_value() && d.value != n.value) {
-      *conflict = "dim " + std::to_string(i) + " is " + std::to_string(n.value) + " vs declared " +
-                  std::to_string(d.value);
+      *conflict =
+          "dim " + std::to_string(i) + " is " + std::to_string(n.value) + " vs declared " + std::to_string(d.value);
       return std::nullopt;
     }
     if (n.is_value() || (d.kind == ir::Dim::Kind::kUnknown && n.is_param())) {
@@ -186,7 +185,7 @@ class GraphInferencer {
   }
 
   static std::string NodeLabel(const ir::Node& node, std::optional<int> since_version) {
-    std::string who = !node.name.empty() ? "node '" + node.name + "'"
+    std::string who = !node.name.empty()      ? "node '" + node.name + "'"
                       : !node.outputs.empty() ? "node producing '" + node.outputs[0] + "'"
                                               : "unnamed node";
     std::string op = node.domain.empty() || node.domain == "ai.onnx" ? node.op_type : node.domain + "." + node.op_type;
@@ -221,8 +220,7 @@ class GraphInferencer {
                                                     const std::vector<std::optional<ir::TypeInfo>>& types) {
           return InferGraph(g, &scope, types, true);
         };
-        InferenceContext ctx(node, *since, opset_it->second, std::move(inputs), subgraphs,
-                             options_.data_propagation);
+        InferenceContext ctx(node, *since, opset_it->second, std::move(inputs), subgraphs, options_.data_propagation);
         status = fn(ctx);
         results = std::move(ctx.outputs());
       }
@@ -237,6 +235,7 @@ class GraphInferencer {
       auto d = declared.find(name);
       std::optional<ir::TypeInfo> type = results[i].type;
       if (type && type->kind == ir::TypeInfo::Kind::kUndefined) type.reset();
+      if (type) NameUnknownDims(*type);
       if (d != declared.end()) {
         if (type) {
           std::string conflict;
@@ -287,6 +286,7 @@ class GraphInferencer {
     }
     GraphInferencer inner(opsets, functions_, options_);
     inner.function_depth_ = function_depth_;
+    inner.symbol_counter_ = symbol_counter_;
     // Constants known at the call site stay known inside (a shape passed to a function).
     Scope bound;
     for (size_t i = 0; i < f.inputs.size() && i < node.inputs.size(); ++i) {
@@ -301,7 +301,23 @@ class GraphInferencer {
     return Status::Ok();
   }
 
+  // Gives each unknown dim of a node's output a fresh symbol ("unk__3", as ONNX names them), so that
+  // later operators can tell that two values share it (e.g. Range's length flowing into Add).
+  void NameUnknownDims(ir::TypeInfo& t) {
+    if (t.elem) {
+      auto e = std::make_shared<ir::TypeInfo>(*t.elem);
+      NameUnknownDims(*e);
+      t.elem = std::move(e);
+    }
+    if (!t.shape) return;
+    for (auto& d : *t.shape) {
+      if (d.kind == ir::Dim::Kind::kUnknown) d = ir::Dim::Param("unk__" + std::to_string((*symbol_counter_)++));
+    }
+  }
+
   std::map<std::string, int64_t> opsets_;
+  int64_t own_symbol_counter_ = 0;
+  int64_t* symbol_counter_ = &own_symbol_counter_;
   const std::vector<ir::Function>& functions_;
   const InferOptions& options_;
   int function_depth_ = 0;
@@ -359,6 +375,7 @@ Status InferShapes(ir::Model& model, const InferOptions& options) {
 Result<GraphTypes> InferGraphShapes(ir::Graph& graph, const std::vector<ir::OpsetId>& opset_import,
                                     const std::vector<ir::Function>& functions, const InferOptions& options,
                                     const std::vector<std::optional<ir::TypeInfo>>& input_types) {
+  ONYX_RETURN_IF_ERROR(ir::TopologicalSort(graph));  // stable: keeps an order that is already valid
   GraphInferencer inferencer(opset_import, functions, options);
   GraphTypes result;
   ONYX_ASSIGN_OR_RETURN(result.outputs, inferencer.InferGraph(graph, nullptr, input_types, true, &result.values));
