@@ -112,7 +112,15 @@ Status Dft(InferenceContext& ctx) {
     length = k != nullptr && k->elems.size() == 1 ? k->elems[0] : UnknownDim();
   }
   bool onesided = ctx.GetInt("onesided", 0) != 0, inverse = ctx.GetInt("inverse", 0) != 0;
-  if (onesided && !inverse) length = DimAdd(DimFloorDiv(length, DimOf(2)), DimOf(1));
+  if (onesided && inverse) {
+    // The inverse of a one-sided spectrum is a real signal of dft_length (default 2*(n-1)) samples.
+    if (!ctx.has_input(1)) length = DimMul(DimSub(length, DimOf(1)), DimOf(2));
+    out[static_cast<size_t>(axis)] = length;
+    out.back() = DimOf(1);
+    ctx.set_output_tensor(0, t, out);
+    return Status::Ok();
+  }
+  if (onesided) length = DimAdd(DimFloorDiv(length, DimOf(2)), DimOf(1));
   out[static_cast<size_t>(axis)] = length;
   out.back() = DimOf(2);
   ctx.set_output_tensor(0, t, out);
