@@ -19,6 +19,7 @@ int PrintMain(const std::vector<std::string>& args);
 int ConformanceMain(const std::vector<std::string>& args);
 int BenchMain(const std::vector<std::string>& args);
 int ConvertMain(const std::vector<std::string>& args);
+int InferMain(const std::vector<std::string>& args);
 
 bool WantsHelp(const std::vector<std::string>& args);
 // Prints "onyx: <message>" to stderr.
