@@ -85,6 +85,14 @@ if /usr/bin/python3 -c "import onnx" 2>/dev/null; then
   timeout 60 "$ONYX" check "$TMP/bad/undefined_input.onnx" >"$TMP/out" 2>&1
   [ $? -eq 1 ] && grep -q "input 1 'ghost' is not defined" "$TMP/out" && ok || bad "check undefined input: $(cat "$TMP/out")"
   expect_error "unknown op" "unsupported operator: NoSuchOp" "$ONYX" run "$TMP/bad/unknown_op.onnx"
+  # A declared output shape that contradicts the operator: only the full check (shape inference) sees it.
+  /usr/bin/python3 -c "import onnx; from onnx import helper as h, TensorProto as T
+g = h.make_graph([h.make_node('Relu', ['x'], ['y'])], 'g', [h.make_tensor_value_info('x', T.FLOAT, ['N', 3])],
+                 [h.make_tensor_value_info('y', T.FLOAT, ['N', 4])])
+onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 13)]), '$TMP/bad/shape_conflict.onnx')"
+  expect_ok "check without --full" "valid" "$ONYX" check "$TMP/bad/shape_conflict.onnx"
+  timeout 60 "$ONYX" check --full "$TMP/bad/shape_conflict.onnx" >"$TMP/out" 2>&1
+  [ $? -eq 1 ] && grep -q "inferred as float\[N,3\] but declared as float\[N,4\]" "$TMP/out" && ok || bad "check --full conflict: $(cat "$TMP/out")"
 else
   echo "python3-onnx missing: hostile external-data models not tested"
 fi

@@ -5,6 +5,7 @@
 #include "checker/checker.h"
 #include "cli.h"
 #include "format/model_io.h"
+#include "infer/shape_inference.h"
 
 namespace onyx::cli {
 
@@ -37,6 +38,20 @@ int CheckMain(const std::vector<std::string>& args) {
   if (!model.ok()) {
     Error(model.status().message());
     return kExitFailure;
+  }
+  if (options.full) {
+    // --full: shape and type inference over a copy of the model; every conflict or inference error it notes
+    // (declared versus inferred types, shapes that cannot broadcast, ...) is a problem.
+    checker::SetFullCheckPass([](const ir::Model& m, std::vector<checker::Problem>& problems) {
+      ir::Model copy = m;
+      std::vector<std::string> diagnostics;
+      infer::InferOptions io;
+      io.strict = false;
+      io.diagnostics = &diagnostics;
+      Status st = infer::InferShapes(copy, io);
+      if (!st.ok()) diagnostics.push_back(st.message());
+      for (auto& d : diagnostics) problems.push_back(checker::Problem{"shape inference", "inference", std::move(d)});
+    });
   }
   options.model_dir = std::filesystem::path(path).parent_path().string();
   if (options.model_dir.empty()) options.model_dir = ".";
