@@ -4,9 +4,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <chrono>
 #include <new>
-#include <stdexcept>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <unordered_set>
 
@@ -39,8 +40,7 @@ std::string OpsetLabel(const ir::Node& node, int64_t opset) {
   return node.Describe().substr(0, node.Describe().size() - 1) + ", opset " + std::to_string(opset) + ")";
 }
 
-Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, const CompileContext& cc,
-                                                      bool is_main) {
+Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, const CompileContext& cc, bool is_main) {
   auto plan = std::make_shared<GraphPlan>();
   plan->graph = &graph;
   auto slot = [&](const std::string& name) {
@@ -61,7 +61,8 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
   for (const auto& name : ir::FreeNames(graph)) {
     if (is_main) {
       // A main graph has no enclosing scope: a name nothing defines is an error.
-      return InvalidArgument("value '" + name + "' is used but never defined (not an input, initializer or node output)");
+      return InvalidArgument("value '" + name +
+                             "' is used but never defined (not an input, initializer or node output)");
     }
     plan->outer_refs.emplace_back(name, slot(name));
   }
@@ -104,12 +105,11 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
                                                     : ResolveSinceVersion(node.domain, node.op_type, *opset);
     const KernelFactory* factory = since ? cc.registry->Find(node.domain, node.op_type, *since) : nullptr;
     if (factory == nullptr) {
-      std::string op = std::string(ir::CanonicalDomain(node.domain)) == "ai.onnx"
-                           ? node.op_type
-                           : node.domain + "." + node.op_type;
+      std::string op =
+          std::string(ir::CanonicalDomain(node.domain)) == "ai.onnx" ? node.op_type : node.domain + "." + node.op_type;
       if (!since) {
-        unsupported.push_back(op + " (not an operator of " + std::string(ir::CanonicalDomain(node.domain)) +
-                              " opset " + std::to_string(*opset) + ")");
+        unsupported.push_back(op + " (not an operator of " + std::string(ir::CanonicalDomain(node.domain)) + " opset " +
+                              std::to_string(*opset) + ")");
       } else {
         unsupported.push_back(op + "-" + std::to_string(*since));
       }
@@ -119,8 +119,9 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
         node, *opset, *since, [&cc](const ir::Graph& sub) { return CompileGraph(sub, cc, false); }, constant_lookup);
     auto kernel = (*factory)(info);
     if (!kernel.ok()) {
-      errors.push_back(kernel.status().message().rfind("node ", 0) == 0 ? kernel.status().message()
-                                                                       : step.description + ": " + kernel.status().message());
+      errors.push_back(kernel.status().message().rfind("node ", 0) == 0
+                           ? kernel.status().message()
+                           : step.description + ": " + kernel.status().message());
       continue;
     }
     step.kernel = std::move(kernel).value();
@@ -181,12 +182,23 @@ Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Val
     std::vector<Value> outs(step.outputs.size());
     KernelContext ctx(std::move(ins), &outs, &frame, frame.num_threads);
     Status st;
+    const auto start =
+        frame.profile != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     try {
       st = step.kernel->Compute(ctx);
     } catch (const std::bad_alloc&) {
       st = Status(StatusCode::kIoError, "out of memory");
     } catch (const std::length_error&) {
       st = Status(StatusCode::kInvalidArgument, "a tensor would be too large");
+    }
+    if (frame.profile != nullptr) {
+      const auto& node = *step.node;
+      const std::string key =
+          node.domain.empty() || node.domain == "ai.onnx" ? node.op_type : node.domain + "." + node.op_type;
+      OpProfile& p = (*frame.profile)[key];
+      p.op = key;
+      p.total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      ++p.calls;
     }
     if (!st.ok()) {
       if (st.message().rfind("node ", 0) == 0) return st;
@@ -236,8 +248,9 @@ void KeepFreedMemoryMapped() {
 Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionOptions& options) {
   std::unique_ptr<Session> s(new Session());
   s->options_ = options;
-  s->num_threads_ = options.intra_op_num_threads > 0 ? options.intra_op_num_threads
-                                                     : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  s->num_threads_ = options.intra_op_num_threads > 0
+                        ? options.intra_op_num_threads
+                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   KeepFreedMemoryMapped();
   // oneDNN's kernels use OpenMP's thread count (process-wide: the last session created sets it).
   omp_set_num_threads(s->num_threads_);
@@ -305,6 +318,14 @@ Status CheckFeed(const ir::ValueInfo& decl, const Value& v) {
 
 }  // namespace
 
+std::vector<OpProfile> Session::Profile() const {
+  std::lock_guard<std::mutex> lock(profile_mutex_);
+  std::vector<OpProfile> out;
+  for (const auto& [key, p] : profile_) out.push_back(p);
+  std::sort(out.begin(), out.end(), [](const OpProfile& a, const OpProfile& b) { return a.total_ms > b.total_ms; });
+  return out;
+}
+
 Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
                     const std::vector<std::string>& output_names, std::vector<Value>* outputs) const {
   const ir::Graph& g = model_->graph;
@@ -324,7 +345,18 @@ Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
     if (!fed.count(in->name)) return InvalidArgument("input '" + in->name + "' was not fed");
   }
   std::vector<Value> all;
+  std::unordered_map<std::string, OpProfile> profile;
+  if (options_.enable_profiling) frame.profile = &profile;
   ONYX_RETURN_IF_ERROR(ExecutePlan(*plan_, frame, &all));
+  if (options_.enable_profiling) {
+    std::lock_guard<std::mutex> lock(profile_mutex_);
+    for (const auto& [key, p] : profile) {
+      OpProfile& total = profile_[key];
+      total.op = key;
+      total.total_ms += p.total_ms;
+      total.calls += p.calls;
+    }
+  }
   if (output_names.empty()) {
     *outputs = std::move(all);
     return Status::Ok();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -22,6 +23,15 @@ struct SessionOptions {
   optimizer::OptLevel optimization_level = optimizer::OptLevel::kAll;
   // When set, the optimized model is saved there (as onnxruntime's optimized_model_filepath).
   std::string optimized_model_path;
+  // Time every node of the main graph, summed per operator (Session::Profile), as onnxruntime's enable_profiling.
+  bool enable_profiling = false;
+};
+
+// Time spent in one operator type over all profiled runs.
+struct OpProfile {
+  std::string op;  // op_type, domain-qualified outside ai.onnx
+  double total_ms = 0;
+  int64_t calls = 0;
 };
 
 // A compiled graph: kernels in execution order and the slot of every value.
@@ -31,17 +41,17 @@ class GraphPlan {
     const ir::Node* node = nullptr;
     std::string description;  // "node 'x' (Conv, opset 11)"
     std::unique_ptr<OpKernel> kernel;
-    std::vector<int> inputs;   // slot per input, -1 for an omitted optional input
-    std::vector<int> outputs;  // slot per output, -1 for an unused one
+    std::vector<int> inputs;         // slot per input, -1 for an omitted optional input
+    std::vector<int> outputs;        // slot per output, -1 for an unused one
     std::vector<int> release_after;  // slots whose last reader is this step
   };
 
   std::vector<Step> steps;
   std::unordered_map<std::string, int> slot_of;
   int num_slots = 0;
-  std::vector<std::pair<int, Value>> constants;  // initializers
-  std::vector<int> input_slots;    // the graph's declared inputs, in order
-  std::vector<int> output_slots;   // the graph's outputs, in order
+  std::vector<std::pair<int, Value>> constants;         // initializers
+  std::vector<int> input_slots;                         // the graph's declared inputs, in order
+  std::vector<int> output_slots;                        // the graph's outputs, in order
   std::vector<std::pair<std::string, int>> outer_refs;  // values read from enclosing graphs
   const ir::Graph* graph = nullptr;
 };
@@ -56,6 +66,7 @@ class ExecutionFrame {
   // The value visible under `name` here or in an enclosing frame; null when none is set.
   const Value* Lookup(const std::string& name) const;
   int num_threads = 1;
+  std::unordered_map<std::string, OpProfile>* profile = nullptr;  // set when the session profiles
 
  private:
   const GraphPlan& plan_;
@@ -78,6 +89,9 @@ class Session {
   // What the optimizer did at creation (node counts before and after, rewrites per pass).
   const optimizer::OptimizerStats& optimizer_stats() const { return optimizer_stats_; }
 
+  // Per-operator times of the runs so far, largest first (empty unless SessionOptions::enable_profiling).
+  std::vector<OpProfile> Profile() const;
+
   // Runs the model. `output_names` empty means all outputs, in graph order.
   Status Run(const std::vector<std::pair<std::string, Value>>& feeds, const std::vector<std::string>& output_names,
              std::vector<Value>* outputs) const;
@@ -89,6 +103,8 @@ class Session {
   std::vector<const ir::ValueInfo*> inputs_;
   SessionOptions options_;
   optimizer::OptimizerStats optimizer_stats_;
+  mutable std::mutex profile_mutex_;
+  mutable std::unordered_map<std::string, OpProfile> profile_;
   int num_threads_ = 1;
 };
 

@@ -26,6 +26,7 @@ void Help() {
       "  --warmup N          untimed runs first (default 5)\n"
       "  --dim NAME=VALUE    value of a symbolic dimension (default 1)\n"
       "  --json              one JSON line instead of text\n"
+      "  --profile           also print the time per operator type (timed runs and warm-up together)\n"
       "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all)\n"
       "  --optimized-model FILE  write the model as optimized to FILE\n");
 }
@@ -79,6 +80,8 @@ int BenchMain(const std::vector<std::string>& args) {
       }
     } else if (a == "--json") {
       json = true;
+    } else if (a == "--profile") {
+      options.enable_profiling = true;
     } else if (!a.empty() && a[0] == '-') {
       Error("unknown option '" + a + "'");
       return kExitUsage;
@@ -91,7 +94,9 @@ int BenchMain(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   using Clock = std::chrono::steady_clock;
-  auto ms = [](Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  auto ms = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+  };
   auto t0 = Clock::now();
   auto session = Session::Load(model_path, options);
   auto t1 = Clock::now();
@@ -137,10 +142,21 @@ int BenchMain(const std::vector<std::string>& args) {
         create, median, times[0], mean, p90, PeakRssMb(), n, level.c_str(), nodes);
   } else {
     std::printf("model:       %s\n", model_path.c_str());
-    std::printf("create_ms:   %.3f\nmedian_ms:   %.3f\nmin_ms:      %.3f\nmean_ms:     %.3f\np90_ms:      %.3f\n", create,
-                median, times[0], mean, p90);
+    std::printf("create_ms:   %.3f\nmedian_ms:   %.3f\nmin_ms:      %.3f\nmean_ms:     %.3f\np90_ms:      %.3f\n",
+                create, median, times[0], mean, p90);
     std::printf("peak_rss_mb: %.1f\nruns:        %zu\n", PeakRssMb(), n);
     std::printf("opt_level:   %s (%lld nodes)\n", level.c_str(), nodes);
+  }
+  if (options.enable_profiling) {
+    const auto profile = (*session)->Profile();
+    double total = 0;
+    for (const auto& p : profile) total += p.total_ms;
+    const double all_runs = static_cast<double>(warmup + runs);
+    std::printf("%-32s %10s %8s %7s\n", "operator", "ms/run", "calls", "share");
+    for (const auto& p : profile) {
+      std::printf("%-32s %10.3f %8lld %6.1f%%\n", p.op.c_str(), p.total_ms / all_runs,
+                  static_cast<long long>(p.calls / (warmup + runs)), total > 0 ? 100.0 * p.total_ms / total : 0.0);
+    }
   }
   return kExitOk;
 }

@@ -22,7 +22,7 @@ void ParallelFor(int64_t n, int64_t work_per_item, F&& f) {
     return;
   }
   const int64_t chunks = std::min<int64_t>(threads, n);
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static)
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t begin = n * c / chunks;
     const int64_t end = n * (c + 1) / chunks;

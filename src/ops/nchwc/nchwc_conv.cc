@@ -150,13 +150,32 @@ class NchwcConvKernel : public OpKernel {
       if (activation_.alg) ops.append_eltwise(1.0f, *activation_.alg, activation_.alpha, activation_.beta);
       dnnl::primitive_attr attr;
       attr.set_post_ops(ops);
-      const auto desc =
-          bias_.size() > 0
-              ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                                src_md, w_any, b_md, dst_md, strides, dilations, pad_l, pad_r)
-              : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                                src_md, w_any, dst_md, strides, dilations, pad_l, pad_r);
-      pd_ = dnnl::convolution_forward::primitive_desc(desc, attr, DnnlEngine());
+      auto make_desc = [&](dnnl::algorithm alg) {
+        return bias_.size() > 0 ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, src_md,
+                                                                  w_any, b_md, dst_md, strides, dilations, pad_l, pad_r)
+                                : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, src_md,
+                                                                  w_any, dst_md, strides, dilations, pad_l, pad_r);
+      };
+      // Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions where oneDNN has it (about 2.25x fewer multiplies;
+      // ../shared/docs/PERF-NOTES.md measured it ahead of direct on ResNet-50 inside the whole graph); direct
+      // convolution everywhere else, and wherever oneDNN declines Winograd for this shape or these post-ops.
+      const bool winograd_shape = group_ == 1 && weights_.dim(2) == 3 && weights_.dim(3) == 3 &&
+                                  strides == memory::dims{1, 1} && dilations == memory::dims{0, 0} &&
+                                  weights_.dim(0) >= 64 && weights_.dim(1) >= 64;
+      bool built = false;
+      if (winograd_shape) {
+        try {
+          pd_ = dnnl::convolution_forward::primitive_desc(make_desc(dnnl::algorithm::convolution_winograd), attr,
+                                                          DnnlEngine());
+          built = true;
+        } catch (const dnnl::error&) {
+          built = false;
+        }
+      }
+      if (!built) {
+        pd_ = dnnl::convolution_forward::primitive_desc(make_desc(dnnl::algorithm::convolution_direct), attr,
+                                                        DnnlEngine());
+      }
       primitive_ = dnnl::convolution_forward(pd_);
       if (!packed_weights_ || packed_weights_.get_desc() != pd_.weights_desc()) {
         const memory::desc plain(w_dims, memory::data_type::f32, group_ > 1 ? Tag::goihw : Tag::oihw);
