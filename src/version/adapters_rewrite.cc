@@ -129,9 +129,24 @@ Status ResizeDown11(AdaptContext& ctx, ir::Node node) {
   return Status::Ok();
 }
 
+// tf_half_pixel_for_nn (gone at 13) maps x to (x + 0.5) / scale: half_pixel's coordinate plus 0.5. For nearest
+// that shift folds into the rounding: floor(h + 0.5) is round_prefer_ceil(h), and round_prefer_floor(h + 0.5) is
+// ceil(h).
 Status ResizeUp13(AdaptContext& ctx, ir::Node node) {
   if (StringAttrOr(node, "coordinate_transformation_mode", "") == "tf_half_pixel_for_nn") {
-    return ctx.Fail(node, "coordinate_transformation_mode 'tf_half_pixel_for_nn' has no equivalent from opset 13");
+    const std::string nearest = StringAttrOr(node, "nearest_mode", "round_prefer_floor");
+    std::string equivalent;
+    if (nearest == "floor") equivalent = "round_prefer_ceil";
+    if (nearest == "round_prefer_floor") equivalent = "ceil";
+    if (StringAttrOr(node, "mode", "nearest") != "nearest" || equivalent.empty()) {
+      return ctx.Fail(node, "coordinate_transformation_mode 'tf_half_pixel_for_nn' with mode '" +
+                                StringAttrOr(node, "mode", "nearest") + "', nearest_mode '" + nearest +
+                                "' has no equivalent from opset 13");
+    }
+    TakeAttribute(node, "coordinate_transformation_mode");
+    TakeAttribute(node, "nearest_mode");
+    node.attributes.push_back(StringAttr("coordinate_transformation_mode", "half_pixel"));
+    node.attributes.push_back(StringAttr("nearest_mode", equivalent));
   }
   ctx.Emit(std::move(node));
   return Status::Ok();

@@ -152,5 +152,47 @@ TEST(OpsetConverterTest, OtherDomainsAndSubgraphsAreWalked) {
   EXPECT_EQ(down->OpsetVersion("com.example"), 1);
 }
 
+TEST(OpsetConverterTest, GroupNormalizationScaleGoesPerChannelAt21) {
+  ir::Model m = Parse(R"(
+    <ir_version: 8, opset_import: ["" : 18]>
+    g (float[1,4,2] x, float[2] s, float[2] b) => (float[1,4,2] y) {
+      [gn] y = GroupNormalization<num_groups = 2>(x, s, b) })");
+  ir::Model up = Convert(m, 21);
+  Tensor x = Tensor::FromVector<float>({1, 2, 3, 5, 8, 13, 21, 34}, {1, 4, 2});
+  Tensor s = Tensor::FromVector<float>({0.5f, 2}, {2});
+  Tensor b = Tensor::FromVector<float>({1, -1}, {2});
+  std::vector<float> before = RunFloat(m, {{"x", x}, {"s", s}, {"b", b}});
+  std::vector<float> after = RunFloat(up, {{"x", x}, {"s", s}, {"b", b}});
+  ASSERT_EQ(before.size(), after.size());
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_NEAR(before[i], after[i], 1e-5);
+  // Down again only for constant scales that are the same within each group.
+  auto down = ConvertOpset(up, 20);
+  ASSERT_FALSE(down.ok());
+  EXPECT_NE(down.status().message().find("(GroupNormalization, opset 21 -> 20)"), std::string::npos);
+}
+
+TEST(OpsetConverterTest, CastTypeNameBecomesNumberAt6) {
+  ir::Model m = Parse(R"(
+    <ir_version: 3, opset_import: ["" : 5]>
+    g (float[2] x) => (int32[2] y) { [c] y = Cast<to = "INT32">(x) })");
+  ir::Model up = Convert(m, 6);
+  EXPECT_EQ(FindOp(up.graph, "Cast")->FindAttribute("to")->i, static_cast<int64_t>(DataType::kInt32));
+  EXPECT_EQ(FindOp(Convert(up, 5).graph, "Cast")->FindAttribute("to")->s, "INT32");
+}
+
+TEST(OpsetConverterTest, LegacyBroadcastWithAxisGetsTrailingDims) {
+  ir::Model m = Parse(R"(
+    <ir_version: 3, opset_import: ["" : 6]>
+    g (float[2,3,2] a, float[3] b) => (float[2,3,2] y) { [add] y = Add<broadcast = 1, axis = 1>(a, b) })");
+  ir::Model up = Convert(m, 7);
+  const ir::Node* unsq = FindOp(up.graph, "Unsqueeze");
+  ASSERT_NE(unsq, nullptr);
+  EXPECT_EQ(unsq->FindAttribute("axes")->ints, (std::vector<int64_t>{1}));
+  Tensor a = Tensor::FromVector<float>(std::vector<float>(12, 1.0f), {2, 3, 2});
+  Tensor b = Tensor::FromVector<float>({10, 20, 30}, {3});
+  std::vector<float> y = RunFloat(up, {{"a", a}, {"b", b}});
+  EXPECT_EQ(y, (std::vector<float>{11, 11, 21, 21, 31, 31, 11, 11, 21, 21, 31, 31}));
+}
+
 }  // namespace
 }  // namespace onyx::version
