@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "convert/keras/converter.h"
 #include "format/model_io.h"
+#include "version/opset_converter.h"
 
 namespace onyx::cli {
 
@@ -15,12 +16,15 @@ namespace {
 
 void Help() {
   std::printf(
-      "usage: onyx convert MODEL -o OUT.onnx [--opset N] [--batch N | --dynamic-batch] [--keep-nhwc]\n\n"
+      "usage: onyx convert MODEL -o OUT.onnx [--opset N] [--batch N | --dynamic-batch] [--keep-nhwc]\n"
+      "       onyx convert MODEL.onnx -o OUT.onnx --opset N\n\n"
+      "An .onnx MODEL is moved to default-domain opset N (up or down), each changed operator adapted; a node that\n"
+      "cannot be expressed at N is named with the reason. Otherwise:\n"
       "Converts a Keras model to ONNX: a Keras 3 .keras archive, a Keras 2 HDF5 .h5 file, or a TF.js layers\n"
       "model (model.json beside its weight shards). Inputs and outputs keep Keras's channels-last layout.\n\n"
       "options:\n"
       "  -o, --output FILE  the ONNX file to write (written to a temporary file, then renamed)\n"
-      "  --opset N          default-domain opset, 13..21 (default 17)\n"
+      "  --opset N          default-domain opset: Keras 13..21 (default 17); .onnx: the target, any known opset\n"
       "  --batch N          fix the batch dimension to N\n"
       "  --dynamic-batch    a symbolic batch dimension 'batch' (the default)\n"
       "  --keep-nhwc        keep channels-last inputs and outputs (the default; accepted for clarity)\n"
@@ -48,6 +52,7 @@ int ConvertMain(const std::vector<std::string>& args) {
   std::string input, output;
   convert::keras::ConvertOptions options;
   bool quiet = false;
+  std::optional<int64_t> opset_given;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-o" || a == "--output" || a == "--opset" || a == "--batch") {
@@ -65,10 +70,7 @@ int ConvertMain(const std::vector<std::string>& args) {
           return kExitUsage;
         }
         if (a == "--opset") {
-          if (n < 13 || n > 21) {
-            Error("--opset must be within 13..21, got " + v);
-            return kExitUsage;
-          }
+          opset_given = n;
           options.opset = n;
         } else {
           if (n <= 0) {
@@ -98,12 +100,23 @@ int ConvertMain(const std::vector<std::string>& args) {
     Error("usage: onyx convert MODEL -o OUT.onnx (see 'onyx convert --help')");
     return kExitUsage;
   }
-  if (input.ends_with(".onnx")) {
-    Error("opset conversion not available yet");
-    return kExitUnsupported;
+  const bool opset_conversion = input.ends_with(".onnx");
+  if (opset_conversion && !opset_given) {
+    Error("converting an .onnx model needs --opset N");
+    return kExitUsage;
+  }
+  if (!opset_conversion && opset_given && (*opset_given < 13 || *opset_given > 21)) {
+    Error("--opset must be within 13..21 for a Keras model, got " + std::to_string(*opset_given));
+    return kExitUsage;
   }
   convert::keras::ConvertReport report;
-  auto model = convert::keras::ConvertKerasFile(input, options, &report);
+  int64_t from_opset = 0;
+  auto model = [&]() -> Result<ir::Model> {
+    if (!opset_conversion) return convert::keras::ConvertKerasFile(input, options, &report);
+    ONYX_ASSIGN_OR_RETURN(ir::Model loaded, format::LoadModel(input));
+    from_opset = loaded.OpsetVersion("ai.onnx").value_or(0);
+    return version::ConvertOpset(loaded, *opset_given);
+  }();
   if (!model.ok()) {
     Error(model.status().message());
     return model.status().code() == StatusCode::kUnsupported ? kExitUnsupported : kExitFailure;
@@ -124,7 +137,10 @@ int ConvertMain(const std::vector<std::string>& args) {
     Error(output + ": cannot write (" + ec.message() + ")");
     return kExitFailure;
   }
-  if (!quiet) {
+  if (!quiet && opset_conversion) {
+    std::printf("%s -> %s: opset %lld -> %lld, %zu nodes\n", input.c_str(), output.c_str(),
+                static_cast<long long>(from_opset), static_cast<long long>(*opset_given), model->graph.nodes.size());
+  } else if (!quiet) {
     std::printf("%s -> %s: %d layers, %d nodes, opset %lld; Transpose nodes %d -> %d after layout optimization\n",
                 input.c_str(), output.c_str(), report.layers, report.nodes, static_cast<long long>(options.opset),
                 report.transposes_before, report.transposes_after);
