@@ -4,6 +4,7 @@
 #include <string>
 
 #include "ops/common/op_util.h"
+#include "ops/common/parallel.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
 #include "runtime/kernel_registry.h"
@@ -17,20 +18,22 @@ void RowStats(const T* x, int64_t rows, int64_t len, double epsilon, std::vector
               std::vector<double>* inv_std) {
   mean->assign(static_cast<size_t>(rows), 0.0);
   inv_std->assign(static_cast<size_t>(rows), 0.0);
-  for (int64_t r = 0; r < rows; ++r) {
-    const T* row = x + r * len;
-    double sum = 0;
-    for (int64_t i = 0; i < len; ++i) sum += static_cast<double>(static_cast<ComputeType<T>>(row[i]));
-    const double m = len > 0 ? sum / static_cast<double>(len) : 0.0;
-    double sq = 0;
-    for (int64_t i = 0; i < len; ++i) {
-      const double d = static_cast<double>(static_cast<ComputeType<T>>(row[i])) - m;
-      sq += d * d;
+  ParallelFor(rows, len * 2, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      const T* row = x + r * len;
+      double sum = 0;
+      for (int64_t i = 0; i < len; ++i) sum += static_cast<double>(static_cast<ComputeType<T>>(row[i]));
+      const double m = len > 0 ? sum / static_cast<double>(len) : 0.0;
+      double sq = 0;
+      for (int64_t i = 0; i < len; ++i) {
+        const double d = static_cast<double>(static_cast<ComputeType<T>>(row[i])) - m;
+        sq += d * d;
+      }
+      const double var = len > 0 ? sq / static_cast<double>(len) : 0.0;
+      (*mean)[static_cast<size_t>(r)] = m;
+      (*inv_std)[static_cast<size_t>(r)] = 1.0 / std::sqrt(var + epsilon);
     }
-    const double var = len > 0 ? sq / static_cast<double>(len) : 0.0;
-    (*mean)[static_cast<size_t>(r)] = m;
-    (*inv_std)[static_cast<size_t>(r)] = 1.0 / std::sqrt(var + epsilon);
-  }
+  });
 }
 
 Status CheckFloatParam(const Tensor& t, const std::string& name) {
@@ -129,6 +132,21 @@ class LayerNormKernel : public OpKernel {
       const T* in = x->data<T>();
       T* out = y.data<T>();
       RowStats(in, rows, len, epsilon_, &mean, &inv_std);
+      if (static_cast<int64_t>(s.size()) == len && (bias == nullptr || static_cast<int64_t>(b.size()) == len)) {
+        // Scale and B cover exactly the normalized dims (the usual case): rows in parallel, plain inner loops.
+        ParallelFor(rows, len * 4, [&](int64_t lo, int64_t hi) {
+          for (int64_t r = lo; r < hi; ++r) {
+            const double m = mean[static_cast<size_t>(r)];
+            const double is = inv_std[static_cast<size_t>(r)];
+            for (int64_t i = 0; i < len; ++i) {
+              const auto k = static_cast<size_t>(i);
+              const double v = static_cast<double>(static_cast<ComputeType<T>>(in[r * len + i]));
+              out[r * len + i] = FromDouble<T>((v - m) * is * s[k] + (bias != nullptr ? b[k] : 0.0));
+            }
+          }
+        });
+        return Status::Ok();
+      }
       std::vector<int64_t> strides[2] = {BroadcastStrides(scale->shape(), xs), BroadcastStrides(b_shape, xs)};
       ForEachStrided(xs, strides, [&](int64_t i, const int64_t* off) {
         const size_t r = static_cast<size_t>(len > 0 ? i / len : 0);

@@ -1,11 +1,14 @@
 // Softmax, LogSoftmax and Hardmax, every version. Before version 13 the input is coerced to 2-D at `axis`
 // (default 1) and the operation runs over each row [prod(dims[:axis]), prod(dims[axis:])]; from 13 it runs
 // along the single dimension `axis` (default -1).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "ops/common/op_util.h"
+#include "ops/common/parallel.h"
 #include "ops/reduction/reduction_util.h"
 #include "runtime/kernel_registry.h"
 
@@ -60,6 +63,29 @@ void ApplyOne(const T* p, T* q, int64_t n, int64_t stride) {
   }
 }
 
+// Softmax of one contiguous float row (the usual last-axis case, attention scores): each exponential computed once
+// in float and kept, the sum accumulated in double, then one scaling pass.
+void SoftmaxContiguousFloat(const float* p, float* q, int64_t n) {
+  if (n == 0) return;
+  float max = -std::numeric_limits<float>::infinity();
+  bool nan = false;
+  for (int64_t i = 0; i < n; ++i) {
+    nan = nan || std::isnan(p[i]);
+    max = std::max(max, p[i]);
+  }
+  if (nan || std::isinf(max)) {  // NaN anywhere, or +-inf maxima: the general path has the exact rules
+    ApplyOne<SoftmaxKind::kSoftmax, float>(p, q, n, 1);
+    return;
+  }
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    q[i] = std::exp(p[i] - max);
+    sum += q[i];
+  }
+  const float scale = static_cast<float>(1.0 / sum);
+  for (int64_t i = 0; i < n; ++i) q[i] *= scale;
+}
+
 template <SoftmaxKind K>
 class SoftmaxKernel final : public OpKernel {
  public:
@@ -93,12 +119,21 @@ class SoftmaxKernel final : public OpKernel {
       using T = typename decltype(tag)::type;
       const T* src = x->data<T>();
       T* dst = out.data<T>();
-      for (int64_t o = 0; o < s.outer; ++o) {
-        for (int64_t j = 0; j < s.inner; ++j) {
+      // Rows are independent: split them across threads.
+      ParallelFor(s.outer * s.inner, s.n * 8, [&](int64_t lo, int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) {
+          const int64_t o = r / s.inner;
+          const int64_t j = r % s.inner;
           const int64_t base = o * s.n * s.inner + j;
+          if constexpr (K == SoftmaxKind::kSoftmax && std::is_same_v<T, float>) {
+            if (s.inner == 1) {
+              SoftmaxContiguousFloat(src + base, dst + base, s.n);
+              continue;
+            }
+          }
           ApplyOne<K, T>(src + base, dst + base, s.n, s.inner);
         }
-      }
+      });
       return Status::Ok();
     });
   }
