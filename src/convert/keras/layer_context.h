@@ -38,6 +38,7 @@ struct LayerCall {
   std::vector<KTensor> inputs;                         // positional tensor inputs
   std::map<std::string, std::vector<KTensor>> kwargs;  // tensor keyword arguments (initial_state, value, key)
   const std::vector<Weight>* weights;                  // the layer's weights in Keras order (never null; may be empty)
+  const nlohmann::json& options;                       // non-tensor call arguments ({"use_causal_mask": true})
 
   // "layer 'conv1' (Conv2D)": the prefix of every error about this layer.
   std::string Where() const { return "layer '" + name + "' (" + class_name + ")"; }
