@@ -389,7 +389,56 @@ class Walker {
                    options};
     ctx_.b.set_doc("Keras layer '" + name + "' (" + cls + ")");
     ctx_.layers_converted++;
-    return fn(ctx_, call);
+    ONYX_ASSIGN_OR_RETURN(std::vector<KTensor> outs, fn(ctx_, call));
+    ONYX_RETURN_IF_ERROR(PassOnMask(call, &outs));
+    return outs;
+  }
+
+  // Keras masks flow from Masking / Embedding(mask_zero) through the layers that keep them (Keras's
+  // supports_masking with compute_mask returning the input's mask); merge layers AND them. Layers that use a mask
+  // take it from their inputs themselves (recurrent layers, attention, GlobalAveragePooling1D) and refuse what
+  // they cannot express; every other layer ends the mask, as in Keras 3.
+  Status PassOnMask(const LayerCall& c, std::vector<KTensor>* outs) {
+    static const std::set<std::string> kKeep = {
+        "Dense",           "Activation",         "ReLU",       "LeakyReLU",        "PReLU",
+        "ELU",             "ThresholdedReLU",    "Dropout",    "SpatialDropout1D", "GaussianDropout",
+        "GaussianNoise",   "AlphaDropout",       "Rescaling",  "TimeDistributed",  "BatchNormalization",
+        "LayerNormalization", "ActivityRegularization"};
+    static const std::set<std::string> kMerge = {"Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum"};
+    std::string mask, origin;
+    for (const auto& in : c.inputs) {
+      if (in.mask.empty()) continue;
+      if (mask.empty()) {
+        mask = in.mask;
+        origin = in.mask_origin;
+      } else if (in.mask != mask) {
+        if (!kMerge.count(c.class_name)) {
+          return Unsupported(c.Where() + ": inputs with different Keras masks (from '" + origin + "' and '" +
+                             in.mask_origin + "') are not converted");
+        }
+        mask = ctx_.b.Op1("And", {mask, in.mask}, c.name + "/mask_and");
+        origin += "' and '" + in.mask_origin;
+      }
+    }
+    if (mask.empty() || !(kKeep.count(c.class_name) || kMerge.count(c.class_name) ||
+                          (c.class_name == "Concatenate" && c.inputs.size() > 0))) {
+      return Status::Ok();
+    }
+    if (c.class_name == "Concatenate") {
+      for (const auto& in : c.inputs) {
+        if (in.mask != mask) {
+          return Unsupported(c.Where() + ": concatenating a tensor masked by '" + origin +
+                             "' with an unmasked one is not converted");
+        }
+      }
+    }
+    for (auto& o : *outs) {
+      if (o.mask.empty() && o.rank() >= 2 && o.shape[1] == c.inputs[0].shape[1]) {
+        o.mask = mask;
+        o.mask_origin = origin;
+      }
+    }
+    return Status::Ok();
   }
 
   Context& ctx_;

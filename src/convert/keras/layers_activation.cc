@@ -162,6 +162,9 @@ Result<std::vector<KTensor>> ThresholdedReluLayer(Context& ctx, const LayerCall&
 }
 
 Result<std::vector<KTensor>> SoftmaxLayer(Context& ctx, const LayerCall& c) {
+  if (!c.inputs.empty() && !c.inputs[0].mask.empty()) {
+    return MaskNotConvertible(c, c.inputs[0], "the Softmax layer's masked form");
+  }
   if (c.inputs.size() != 1) return InvalidArgument(c.Where() + ": expects one input");
   if (c.config.contains("axis") && c.config["axis"].is_array() && c.config["axis"].size() != 1) {
     return Unsupported(c.Where() + ": softmax over several axes");

@@ -128,6 +128,17 @@ Result<std::vector<KTensor>> MultiHeadAttention(Context& ctx, const LayerCall& c
                           {AttrInt("to", static_cast<int64_t>(DataType::kBool))});
     keep = b.Op1("Unsqueeze", {m, b.ConstInts(c.name + "/mask_axes", {1})}, c.name + "/mask_heads");
   }
+  // Keras masks on the inputs (Masking / Embedding(mask_zero)): query's as [B, T, 1], value's and (a separate)
+  // key's as [B, 1, S], ANDed into the attention mask (Keras's _compute_attention_mask).
+  const auto add_mask = [&](const KTensor& t, int64_t axis, const std::string& what) {
+    if (t.mask.empty()) return;
+    std::string m = b.Op1("Unsqueeze", {t.mask, b.ConstInts(c.name + "/" + what + "_mask_axes", {1, axis})},
+                          c.name + "/" + what + "_mask");  // [B, 1, T, 1] or [B, 1, 1, S]
+    keep = keep.empty() ? m : b.Op1("And", {keep, m}, c.name + "/" + what + "_mask_and");
+  };
+  add_mask(query, 3, "query");
+  add_mask(*value, 2, "value");
+  if (key != value) add_mask(*key, 2, "key");
   if (OptionTrue(c, "use_causal_mask")) {
     const int64_t t = query.shape[1], s = value->shape[1];
     if (t < 0 || s < 0) return Unsupported(c.Where() + ": use_causal_mask with sequence lengths unknown until run time");
@@ -153,6 +164,8 @@ Result<std::vector<KTensor>> MultiHeadAttention(Context& ctx, const LayerCall& c
     y = b.Op1("Add", {y, b.Constant(c.name + "/output/bias", std::move(bo))}, c.name + "/output/BiasAdd");
   }
   std::vector<KTensor> out{{y, {query.shape[0], query.shape[1], out_dim}, DataType::kFloat}};
+  out[0].mask = query.mask;  // Keras sets the query's mask on the output
+  out[0].mask_origin = query.mask_origin;
   if (OptionTrue(c, "return_attention_scores")) {
     out.push_back({probs, {query.shape[0], heads, query.shape[1], value->shape[1]}, DataType::kFloat});
   }

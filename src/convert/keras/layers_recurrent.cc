@@ -119,7 +119,7 @@ std::string Reduce(Context& ctx, const std::string& op, const std::string& v, in
 // Runs one ONNX recurrent node over x [N, T, F]; returns Y [T, D, N, U], Y_h [D, N, U], Y_c (LSTM).
 Result<std::vector<std::string>> EmitRnn(Context& ctx, const LayerCall& c, const RnnSpec& s,
                                          const std::vector<DirWeights>& dirs, const KTensor& x,
-                                         const std::vector<KTensor>& initial) {
+                                         const std::vector<KTensor>& initial, const std::string& lengths = "") {
   GraphBuilder& b = ctx.b;
   const int64_t D = static_cast<int64_t>(dirs.size()), U = s.units, G = s.gates(), F = dirs[0].input;
   std::vector<float> w, r, bias;
@@ -145,7 +145,7 @@ Result<std::vector<std::string>> EmitRnn(Context& ctx, const LayerCall& c, const
   std::string xt = b.Op1("Transpose", {x.value}, c.name + "/time_major", {AttrInts("perm", {1, 0, 2})});
   std::vector<std::string> ins{xt, b.Constant(c.name + "/W", Tensor::FromVector<float>(w, {D, G * U, F})),
                                b.Constant(c.name + "/R", Tensor::FromVector<float>(r, {D, G * U, U})),
-                               b.Constant(c.name + "/B", Tensor::FromVector<float>(bias, {D, 2 * G * U})), ""};
+                               b.Constant(c.name + "/B", Tensor::FromVector<float>(bias, {D, 2 * G * U})), lengths};
   for (size_t i = 0; i < initial.size(); ++i) {
     ins.push_back(
         b.Op1("Unsqueeze", {initial[i].value, b.ConstInts(c.name + "/state_axes", {0})}, c.name + "/initial_state"));
@@ -165,6 +165,9 @@ Result<std::vector<KTensor>> Recurrent(Context& ctx, const LayerCall& c, const s
   if (c.inputs.empty() || c.inputs[0].rank() != 3)
     return InvalidArgument(c.Where() + ": expects a [batch, time, features] input");
   ONYX_ASSIGN_OR_RETURN(RnnSpec s, ReadSpec(kind, c.config, c.Where()));
+  if (!c.inputs[0].mask.empty() && s.return_sequences) {
+    return MaskNotConvertible(c, c.inputs[0], "return_sequences=True over masked steps");
+  }
   ONYX_ASSIGN_OR_RETURN(DirWeights d, Relayout(s, c, 0));
   const KTensor& x = c.inputs[0];
   std::vector<KTensor> initial(c.inputs.begin() + 1, c.inputs.end());
@@ -175,7 +178,13 @@ Result<std::vector<KTensor>> Recurrent(Context& ctx, const LayerCall& c, const s
     return InvalidArgument(c.Where() + ": " + std::to_string(initial.size()) + " initial states, expected " +
                            std::to_string(nstates));
   }
-  ONYX_ASSIGN_OR_RETURN(auto outs, EmitRnn(ctx, c, s, {d}, x, initial));
+  // A masked input: Keras skips masked steps (the state is carried over them). With return_sequences=False that
+  // is the RNN over the unmasked steps, compacted to the front, with sequence_lens; the per-step outputs of
+  // return_sequences=True (the previous output repeated at masked steps) are not converted.
+  KTensor run = x;
+  std::string lengths;
+  if (!x.mask.empty()) run.value = CompactMaskedSteps(ctx, x, c.name + "/mask", &lengths);
+  ONYX_ASSIGN_OR_RETURN(auto outs, EmitRnn(ctx, c, s, {d}, run, initial, lengths));
   GraphBuilder& b = ctx.b;
   const int64_t N = x.shape[0], T = x.shape[1], U = s.units;
   std::vector<KTensor> result;
@@ -213,11 +222,17 @@ Result<std::vector<KTensor>> Bidirectional(Context& ctx, const LayerCall& c) {
   ONYX_ASSIGN_OR_RETURN(RnnSpec s, ReadSpec(kind, icfg, c.Where()));
   if (s.return_state) return Unsupported(c.Where() + ": return_state in a Bidirectional layer");
   if (s.go_backwards) return Unsupported(c.Where() + ": a go_backwards forward layer");
+  if (!c.inputs[0].mask.empty() && s.return_sequences) {
+    return MaskNotConvertible(c, c.inputs[0], "return_sequences=True over masked steps");
+  }
   const size_t per = s.use_bias ? 3 : 2;
   ONYX_ASSIGN_OR_RETURN(DirWeights fw, Relayout(s, c, 0));
   ONYX_ASSIGN_OR_RETURN(DirWeights bw, Relayout(s, c, per));
   const KTensor& x = c.inputs[0];
-  ONYX_ASSIGN_OR_RETURN(auto outs, EmitRnn(ctx, c, s, {fw, bw}, x, {}));
+  KTensor run = x;  // masked steps: as in Recurrent (the backward layer sees the unmasked steps reversed)
+  std::string lengths;
+  if (!x.mask.empty()) run.value = CompactMaskedSteps(ctx, x, c.name + "/mask", &lengths);
+  ONYX_ASSIGN_OR_RETURN(auto outs, EmitRnn(ctx, c, s, {fw, bw}, run, {}, lengths));
   GraphBuilder& b = ctx.b;
   const std::string merge = c.config.contains("merge_mode") && c.config["merge_mode"].is_null()
                                 ? "none"

@@ -2,7 +2,8 @@
 """Corpus cases for the layers TF.js 4.22 lacks (or defines differently from Keras): MultiHeadAttention, GRU with
 reset_after=True, Subtract, Normalization, Conv1DTranspose, DepthwiseConv1D, SeparableConv1D, causal Conv1D,
 ZeroPadding / Cropping / UpSampling 1D and 3D, GlobalAverage/MaxPooling3D, and the Keras 3 activations
-hard_swish, exponential, leaky_relu and hard_sigmoid (relu6(x + 3) / 6).
+hard_swish, exponential, leaky_relu and hard_sigmoid (relu6(x + 3) / 6); and Keras masks (Masking,
+Embedding(mask_zero=True)) consumed by LSTM, GRU, Bidirectional, GlobalAveragePooling1D and MultiHeadAttention.
 
 Each case is written like gen_corpus.mjs's (model.json in the TF.js layers format with a Keras 2 style config,
 one float32 shard, seeded inputs, meta.json), so wrap_keras.py re-wraps it as model.h5 and model.keras. The
@@ -98,7 +99,43 @@ def gru_reset_after(x, kernel, recurrent, bias, units):
     return np.stack(outs, 1)
 
 
-def mha(query, value, key, w, heads, key_dim, value_dim, mask=None, causal=False):
+def run_rnn(step, x, mask, state, go_backwards=False):
+    """Keras's masked recurrence: at a masked step the state (and so the last output) is carried unchanged."""
+    order = range(x.shape[1] - 1, -1, -1) if go_backwards else range(x.shape[1])
+    for t in order:
+        new = step(x[:, t, :], state)
+        keep = mask[:, t][:, None] if mask is not None else np.ones((x.shape[0], 1), bool)
+        state = tuple(np.where(keep, n, o) for n, o in zip(new, state))
+    return state
+
+
+def lstm_step(kernel, rec, bias, units):
+    def step(xt, state):
+        h, c = state
+        z = xt @ kernel + h @ rec + bias  # gates i, f, c, o
+        i, f = sigmoid(z[:, :units]), sigmoid(z[:, units:2 * units])
+        c = f * c + i * np.tanh(z[:, 2 * units:3 * units])
+        return sigmoid(z[:, 3 * units:]) * np.tanh(c), c
+    return step
+
+
+def simple_rnn_step(kernel, rec, bias):
+    return lambda xt, state: (np.tanh(xt @ kernel + state[0] @ rec + bias),)
+
+
+def gru_step(kernel, rec, bias, units):  # reset_after=True
+    def step(xt, state):
+        h = state[0]
+        xi, hr = xt @ kernel + bias[0], h @ rec + bias[1]
+        z = sigmoid(xi[:, :units] + hr[:, :units])
+        r = sigmoid(xi[:, units:2 * units] + hr[:, units:2 * units])
+        hh = np.tanh(xi[:, 2 * units:] + r * hr[:, 2 * units:])
+        return (z * h + (1 - z) * hh,)
+    return step
+
+
+def mha(query, value, key, w, heads, key_dim, value_dim, mask=None, causal=False, query_mask=None,
+        value_mask=None):
     """Keras MultiHeadAttention on [B, T, dim] inputs (multi_head_attention.py: EinsumDense projections, query
     scaled by 1/sqrt(key_dim), masked softmax over the key axis, output projection)."""
     def proj(x, kernel, bias):
@@ -112,6 +149,13 @@ def mha(query, value, key, w, heads, key_dim, value_dim, mask=None, causal=False
     keep = None
     if mask is not None:
         keep = mask.astype(bool)[:, None, :, :]
+    if query_mask is not None or value_mask is not None:  # Keras's _compute_attention_mask
+        auto = np.ones((query.shape[0], query.shape[1], value.shape[1]), bool)
+        if query_mask is not None:
+            auto &= query_mask[:, :, None]
+        if value_mask is not None:
+            auto &= value_mask[:, None, :]
+        keep = auto[:, None] if keep is None else keep & auto[:, None]
     if causal:
         t, s = query.shape[1], value.shape[1]
         tri = np.arange(t)[:, None] >= np.arange(s)[None, :]
@@ -168,7 +212,8 @@ def write_case(root, name, model, weights, inputs, outputs, only=None):
     if only:
         meta["only"] = only
     for i, (iname, arr) in enumerate(inputs):
-        np.save(os.path.join(d, "input_%d.npy" % i), np.asarray(arr, np.float32))
+        arr = np.asarray(arr)
+        np.save(os.path.join(d, "input_%d.npy" % i), arr if arr.dtype.kind == "i" else arr.astype(np.float32))
         meta["inputs"].append({"name": iname, "file": "input_%d.npy" % i})
     for i, (oname, arr) in enumerate(outputs):
         arr = np.asarray(arr, np.float32)
@@ -346,10 +391,76 @@ def case_keras3_activations(root):
                [("d_input", x)], [("expo", y)], only=["keras"])
 
 
+def rnn_config(units, **kw):
+    cfg = {"units": units, "activation": "tanh", "recurrent_activation": "sigmoid", "use_bias": True,
+           "return_sequences": False, "return_state": False, "go_backwards": False, "stateful": False,
+           "unroll": False}
+    cfg.update(kw)
+    return cfg
+
+
+def case_masked_rnns(root):
+    # Masking before LSTM, Bidirectional(SimpleRNN) and Dense -> GlobalAveragePooling1D; masked steps in the
+    # middle, at the end and at the start (the converter moves the unmasked steps to the front).
+    steps = np.array([[1, 1, 0, 1, 0, 0], [0, 1, 1, 1, 1, 1]], bool)
+    x = rand(2, 6, 3, scale=1.0) * steps[:, :, None]
+    lk, lr, lb = rand(3, 16), rand(4, 16), rand(16)
+    fk, fr, fb, bk, br, bb = rand(3, 3), rand(3, 3), rand(3), rand(3, 3), rand(3, 3), rand(3)
+    pk, pb = rand(3, 2), rand(2)
+    zeros = lambda n: np.zeros((2, n))
+    lstm_out = run_rnn(lstm_step(lk, lr, lb, 4), x, steps, (zeros(4), zeros(4)))[0]
+    fw = run_rnn(simple_rnn_step(fk, fr, fb), x, steps, (zeros(3),))[0]
+    bw = run_rnn(simple_rnn_step(bk, br, bb), x, steps, (zeros(3),), go_backwards=True)[0]
+    proj = x @ pk + pb
+    m = steps[:, :, None].astype(np.float64)
+    gap = (proj * m).sum(1) / m.sum(1)
+    layers = [
+        input_layer("seq", (6, 3)),
+        layer("Masking", "pad", {"mask_value": 0.0}, [[["seq", 0, 0, {}]]]),
+        layer("LSTM", "lstm", rnn_config(4), [[["pad", 0, 0, {}]]]),
+        layer("Bidirectional", "bi", {"merge_mode": "concat",
+                                      "layer": {"class_name": "SimpleRNN", "config": rnn_config(3, name="rnn")}},
+              [[["pad", 0, 0, {}]]]),
+        layer("Dense", "proj", {"units": 2, "activation": "linear", "use_bias": True}, [[["pad", 0, 0, {}]]]),
+        layer("GlobalAveragePooling1D", "gap", {"data_format": "channels_last", "keepdims": False},
+              [[["proj", 0, 0, {}]]]),
+    ]
+    weights = [("lstm/kernel", lk), ("lstm/recurrent_kernel", lr), ("lstm/bias", lb),
+               ("bi/forward_rnn/kernel", fk), ("bi/forward_rnn/recurrent_kernel", fr), ("bi/forward_rnn/bias", fb),
+               ("bi/backward_rnn/kernel", bk), ("bi/backward_rnn/recurrent_kernel", br),
+               ("bi/backward_rnn/bias", bb), ("proj/kernel", pk), ("proj/bias", pb)]
+    write_case(root, "masked_rnns", functional("masked_rnns", layers, ["seq"], ["lstm", "bi", "gap"]), weights,
+               [("seq", x)], [("lstm", lstm_out), ("bi", np.concatenate([fw, bw], -1)), ("gap", gap)])
+
+
+def case_masked_embedding(root):
+    # Embedding(mask_zero=True) before a go_backwards GRU (reset_after) and a self-attention whose query and value
+    # masks come from the embedding (fully masked query rows attend uniformly, as Keras's masked softmax does).
+    ids = np.array([[3, 0, 2, 4, 0], [0, 0, 1, 5, 3]], np.int32)
+    table = rand(6, 3, scale=1.0)
+    gk, gr, gb = rand(3, 9), rand(3, 9), rand(2, 9)
+    w, wl = mha_weights("att", 3, 3, 3, 1, 2, 2, 3, True)
+    e = table[ids]
+    mask = ids != 0
+    gru_out = run_rnn(gru_step(gk, gr, gb, 3), e, mask, (np.zeros((2, 3)),), go_backwards=True)[0]
+    att = mha(e, e, e, w, 1, 2, 2, query_mask=mask, value_mask=mask)
+    cfg = {"num_heads": 1, "key_dim": 2, "value_dim": 2, "dropout": 0.0, "use_bias": True, "output_shape": None,
+           "attention_axes": None}
+    layers = [
+        input_layer("ids", (5,), dtype="int32"),
+        layer("Embedding", "emb", {"input_dim": 6, "output_dim": 3, "mask_zero": True}, [[["ids", 0, 0, {}]]]),
+        layer("GRU", "gru", rnn_config(3, reset_after=True, go_backwards=True), [[["emb", 0, 0, {}]]]),
+        layer("MultiHeadAttention", "att", cfg, [[["emb", 0, 0, {"value": ["emb", 0, 0]}]]]),
+    ]
+    weights = [("emb/embeddings", table), ("gru/kernel", gk), ("gru/recurrent_kernel", gr), ("gru/bias", gb)] + wl
+    write_case(root, "masked_embedding", functional("masked_embedding", layers, ["ids"], ["gru", "att"]), weights,
+               [("ids", ids)], [("gru", gru_out), ("att", att)])
+
+
 def main():
     root = sys.argv[1]
     for case in (case_mha_self_mask, case_mha_cross_causal, case_gru_reset_after, case_layers1d, case_layers3d,
-                 case_keras3_activations):
+                 case_keras3_activations, case_masked_rnns, case_masked_embedding):
         case(root)
 
 

@@ -212,9 +212,12 @@ def write_keras3(path, model, weights):
         h5.require_group("vars")
         write_k3_weights(h5, model, by_owner, "")
     with zipfile.ZipFile(path, "w") as z:
-        z.writestr("metadata.json", json.dumps({"keras_version": "3.6.0", "date_saved": "2024-11-30@00:00:00"}))
-        z.writestr("config.json", json.dumps(k3_model(model)))
-        z.writestr("model.weights.h5", buf.getvalue())
+        # A fixed timestamp keeps regenerated archives byte-identical.
+        def put(name, data):
+            z.writestr(zipfile.ZipInfo(name, date_time=(2024, 11, 30, 0, 0, 0)), data)
+        put("metadata.json", json.dumps({"keras_version": "3.6.0", "date_saved": "2024-11-30@00:00:00"}))
+        put("config.json", json.dumps(k3_model(model)))
+        put("model.weights.h5", buf.getvalue())
 
 
 def main():
