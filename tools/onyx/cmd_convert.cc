@@ -1,8 +1,8 @@
 // onyx convert MODEL -o OUT.onnx: converts a Keras model (.keras, .h5, TF.js model.json) to ONNX.
 #include <unistd.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 

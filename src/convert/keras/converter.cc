@@ -385,8 +385,8 @@ class Walker {
     if (!fn) return Unsupported("layer '" + name + "' (" + cls + ") is not supported");
     static const std::vector<Weight> kNoWeights;
     auto w = ctx_.file.weights.find(name);
-    LayerCall call{cls,    name,    ConfigOf(layer), inputs, kwargs, w == ctx_.file.weights.end() ? &kNoWeights : &w->second,
-                   options};
+    LayerCall call{
+        cls, name, ConfigOf(layer), inputs, kwargs, w == ctx_.file.weights.end() ? &kNoWeights : &w->second, options};
     ctx_.b.set_doc("Keras layer '" + name + "' (" + cls + ")");
     ctx_.layers_converted++;
     ONYX_ASSIGN_OR_RETURN(std::vector<KTensor> outs, fn(ctx_, call));
@@ -399,11 +399,23 @@ class Walker {
   // take it from their inputs themselves (recurrent layers, attention, GlobalAveragePooling1D) and refuse what
   // they cannot express; every other layer ends the mask, as in Keras 3.
   Status PassOnMask(const LayerCall& c, std::vector<KTensor>* outs) {
-    static const std::set<std::string> kKeep = {
-        "Dense",           "Activation",         "ReLU",       "LeakyReLU",        "PReLU",
-        "ELU",             "ThresholdedReLU",    "Dropout",    "SpatialDropout1D", "GaussianDropout",
-        "GaussianNoise",   "AlphaDropout",       "Rescaling",  "TimeDistributed",  "BatchNormalization",
-        "LayerNormalization", "ActivityRegularization"};
+    static const std::set<std::string> kKeep = {"Dense",
+                                                "Activation",
+                                                "ReLU",
+                                                "LeakyReLU",
+                                                "PReLU",
+                                                "ELU",
+                                                "ThresholdedReLU",
+                                                "Dropout",
+                                                "SpatialDropout1D",
+                                                "GaussianDropout",
+                                                "GaussianNoise",
+                                                "AlphaDropout",
+                                                "Rescaling",
+                                                "TimeDistributed",
+                                                "BatchNormalization",
+                                                "LayerNormalization",
+                                                "ActivityRegularization"};
     static const std::set<std::string> kMerge = {"Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum"};
     std::string mask, origin;
     for (const auto& in : c.inputs) {
@@ -515,8 +527,8 @@ Status ConvertInto(const KerasModelFile& file, const ConvertOptions& options, ir
   for (size_t i = 0; i < outs->size(); ++i) {
     KTensor t = (*outs)[i];
     const std::string& want = out_names[i];
-    const bool as_nchw =
-        std::find(options.outputs_as_nchw.begin(), options.outputs_as_nchw.end(), want) != options.outputs_as_nchw.end();
+    const bool as_nchw = std::find(options.outputs_as_nchw.begin(), options.outputs_as_nchw.end(), want) !=
+                         options.outputs_as_nchw.end();
     if (as_nchw) {
       if (t.rank() < 3) {
         return InvalidArgument("--outputs-as-nchw: output '" + want + "' has rank " + std::to_string(t.rank()) +

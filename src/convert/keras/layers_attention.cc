@@ -31,8 +31,8 @@ Result<Projection> InputProjection(Context& ctx, const LayerCall& c, size_t inde
   const size_t per = use_bias ? 2 : 1;
   ONYX_ASSIGN_OR_RETURN(Tensor k, c.WeightAt(index * per, std::string(what) + " kernel"));
   if (k.rank() != 3 || (in_dim >= 0 && k.dim(0) != in_dim)) {
-    return InvalidArgument(c.Where() + ": " + what + " kernel has shape " + ShapeToString(k.shape()) +
-                           ", expected [" + std::to_string(in_dim) + ", heads, size]");
+    return InvalidArgument(c.Where() + ": " + what + " kernel has shape " + ShapeToString(k.shape()) + ", expected [" +
+                           std::to_string(in_dim) + ", heads, size]");
   }
   Projection p;
   p.heads = k.dim(1);
@@ -124,8 +124,8 @@ Result<std::vector<KTensor>> MultiHeadAttention(Context& ctx, const LayerCall& c
 
   std::string keep;  // bool, broadcastable to [B, H, T, S]
   if (mask) {
-    std::string m = b.Op1("Cast", {mask->value}, c.name + "/mask_bool",
-                          {AttrInt("to", static_cast<int64_t>(DataType::kBool))});
+    std::string m =
+        b.Op1("Cast", {mask->value}, c.name + "/mask_bool", {AttrInt("to", static_cast<int64_t>(DataType::kBool))});
     keep = b.Op1("Unsqueeze", {m, b.ConstInts(c.name + "/mask_axes", {1})}, c.name + "/mask_heads");
   }
   // Keras masks on the inputs (Masking / Embedding(mask_zero)): query's as [B, T, 1], value's and (a separate)
@@ -141,7 +141,8 @@ Result<std::vector<KTensor>> MultiHeadAttention(Context& ctx, const LayerCall& c
   if (key != value) add_mask(*key, 2, "key");
   if (OptionTrue(c, "use_causal_mask")) {
     const int64_t t = query.shape[1], s = value->shape[1];
-    if (t < 0 || s < 0) return Unsupported(c.Where() + ": use_causal_mask with sequence lengths unknown until run time");
+    if (t < 0 || s < 0)
+      return Unsupported(c.Where() + ": use_causal_mask with sequence lengths unknown until run time");
     Tensor tri = Tensor::Allocate(DataType::kBool, {1, 1, t, s});
     for (int64_t i = 0; i < t; ++i) {
       for (int64_t j = 0; j < s; ++j) tri.data<bool>()[i * s + j] = i >= j;
@@ -155,8 +156,8 @@ Result<std::vector<KTensor>> MultiHeadAttention(Context& ctx, const LayerCall& c
   std::string probs = b.Op1("Softmax", {scores}, c.name + "/softmax", {AttrInt("axis", -1)});
   std::string ctxv = b.Op1("MatMul", {probs, vh}, c.name + "/context");  // [B, H, T, Dv]
   ctxv = b.Op1("Transpose", {ctxv}, c.name + "/context/transpose", {AttrInts("perm", {0, 2, 1, 3})});
-  ctxv = b.Op1("Reshape", {ctxv, b.ConstInts(c.name + "/merge_shape", {0, 0, heads * v.size})},
-               c.name + "/merge_heads");
+  ctxv =
+      b.Op1("Reshape", {ctxv, b.ConstInts(c.name + "/merge_shape", {0, 0, heads * v.size})}, c.name + "/merge_heads");
   std::string y = b.Op1("MatMul", {ctxv, b.Constant(c.name + "/output/kernel", std::move(wo2))}, c.name + "/output");
   if (use_bias) {
     ONYX_ASSIGN_OR_RETURN(Tensor bo, c.WeightAt(3 * per + 1, "output bias"));

@@ -55,7 +55,8 @@ Result<std::vector<KTensor>> Embedding(Context& ctx, const LayerCall& c) {
   out.shape.push_back(table.dim(1));
   if (GetBoolOr(c.config, "mask_zero", false)) {  // Keras: mask = ids != 0
     out.mask = ctx.b.Op1(
-        "Not", {ctx.b.Op1("Equal", {ids, ctx.b.Constant(c.name + "/zero", Tensor::Scalar<int64_t>(0))}, c.name + "/is_pad")},
+        "Not",
+        {ctx.b.Op1("Equal", {ids, ctx.b.Constant(c.name + "/zero", Tensor::Scalar<int64_t>(0))}, c.name + "/is_pad")},
         c.name + "/mask");
     out.mask_origin = c.name;
   }

@@ -293,7 +293,8 @@ Result<std::vector<KTensor>> TimeDistributed(Context& ctx, const LayerCall& c) {
   rows.shape[0] = (x.shape[0] < 0 || x.shape[1] < 0) ? -1 : x.shape[0] * x.shape[1];
   static const json kEmpty = json::object();
   LayerCall ic{cls,    c.name, inner.contains("config") && inner["config"].is_object() ? inner["config"] : kEmpty,
-               {rows}, {},     c.weights, kEmpty};
+               {rows}, {},     c.weights,
+               kEmpty};
   auto r = fn(ctx, ic);
   if (!r.ok()) return r.status().WithContext(c.Where());
   if (r->size() != 1) return Unsupported(c.Where() + ": inner layer with several outputs");
