@@ -68,8 +68,10 @@ for (const name of fs.readdirSync(corpus).sort()) {
           throw new Error(`output ${session.outputNames[k]}: shape [${got.dims}], reference [${ref.dims}]`);
         }
         for (let j = 0; j < ref.data.length; j++) {
-          const r = Number(ref.data[j]), e = Math.abs(Number(got.data[j]) - r);
-          ratio = Math.max(ratio, e / (ATOL + RTOL * Math.abs(r)));
+          const r = Number(ref.data[j]), g = Number(got.data[j]);
+          // NaN agrees only with NaN; any other NaN is an infinite error.
+          const e = Number.isNaN(r) && Number.isNaN(g) ? 0 : Number.isNaN(r) || Number.isNaN(g) ? Infinity : Math.abs(g - r);
+          ratio = Math.max(ratio, e === 0 ? 0 : e / (ATOL + RTOL * (Number.isNaN(r) ? 0 : Math.abs(r))));
           if (Math.abs(r) > 1e-3) rel = Math.max(rel, e / Math.abs(r));
         }
       });

@@ -135,7 +135,7 @@ def gru_step(kernel, rec, bias, units):  # reset_after=True
 
 
 def mha(query, value, key, w, heads, key_dim, value_dim, mask=None, causal=False, query_mask=None,
-        value_mask=None):
+        value_mask=None, return_scores=False):
     """Keras MultiHeadAttention on [B, T, dim] inputs (multi_head_attention.py: EinsumDense projections, query
     scaled by 1/sqrt(key_dim), masked softmax over the key axis, output projection)."""
     def proj(x, kernel, bias):
@@ -168,7 +168,8 @@ def mha(query, value, key, w, heads, key_dim, value_dim, mask=None, causal=False
     ctx = np.einsum("acbe,aecd->abcd", probs, v)  # [B, T, H, Dv]
     y = np.einsum("abcd,cde->abe", ctx, w["attention_output/kernel"])
     b = w.get("attention_output/bias")
-    return y if b is None else y + b
+    y = y if b is None else y + b
+    return (y, probs) if return_scores else y
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -401,19 +402,21 @@ def rnn_config(units, **kw):
 
 def case_masked_rnns(root):
     # Masking before LSTM, Bidirectional(SimpleRNN) and Dense -> GlobalAveragePooling1D; masked steps in the
-    # middle, at the end and at the start (the converter moves the unmasked steps to the front).
-    steps = np.array([[1, 1, 0, 1, 0, 0], [0, 1, 1, 1, 1, 1]], bool)
-    x = rand(2, 6, 3, scale=1.0) * steps[:, :, None]
+    # middle, at the end and at the start (the converter moves the unmasked steps to the front), and a sequence
+    # masked entirely (the RNNs give their initial state; Keras's average is 0 / 0 = NaN there).
+    steps = np.array([[1, 1, 0, 1, 0, 0], [0, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 0]], bool)
+    x = rand(3, 6, 3, scale=1.0) * steps[:, :, None]
     lk, lr, lb = rand(3, 16), rand(4, 16), rand(16)
     fk, fr, fb, bk, br, bb = rand(3, 3), rand(3, 3), rand(3), rand(3, 3), rand(3, 3), rand(3)
     pk, pb = rand(3, 2), rand(2)
-    zeros = lambda n: np.zeros((2, n))
+    zeros = lambda n: np.zeros((x.shape[0], n))
     lstm_out = run_rnn(lstm_step(lk, lr, lb, 4), x, steps, (zeros(4), zeros(4)))[0]
     fw = run_rnn(simple_rnn_step(fk, fr, fb), x, steps, (zeros(3),))[0]
     bw = run_rnn(simple_rnn_step(bk, br, bb), x, steps, (zeros(3),), go_backwards=True)[0]
     proj = x @ pk + pb
     m = steps[:, :, None].astype(np.float64)
-    gap = (proj * m).sum(1) / m.sum(1)
+    with np.errstate(invalid="ignore"):
+        gap = (proj * m).sum(1) / m.sum(1)
     layers = [
         input_layer("seq", (6, 3)),
         layer("Masking", "pad", {"mask_value": 0.0}, [[["seq", 0, 0, {}]]]),
@@ -457,10 +460,26 @@ def case_masked_embedding(root):
                [("ids", ids)], [("gru", gru_out), ("att", att)])
 
 
+def case_mha_scores(root):
+    # return_attention_scores=True: the layer's second output, the softmax [B, heads, T, S].
+    heads, key_dim = 2, 3
+    w, wl = mha_weights("mha", 4, 4, 4, heads, key_dim, key_dim, 4, True)
+    q, v = rand(2, 3, 4, scale=1.0), rand(2, 4, 4, scale=1.0)
+    y, scores = mha(q, v, v, w, heads, key_dim, key_dim, return_scores=True)
+    cfg = {"num_heads": heads, "key_dim": key_dim, "value_dim": key_dim, "dropout": 0.0, "use_bias": True,
+           "output_shape": None, "attention_axes": None}
+    layers = [input_layer("q", (3, 4)), input_layer("v", (4, 4)),
+              layer("MultiHeadAttention", "mha", cfg,
+                    [[["q", 0, 0, {"value": ["v", 0, 0], "return_attention_scores": True}]]])]
+    model = functional("mha_scores", layers, ["q", "v"], [])
+    model["config"]["output_layers"] = [["mha", 0, 0], ["mha", 0, 1]]
+    write_case(root, "mha_scores", model, wl, [("q", q), ("v", v)], [("mha", y), ("mha_1", scores)])
+
+
 def main():
     root = sys.argv[1]
     for case in (case_mha_self_mask, case_mha_cross_causal, case_gru_reset_after, case_layers1d, case_layers3d,
-                 case_keras3_activations, case_masked_rnns, case_masked_embedding):
+                 case_keras3_activations, case_masked_rnns, case_masked_embedding, case_mha_scores):
         case(root)
 
 
