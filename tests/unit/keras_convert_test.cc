@@ -114,7 +114,7 @@ TEST_F(KerasConvertTest, MaskedRnnReturningSequencesRefused) {
   std::string json = R"({"modelTopology": {"class_name": "Sequential", "config": {"name": "s", "layers": [
       {"class_name": "Masking", "config": {"name": "pad", "mask_value": 0, "batch_input_shape": [null, 4, 3]}},
       {"class_name": "Dropout", "config": {"name": "drop", "rate": 0.5}},
-      {"class_name": "LSTM", "config": {"name": "seq", "units": 2, "return_sequences": true}}]}},
+      {"class_name": "LSTM", "config": {"name": "seq", "units": 2, "return_sequences": true, "go_backwards": true}}]}},
       "weightsManifest": []})";
   auto r = ConvertKerasFile(Write("model.json", json), ConvertOptions{});
   ASSERT_FALSE(r.ok());

@@ -109,6 +109,18 @@ def run_rnn(step, x, mask, state, go_backwards=False):
     return state
 
 
+def run_rnn_sequence(step, x, mask, state):
+    """return_sequences=True: at a masked step Keras repeats the previous output (zero before the first)."""
+    outs, prev = [], np.zeros_like(state[0])
+    for t in range(x.shape[1]):
+        new = step(x[:, t, :], state)
+        keep = mask[:, t][:, None]
+        state = tuple(np.where(keep, n, o) for n, o in zip(new, state))
+        prev = np.where(keep, new[0], prev)
+        outs.append(prev)
+    return np.stack(outs, 1)
+
+
 def lstm_step(kernel, rec, bias, units):
     def step(xt, state):
         h, c = state
@@ -476,10 +488,32 @@ def case_mha_scores(root):
     write_case(root, "mha_scores", model, wl, [("q", q), ("v", v)], [("mha", y), ("mha_1", scores)])
 
 
+def case_masked_stacked(root):
+    # Masking -> LSTM(return_sequences=True) -> GRU: the first layer's masked steps repeat its previous output
+    # (zero before the first unmasked step), and its output carries the mask on to the second.
+    steps = np.array([[0, 1, 1, 0, 1], [1, 0, 0, 1, 1]], bool)
+    x = rand(2, 5, 3, scale=1.0) * steps[:, :, None]
+    lk, lr, lb = rand(3, 12), rand(3, 12), rand(12)
+    gk, gr, gb = rand(3, 6), rand(2, 6), rand(2, 6)
+    seq = run_rnn_sequence(lstm_step(lk, lr, lb, 3), x, steps, (np.zeros((2, 3)), np.zeros((2, 3))))
+    last = run_rnn(gru_step(gk, gr, gb, 2), seq, steps, (np.zeros((2, 2)),))[0]
+    layers = [
+        input_layer("seq_in", (5, 3)),
+        layer("Masking", "pad", {"mask_value": 0.0}, [[["seq_in", 0, 0, {}]]]),
+        layer("LSTM", "lstm_seq", rnn_config(3, return_sequences=True), [[["pad", 0, 0, {}]]]),
+        layer("GRU", "gru_last", rnn_config(2, reset_after=True), [[["lstm_seq", 0, 0, {}]]]),
+    ]
+    weights = [("lstm_seq/kernel", lk), ("lstm_seq/recurrent_kernel", lr), ("lstm_seq/bias", lb),
+               ("gru_last/kernel", gk), ("gru_last/recurrent_kernel", gr), ("gru_last/bias", gb)]
+    write_case(root, "masked_stacked", functional("masked_stacked", layers, ["seq_in"], ["lstm_seq", "gru_last"]),
+               weights, [("seq_in", x)], [("lstm_seq", seq), ("gru_last", last)])
+
+
 def main():
     root = sys.argv[1]
     for case in (case_mha_self_mask, case_mha_cross_causal, case_gru_reset_after, case_layers1d, case_layers3d,
-                 case_keras3_activations, case_masked_rnns, case_masked_embedding, case_mha_scores):
+                 case_keras3_activations, case_masked_rnns, case_masked_embedding, case_mha_scores,
+                 case_masked_stacked):
         case(root)
 
 
