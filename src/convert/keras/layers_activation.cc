@@ -77,7 +77,13 @@ Result<KTensor> ApplyActivation(Context& ctx, const std::string& activation, con
     return Same(x,
                 b.Op1("HardSigmoid", {v}, n + "/hard_sigmoid", {AttrFloat("alpha", alpha), AttrFloat("beta", 0.5f)}));
   }
-  if (act == "hard_swish" || act == "hard_silu") return Same(x, b.Op1("HardSwish", {v}, n + "/hard_swish"));
+  if (act == "hard_swish" || act == "hard_silu") {
+    if (ctx.options.opset >= 14) return Same(x, b.Op1("HardSwish", {v}, n + "/hard_swish"));
+    // HardSwish is opset 14+: x * relu6(x + 3) / 6 as x * HardSigmoid(alpha 1/6, beta 0.5).
+    std::string gate =
+        b.Op1("HardSigmoid", {v}, n + "/hard_sigmoid", {AttrFloat("alpha", 1.0f / 6.0f), AttrFloat("beta", 0.5f)});
+    return Same(x, b.Op1("Mul", {v, gate}, n + "/hard_swish"));
+  }
   if (act == "swish" || act == "silu") {
     return Same(x, b.Op1("Mul", {v, b.Op1("Sigmoid", {v}, n + "/sigmoid")}, n + "/swish"));
   }

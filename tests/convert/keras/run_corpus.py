@@ -3,7 +3,7 @@
 Keras 3 .keras) with `onyx convert`, checks it with `onyx check`, runs it with `onyx run` on the stored inputs and
 compares with the reference outputs (TF.js's, or numpy's for gen_numpy_cases.py's cases): |onyx - ref| <= atol + rtol * |tfjs|, rtol 1e-4, atol 1e-5 (the atol covers
 values near 0, where float32 rounding of long sums dominates). Two models again with channels-first inputs and
-outputs (--inputs-as-nchw / --outputs-as-nchw). Then the real model nsfwjs_mobilenet_v2 (shared
+outputs (--inputs-as-nchw / --outputs-as-nchw); every model at opsets 13 and 21. Then the real model nsfwjs_mobilenet_v2 (shared
 models) against its stored reference.
 
 usage: run_corpus.py ONYX_BINARY CORPUS_DIR [SHARED_DIR]
@@ -92,6 +92,25 @@ def main():
                 print("%-4s %s [%s]%s" % ("PASS" if ok else "FAIL", name, form, "" if ok else ": " + msg))
                 if not ok:
                     failures.append("%s [%s]" % (name, form))
+        # The lowest and highest opsets (the default is 17): each model once, in its first form. Operators and
+        # decompositions differ by opset (HardSwish, Gelu, Mish, LayerNormalization, ReduceMax's axes).
+        for opset in ("13", "21"):
+            for name in sorted(os.listdir(corpus)):
+                d = os.path.join(corpus, name)
+                if not os.path.isfile(os.path.join(d, "meta.json")):
+                    continue
+                meta = json.load(open(os.path.join(d, "meta.json")))
+                form = meta.get("forms", ["tfjs"])[0]
+                inputs = [(i["name"], os.path.join(d, i["file"])) for i in meta["inputs"]]
+                refs = [np.load(os.path.join(d, o["file"])) for o in meta["outputs"]]
+                cases += 1
+                ok, ratio, rel, msg = run_case(onyx, os.path.join(d, files[form]), inputs, refs, work,
+                                               ["--opset", opset])
+                worst_ratio, worst_rel = max(worst_ratio, ratio), max(worst_rel, rel)
+                print("%-4s %s [%s, opset %s]%s" % ("PASS" if ok else "FAIL", name, form, opset,
+                                                    "" if ok else ": " + msg))
+                if not ok:
+                    failures.append("%s [opset %s]" % (name, opset))
         # Channels-first inputs and outputs: every rank >= 3 input / output of these models named in
         # --inputs-as-nchw / --outputs-as-nchw, fed transposed inputs and compared with transposed references.
         for name in ("conv2d", "mobilenet_like", "conv2d_transpose", "conv3d"):
