@@ -3,7 +3,7 @@
 // corpus references (TF.js outputs, or numpy for gen_numpy_cases.py's cases), with run_corpus.py's tolerance:
 // |ort - ref| <= 1e-5 + 1e-4 * |ref|. Not part of ctest (CI has no npm); run by hand:
 //
-//   node tests/convert/keras/check_with_ort.mjs build/bin/onyx tests/data/keras [ORT_NODE_MODULES]
+//   node tests/convert/keras/check_with_ort.mjs build/bin/onyx tests/data/keras [ORT_NODE_MODULES] [--opset N]
 //
 // ORT_NODE_MODULES defaults to ~/.cache/onyx-bench/ort/node_modules (where onnxruntime-node is installed).
 import { execFileSync } from 'node:child_process';
@@ -13,9 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 
 const RTOL = 1e-4, ATOL = 1e-5;
-const [onyx, corpus, modulesArg] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const opsetAt = argv.indexOf('--opset');
+const convertArgs = opsetAt >= 0 ? ['--opset', argv.splice(opsetAt, 2)[1]] : [];
+const [onyx, corpus, modulesArg] = argv;
 if (!onyx || !corpus) {
-  console.error('usage: node check_with_ort.mjs ONYX_BINARY CORPUS_DIR [ORT_NODE_MODULES]');
+  console.error('usage: node check_with_ort.mjs ONYX_BINARY CORPUS_DIR [ORT_NODE_MODULES] [--opset N]');
   process.exit(2);
 }
 const modules = modulesArg || path.join(os.homedir(), '.cache/onyx-bench/ort/node_modules');
@@ -53,7 +56,7 @@ for (const name of fs.readdirSync(corpus).sort()) {
     let msg = '';
     let rel = 0, ratio = 0;
     try {
-      execFileSync(onyx, ['convert', path.join(dir, forms[form]), '-o', out, '--quiet']);
+      execFileSync(onyx, ['convert', path.join(dir, forms[form]), '-o', out, '--quiet', ...convertArgs]);
       const session = await ort.InferenceSession.create(out, { executionProviders: ['cpu'], intraOpNumThreads: 1 });
       const feeds = {};
       for (const i of meta.inputs) {
@@ -86,7 +89,8 @@ for (const name of fs.readdirSync(corpus).sort()) {
   }
 }
 fs.rmSync(work, { recursive: true, force: true });
-console.log(`onnxruntime-node ${ort.env.versions ? ort.env.versions.common : ''}: ${cases} cases, ${failures.length} ` +
+console.log(`onnxruntime-node ${ort.env.versions ? ort.env.versions.common : ''}` +
+            `${convertArgs.length ? ', opset ' + convertArgs[1] : ''}: ${cases} cases, ${failures.length} ` +
             `failed; worst relative error ${worstRel.toPrecision(3)} (|ref| > 1e-3), worst error/tolerance ` +
             `${worstRatio.toPrecision(3)} (rtol ${RTOL}, atol ${ATOL})`);
 process.exit(failures.length ? 1 : 0);
