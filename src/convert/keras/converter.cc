@@ -417,6 +417,21 @@ class Walker {
                                                 "LayerNormalization",
                                                 "ActivityRegularization"};
     static const std::set<std::string> kMerge = {"Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum"};
+    // Concatenate on the feature axis combines masks as the merge layers do (an unmasked input counts as all
+    // true); on another axis the masks would be concatenated, which is not converted.
+    const int64_t concat_axis = GetIntOr(c.config, "axis", -1);
+    const bool concat_features = c.class_name == "Concatenate" && !c.inputs.empty() &&
+                                 (concat_axis == -1 || concat_axis == c.inputs[0].rank() - 1);
+    if (c.class_name == "Concatenate" && !concat_features) {
+      for (const auto& in : c.inputs) {
+        if (!in.mask.empty()) {
+          return Unsupported(c.Where() + ": concatenating along axis " + std::to_string(concat_axis) +
+                             " a tensor masked by '" + in.mask_origin + "' is not converted");
+        }
+      }
+    }
+    const bool merges = kMerge.count(c.class_name) || concat_features;
+    if (!kKeep.count(c.class_name) && !merges) return Status::Ok();  // the layer used the masks itself, or ends them
     std::string mask, origin;
     for (const auto& in : c.inputs) {
       if (in.mask.empty()) continue;
@@ -424,7 +439,7 @@ class Walker {
         mask = in.mask;
         origin = in.mask_origin;
       } else if (in.mask != mask) {
-        if (!kMerge.count(c.class_name)) {
+        if (!merges) {
           return Unsupported(c.Where() + ": inputs with different Keras masks (from '" + origin + "' and '" +
                              in.mask_origin + "') are not converted");
         }
@@ -432,18 +447,7 @@ class Walker {
         origin += "' and '" + in.mask_origin;
       }
     }
-    if (mask.empty() || !(kKeep.count(c.class_name) || kMerge.count(c.class_name) ||
-                          (c.class_name == "Concatenate" && c.inputs.size() > 0))) {
-      return Status::Ok();
-    }
-    if (c.class_name == "Concatenate") {
-      for (const auto& in : c.inputs) {
-        if (in.mask != mask) {
-          return Unsupported(c.Where() + ": concatenating a tensor masked by '" + origin +
-                             "' with an unmasked one is not converted");
-        }
-      }
-    }
+    if (mask.empty()) return Status::Ok();
     for (auto& o : *outs) {
       if (o.mask.empty() && o.rank() >= 2 && o.shape[1] == c.inputs[0].shape[1]) {
         o.mask = mask;

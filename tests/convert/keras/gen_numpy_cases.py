@@ -509,11 +509,43 @@ def case_masked_stacked(root):
                weights, [("seq_in", x)], [("lstm_seq", seq), ("gru_last", last)])
 
 
+def case_masked_cross(root):
+    # Two differently masked sequences: cross-attention (query mask [B, T, 1] AND value mask [B, 1, S]), and a
+    # feature-axis Concatenate of a masked and an unmasked tensor (the mask passes on) feeding an LSTM.
+    qa = np.array([[2, 1, 0, 0], [3, 3, 1, 0]], np.int32)
+    vb = np.array([[0, 4, 1, 2, 0], [1, 0, 0, 2, 3]], np.int32)
+    ta, tb = rand(4, 3, scale=1.0), rand(5, 3, scale=1.0)
+    w, wl = mha_weights("cross_att", 3, 3, 3, 2, 2, 2, 3, True)
+    qe, ve = ta[qa], tb[vb]
+    qm, vm = qa != 0, vb != 0
+    att = mha(qe, ve, ve, w, 2, 2, 2, query_mask=qm, value_mask=vm)
+    dk, db = rand(3, 2), rand(2)
+    lk, lr, lb = rand(5, 8), rand(2, 8), rand(8)
+    cat = np.concatenate([qe, qe @ dk + db], -1)
+    last = run_rnn(lstm_step(lk, lr, lb, 2), cat, qm, (np.zeros((2, 2)), np.zeros((2, 2))))[0]
+    cfg = {"num_heads": 2, "key_dim": 2, "value_dim": 2, "dropout": 0.0, "use_bias": True, "output_shape": None,
+           "attention_axes": None}
+    layers = [
+        input_layer("qa", (4,), dtype="int32"), input_layer("vb", (5,), dtype="int32"),
+        layer("Embedding", "emb_a", {"input_dim": 4, "output_dim": 3, "mask_zero": True}, [[["qa", 0, 0, {}]]]),
+        layer("Embedding", "emb_b", {"input_dim": 5, "output_dim": 3, "mask_zero": True}, [[["vb", 0, 0, {}]]]),
+        layer("MultiHeadAttention", "cross_att", cfg, [[["emb_a", 0, 0, {"value": ["emb_b", 0, 0]}]]]),
+        layer("Dense", "dense_a", {"units": 2, "activation": "linear", "use_bias": True}, [[["emb_a", 0, 0, {}]]]),
+        layer("Concatenate", "cat", {"axis": -1}, [[["emb_a", 0, 0, {}], ["dense_a", 0, 0, {}]]]),
+        layer("LSTM", "lstm_cat", rnn_config(2), [[["cat", 0, 0, {}]]]),
+    ]
+    weights = [("emb_a/embeddings", ta), ("emb_b/embeddings", tb)] + wl + [
+        ("dense_a/kernel", dk), ("dense_a/bias", db), ("lstm_cat/kernel", lk), ("lstm_cat/recurrent_kernel", lr),
+        ("lstm_cat/bias", lb)]
+    write_case(root, "masked_cross", functional("masked_cross", layers, ["qa", "vb"], ["cross_att", "lstm_cat"]),
+               weights, [("qa", qa), ("vb", vb)], [("cross_att", att), ("lstm_cat", last)])
+
+
 def main():
     root = sys.argv[1]
     for case in (case_mha_self_mask, case_mha_cross_causal, case_gru_reset_after, case_layers1d, case_layers3d,
                  case_keras3_activations, case_masked_rnns, case_masked_embedding, case_mha_scores,
-                 case_masked_stacked):
+                 case_masked_stacked, case_masked_cross):
         case(root)
 
 
