@@ -109,6 +109,62 @@ TEST_F(KerasConvertTest, OpsetOutOfRange) {
   EXPECT_NE(r.status().message().find("13..21"), std::string::npos);
 }
 
+// A mask the converter cannot express fails the conversion, naming the layer and the mask's origin.
+TEST_F(KerasConvertTest, MaskedRnnReturningSequencesRefused) {
+  std::string json = R"({"modelTopology": {"class_name": "Sequential", "config": {"name": "s", "layers": [
+      {"class_name": "Masking", "config": {"name": "pad", "mask_value": 0, "batch_input_shape": [null, 4, 3]}},
+      {"class_name": "Dropout", "config": {"name": "drop", "rate": 0.5}},
+      {"class_name": "LSTM", "config": {"name": "seq", "units": 2, "return_sequences": true, "go_backwards": true}}]}},
+      "weightsManifest": []})";
+  auto r = ConvertKerasFile(Write("model.json", json), ConvertOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnsupported);
+  const std::string& m = r.status().message();
+  EXPECT_NE(m.find("layer 'seq' (LSTM)"), std::string::npos) << m;
+  EXPECT_NE(m.find("mask of layer 'pad'"), std::string::npos) << m;
+  EXPECT_NE(m.find("return_sequences=True"), std::string::npos) << m;
+}
+
+TEST_F(KerasConvertTest, MaskedSoftmaxRefused) {
+  std::string json = R"({"modelTopology": {"class_name": "Sequential", "config": {"name": "s", "layers": [
+      {"class_name": "Embedding", "config": {"name": "emb", "input_dim": 5, "output_dim": 2, "mask_zero": true,
+                                             "batch_input_shape": [null, 4]}},
+      {"class_name": "Softmax", "config": {"name": "sm"}}]}},
+      "weightsManifest": [{"paths": ["w.bin"], "weights": [{"name": "emb/embeddings", "shape": [5, 2], "dtype": "float32"}]}]})";
+  Write("w.bin", std::string(40, '\0'));
+  auto r = ConvertKerasFile(Write("model.json", json), ConvertOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("layer 'sm' (Softmax): its input carries the mask of layer 'emb'"),
+            std::string::npos)
+      << r.status().message();
+}
+
+// --inputs-as-nchw / --outputs-as-nchw: the named graph input / output is channels-first; unknown names fail.
+TEST_F(KerasConvertTest, InputsAndOutputsAsNchw) {
+  std::string json = R"({"modelTopology": {"class_name": "Sequential", "config": {"name": "s", "layers": [
+      {"class_name": "Dense", "config": {"name": "d", "units": 2, "batch_input_shape": [null, 4, 5, 3]}}]}},
+      "weightsManifest": [{"paths": ["w.bin"], "weights": [{"name": "d/kernel", "shape": [3, 2], "dtype": "float32"},
+                                                          {"name": "d/bias", "shape": [2], "dtype": "float32"}]}]})";
+  Write("w.bin", std::string(32, '\0'));
+  const std::string path = Write("model.json", json);
+  ConvertOptions o;
+  o.batch = 1;
+  auto plain = ConvertKerasFile(path, o);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->graph.inputs[0].type->ToShortString(), "float[1,4,5,3]");
+  o.inputs_as_nchw = {"d_input"};
+  o.outputs_as_nchw = {"d"};
+  auto nchw = ConvertKerasFile(path, o);
+  ASSERT_TRUE(nchw.ok()) << nchw.status().message();
+  EXPECT_EQ(nchw->graph.inputs[0].type->ToShortString(), "float[1,3,4,5]");
+  EXPECT_EQ(nchw->graph.outputs[0].type->ToShortString(), "float[1,2,4,5]");
+  o.inputs_as_nchw = {"image"};
+  auto bad = ConvertKerasFile(path, o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("no input 'image' (inputs: 'd_input')"), std::string::npos)
+      << bad.status().message();
+}
+
 TEST(TransposeOptimizerTest, InversePairsAcrossElementwiseOpsCancel) {
   auto m = text::ParseModel(R"(
     <ir_version: 8, opset_import: ["" : 17]>

@@ -1,6 +1,7 @@
 // onyx convert MODEL -o OUT.onnx: converts a Keras model (.keras, .h5, TF.js model.json) to ONNX.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -16,18 +17,21 @@ namespace {
 
 void Help() {
   std::printf(
-      "usage: onyx convert MODEL -o OUT.onnx [--opset N] [--batch N | --dynamic-batch] [--keep-nhwc]\n"
+      "usage: onyx convert MODEL -o OUT.onnx [--opset N] [--batch N | --dynamic-batch]\n"
+      "                    [--inputs-as-nchw NAMES] [--outputs-as-nchw NAMES]\n"
       "       onyx convert MODEL.onnx -o OUT.onnx --opset N\n\n"
       "An .onnx MODEL is moved to default-domain opset N (up or down), each changed operator adapted; a node that\n"
-      "cannot be expressed at N is named with the reason. Otherwise:\n"
-      "Converts a Keras model to ONNX: a Keras 3 .keras archive, a Keras 2 HDF5 .h5 file, or a TF.js layers\n"
-      "model (model.json beside its weight shards). Inputs and outputs keep Keras's channels-last layout.\n\n"
+      "cannot be expressed at N is named with the reason. Otherwise onyx\n"
+      "converts a Keras model to ONNX: a Keras 3 .keras archive, a Keras 2 HDF5 .h5 file, or a TF.js layers\n"
+      "model (model.json beside its weight shards). Inputs and outputs keep Keras's channels-last layout\n"
+      "(NHWC, what the Keras model is fed), unless named in --inputs-as-nchw / --outputs-as-nchw.\n\n"
       "options:\n"
       "  -o, --output FILE  the ONNX file to write (written to a temporary file, then renamed)\n"
       "  --opset N          default-domain opset: Keras 13..21 (default 17); .onnx: the target, any known opset\n"
       "  --batch N          fix the batch dimension to N\n"
       "  --dynamic-batch    a symbolic batch dimension 'batch' (the default)\n"
-      "  --keep-nhwc        keep channels-last inputs and outputs (the default; accepted for clarity)\n"
+      "  --inputs-as-nchw NAMES   comma-separated graph inputs (rank >= 3) to take channels-first\n"
+      "  --outputs-as-nchw NAMES  comma-separated graph outputs (rank >= 3) to give channels-first\n"
       "  --quiet            print nothing on success\n\n"
       "Exit codes: 0 converted, 1 conversion failed, 2 usage error, 3 unsupported input.\n");
 }
@@ -55,7 +59,19 @@ int ConvertMain(const std::vector<std::string>& args) {
   std::optional<int64_t> opset_given;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a == "-o" || a == "--output" || a == "--opset" || a == "--batch") {
+    if (a == "--inputs-as-nchw" || a == "--outputs-as-nchw") {
+      if (i + 1 >= args.size() || args[i + 1].empty()) {
+        Error(a + " needs a comma-separated list of names");
+        return kExitUsage;
+      }
+      auto& list = a == "--inputs-as-nchw" ? options.inputs_as_nchw : options.outputs_as_nchw;
+      const std::string& v = args[++i];
+      for (size_t start = 0; start <= v.size();) {
+        const size_t comma = std::min(v.find(',', start), v.size());
+        if (comma > start) list.push_back(v.substr(start, comma - start));
+        start = comma + 1;
+      }
+    } else if (a == "-o" || a == "--output" || a == "--opset" || a == "--batch") {
       if (i + 1 >= args.size()) {
         Error(a + " needs a value");
         return kExitUsage;
@@ -82,8 +98,6 @@ int ConvertMain(const std::vector<std::string>& args) {
       }
     } else if (a == "--dynamic-batch") {
       options.batch.reset();
-    } else if (a == "--keep-nhwc") {
-      options.keep_nhwc = true;
     } else if (a == "--quiet") {
       quiet = true;
     } else if (!a.empty() && a[0] == '-') {

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "convert/common/tensor_layout.h"
 #include "convert/common/transpose_optimizer.h"
 #include "convert/keras/config_util.h"
 #include "convert/keras/layer_context.h"
@@ -112,6 +113,7 @@ void FindRefs(const json& j, std::vector<Ref>* out) {
 struct CallSpec {
   std::vector<Ref> args;
   std::map<std::string, std::vector<Ref>> kwargs;
+  json options = json::object();  // keyword arguments that are not tensors (use_causal_mask, ...)
 };
 
 Result<CallSpec> ParseInboundNode(const json& node, const std::string& where) {
@@ -123,7 +125,11 @@ Result<CallSpec> ParseInboundNode(const json& node, const std::string& where) {
         if (k == "mask" || k == "training") continue;
         std::vector<Ref> refs;
         FindRefs(v, &refs);
-        if (!refs.empty()) spec.kwargs[k] = refs;
+        if (!refs.empty()) {
+          spec.kwargs[k] = refs;
+        } else {
+          spec.options[k] = v;
+        }
       }
     }
     return spec;
@@ -145,7 +151,11 @@ Result<CallSpec> ParseInboundNode(const json& node, const std::string& where) {
           }
         }
         if (refs.empty()) FindRefs(v, &refs);
-        if (!refs.empty()) spec.kwargs[k] = refs;
+        if (!refs.empty()) {
+          spec.kwargs[k] = refs;
+        } else {
+          spec.options[k] = v;
+        }
       }
     }
   }
@@ -210,9 +220,22 @@ class Walker {
         dims.push_back(ir::Dim::Value(shape[i]));
       }
     }
+    const auto& nchw = ctx_.options.inputs_as_nchw;
+    const bool as_nchw = std::find(nchw.begin(), nchw.end(), name) != nchw.end();
+    if (as_nchw) {
+      if (shape.size() < 3) {
+        return InvalidArgument("--inputs-as-nchw: input '" + name + "' has rank " + std::to_string(shape.size()) +
+                               "; only inputs of rank >= 3 have channels to move");
+      }
+      std::vector<ir::Dim> first;
+      for (int64_t p : ToChannelsFirst(static_cast<int64_t>(dims.size()))) first.push_back(dims[size_t(p)]);
+      dims = std::move(first);
+    }
     vi.type = ir::TypeInfo::Tensor(type, dims);
     ctx_.b.graph().inputs.push_back(vi);
     ctx_.b.Reserve(name);
+    nchw_inputs_found_.insert(name);
+    if (as_nchw) return KTensor{ToChannelsLastValue(ctx_, name, int64_t(shape.size()), name), shape, type};
     return KTensor{name, shape, type};
   }
 
@@ -234,7 +257,7 @@ class Walker {
     }
     for (size_t i = first; i < layers.size(); ++i) {
       if (ClassOf(layers[i]) == "InputLayer") continue;
-      ONYX_ASSIGN_OR_RETURN(cur, RunLayer(layers[i], cur, {}));
+      ONYX_ASSIGN_OR_RETURN(cur, RunLayer(layers[i], cur, {}, json::object()));
       if (cur.empty()) return Internal(where + ": layer '" + NameOf(layers[i]) + "' produced nothing");
       cur.resize(1);  // a Sequential passes on the first output
     }
@@ -333,7 +356,7 @@ class Walker {
           ++it;
           continue;
         }
-        ONYX_ASSIGN_OR_RETURN(auto outs_t, RunLayer(layers[li], args, kwargs));
+        ONYX_ASSIGN_OR_RETURN(auto outs_t, RunLayer(layers[li], args, kwargs, spec.options));
         produced[{NameOf(layers[li]), static_cast<int64_t>(ni)}] = std::move(outs_t);
         it = pending.erase(it);
         progress = true;
@@ -353,7 +376,8 @@ class Walker {
   }
 
   Result<std::vector<KTensor>> RunLayer(const json& layer, const std::vector<KTensor>& inputs,
-                                        const std::map<std::string, std::vector<KTensor>>& kwargs) {
+                                        const std::map<std::string, std::vector<KTensor>>& kwargs,
+                                        const json& options) {
     const std::string cls = ClassOf(layer);
     if (IsModelClass(cls)) return RunModel(layer, &inputs);
     LayerFn fn = FindLayerConverter(cls);
@@ -361,13 +385,82 @@ class Walker {
     if (!fn) return Unsupported("layer '" + name + "' (" + cls + ") is not supported");
     static const std::vector<Weight> kNoWeights;
     auto w = ctx_.file.weights.find(name);
-    LayerCall call{cls, name, ConfigOf(layer), inputs, kwargs, w == ctx_.file.weights.end() ? &kNoWeights : &w->second};
+    LayerCall call{
+        cls, name, ConfigOf(layer), inputs, kwargs, w == ctx_.file.weights.end() ? &kNoWeights : &w->second, options};
     ctx_.b.set_doc("Keras layer '" + name + "' (" + cls + ")");
     ctx_.layers_converted++;
-    return fn(ctx_, call);
+    ONYX_ASSIGN_OR_RETURN(std::vector<KTensor> outs, fn(ctx_, call));
+    ONYX_RETURN_IF_ERROR(PassOnMask(call, &outs));
+    return outs;
+  }
+
+  // Keras masks flow from Masking / Embedding(mask_zero) through the layers that keep them (Keras's
+  // supports_masking with compute_mask returning the input's mask); merge layers AND them. Layers that use a mask
+  // take it from their inputs themselves (recurrent layers, attention, GlobalAveragePooling1D) and refuse what
+  // they cannot express; every other layer ends the mask, as in Keras 3.
+  Status PassOnMask(const LayerCall& c, std::vector<KTensor>* outs) {
+    static const std::set<std::string> kKeep = {"Dense",
+                                                "Activation",
+                                                "ReLU",
+                                                "LeakyReLU",
+                                                "PReLU",
+                                                "ELU",
+                                                "ThresholdedReLU",
+                                                "Dropout",
+                                                "SpatialDropout1D",
+                                                "GaussianDropout",
+                                                "GaussianNoise",
+                                                "AlphaDropout",
+                                                "Rescaling",
+                                                "TimeDistributed",
+                                                "BatchNormalization",
+                                                "LayerNormalization",
+                                                "ActivityRegularization"};
+    static const std::set<std::string> kMerge = {"Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum"};
+    // Concatenate on the feature axis combines masks as the merge layers do (an unmasked input counts as all
+    // true); on another axis the masks would be concatenated, which is not converted.
+    const int64_t concat_axis = GetIntOr(c.config, "axis", -1);
+    const bool concat_features = c.class_name == "Concatenate" && !c.inputs.empty() &&
+                                 (concat_axis == -1 || concat_axis == c.inputs[0].rank() - 1);
+    if (c.class_name == "Concatenate" && !concat_features) {
+      for (const auto& in : c.inputs) {
+        if (!in.mask.empty()) {
+          return Unsupported(c.Where() + ": concatenating along axis " + std::to_string(concat_axis) +
+                             " a tensor masked by '" + in.mask_origin + "' is not converted");
+        }
+      }
+    }
+    const bool merges = kMerge.count(c.class_name) || concat_features;
+    if (!kKeep.count(c.class_name) && !merges) return Status::Ok();  // the layer used the masks itself, or ends them
+    std::string mask, origin;
+    for (const auto& in : c.inputs) {
+      if (in.mask.empty()) continue;
+      if (mask.empty()) {
+        mask = in.mask;
+        origin = in.mask_origin;
+      } else if (in.mask != mask) {
+        if (!merges) {
+          return Unsupported(c.Where() + ": inputs with different Keras masks (from '" + origin + "' and '" +
+                             in.mask_origin + "') are not converted");
+        }
+        mask = ctx_.b.Op1("And", {mask, in.mask}, c.name + "/mask_and");
+        origin += "' and '" + in.mask_origin;
+      }
+    }
+    if (mask.empty()) return Status::Ok();
+    for (auto& o : *outs) {
+      if (o.mask.empty() && o.rank() >= 2 && o.shape[1] == c.inputs[0].shape[1]) {
+        o.mask = mask;
+        o.mask_origin = origin;
+      }
+    }
+    return Status::Ok();
   }
 
   Context& ctx_;
+
+ public:
+  std::set<std::string> nchw_inputs_found_;  // every graph input made, to check --inputs-as-nchw names
 };
 
 // The names the graph outputs get: the output layers' names (made unique).
@@ -420,10 +513,36 @@ Status ConvertInto(const KerasModelFile& file, const ConvertOptions& options, ir
   b.set_doc("");
   std::set<std::string> graph_inputs;
   for (const auto& in : m->graph.inputs) graph_inputs.insert(in.name);
+  for (const auto& n : options.inputs_as_nchw) {
+    if (!walker.nchw_inputs_found_.count(n)) {
+      std::string have;
+      for (const auto& in : m->graph.inputs) have += (have.empty() ? "'" : ", '") + in.name + "'";
+      return InvalidArgument("--inputs-as-nchw: the model has no input '" + n + "' (inputs: " + have + ")");
+    }
+  }
+  for (const auto& n : options.outputs_as_nchw) {
+    if (std::find(out_names.begin(), out_names.end(), n) == out_names.end()) {
+      std::string have;
+      for (const auto& o : out_names) have += (have.empty() ? "'" : ", '") + o + "'";
+      return InvalidArgument("--outputs-as-nchw: the model has no output '" + n + "' (outputs: " + have + ")");
+    }
+  }
   std::set<std::string> renamed;
   for (size_t i = 0; i < outs->size(); ++i) {
-    const KTensor& t = (*outs)[i];
+    KTensor t = (*outs)[i];
     const std::string& want = out_names[i];
+    const bool as_nchw = std::find(options.outputs_as_nchw.begin(), options.outputs_as_nchw.end(), want) !=
+                         options.outputs_as_nchw.end();
+    if (as_nchw) {
+      if (t.rank() < 3) {
+        return InvalidArgument("--outputs-as-nchw: output '" + want + "' has rank " + std::to_string(t.rank()) +
+                               "; only outputs of rank >= 3 have channels to move");
+      }
+      t.value = ToChannelsFirstValue(ctx, t, want);
+      std::vector<int64_t> first;
+      for (int64_t p : ToChannelsFirst(t.rank())) first.push_back(t.shape[size_t(p)]);
+      t.shape = std::move(first);
+    }
     const int producer = ir::FindProducer(m->graph, t.value);
     if (producer >= 0 && !graph_inputs.count(t.value) && !renamed.count(t.value) &&
         !m->graph.FindInitializer(t.value)) {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "convert/keras/keras_file.h"
 #include "core/status.h"
@@ -14,7 +15,10 @@ namespace onyx::convert::keras {
 struct ConvertOptions {
   int64_t opset = 17;            // default-domain opset of the result, 13..21
   std::optional<int64_t> batch;  // fixed batch size; nullopt: a symbolic "batch" dimension
-  bool keep_nhwc = true;         // inputs and outputs in Keras's channels-last layout (the only layout now)
+  // Inputs and outputs keep Keras's channels-last layout, except these (by graph input / output name), which
+  // are channels-first in the ONNX graph ([N, C, spatial...]; rank >= 3), with a Transpose inside.
+  std::vector<std::string> inputs_as_nchw;
+  std::vector<std::string> outputs_as_nchw;
 };
 
 struct ConvertReport {

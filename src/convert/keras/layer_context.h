@@ -18,9 +18,18 @@ namespace onyx::convert::keras {
 // A Keras tensor: its ONNX value (always in Keras's own channels-last layout) and its Keras shape, batch first,
 // -1 for dimensions unknown until run time.
 struct KTensor {
+  KTensor() = default;
+  KTensor(std::string v, std::vector<int64_t> s, DataType t = DataType::kFloat)
+      : value(std::move(v)), shape(std::move(s)), type(t) {}
+
   std::string value;
   std::vector<int64_t> shape;
   DataType type = DataType::kFloat;
+  // The Keras mask carried with this tensor (attached by Masking or Embedding(mask_zero=True) and passed on by
+  // the layers that keep it): a bool ONNX value of shape [batch, time], and the layer that attached it. Empty
+  // when the tensor has no mask.
+  std::string mask;
+  std::string mask_origin;
   int64_t rank() const { return static_cast<int64_t>(shape.size()); }
 };
 
@@ -38,6 +47,7 @@ struct LayerCall {
   std::vector<KTensor> inputs;                         // positional tensor inputs
   std::map<std::string, std::vector<KTensor>> kwargs;  // tensor keyword arguments (initial_state, value, key)
   const std::vector<Weight>* weights;                  // the layer's weights in Keras order (never null; may be empty)
+  const nlohmann::json& options;                       // non-tensor call arguments ({"use_causal_mask": true})
 
   // "layer 'conv1' (Conv2D)": the prefix of every error about this layer.
   std::string Where() const { return "layer '" + name + "' (" + class_name + ")"; }
@@ -67,6 +77,14 @@ Result<KTensor> ApplyActivation(Context& ctx, const std::string& activation, con
                                 const std::string& node_name);
 // The activation named by config[key] ("linear" when absent).
 Result<std::string> ActivationName(const nlohmann::json& config, const std::string& key, const std::string& where);
+
+// Masks (see KTensor::mask). An error for a layer that would use the mask of `x` in a way not converted, so
+// that a model is never converted into one that silently ignores the mask.
+Status MaskNotConvertible(const LayerCall& c, const KTensor& x, const std::string& why);
+// x [N, T, F] with its unmasked steps moved to the front in order (a stable partition by the mask); `*lengths`
+// gets the int32 [N] count of unmasked steps. A recurrent layer run over that with sequence_lens = lengths ends
+// in the state Keras's masked run ends in (Keras carries the state unchanged over masked steps).
+std::string CompactMaskedSteps(Context& ctx, const KTensor& x, const std::string& node_name, std::string* lengths);
 
 // Channels-last <-> channels-first around channels-first ONNX ops.
 std::string ToChannelsFirstValue(Context& ctx, const KTensor& x, const std::string& node_name);

@@ -77,7 +77,13 @@ Result<KTensor> ApplyActivation(Context& ctx, const std::string& activation, con
     return Same(x,
                 b.Op1("HardSigmoid", {v}, n + "/hard_sigmoid", {AttrFloat("alpha", alpha), AttrFloat("beta", 0.5f)}));
   }
-  if (act == "hard_swish" || act == "hard_silu") return Same(x, b.Op1("HardSwish", {v}, n + "/hard_swish"));
+  if (act == "hard_swish" || act == "hard_silu") {
+    if (ctx.options.opset >= 14) return Same(x, b.Op1("HardSwish", {v}, n + "/hard_swish"));
+    // HardSwish is opset 14+: x * relu6(x + 3) / 6 as x * HardSigmoid(alpha 1/6, beta 0.5).
+    std::string gate =
+        b.Op1("HardSigmoid", {v}, n + "/hard_sigmoid", {AttrFloat("alpha", 1.0f / 6.0f), AttrFloat("beta", 0.5f)});
+    return Same(x, b.Op1("Mul", {v, gate}, n + "/hard_swish"));
+  }
   if (act == "swish" || act == "silu") {
     return Same(x, b.Op1("Mul", {v, b.Op1("Sigmoid", {v}, n + "/sigmoid")}, n + "/swish"));
   }
@@ -162,6 +168,9 @@ Result<std::vector<KTensor>> ThresholdedReluLayer(Context& ctx, const LayerCall&
 }
 
 Result<std::vector<KTensor>> SoftmaxLayer(Context& ctx, const LayerCall& c) {
+  if (!c.inputs.empty() && !c.inputs[0].mask.empty()) {
+    return MaskNotConvertible(c, c.inputs[0], "the Softmax layer's masked form");
+  }
   if (c.inputs.size() != 1) return InvalidArgument(c.Where() + ": expects one input");
   if (c.config.contains("axis") && c.config["axis"].is_array() && c.config["axis"].size() != 1) {
     return Unsupported(c.Where() + ": softmax over several axes");

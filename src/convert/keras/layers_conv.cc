@@ -1,6 +1,8 @@
 // Convolutions: Conv1D/2D/3D, Conv1DTranspose/2D/3D, DepthwiseConv1D/2D, SeparableConv1D/2D. Kernels are
 // re-laid at conversion time (Keras [k..., in, out] -> ONNX [out, in, k...]); the op runs channels-first
 // between Transposes.
+#include <algorithm>
+
 #include "convert/common/tensor_layout.h"
 #include "convert/keras/config_util.h"
 #include "convert/keras/layer_context.h"
@@ -49,7 +51,26 @@ KTensor EmitConv(Context& ctx, const std::string& name, const KTensor& x, const 
   for (size_t i = 0; i < p.n; ++i)
     shape.push_back(ConvOutDim(x.shape[1 + i], p.kernel[i], p.strides[i], p.dilations[i], p.padding));
   shape.push_back(out_channels);
-  if (p.padding == "same") {
+  // "same" as explicit pads wherever they are known at conversion time (stride 1, or a known input size):
+  // ONNX Runtime refuses auto_pad SAME with dilations. TensorFlow puts the odd element at the end, as SAME_UPPER.
+  bool static_same = p.padding == "same";
+  std::vector<int64_t> same_pads(2 * p.n, 0);
+  for (size_t i = 0; static_same && i < p.n; ++i) {
+    const int64_t eff = (p.kernel[i] - 1) * p.dilations[i] + 1, s = p.strides[i], in = x.shape[1 + i];
+    int64_t total = eff - 1;
+    if (s != 1) {
+      if (in < 0) {
+        static_same = false;
+        break;
+      }
+      total = std::max<int64_t>(((in + s - 1) / s - 1) * s + eff - in, 0);
+    }
+    same_pads[i] = total / 2;
+    same_pads[i + p.n] = total - total / 2;
+  }
+  if (static_same) {
+    attrs.push_back(AttrInts("pads", same_pads));
+  } else if (p.padding == "same") {
     attrs.push_back(AttrString("auto_pad", "SAME_UPPER"));
   } else {
     std::vector<int64_t> pads(2 * p.n, 0);

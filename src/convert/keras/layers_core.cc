@@ -53,6 +53,13 @@ Result<std::vector<KTensor>> Embedding(Context& ctx, const LayerCall& c) {
   std::string y = ctx.b.Op1("Gather", {ctx.b.Constant(c.name + "/embeddings", table), ids}, c.name + "/Gather");
   KTensor out{y, x.shape, DataType::kFloat};
   out.shape.push_back(table.dim(1));
+  if (GetBoolOr(c.config, "mask_zero", false)) {  // Keras: mask = ids != 0
+    out.mask = ctx.b.Op1(
+        "Not",
+        {ctx.b.Op1("Equal", {ids, ctx.b.Constant(c.name + "/zero", Tensor::Scalar<int64_t>(0))}, c.name + "/is_pad")},
+        c.name + "/mask");
+    out.mask_origin = c.name;
+  }
   return std::vector<KTensor>{out};
 }
 
@@ -141,7 +148,7 @@ Result<std::vector<KTensor>> Normalization(Context& ctx, const LayerCall& c) {
   return std::vector<KTensor>{KTensor{y, x.shape, DataType::kFloat}};
 }
 
-// Masking's output: x * any(x != mask_value, axis=-1). The mask it attaches is not carried on (see docs/keras.md).
+// Masking's output: x * any(x != mask_value, axis=-1), and the mask it attaches.
 Result<std::vector<KTensor>> Masking(Context& ctx, const LayerCall& c) {
   ONYX_RETURN_IF_ERROR(ExpectInputs(c, 1));
   const KTensor& x = c.inputs[0];
@@ -155,7 +162,12 @@ Result<std::vector<KTensor>> Masking(Context& ctx, const LayerCall& c) {
   } else {
     any = b.Op1("ReduceMax", {keepf}, c.name + "/any", {AttrInts("axes", {-1}), AttrInt("keepdims", 1)});
   }
-  return std::vector<KTensor>{KTensor{b.Op1("Mul", {x.value, any}, c.name), x.shape, x.type}};
+  KTensor out{b.Op1("Mul", {x.value, any}, c.name), x.shape, x.type};
+  // The mask Keras attaches: any(x != mask_value, axis=-1), [batch, time] for a [batch, time, features] input.
+  out.mask = b.Op1("Cast", {b.Op1("Squeeze", {any, b.ConstInts(c.name + "/mask_axes", {-1})}, c.name + "/any_steps")},
+                   c.name + "/mask", {AttrInt("to", static_cast<int64_t>(DataType::kBool))});
+  out.mask_origin = c.name;
+  return std::vector<KTensor>{out};
 }
 
 }  // namespace

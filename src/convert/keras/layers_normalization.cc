@@ -127,6 +127,4 @@ void RegisterNormalizationLayers(LayerTable& t) {
   t["LayerNormalization"] = LayerNorm;
 }
 
-void RegisterAttentionLayers(LayerTable&) {}
-
 }  // namespace onyx::convert::keras

@@ -47,6 +47,23 @@ Result<std::vector<KTensor>> GlobalPool(Context& ctx, const LayerCall& c, size_t
     return InvalidArgument(c.Where() + ": expects one input of rank " + std::to_string(n + 2));
   }
   const KTensor& x = c.inputs[0];
+  if (!x.mask.empty() && !max && n == 1) {
+    // Keras averages over the unmasked steps only: sum(x * mask) / sum(mask) over time.
+    GraphBuilder& b = ctx.b;
+    std::string m =
+        b.Op1("Unsqueeze",
+              {b.Op1("Cast", {x.mask}, c.name + "/mask_float", {AttrInt("to", static_cast<int64_t>(DataType::kFloat))}),
+               b.ConstInts(c.name + "/mask_axes", {2})},
+              c.name + "/mask3");  // [N, T, 1]
+    const bool keep = GetBoolOr(c.config, "keepdims", false);
+    std::string axes = b.ConstInts(c.name + "/time_axis", {1});
+    std::string sum = b.Op1("ReduceSum", {b.Op1("Mul", {x.value, m}, c.name + "/masked"), axes}, c.name + "/sum",
+                            {AttrInt("keepdims", keep ? 1 : 0)});
+    std::string count = b.Op1("ReduceSum", {m, axes}, c.name + "/count", {AttrInt("keepdims", keep ? 1 : 0)});
+    std::vector<int64_t> shape =
+        keep ? std::vector<int64_t>{x.shape[0], 1, x.shape.back()} : std::vector<int64_t>{x.shape[0], x.shape.back()};
+    return std::vector<KTensor>{KTensor{b.Op1("Div", {sum, count}, c.name), shape, x.type}};
+  }
   std::string y = ctx.b.Op1(max ? "GlobalMaxPool" : "GlobalAveragePool", {ToChannelsFirstValue(ctx, x, c.name)},
                             c.name + (max ? "/GlobalMaxPool" : "/GlobalAveragePool"));
   if (GetBoolOr(c.config, "keepdims", false)) {

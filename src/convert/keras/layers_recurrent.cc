@@ -119,7 +119,7 @@ std::string Reduce(Context& ctx, const std::string& op, const std::string& v, in
 // Runs one ONNX recurrent node over x [N, T, F]; returns Y [T, D, N, U], Y_h [D, N, U], Y_c (LSTM).
 Result<std::vector<std::string>> EmitRnn(Context& ctx, const LayerCall& c, const RnnSpec& s,
                                          const std::vector<DirWeights>& dirs, const KTensor& x,
-                                         const std::vector<KTensor>& initial) {
+                                         const std::vector<KTensor>& initial, const std::string& lengths = "") {
   GraphBuilder& b = ctx.b;
   const int64_t D = static_cast<int64_t>(dirs.size()), U = s.units, G = s.gates(), F = dirs[0].input;
   std::vector<float> w, r, bias;
@@ -145,7 +145,7 @@ Result<std::vector<std::string>> EmitRnn(Context& ctx, const LayerCall& c, const
   std::string xt = b.Op1("Transpose", {x.value}, c.name + "/time_major", {AttrInts("perm", {1, 0, 2})});
   std::vector<std::string> ins{xt, b.Constant(c.name + "/W", Tensor::FromVector<float>(w, {D, G * U, F})),
                                b.Constant(c.name + "/R", Tensor::FromVector<float>(r, {D, G * U, U})),
-                               b.Constant(c.name + "/B", Tensor::FromVector<float>(bias, {D, 2 * G * U})), ""};
+                               b.Constant(c.name + "/B", Tensor::FromVector<float>(bias, {D, 2 * G * U})), lengths};
   for (size_t i = 0; i < initial.size(); ++i) {
     ins.push_back(
         b.Op1("Unsqueeze", {initial[i].value, b.ConstInts(c.name + "/state_axes", {0})}, c.name + "/initial_state"));
@@ -161,21 +161,54 @@ Result<std::vector<std::string>> EmitRnn(Context& ctx, const LayerCall& c, const
   return b.Op(op, ins, c.name + "/" + op, attrs, s.kind == "LSTM" ? 3 : 2);
 }
 
+// y [N, T, U]: outputs of a run over CompactMaskedSteps's steps -> Keras's masked outputs at the original
+// steps: step t takes compacted output cumsum(mask)[t] - 1, or zero where no step up to t is unmasked.
+std::string ScatterMaskedOutputs(Context& ctx, const KTensor& x, const std::string& y, const std::string& n) {
+  GraphBuilder& b = ctx.b;
+  std::string maskf =
+      b.Op1("Cast", {x.mask}, n + "/out_mask_float", {AttrInt("to", static_cast<int64_t>(DataType::kFloat))});
+  std::string seen = b.Op1("CumSum", {maskf, b.Constant(n + "/time_axis", Tensor::Scalar<int64_t>(1))}, n + "/seen");
+  std::string pos = b.Op1(
+      "Max",
+      {b.Op1("Sub", {seen, b.ConstFloat(n + "/one", 1.0f)}, n + "/last_unmasked"), b.ConstFloat(n + "/zero", 0.0f)},
+      n + "/clamped");
+  pos = b.Op1("Cast", {pos}, n + "/pos", {AttrInt("to", static_cast<int64_t>(DataType::kInt64))});
+  pos = b.Op1("Unsqueeze", {pos, b.ConstInts(n + "/pos_axes", {2})}, n + "/pos3");
+  pos = b.Op1("Expand", {pos, b.Op1("Shape", {y}, n + "/y_shape")}, n + "/pos_full");
+  std::string gathered = b.Op1("GatherElements", {y, pos}, n + "/gather_outputs", {AttrInt("axis", 1)});
+  std::string any = b.Op1(
+      "Unsqueeze",
+      {b.Op1("Greater", {seen, b.ConstFloat(n + "/half", 0.5f)}, n + "/any_seen"), b.ConstInts(n + "/any_axes", {2})},
+      n + "/any_seen3");
+  return b.Op1("Where", {any, gathered, b.ConstFloat(n + "/zero_out", 0.0f)}, n + "/outputs");
+}
+
 Result<std::vector<KTensor>> Recurrent(Context& ctx, const LayerCall& c, const std::string& kind) {
   if (c.inputs.empty() || c.inputs[0].rank() != 3)
     return InvalidArgument(c.Where() + ": expects a [batch, time, features] input");
   ONYX_ASSIGN_OR_RETURN(RnnSpec s, ReadSpec(kind, c.config, c.Where()));
-  ONYX_ASSIGN_OR_RETURN(DirWeights d, Relayout(s, c, 0));
   const KTensor& x = c.inputs[0];
   std::vector<KTensor> initial(c.inputs.begin() + 1, c.inputs.end());
   if (auto it = c.kwargs.find("initial_state"); it != c.kwargs.end())
     initial.insert(initial.end(), it->second.begin(), it->second.end());
+  if (!x.mask.empty() && s.return_sequences && (s.go_backwards || !initial.empty())) {
+    // Keras's backends disagree on these (the order of go_backwards outputs; whether the output before the first
+    // unmasked step is zero or the initial state).
+    return MaskNotConvertible(c, x, "return_sequences=True with go_backwards or initial states over masked steps");
+  }
+  ONYX_ASSIGN_OR_RETURN(DirWeights d, Relayout(s, c, 0));
   const size_t nstates = kind == "LSTM" ? 2 : 1;
   if (!initial.empty() && initial.size() != nstates) {
     return InvalidArgument(c.Where() + ": " + std::to_string(initial.size()) + " initial states, expected " +
                            std::to_string(nstates));
   }
-  ONYX_ASSIGN_OR_RETURN(auto outs, EmitRnn(ctx, c, s, {d}, x, initial));
+  // A masked input: Keras skips masked steps (the state is carried over them): the RNN over the unmasked steps,
+  // compacted to the front, with sequence_lens. With return_sequences=True Keras's output at a masked step is
+  // the previous output (zero before the first unmasked step): the compacted outputs are gathered back.
+  KTensor run = x;
+  std::string lengths;
+  if (!x.mask.empty()) run.value = CompactMaskedSteps(ctx, x, c.name + "/mask", &lengths);
+  ONYX_ASSIGN_OR_RETURN(auto outs, EmitRnn(ctx, c, s, {d}, run, initial, lengths));
   GraphBuilder& b = ctx.b;
   const int64_t N = x.shape[0], T = x.shape[1], U = s.units;
   std::vector<KTensor> result;
@@ -188,8 +221,11 @@ Result<std::vector<KTensor>> Recurrent(Context& ctx, const LayerCall& c, const s
                  b.ConstInts(c.name + "/rev_axes", {0}), b.ConstInts(c.name + "/rev_steps", {-1})},
                 c.name + "/reverse");
     }
-    result.push_back(
-        {b.Op1("Transpose", {y}, c.name + "/batch_major", {AttrInts("perm", {1, 0, 2})}), {N, T, U}, DataType::kFloat});
+    y = b.Op1("Transpose", {y}, c.name + "/batch_major", {AttrInts("perm", {1, 0, 2})});
+    if (!x.mask.empty()) y = ScatterMaskedOutputs(ctx, x, y, c.name + "/mask");
+    result.push_back({y, {N, T, U}, DataType::kFloat});
+    result.back().mask = x.mask;  // Keras passes the mask on with the sequence
+    result.back().mask_origin = x.mask_origin;
   } else {
     result.push_back({Squeeze(ctx, outs[1], 0, c.name + "/last"), {N, U}, DataType::kFloat});
   }
@@ -213,11 +249,17 @@ Result<std::vector<KTensor>> Bidirectional(Context& ctx, const LayerCall& c) {
   ONYX_ASSIGN_OR_RETURN(RnnSpec s, ReadSpec(kind, icfg, c.Where()));
   if (s.return_state) return Unsupported(c.Where() + ": return_state in a Bidirectional layer");
   if (s.go_backwards) return Unsupported(c.Where() + ": a go_backwards forward layer");
+  if (!c.inputs[0].mask.empty() && s.return_sequences) {
+    return MaskNotConvertible(c, c.inputs[0], "return_sequences=True over masked steps");
+  }
   const size_t per = s.use_bias ? 3 : 2;
   ONYX_ASSIGN_OR_RETURN(DirWeights fw, Relayout(s, c, 0));
   ONYX_ASSIGN_OR_RETURN(DirWeights bw, Relayout(s, c, per));
   const KTensor& x = c.inputs[0];
-  ONYX_ASSIGN_OR_RETURN(auto outs, EmitRnn(ctx, c, s, {fw, bw}, x, {}));
+  KTensor run = x;  // masked steps: as in Recurrent (the backward layer sees the unmasked steps reversed)
+  std::string lengths;
+  if (!x.mask.empty()) run.value = CompactMaskedSteps(ctx, x, c.name + "/mask", &lengths);
+  ONYX_ASSIGN_OR_RETURN(auto outs, EmitRnn(ctx, c, s, {fw, bw}, run, {}, lengths));
   GraphBuilder& b = ctx.b;
   const std::string merge = c.config.contains("merge_mode") && c.config["merge_mode"].is_null()
                                 ? "none"
@@ -278,7 +320,8 @@ Result<std::vector<KTensor>> TimeDistributed(Context& ctx, const LayerCall& c) {
   rows.shape[0] = (x.shape[0] < 0 || x.shape[1] < 0) ? -1 : x.shape[0] * x.shape[1];
   static const json kEmpty = json::object();
   LayerCall ic{cls,    c.name, inner.contains("config") && inner["config"].is_object() ? inner["config"] : kEmpty,
-               {rows}, {},     c.weights};
+               {rows}, {},     c.weights,
+               kEmpty};
   auto r = fn(ctx, ic);
   if (!r.ok()) return r.status().WithContext(c.Where());
   if (r->size() != 1) return Unsupported(c.Where() + ": inner layer with several outputs");

@@ -8,6 +8,7 @@ Keras 3 archive (model.keras) holding the same architecture and weights, in the 
                 nodes with __keras_tensor__ arguments), metadata.json, model.weights.h5 (layers/<snake_case class>
                 [_k]/vars/<i>, with cell/, forward_layer/, backward_layer/, layer/ for wrapped layers).
 
+Cases with meta "only" (gen_numpy_cases.py: semantics of one Keras version) get only those forms.
 Models whose config uses hard_sigmoid are not wrapped as .keras: Keras 3 redefined it (relu6(x+3)/6 instead of
 0.2x+0.5), so the TF.js reference would not be that file's behaviour.
 
@@ -124,7 +125,14 @@ def k3_layer(layer):
     nodes = []
     for node in layer.get("inbound_nodes", []):
         refs = [k3_tensor(e) for e in node]
-        if cls in MERGE:
+        kwargs = {}
+        for e in node:
+            for k, v in (e[3] if len(e) > 3 and isinstance(e[3], dict) else {}).items():
+                is_ref = isinstance(v, list) and len(v) == 3 and isinstance(v[0], str)
+                kwargs[k] = k3_tensor(v) if is_ref else v
+        if cls == "MultiHeadAttention":  # Keras 3 passes query and value positionally
+            nodes.append({"args": refs + [kwargs.pop("value")], "kwargs": kwargs})
+        elif cls in MERGE:
             nodes.append({"args": [refs], "kwargs": {}})
         elif cls in RNN and len(refs) > 1:
             nodes.append({"args": [refs[0]], "kwargs": {"initial_state": refs[1:]}})
@@ -182,6 +190,11 @@ def write_k3_weights(h5, model, by_owner, prefix):
             groups = [(path + "/forward_layer/cell/vars", ws[:half]), (path + "/backward_layer/cell/vars", ws[half:])]
         elif cls == "TimeDistributed":
             groups = [(path + "/layer/vars", ws)]
+        elif cls == "MultiHeadAttention":  # EinsumDense sublayers, in creation order
+            per = 2 if layer["config"].get("use_bias", True) else 1
+            h5.require_group(path + "/vars")
+            groups = [(path + "/%s/vars" % sub, ws[i * per:(i + 1) * per])
+                      for i, sub in enumerate(["query_dense", "key_dense", "value_dense", "output_dense"])]
         else:
             groups = [(path + "/vars", ws)]
         for gpath, arrs in groups:
@@ -199,9 +212,12 @@ def write_keras3(path, model, weights):
         h5.require_group("vars")
         write_k3_weights(h5, model, by_owner, "")
     with zipfile.ZipFile(path, "w") as z:
-        z.writestr("metadata.json", json.dumps({"keras_version": "3.6.0", "date_saved": "2024-11-30@00:00:00"}))
-        z.writestr("config.json", json.dumps(k3_model(model)))
-        z.writestr("model.weights.h5", buf.getvalue())
+        # A fixed timestamp keeps regenerated archives byte-identical.
+        def put(name, data):
+            z.writestr(zipfile.ZipInfo(name, date_time=(2024, 11, 30, 0, 0, 0)), data)
+        put("metadata.json", json.dumps({"keras_version": "3.6.0", "date_saved": "2024-11-30@00:00:00"}))
+        put("config.json", json.dumps(k3_model(model)))
+        put("model.weights.h5", buf.getvalue())
 
 
 def main():
@@ -212,6 +228,16 @@ def main():
             continue
         model, weights = load_tfjs(d)
         meta = json.load(open(os.path.join(d, "meta.json")))
+        if meta.get("only"):  # semantics of one Keras version only (gen_numpy_cases.py)
+            forms = list(meta["only"])
+            if "keras" in forms:
+                write_keras3(os.path.join(d, "model.keras"), model, weights)
+            if "h5" in forms:
+                write_h5(os.path.join(d, "model.h5"), model, weights)
+            meta["forms"] = forms
+            json.dump(meta, open(os.path.join(d, "meta.json"), "w"), indent=1)
+            print(name, " ".join(forms))
+            continue
         forms = ["tfjs"]
         if "h5" not in meta.get("skip", []):
             write_h5(os.path.join(d, "model.h5"), model, weights)
