@@ -39,7 +39,7 @@ def run_case(onyx, model, inputs, refs, work, convert_args=()):
                        text=True)
     if r.returncode != 0:
         return False, 0, 0, "convert failed: " + r.stderr.strip()
-    r = subprocess.run([onyx, "check", out], capture_output=True, text=True)
+    r = subprocess.run([onyx, "check", "--full", out], capture_output=True, text=True)
     if r.returncode != 0:
         return False, 0, 0, "check failed: " + (r.stdout + r.stderr).strip()[-500:]
     outdir = os.path.join(work, "out")
