@@ -289,8 +289,10 @@ class LayoutRewriter {
       out_.push_back(std::move(m));
       return true;
     }
+    // Pooling runs blocked whenever a blocked copy of its input exists (oneDNN's pooling is much faster than the
+    // reference kernel, and a reorder back is cheaper than pooling plain).
     if ((op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool") &&
-        only_blocked(n.inputs[0])) {
+        BlockedOf(n.inputs[0]) != nullptr) {
       std::string mode = op == "MaxPool"             ? "max"
                          : op == "AveragePool"       ? "avg"
                          : op == "GlobalAveragePool" ? "global_avg"
