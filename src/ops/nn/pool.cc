@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "ops/common/parallel.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
 #include "ops/nn/window.h"
@@ -127,6 +128,37 @@ class PoolKernel : public OpKernel {
     std::vector<int64_t> col_strides(axes.size(), 1);
     for (size_t d = 1; d < axes.size(); ++d) col_strides[d] = col_strides[d - 1] * axes[d - 1].in;
 
+    if (kind_ == PoolKind::kMax && x->type() == DataType::kFloat && axes.size() == 2 && indices == nullptr) {
+      // The common case (2-D float, no Indices): the same taps in the same order as below, without the generic
+      // N-D walk, planes split across threads.
+      const float* in = x->data<float>();
+      float* out = y.data<float>();
+      const int64_t width = axes[1].in;
+      ParallelFor(planes, out_size * 8, [&](int64_t lo, int64_t hi) {
+        for (int64_t pl = lo; pl < hi; ++pl) {
+          const float* src = in + pl * in_size;
+          float* dst = out + pl * out_size;
+          for (int64_t oh = 0; oh < axes[0].out; ++oh) {
+            const auto& rows = taps[0].valid[static_cast<size_t>(oh)];
+            for (int64_t ow = 0; ow < axes[1].out; ++ow) {
+              const auto& cols = taps[1].valid[static_cast<size_t>(ow)];
+              float best = std::numeric_limits<float>::lowest();
+              bool first = true;
+              for (int64_t h : rows) {
+                const float* row = src + h * width;
+                for (int64_t w : cols) {
+                  const float v = row[w];
+                  if (first || v > best) best = v;
+                  first = false;
+                }
+              }
+              dst[oh * axes[1].out + ow] = best;
+            }
+          }
+        }
+      });
+      return Status::Ok();
+    }
     if (kind_ == PoolKind::kMax) {
       return Dispatch<MaxPoolTypes>(x->type(), [&](auto tag) {
         using T = typename decltype(tag)::type;
