@@ -16,6 +16,7 @@
   X(CommonSubexpression, kBasic)                                                   \
   X(DeadCodeElimination, kBasic)                                                   \
   /* extended: several nodes become one operator */                                \
+  X(FusePadConv, kExtended)                                                        \
   X(FuseConvBatchNorm, kExtended)                                                  \
   X(FuseConvScaleBias, kExtended)                                                  \
   X(FuseGemmScaleBias, kExtended)                                                  \

@@ -369,6 +369,25 @@ g (float[1, 2, 5, 5] x) => (float[1, 3, 3, 3] y) <
   EXPECT_EQ(Count(Optimized(m, OptLevel::kBasic), "BatchNormalization"), 1);
 }
 
+TEST(OptimizerConvFusion, FoldsZeroSpatialPadIntoConvPads) {
+  // Pad-11 with pads as an input, and Pad-2 with the attribute; a Pad of the channel axis or a non-zero value stays.
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 2, 4, 5] x) => (float[1, 1, 8, 6] y, float[1, 1, 4, 5] z) <
+    float[1, 2, 2, 2] w = {0.5, -1.0, 2.0, 0.25, 1.5, -0.5, 0.75, 1.0}, int64[8] p = {0, 0, 2, 1, 0, 0, 2, 1},
+    int64[8] pc = {0, 1, 0, 0, 0, 0, 0, 0}, float[1, 3, 1, 1] w3 = {1.0, 2.0, 3.0}> {
+  t = Pad(x, p)
+  y = Conv<pads = [0, 0, 1, 0]>(t, w)
+  u = Pad(x, pc)
+  z = Conv(u, w3)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kExtended);
+  EXPECT_EQ(Count(o, "Pad"), 1);
+  EXPECT_EQ(Count(o, "Conv"), 2);
+  ExpectSameResults(m, o);
+}
+
 TEST(OptimizerConvFusion, LeavesConvWhoseOutputIsReadTwice) {
   ir::Model m = Parse(R"(
 <ir_version: 8, opset_import: ["" : 13]>

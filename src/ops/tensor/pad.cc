@@ -1,5 +1,7 @@
 // Pad: pads as attribute 'paddings' (v1) / 'pads' (v2) and as an input from v11; axes input from v18; modes
 // constant, reflect, edge and wrap (v19). Negative pads remove elements.
+#include <algorithm>
+
 #include "ops/common/op_util.h"
 #include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
@@ -19,9 +21,15 @@ Result<std::vector<int64_t>> AxisMap(int64_t dim, int64_t begin, int64_t out_dim
         return InvalidArgument("cannot pad axis " + std::to_string(axis) + " of size 0 in a mode other than constant");
       }
       switch (mode) {
-        case PadMode::kConstant: i = -1; break;
-        case PadMode::kEdge: i = i < 0 ? 0 : dim - 1; break;
-        case PadMode::kWrap: i = ((i % dim) + dim) % dim; break;
+        case PadMode::kConstant:
+          i = -1;
+          break;
+        case PadMode::kEdge:
+          i = i < 0 ? 0 : dim - 1;
+          break;
+        case PadMode::kWrap:
+          i = ((i % dim) + dim) % dim;
+          break;
         case PadMode::kReflect:
           if (dim == 1) {
             i = 0;
@@ -57,6 +65,28 @@ Result<Tensor> PadTensor(const Tensor& data, const std::vector<int64_t>& pads, P
   }
   ONYX_ASSIGN_OR_RETURN(int64_t total, CheckedNumElements(out_shape));
   Tensor out = Tensor::Allocate(data.type(), out_shape);
+  if (mode == PadMode::kConstant) {
+    // Fill with the constant, then copy the kept block of the input into place (contiguous runs: memcpy).
+    Status filled = DispatchCopy(data.type(), [&](auto tag) {
+      using C = typename decltype(tag)::type;
+      std::fill(out.data<C>(), out.data<C>() + total, value.data<C>()[0]);
+      return Status::Ok();
+    });
+    ONYX_RETURN_IF_ERROR(filled);
+    const std::vector<int64_t> src_strides = RowMajorStrides(data.shape());
+    const std::vector<int64_t> dst_strides = RowMajorStrides(out_shape);
+    Shape block(rank);
+    int64_t src_offset = 0, dst_offset = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      const int64_t in_start = std::max<int64_t>(0, -pads[d]);
+      const int64_t out_start = std::max<int64_t>(0, pads[d]);
+      block[d] = std::max<int64_t>(0, std::min(data.shape()[d] - in_start, out_shape[d] - out_start));
+      src_offset += in_start * src_strides[d];
+      dst_offset += out_start * dst_strides[d];
+    }
+    if (NumElements(block) > 0) StridedCopy(data, src_offset, src_strides, out, dst_offset, dst_strides, block);
+    return out;
+  }
   const std::vector<int64_t> in_strides = RowMajorStrides(data.shape());
   Status s = DispatchCopy(data.type(), [&](auto tag) {
     using C = typename decltype(tag)::type;
@@ -118,7 +148,8 @@ class PadKernel : public OpKernel {
         ONYX_ASSIGN_OR_RETURN(const Tensor* v, ctx.TensorInput(2));
         if (v->type() != data->type() || v->size() != 1) {
           return InvalidArgument("input 'constant_value' (2) must be one " + std::string(DataTypeName(data->type())) +
-                                 " element, got " + std::string(DataTypeName(v->type())) + " " + ShapeToString(v->shape()));
+                                 " element, got " + std::string(DataTypeName(v->type())) + " " +
+                                 ShapeToString(v->shape()));
         }
         value = *v;
       }
@@ -162,8 +193,6 @@ class PadKernel : public OpKernel {
 
 }  // namespace
 
-void RegisterPadOps(KernelRegistry& registry) {
-  registry.Add("", "Pad", 1, kLatestVersion, MakeFactory<PadKernel>());
-}
+void RegisterPadOps(KernelRegistry& registry) { registry.Add("", "Pad", 1, kLatestVersion, MakeFactory<PadKernel>()); }
 
 }  // namespace onyx::ops::movement
