@@ -8,11 +8,62 @@
 
 namespace onyx::ir {
 
+Attribute IntAttr(const std::string& name, int64_t v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttrType::kInt;
+  a.i = v;
+  return a;
+}
+
+Attribute IntsAttr(const std::string& name, std::vector<int64_t> v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttrType::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+
+Attribute FloatAttr(const std::string& name, float v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttrType::kFloat;
+  a.f = v;
+  return a;
+}
+
+Attribute FloatsAttr(const std::string& name, std::vector<float> v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttrType::kFloats;
+  a.floats = std::move(v);
+  return a;
+}
+
+Attribute StringAttr(const std::string& name, std::string v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttrType::kString;
+  a.s = std::move(v);
+  return a;
+}
+
+Attribute StringsAttr(const std::string& name, std::vector<std::string> v) {
+  Attribute a;
+  a.name = name;
+  a.type = AttrType::kStrings;
+  a.strings = std::move(v);
+  return a;
+}
+
 std::string Dim::ToString() const {
   switch (kind) {
-    case Kind::kValue: return std::to_string(value);
-    case Kind::kParam: return param;
-    case Kind::kUnknown: break;
+    case Kind::kValue:
+      return std::to_string(value);
+    case Kind::kParam:
+      return param;
+    case Kind::kUnknown:
+      break;
   }
   return "?";
 }
@@ -42,13 +93,20 @@ TypeInfo TypeInfo::Optional(TypeInfo elem) {
 std::string TypeInfo::ToString() const {
   auto inner = [this] { return elem ? elem->ToString() : std::string("?"); };
   switch (kind) {
-    case Kind::kTensor: return "tensor(" + std::string(DataTypeName(elem_type)) + ")";
-    case Kind::kSparseTensor: return "sparse_tensor(" + std::string(DataTypeName(elem_type)) + ")";
-    case Kind::kSequence: return "seq(" + inner() + ")";
-    case Kind::kOptional: return "optional(" + inner() + ")";
-    case Kind::kMap: return "map(" + std::string(DataTypeName(elem_type)) + "," + inner() + ")";
-    case Kind::kOpaque: return "opaque(" + opaque_domain + "," + opaque_name + ")";
-    case Kind::kUndefined: break;
+    case Kind::kTensor:
+      return "tensor(" + std::string(DataTypeName(elem_type)) + ")";
+    case Kind::kSparseTensor:
+      return "sparse_tensor(" + std::string(DataTypeName(elem_type)) + ")";
+    case Kind::kSequence:
+      return "seq(" + inner() + ")";
+    case Kind::kOptional:
+      return "optional(" + inner() + ")";
+    case Kind::kMap:
+      return "map(" + std::string(DataTypeName(elem_type)) + "," + inner() + ")";
+    case Kind::kOpaque:
+      return "opaque(" + opaque_domain + "," + opaque_name + ")";
+    case Kind::kUndefined:
+      break;
   }
   return "undefined";
 }
@@ -69,21 +127,36 @@ std::string TypeInfo::ToShortString() const {
 
 std::string_view AttrTypeName(AttrType t) {
   switch (t) {
-    case AttrType::kFloat: return "float";
-    case AttrType::kInt: return "int";
-    case AttrType::kString: return "string";
-    case AttrType::kTensor: return "tensor";
-    case AttrType::kGraph: return "graph";
-    case AttrType::kFloats: return "floats";
-    case AttrType::kInts: return "ints";
-    case AttrType::kStrings: return "strings";
-    case AttrType::kTensors: return "tensors";
-    case AttrType::kGraphs: return "graphs";
-    case AttrType::kSparseTensor: return "sparse_tensor";
-    case AttrType::kSparseTensors: return "sparse_tensors";
-    case AttrType::kTypeProto: return "type_proto";
-    case AttrType::kTypeProtos: return "type_protos";
-    case AttrType::kUndefined: break;
+    case AttrType::kFloat:
+      return "float";
+    case AttrType::kInt:
+      return "int";
+    case AttrType::kString:
+      return "string";
+    case AttrType::kTensor:
+      return "tensor";
+    case AttrType::kGraph:
+      return "graph";
+    case AttrType::kFloats:
+      return "floats";
+    case AttrType::kInts:
+      return "ints";
+    case AttrType::kStrings:
+      return "strings";
+    case AttrType::kTensors:
+      return "tensors";
+    case AttrType::kGraphs:
+      return "graphs";
+    case AttrType::kSparseTensor:
+      return "sparse_tensor";
+    case AttrType::kSparseTensors:
+      return "sparse_tensors";
+    case AttrType::kTypeProto:
+      return "type_proto";
+    case AttrType::kTypeProtos:
+      return "type_protos";
+    case AttrType::kUndefined:
+      break;
   }
   return "undefined";
 }

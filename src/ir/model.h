@@ -115,6 +115,14 @@ struct Attribute {
   std::vector<std::string> sparse_tensors;  // serialized SparseTensorProto each
 };
 
+// Attributes built by rewrites, converters and adapters.
+Attribute IntAttr(const std::string& name, int64_t v);
+Attribute IntsAttr(const std::string& name, std::vector<int64_t> v);
+Attribute FloatAttr(const std::string& name, float v);
+Attribute FloatsAttr(const std::string& name, std::vector<float> v);
+Attribute StringAttr(const std::string& name, std::string v);
+Attribute StringsAttr(const std::string& name, std::vector<std::string> v);
+
 struct Node {
   std::string name;
   std::string op_type;
@@ -160,8 +168,8 @@ struct Function {
   std::string overload;
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
-  std::vector<std::string> attributes;            // attribute names without defaults
-  std::vector<Attribute> attribute_defaults;       // attributes with default values
+  std::vector<std::string> attributes;        // attribute names without defaults
+  std::vector<Attribute> attribute_defaults;  // attributes with default values
   std::vector<Node> nodes;
   std::string doc_string;
   std::vector<OpsetId> opset_import;

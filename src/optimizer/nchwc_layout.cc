@@ -16,29 +16,11 @@ namespace {
 
 namespace nchwc = ops::nchwc;
 
-bool IsOnnx(const ir::Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
+using ir::FloatAttr;
+using ir::IntAttr;
+using ir::StringAttr;
 
-ir::Attribute IntAttr(const std::string& name, int64_t v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kInt;
-  a.i = v;
-  return a;
-}
-ir::Attribute FloatAttr(const std::string& name, float v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kFloat;
-  a.f = v;
-  return a;
-}
-ir::Attribute StringAttr(const std::string& name, const std::string& v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kString;
-  a.s = v;
-  return a;
-}
+bool IsOnnx(const ir::Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
 
 struct Blocked {
   std::string name;  // the blocked value's name

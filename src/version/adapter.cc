@@ -174,46 +174,6 @@ const Adapter* FindAdapter(const std::string& op_type, int version, bool upward)
   return it == table.end() ? nullptr : &it->second;
 }
 
-ir::Attribute IntAttr(const std::string& name, int64_t v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kInt;
-  a.i = v;
-  return a;
-}
-
-ir::Attribute FloatAttr(const std::string& name, float v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kFloat;
-  a.f = v;
-  return a;
-}
-
-ir::Attribute StringAttr(const std::string& name, std::string v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kString;
-  a.s = std::move(v);
-  return a;
-}
-
-ir::Attribute IntsAttr(const std::string& name, std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
-ir::Attribute FloatsAttr(const std::string& name, std::vector<float> v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kFloats;
-  a.floats = std::move(v);
-  return a;
-}
-
 std::optional<ir::Attribute> TakeAttribute(ir::Node& node, const std::string& name) {
   for (auto it = node.attributes.begin(); it != node.attributes.end(); ++it) {
     if (it->name == name) {

@@ -99,12 +99,12 @@ void RegisterInputAttributeAdapters(AdapterTable& table);
 void RegisterLegacyAdapters(AdapterTable& table);
 void RegisterRewriteAdapters(AdapterTable& table);
 
-// Attribute helpers.
-ir::Attribute IntAttr(const std::string& name, int64_t v);
-ir::Attribute FloatAttr(const std::string& name, float v);
-ir::Attribute StringAttr(const std::string& name, std::string v);
-ir::Attribute IntsAttr(const std::string& name, std::vector<int64_t> v);
-ir::Attribute FloatsAttr(const std::string& name, std::vector<float> v);
+// Attribute helpers (the factories live in ir/model.h).
+using ir::FloatAttr;
+using ir::FloatsAttr;
+using ir::IntAttr;
+using ir::IntsAttr;
+using ir::StringAttr;
 // Removes the attribute and returns it (nullopt when absent).
 std::optional<ir::Attribute> TakeAttribute(ir::Node& node, const std::string& name);
 // Sets input `index`, padding with "" (omitted) inputs before it.

@@ -4,49 +4,6 @@
 
 namespace onyx::convert {
 
-ir::Attribute AttrInt(const std::string& name, int64_t v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kInt;
-  a.i = v;
-  return a;
-}
-ir::Attribute AttrInts(const std::string& name, std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-ir::Attribute AttrFloat(const std::string& name, float v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kFloat;
-  a.f = v;
-  return a;
-}
-ir::Attribute AttrFloats(const std::string& name, std::vector<float> v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kFloats;
-  a.floats = std::move(v);
-  return a;
-}
-ir::Attribute AttrString(const std::string& name, std::string v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kString;
-  a.s = std::move(v);
-  return a;
-}
-ir::Attribute AttrStrings(const std::string& name, std::vector<std::string> v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kStrings;
-  a.strings = std::move(v);
-  return a;
-}
-
 GraphBuilder::GraphBuilder(ir::Graph* graph) : graph_(graph) {
   for (const auto& in : graph->inputs) used_.insert(in.name);
   for (const auto& init : graph->initializers) used_.insert(init.name);

@@ -12,13 +12,6 @@
 
 namespace onyx::convert {
 
-ir::Attribute AttrInt(const std::string& name, int64_t v);
-ir::Attribute AttrInts(const std::string& name, std::vector<int64_t> v);
-ir::Attribute AttrFloat(const std::string& name, float v);
-ir::Attribute AttrFloats(const std::string& name, std::vector<float> v);
-ir::Attribute AttrString(const std::string& name, std::string v);
-ir::Attribute AttrStrings(const std::string& name, std::vector<std::string> v);
-
 class GraphBuilder {
  public:
   explicit GraphBuilder(ir::Graph* graph);

@@ -33,11 +33,11 @@ Result<Tensor> LayerCall::WeightAt(size_t i, const std::string& what) const {
 }
 
 std::string ToChannelsFirstValue(Context& ctx, const KTensor& x, const std::string& node_name) {
-  return ctx.b.Op1("Transpose", {x.value}, node_name + "/to_nchw", {AttrInts("perm", ToChannelsFirst(x.rank()))});
+  return ctx.b.Op1("Transpose", {x.value}, node_name + "/to_nchw", {ir::IntsAttr("perm", ToChannelsFirst(x.rank()))});
 }
 
 std::string ToChannelsLastValue(Context& ctx, const std::string& value, int64_t rank, const std::string& node_name) {
-  return ctx.b.Op1("Transpose", {value}, node_name + "/to_nhwc", {AttrInts("perm", ToChannelsLast(rank))});
+  return ctx.b.Op1("Transpose", {value}, node_name + "/to_nhwc", {ir::IntsAttr("perm", ToChannelsLast(rank))});
 }
 
 }  // namespace onyx::convert::keras

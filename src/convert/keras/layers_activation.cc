@@ -27,7 +27,7 @@ std::string GeluErf(Context& ctx, const std::string& x, const std::string& n) {
 // 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))): the tanh approximation (TF.js "gelu_new").
 std::string GeluTanh(Context& ctx, const std::string& x, const std::string& n) {
   GraphBuilder& b = ctx.b;
-  if (ctx.options.opset >= 20) return b.Op1("Gelu", {x}, n, {AttrString("approximate", "tanh")});
+  if (ctx.options.opset >= 20) return b.Op1("Gelu", {x}, n, {ir::StringAttr("approximate", "tanh")});
   std::string x3 = b.Op1("Mul", {b.Op1("Mul", {x, x}, n + "/sq"), x}, n + "/cube");
   std::string inner = b.Op1("Add", {x, b.Op1("Mul", {x3, b.ConstFloat(n + "/c", 0.044715f)}, n + "/cx3")}, n + "/sum");
   std::string t = b.Op1(
@@ -62,26 +62,26 @@ Result<KTensor> ApplyActivation(Context& ctx, const std::string& activation, con
   if (act == "relu6") {
     return Same(x, b.Op1("Clip", {v, b.ConstFloat(n + "/zero", 0), b.ConstFloat(n + "/six", 6)}, n + "/relu6"));
   }
-  if (act == "elu") return Same(x, b.Op1("Elu", {v}, n + "/elu", {AttrFloat("alpha", 1.0f)}));
+  if (act == "elu") return Same(x, b.Op1("Elu", {v}, n + "/elu", {ir::FloatAttr("alpha", 1.0f)}));
   if (act == "selu") return Same(x, b.Op1("Selu", {v}, n + "/selu"));
   if (act == "sigmoid") return Same(x, b.Op1("Sigmoid", {v}, n + "/sigmoid"));
   if (act == "tanh") return Same(x, b.Op1("Tanh", {v}, n + "/tanh"));
   if (act == "softplus") return Same(x, b.Op1("Softplus", {v}, n + "/softplus"));
   if (act == "softsign") return Same(x, b.Op1("Softsign", {v}, n + "/softsign"));
   if (act == "exponential") return Same(x, b.Op1("Exp", {v}, n + "/exp"));
-  if (act == "softmax") return Same(x, b.Op1("Softmax", {v}, n + "/softmax", {AttrInt("axis", -1)}));
-  if (act == "log_softmax") return Same(x, b.Op1("LogSoftmax", {v}, n + "/log_softmax", {AttrInt("axis", -1)}));
+  if (act == "softmax") return Same(x, b.Op1("Softmax", {v}, n + "/softmax", {ir::IntAttr("axis", -1)}));
+  if (act == "log_softmax") return Same(x, b.Op1("LogSoftmax", {v}, n + "/log_softmax", {ir::IntAttr("axis", -1)}));
   if (act == "hard_sigmoid") {
     // Keras 2 and TF.js: clip(0.2x + 0.5, 0, 1); Keras 3: relu6(x + 3) / 6.
     const float alpha = ctx.file.format == SourceFormat::kKeras3 ? 1.0f / 6.0f : 0.2f;
-    return Same(x,
-                b.Op1("HardSigmoid", {v}, n + "/hard_sigmoid", {AttrFloat("alpha", alpha), AttrFloat("beta", 0.5f)}));
+    return Same(x, b.Op1("HardSigmoid", {v}, n + "/hard_sigmoid",
+                         {ir::FloatAttr("alpha", alpha), ir::FloatAttr("beta", 0.5f)}));
   }
   if (act == "hard_swish" || act == "hard_silu") {
     if (ctx.options.opset >= 14) return Same(x, b.Op1("HardSwish", {v}, n + "/hard_swish"));
     // HardSwish is opset 14+: x * relu6(x + 3) / 6 as x * HardSigmoid(alpha 1/6, beta 0.5).
-    std::string gate =
-        b.Op1("HardSigmoid", {v}, n + "/hard_sigmoid", {AttrFloat("alpha", 1.0f / 6.0f), AttrFloat("beta", 0.5f)});
+    std::string gate = b.Op1("HardSigmoid", {v}, n + "/hard_sigmoid",
+                             {ir::FloatAttr("alpha", 1.0f / 6.0f), ir::FloatAttr("beta", 0.5f)});
     return Same(x, b.Op1("Mul", {v, gate}, n + "/hard_swish"));
   }
   if (act == "swish" || act == "silu") {
@@ -94,7 +94,7 @@ Result<KTensor> ApplyActivation(Context& ctx, const std::string& activation, con
     std::string sp = b.Op1("Softplus", {v}, n + "/softplus");
     return Same(x, b.Op1("Mul", {v, b.Op1("Tanh", {sp}, n + "/tanh")}, n + "/mish"));
   }
-  if (act == "leaky_relu") return Same(x, b.Op1("LeakyRelu", {v}, n + "/leaky_relu", {AttrFloat("alpha", 0.2f)}));
+  if (act == "leaky_relu") return Same(x, b.Op1("LeakyRelu", {v}, n + "/leaky_relu", {ir::FloatAttr("alpha", 0.2f)}));
   return Unsupported("activation '" + activation + "' is not supported");
 }
 
@@ -142,7 +142,7 @@ Result<std::vector<KTensor>> LeakyReluLayer(Context& ctx, const LayerCall& c) {
   // Keras 2 / TF.js call it alpha (default 0.3); Keras 3 negative_slope (default 0.3).
   const double alpha = GetFloatOr(c.config, "negative_slope", GetFloatOr(c.config, "alpha", 0.3));
   return std::vector<KTensor>{Same(c.inputs[0], ctx.b.Op1("LeakyRelu", {c.inputs[0].value}, c.name,
-                                                          {AttrFloat("alpha", static_cast<float>(alpha))}))};
+                                                          {ir::FloatAttr("alpha", static_cast<float>(alpha))}))};
 }
 
 Result<std::vector<KTensor>> PReluLayer(Context& ctx, const LayerCall& c) {
@@ -157,14 +157,14 @@ Result<std::vector<KTensor>> EluLayer(Context& ctx, const LayerCall& c) {
   if (c.inputs.size() != 1) return InvalidArgument(c.Where() + ": expects one input");
   const double alpha = GetFloatOr(c.config, "alpha", 1.0);
   return std::vector<KTensor>{Same(
-      c.inputs[0], ctx.b.Op1("Elu", {c.inputs[0].value}, c.name, {AttrFloat("alpha", static_cast<float>(alpha))}))};
+      c.inputs[0], ctx.b.Op1("Elu", {c.inputs[0].value}, c.name, {ir::FloatAttr("alpha", static_cast<float>(alpha))}))};
 }
 
 Result<std::vector<KTensor>> ThresholdedReluLayer(Context& ctx, const LayerCall& c) {
   if (c.inputs.size() != 1) return InvalidArgument(c.Where() + ": expects one input");
   const double theta = GetFloatOr(c.config, "theta", 1.0);
   return std::vector<KTensor>{Same(c.inputs[0], ctx.b.Op1("ThresholdedRelu", {c.inputs[0].value}, c.name,
-                                                          {AttrFloat("alpha", static_cast<float>(theta))}))};
+                                                          {ir::FloatAttr("alpha", static_cast<float>(theta))}))};
 }
 
 Result<std::vector<KTensor>> SoftmaxLayer(Context& ctx, const LayerCall& c) {
@@ -182,7 +182,7 @@ Result<std::vector<KTensor>> SoftmaxLayer(Context& ctx, const LayerCall& c) {
     if (a.is_array() && a[0].is_number_integer()) axis = a[0].get<int64_t>();
   }
   return std::vector<KTensor>{
-      Same(c.inputs[0], ctx.b.Op1("Softmax", {c.inputs[0].value}, c.name, {AttrInt("axis", axis)}))};
+      Same(c.inputs[0], ctx.b.Op1("Softmax", {c.inputs[0].value}, c.name, {ir::IntAttr("axis", axis)}))};
 }
 
 }  // namespace

@@ -59,7 +59,7 @@ std::string ProjectHeads(Context& ctx, const std::string& x, const Projection& p
   std::string y = b.Op1("MatMul", {x, p.kernel}, n + "/MatMul");
   if (!p.bias.empty()) y = b.Op1("Add", {y, p.bias}, n + "/BiasAdd");
   y = b.Op1("Reshape", {y, b.ConstInts(n + "/heads_shape", {0, 0, p.heads, p.size})}, n + "/split_heads");
-  return b.Op1("Transpose", {y}, n + "/transpose", {AttrInts("perm", std::move(perm))});
+  return b.Op1("Transpose", {y}, n + "/transpose", {ir::IntsAttr("perm", std::move(perm))});
 }
 
 const KTensor* Kwarg(const LayerCall& c, const std::string& key) {
@@ -125,7 +125,7 @@ Result<std::vector<KTensor>> MultiHeadAttention(Context& ctx, const LayerCall& c
   std::string keep;  // bool, broadcastable to [B, H, T, S]
   if (mask) {
     std::string m =
-        b.Op1("Cast", {mask->value}, c.name + "/mask_bool", {AttrInt("to", static_cast<int64_t>(DataType::kBool))});
+        b.Op1("Cast", {mask->value}, c.name + "/mask_bool", {ir::IntAttr("to", static_cast<int64_t>(DataType::kBool))});
     keep = b.Op1("Unsqueeze", {m, b.ConstInts(c.name + "/mask_axes", {1})}, c.name + "/mask_heads");
   }
   // Keras masks on the inputs (Masking / Embedding(mask_zero)): query's as [B, T, 1], value's and (a separate)
@@ -153,9 +153,9 @@ Result<std::vector<KTensor>> MultiHeadAttention(Context& ctx, const LayerCall& c
   if (!keep.empty()) {
     scores = b.Op1("Where", {keep, scores, b.ConstFloat(c.name + "/masked", kMaskedScore)}, c.name + "/masked_scores");
   }
-  std::string probs = b.Op1("Softmax", {scores}, c.name + "/softmax", {AttrInt("axis", -1)});
+  std::string probs = b.Op1("Softmax", {scores}, c.name + "/softmax", {ir::IntAttr("axis", -1)});
   std::string ctxv = b.Op1("MatMul", {probs, vh}, c.name + "/context");  // [B, H, T, Dv]
-  ctxv = b.Op1("Transpose", {ctxv}, c.name + "/context/transpose", {AttrInts("perm", {0, 2, 1, 3})});
+  ctxv = b.Op1("Transpose", {ctxv}, c.name + "/context/transpose", {ir::IntsAttr("perm", {0, 2, 1, 3})});
   ctxv =
       b.Op1("Reshape", {ctxv, b.ConstInts(c.name + "/merge_shape", {0, 0, heads * v.size})}, c.name + "/merge_heads");
   std::string y = b.Op1("MatMul", {ctxv, b.Constant(c.name + "/output/kernel", std::move(wo2))}, c.name + "/output");

@@ -45,8 +45,8 @@ int64_t ConvOutDim(int64_t in, int64_t k, int64_t s, int64_t d, const std::strin
 // Runs an ONNX Conv channels-first on x (channels-last in and out); W in ONNX layout, bias may be empty.
 KTensor EmitConv(Context& ctx, const std::string& name, const KTensor& x, const std::string& w, const std::string& bias,
                  const ConvParams& p, int64_t out_channels) {
-  std::vector<ir::Attribute> attrs{AttrInts("kernel_shape", p.kernel), AttrInts("strides", p.strides),
-                                   AttrInts("dilations", p.dilations), AttrInt("group", p.groups)};
+  std::vector<ir::Attribute> attrs{ir::IntsAttr("kernel_shape", p.kernel), ir::IntsAttr("strides", p.strides),
+                                   ir::IntsAttr("dilations", p.dilations), ir::IntAttr("group", p.groups)};
   std::vector<int64_t> shape{x.shape[0]};
   for (size_t i = 0; i < p.n; ++i)
     shape.push_back(ConvOutDim(x.shape[1 + i], p.kernel[i], p.strides[i], p.dilations[i], p.padding));
@@ -69,13 +69,13 @@ KTensor EmitConv(Context& ctx, const std::string& name, const KTensor& x, const 
     same_pads[i + p.n] = total - total / 2;
   }
   if (static_same) {
-    attrs.push_back(AttrInts("pads", same_pads));
+    attrs.push_back(ir::IntsAttr("pads", same_pads));
   } else if (p.padding == "same") {
-    attrs.push_back(AttrString("auto_pad", "SAME_UPPER"));
+    attrs.push_back(ir::StringAttr("auto_pad", "SAME_UPPER"));
   } else {
     std::vector<int64_t> pads(2 * p.n, 0);
     if (p.padding == "causal") pads[0] = (p.kernel[0] - 1) * p.dilations[0];
-    attrs.push_back(AttrInts("pads", pads));
+    attrs.push_back(ir::IntsAttr("pads", pads));
   }
   std::vector<std::string> ins{ToChannelsFirstValue(ctx, x, name), w};
   if (!bias.empty()) ins.push_back(bias);
@@ -212,11 +212,11 @@ Result<std::vector<KTensor>> ConvTranspose(Context& ctx, const LayerCall& c, siz
   // Keras [k..., out, in] -> ONNX [in, out, k...].
   ONYX_ASSIGN_OR_RETURN(Tensor w, TransposeTensor(k, KernelToOnnx(k.rank())));
   ONYX_ASSIGN_OR_RETURN(std::string bias, Bias(ctx, c, 1));
-  std::vector<ir::Attribute> attrs{AttrInts("kernel_shape", p.kernel), AttrInts("strides", p.strides),
-                                   AttrInts("dilations", p.dilations), AttrInts("pads", pads)};
+  std::vector<ir::Attribute> attrs{ir::IntsAttr("kernel_shape", p.kernel), ir::IntsAttr("strides", p.strides),
+                                   ir::IntsAttr("dilations", p.dilations), ir::IntsAttr("pads", pads)};
   bool any_op = false;
   for (int64_t v : out_pad) any_op |= v != 0;
-  if (any_op) attrs.push_back(AttrInts("output_padding", out_pad));
+  if (any_op) attrs.push_back(ir::IntsAttr("output_padding", out_pad));
   std::vector<std::string> ins{ToChannelsFirstValue(ctx, x, c.name), ctx.b.Constant(c.name + "/kernel", w)};
   if (!bias.empty()) ins.push_back(bias);
   std::string y = ctx.b.Op1("ConvTranspose", ins, c.name + "/ConvTranspose", attrs);

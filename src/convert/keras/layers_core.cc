@@ -49,7 +49,7 @@ Result<std::vector<KTensor>> Embedding(Context& ctx, const LayerCall& c) {
   ONYX_ASSIGN_OR_RETURN(Tensor table, c.WeightAt(0, "embeddings"));
   if (table.rank() != 2) return InvalidArgument(c.Where() + ": embeddings must be a matrix");
   std::string ids =
-      ctx.b.Op1("Cast", {x.value}, c.name + "/ids", {AttrInt("to", static_cast<int64_t>(DataType::kInt64))});
+      ctx.b.Op1("Cast", {x.value}, c.name + "/ids", {ir::IntAttr("to", static_cast<int64_t>(DataType::kInt64))});
   std::string y = ctx.b.Op1("Gather", {ctx.b.Constant(c.name + "/embeddings", table), ids}, c.name + "/Gather");
   KTensor out{y, x.shape, DataType::kFloat};
   out.shape.push_back(table.dim(1));
@@ -82,7 +82,7 @@ Result<std::vector<KTensor>> Rescaling(Context& ctx, const LayerCall& c) {
   const KTensor& x = c.inputs[0];
   std::string y = x.value;
   if (x.type != DataType::kFloat) {
-    y = ctx.b.Op1("Cast", {y}, c.name + "/cast", {AttrInt("to", static_cast<int64_t>(DataType::kFloat))});
+    y = ctx.b.Op1("Cast", {y}, c.name + "/cast", {ir::IntAttr("to", static_cast<int64_t>(DataType::kFloat))});
   }
   const nlohmann::json none;
   y = ctx.b.Op1(
@@ -155,17 +155,19 @@ Result<std::vector<KTensor>> Masking(Context& ctx, const LayerCall& c) {
   GraphBuilder& b = ctx.b;
   std::string mv = b.ConstFloat(c.name + "/mask_value", static_cast<float>(GetFloatOr(c.config, "mask_value", 0.0)));
   std::string keep = b.Op1("Not", {b.Op1("Equal", {x.value, mv}, c.name + "/equal")}, c.name + "/not");
-  std::string keepf = b.Op1("Cast", {keep}, c.name + "/cast", {AttrInt("to", static_cast<int64_t>(DataType::kFloat))});
+  std::string keepf =
+      b.Op1("Cast", {keep}, c.name + "/cast", {ir::IntAttr("to", static_cast<int64_t>(DataType::kFloat))});
   std::string any;
   if (ctx.options.opset >= 18) {
-    any = b.Op1("ReduceMax", {keepf, b.ConstInts(c.name + "/axes", {-1})}, c.name + "/any", {AttrInt("keepdims", 1)});
+    any =
+        b.Op1("ReduceMax", {keepf, b.ConstInts(c.name + "/axes", {-1})}, c.name + "/any", {ir::IntAttr("keepdims", 1)});
   } else {
-    any = b.Op1("ReduceMax", {keepf}, c.name + "/any", {AttrInts("axes", {-1}), AttrInt("keepdims", 1)});
+    any = b.Op1("ReduceMax", {keepf}, c.name + "/any", {ir::IntsAttr("axes", {-1}), ir::IntAttr("keepdims", 1)});
   }
   KTensor out{b.Op1("Mul", {x.value, any}, c.name), x.shape, x.type};
   // The mask Keras attaches: any(x != mask_value, axis=-1), [batch, time] for a [batch, time, features] input.
   out.mask = b.Op1("Cast", {b.Op1("Squeeze", {any, b.ConstInts(c.name + "/mask_axes", {-1})}, c.name + "/any_steps")},
-                   c.name + "/mask", {AttrInt("to", static_cast<int64_t>(DataType::kBool))});
+                   c.name + "/mask", {ir::IntAttr("to", static_cast<int64_t>(DataType::kBool))});
   out.mask_origin = c.name;
   return std::vector<KTensor>{out};
 }

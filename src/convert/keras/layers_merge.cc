@@ -51,7 +51,7 @@ Result<std::vector<KTensor>> Concatenate(Context& ctx, const LayerCall& c) {
     s = (d < 0 || s < 0) ? -1 : s + d;
   }
   return std::vector<KTensor>{
-      KTensor{ctx.b.Op1("Concat", vals, c.name, {AttrInt("axis", axis)}), shape, c.inputs[0].type}};
+      KTensor{ctx.b.Op1("Concat", vals, c.name, {ir::IntAttr("axis", axis)}), shape, c.inputs[0].type}};
 }
 
 // Dot(axes, normalize): Keras's batch_dot of two tensors of rank 2 or 3.
@@ -75,7 +75,7 @@ Result<std::vector<KTensor>> Dot(Context& ctx, const LayerCall& c) {
       const int64_t a = axes[static_cast<size_t>(k)];
       std::string sq = b.Op1("Mul", {v.value, v.value}, c.name + "/sq");
       std::string sum = ctx.options.opset >= 13 ? b.Op1("ReduceSum", {sq, b.ConstInts(c.name + "/axis", {a})},
-                                                        c.name + "/sum", {AttrInt("keepdims", 1)})
+                                                        c.name + "/sum", {ir::IntAttr("keepdims", 1)})
                                                 : std::string();
       std::string norm = b.Op1("Sqrt", {b.Op1("Max", {sum, b.ConstFloat(c.name + "/eps", 1e-12f)}, c.name + "/clamp")},
                                c.name + "/norm");
@@ -86,14 +86,14 @@ Result<std::vector<KTensor>> Dot(Context& ctx, const LayerCall& c) {
   std::vector<int64_t> shape;
   if (x.rank() == 2) {
     out = b.Op1("ReduceSum", {b.Op1("Mul", {x.value, y.value}, c.name + "/mul"), b.ConstInts(c.name + "/axes", {1})},
-                c.name, {AttrInt("keepdims", 1)});
+                c.name, {ir::IntAttr("keepdims", 1)});
     shape = {x.shape[0], 1};
   } else {
     // [N, a, d] x [N, d, b]: move x's contracted axis last and y's to the middle.
     std::string xv =
-        axes[0] == 2 ? x.value : b.Op1("Transpose", {x.value}, c.name + "/x_t", {AttrInts("perm", {0, 2, 1})});
+        axes[0] == 2 ? x.value : b.Op1("Transpose", {x.value}, c.name + "/x_t", {ir::IntsAttr("perm", {0, 2, 1})});
     std::string yv =
-        axes[1] == 1 ? y.value : b.Op1("Transpose", {y.value}, c.name + "/y_t", {AttrInts("perm", {0, 2, 1})});
+        axes[1] == 1 ? y.value : b.Op1("Transpose", {y.value}, c.name + "/y_t", {ir::IntsAttr("perm", {0, 2, 1})});
     out = b.Op1("MatMul", {xv, yv}, c.name);
     shape = {x.shape[0], x.shape[axes[0] == 2 ? 1 : 2], y.shape[axes[1] == 1 ? 2 : 1]};
   }

@@ -59,13 +59,14 @@ Result<std::vector<KTensor>> BatchNorm(Context& ctx, const LayerCall& c) {
     if (d != axis) perm.push_back(d);
   }
   std::string in = x.value;
-  if (!IsIdentityPerm(perm)) in = b.Op1("Transpose", {in}, c.name + "/to_nchw", {AttrInts("perm", perm)});
+  if (!IsIdentityPerm(perm)) in = b.Op1("Transpose", {in}, c.name + "/to_nchw", {ir::IntsAttr("perm", perm)});
   std::string y = b.Op1("BatchNormalization",
                         {in, b.Constant(c.name + "/gamma", gamma), b.Constant(c.name + "/beta", beta),
                          b.Constant(c.name + "/moving_mean", mean), b.Constant(c.name + "/moving_variance", var)},
                         c.name + "/BatchNormalization",
-                        {AttrFloat("epsilon", static_cast<float>(GetFloatOr(c.config, "epsilon", 1e-3)))});
-  if (!IsIdentityPerm(perm)) y = b.Op1("Transpose", {y}, c.name + "/to_nhwc", {AttrInts("perm", InversePerm(perm))});
+                        {ir::FloatAttr("epsilon", static_cast<float>(GetFloatOr(c.config, "epsilon", 1e-3)))});
+  if (!IsIdentityPerm(perm))
+    y = b.Op1("Transpose", {y}, c.name + "/to_nhwc", {ir::IntsAttr("perm", InversePerm(perm))});
   return std::vector<KTensor>{KTensor{y, x.shape, x.type}};
 }
 
@@ -103,13 +104,13 @@ Result<std::vector<KTensor>> LayerNorm(Context& ctx, const LayerCall& c) {
   GraphBuilder& b = ctx.b;
   std::string g = b.Constant(c.name + "/gamma", gamma), be = b.Constant(c.name + "/beta", beta);
   if (ctx.options.opset >= 17) {
-    std::string y =
-        b.Op1("LayerNormalization", {x.value, g, be}, c.name, {AttrInt("axis", axes[0]), AttrFloat("epsilon", eps)});
+    std::string y = b.Op1("LayerNormalization", {x.value, g, be}, c.name,
+                          {ir::IntAttr("axis", axes[0]), ir::FloatAttr("epsilon", eps)});
     return std::vector<KTensor>{KTensor{y, x.shape, x.type}};
   }
   // Before opset 17: mean, variance, normalize, scale and shift.
   auto reduce_mean = [&](const std::string& v, const std::string& n) {
-    return b.Op1("ReduceMean", {v}, n, {AttrInts("axes", axes), AttrInt("keepdims", 1)});
+    return b.Op1("ReduceMean", {v}, n, {ir::IntsAttr("axes", axes), ir::IntAttr("keepdims", 1)});
   };
   std::string d = b.Op1("Sub", {x.value, reduce_mean(x.value, c.name + "/mean")}, c.name + "/center");
   std::string var = reduce_mean(b.Op1("Mul", {d, d}, c.name + "/sq"), c.name + "/variance");

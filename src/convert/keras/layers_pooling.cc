@@ -20,7 +20,7 @@ Result<std::vector<KTensor>> Pool(Context& ctx, const LayerCall& c, size_t n, bo
                         GetInts(c.config, "pool_size", n, std::vector<int64_t>(n, 2), c.Where()));
   ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> strides, GetInts(c.config, "strides", n, size, c.Where()));
   const std::string padding = GetStringOr(c.config, "padding", "valid");
-  std::vector<ir::Attribute> attrs{AttrInts("kernel_shape", size), AttrInts("strides", strides)};
+  std::vector<ir::Attribute> attrs{ir::IntsAttr("kernel_shape", size), ir::IntsAttr("strides", strides)};
   std::vector<int64_t> shape{x.shape[0]};
   for (size_t i = 0; i < n; ++i) {
     const int64_t in = x.shape[1 + i];
@@ -30,13 +30,13 @@ Result<std::vector<KTensor>> Pool(Context& ctx, const LayerCall& c, size_t n, bo
   }
   shape.push_back(x.shape.back());
   if (padding == "same") {
-    attrs.push_back(AttrString("auto_pad", "SAME_UPPER"));
+    attrs.push_back(ir::StringAttr("auto_pad", "SAME_UPPER"));
   } else if (padding == "valid") {
-    attrs.push_back(AttrInts("pads", std::vector<int64_t>(2 * n, 0)));
+    attrs.push_back(ir::IntsAttr("pads", std::vector<int64_t>(2 * n, 0)));
   } else {
     return Unsupported(c.Where() + ": padding '" + padding + "'");
   }
-  if (!max) attrs.push_back(AttrInt("count_include_pad", 0));
+  if (!max) attrs.push_back(ir::IntAttr("count_include_pad", 0));
   std::string y = ctx.b.Op1(max ? "MaxPool" : "AveragePool", {ToChannelsFirstValue(ctx, x, c.name)},
                             c.name + (max ? "/MaxPool" : "/AveragePool"), attrs);
   return std::vector<KTensor>{KTensor{ToChannelsLastValue(ctx, y, x.rank(), c.name), shape, x.type}};
@@ -50,16 +50,16 @@ Result<std::vector<KTensor>> GlobalPool(Context& ctx, const LayerCall& c, size_t
   if (!x.mask.empty() && !max && n == 1) {
     // Keras averages over the unmasked steps only: sum(x * mask) / sum(mask) over time.
     GraphBuilder& b = ctx.b;
-    std::string m =
-        b.Op1("Unsqueeze",
-              {b.Op1("Cast", {x.mask}, c.name + "/mask_float", {AttrInt("to", static_cast<int64_t>(DataType::kFloat))}),
-               b.ConstInts(c.name + "/mask_axes", {2})},
-              c.name + "/mask3");  // [N, T, 1]
+    std::string m = b.Op1(
+        "Unsqueeze",
+        {b.Op1("Cast", {x.mask}, c.name + "/mask_float", {ir::IntAttr("to", static_cast<int64_t>(DataType::kFloat))}),
+         b.ConstInts(c.name + "/mask_axes", {2})},
+        c.name + "/mask3");  // [N, T, 1]
     const bool keep = GetBoolOr(c.config, "keepdims", false);
     std::string axes = b.ConstInts(c.name + "/time_axis", {1});
     std::string sum = b.Op1("ReduceSum", {b.Op1("Mul", {x.value, m}, c.name + "/masked"), axes}, c.name + "/sum",
-                            {AttrInt("keepdims", keep ? 1 : 0)});
-    std::string count = b.Op1("ReduceSum", {m, axes}, c.name + "/count", {AttrInt("keepdims", keep ? 1 : 0)});
+                            {ir::IntAttr("keepdims", keep ? 1 : 0)});
+    std::string count = b.Op1("ReduceSum", {m, axes}, c.name + "/count", {ir::IntAttr("keepdims", keep ? 1 : 0)});
     std::vector<int64_t> shape =
         keep ? std::vector<int64_t>{x.shape[0], 1, x.shape.back()} : std::vector<int64_t>{x.shape[0], x.shape.back()};
     return std::vector<KTensor>{KTensor{b.Op1("Div", {sum, count}, c.name), shape, x.type}};
@@ -74,7 +74,7 @@ Result<std::vector<KTensor>> GlobalPool(Context& ctx, const LayerCall& c, size_t
   }
   // [N, C, 1, ...] -> [N, C].
   return std::vector<KTensor>{
-      KTensor{ctx.b.Op1("Flatten", {y}, c.name, {AttrInt("axis", 1)}), {x.shape[0], x.shape.back()}, x.type}};
+      KTensor{ctx.b.Op1("Flatten", {y}, c.name, {ir::IntAttr("axis", 1)}), {x.shape[0], x.shape.back()}, x.type}};
 }
 
 }  // namespace

@@ -111,9 +111,9 @@ std::string Squeeze(Context& ctx, const std::string& v, int64_t axis, const std:
 std::string Reduce(Context& ctx, const std::string& op, const std::string& v, int64_t axis, const std::string& n) {
   // ReduceSum takes axes as an input from opset 13, the others from 18.
   if (op == "ReduceSum" || ctx.options.opset >= 18) {
-    return ctx.b.Op1(op, {v, ctx.b.ConstInts(n + "/axes", {axis})}, n, {AttrInt("keepdims", 0)});
+    return ctx.b.Op1(op, {v, ctx.b.ConstInts(n + "/axes", {axis})}, n, {ir::IntAttr("keepdims", 0)});
   }
-  return ctx.b.Op1(op, {v}, n, {AttrInts("axes", {axis}), AttrInt("keepdims", 0)});
+  return ctx.b.Op1(op, {v}, n, {ir::IntsAttr("axes", {axis}), ir::IntAttr("keepdims", 0)});
 }
 
 // Runs one ONNX recurrent node over x [N, T, F]; returns Y [T, D, N, U], Y_h [D, N, U], Y_c (LSTM).
@@ -142,7 +142,7 @@ Result<std::vector<std::string>> EmitRnn(Context& ctx, const LayerCall& c, const
       if (oa.params.size() > 1) betas.push_back(oa.params[1]);
     }
   }
-  std::string xt = b.Op1("Transpose", {x.value}, c.name + "/time_major", {AttrInts("perm", {1, 0, 2})});
+  std::string xt = b.Op1("Transpose", {x.value}, c.name + "/time_major", {ir::IntsAttr("perm", {1, 0, 2})});
   std::vector<std::string> ins{xt, b.Constant(c.name + "/W", Tensor::FromVector<float>(w, {D, G * U, F})),
                                b.Constant(c.name + "/R", Tensor::FromVector<float>(r, {D, G * U, U})),
                                b.Constant(c.name + "/B", Tensor::FromVector<float>(bias, {D, 2 * G * U})), lengths};
@@ -150,13 +150,13 @@ Result<std::vector<std::string>> EmitRnn(Context& ctx, const LayerCall& c, const
     ins.push_back(
         b.Op1("Unsqueeze", {initial[i].value, b.ConstInts(c.name + "/state_axes", {0})}, c.name + "/initial_state"));
   }
-  std::vector<ir::Attribute> attrs{AttrInt("hidden_size", U), AttrStrings("activations", acts),
-                                   AttrString("direction", D == 2           ? "bidirectional"
-                                                           : s.go_backwards ? "reverse"
-                                                                            : "forward")};
-  if (!alphas.empty()) attrs.push_back(AttrFloats("activation_alpha", alphas));
-  if (!betas.empty()) attrs.push_back(AttrFloats("activation_beta", betas));
-  if (s.kind == "GRU") attrs.push_back(AttrInt("linear_before_reset", s.reset_after ? 1 : 0));
+  std::vector<ir::Attribute> attrs{ir::IntAttr("hidden_size", U), ir::StringsAttr("activations", acts),
+                                   ir::StringAttr("direction", D == 2           ? "bidirectional"
+                                                               : s.go_backwards ? "reverse"
+                                                                                : "forward")};
+  if (!alphas.empty()) attrs.push_back(ir::FloatsAttr("activation_alpha", alphas));
+  if (!betas.empty()) attrs.push_back(ir::FloatsAttr("activation_beta", betas));
+  if (s.kind == "GRU") attrs.push_back(ir::IntAttr("linear_before_reset", s.reset_after ? 1 : 0));
   const std::string op = s.kind == "SimpleRNN" ? "RNN" : s.kind;
   return b.Op(op, ins, c.name + "/" + op, attrs, s.kind == "LSTM" ? 3 : 2);
 }
@@ -166,16 +166,16 @@ Result<std::vector<std::string>> EmitRnn(Context& ctx, const LayerCall& c, const
 std::string ScatterMaskedOutputs(Context& ctx, const KTensor& x, const std::string& y, const std::string& n) {
   GraphBuilder& b = ctx.b;
   std::string maskf =
-      b.Op1("Cast", {x.mask}, n + "/out_mask_float", {AttrInt("to", static_cast<int64_t>(DataType::kFloat))});
+      b.Op1("Cast", {x.mask}, n + "/out_mask_float", {ir::IntAttr("to", static_cast<int64_t>(DataType::kFloat))});
   std::string seen = b.Op1("CumSum", {maskf, b.Constant(n + "/time_axis", Tensor::Scalar<int64_t>(1))}, n + "/seen");
   std::string pos = b.Op1(
       "Max",
       {b.Op1("Sub", {seen, b.ConstFloat(n + "/one", 1.0f)}, n + "/last_unmasked"), b.ConstFloat(n + "/zero", 0.0f)},
       n + "/clamped");
-  pos = b.Op1("Cast", {pos}, n + "/pos", {AttrInt("to", static_cast<int64_t>(DataType::kInt64))});
+  pos = b.Op1("Cast", {pos}, n + "/pos", {ir::IntAttr("to", static_cast<int64_t>(DataType::kInt64))});
   pos = b.Op1("Unsqueeze", {pos, b.ConstInts(n + "/pos_axes", {2})}, n + "/pos3");
   pos = b.Op1("Expand", {pos, b.Op1("Shape", {y}, n + "/y_shape")}, n + "/pos_full");
-  std::string gathered = b.Op1("GatherElements", {y, pos}, n + "/gather_outputs", {AttrInt("axis", 1)});
+  std::string gathered = b.Op1("GatherElements", {y, pos}, n + "/gather_outputs", {ir::IntAttr("axis", 1)});
   std::string any = b.Op1(
       "Unsqueeze",
       {b.Op1("Greater", {seen, b.ConstFloat(n + "/half", 0.5f)}, n + "/any_seen"), b.ConstInts(n + "/any_axes", {2})},
@@ -221,7 +221,7 @@ Result<std::vector<KTensor>> Recurrent(Context& ctx, const LayerCall& c, const s
                  b.ConstInts(c.name + "/rev_axes", {0}), b.ConstInts(c.name + "/rev_steps", {-1})},
                 c.name + "/reverse");
     }
-    y = b.Op1("Transpose", {y}, c.name + "/batch_major", {AttrInts("perm", {1, 0, 2})});
+    y = b.Op1("Transpose", {y}, c.name + "/batch_major", {ir::IntsAttr("perm", {1, 0, 2})});
     if (!x.mask.empty()) y = ScatterMaskedOutputs(ctx, x, y, c.name + "/mask");
     result.push_back({y, {N, T, U}, DataType::kFloat});
     result.back().mask = x.mask;  // Keras passes the mask on with the sequence
@@ -269,11 +269,11 @@ Result<std::vector<KTensor>> Bidirectional(Context& ctx, const LayerCall& c) {
   int64_t dir_axis;
   std::vector<int64_t> shape;
   if (s.return_sequences) {
-    y = b.Op1("Transpose", {outs[0]}, c.name + "/batch_major", {AttrInts("perm", {2, 0, 1, 3})});  // [N, T, 2, U]
+    y = b.Op1("Transpose", {outs[0]}, c.name + "/batch_major", {ir::IntsAttr("perm", {2, 0, 1, 3})});  // [N, T, 2, U]
     dir_axis = 2;
     shape = {N, T, U};
   } else {
-    y = b.Op1("Transpose", {outs[1]}, c.name + "/batch_major", {AttrInts("perm", {1, 0, 2})});  // [N, 2, U]
+    y = b.Op1("Transpose", {outs[1]}, c.name + "/batch_major", {ir::IntsAttr("perm", {1, 0, 2})});  // [N, 2, U]
     dir_axis = 1;
     shape = {N, U};
   }
@@ -291,8 +291,8 @@ Result<std::vector<KTensor>> Bidirectional(Context& ctx, const LayerCall& c) {
   if (merge == "mul")
     return std::vector<KTensor>{{Reduce(ctx, "ReduceProd", y, dir_axis, c.name), shape, DataType::kFloat}};
   if (merge == "none") {
-    auto parts =
-        b.Op("Split", {y, b.ConstInts(c.name + "/split", {1, 1})}, c.name + "/split", {AttrInt("axis", dir_axis)}, 2);
+    auto parts = b.Op("Split", {y, b.ConstInts(c.name + "/split", {1, 1})}, c.name + "/split",
+                      {ir::IntAttr("axis", dir_axis)}, 2);
     return std::vector<KTensor>{{Squeeze(ctx, parts[0], dir_axis, c.name + "/forward"), shape, DataType::kFloat},
                                 {Squeeze(ctx, parts[1], dir_axis, c.name + "/backward"), shape, DataType::kFloat}};
   }
@@ -338,7 +338,7 @@ Result<std::vector<KTensor>> TimeDistributed(Context& ctx, const LayerCall& c) {
                           b.ConstInts(c.name + "/two", {2})},
                          c.name + "/batch_time");
   std::string target =
-      b.Op1("Concat", {nt, b.ConstInts(c.name + "/tail", tail)}, c.name + "/target", {AttrInt("axis", 0)});
+      b.Op1("Concat", {nt, b.ConstInts(c.name + "/tail", tail)}, c.name + "/target", {ir::IntAttr("axis", 0)});
   return std::vector<KTensor>{{b.Op1("Reshape", {y.value, target}, c.name), shape, y.type}};
 }
 

@@ -24,7 +24,7 @@ Result<std::vector<KTensor>> Flatten(Context& ctx, const LayerCall& c) {
   for (int64_t i = 1; i < x.rank(); ++i)
     n = (n < 0 || x.shape[static_cast<size_t>(i)] < 0) ? -1 : n * x.shape[static_cast<size_t>(i)];
   return std::vector<KTensor>{
-      KTensor{ctx.b.Op1("Flatten", {x.value}, c.name, {AttrInt("axis", 1)}), {x.shape[0], n}, x.type}};
+      KTensor{ctx.b.Op1("Flatten", {x.value}, c.name, {ir::IntAttr("axis", 1)}), {x.shape[0], n}, x.type}};
 }
 
 Result<std::vector<KTensor>> Reshape(Context& ctx, const LayerCall& c) {
@@ -62,7 +62,7 @@ Result<std::vector<KTensor>> Permute(Context& ctx, const LayerCall& c) {
     shape.push_back(x.shape[static_cast<size_t>(d)]);
   }
   return std::vector<KTensor>{
-      KTensor{ctx.b.Op1("Transpose", {x.value}, c.name, {AttrInts("perm", perm)}), shape, x.type}};
+      KTensor{ctx.b.Op1("Transpose", {x.value}, c.name, {ir::IntsAttr("perm", perm)}), shape, x.type}};
 }
 
 Result<std::vector<KTensor>> RepeatVector(Context& ctx, const LayerCall& c) {
@@ -155,13 +155,13 @@ Result<std::vector<KTensor>> UpSampling(Context& ctx, const LayerCall& c, size_t
   }
   std::vector<ir::Attribute> attrs;
   if (interp == "nearest") {
-    attrs = {AttrString("mode", "nearest"), AttrString("coordinate_transformation_mode", "asymmetric"),
-             AttrString("nearest_mode", "floor")};
+    attrs = {ir::StringAttr("mode", "nearest"), ir::StringAttr("coordinate_transformation_mode", "asymmetric"),
+             ir::StringAttr("nearest_mode", "floor")};
   } else if (interp == "bilinear") {
     // Keras resizes with half-pixel centers; TF.js's UpSampling2D calls resizeBilinear without them.
-    attrs = {AttrString("mode", "linear"),
-             AttrString("coordinate_transformation_mode",
-                        ctx.file.format == SourceFormat::kTfjs ? "asymmetric" : "half_pixel")};
+    attrs = {ir::StringAttr("mode", "linear"),
+             ir::StringAttr("coordinate_transformation_mode",
+                            ctx.file.format == SourceFormat::kTfjs ? "asymmetric" : "half_pixel")};
   } else {
     return Unsupported(c.Where() + ": interpolation '" + interp + "'");
   }

@@ -11,7 +11,7 @@ Status MaskNotConvertible(const LayerCall& c, const KTensor& x, const std::strin
 
 std::string CompactMaskedSteps(Context& ctx, const KTensor& x, const std::string& n, std::string* lengths) {
   GraphBuilder& b = ctx.b;
-  const auto to = [](DataType t) { return AttrInt("to", static_cast<int64_t>(t)); };
+  const auto to = [](DataType t) { return ir::IntAttr("to", static_cast<int64_t>(t)); };
   std::string maskf = b.Op1("Cast", {x.mask}, n + "/mask_float", {to(DataType::kFloat)});  // [N, T]
   std::string shape = b.Op1("Shape", {x.value}, n + "/shape");
   std::string steps = b.Op1("Slice", {shape, b.ConstInts(n + "/one", {1}), b.ConstInts(n + "/two", {2})},
@@ -26,13 +26,13 @@ std::string CompactMaskedSteps(Context& ctx, const KTensor& x, const std::string
   // are distinct, so the ascending TopK order is fully determined.
   std::string masked = b.Op1("Sub", {b.ConstFloat(n + "/one_f", 1.0f), maskf}, n + "/masked");
   std::string key = b.Op1("Add", {index, b.Op1("Mul", {masked, t_float}, n + "/masked_offset")}, n + "/key");
-  auto topk =
-      b.Op("TopK", {key, steps}, n + "/order", {AttrInt("axis", 1), AttrInt("largest", 0), AttrInt("sorted", 1)}, 2);
+  auto topk = b.Op("TopK", {key, steps}, n + "/order",
+                   {ir::IntAttr("axis", 1), ir::IntAttr("largest", 0), ir::IntAttr("sorted", 1)}, 2);
   std::string idx = b.Op1("Unsqueeze", {topk[1], b.ConstInts(n + "/idx_axes", {2})}, n + "/order3");
   idx = b.Op1("Expand", {idx, shape}, n + "/order_full");
-  std::string compact = b.Op1("GatherElements", {x.value, idx}, n + "/compact", {AttrInt("axis", 1)});
+  std::string compact = b.Op1("GatherElements", {x.value, idx}, n + "/compact", {ir::IntAttr("axis", 1)});
   std::string count =
-      b.Op1("ReduceSum", {maskf, b.ConstInts(n + "/sum_axes", {1})}, n + "/count", {AttrInt("keepdims", 0)});
+      b.Op1("ReduceSum", {maskf, b.ConstInts(n + "/sum_axes", {1})}, n + "/count", {ir::IntAttr("keepdims", 0)});
   *lengths = b.Op1("Cast", {count}, n + "/lengths", {to(DataType::kInt32)});
   return compact;
 }
