@@ -47,11 +47,14 @@ def ensure_models(names):
         os.makedirs(out, exist_ok=True)
         subprocess.run(["/usr/bin/python3", os.path.join(SHARED, "bench", "export_models.py")], check=True,
                        env=dict(os.environ, OUT=out))
-    models = {n: os.path.join(out, n + ".onnx") for n in names if n in GFLOP}
+    models = {n: (os.path.join(out, n + ".onnx"), None) for n in names if n in GFLOP}
     for path in sorted(glob.glob(os.path.join(SHARED, "models", "onnx", "*.onnx"))):
         name = os.path.splitext(os.path.basename(path))[0]
         if name in names:
-            models[name] = path
+            # Real models run on their reference inputs: their dynamic dims (image size, audio length) and control
+            # inputs (Silero's sample rate) need real values.
+            inputs = os.path.join(SHARED, "models", "onnx", "testdata", name, "test_data_set_0")
+            models[name] = (path, inputs if os.path.isdir(inputs) else None)
     return models
 
 
@@ -79,16 +82,17 @@ def main():
     ort_env = dict(os.environ, NODE_PATH=node_path)
     ort_runner = os.path.join(HERE, "ort_runner.js")
     rows = []
-    for name, path in models.items():
+    for name, (path, inputs) in models.items():
         for threads in [int(t) for t in args.threads.split(",")]:
             onyx_runs, ort_runs, error = [], [], None
             for r in range(args.rounds):
                 o, err = run_json([args.onyx, "bench", path, "--threads", str(threads), "--runs", str(args.runs),
-                                   "--warmup", str(args.warmup), "--json"])
+                                   "--warmup", str(args.warmup), "--json"] + (["--inputs", inputs] if inputs else []))
                 if err:
                     error = err
                     break
-                t, err = run_json(["node", ort_runner, path, str(threads), str(args.runs), str(args.warmup)], ort_env)
+                t, err = run_json(["node", ort_runner, path, str(threads), str(args.runs), str(args.warmup)] +
+                                  ([inputs] if inputs else []), ort_env)
                 if err:
                     error = "ORT: " + err
                     break

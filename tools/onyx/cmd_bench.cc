@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "cli.h"
+#include "format/tensor_proto.h"
 #include "random_inputs.h"
 #include "runtime/session.h"
 
@@ -25,6 +26,7 @@ void Help() {
       "  --runs N            timed runs (default 50)\n"
       "  --warmup N          untimed runs first (default 5)\n"
       "  --dim NAME=VALUE    value of a symbolic dimension (default 1)\n"
+      "  --inputs DIR        feed DIR/input_N.pb (ONNX test-data layout) instead of random inputs\n"
       "  --json              one JSON line instead of text\n"
       "  --profile           also print the time per operator type (timed runs and warm-up together)\n"
       "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all)\n"
@@ -48,11 +50,12 @@ int BenchMain(const std::vector<std::string>& args) {
   int runs = 50, warmup = 5;
   bool json = false;
   std::map<std::string, int64_t> dims;
+  std::string inputs_dir;
   SessionOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--threads" || a == "--runs" || a == "--warmup" || a == "--dim" || a == "--opt-level" ||
-        a == "--optimized-model") {
+        a == "--optimized-model" || a == "--inputs") {
       if (i + 1 >= args.size()) {
         Error(a + " needs a value");
         return kExitUsage;
@@ -62,6 +65,7 @@ int BenchMain(const std::vector<std::string>& args) {
       if (a == "--runs") runs = std::max(1, std::atoi(v.c_str()));
       if (a == "--warmup") warmup = std::max(0, std::atoi(v.c_str()));
       if (a == "--optimized-model") options.optimized_model_path = v;
+      if (a == "--inputs") inputs_dir = v;
       if (a == "--opt-level") {
         auto level = optimizer::ParseOptLevel(v);
         if (!level.ok()) {
@@ -106,7 +110,19 @@ int BenchMain(const std::vector<std::string>& args) {
   }
   std::mt19937_64 rng(0);
   std::vector<std::pair<std::string, Value>> feeds;
-  for (const auto* in : (*session)->model().graph.RealInputs()) {
+  const auto real_inputs = (*session)->model().graph.RealInputs();
+  for (size_t k = 0; k < real_inputs.size(); ++k) {
+    const auto* in = real_inputs[k];
+    if (!inputs_dir.empty()) {
+      const std::string file = inputs_dir + "/input_" + std::to_string(k) + ".pb";
+      auto v = format::LoadValueFile(file, in->type ? &*in->type : nullptr);
+      if (!v.ok()) {
+        Error(file + ": " + v.status().message());
+        return kExitFailure;
+      }
+      feeds.emplace_back(in->name, std::move(*v));
+      continue;
+    }
     Status st;
     Value v = RandomInput(*in, dims, rng, &st);
     if (!st.ok()) {
