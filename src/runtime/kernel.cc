@@ -100,6 +100,8 @@ Tensor& KernelContext::AllocateOutput(size_t i, DataType type, Shape shape) {
 Status KernelContext::RunSubgraph(const GraphPlan& plan, std::vector<Value> inputs, std::vector<Value>* outputs) const {
   ExecutionFrame frame(plan, frame_);
   frame.num_threads = num_threads_;
+  // Subgraph nodes are profiled too; the control-flow node's own entry then includes their time.
+  if (frame_ != nullptr) frame.profile = frame_->profile;
   auto& slots = frame.slots();
   for (const auto& [slot, value] : plan.constants) slots[static_cast<size_t>(slot)] = value;
   if (inputs.size() > plan.input_slots.size()) {

@@ -23,7 +23,8 @@ struct SessionOptions {
   optimizer::OptLevel optimization_level = optimizer::OptLevel::kAll;
   // When set, the optimized model is saved there (as onnxruntime's optimized_model_filepath).
   std::string optimized_model_path;
-  // Time every node of the main graph, summed per operator (Session::Profile), as onnxruntime's enable_profiling.
+  // Time every node, summed per operator (Session::Profile), as onnxruntime's enable_profiling. Nodes of
+  // subgraphs are counted too, so If/Loop/Scan entries include the time of their bodies.
   bool enable_profiling = false;
 };
 

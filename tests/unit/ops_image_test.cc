@@ -57,6 +57,50 @@ TEST(ImageResizeTest, EmptyInputGivesEmptyOutput) {
   EXPECT_EQ(RunOk(t).shape(), (Shape{0, 4}));
 }
 
+// Float images resized over their last two axes take a float fast path; it must match the general path (double,
+// taken for double inputs) on awkward sizes, up- and downsampling, every interpolation mode and antialiasing.
+TEST(ImageResizeTest, FloatPlanePathMatchesGeneralPath) {
+  struct Case {
+    std::string mode;
+    std::string coord;
+    int64_t antialias;
+    Shape in;
+    Shape out;
+  };
+  const std::vector<Case> cases = {
+      {"linear", "half_pixel", 0, {1, 3, 5, 7}, {1, 3, 11, 13}},
+      {"linear", "align_corners", 0, {2, 2, 9, 4}, {2, 2, 4, 10}},
+      {"cubic", "half_pixel", 0, {1, 2, 6, 5}, {1, 2, 13, 3}},
+      {"cubic", "asymmetric", 1, {1, 1, 17, 9}, {1, 1, 5, 4}},
+      {"linear", "pytorch_half_pixel", 1, {3, 8, 3}, {3, 3, 1}},
+  };
+  for (const auto& c : cases) {
+    int64_t n = 1;
+    for (int64_t d : c.in) n *= d;
+    std::vector<float> xf(static_cast<size_t>(n));
+    std::vector<double> xd(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      xf[static_cast<size_t>(i)] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)) * 10);
+      xd[static_cast<size_t>(i)] = xf[static_cast<size_t>(i)];
+    }
+    std::vector<int64_t> sizes(c.out.begin(), c.out.end());
+    auto run = [&](Tensor x) {
+      auto t = Op("Resize", 19);
+      t.Attr("mode", c.mode).Attr("coordinate_transformation_mode", c.coord).Attr("antialias", c.antialias);
+      t.Input(std::move(x)).Input(Value()).Input(Value()).Input(I64(sizes, {static_cast<int64_t>(sizes.size())}));
+      return RunOk(t);
+    };
+    Tensor yf = run(T_<float>(xf, c.in));
+    Tensor yd = run(T_<double>(xd, c.in));
+    ASSERT_EQ(yf.shape(), c.out) << c.mode << " " << c.coord;
+    const auto vf = Values<float>(yf);
+    const auto vd = Values<double>(yd);
+    for (size_t i = 0; i < vf.size(); ++i) {
+      EXPECT_NEAR(vf[i], vd[i], 1e-5 * (1 + std::fabs(vd[i]))) << c.mode << " " << c.coord << " at " << i;
+    }
+  }
+}
+
 TEST(ImageResizeTest, NegativeAxes) {
   auto t = Op("Resize", 19);
   t.Attr("axes", std::vector<int64_t>{-1}).Attr("mode", std::string("linear"))

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ops/common/op_util.h"
+#include "ops/common/parallel.h"
 #include "ops/image/image_ops.h"
 #include "ops/image/image_util.h"
 #include "runtime/kernel_registry.h"
@@ -174,6 +175,86 @@ Result<int64_t> ScaledLength(int64_t length, double scale, bool round_half_up) {
   return static_cast<int64_t>(v);
 }
 
+// Whether axis plan `plan` maps every output index to the same input index with weight 1.
+bool IsIdentityAxis(const AxisPlan& plan, int64_t in_len) {
+  if (static_cast<int64_t>(plan.taps.size()) != in_len) return false;
+  for (size_t o = 0; o < plan.taps.size(); ++o) {
+    const auto& t = plan.taps[o];
+    if (plan.outside[o] || t.size() != 1 || t[0].index != static_cast<int64_t>(o) || t[0].weight != 1.0) return false;
+  }
+  return true;
+}
+
+// Float images resized over their last two axes only (the common upsampling in vision models): per plane, the
+// rows are first interpolated along W into a scratch [H_in, W_out], then combined along H, in float with the
+// same taps as the general path (which computes in double: results differ by float rounding only).
+bool TryResizeFloatPlanes(const std::vector<AxisPlan>& plans, const Tensor& x, Tensor& y) {
+  const size_t rank = x.shape().size();
+  if (x.type() != DataType::kFloat || rank < 2) return false;
+  for (size_t d = 0; d + 2 < rank; ++d) {
+    if (!IsIdentityAxis(plans[d], x.dim(static_cast<int64_t>(d)))) return false;
+  }
+  for (size_t d = rank - 2; d < rank; ++d) {
+    for (bool o : plans[d].outside) {
+      if (o) return false;
+    }
+  }
+  const int64_t h_in = x.dim(static_cast<int64_t>(rank - 2)), w_in = x.dim(static_cast<int64_t>(rank - 1));
+  const int64_t h_out = y.dim(static_cast<int64_t>(rank - 2)), w_out = y.dim(static_cast<int64_t>(rank - 1));
+  const int64_t planes = h_in * w_in == 0 ? 0 : x.size() / (h_in * w_in);
+  // Flattened taps per axis: for output index o, taps [start[o], start[o+1]).
+  struct FlatTaps {
+    std::vector<int64_t> start, index;
+    std::vector<float> weight;
+  };
+  auto flatten = [](const AxisPlan& plan) {
+    FlatTaps f;
+    f.start.push_back(0);
+    for (const auto& taps : plan.taps) {
+      for (const Tap& t : taps) {
+        f.index.push_back(t.index);
+        f.weight.push_back(static_cast<float>(t.weight));
+      }
+      f.start.push_back(static_cast<int64_t>(f.index.size()));
+    }
+    return f;
+  };
+  const FlatTaps th = flatten(plans[rank - 2]);
+  const FlatTaps tw = flatten(plans[rank - 1]);
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  const int64_t work = h_in * w_out * 2 + h_out * w_out * 2;
+  ParallelFor(planes, work, [&](int64_t begin, int64_t end) {
+    std::vector<float> rows(static_cast<size_t>(h_in * w_out));
+    for (int64_t p = begin; p < end; ++p) {
+      const float* src = in + p * h_in * w_in;
+      for (int64_t r = 0; r < h_in; ++r) {
+        const float* srow = src + r * w_in;
+        float* drow = rows.data() + r * w_out;
+        for (int64_t o = 0; o < w_out; ++o) {
+          float acc = 0;
+          for (int64_t k = tw.start[static_cast<size_t>(o)]; k < tw.start[static_cast<size_t>(o) + 1]; ++k) {
+            acc += tw.weight[static_cast<size_t>(k)] * srow[tw.index[static_cast<size_t>(k)]];
+          }
+          drow[o] = acc;
+        }
+      }
+      float* dst = out + p * h_out * w_out;
+      for (int64_t o = 0; o < h_out; ++o) {
+        float* drow = dst + o * w_out;
+        const int64_t k0 = th.start[static_cast<size_t>(o)], k1 = th.start[static_cast<size_t>(o) + 1];
+        std::fill(drow, drow + w_out, 0.0f);
+        for (int64_t k = k0; k < k1; ++k) {
+          const float wgt = th.weight[static_cast<size_t>(k)];
+          const float* srow = rows.data() + th.index[static_cast<size_t>(k)] * w_out;
+          for (int64_t i = 0; i < w_out; ++i) drow[i] += wgt * srow[i];
+        }
+      }
+    }
+  });
+  return true;
+}
+
 // Computes Y from X given per-axis scales and output shape (all full-rank), ROI start/end per axis.
 Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<double>& scales, const Shape& out_shape,
                  const std::vector<double>& roi_start, const std::vector<double>& roi_end, KernelContext& ctx) {
@@ -191,6 +272,7 @@ Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<doubl
   for (size_t d = 0; d < rank; ++d) {
     plans[d] = PlanAxis(p, x.dim(static_cast<int64_t>(d)), out_shape[d], scales[d], roi_start[d], roi_end[d]);
   }
+  if (p.mode != Mode::kNearest && TryResizeFloatPlanes(plans, x, y)) return Status::Ok();
   const std::vector<int64_t> in_strides = RowMajorStrides(x.shape());
   const int64_t total = y.size();
   std::vector<int64_t> idx(rank, 0);
