@@ -101,7 +101,10 @@ Status KernelContext::RunSubgraph(const GraphPlan& plan, std::vector<Value> inpu
   ExecutionFrame frame(plan, frame_);
   frame.num_threads = num_threads_;
   // Subgraph nodes are profiled too; the control-flow node's own entry then includes their time.
-  if (frame_ != nullptr) frame.profile = frame_->profile;
+  if (frame_ != nullptr) {
+    frame.profile = frame_->profile;
+    frame.profile_per_node = frame_->profile_per_node;
+  }
   auto& slots = frame.slots();
   for (const auto& [slot, value] : plan.constants) slots[static_cast<size_t>(slot)] = value;
   if (inputs.size() > plan.input_slots.size()) {

@@ -193,8 +193,9 @@ Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Val
     }
     if (frame.profile != nullptr) {
       const auto& node = *step.node;
-      const std::string key =
+      std::string key =
           node.domain.empty() || node.domain == "ai.onnx" ? node.op_type : node.domain + "." + node.op_type;
+      if (frame.profile_per_node) key = node.name + " (" + key + ")";
       OpProfile& p = (*frame.profile)[key];
       p.op = key;
       p.total_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -347,6 +348,7 @@ Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
   std::vector<Value> all;
   std::unordered_map<std::string, OpProfile> profile;
   if (options_.enable_profiling) frame.profile = &profile;
+  frame.profile_per_node = options_.profile_per_node;
   ONYX_RETURN_IF_ERROR(ExecutePlan(*plan_, frame, &all));
   if (options_.enable_profiling) {
     std::lock_guard<std::mutex> lock(profile_mutex_);

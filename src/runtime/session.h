@@ -26,6 +26,8 @@ struct SessionOptions {
   // Time every node, summed per operator (Session::Profile), as onnxruntime's enable_profiling. Nodes of
   // subgraphs are counted too, so If/Loop/Scan entries include the time of their bodies.
   bool enable_profiling = false;
+  // With enable_profiling: one entry per node ("name (op_type)") instead of per operator type.
+  bool profile_per_node = false;
 };
 
 // Time spent in one operator type over all profiled runs.
@@ -68,6 +70,7 @@ class ExecutionFrame {
   const Value* Lookup(const std::string& name) const;
   int num_threads = 1;
   std::unordered_map<std::string, OpProfile>* profile = nullptr;  // set when the session profiles
+  bool profile_per_node = false;
 
  private:
   const GraphPlan& plan_;

@@ -29,6 +29,7 @@ void Help() {
       "  --inputs DIR        feed DIR/input_N.pb (ONNX test-data layout) instead of random inputs\n"
       "  --json              one JSON line instead of text\n"
       "  --profile           also print the time per operator type (timed runs and warm-up together)\n"
+      "  --profile-nodes     the same per node\n"
       "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all)\n"
       "  --optimized-model FILE  write the model as optimized to FILE\n");
 }
@@ -84,8 +85,9 @@ int BenchMain(const std::vector<std::string>& args) {
       }
     } else if (a == "--json") {
       json = true;
-    } else if (a == "--profile") {
+    } else if (a == "--profile" || a == "--profile-nodes") {
       options.enable_profiling = true;
+      options.profile_per_node = options.profile_per_node || a == "--profile-nodes";
     } else if (!a.empty() && a[0] == '-') {
       Error("unknown option '" + a + "'");
       return kExitUsage;
@@ -168,9 +170,9 @@ int BenchMain(const std::vector<std::string>& args) {
     double total = 0;
     for (const auto& p : profile) total += p.total_ms;
     const double all_runs = static_cast<double>(warmup + runs);
-    std::printf("%-32s %10s %8s %7s\n", "operator", "ms/run", "calls", "share");
+    std::printf("%-48s %10s %8s %7s\n", "operator", "ms/run", "calls", "share");
     for (const auto& p : profile) {
-      std::printf("%-32s %10.3f %8lld %6.1f%%\n", p.op.c_str(), p.total_ms / all_runs,
+      std::printf("%-48s %10.3f %8lld %6.1f%%\n", p.op.c_str(), p.total_ms / all_runs,
                   static_cast<long long>(p.calls / (warmup + runs)), total > 0 ? 100.0 * p.total_ms / total : 0.0);
     }
   }
