@@ -17,7 +17,9 @@ std::vector<int64_t> KnownInts::values() const {
 }
 
 std::optional<KnownInts> KnownIntsFromTensor(const Tensor& t) {
-  if (!IsInteger(t.type()) || t.rank() > 1 || t.size() > kMaxTrackedElements || t.raw() == nullptr) {
+  // Bools count (as 0/1): an If's condition is often a computed or constant bool.
+  if ((!IsInteger(t.type()) && t.type() != DataType::kBool) || t.rank() > 1 || t.size() > kMaxTrackedElements ||
+      t.raw() == nullptr) {
     return std::nullopt;
   }
   if (IsSubByte(t.type())) return std::nullopt;

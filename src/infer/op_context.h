@@ -14,8 +14,8 @@
 
 namespace onyx::infer {
 
-// The elements of a rank-0 or rank-1 integer tensor, each a number, a symbol or unknown (a shape being
-// computed: Shape -> Gather -> Concat -> Reshape).
+// The elements of a rank-0 or rank-1 integer (or bool, as 0/1) tensor, each a number, a symbol or unknown
+// (a shape being computed: Shape -> Gather -> Concat -> Reshape; a condition computed from shapes).
 struct KnownInts {
   std::vector<ir::Dim> elems;
   bool scalar = false;  // rank 0 (then elems has one entry)
