@@ -36,7 +36,7 @@ Status If(InferenceContext& ctx) {
     const char* taken = *cond ? "then_branch" : "else_branch";
     const char* skipped = *cond ? "else_branch" : "then_branch";
     ONYX_ASSIGN_OR_RETURN(Types out, ctx.InferSubgraph(taken, {}));
-    auto other = ctx.InferSubgraph(skipped, {});
+    auto other = ctx.InferSubgraph(skipped, {}, /*never_runs=*/true);
     if (other.ok()) {
       // The branches must still agree in structure (output count, kinds, element types).
       ONYX_RETURN_IF_ERROR(*cond ? CheckBranchOutputs(ctx, out, *other) : CheckBranchOutputs(ctx, *other, out));

@@ -211,7 +211,7 @@ g (bool c, float[N, 1, T] x, float[2, N, 8] h) => (y, r, hn)
 // The branch that is not taken never runs: what it would compute (a Squeeze of an axis that is not 1)
 // is not an error of the If.
 TEST(InferControlFlow, IfBranchNotTakenMayNotApply) {
-  auto m = Infer(R"(<ir_version: 8, opset_import: ["" : 17]>
+  const char* text = R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[N, 3] x) => (y) <int64 one_s = {1}, int64[1] one = {1}> {
   xs = Shape(x)
   d1 = Gather<axis = 0>(xs, one_s)
@@ -220,8 +220,19 @@ g (float[N, 3] x) => (y) <int64 one_s = {1}, int64[1] one = {1}> {
     then_branch = a () => (o) { o = Squeeze(x, one) },
     else_branch = b () => (o) { o = Identity(x) }>
 }
-)");
+)";
+  auto m = Infer(text);  // strict
   EXPECT_EQ(TypeOf(m, "y"), "float[N,3]");
+  // Not strict: nothing is reported about the branch either.
+  auto model = text::ParseModel(text);
+  ASSERT_TRUE(model.ok());
+  std::vector<std::string> diagnostics;
+  InferOptions o;
+  o.strict = false;
+  o.diagnostics = &diagnostics;
+  ASSERT_TRUE(InferShapes(*model, o).ok());
+  EXPECT_TRUE(diagnostics.empty()) << (diagnostics.empty() ? "" : diagnostics[0]);
+  EXPECT_EQ(TypeOf(*model, "y"), "float[N,3]");
 }
 
 // With a condition nothing is known about, both branches count (their union).
