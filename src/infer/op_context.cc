@@ -17,7 +17,9 @@ std::vector<int64_t> KnownInts::values() const {
 }
 
 std::optional<KnownInts> KnownIntsFromTensor(const Tensor& t) {
-  if (!IsInteger(t.type()) || t.rank() > 1 || t.size() > kMaxTrackedElements || t.raw() == nullptr) {
+  // Bools count (as 0/1): an If's condition is often a computed or constant bool.
+  if ((!IsInteger(t.type()) && t.type() != DataType::kBool) || t.rank() > 1 || t.size() > kMaxTrackedElements ||
+      t.raw() == nullptr) {
     return std::nullopt;
   }
   if (IsSubByte(t.type())) return std::nullopt;
@@ -123,17 +125,17 @@ std::optional<std::vector<int64_t>> InferenceContext::GetInts(std::string_view n
 }
 
 Result<std::vector<std::optional<ir::TypeInfo>>> InferenceContext::InferSubgraph(
-    std::string_view name, const std::vector<std::optional<ir::TypeInfo>>& input_types) {
+    std::string_view name, const std::vector<std::optional<ir::TypeInfo>>& input_types, bool never_runs) {
   for (auto& a : node_.attributes) {
-    if (a.name == name && a.type == ir::AttrType::kGraph && a.g) return InferSubgraph(*a.g, input_types);
+    if (a.name == name && a.type == ir::AttrType::kGraph && a.g) return InferSubgraph(*a.g, input_types, never_runs);
   }
   return Error("has no graph attribute '" + std::string(name) + "'");
 }
 
 Result<std::vector<std::optional<ir::TypeInfo>>> InferenceContext::InferSubgraph(
-    ir::Graph& graph, const std::vector<std::optional<ir::TypeInfo>>& input_types) {
+    ir::Graph& graph, const std::vector<std::optional<ir::TypeInfo>>& input_types, bool never_runs) {
   if (!subgraphs_) return std::vector<std::optional<ir::TypeInfo>>(graph.outputs.size());
-  return subgraphs_(graph, input_types);
+  return subgraphs_(graph, input_types, never_runs);
 }
 
 }  // namespace onyx::infer

@@ -14,8 +14,8 @@
 
 namespace onyx::infer {
 
-// The elements of a rank-0 or rank-1 integer tensor, each a number, a symbol or unknown (a shape being
-// computed: Shape -> Gather -> Concat -> Reshape).
+// The elements of a rank-0 or rank-1 integer (or bool, as 0/1) tensor, each a number, a symbol or unknown
+// (a shape being computed: Shape -> Gather -> Concat -> Reshape; a condition computed from shapes).
 struct KnownInts {
   std::vector<ir::Dim> elems;
   bool scalar = false;  // rank 0 (then elems has one entry)
@@ -25,9 +25,11 @@ struct KnownInts {
 };
 
 // Infers the outputs of a subgraph attribute given the types bound to its formal inputs (nullopt: use what
-// the subgraph declares). Returns the types of its outputs (nullopt where unknown).
+// the subgraph declares). Returns the types of its outputs (nullopt where unknown). `never_runs`: the
+// subgraph is known not to run (an If branch its condition rules out), so its problems come back as an
+// error for the caller to drop instead of being reported (even with strict = false).
 using SubgraphInferrer = std::function<Result<std::vector<std::optional<ir::TypeInfo>>>(
-    ir::Graph& graph, const std::vector<std::optional<ir::TypeInfo>>& input_types)>;
+    ir::Graph& graph, const std::vector<std::optional<ir::TypeInfo>>& input_types, bool never_runs)>;
 
 struct OutputInfo {
   std::optional<ir::TypeInfo> type;
@@ -88,9 +90,9 @@ class InferenceContext {
 
   // Infers the graph held by attribute `name` with its inputs bound to `input_types`.
   Result<std::vector<std::optional<ir::TypeInfo>>> InferSubgraph(
-      std::string_view name, const std::vector<std::optional<ir::TypeInfo>>& input_types);
+      std::string_view name, const std::vector<std::optional<ir::TypeInfo>>& input_types, bool never_runs = false);
   Result<std::vector<std::optional<ir::TypeInfo>>> InferSubgraph(
-      ir::Graph& graph, const std::vector<std::optional<ir::TypeInfo>>& input_types);
+      ir::Graph& graph, const std::vector<std::optional<ir::TypeInfo>>& input_types, bool never_runs = false);
 
  private:
   ir::Node& node_;

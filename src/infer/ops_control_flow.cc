@@ -11,13 +11,52 @@ namespace {
 
 using Types = std::vector<std::optional<ir::TypeInfo>>;
 
-Status If(InferenceContext& ctx) {
-  ONYX_ASSIGN_OR_RETURN(Types then_out, ctx.InferSubgraph("then_branch", {}));
-  ONYX_ASSIGN_OR_RETURN(Types else_out, ctx.InferSubgraph("else_branch", {}));
+// The If condition's value when data propagation knows it (a constant, or computed from shapes).
+std::optional<bool> KnownCondition(const InferenceContext& ctx) {
+  const KnownInts* k = ctx.input_ints(0);
+  if (k == nullptr || k->elems.size() != 1 || !k->elems[0].is_value()) return std::nullopt;
+  return k->elems[0].value != 0;
+}
+
+Status CheckBranchOutputs(const InferenceContext& ctx, const Types& then_out, const Types& else_out) {
   if (then_out.size() != ctx.num_outputs() || else_out.size() != ctx.num_outputs()) {
     return ctx.Error("branches have " + std::to_string(then_out.size()) + " and " + std::to_string(else_out.size()) +
                      " outputs for " + std::to_string(ctx.num_outputs()) + " node outputs");
   }
+  return Status::Ok();
+}
+
+Status If(InferenceContext& ctx) {
+  if (std::optional<bool> cond = KnownCondition(ctx)) {
+    // Only the taken branch runs, so the outputs are its outputs. Exporters guard shape-dependent code
+    // this way (`if x.shape[1] == 1: x = x.squeeze(1)`): the branches then differ in rank, and their union
+    // would lose the shape for everything downstream. The other branch is still inferred for its
+    // value_info, but what it would compute cannot happen (its Squeeze may not even apply), so its errors
+    // are not this node's.
+    const char* taken = *cond ? "then_branch" : "else_branch";
+    const char* skipped = *cond ? "else_branch" : "then_branch";
+    ONYX_ASSIGN_OR_RETURN(Types out, ctx.InferSubgraph(taken, {}));
+    auto other = ctx.InferSubgraph(skipped, {}, /*never_runs=*/true);
+    if (other.ok()) {
+      // The branches must still agree in structure (output count, kinds, element types).
+      ONYX_RETURN_IF_ERROR(*cond ? CheckBranchOutputs(ctx, out, *other) : CheckBranchOutputs(ctx, *other, out));
+      for (size_t i = 0; i < ctx.num_outputs(); ++i) {
+        if (out[i] && (*other)[i] && !UnionTypes(*out[i], *(*other)[i]))
+          return ctx.Error("output " + std::to_string(i) + " is " + out[i]->ToShortString() + " in " + taken + " but " +
+                           (*other)[i]->ToShortString() + " in " + skipped);
+      }
+    } else if (out.size() != ctx.num_outputs()) {
+      return ctx.Error(std::string(taken) + " has " + std::to_string(out.size()) + " outputs for " +
+                       std::to_string(ctx.num_outputs()) + " node outputs");
+    }
+    for (size_t i = 0; i < ctx.num_outputs(); ++i) {
+      if (out[i]) ctx.set_output(i, std::move(*out[i]));
+    }
+    return Status::Ok();
+  }
+  ONYX_ASSIGN_OR_RETURN(Types then_out, ctx.InferSubgraph("then_branch", {}));
+  ONYX_ASSIGN_OR_RETURN(Types else_out, ctx.InferSubgraph("else_branch", {}));
+  ONYX_RETURN_IF_ERROR(CheckBranchOutputs(ctx, then_out, else_out));
   for (size_t i = 0; i < ctx.num_outputs(); ++i) {
     const auto& a = then_out[i];
     const auto& b = else_out[i];

@@ -339,14 +339,24 @@ int64_t SliceLength(int64_t n, int64_t start, int64_t end, int64_t step) {
   return s > e ? (s - e + (-step) - 1) / (-step) : 0;
 }
 
-// A symbolic dim sliced with known bounds (step 1): "N", "N-1", "N-2"... assuming N is large enough.
+// A symbolic dim sliced with known bounds: "N", "N-1", "N-2"... (step 1), or a number when both bounds
+// count from the end (`x[..., -4:-1]` has 3 elements, `x[-3:]` 3), "N" for a reversal (`x[::-1]`);
+// assuming N is large enough for the bounds.
 ir::Dim SymbolicSliceLength(const ir::Dim& n, int64_t start, int64_t end, int64_t step) {
   constexpr int64_t kHuge = std::numeric_limits<int32_t>::max();
-  if (step != 1 || !n.is_param()) {
-    return UnknownDim();
+  if (!n.is_param()) return UnknownDim();
+  if (step == 1) {
+    if (start >= 0 && end >= kHuge) return DimSub(n, DimOf(start));
+    if (start >= 0 && end < 0) return DimSub(n, DimOf(start - end));
+    if (start < 0 && end >= kHuge) return DimOf(-start);
   }
-  if (start >= 0 && end >= kHuge) return DimSub(n, DimOf(start));
-  if (start >= 0 && end < 0) return DimSub(n, DimOf(start - end));
+  // Both bounds from the end: the length does not depend on N (any N at least as large as the bounds).
+  bool end_from_end = end < 0 && (step > 0 || end > -kHuge);
+  if (start < 0 && end_from_end) return DimOf(SliceLength(kHuge, start, end, step));
+  if (step == -1 && end <= -kHuge) {  // down to the first element
+    if (start >= kHuge) return n;
+    if (start < 0) return DimAdd(n, DimOf(start + 1));
+  }
   return UnknownDim();  // e.g. min(N, end) - start: not expressed
 }
 

@@ -179,7 +179,8 @@ class GraphInferencer {
 
  private:
   Status Report(const std::string& message) {
-    if (options_.strict) return InvalidArgument(message);
+    // Inside a subgraph that never runs, a problem only tells the caller to drop that subgraph's result.
+    if (options_.strict || never_runs_depth_ > 0) return InvalidArgument(message);
     if (options_.diagnostics != nullptr) options_.diagnostics->push_back(message);
     return Status::Ok();
   }
@@ -216,9 +217,12 @@ class GraphInferencer {
           inputs[i].ints = options_.data_propagation ? scope.Ints(node.inputs[i]) : nullptr;
           inputs[i].constant = scope.Constant(node.inputs[i]);
         }
-        SubgraphInferrer subgraphs = [this, &scope](ir::Graph& g,
-                                                    const std::vector<std::optional<ir::TypeInfo>>& types) {
-          return InferGraph(g, &scope, types, true);
+        SubgraphInferrer subgraphs = [this, &scope](ir::Graph& g, const std::vector<std::optional<ir::TypeInfo>>& types,
+                                                    bool never_runs) {
+          if (never_runs) ++never_runs_depth_;
+          auto r = InferGraph(g, &scope, types, true);
+          if (never_runs) --never_runs_depth_;
+          return r;
         };
         InferenceContext ctx(node, *since, opset_it->second, std::move(inputs), subgraphs, options_.data_propagation);
         status = fn(ctx);
@@ -286,6 +290,7 @@ class GraphInferencer {
     }
     GraphInferencer inner(opsets, functions_, options_);
     inner.function_depth_ = function_depth_;
+    inner.never_runs_depth_ = never_runs_depth_;
     inner.symbol_counter_ = symbol_counter_;
     // Constants known at the call site stay known inside (a shape passed to a function).
     Scope bound;
@@ -321,6 +326,7 @@ class GraphInferencer {
   const std::vector<ir::Function>& functions_;
   const InferOptions& options_;
   int function_depth_ = 0;
+  int never_runs_depth_ = 0;  // > 0 while inferring a subgraph that is known not to run
 };
 
 }  // namespace
