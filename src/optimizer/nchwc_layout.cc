@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "ir/graph_edit.h"
 #include "ops/nchwc/nchwc_names.h"
 
 namespace onyx::optimizer {
@@ -22,9 +23,17 @@ using ir::StringAttr;
 
 bool IsOnnx(const ir::Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
 
+// HardSwish arrives in onyx's private domain from the optimizer's fusion when the model predates opset 14.
+bool IsHardSwish(const ir::Node& n) {
+  return n.op_type == "HardSwish" && (IsOnnx(n) || n.domain == ir::kInternalDomain);
+}
+
 struct Blocked {
   std::string name;  // the blocked value's name
   int64_t channels = 0;
+  // Whether the channels past `channels` in the last block hold zeros. Convolutions and residual sums need it;
+  // ops such as HardSigmoid (f(0) != 0) leave other values there, which a Mul by a zero-padded value clears.
+  bool pad_zero = true;
 };
 
 // A fused activation: the attributes NchwcConv takes for it.
@@ -61,6 +70,7 @@ class LayoutRewriter {
     }
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
       for (const auto& name : ir::NodeReads(graph_.nodes[i])) consumers_[name].push_back(i);
+      for (const auto& name : graph_.nodes[i].outputs) producer_[name] = i;
     }
 
     int converted = 0;
@@ -78,6 +88,7 @@ class LayoutRewriter {
     for (const auto& out : graph_.outputs) EnsurePlain(out.name);
     if (converted == 0) return 0;
     graph_.nodes = std::move(out_);
+    ir::RemoveDeadNodes(graph_);  // e.g. the ConstantOfShape zeros of channel pads now read from blocked buffers
     if (!model_.OpsetVersion(ir::kInternalDomain)) model_.opset_import.push_back({ir::kInternalDomain, 1});
     return converted;
   }
@@ -111,6 +122,7 @@ class LayoutRewriter {
 
   // An activation that maps 0 to 0 (the padding channels of blocked values must stay zero), as NchwcConv fuses it.
   std::optional<FusedActivation> ZeroPreservingActivation(const ir::Node& n) const {
+    if (IsHardSwish(n) && n.outputs.size() == 1 && n.inputs.size() == 1) return FusedActivation{"HardSwish", 0, 0};
     if (!IsOnnx(n) || n.outputs.size() != 1 || n.inputs.empty()) return std::nullopt;
     if (n.op_type == "Relu") return FusedActivation{"Relu", 0, 0};
     if (n.op_type == "Tanh") return FusedActivation{"Tanh", 0, 0};
@@ -172,9 +184,9 @@ class LayoutRewriter {
     plain_missing_.erase(name);
   }
 
-  std::string NewBlocked(const std::string& name, int64_t channels) {
+  std::string NewBlocked(const std::string& name, int64_t channels, bool pad_zero = true) {
     std::string b = name + "::nchwc16";
-    blocked_[name] = Blocked{b, channels};
+    blocked_[name] = Blocked{b, channels, pad_zero};
     plain_missing_.insert(name);
     return b;
   }
@@ -194,6 +206,14 @@ class LayoutRewriter {
     for (const auto& a : n.attributes) conv.attributes.push_back(a);
     std::string x = n.inputs[0];
     bool x_blocked = false;
+    std::string suffix = "::nchwc16";
+    if (const Blocked* b = BlockedOf(x); b != nullptr && !b->pad_zero) {
+      // A blocked copy whose padding is not zero: block the plain form again (a reorder zero-pads), under a name
+      // of its own.
+      EnsurePlain(x);
+      blocked_.erase(x);
+      suffix = "::nchwc16z";
+    }
     if (const Blocked* b = BlockedOf(x)) {
       x = b->name;
       x_blocked = true;
@@ -204,7 +224,7 @@ class LayoutRewriter {
       r.domain = ir::kInternalDomain;
       r.name = x + "/to_nchwc16";
       r.inputs = {x};
-      std::string bx = x + "::nchwc16";
+      std::string bx = x + suffix;
       blocked_[x] = Blocked{bx, in_channels};
       r.outputs = {bx};
       r.attributes = {IntAttr("to_blocked", 1)};
@@ -222,7 +242,7 @@ class LayoutRewriter {
       if (IsOnnx(add) && add.op_type == "Add" && add.inputs.size() == 2 && add.outputs.size() == 1) {
         const std::string& other = add.inputs[0] == result ? add.inputs[1] : add.inputs[0];
         const Blocked* ob = BlockedOf(other);
-        if (other != result && ob != nullptr && ob->channels == out_channels) {
+        if (other != result && ob != nullptr && ob->channels == out_channels && ob->pad_zero) {
           conv.inputs.push_back(ob->name);
           absorbed_.insert(*c);
           result = add.outputs[0];
@@ -244,9 +264,76 @@ class LayoutRewriter {
     out_.push_back(std::move(conv));
   }
 
+  // The shape of `name` when it is a float tensor of zeros known here: a constant, or ConstantOfShape of a constant
+  // shape with a zero (or absent) value.
+  std::optional<Shape> ZerosShape(const std::string& name) const {
+    if (const Tensor* t = Constant(name)) {
+      if (t->type() != DataType::kFloat) return std::nullopt;
+      const float* v = t->data<float>();
+      for (int64_t i = 0; i < t->size(); ++i) {
+        if (v[i] != 0 || std::signbit(v[i])) return std::nullopt;
+      }
+      return t->shape();
+    }
+    auto p = producer_.find(name);
+    if (p == producer_.end()) return std::nullopt;
+    const ir::Node& n = graph_.nodes[p->second];
+    if (!IsOnnx(n) || n.op_type != "ConstantOfShape" || n.inputs.size() != 1) return std::nullopt;
+    if (const auto* value = n.FindAttribute("value")) {
+      const Tensor& v = value->t.tensor;
+      if (value->type != ir::AttrType::kTensor || v.type() != DataType::kFloat || v.size() != 1 ||
+          v.data<float>()[0] != 0 || std::signbit(v.data<float>()[0])) {
+        return std::nullopt;
+      }
+    } else {
+      return std::nullopt;  // without a value ConstantOfShape gives float zeros, but keep to the explicit form
+    }
+    const Tensor* shape = Constant(n.inputs[0]);
+    if (shape == nullptr || shape->type() != DataType::kInt64) return std::nullopt;
+    return Shape(shape->data<int64_t>(), shape->data<int64_t>() + shape->size());
+  }
+
+  // Concat(x, zeros) on the channel axis (how TF exports channel padding): the blocked form of x already holds
+  // zeros past its channels, so the result is x's buffer itself when the block count does not grow, else x's
+  // blocks followed by whole zero blocks (a Concat with a blocked zero constant).
+  bool TryChannelZeroPad(const ir::Node& n) {
+    if (n.inputs.size() < 2) return false;
+    const Blocked* x = BlockedOf(n.inputs[0]);
+    if (x == nullptr || !x->pad_zero || !plain_missing_.count(n.inputs[0])) return false;
+    int64_t channels = x->channels;
+    Shape zero_shape;
+    for (size_t k = 1; k < n.inputs.size(); ++k) {
+      auto z = ZerosShape(n.inputs[k]);
+      if (!z || z->size() != 4) return false;
+      if (k > 1 && ((*z)[0] != zero_shape[0] || (*z)[2] != zero_shape[2] || (*z)[3] != zero_shape[3])) return false;
+      zero_shape = *z;
+      channels += (*z)[1];
+    }
+    const Blocked pad{x->name, channels, true};
+    const int64_t blocks_in = (x->channels + nchwc::kBlock - 1) / nchwc::kBlock;
+    const int64_t blocks_out = (channels + nchwc::kBlock - 1) / nchwc::kBlock;
+    if (blocks_out == blocks_in) {
+      blocked_[n.outputs[0]] = pad;  // the same buffer, read with more channels
+      plain_missing_.insert(n.outputs[0]);
+      return true;
+    }
+    Tensor zeros = Tensor::Allocate(
+        DataType::kFloat, {zero_shape[0], blocks_out - blocks_in, zero_shape[2], zero_shape[3], nchwc::kBlock}, true);
+    std::string zname = n.outputs[0] + "::zero_blocks";
+    graph_.initializers.push_back(ir::NamedTensor{zname, "", std::move(zeros), {}, {}});
+    ir::Node m;
+    m.name = n.name;
+    m.op_type = "Concat";
+    m.inputs = {x->name, zname};
+    m.attributes = {IntAttr("axis", 1)};
+    m.outputs = {NewBlocked(n.outputs[0], channels)};
+    out_.push_back(std::move(m));
+    return true;
+  }
+
   // Runs n on blocked values when its inputs exist only blocked and it keeps the layout; false otherwise.
   bool TryBlockedPassThrough(const ir::Node& n) {
-    if (!IsOnnx(n) || n.outputs.size() != 1 || n.inputs.empty()) return false;
+    if ((!IsOnnx(n) && !IsHardSwish(n)) || n.outputs.size() != 1 || n.inputs.empty()) return false;
     const std::string& op = n.op_type;
     auto only_blocked = [&](const std::string& name) { return plain_missing_.count(name) > 0; };
     if (ZeroPreservingActivation(n) && only_blocked(n.inputs[0])) {
@@ -256,18 +343,45 @@ class LayoutRewriter {
       if (op == "Clip") {  // its bounds stay constant inputs (or attributes before opset 11)
         for (size_t k = 1; k < n.inputs.size(); ++k) m.inputs.push_back(n.inputs[k]);
       }
-      m.outputs = {NewBlocked(n.outputs[0], b.channels)};
+      m.outputs = {NewBlocked(n.outputs[0], b.channels, b.pad_zero)};
       out_.push_back(std::move(m));
       return true;
     }
-    if (op == "Add" && n.inputs.size() == 2) {
+    // Elementwise functions with f(0) != 0 (squeeze-and-excitation gates) run blocked too; their padding is then
+    // not zero.
+    if ((op == "Sigmoid" || op == "HardSigmoid") && n.inputs.size() == 1 && only_blocked(n.inputs[0])) {
+      const Blocked b = *BlockedOf(n.inputs[0]);
+      ir::Node m = n;
+      m.inputs = {b.name};
+      m.outputs = {NewBlocked(n.outputs[0], b.channels, false)};
+      out_.push_back(std::move(m));
+      return true;
+    }
+    if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && n.inputs.size() == 2) {
       const Blocked* a = BlockedOf(n.inputs[0]);
       const Blocked* b = BlockedOf(n.inputs[1]);
-      if (a == nullptr || b == nullptr || a->channels != b->channels) return false;
-      if (!only_blocked(n.inputs[0]) && !only_blocked(n.inputs[1])) return false;
+      if (a != nullptr && b != nullptr && op != "Div") {
+        // Two blocked values of the same channels broadcast against each other as 5-D tensors.
+        if (a->channels != b->channels) return false;
+        if (!only_blocked(n.inputs[0]) && !only_blocked(n.inputs[1])) return false;
+        ir::Node m = n;
+        m.inputs = {a->name, b->name};
+        const bool pad_zero = op == "Mul" ? (a->pad_zero || b->pad_zero) : (a->pad_zero && b->pad_zero);
+        m.outputs = {NewBlocked(n.outputs[0], a->channels, pad_zero)};
+        out_.push_back(std::move(m));
+        return true;
+      }
+      // A blocked value and a constant scalar (a one-element tensor broadcasts over any layout).
+      const size_t bi = a != nullptr ? 0 : 1;
+      const Blocked* x = a != nullptr ? a : b;
+      if (x == nullptr || (a != nullptr && b != nullptr) || !only_blocked(n.inputs[bi])) return false;
+      auto c = ConstantScalar(n, 1 - bi);
+      if (!c || Constant(n.inputs[1 - bi])->rank() > 4) return false;
+      if (op == "Div" && (bi != 0 || *c == 0)) return false;  // x / c only: c / x puts inf in the padding
+      const bool keeps_zero = op == "Mul" || op == "Div" || *c == 0;
       ir::Node m = n;
-      m.inputs = {a->name, b->name};
-      m.outputs = {NewBlocked(n.outputs[0], a->channels)};
+      m.inputs[bi] = x->name;
+      m.outputs = {NewBlocked(n.outputs[0], x->channels, x->pad_zero && keeps_zero)};
       out_.push_back(std::move(m));
       return true;
     }
@@ -296,13 +410,14 @@ class LayoutRewriter {
         if (a.name != "storage_order") m.attributes.push_back(a);
       }
       m.attributes.push_back(StringAttr("mode", mode));
-      m.outputs = {NewBlocked(n.outputs[0], b.channels)};
+      m.outputs = {NewBlocked(n.outputs[0], b.channels, b.pad_zero)};
       out_.push_back(std::move(m));
       return true;
     }
     if (op == "Concat") {
       const auto* axis = n.FindAttribute("axis");
       if (axis == nullptr || (axis->i != 1 && axis->i != -3)) return false;
+      if (TryChannelZeroPad(n)) return true;
       int64_t channels = 0;
       bool any_only_blocked = false;
       std::vector<std::string> ins;
@@ -330,6 +445,7 @@ class LayoutRewriter {
   std::unordered_map<std::string, const Tensor*> constants_;
   std::unordered_map<std::string, int> uses_;
   std::unordered_map<std::string, std::vector<size_t>> consumers_;
+  std::unordered_map<std::string, size_t> producer_;
   std::unordered_set<std::string> graph_outputs_;
   std::unordered_map<std::string, Blocked> blocked_;
   std::unordered_set<std::string> plain_missing_;

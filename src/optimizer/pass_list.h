@@ -22,6 +22,7 @@
   X(FuseGemmScaleBias, kExtended)                                                  \
   X(FuseMatMulAdd, kExtended)                                                      \
   X(FuseGelu, kExtended)                                                           \
+  X(FuseHardSwish, kExtended)                                                      \
   X(FuseLayerNorm, kExtended)
 
 namespace onyx::optimizer {

@@ -114,7 +114,8 @@ Status KernelContext::RunSubgraph(const GraphPlan& plan, std::vector<Value> inpu
   for (size_t i = 0; i < inputs.size(); ++i) slots[static_cast<size_t>(plan.input_slots[i])] = std::move(inputs[i]);
   for (const auto& [name, slot] : plan.outer_refs) {
     const Value* v = frame_ != nullptr ? frame_->Lookup(name) : nullptr;
-    if (v == nullptr) return InvalidArgument("subgraph reads '" + name + "', which has no value in any enclosing scope");
+    if (v == nullptr)
+      return InvalidArgument("subgraph reads '" + name + "', which has no value in any enclosing scope");
     slots[static_cast<size_t>(slot)] = *v;
   }
   return ExecutePlan(plan, frame, outputs);

@@ -166,5 +166,68 @@ g (float[1,64,13,11] x, float[64,64,3,3] w1, float[64] b1, float[64,64,3,3] w2) 
             2);
 }
 
+TEST(Nchwc, ChannelZeroPadByConcatStaysBlocked) {
+  // BlazeFace (TF export): channels padded by Concat with ConstantOfShape zeros, then a residual Add. 24 -> 28
+  // channels keeps two blocks (the blocked buffer is reused); 28 -> 40 adds a block (zero blocks appended). The
+  // padded values are also graph outputs, read back in the plain layout. A Sigmoid's blocked padding holds 0.5, so
+  // padding it must not reuse its buffer (p3).
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 12]>
+g (float[1,24,10,10] x, float[24,24,3,3] w0, float[28,1,3,3] wd, float[28,28,1,1] w1, float[28] b1, float[40,40,1,1] w2) => (float[1,28,10,10] p1, float[1,40,10,10] y, float[1,28,10,10] p3) {
+  s4 = Constant<value = int64[4] {1,4,10,10}>()
+  s12 = Constant<value = int64[4] {1,12,10,10}>()
+  c0 = Conv<pads = [1,1,1,1]>(x, w0)
+  r0 = Relu(c0)
+  z4 = ConstantOfShape<value = float[1] {0}>(s4)
+  p1 = Concat<axis = 1>(r0, z4)
+  d = Conv<pads = [1,1,1,1], group = 28>(p1, wd)
+  c1 = Conv(d, w1, b1)
+  a1 = Add(c1, p1)
+  r1 = Relu(a1)
+  z12 = ConstantOfShape<value = float[1] {0}>(s12)
+  p2 = Concat<axis = 1>(r1, z12)
+  c2 = Conv(p2, w2)
+  a2 = Add(c2, p2)
+  y = Relu(a2)
+  sg = Sigmoid(r0)
+  p3 = Concat<axis = 1>(sg, z4)
+}
+)"),
+            4);
+}
+
+TEST(Nchwc, HardSwishAndSqueezeExcitationStayBlocked) {
+  // PaddleOCR's MobileNetV3 blocks: x * relu6(x + 3) / 6 (fused into HardSwish, then into the conv), a
+  // squeeze-and-excitation gate (GlobalAveragePool, 1x1 convs, HardSigmoid whose f(0) != 0 dirties the blocked
+  // padding, Mul by the zero-padded activation clears it), a Sigmoid gate convolved directly (its padding is not
+  // zero: the conv must read a re-blocked copy), and scalar Mul/Add on blocked values. 20 channels: padded blocks.
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,3,9,11] x, float[20,3,3,3] w0, float[20] b0, float[8,20,1,1] wr, float[8] br, float[20,8,1,1] we, float[20] be, float[20,20,1,1] w1, float[20,20,1,1] w2) => (float[1,20,9,11] y, float[1,20,9,11] z) {
+  three = Constant<value = float {3}>()
+  six = Constant<value = float {6}>()
+  zero = Constant<value = float {0}>()
+  half = Constant<value = float {0.5}>()
+  c0 = Conv<pads = [1,1,1,1]>(x, w0, b0)
+  a = Add(c0, three)
+  cl = Clip(a, zero, six)
+  m = Mul(c0, cl)
+  hs = Div(m, six)
+  gp = GlobalAveragePool(hs)
+  cr = Conv(gp, wr, br)
+  rr = Relu(cr)
+  ce = Conv(rr, we, be)
+  gate = HardSigmoid<alpha = 0.2, beta = 0.5>(ce)
+  se = Mul(hs, gate)
+  c1 = Conv(se, w1)
+  y = Mul(c1, half)
+  sg = Sigmoid(c1)
+  sh = Add(sg, half)
+  z = Conv(sh, w2)
+}
+)"),
+            5);
+}
+
 }  // namespace
 }  // namespace onyx

@@ -103,7 +103,8 @@ TEST(ImageResizeTest, FloatPlanePathMatchesGeneralPath) {
 
 TEST(ImageResizeTest, NegativeAxes) {
   auto t = Op("Resize", 19);
-  t.Attr("axes", std::vector<int64_t>{-1}).Attr("mode", std::string("linear"))
+  t.Attr("axes", std::vector<int64_t>{-1})
+      .Attr("mode", std::string("linear"))
       .Attr("coordinate_transformation_mode", std::string("align_corners"));
   t.Input(F({0, 3, 10, 40}, {2, 2})).Input(Value()).Input(Value()).Input(I64({4}, {1}));
   ExpectFloats(RunOk(t), {2, 4}, {0, 1, 2, 3, 10, 20, 30, 40});
@@ -126,8 +127,7 @@ TEST(ImageResizeTest, NaNPropagatesThroughLinear) {
 
 TEST(ImageResizeTest, NearestTfCropAndResizeExtrapolates) {
   auto t = Op("Resize", 13);
-  t.Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize"))
-      .Attr("extrapolation_value", 9.0f);
+  t.Attr("coordinate_transformation_mode", std::string("tf_crop_and_resize")).Attr("extrapolation_value", 9.0f);
   // roi [-1, 1] over a length-3 axis, output 3: coordinates -2, 0, 2.
   t.Input(F({1, 2, 3}, {3})).Input(F({-1.0f, 1.0f}, {2})).Input(Value()).Input(I64({3}, {1}));
   ExpectFloats(RunOk(t), {3}, {9, 1, 3});
@@ -163,7 +163,9 @@ TEST(ImageResizeTest, BadAttributesAreErrors) {
   ExpectError(mode, "mode");
   auto coord = Op("Resize", 13);  // tf_half_pixel_for_nn only existed in Resize-11
   coord.Attr("coordinate_transformation_mode", std::string("tf_half_pixel_for_nn"))
-      .Input(F({1, 2}, {2})).Input(Value()).Input(F({2.0f}, {1}));
+      .Input(F({1, 2}, {2}))
+      .Input(Value())
+      .Input(F({2.0f}, {1}));
   ExpectError(coord, "coordinate_transformation_mode");
   auto aa = Op("Resize", 18);
   aa.Attr("antialias", int64_t{1}).Input(F({1, 2}, {2})).Input(Value()).Input(F({0.5f}, {1}));
@@ -309,7 +311,8 @@ TEST(ImageAffineGridTest, ThetaShapeMismatchIsAnError) {
 TEST(ImageRoiAlignTest, ConstantMapAveragesToTheConstant) {
   auto t = Op("RoiAlign", 16);
   t.Attr("output_height", int64_t{2}).Attr("output_width", int64_t{2}).Attr("sampling_ratio", int64_t{2});
-  t.Input(F(std::vector<float>(16, 3.0f), {1, 1, 4, 4})).Input(F({0.5f, 0.5f, 3.0f, 3.0f}, {1, 4}))
+  t.Input(F(std::vector<float>(16, 3.0f), {1, 1, 4, 4}))
+      .Input(F({0.5f, 0.5f, 3.0f, 3.0f}, {1, 4}))
       .Input(I64({0}, {1}));
   ExpectFloats(RunOk(t), {1, 1, 2, 2}, {3, 3, 3, 3});
 }
@@ -438,15 +441,19 @@ TEST(ImageNonMaxSuppressionTest, MaxOutputOmittedSelectsNothing) {
 TEST(ImageNonMaxSuppressionTest, NaNScoresSortLastAndTiesKeepIndexOrder) {
   auto t = Op("NonMaxSuppression", 11);
   // Three disjoint boxes; scores NaN, 0.5, 0.5: the tie keeps index order, NaN comes last.
-  t.Input(F({0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}, {1, 3, 4})).Input(F({kNaN, 0.5f, 0.5f}, {1, 1, 3}))
+  t.Input(F({0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}, {1, 3, 4}))
+      .Input(F({kNaN, 0.5f, 0.5f}, {1, 1, 3}))
       .Input(I64({10}, {1}));
   EXPECT_EQ(Values<int64_t>(RunOk(t)), (std::vector<int64_t>{0, 0, 1, 0, 0, 2, 0, 0, 0}));
 }
 
 TEST(ImageNonMaxSuppressionTest, ScoreThresholdIsStrict) {
   auto t = Op("NonMaxSuppression", 11);
-  t.Input(F({0, 0, 1, 1, 2, 2, 3, 3}, {1, 2, 4})).Input(F({0.5f, 0.6f}, {1, 1, 2})).Input(I64({10}, {1}))
-      .Input(F({0.5f}, {1})).Input(F({0.5f}, {1}));
+  t.Input(F({0, 0, 1, 1, 2, 2, 3, 3}, {1, 2, 4}))
+      .Input(F({0.5f, 0.6f}, {1, 1, 2}))
+      .Input(I64({10}, {1}))
+      .Input(F({0.5f}, {1}))
+      .Input(F({0.5f}, {1}));
   EXPECT_EQ(Values<int64_t>(RunOk(t)), (std::vector<int64_t>{0, 0, 1}));
 }
 
@@ -468,8 +475,10 @@ TEST(ImageNonMaxSuppressionTest, ScoresShapeMismatchIsAnError) {
 TEST(ImageDeformConvTest, ZeroOffsetsIsPlainConvolution) {
   auto t = Op("DeformConv", 22);
   // 1x1x2x2 input, 1x1x2x2 kernel, one output position.
-  t.Input(F({1, 2, 3, 4}, {1, 1, 2, 2})).Input(F({1, 10, 100, 1000}, {1, 1, 2, 2}))
-      .Input(F(std::vector<float>(8, 0.0f), {1, 8, 1, 1})).Input(F({0.5f}, {1}));
+  t.Input(F({1, 2, 3, 4}, {1, 1, 2, 2}))
+      .Input(F({1, 10, 100, 1000}, {1, 1, 2, 2}))
+      .Input(F(std::vector<float>(8, 0.0f), {1, 8, 1, 1}))
+      .Input(F({0.5f}, {1}));
   ExpectFloats(RunOk(t), {1, 1, 1, 1}, {1 + 20 + 300 + 4000 + 0.5f});
 }
 
@@ -482,7 +491,10 @@ TEST(ImageDeformConvTest, OffsetsShiftAndReadZeroOutside) {
 
 TEST(ImageDeformConvTest, MaskScalesTaps) {
   auto t = Op("DeformConv", 19);
-  t.Input(F({1, 2, 3}, {1, 1, 3})).Input(F({1}, {1, 1, 1})).Input(F({0, 0, 0}, {1, 1, 3})).Input(Value())
+  t.Input(F({1, 2, 3}, {1, 1, 3}))
+      .Input(F({1}, {1, 1, 1}))
+      .Input(F({0, 0, 0}, {1, 1, 3}))
+      .Input(Value())
       .Input(F({0.5f, 2.0f, 0.0f}, {1, 1, 3}));
   ExpectFloats(RunOk(t), {1, 1, 3}, {0.5f, 4, 0});
 }

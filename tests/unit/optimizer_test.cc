@@ -476,6 +476,48 @@ TEST(OptimizerGelu, UsesThePrivateOperatorBeforeOpset20) {
   ExpectSameResults(m, o);
 }
 
+// HardSwish in the forms exporters write: (x * relu6(x + 3)) / 6, x * (relu6(3 + x) * (1/6)), x * HardSigmoid(x)
+// with alpha 1/6; and two that must stay: relu6(x + 3) read elsewhere too (r), and x * relu6(x + 3) without /6.
+constexpr const char* kHardSwishModel = R"(
+<ir_version: 8, opset_import: ["" : OPSET]>
+g (float[2, 8] x) => (float[2, 8] y, float[2, 8] z, float[2, 8] w, float[2, 8] v, float[2, 8] r, float[2, 8] u) <float three = {3.0}, float six = {6.0}, float zero = {0.0}, float sixth = {0.16666667}> {
+  a = Add(x, three)
+  c = Clip(a, zero, six)
+  m = Mul(x, c)
+  y = Div(m, six)
+  a2 = Add(three, x)
+  c2 = Clip(a2, zero, six)
+  s2 = Mul(c2, sixth)
+  z = Mul(s2, x)
+  hs = HardSigmoid<alpha = 0.16666667, beta = 0.5>(x)
+  w = Mul(x, hs)
+  p = Neg(x)
+  a4 = Add(p, three)
+  r = Clip(a4, zero, six)
+  m4 = Mul(p, r)
+  v = Div(m4, six)
+  q = Relu(x)
+  a5 = Add(q, three)
+  c5 = Clip(a5, zero, six)
+  u = Mul(q, c5)
+}
+)";
+
+TEST(OptimizerHardSwish, FusesEachExporterForm) {
+  ir::Model m = Parse(WithOpset(kHardSwishModel, 14));
+  ir::Model o = Optimized(m, OptLevel::kExtended);
+  EXPECT_EQ(Count(o, "HardSwish"), 3);
+  EXPECT_EQ(Count(o, "Clip"), 2);  // r (read as an output too) and u (no division by 6) stay
+  ExpectSameResults(m, o);
+}
+
+TEST(OptimizerHardSwish, UsesThePrivateOperatorBeforeOpset14) {
+  ir::Model m = Parse(WithOpset(kHardSwishModel, 13));
+  ir::Model o = Optimized(m, OptLevel::kExtended);
+  EXPECT_EQ(Count(o, "ai.onyx.internal.HardSwish"), 3);
+  ExpectSameResults(m, o);
+}
+
 constexpr const char* kLayerNormModel = R"(
 <ir_version: 8, opset_import: ["" : OPSET]>
 g (float[2, 3, 8] x) => (float[2, 3, 8] y) <float two = {2.0}, float eps = {1e-5},

@@ -1,6 +1,6 @@
 // Operators of onyx's private domain (ai.onyx.internal) that the graph optimizer's fusions emit when a model's
-// opset predates the standard operator: Gelu (ONNX opset 20) and LayerNormalization (opset 17). They run the
-// standard kernels, which read nothing version-specific. Registered after every other family (op_list.h order).
+// opset predates the standard operator: Gelu (ONNX opset 20), LayerNormalization (opset 17) and HardSwish (14). They
+// run the standard kernels, which read nothing version-specific. Registered after every other family (op_list.h order).
 #include "ir/gradient.h"
 #include "ops/op_list.h"
 #include "runtime/kernel_registry.h"
@@ -8,7 +8,7 @@
 namespace onyx::ops {
 
 void RegisterFusedOps(KernelRegistry& registry) {
-  const std::pair<const char*, int> standard[] = {{"Gelu", 20}, {"LayerNormalization", 17}};
+  const std::pair<const char*, int> standard[] = {{"Gelu", 20}, {"LayerNormalization", 17}, {"HardSwish", 14}};
   for (const auto& [op, since] : standard) {
     if (const KernelFactory* factory = registry.Find("", op, since)) {
       registry.Add(ir::kInternalDomain, op, 1, kLatestVersion, *factory);

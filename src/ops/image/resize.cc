@@ -68,16 +68,21 @@ double SourceCoordinate(Coord coord, double x, double scale, int64_t in_len, int
   const double out_len = scale * static_cast<double>(in_len);
   const double in_d = static_cast<double>(in_len);
   switch (coord) {
-    case Coord::kHalfPixel: return (x + 0.5) / scale - 0.5;
+    case Coord::kHalfPixel:
+      return (x + 0.5) / scale - 0.5;
     case Coord::kHalfPixelSymmetric: {
       const double adjustment = static_cast<double>(out_int) / out_len;
       const double offset = in_d / 2 * (1 - adjustment);
       return offset + (x + 0.5) / scale - 0.5;
     }
-    case Coord::kPytorchHalfPixel: return out_int > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-    case Coord::kAlignCorners: return out_len == 1 ? 0.0 : x * (in_d - 1) / (out_len - 1);
-    case Coord::kAsymmetric: return x / scale;
-    case Coord::kTfHalfPixelForNn: return (x + 0.5) / scale;
+    case Coord::kPytorchHalfPixel:
+      return out_int > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+    case Coord::kAlignCorners:
+      return out_len == 1 ? 0.0 : x * (in_d - 1) / (out_len - 1);
+    case Coord::kAsymmetric:
+      return x / scale;
+    case Coord::kTfHalfPixelForNn:
+      return (x + 0.5) / scale;
     case Coord::kTfCropAndResize: {
       double v = out_len == 1 ? (roi_end - roi_start) * (in_d - 1) / 2
                               : x * (roi_end - roi_start) * (in_d - 1) / (out_len - 1);
@@ -95,11 +100,21 @@ int64_t NearestIndex(double x, NearestMode mode, bool downsampling) {
   const double r = x - f;
   bool up = false;
   switch (mode) {
-    case NearestMode::kRoundPreferFloor: up = r > 0.5; break;
-    case NearestMode::kRoundPreferCeil: up = r >= 0.5; break;
-    case NearestMode::kFloor: up = false; break;
-    case NearestMode::kCeil: up = true; break;
-    case NearestMode::kSimple: up = downsampling; break;
+    case NearestMode::kRoundPreferFloor:
+      up = r > 0.5;
+      break;
+    case NearestMode::kRoundPreferCeil:
+      up = r >= 0.5;
+      break;
+    case NearestMode::kFloor:
+      up = false;
+      break;
+    case NearestMode::kCeil:
+      up = true;
+      break;
+    case NearestMode::kSimple:
+      up = downsampling;
+      break;
   }
   return static_cast<int64_t>(f) + (up ? 1 : 0);
 }
@@ -112,8 +127,8 @@ AxisPlan PlanAxis(const ResizeParams& p, int64_t in_len, int64_t out_len, double
   const auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i, 0, in_len - 1); };
   for (int64_t o = 0; o < out_len; ++o) {
     bool outside = false;
-    const double x = SourceCoordinate(p.coord, static_cast<double>(o), scale, in_len, out_len, roi_start, roi_end,
-                                      &outside);
+    const double x =
+        SourceCoordinate(p.coord, static_cast<double>(o), scale, in_len, out_len, roi_start, roi_end, &outside);
     plan.outside[static_cast<size_t>(o)] = outside;
     std::vector<Tap>& taps = plan.taps[static_cast<size_t>(o)];
     if (outside) continue;
@@ -146,7 +161,8 @@ AxisPlan PlanAxis(const ResizeParams& p, int64_t in_len, int64_t out_len, double
           raw.emplace_back(base + i, CubicKernel(s * (static_cast<double>(i) - ratio), p.cubic_a));
         }
       } else {
-        for (int64_t i = -1; i <= 2; ++i) raw.emplace_back(base + i, CubicKernel(static_cast<double>(i) - ratio, p.cubic_a));
+        for (int64_t i = -1; i <= 2; ++i)
+          raw.emplace_back(base + i, CubicKernel(static_cast<double>(i) - ratio, p.cubic_a));
       }
     }
     if (p.exclude_outside) {
@@ -348,8 +364,8 @@ class UpsampleKernel : public OpKernel {
   Status Init(const KernelInfo& info) override {
     const bool is_resize = info.op_type() == "Resize";
     version_ = info.since_version();
-    ONYX_ASSIGN_OR_RETURN(params_.mode, ParseMode(info, info.GetString("mode", "nearest"), false,
-                                                  !is_resize && version_ == 1));
+    ONYX_ASSIGN_OR_RETURN(params_.mode,
+                          ParseMode(info, info.GetString("mode", "nearest"), false, !is_resize && version_ == 1));
     params_.coord = Coord::kAsymmetric;
     params_.nearest = NearestMode::kSimple;
     if (!is_resize && version_ == 1) {

@@ -44,6 +44,8 @@ Result<Activation> ParseActivation(const KernelInfo& info) {
     a.alg = dnnl::algorithm::eltwise_clip;
   } else if (name == "Tanh") {
     a.alg = dnnl::algorithm::eltwise_tanh;
+  } else if (name == "HardSwish") {
+    a.alg = dnnl::algorithm::eltwise_hardswish;  // x * relu6(x + 3) / 6, ONNX's fixed alpha 1/6 and beta 0.5
   } else {
     return info.Error("unknown fused activation '" + name + "'");
   }
