@@ -327,6 +327,11 @@ std::vector<OpProfile> Session::Profile() const {
   return out;
 }
 
+void Session::ClearProfile() {
+  std::lock_guard<std::mutex> lock(profile_mutex_);
+  profile_.clear();
+}
+
 Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
                     const std::vector<std::string>& output_names, std::vector<Value>* outputs) const {
   const ir::Graph& g = model_->graph;

@@ -95,6 +95,8 @@ class Session {
 
   // Per-operator times of the runs so far, largest first (empty unless SessionOptions::enable_profiling).
   std::vector<OpProfile> Profile() const;
+  // Forgets the times collected so far (e.g. those of warm-up runs, which pay first-touch page faults).
+  void ClearProfile();
 
   // Runs the model. `output_names` empty means all outputs, in graph order.
   Status Run(const std::vector<std::pair<std::string, Value>>& feeds, const std::vector<std::string>& output_names,
