@@ -1,6 +1,7 @@
 // .npy files, TensorProto decoding (typed fields, raw data, bad sizes), external data safety, topological order.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -23,9 +24,9 @@ fs::path TempDir(const std::string& name) {
 
 TEST(Npy, RoundTripsEveryNumpyType) {
   fs::path dir = TempDir("npy");
-  for (DataType t : {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kInt8, DataType::kInt16,
-                     DataType::kInt32, DataType::kInt64, DataType::kUint8, DataType::kUint16, DataType::kUint32,
-                     DataType::kUint64, DataType::kBool}) {
+  for (DataType t :
+       {DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kInt8, DataType::kInt16, DataType::kInt32,
+        DataType::kInt64, DataType::kUint8, DataType::kUint16, DataType::kUint32, DataType::kUint64, DataType::kBool}) {
     Tensor x = Tensor::Allocate(t, {2, 3}, true);
     for (size_t i = 0; i < x.nbytes(); ++i) static_cast<uint8_t*>(x.raw())[i] = static_cast<uint8_t>(i % 2);
     std::string path = (dir / "x.npy").string();
@@ -136,7 +137,8 @@ TEST(ModelIo, SavesExternalDataAndLoadsItBack) {
   w.name = "w";
   w.tensor = Tensor::FromVector<float>(std::vector<float>(1000, 0.5f), {1000});
   m.graph.initializers.push_back(w);
-  m.graph.inputs.push_back({"x", ir::TypeInfo::Tensor(DataType::kFloat, std::vector<ir::Dim>{ir::Dim::Value(1000)}), {}, {}});
+  m.graph.inputs.push_back(
+      {"x", ir::TypeInfo::Tensor(DataType::kFloat, std::vector<ir::Dim>{ir::Dim::Value(1000)}), {}, {}});
   m.graph.outputs.push_back({"y", ir::TypeInfo::Tensor(DataType::kFloat), {}, {}});
   ir::Node add;
   add.op_type = "Add";
@@ -156,8 +158,41 @@ TEST(ModelIo, SavesExternalDataAndLoadsItBack) {
   auto session = Session::Create(std::move(loaded).value());
   ASSERT_TRUE(session.ok()) << session.status().message();
   std::vector<Value> out;
-  ASSERT_TRUE((*session)->Run({{"x", Tensor::FromVector<float>(std::vector<float>(1000, 1.0f), {1000})}}, {}, &out).ok());
+  ASSERT_TRUE(
+      (*session)->Run({{"x", Tensor::FromVector<float>(std::vector<float>(1000, 1.0f), {1000})}}, {}, &out).ok());
   EXPECT_EQ(out[0].tensor().data<float>()[3], 1.5f);
+}
+
+// A model file of several MiB is parsed in chunks whose pages are released behind the parser: every byte of its
+// initializers (spanning chunk boundaries, at odd offsets) must still arrive.
+TEST(ModelIo, LoadsMultiMegabyteModelsExactly) {
+  fs::path dir = TempDir("large");
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_import.push_back({"", 13});
+  std::vector<std::vector<float>> values;
+  for (int k = 0; k < 5; ++k) {
+    const size_t n = 300001 + static_cast<size_t>(k) * 7;  // ~1.2 MB each, not a multiple of anything useful
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i % 9973) * 0.25f + static_cast<float>(k);
+    values.push_back(v);
+    ir::NamedTensor w;
+    w.name = "w" + std::to_string(k);
+    w.tensor = Tensor::FromVector<float>(v, {static_cast<int64_t>(n)});
+    m.graph.initializers.push_back(w);
+    m.graph.outputs.push_back({w.name, ir::TypeInfo::Tensor(DataType::kFloat), {}, {}});
+  }
+  std::string path = (dir / "m.onnx").string();
+  ASSERT_TRUE(format::SaveModel(m, path).ok());
+  EXPECT_GT(fs::file_size(path), 5u << 20);
+  auto loaded = format::LoadModel(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->graph.initializers.size(), values.size());
+  for (size_t k = 0; k < values.size(); ++k) {
+    const Tensor& t = loaded->graph.initializers[k].tensor;
+    ASSERT_EQ(t.size(), static_cast<int64_t>(values[k].size()));
+    EXPECT_EQ(std::memcmp(t.data<float>(), values[k].data(), values[k].size() * sizeof(float)), 0) << "w" << k;
+  }
 }
 
 TEST(Ir, TopologicalSortOrdersAndFindsCycles) {
@@ -181,7 +216,11 @@ TEST(Session, ReportsFeedErrors) {
   ir::Model m;
   m.ir_version = 8;
   m.opset_import.push_back({"", 13});
-  m.graph.inputs.push_back({"x", ir::TypeInfo::Tensor(DataType::kFloat, std::vector<ir::Dim>{ir::Dim::Param("N"), ir::Dim::Value(2)}), {}, {}});
+  m.graph.inputs.push_back(
+      {"x",
+       ir::TypeInfo::Tensor(DataType::kFloat, std::vector<ir::Dim>{ir::Dim::Param("N"), ir::Dim::Value(2)}),
+       {},
+       {}});
   m.graph.outputs.push_back({"y", std::nullopt, {}, {}});
   m.graph.nodes.push_back(ir::Node{"r", "Relu", "", "", {"x"}, {"y"}, {}, {}, {}, {}});
   auto s = Session::Create(m);
