@@ -3,6 +3,7 @@
 // reductions with duplicate indices, NaN handling in Unique, seeded Dropout, and bad input giving an error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -108,8 +109,10 @@ ir::Attribute TensorAttr(const std::string& name, Tensor t) {
 // ---- Reshape, Squeeze, Unsqueeze, Flatten, Shape, Size, Identity ----
 
 TEST(TensorOpsReshape, ZeroCopiesAndMinusOneInfers) {
-  Tensor out = RunOk(Op("Reshape").Input(F({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}, {2, 3, 4}))
-                         .Input(I64({0, -1, 2})));
+  Tensor out = RunOk(
+      Op("Reshape")
+          .Input(F({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24}, {2, 3, 4}))
+          .Input(I64({0, -1, 2})));
   EXPECT_EQ(out.shape(), (Shape{2, 6, 2}));
   EXPECT_EQ(Values<float>(out)[23], 24.0f);
 }
@@ -212,6 +215,46 @@ TEST(TensorOpsTranspose, DefaultPermStringsAndInt4) {
   ExpectError(Op("Transpose").Attr("perm", std::vector<int64_t>{0}).Input(F({1, 2}, {1, 2})), "rank");
 }
 
+// Transposes take a tiled path for 1-, 2-, 4- and 8-byte elements; every permutation of awkward 4-D shapes (tile
+// remainders, size-1 axes that collapse away) must match the element-by-element definition.
+template <typename T>
+void ExpectTransposesMatchDefinition(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<T> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = static_cast<T>(i % 251);
+  std::vector<int64_t> perm = {0, 1, 2, 3};
+  do {
+    Tensor out = RunOk(Op("Transpose").Attr("perm", perm).Input(T_<T>(values, shape)));
+    Shape out_shape(4);
+    for (size_t i = 0; i < 4; ++i) out_shape[i] = shape[static_cast<size_t>(perm[i])];
+    ASSERT_EQ(out.shape(), out_shape);
+    const std::vector<T> got = Values<T>(out);
+    int64_t in_strides[4];
+    in_strides[3] = 1;
+    for (int i = 2; i >= 0; --i) in_strides[i] = in_strides[i + 1] * shape[static_cast<size_t>(i) + 1];
+    int64_t idx[4] = {0, 0, 0, 0};
+    for (int64_t o = 0; o < n; ++o) {
+      int64_t src = 0;
+      for (size_t i = 0; i < 4; ++i) src += idx[i] * in_strides[perm[i]];
+      ASSERT_EQ(got[static_cast<size_t>(o)], values[static_cast<size_t>(src)])
+          << "perm " << perm[0] << perm[1] << perm[2] << perm[3] << " at " << o;
+      for (int i = 3; i >= 0; --i) {
+        if (++idx[i] < out_shape[static_cast<size_t>(i)]) break;
+        idx[i] = 0;
+      }
+    }
+  } while (std::next_permutation(perm.begin(), perm.end()));
+}
+
+TEST(TensorOpsTranspose, EveryPermutationOfAwkwardShapes) {
+  ExpectTransposesMatchDefinition<float>({2, 17, 33, 5});
+  ExpectTransposesMatchDefinition<float>({1, 40, 1, 19});
+  ExpectTransposesMatchDefinition<uint8_t>({3, 18, 7, 20});
+  ExpectTransposesMatchDefinition<uint16_t>({5, 16, 16, 3});
+  ExpectTransposesMatchDefinition<int64_t>({2, 3, 31, 17});
+}
+
 TEST(TensorOpsDepthToSpace, CrdAndRoundTripThroughSpaceToDepth) {
   std::vector<float> v(16);
   for (int i = 0; i < 16; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i);
@@ -233,13 +276,17 @@ TEST(TensorOpsDepthToSpace, CrdAndRoundTripThroughSpaceToDepth) {
 // ---- Concat, Split ----
 
 TEST(TensorOpsConcat, NegativeAxisEmptyInputsAndStrings) {
-  Tensor out = RunOk(Op("Concat").Attr("axis", int64_t{-1}).Input(F({1, 2}, {2, 1})).Input(F({}, {2, 0}))
+  Tensor out = RunOk(Op("Concat")
+                         .Attr("axis", int64_t{-1})
+                         .Input(F({1, 2}, {2, 1}))
+                         .Input(F({}, {2, 0}))
                          .Input(F({3, 4, 5, 6}, {2, 2})));
   EXPECT_EQ(out.shape(), (Shape{2, 3}));
   EXPECT_EQ(Values<float>(out), (std::vector<float>{1, 3, 4, 2, 5, 6}));
   out = RunOk(Op("Concat").Attr("axis", int64_t{0}).Input(S({"a"}, {1})).Input(S({"b", "c"}, {2})));
   EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"a", "b", "c"}));
-  ExpectError(Op("Concat").Attr("axis", int64_t{0}).Input(F({1, 2}, {1, 2})).Input(F({1, 2, 3}, {1, 3})), "does not match");
+  ExpectError(Op("Concat").Attr("axis", int64_t{0}).Input(F({1, 2}, {1, 2})).Input(F({1, 2, 3}, {1, 3})),
+              "does not match");
   ExpectError(Op("Concat").Attr("axis", int64_t{2}).Input(F({1, 2}, {1, 2})), "out of range");
   ExpectError(Op("Concat").Input(F({1, 2}, {1, 2})), "axis");
 }
@@ -283,16 +330,18 @@ TEST(TensorOpsSplit, UnevenNumOutputsAndSplitForms) {
 TEST(TensorOpsSlice, NegativeStepsAndClamping) {
   Tensor x = I64({0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
   const int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
-  EXPECT_EQ(Values<int64_t>(RunOk(Op("Slice").Input(x).Input(I64({kMax})).Input(I64({kMin})).Input(I64({0}))
-                                      .Input(I64({-3})))),
+  EXPECT_EQ(Values<int64_t>(
+                RunOk(Op("Slice").Input(x).Input(I64({kMax})).Input(I64({kMin})).Input(I64({0})).Input(I64({-3})))),
             (std::vector<int64_t>{9, 6, 3, 0}));
   EXPECT_EQ(Values<int64_t>(RunOk(Op("Slice").Input(x).Input(I64({-3})).Input(I64({kMax})))),
             (std::vector<int64_t>{7, 8, 9}));
-  EXPECT_EQ(Values<int64_t>(RunOk(Op("Slice").Input(x).Input(I64({8})).Input(I64({-100})).Input(Omitted()).Input(I64({-2})))),
-            (std::vector<int64_t>{8, 6, 4, 2, 0}));
+  EXPECT_EQ(
+      Values<int64_t>(RunOk(Op("Slice").Input(x).Input(I64({8})).Input(I64({-100})).Input(Omitted()).Input(I64({-2})))),
+      (std::vector<int64_t>{8, 6, 4, 2, 0}));
   EXPECT_EQ(RunOk(Op("Slice").Input(x).Input(I64({5})).Input(I64({2}))).shape(), (Shape{0}));
-  EXPECT_EQ(RunOk(Op("Slice").Input(F({}, {0})).Input(I64({0})).Input(I64({-1})).Input(I64({0})).Input(I64({-1}))).shape(),
-            (Shape{0}));
+  EXPECT_EQ(
+      RunOk(Op("Slice").Input(F({}, {0})).Input(I64({0})).Input(I64({-1})).Input(I64({0})).Input(I64({-1}))).shape(),
+      (Shape{0}));
   ExpectError(Op("Slice").Input(x).Input(I64({0})).Input(I64({5})).Input(I64({0})).Input(I64({0})), "steps");
   ExpectError(Op("Slice").Input(x).Input(I64({0, 0})).Input(I64({5})), "entries");
   ExpectError(Op("Slice").Input(x).Input(I64({0})).Input(I64({5})).Input(I64({1})), "out of range");
@@ -300,11 +349,15 @@ TEST(TensorOpsSlice, NegativeStepsAndClamping) {
 
 TEST(TensorOpsSlice, TwoDimensionalStringsAndVersion1) {
   Tensor x = S({"a", "b", "c", "d", "e", "f"}, {2, 3});
-  Tensor out = RunOk(Op("Slice").Input(x).Input(I64({-1, 2})).Input(I64({-3, 0})).Input(I64({1, 0})).Input(I64({-1, -1})));
+  Tensor out =
+      RunOk(Op("Slice").Input(x).Input(I64({-1, 2})).Input(I64({-3, 0})).Input(I64({1, 0})).Input(I64({-1, -1})));
   EXPECT_EQ(out.shape(), (Shape{1, 2}));
   EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"f", "e"}));
-  out = RunOk(Op("Slice", 9).Attr("starts", std::vector<int64_t>{1}).Attr("ends", std::vector<int64_t>{1000})
-                  .Attr("axes", std::vector<int64_t>{1}).Input(x));
+  out = RunOk(Op("Slice", 9)
+                  .Attr("starts", std::vector<int64_t>{1})
+                  .Attr("ends", std::vector<int64_t>{1000})
+                  .Attr("axes", std::vector<int64_t>{1})
+                  .Input(x));
   EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"b", "c", "e", "f"}));
 }
 
@@ -352,14 +405,26 @@ TEST(TensorOpsScatterElements, ReductionsWithDuplicateIndices) {
   Tensor data = F({1, 1, 1, 1}, {1, 4});
   Tensor idx = I64({1, 1, -1}, {1, 3});
   Tensor upd = F({2, 3, 5}, {1, 3});
-  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements", 16).Attr("axis", int64_t{1}).Attr("reduction", std::string("add"))
-                                    .Input(data).Input(idx).Input(upd))),
+  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements", 16)
+                                    .Attr("axis", int64_t{1})
+                                    .Attr("reduction", std::string("add"))
+                                    .Input(data)
+                                    .Input(idx)
+                                    .Input(upd))),
             (std::vector<float>{1, 6, 1, 6}));
-  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements", 16).Attr("axis", int64_t{1}).Attr("reduction", std::string("mul"))
-                                    .Input(data).Input(idx).Input(upd))),
+  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements", 16)
+                                    .Attr("axis", int64_t{1})
+                                    .Attr("reduction", std::string("mul"))
+                                    .Input(data)
+                                    .Input(idx)
+                                    .Input(upd))),
             (std::vector<float>{1, 6, 1, 5}));
-  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements", 18).Attr("axis", int64_t{1}).Attr("reduction", std::string("min"))
-                                    .Input(data).Input(idx).Input(upd))),
+  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements", 18)
+                                    .Attr("axis", int64_t{1})
+                                    .Attr("reduction", std::string("min"))
+                                    .Input(data)
+                                    .Input(idx)
+                                    .Input(upd))),
             (std::vector<float>{1, 1, 1, 1}));
   // Without a reduction the last write wins.
   EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements").Attr("axis", int64_t{1}).Input(data).Input(idx).Input(upd))),
@@ -371,7 +436,8 @@ TEST(TensorOpsScatterElements, ReductionsWithDuplicateIndices) {
 }
 
 TEST(TensorOpsScatter, OldOperatorAndStrings) {
-  Tensor out = RunOk(Op("Scatter", 10).Input(S({"a", "b", "c"}, {3})).Input(I64({2, 0}, {2})).Input(S({"z", "y"}, {2})));
+  Tensor out =
+      RunOk(Op("Scatter", 10).Input(S({"a", "b", "c"}, {3})).Input(I64({2, 0}, {2})).Input(S({"z", "y"}, {2})));
   EXPECT_EQ(Values<std::string>(out), (std::vector<std::string>{"y", "b", "z"}));
 }
 
@@ -379,10 +445,16 @@ TEST(TensorOpsScatterND, SlicesAndReductions) {
   Tensor data = I64({1, 2, 3, 4}, {2, 2});
   Tensor out = RunOk(Op("ScatterND").Input(data).Input(I64({-1}, {1, 1})).Input(I64({7, 8}, {1, 2})));
   EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{1, 2, 7, 8}));
-  out = RunOk(Op("ScatterND", 18).Attr("reduction", std::string("max")).Input(data).Input(I64({0, 1, 0, 1}, {2, 2}))
+  out = RunOk(Op("ScatterND", 18)
+                  .Attr("reduction", std::string("max"))
+                  .Input(data)
+                  .Input(I64({0, 1, 0, 1}, {2, 2}))
                   .Input(I64({5, 1}, {2})));
   EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{1, 5, 3, 4}));
-  out = RunOk(Op("ScatterND", 16).Attr("reduction", std::string("mul")).Input(data).Input(I64({0, 0}, {2, 1}))
+  out = RunOk(Op("ScatterND", 16)
+                  .Attr("reduction", std::string("mul"))
+                  .Input(data)
+                  .Input(I64({0, 0}, {2, 1}))
                   .Input(I64({2, 3, 4, 5}, {2, 2})));
   EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{8, 30, 3, 4}));
   ExpectError(Op("ScatterND").Input(data).Input(I64({0}, {1, 1})).Input(I64({7}, {1})), "shape");
@@ -506,8 +578,8 @@ TEST(TensorOpsConstantOfShape, ValueAndEmptyShape) {
 }
 
 TEST(TensorOpsRange, IntegerAndFloatCounts) {
-  EXPECT_EQ(Values<int32_t>(RunOk(Op("Range").Input(T_<int32_t>({10}, {})).Input(T_<int32_t>({4}, {}))
-                                      .Input(T_<int32_t>({-3}, {})))),
+  EXPECT_EQ(Values<int32_t>(RunOk(
+                Op("Range").Input(T_<int32_t>({10}, {})).Input(T_<int32_t>({4}, {})).Input(T_<int32_t>({-3}, {})))),
             (std::vector<int32_t>{10, 7}));
   EXPECT_EQ(Values<float>(RunOk(Op("Range").Input(F({0}, {})).Input(F({1}, {})).Input(F({0.25f}, {})))),
             (std::vector<float>{0, 0.25f, 0.5f, 0.75f}));
@@ -520,7 +592,8 @@ TEST(TensorOpsRange, IntegerAndFloatCounts) {
 }
 
 TEST(TensorOpsEyeLike, OffsetAndDtype) {
-  Tensor out = RunOk(Op("EyeLike").Attr("k", int64_t{1}).Attr("dtype", int64_t{6}).Input(F({0, 0, 0, 0, 0, 0}, {2, 3})));
+  Tensor out =
+      RunOk(Op("EyeLike").Attr("k", int64_t{1}).Attr("dtype", int64_t{6}).Input(F({0, 0, 0, 0, 0, 0}, {2, 3})));
   EXPECT_EQ(out.type(), DataType::kInt32);
   EXPECT_EQ(Values<int32_t>(out), (std::vector<int32_t>{0, 1, 0, 0, 0, 1}));
   out = RunOk(Op("EyeLike").Attr("k", int64_t{-1}).Input(B({false, false, false, false}, {2, 2})));
@@ -529,7 +602,10 @@ TEST(TensorOpsEyeLike, OffsetAndDtype) {
 }
 
 TEST(TensorOpsOneHot, AxisNegativeAndOutOfRangeIndices) {
-  Tensor out = RunOk(Op("OneHot").Attr("axis", int64_t{0}).Input(I64({0, -1, 5}, {3})).Input(I64({3}, {}))
+  Tensor out = RunOk(Op("OneHot")
+                         .Attr("axis", int64_t{0})
+                         .Input(I64({0, -1, 5}, {3}))
+                         .Input(I64({3}, {}))
                          .Input(S({"off", "on"}, {2})));
   EXPECT_EQ(out.shape(), (Shape{3, 3}));
   EXPECT_EQ(Values<std::string>(out),
@@ -607,8 +683,8 @@ TEST(TensorOpsCompress, FlattenedShortConditionAndErrors) {
 
 TEST(TensorOpsReverseSequence, BatchAxisZero) {
   Tensor x = I64({0, 1, 2, 3, 4, 5, 6, 7}, {2, 4});
-  Tensor out = RunOk(Op("ReverseSequence").Attr("batch_axis", int64_t{0}).Attr("time_axis", int64_t{1}).Input(x)
-                         .Input(I64({3, 0})));
+  Tensor out = RunOk(
+      Op("ReverseSequence").Attr("batch_axis", int64_t{0}).Attr("time_axis", int64_t{1}).Input(x).Input(I64({3, 0})));
   EXPECT_EQ(Values<int64_t>(out), (std::vector<int64_t>{2, 1, 0, 3, 4, 5, 6, 7}));
   ExpectError(Op("ReverseSequence").Input(x).Input(I64({3, 3, 3, 3})), "length");
   ExpectError(Op("ReverseSequence").Input(x).Input(I64({1, 1})), "batch size");

@@ -1,5 +1,7 @@
 #include "ops/tensor/tensor_util.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "ops/common/op_util.h"
@@ -58,6 +60,69 @@ bool ContiguousRuns(const std::vector<int64_t>& src_strides, const std::vector<i
   return true;
 }
 
+// Drops dims of size 1 and merges neighbours that are contiguous across them on both sides.
+void CollapseDims(const Shape& shape, const std::vector<int64_t>& src_strides, const std::vector<int64_t>& dst_strides,
+                  Shape* dims, std::vector<int64_t>* ss, std::vector<int64_t>* ds) {
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 1) continue;
+    if (!dims->empty() && ss->back() == src_strides[i] * shape[i] && ds->back() == dst_strides[i] * shape[i]) {
+      dims->back() *= shape[i];
+      ss->back() = src_strides[i];
+      ds->back() = dst_strides[i];
+      continue;
+    }
+    dims->push_back(shape[i]);
+    ss->push_back(src_strides[i]);
+    ds->push_back(dst_strides[i]);
+  }
+}
+
+// A transposing copy (Transpose, NHWC <-> NCHW, the head split of attention): the destination's innermost axis is
+// strided in the source and some other axis is contiguous there. Copies in square tiles over those two axes, so
+// both sides are read and written a cache line at a time; the remaining axes are walked outside.
+template <typename E>
+bool TiledTranspose(const E* in, E* out, const Shape& dims, const std::vector<int64_t>& ss,
+                    const std::vector<int64_t>& ds) {
+  const size_t rank = dims.size();
+  if (rank < 2 || ds.back() != 1 || ss.back() == 1) return false;
+  size_t k = rank;  // the axis contiguous in the source
+  for (size_t i = 0; i + 1 < rank; ++i) {
+    if (ss[i] == 1) k = i;
+  }
+  if (k == rank) return false;
+  const size_t d = rank - 1;
+  const int64_t nk = dims[k], nd = dims[d], sd = ss[d], dk = ds[k];
+  Shape outer;
+  std::vector<int64_t> os, od;
+  for (size_t i = 0; i < rank; ++i) {
+    if (i == k || i == d) continue;
+    outer.push_back(dims[i]);
+    os.push_back(ss[i]);
+    od.push_back(ds[i]);
+  }
+  constexpr int64_t kTile = 16;
+  auto block = [&](const E* src, E* dst) {
+    for (int64_t k0 = 0; k0 < nk; k0 += kTile) {
+      const int64_t k1 = std::min(nk, k0 + kTile);
+      for (int64_t d0 = 0; d0 < nd; d0 += kTile) {
+        const int64_t d1 = std::min(nd, d0 + kTile);
+        for (int64_t a = k0; a < k1; ++a) {
+          const E* s = src + a;
+          E* t = dst + a * dk;
+          for (int64_t b = d0; b < d1; ++b) t[b] = s[b * sd];
+        }
+      }
+    }
+  };
+  if (outer.empty()) {
+    block(in, out);
+    return true;
+  }
+  const std::vector<int64_t> strides[2] = {os, od};
+  ForEachStrided(outer, strides, [&](int64_t, const int64_t* off) { block(in + off[0], out + off[1]); });
+  return true;
+}
+
 }  // namespace
 
 void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_t>& src_strides, Tensor& dst,
@@ -82,6 +147,34 @@ void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_
       std::memcpy(out + off[1] * static_cast<int64_t>(elem), in + off[0] * static_cast<int64_t>(elem), bytes);
     });
     return;
+  }
+  if (!IsSubByte(src.type()) && src.type() != DataType::kString) {
+    Shape dims;
+    std::vector<int64_t> ss, ds;
+    CollapseDims(shape, src_strides, dst_strides, &dims, &ss, &ds);
+    const uint8_t* in = static_cast<const uint8_t*>(src.raw());
+    uint8_t* out = static_cast<uint8_t*>(dst.raw());
+    bool done = false;
+    switch (DataTypeStorageBytes(src.type(), 1)) {
+      case 1:
+        done = TiledTranspose(in + src_offset, out + dst_offset, dims, ss, ds);
+        break;
+      case 2:
+        done = TiledTranspose(reinterpret_cast<const uint16_t*>(in) + src_offset,
+                              reinterpret_cast<uint16_t*>(out) + dst_offset, dims, ss, ds);
+        break;
+      case 4:
+        done = TiledTranspose(reinterpret_cast<const uint32_t*>(in) + src_offset,
+                              reinterpret_cast<uint32_t*>(out) + dst_offset, dims, ss, ds);
+        break;
+      case 8:
+        done = TiledTranspose(reinterpret_cast<const uint64_t*>(in) + src_offset,
+                              reinterpret_cast<uint64_t*>(out) + dst_offset, dims, ss, ds);
+        break;
+      default:
+        break;
+    }
+    if (done) return;
   }
   const std::vector<int64_t> strides[2] = {src_strides, dst_strides};
   if (IsSubByte(src.type())) {
@@ -127,8 +220,8 @@ Result<std::vector<int64_t>> IntsInput(const KernelContext& ctx, size_t i, const
                            std::string(DataTypeName(t->type())) + ", expected an integer type");
   }
   if (t->rank() > 1) {
-    return InvalidArgument("input '" + what + "' (" + std::to_string(i) + ") has shape " +
-                           ShapeToString(t->shape()) + ", expected a 1-D tensor");
+    return InvalidArgument("input '" + what + "' (" + std::to_string(i) + ") has shape " + ShapeToString(t->shape()) +
+                           ", expected a 1-D tensor");
   }
   return t->ToInt64Vector();
 }
