@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ir/graph_edit.h"
+#include "ir/session_constants.h"
 #include "ops/nchwc/nchwc_names.h"
 
 namespace onyx::optimizer {
@@ -50,18 +51,8 @@ class LayoutRewriter {
   Result<int> Run() {
     const int64_t opset = model_.OpsetVersion("").value_or(0);
     opset_ = opset;
-    for (const auto& init : graph_.initializers) constants_.emplace(init.name, &init.tensor);
-    for (const auto& in : graph_.inputs) constants_.erase(in.name);
+    constants_ = ir::SessionConstants(graph_);  // the session's rule (KernelInfo::ConstantInput)
     for (const auto& n : graph_.nodes) {
-      if (IsOnnx(n) && n.op_type == "Constant" && n.outputs.size() == 1) {
-        const auto* v = n.FindAttribute("value");
-        if (v != nullptr && v->type == ir::AttrType::kTensor) constants_.emplace(n.outputs[0], &v->t.tensor);
-      }
-      // The same rule as the session's constant lookup (KernelInfo::ConstantInput): Identity of a constant.
-      if (IsOnnx(n) && n.op_type == "Identity" && n.inputs.size() == 1 && n.outputs.size() == 1) {
-        auto it = constants_.find(n.inputs[0]);
-        if (it != constants_.end()) constants_.emplace(n.outputs[0], it->second);
-      }
       for (const auto& name : ir::NodeReads(n)) ++uses_[name];
     }
     for (const auto& out : graph_.outputs) {
@@ -88,6 +79,7 @@ class LayoutRewriter {
     for (const auto& out : graph_.outputs) EnsurePlain(out.name);
     if (converted == 0) return 0;
     graph_.nodes = std::move(out_);
+    for (auto& t : new_initializers_) graph_.initializers.push_back(std::move(t));
     ir::RemoveDeadNodes(graph_);  // e.g. the ConstantOfShape zeros of channel pads now read from blocked buffers
     if (!model_.OpsetVersion(ir::kInternalDomain)) model_.opset_import.push_back({ir::kInternalDomain, 1});
     return converted;
@@ -320,7 +312,8 @@ class LayoutRewriter {
     Tensor zeros = Tensor::Allocate(
         DataType::kFloat, {zero_shape[0], blocks_out - blocks_in, zero_shape[2], zero_shape[3], nchwc::kBlock}, true);
     std::string zname = n.outputs[0] + "::zero_blocks";
-    graph_.initializers.push_back(ir::NamedTensor{zname, "", std::move(zeros), {}, {}});
+    // Added after the rewrite: constants_ points into graph_.initializers, which must not reallocate meanwhile.
+    new_initializers_.push_back(ir::NamedTensor{zname, "", std::move(zeros), {}, {}});
     ir::Node m;
     m.name = n.name;
     m.op_type = "Concat";
@@ -451,6 +444,7 @@ class LayoutRewriter {
   std::unordered_set<std::string> plain_missing_;
   std::unordered_set<size_t> absorbed_;
   std::vector<ir::Node> out_;
+  std::vector<ir::NamedTensor> new_initializers_;
 };
 
 }  // namespace

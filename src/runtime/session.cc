@@ -14,6 +14,7 @@
 #include "format/model_io.h"
 #include "ir/function_inliner.h"
 #include "ir/gradient.h"
+#include "ir/session_constants.h"
 #include "optimizer/nchwc_layout.h"
 #include "runtime/kernel_registry.h"
 #include "schema/op_versions.h"
@@ -67,22 +68,8 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
     plan->outer_refs.emplace_back(name, slot(name));
   }
 
-  // Initializers that are not also graph inputs cannot be overridden by a feed: kernels may prepack them.
-  std::unordered_map<std::string, const Tensor*> constants;
-  for (const auto& init : graph.initializers) constants.emplace(init.name, &init.tensor);
-  for (const auto& in : graph.inputs) constants.erase(in.name);
-  for (const auto& n : graph.nodes) {
-    if ((n.domain.empty() || n.domain == "ai.onnx") && n.op_type == "Constant" && n.outputs.size() == 1) {
-      const auto* v = n.FindAttribute("value");
-      if (v != nullptr && v->type == ir::AttrType::kTensor) constants.emplace(n.outputs[0], &v->t.tensor);
-    }
-    // Exporters (PyTorch) share equal weights through Identity nodes: their outputs are constants too.
-    if ((n.domain.empty() || n.domain == "ai.onnx") && n.op_type == "Identity" && n.inputs.size() == 1 &&
-        n.outputs.size() == 1) {
-      auto it = constants.find(n.inputs[0]);
-      if (it != constants.end()) constants.emplace(n.outputs[0], it->second);
-    }
-  }
+  // Values no feed can change (ir/session_constants.h): kernels may prepack them.
+  const std::unordered_map<std::string, const Tensor*> constants = ir::SessionConstants(graph);
   auto constant_lookup = [&constants](const std::string& name) -> const Tensor* {
     auto it = constants.find(name);
     return it == constants.end() ? nullptr : it->second;
