@@ -1,5 +1,5 @@
 // Highway implementation of vector_math.h. foreach_target.h re-includes this file once per instruction set
-// Highway targets (each pass inside its own HWY_NAMESPACE); the HWY_ONCE part at the end exports the per-target
+// that Highway targets (each pass inside its own HWY_NAMESPACE); the HWY_ONCE part at the end exports the per-target
 // array functions and defines the public entry points that dispatch to the best one at run time.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/vector_math.cc"
