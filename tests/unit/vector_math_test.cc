@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "op_test_helpers.h"
+
 namespace onyx::kernels {
 namespace {
 
@@ -319,6 +321,73 @@ TEST(VectorMath, SoftmaxRowsWithoutFiniteMaximumAreNaN) {
   EXPECT_FLOAT_EQ(y[0], 0.5f);
   EXPECT_FLOAT_EQ(y[1], 0.5f);
   EXPECT_EQ(y[2], 0.0f);
+}
+
+// The operators route float32 through these kernels, split across threads: every element must match the double
+// reference within the kernels' bounds, whichever chunk (vector body or one-lane tail) computed it.
+TEST(VectorMath, OperatorsUseTheKernelsOnLargeTensors) {
+  const int64_t n = 300007;  // odd, and far above the threading threshold
+  std::vector<float> x(static_cast<size_t>(n));
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-8.0f, 8.0f);
+  for (float& v : x) v = dist(rng);
+  struct OpCase {
+    const char* op;
+    int64_t opset;
+    std::string approximate;
+    std::function<double(double)> ref;
+    double rel;
+  };
+  const std::vector<OpCase> cases = {
+      {"Sigmoid", 13, "", SigmoidRef, 3e-7},
+      {"Tanh", 13, "", [](double v) { return std::tanh(v); }, 5e-7},
+      {"Exp", 13, "", [](double v) { return std::exp(v); }, 2e-7},
+      {"Erf", 13, "", [](double v) { return std::erf(v); }, 2e-7},
+      {"Gelu", 20, "none", GeluRef, 5e-7},
+      {"Gelu", 20, "tanh", GeluTanhRef, 5e-7},
+  };
+  for (const OpCase& c : cases) {
+    testing::OpTest t = testing::Op(c.op, c.opset);
+    if (!c.approximate.empty()) t.Attr("approximate", c.approximate);
+    t.Input(testing::F(x, {n}));
+    const Tensor y = testing::RunOk(t);
+    ASSERT_EQ(y.size(), n) << c.op;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double r = c.ref(x[i]);
+      // Erf's bound is absolute; the others' relative (plus the GELUs' 5e-8 flush).
+      const double tol = std::string(c.op) == "Erf" ? c.rel : 5e-8 + c.rel * std::fabs(r);
+      if (!(std::fabs(y.data<float>()[i] - r) <= tol)) ++bad;
+    }
+    EXPECT_EQ(bad, 0) << c.op << " " << c.approximate;
+  }
+}
+
+// Softmax and LogSoftmax along the last axis (vectorized rows) and along a strided axis (the double loop) agree.
+TEST(VectorMath, SoftmaxOperatorRowsMatchStridedAxis) {
+  const int64_t rows = 513, cols = 77;
+  std::vector<float> x(static_cast<size_t>(rows * cols)), xt(x.size());
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-20.0f, 20.0f);
+  for (float& v : x) v = dist(rng);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) xt[c * rows + r] = x[r * cols + c];
+  }
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    const Tensor last =
+        testing::RunOk(testing::Op(op, 13).Attr("axis", int64_t{-1}).Input(testing::F(x, {rows, cols})));
+    const Tensor first =
+        testing::RunOk(testing::Op(op, 13).Attr("axis", int64_t{0}).Input(testing::F(xt, {cols, rows})));
+    ASSERT_EQ(last.size(), rows * cols);
+    ASSERT_EQ(first.size(), rows * cols);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) {
+        const float a = last.data<float>()[r * cols + c];
+        const float b = first.data<float>()[c * rows + r];
+        ASSERT_NEAR(a, b, 3e-6 * std::fabs(b) + 1e-30) << op << " row " << r << " col " << c;
+      }
+    }
+  }
 }
 
 }  // namespace
