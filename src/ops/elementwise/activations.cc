@@ -2,6 +2,7 @@
 // ThresholdedRelu, Softplus, Softsign, Mish, Gelu, Shrink, Swish.
 #include <cmath>
 
+#include "kernels/vector_math.h"
 #include "ops/elementwise/elementwise.h"
 
 namespace onyx::ops::elementwise {
@@ -67,6 +68,7 @@ struct SigmoidFn : NoAttributes {
   C operator()(C x) const {
     return StableSigmoid(x);
   }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Sigmoid(in, out, n); }
 };
 
 struct HardSigmoidFn {
@@ -95,6 +97,7 @@ struct TanhFn : NoAttributes {
   C operator()(C x) const {
     return std::tanh(x);
   }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Tanh(in, out, n); }
 };
 
 struct EluFn {
@@ -176,6 +179,13 @@ struct GeluFn {
       return C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x)));
     }
     return C(0.5) * x * (C(1) + std::erf(x * static_cast<C>(0.70710678118654752440084436210485)));
+  }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const {
+    if (tanh_approximation) {
+      kernels::GeluTanh(in, out, n);
+    } else {
+      kernels::Gelu(in, out, n);
+    }
   }
 };
 

@@ -101,8 +101,17 @@ struct NoAttributes {
   Status Init(const KernelInfo& /*info*/) { return Status::Ok(); }
 };
 
+// A functor's optional float32 array path, `void ApplyFloatArray(const float* in, float* out, int64_t n) const`,
+// for the functions kernels/vector_math.h vectorizes: UnaryKernel then hands it each thread's contiguous chunk
+// instead of calling operator() per element.
+template <typename Fn>
+concept HasFloatArrayPath = requires(const Fn& fn, const float* in, float* out, int64_t n) {
+  fn.ApplyFloatArray(in, out, n);
+};
+
 // y = fn(x) elementwise for the element types in List; fn takes and returns ComputeType<T>.
-// Fn: default-constructible, `Status Init(const KernelInfo&)`, `template <typename C> C operator()(C) const`.
+// Fn: default-constructible, `Status Init(const KernelInfo&)`, `template <typename C> C operator()(C) const`,
+// optionally ApplyFloatArray (above).
 template <typename List, typename Fn>
 class UnaryKernel : public OpKernel {
  public:
@@ -115,6 +124,11 @@ class UnaryKernel : public OpKernel {
       const T* px = x->data<T>();
       T* py = y.data<T>();
       const int64_t n = x->size();
+      if constexpr (std::is_same_v<T, float> && HasFloatArrayPath<Fn>) {
+        // Vectorized: about a nanosecond per element, so threads pay off only on larger arrays than below.
+        ParallelFor(n, 1, [&](int64_t lo, int64_t hi) { fn_.ApplyFloatArray(px + lo, py + lo, hi - lo); });
+        return Status::Ok();
+      }
       ParallelFor(n, 4, [&](int64_t lo, int64_t hi) {
         for (int64_t i = lo; i < hi; ++i) py[i] = static_cast<T>(fn_(ToCompute(px[i])));
       });

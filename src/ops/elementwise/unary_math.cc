@@ -2,6 +2,7 @@
 // trigonometric and hyperbolic functions, Erf, IsNaN, IsInf, Not, BitwiseNot.
 #include <cmath>
 
+#include "kernels/vector_math.h"
 #include "ops/elementwise/elementwise.h"
 
 namespace onyx::ops::elementwise {
@@ -52,6 +53,15 @@ struct ErfFn : NoAttributes {
       return static_cast<C>(std::erf(static_cast<double>(x)));  // -1, 0 or 1 once truncated
     }
   }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Erf(in, out, n); }
+};
+
+struct ExpFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return std::exp(x);
+  }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Exp(in, out, n); }
 };
 
 // Functions defined only for floating point inputs.
@@ -62,7 +72,6 @@ struct ErfFn : NoAttributes {
       return expr;                      \
     }                                   \
   };
-ONYX_FLOAT_UNARY_FN(ExpFn, std::exp(x))
 ONYX_FLOAT_UNARY_FN(LogFn, std::log(x))
 ONYX_FLOAT_UNARY_FN(SqrtFn, std::sqrt(x))
 ONYX_FLOAT_UNARY_FN(ReciprocalFn, C(1) / x)

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/vector_math.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/reduction/reduction_util.h"
@@ -63,29 +64,6 @@ void ApplyOne(const T* p, T* q, int64_t n, int64_t stride) {
   }
 }
 
-// Softmax of one contiguous float row (the usual last-axis case, attention scores): each exponential computed once
-// in float and kept, the sum accumulated in double, then one scaling pass.
-void SoftmaxContiguousFloat(const float* p, float* q, int64_t n) {
-  if (n == 0) return;
-  float max = -std::numeric_limits<float>::infinity();
-  bool nan = false;
-  for (int64_t i = 0; i < n; ++i) {
-    nan = nan || std::isnan(p[i]);
-    max = std::max(max, p[i]);
-  }
-  if (nan || std::isinf(max)) {  // NaN anywhere, or +-inf maxima: the general path has the exact rules
-    ApplyOne<SoftmaxKind::kSoftmax, float>(p, q, n, 1);
-    return;
-  }
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    q[i] = std::exp(p[i] - max);
-    sum += q[i];
-  }
-  const float scale = static_cast<float>(1.0 / sum);
-  for (int64_t i = 0; i < n; ++i) q[i] *= scale;
-}
-
 template <SoftmaxKind K>
 class SoftmaxKernel final : public OpKernel {
  public:
@@ -125,9 +103,15 @@ class SoftmaxKernel final : public OpKernel {
           const int64_t o = r / s.inner;
           const int64_t j = r % s.inner;
           const int64_t base = o * s.n * s.inner + j;
-          if constexpr (K == SoftmaxKind::kSoftmax && std::is_same_v<T, float>) {
+          // Contiguous float rows (the usual last axis, attention scores): the vectorized row kernels, which give
+          // the same all-NaN rows as ApplyOne when the maximum is not finite.
+          if constexpr (K != SoftmaxKind::kHardmax && std::is_same_v<T, float>) {
             if (s.inner == 1) {
-              SoftmaxContiguousFloat(src + base, dst + base, s.n);
+              if constexpr (K == SoftmaxKind::kSoftmax) {
+                kernels::SoftmaxRow(src + base, dst + base, s.n);
+              } else {
+                kernels::LogSoftmaxRow(src + base, dst + base, s.n);
+              }
               continue;
             }
           }

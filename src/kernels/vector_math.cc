@@ -1,0 +1,289 @@
+// Highway implementation of vector_math.h. foreach_target.h re-includes this file once per instruction set
+// that Highway targets (each pass inside its own HWY_NAMESPACE); the HWY_ONCE part at the end exports the per-target
+// array functions and defines the public entry points that dispatch to the best one at run time.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/vector_math.cc"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+// foreach_target.h must come first: it re-includes this file, with the headers below, for each target.
+#include <hwy/contrib/math/math-inl.h>
+#include <hwy/highway.h>
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "kernels/vector_math.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace onyx::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// ---- Per-vector functions, generic over the descriptor so that array tails run the same code one lane at a time.
+
+// e^x. Highway's Exp is valid on [-FLT_MAX, 104] and gives 0 below -104; clamping the input into [-110, 100]
+// keeps the range reduction away from int32 overflow (+inf still overflows to +inf through the polynomial, -inf
+// gives 0), and NaN is put back afterwards.
+template <class D, class V>
+HWY_INLINE V ExpV(D d, V x) {
+  const V clamped = hn::Max(hn::Min(x, hn::Set(d, 100.0f)), hn::Set(d, -110.0f));
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::Exp(d, clamped));
+}
+
+template <class D, class V>
+HWY_INLINE V TanhV(D d, V x) {
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::Tanh(d, x));
+}
+
+// 1 / (1 + e^-x) from e = e^-|x| in (0, 1]: 1 / (1 + e) for x >= 0, e / (1 + e) below; one division.
+template <class D, class V>
+HWY_INLINE V SigmoidV(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  const V e = ExpV(d, hn::Neg(hn::Abs(x)));
+  const V numerator = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), e, one);
+  return hn::Div(numerator, hn::Add(one, e));
+}
+
+// erf is approximated on two ranges of a = |x|, split at kErfSplit:
+//  - a < kErfSplit: erf(x) = x * P(x^2), P of degree 5 (minimax in relative error, 1.7e-8 before rounding);
+//    P's constant term 2/sqrt(pi) is carried as hi + lo floats so that tiny x keep full relative accuracy;
+//  - kErfSplit <= a <= kErfcEnd: erfc(a) = exp(R(u) - a^2), u = (a - 2.4609375) / 1.5390625 mapping the range to
+//    [-1, 1], R of degree 8 fitted to log(erfc(a)) + a^2 (max abs error 1.4e-8, i.e. relative in erfc);
+//    erf = sign(x) (1 - erfc). Beyond kErfcEnd, 1 - erfc rounds to 1 in float.
+// Coefficients: weighted least squares iterated toward minimax on Chebyshev nodes, each rounded to float in turn
+// with the later ones refitted (docs/kernels.md describes the fit).
+constexpr float kErfSplit = 0.921875f;
+constexpr float kErfcEnd = 4.0f;
+
+template <class D, class V>
+HWY_INLINE V ErfSmallV(D d, V x) {
+  const V t = hn::Mul(x, x);
+  V p = hn::Set(d, -0.000602913322f);
+  p = hn::MulAdd(p, t, hn::Set(d, 0.00500215357f));
+  p = hn::MulAdd(p, t, hn::Set(d, -0.0267742611f));
+  p = hn::MulAdd(p, t, hn::Set(d, 0.112821005f));
+  p = hn::MulAdd(p, t, hn::Set(d, -0.376125365f));
+  p = hn::MulAdd(p, t, hn::Set(d, -5.86353828e-08f));  // the low part of 2/sqrt(pi)
+  return hn::MulAdd(x, hn::Set(d, 1.12837923f), hn::Mul(x, p));
+}
+
+// erfc(a) for a in [kErfSplit, kErfcEnd] (callers clamp a into it), given a^2 as sq1 * sq2: the fused
+// multiply-add then rounds R(u) - a^2 once, which matters because exp turns an absolute error of the argument into
+// a relative error of erfc (Gelu passes 0.5 x and x rather than the rounded x / sqrt 2 twice).
+template <class D, class V>
+HWY_INLINE V ErfcMidV(D d, V a, V sq1, V sq2) {
+  const V u = hn::Mul(hn::Sub(a, hn::Set(d, 2.4609375f)), hn::Set(d, 0.649746193f));
+  V r = hn::Set(d, 5.08600715e-05f);
+  r = hn::MulAdd(r, u, hn::Set(d, -0.000282339053f));
+  r = hn::MulAdd(r, u, hn::Set(d, 0.00107760995f));
+  r = hn::MulAdd(r, u, hn::Set(d, -0.00378880044f));
+  r = hn::MulAdd(r, u, hn::Set(d, 0.0126191303f));
+  r = hn::MulAdd(r, u, hn::Set(d, -0.0408427082f));
+  r = hn::MulAdd(r, u, hn::Set(d, 0.135961473f));
+  r = hn::MulAdd(r, u, hn::Set(d, -0.549621105f));
+  r = hn::MulAdd(r, u, hn::Set(d, -1.54295242f));
+  // In range the argument lies in [-18, -0.8]; lanes out of range (discarded by the callers) may go to -inf, where
+  // Highway's Exp gives 0.
+  return hn::Exp(d, hn::NegMulAdd(sq1, sq2, r));
+}
+
+template <class D, class V>
+HWY_INLINE V ClampToErfcRange(D d, V a) {
+  return hn::Min(hn::Max(a, hn::Set(d, kErfSplit)), hn::Set(d, kErfcEnd));
+}
+
+template <class D, class V>
+HWY_INLINE V ErfV(D d, V x) {
+  const V a = hn::Abs(x);
+  const V clamped = ClampToErfcRange(d, a);
+  const V erfc = ErfcMidV(d, clamped, clamped, clamped);
+  const V large = hn::CopySignToAbs(hn::Sub(hn::Set(d, 1.0f), erfc), x);
+  // erf is odd: the small range works on |x| too, so that erf(-0) is -0.
+  const V small = hn::CopySignToAbs(ErfSmallV(d, a), x);
+  const V y = hn::IfThenElse(hn::Lt(a, hn::Set(d, kErfSplit)), small, large);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+// 0.5 x (1 + erf(z)), z = x / sqrt 2. With a = |z| past the split, 1 + erf(z) is erfc(a) for negative z (kept
+// relatively accurate, and 0 beyond kErfcEnd so that huge negative x give -0, not x * erfc(4)) and 2 - erfc(a)
+// for positive z.
+template <class D, class V>
+HWY_INLINE V GeluV(D d, V x) {
+  const V one = hn::Set(d, 1.0f);
+  const V z = hn::Mul(x, hn::Set(d, 0.707106781f));
+  const V a = hn::Abs(z);
+  // a^2 = 0.5 x * x exactly, unlike the rounded z squared; only lanes with a in range are kept.
+  const V erfc_mid = ErfcMidV(d, ClampToErfcRange(d, a), hn::Mul(hn::Set(d, 0.5f), x), x);
+  const V erfc = hn::IfThenZeroElse(hn::Gt(a, hn::Set(d, kErfcEnd)), erfc_mid);
+  const V one_plus_erf_large = hn::IfThenElse(hn::Lt(z, hn::Zero(d)), erfc, hn::Sub(hn::Set(d, 2.0f), erfc));
+  const V one_plus_erf_small = hn::Add(one, ErfSmallV(d, z));
+  const V one_plus_erf = hn::IfThenElse(hn::Lt(a, hn::Set(d, kErfSplit)), one_plus_erf_small, one_plus_erf_large);
+  const V y = hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), one_plus_erf);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+// 0.5 x (1 + tanh(w)) = x * sigmoid(2w), w = sqrt(2/pi) (x + 0.044715 x^3) = x (k1 + k3 x^2).
+template <class D, class V>
+HWY_INLINE V GeluTanhV(D d, V x) {
+  const V two_k1 = hn::Set(d, 1.59576912f);    // 2 sqrt(2/pi)
+  const V two_k3 = hn::Set(d, 0.0713548162f);  // 2 sqrt(2/pi) 0.044715
+  const V w2 = hn::Mul(x, hn::MulAdd(hn::Mul(x, x), two_k3, two_k1));
+  return hn::Mul(x, SigmoidV(d, w2));
+}
+
+// ---- Array drivers.
+
+// out[i] = f(d, in[i]) over whole vectors, then the tail one lane at a time with the same code.
+template <class F>
+HWY_INLINE void MapArray(const float* in, float* out, int64_t n, F f) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(f(d, hn::LoadU(d, in + i)), d, out + i);
+  const hn::CappedTag<float, 1> d1;
+  for (; i < n; ++i) hn::StoreU(f(d1, hn::LoadU(d1, in + i)), d1, out + i);
+}
+
+void ExpArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return ExpV(d, v); });
+}
+void TanhArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return TanhV(d, v); });
+}
+void SigmoidArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return SigmoidV(d, v); });
+}
+void ErfArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return ErfV(d, v); });
+}
+void GeluArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return GeluV(d, v); });
+}
+void GeluTanhArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return GeluTanhV(d, v); });
+}
+
+// Maximum of a row. Which operand hn::Max returns for NaN differs between targets; callers treat a NaN row
+// through the sum instead (exp(NaN) is NaN), so only finite rows need an exact maximum here.
+float RowMax(const float* in, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto m = hn::Set(d, -std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) m = hn::Max(m, hn::LoadU(d, in + i));
+  float max = hn::GetLane(hn::MaxOfLanes(d, m));
+  for (; i < n; ++i) max = in[i] > max ? in[i] : max;
+  return max;
+}
+
+// Sum of exp(in[i] - shift), storing each exponential in out when kStore. Float lanes accumulate blocks of
+// kSumBlock elements (bounded rounding error per block), the block sums add up in double. A NaN input makes the
+// sum NaN.
+constexpr int64_t kSumBlock = 1024;
+
+template <bool kStore>
+double SumExpShifted(const float* in, float* out, int64_t n, float shift) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto vshift = hn::Set(d, shift);
+  double total = 0;
+  int64_t i = 0;
+  while (i + lanes <= n) {
+    const int64_t block_end = i + kSumBlock < n ? i + kSumBlock : n;
+    auto acc0 = hn::Zero(d);
+    auto acc1 = hn::Zero(d);
+    for (; i + 2 * lanes <= block_end; i += 2 * lanes) {
+      const auto e0 = ExpV(d, hn::Sub(hn::LoadU(d, in + i), vshift));
+      const auto e1 = ExpV(d, hn::Sub(hn::LoadU(d, in + i + lanes), vshift));
+      if constexpr (kStore) {
+        hn::StoreU(e0, d, out + i);
+        hn::StoreU(e1, d, out + i + lanes);
+      }
+      acc0 = hn::Add(acc0, e0);
+      acc1 = hn::Add(acc1, e1);
+    }
+    for (; i + lanes <= block_end; i += lanes) {
+      const auto e = ExpV(d, hn::Sub(hn::LoadU(d, in + i), vshift));
+      if constexpr (kStore) hn::StoreU(e, d, out + i);
+      acc0 = hn::Add(acc0, e);
+    }
+    total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1))));
+  }
+  const hn::CappedTag<float, 1> d1;
+  for (; i < n; ++i) {
+    const float e = hn::GetLane(ExpV(d1, hn::Sub(hn::LoadU(d1, in + i), hn::Set(d1, shift))));
+    if constexpr (kStore) out[i] = e;
+    total += static_cast<double>(e);
+  }
+  return total;
+}
+
+void FillNaN(float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = std::numeric_limits<float>::quiet_NaN();
+}
+
+void SoftmaxRowImpl(const float* in, float* out, int64_t n) {
+  if (n <= 0) return;
+  const float max = RowMax(in, n);
+  if (!std::isfinite(max)) return FillNaN(out, n);
+  const double sum = SumExpShifted<true>(in, out, n, max);
+  if (std::isnan(sum)) return FillNaN(out, n);
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const float scale = static_cast<float>(1.0 / sum);
+  const auto vscale = hn::Set(d, scale);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::Mul(hn::LoadU(d, out + i), vscale), d, out + i);
+  for (; i < n; ++i) out[i] *= scale;
+}
+
+void LogSoftmaxRowImpl(const float* in, float* out, int64_t n) {
+  if (n <= 0) return;
+  const float max = RowMax(in, n);
+  if (!std::isfinite(max)) return FillNaN(out, n);
+  const double sum = SumExpShifted<false>(in, nullptr, n, max);
+  if (std::isnan(sum)) return FillNaN(out, n);
+  const float log_sum = static_cast<float>(std::log(sum));
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto vmax = hn::Set(d, max);
+  const auto vlog_sum = hn::Set(d, log_sum);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    hn::StoreU(hn::Sub(hn::Sub(hn::LoadU(d, in + i), vmax), vlog_sum), d, out + i);
+  }
+  for (; i < n; ++i) out[i] = (in[i] - max) - log_sum;
+}
+
+const char* TargetNameImpl() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace onyx::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace onyx::kernels {
+
+HWY_EXPORT(ExpArray);
+HWY_EXPORT(TanhArray);
+HWY_EXPORT(SigmoidArray);
+HWY_EXPORT(ErfArray);
+HWY_EXPORT(GeluArray);
+HWY_EXPORT(GeluTanhArray);
+HWY_EXPORT(SoftmaxRowImpl);
+HWY_EXPORT(LogSoftmaxRowImpl);
+HWY_EXPORT(TargetNameImpl);
+
+void Exp(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpArray)(in, out, n); }
+void Tanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(TanhArray)(in, out, n); }
+void Sigmoid(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SigmoidArray)(in, out, n); }
+void Erf(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ErfArray)(in, out, n); }
+void Gelu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArray)(in, out, n); }
+void GeluTanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhArray)(in, out, n); }
+void SoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxRowImpl)(in, out, n); }
+void LogSoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(LogSoftmaxRowImpl)(in, out, n); }
+const char* ActiveTargetName() { return HWY_DYNAMIC_DISPATCH(TargetNameImpl)(); }
+
+}  // namespace onyx::kernels
+#endif  // HWY_ONCE

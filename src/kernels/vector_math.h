@@ -1,0 +1,49 @@
+// Vectorized float32 transcendental functions over contiguous arrays, for the hot activation and softmax kernels.
+// Built on Highway (Debian libhwy-dev) with dynamic dispatch: the code is compiled for several instruction sets
+// (AVX-512, AVX2, SSE4, ...) and the best one the CPU supports is chosen on the first call, so the library itself
+// stays built for baseline x86-64.
+//
+// Every array function takes `n` elements from `in` and writes `n` to `out`; `in == out` (in place) is allowed,
+// any other overlap is not. NaN inputs give NaN; +-inf, denormals and huge magnitudes follow the mathematical
+// limits. The error bounds below are measured against double-precision std:: functions on dense sweeps by
+// tests/unit/vector_math_test.cc (docs/kernels.md); "rel" is relative to the exact value, "abs" absolute.
+#pragma once
+
+#include <cstdint>
+
+namespace onyx::kernels {
+
+// e^x; rel <= 2e-7 where the result is normal (subnormal results: abs <= 3e-45), overflow to +inf above ~88.72.
+void Exp(const float* in, float* out, int64_t n);
+
+// tanh(x); rel <= 5e-7 (tanh(-0) is -0).
+void Tanh(const float* in, float* out, int64_t n);
+
+// 1 / (1 + e^-x), computed from e^-|x| so that no intermediate overflows; rel <= 3e-7.
+void Sigmoid(const float* in, float* out, int64_t n);
+
+// erf(x); abs <= 2e-7 everywhere, rel <= 3e-7 for |x| < 0.92.
+void Erf(const float* in, float* out, int64_t n);
+
+// GELU, erf form: 0.5 x (1 + erf(x / sqrt 2)). For negative x it uses erfc, so the small results keep their
+// relative accuracy: |error| <= 5e-8 + 5e-7 |y|, and rel <= 1.5e-6 where |y| >= 1e-6 (x > -5.3); below x = -5.6
+// (|y| < 5e-8) results flush to zero.
+void Gelu(const float* in, float* out, int64_t n);
+
+// GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), computed as x * sigmoid(2 * that
+// argument), the same function without the cancellation of 1 + tanh for negative x; |error| <= 5e-8 + 5e-7 |y|,
+// rel <= 2.5e-6 where |y| >= 1e-6.
+void GeluTanh(const float* in, float* out, int64_t n);
+
+// Softmax of one contiguous row: out[i] = exp(in[i] - max) / sum_j exp(in[j] - max), the sum accumulated in
+// float blocks added in double. A row whose maximum is not finite (a NaN anywhere, +inf, or every value -inf)
+// gives NaN everywhere, as the formula does. n == 0 does nothing.
+void SoftmaxRow(const float* in, float* out, int64_t n);
+
+// LogSoftmax of one contiguous row: out[i] = in[i] - max - log(sum_j exp(in[j] - max)); same NaN rule.
+void LogSoftmaxRow(const float* in, float* out, int64_t n);
+
+// The instruction set the dispatcher chose for this CPU, in Highway's naming ("AVX3" is AVX-512, "AVX2", "SSE4").
+const char* ActiveTargetName();
+
+}  // namespace onyx::kernels

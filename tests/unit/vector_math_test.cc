@@ -1,0 +1,394 @@
+// kernels/vector_math against double-precision std:: references: a sweep of every 1021st float bit pattern (all
+// magnitudes, both signs, denormals), a dense linear sweep of [-12, 12], and the special values; on every
+// instruction set Highway compiled in that this CPU supports, so the SSE4/AVX2 paths are checked on an AVX-512
+// machine too. The bounds are the ones vector_math.h documents.
+#include "kernels/vector_math.h"
+
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "op_test_helpers.h"
+
+namespace onyx::kernels {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr double kFltMin = std::numeric_limits<float>::min();
+constexpr double kFltMax = std::numeric_limits<float>::max();
+
+using ArrayFn = void (*)(const float*, float*, int64_t);
+
+std::vector<float> SweepInputs() {
+  std::vector<float> xs;
+  for (uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += 1021) {
+    const float x = std::bit_cast<float>(static_cast<uint32_t>(bits));
+    if (!std::isnan(x)) xs.push_back(x);
+  }
+  for (int i = -1200000; i <= 1200000; ++i) xs.push_back(static_cast<float>(i) * 1e-5f);
+  for (float x :
+       {0.0f,        -0.0f, kInf,      -kInf,    kNaN,  -kNaN,  1e-45f,  -1e-45f, 1e-38f,  -1e-38f, 0.921875f,
+        0.92187494f, 4.0f,  88.72283f, 88.7229f, 89.0f, -87.3f, -103.9f, -104.1f, -150.0f, 3.4e38f, -3.4e38f}) {
+    xs.push_back(x);
+  }
+  return xs;
+}
+
+// Error statistics of one function against its reference.
+struct ErrorStats {
+  double max_abs = 0;
+  double max_rel = 0;  // over references of magnitude >= min_rel_magnitude
+  float worst_x = 0;
+  int64_t failures = 0;
+  std::string first_failure;
+};
+
+// Checks got against ref for every x: equal NaN-ness, infinities matching (or a finite result at the float
+// overflow threshold), and |got - ref| <= abs_tol + rel_tol |ref|.
+ErrorStats Compare(const std::vector<float>& xs, const std::vector<float>& got, const std::vector<double>& refs,
+                   double abs_tol, double rel_tol, double min_rel_magnitude = kFltMin) {
+  ErrorStats s;
+  auto fail = [&](size_t i, double r) {
+    if (s.failures++ == 0) {
+      s.first_failure = "x=" + std::to_string(xs[i]) + " (bits " + std::to_string(std::bit_cast<uint32_t>(xs[i])) +
+                        ") got " + std::to_string(got[i]) + " expected " + std::to_string(r);
+    }
+  };
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double r = refs[i];
+    const double g = got[i];
+    if (std::isnan(r) || std::isnan(g)) {
+      if (std::isnan(r) != std::isnan(g)) fail(i, r);
+      continue;
+    }
+    if (std::isinf(g) || std::fabs(r) > kFltMax) {
+      // Either side overflowing: the other must overflow too, or sit within rel_tol of the largest float.
+      const bool same =
+          std::signbit(g) == std::signbit(r) && std::min(std::fabs(g), std::fabs(r)) >= kFltMax * (1 - rel_tol);
+      if (!same) fail(i, r);
+      continue;
+    }
+    const double err = std::fabs(g - r);
+    if (err > s.max_abs) s.max_abs = err;
+    if (std::fabs(r) >= min_rel_magnitude) {
+      const double rel = err / std::fabs(r);
+      if (rel > s.max_rel) {
+        s.max_rel = rel;
+        s.worst_x = xs[i];
+      }
+    }
+    if (!(err <= abs_tol + rel_tol * std::fabs(r))) fail(i, r);
+  }
+  return s;
+}
+
+std::vector<double> Reference(const std::function<double(double)>& ref, const std::vector<float>& xs) {
+  std::vector<double> refs(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) refs[i] = ref(static_cast<double>(xs[i]));
+  return refs;
+}
+
+std::vector<float> Apply(ArrayFn fn, const std::vector<float>& xs) {
+  std::vector<float> out(xs.size());
+  fn(xs.data(), out.data(), static_cast<int64_t>(xs.size()));
+  return out;
+}
+
+// Runs body once per instruction set compiled in and supported here, then restores the normal dispatch.
+void ForEachTarget(const std::function<void(const std::string&)>& body) {
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    ASSERT_STREQ(ActiveTargetName(), hwy::TargetName(target));
+    body(hwy::TargetName(target));
+  }
+  hwy::SetSupportedTargetsForTest(0);
+}
+
+struct Case {
+  const char* name;
+  ArrayFn fn;
+  std::function<double(double)> ref;
+  double abs_tol;
+  double rel_tol;
+  double min_rel_magnitude;
+  double max_rel;  // bound on the worst relative error over results of magnitude >= min_rel_magnitude
+};
+
+double GeluRef(double x) { return 0.5 * x * std::erfc(-x / std::sqrt(2.0)); }
+double GeluTanhRef(double x) {
+  // 0.5 x (1 + tanh(w)) = x / (1 + exp(-2w)), without the cancellation for negative x.
+  const double w = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
+  return x / (1.0 + std::exp(-2.0 * w));
+}
+double SigmoidRef(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+std::vector<Case> Cases() {
+  return {
+      // Exp: relative on normal results; results in the subnormal range carry one rounding there.
+      {"Exp", Exp, [](double x) { return std::exp(x); }, 3e-45, 2e-7, kFltMin, 2e-7},
+      {"Tanh", Tanh, [](double x) { return std::tanh(x); }, 1e-45, 5e-7, kFltMin, 5e-7},
+      {"Sigmoid", Sigmoid, SigmoidRef, 3e-45, 3e-7, kFltMin, 3e-7},
+      // Erf: absolute 2e-7 overall; relative 3e-7 where |x| < 0.92 (erf < 0.81) is checked separately below.
+      {"Erf", Erf, [](double x) { return std::erf(x); }, 2e-7, 0, 1.0, 0},
+      // The GELUs: within 5e-8 + 5e-7 |ref| everywhere (results below 5e-8 in magnitude, x < -5.6, may flush to
+      // zero), and within a relative 1.5e-6 (erf form) / 2.5e-6 (tanh form) where |ref| >= 1e-6: for negative x
+      // the float rounding of the exponent's argument becomes a relative error of the small result.
+      {"Gelu", Gelu, GeluRef, 5e-8, 5e-7, 1e-6, 1.5e-6},
+      {"GeluTanh", GeluTanh, GeluTanhRef, 5e-8, 5e-7, 1e-6, 2.5e-6},
+  };
+}
+
+TEST(VectorMath, ReportsItsTarget) {
+  const std::string name = ActiveTargetName();
+  EXPECT_FALSE(name.empty());
+  std::cout << "vector_math dispatches to " << name << "\n";
+}
+
+TEST(VectorMath, AccurateOnDenseSweepEveryTarget) {
+  const std::vector<float> xs = SweepInputs();
+  for (const Case& c : Cases()) {
+    const std::vector<double> refs = Reference(c.ref, xs);
+    ForEachTarget([&](const std::string& target) {
+      const std::vector<float> got = Apply(c.fn, xs);
+      const ErrorStats s = Compare(xs, got, refs, c.abs_tol, c.rel_tol, c.min_rel_magnitude);
+      std::cout << c.name << " on " << target << ": max abs " << s.max_abs << ", max rel " << s.max_rel
+                << " at x=" << s.worst_x << "\n";
+      EXPECT_EQ(s.failures, 0) << c.name << " on " << target << ": " << s.failures << " values out of bounds, first "
+                               << s.first_failure;
+      EXPECT_LE(s.max_rel, c.max_rel) << c.name << " on " << target << " at x=" << s.worst_x;
+    });
+  }
+}
+
+TEST(VectorMath, ErfRelativeNearZero) {
+  std::vector<float> xs;
+  for (uint32_t bits = 0; bits < 0x3F6C0000u; bits += 401) {  // [0, 0.921875)
+    xs.push_back(std::bit_cast<float>(bits));
+    xs.push_back(-std::bit_cast<float>(bits));
+  }
+  const std::vector<double> refs = Reference([](double x) { return std::erf(x); }, xs);
+  ForEachTarget([&](const std::string& target) {
+    const std::vector<float> got = Apply(Erf, xs);
+    const ErrorStats s = Compare(xs, got, refs, 1e-45, 3e-7);
+    std::cout << "Erf (|x| < 0.92) on " << target << ": max rel " << s.max_rel << "\n";
+    EXPECT_EQ(s.failures, 0) << target << ": " << s.first_failure;
+  });
+}
+
+TEST(VectorMath, SpecialValues) {
+  const std::vector<float> xs = {kNaN, kInf, -kInf, 0.0f, -0.0f, 1e30f, -1e30f};
+  auto run = [&](ArrayFn fn) { return Apply(fn, xs); };
+  for (ArrayFn fn : {Exp, Tanh, Sigmoid, Erf, Gelu, GeluTanh}) EXPECT_TRUE(std::isnan(run(fn)[0]));
+  const auto e = run(Exp);
+  EXPECT_EQ(e[1], kInf);
+  EXPECT_EQ(e[2], 0.0f);
+  EXPECT_EQ(e[3], 1.0f);
+  EXPECT_EQ(e[5], kInf);
+  EXPECT_EQ(e[6], 0.0f);
+  const auto t = run(Tanh);
+  EXPECT_EQ(t[1], 1.0f);
+  EXPECT_EQ(t[2], -1.0f);
+  EXPECT_TRUE(t[4] == 0.0f && std::signbit(t[4]));
+  const auto s = run(Sigmoid);
+  EXPECT_EQ(s[1], 1.0f);
+  EXPECT_EQ(s[2], 0.0f);
+  EXPECT_EQ(s[3], 0.5f);
+  EXPECT_EQ(s[6], 0.0f);
+  const auto r = run(Erf);
+  EXPECT_EQ(r[1], 1.0f);
+  EXPECT_EQ(r[2], -1.0f);
+  EXPECT_TRUE(r[4] == 0.0f && std::signbit(r[4]));
+  EXPECT_EQ(r[5], 1.0f);
+  const auto g = run(Gelu);
+  EXPECT_EQ(g[1], kInf);
+  EXPECT_TRUE(std::isnan(g[2]));  // -inf * 0, as the formula (and the scalar kernels) give
+  EXPECT_EQ(g[5], 1e30f);
+  EXPECT_EQ(g[6], 0.0f);
+  const auto gt = run(GeluTanh);
+  EXPECT_EQ(gt[1], kInf);
+  EXPECT_EQ(gt[5], 1e30f);
+  EXPECT_EQ(gt[6], 0.0f);
+}
+
+// Odd lengths exercise the vector body and the one-lane tail; in place must equal out of place.
+TEST(VectorMath, OddLengthsAndInPlace) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-9.0f, 9.0f);
+  for (int64_t n : {0, 1, 7, 17, 1000003}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (float& v : x) v = dist(rng);
+    for (ArrayFn fn : {Exp, Tanh, Sigmoid, Erf, Gelu, GeluTanh}) {
+      // Sentinels after the end must stay untouched.
+      std::vector<float> out(x.size() + 3, 42.0f);
+      fn(x.data(), out.data(), n);
+      for (size_t k = 0; k < 3; ++k) EXPECT_EQ(out[x.size() + k], 42.0f) << "n=" << n;
+      std::vector<float> in_place = x;
+      fn(in_place.data(), in_place.data(), n);
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(std::bit_cast<uint32_t>(in_place[i]), std::bit_cast<uint32_t>(out[i]));
+      // Each element is computed on its own: the tail (one lane) agrees with the vector body within rounding.
+      if (n > 0) {
+        float last = 0;
+        fn(&x[n - 1], &last, 1);
+        EXPECT_NEAR(last, out[n - 1], 1e-6f * (1 + std::fabs(last))) << "n=" << n;
+      }
+    }
+  }
+}
+
+// Softmax rows against a double reference.
+std::vector<double> SoftmaxRef(const std::vector<float>& x, bool log) {
+  double max = -INFINITY;
+  for (float v : x) max = std::max(max, static_cast<double>(v));
+  double sum = 0;
+  for (float v : x) sum += std::exp(v - max);
+  std::vector<double> y;
+  for (float v : x) y.push_back(log ? v - max - std::log(sum) : std::exp(v - max) / sum);
+  return y;
+}
+
+TEST(VectorMath, SoftmaxRowsMatchDouble) {
+  std::mt19937 rng(11);
+  ForEachTarget([&](const std::string& target) {
+    for (int64_t n : {1, 2, 7, 17, 64, 1000, 4099, 1000003}) {
+      for (float spread : {1.0f, 30.0f, 200.0f}) {
+        std::uniform_real_distribution<float> dist(-spread, spread);
+        std::vector<float> x(static_cast<size_t>(n));
+        for (float& v : x) v = dist(rng);
+        if (n > 3) x[2] = -kInf;  // contributes exp(-inf) = 0
+        const auto ref = SoftmaxRef(x, false);
+        const auto log_ref = SoftmaxRef(x, true);
+        std::vector<float> y(x.size());
+        SoftmaxRow(x.data(), y.data(), n);
+        const double max = *std::max_element(x.begin(), x.end());
+        double sum = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          sum += y[i];
+          // exp(x - max) in float: x - max rounds to half an ulp of itself, which exp turns into a relative
+          // error of |x - max| 2^-24; the exponential and the scaling add a few more roundings.
+          const double shift = max - x[i];
+          if (ref[i] == 0) {
+            ASSERT_EQ(y[i], 0.0f) << target << " n=" << n << " i=" << i;
+            continue;
+          }
+          const double tol = ref[i] * (4e-7 + shift * 6e-8) + 1e-44;
+          ASSERT_NEAR(y[i], ref[i], tol) << target << " n=" << n << " i=" << i;
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-5) << target << " n=" << n;
+        std::vector<float> ly = x;  // in place
+        LogSoftmaxRow(ly.data(), ly.data(), n);
+        for (int64_t i = 0; i < n; ++i) {
+          if (std::isinf(log_ref[i])) {
+            ASSERT_EQ(ly[i], -kInf);
+          } else {
+            ASSERT_NEAR(ly[i], log_ref[i], 2e-7 * std::fabs(log_ref[i]) + 2e-7) << target << " n=" << n << " i=" << i;
+          }
+        }
+      }
+    }
+  });
+}
+
+TEST(VectorMath, SoftmaxRowsWithoutFiniteMaximumAreNaN) {
+  const std::vector<std::vector<float>> rows = {{1.0f, kNaN, 2.0f},
+                                                {kNaN},
+                                                {1.0f, kInf, 2.0f},
+                                                {-kInf, -kInf},
+                                                {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, kNaN}};
+  for (const auto& x : rows) {
+    std::vector<float> y(x.size()), ly(x.size());
+    SoftmaxRow(x.data(), y.data(), static_cast<int64_t>(x.size()));
+    LogSoftmaxRow(x.data(), ly.data(), static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      EXPECT_TRUE(std::isnan(y[i]));
+      EXPECT_TRUE(std::isnan(ly[i]));
+    }
+  }
+  // Large finite values do not overflow.
+  const std::vector<float> big = {3e38f, 3e38f, -3e38f};
+  std::vector<float> y(3);
+  SoftmaxRow(big.data(), y.data(), 3);
+  EXPECT_FLOAT_EQ(y[0], 0.5f);
+  EXPECT_FLOAT_EQ(y[1], 0.5f);
+  EXPECT_EQ(y[2], 0.0f);
+}
+
+// The operators route float32 through these kernels, split across threads: every element must match the double
+// reference within the kernels' bounds, whichever chunk (vector body or one-lane tail) computed it.
+TEST(VectorMath, OperatorsUseTheKernelsOnLargeTensors) {
+  const int64_t n = 300007;  // odd, and far above the threading threshold
+  std::vector<float> x(static_cast<size_t>(n));
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-8.0f, 8.0f);
+  for (float& v : x) v = dist(rng);
+  struct OpCase {
+    const char* op;
+    int64_t opset;
+    std::string approximate;
+    std::function<double(double)> ref;
+    double rel;
+  };
+  const std::vector<OpCase> cases = {
+      {"Sigmoid", 13, "", SigmoidRef, 3e-7},
+      {"Tanh", 13, "", [](double v) { return std::tanh(v); }, 5e-7},
+      {"Exp", 13, "", [](double v) { return std::exp(v); }, 2e-7},
+      {"Erf", 13, "", [](double v) { return std::erf(v); }, 2e-7},
+      {"Gelu", 20, "none", GeluRef, 5e-7},
+      {"Gelu", 20, "tanh", GeluTanhRef, 5e-7},
+  };
+  for (const OpCase& c : cases) {
+    testing::OpTest t = testing::Op(c.op, c.opset);
+    if (!c.approximate.empty()) t.Attr("approximate", c.approximate);
+    t.Input(testing::F(x, {n}));
+    const Tensor y = testing::RunOk(t);
+    ASSERT_EQ(y.size(), n) << c.op;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const double r = c.ref(x[i]);
+      // Erf's bound is absolute; the others' relative (plus the GELUs' 5e-8 flush).
+      const double tol = std::string(c.op) == "Erf" ? c.rel : 5e-8 + c.rel * std::fabs(r);
+      if (!(std::fabs(y.data<float>()[i] - r) <= tol)) ++bad;
+    }
+    EXPECT_EQ(bad, 0) << c.op << " " << c.approximate;
+  }
+}
+
+// Softmax and LogSoftmax along the last axis (vectorized rows) and along a strided axis (the double loop) agree.
+TEST(VectorMath, SoftmaxOperatorRowsMatchStridedAxis) {
+  const int64_t rows = 513, cols = 77;
+  std::vector<float> x(static_cast<size_t>(rows * cols)), xt(x.size());
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-20.0f, 20.0f);
+  for (float& v : x) v = dist(rng);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) xt[c * rows + r] = x[r * cols + c];
+  }
+  for (const char* op : {"Softmax", "LogSoftmax"}) {
+    const Tensor last =
+        testing::RunOk(testing::Op(op, 13).Attr("axis", int64_t{-1}).Input(testing::F(x, {rows, cols})));
+    const Tensor first =
+        testing::RunOk(testing::Op(op, 13).Attr("axis", int64_t{0}).Input(testing::F(xt, {cols, rows})));
+    ASSERT_EQ(last.size(), rows * cols);
+    ASSERT_EQ(first.size(), rows * cols);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) {
+        const float a = last.data<float>()[r * cols + c];
+        const float b = first.data<float>()[c * rows + r];
+        ASSERT_NEAR(a, b, 3e-6 * std::fabs(b) + 1e-30) << op << " row " << r << " col " << c;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace onyx::kernels
