@@ -12,4 +12,17 @@ dnnl::stream& DnnlStream() {
   return stream;
 }
 
+bool BlockedConvolutionIsFast() {
+  static const bool fast = [] {
+    try {
+      const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+      return isa == dnnl::cpu_isa::avx512_core || isa == dnnl::cpu_isa::avx512_core_vnni ||
+             isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return fast;
+}
+
 }  // namespace onyx::kernels

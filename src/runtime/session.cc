@@ -15,6 +15,7 @@
 #include "ir/function_inliner.h"
 #include "ir/gradient.h"
 #include "ir/session_constants.h"
+#include "kernels/dnnl_util.h"
 #include "optimizer/nchwc_layout.h"
 #include "runtime/kernel_registry.h"
 #include "schema/op_versions.h"
@@ -248,7 +249,7 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
   opt.level = options.optimization_level;
   opt.num_threads = s->num_threads_;
   ONYX_RETURN_IF_ERROR(optimizer::OptimizeModel(model, opt, &s->optimizer_stats_));
-  if (options.optimization_level >= optimizer::OptLevel::kAll) {
+  if (options.optimization_level >= optimizer::OptLevel::kAll && kernels::BlockedConvolutionIsFast()) {
     // Layout (like ORT's NCHWc transformer, level "all"): after the other passes, so that it sees the folded
     // BatchNormalizations and the graph it rewrites no longer changes.
     ONYX_RETURN_IF_ERROR(optimizer::ApplyNchwcLayout(model).status());
