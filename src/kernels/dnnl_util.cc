@@ -1,5 +1,7 @@
 #include "kernels/dnnl_util.h"
 
+#include <omp.h>
+
 namespace onyx::kernels {
 
 const dnnl::engine& DnnlEngine() {
@@ -10,6 +12,18 @@ const dnnl::engine& DnnlEngine() {
 dnnl::stream& DnnlStream() {
   thread_local dnnl::stream stream(DnnlEngine());
   return stream;
+}
+
+ScopedOmpThreads::ScopedOmpThreads(int threads) {
+  const int current = omp_get_max_threads();
+  if (threads > 0 && threads != current) {
+    saved_ = current;
+    omp_set_num_threads(threads);
+  }
+}
+
+ScopedOmpThreads::~ScopedOmpThreads() {
+  if (saved_ > 0) omp_set_num_threads(saved_);
 }
 
 bool BlockedConvolutionIsFast() {

@@ -22,6 +22,8 @@ using Tag = memory::format_tag;
 using kernels::DnnlCall;
 using kernels::DnnlEngine;
 using kernels::DnnlStream;
+using kernels::PrimitiveThreads;
+using kernels::ScopedOmpThreads;
 
 struct Activation {
   std::optional<dnnl::algorithm> alg;
@@ -92,6 +94,11 @@ class NchwcConvKernel : public OpKernel {
     dnnl::convolution_forward::primitive_desc pd;
     dnnl::convolution_forward primitive;
     memory packed_weights;
+    int64_t out_pixels = 1;
+    for (size_t d = 2; d < g.out_shape.size(); ++d) out_pixels *= g.out_shape[d];
+    const int64_t flops =
+        2 * g.batch * weights_.dim(0) * out_pixels * weights_.dim(1) * weights_.dim(2) * weights_.dim(3);
+    const ScopedOmpThreads threads(PrimitiveThreads(flops, ctx.num_threads()));
     {
       // Session::Run may be called from several threads; the primitive is rebuilt only for a new input shape.
       std::lock_guard<std::mutex> lock(mutex_);

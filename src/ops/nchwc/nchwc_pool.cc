@@ -49,6 +49,13 @@ class NchwcPoolKernel : public OpKernel {
       ONYX_ASSIGN_OR_RETURN(axes, nn::ResolveWindow(attrs_, spatial, {}));
     }
     const Shape logical{x->dim(0), x->dim(1) * kBlock, x->dim(2), x->dim(3)};
+    // Small poolings stay on one thread (kernels/dnnl_util.h). A window read costs about as much as 8 flops of a
+    // convolution (memory-bound, no reuse), so the split pays off from about 512K reads.
+    int64_t window_reads = x->size();
+    for (const auto& a : axes) {
+      if (a.in > 0) window_reads = window_reads / a.in * a.out * a.kernel;
+    }
+    const kernels::ScopedOmpThreads threads(kernels::PrimitiveThreads(8 * window_reads, ctx.num_threads()));
     dnnl::pooling_v2_forward::primitive_desc pd;
     dnnl::pooling_v2_forward primitive;
     {

@@ -1,12 +1,13 @@
 #include "ops/nn/gemm_kernel.h"
 
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.h>
-
-#include <type_traits>
 
 #include <algorithm>
 #include <type_traits>
 #include <vector>
+
+#include "kernels/dnnl_util.h"
 
 namespace onyx::ops::nn {
 namespace {
@@ -40,6 +41,8 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
   if (m <= 0 || n <= 0) return;
   if constexpr (std::is_same_v<T, float>) {
     // oneDNN's JIT sgemm (AVX2/AVX-512 picked at run time, OpenMP threads); row-major, BLAS semantics for beta = 0.
+    // Small products (RNN steps, audio convolutions) stay on one thread (kernels/dnnl_util.h).
+    const kernels::ScopedOmpThreads threads(kernels::PrimitiveThreads(2 * m * n * k, omp_get_max_threads()));
     if (k > 0 && dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
                      dnnl_success) {
       return;
