@@ -20,8 +20,9 @@ bool BlockedConvolutionIsFast();
 
 // Below this many floating-point operations a primitive runs on one thread: splitting it costs more than it
 // saves (measured here: ~20 us per oneDNN parallel region on 2 threads, against a few us of work in the small
-// convolutions of MobileNet-style and audio models).
-inline constexpr int64_t kSmallPrimitiveFlops = int64_t{4} << 20;
+// convolutions of MobileNet-style and audio models). 2M measured best over the benchmark models at 2 threads:
+// 4M favoured PaddleOCR and BlazeFace by ~7% but cost MobileNet-v2 ~6%; 1M the reverse.
+inline constexpr int64_t kSmallPrimitiveFlops = int64_t{2} << 20;
 
 // The thread count to build and run a primitive of `flops` work with, given the session's `threads`.
 inline int PrimitiveThreads(int64_t flops, int threads) { return flops < kSmallPrimitiveFlops ? 1 : threads; }
