@@ -275,6 +275,43 @@ TEST(TensorOpsDepthToSpace, CrdAndRoundTripThroughSpaceToDepth) {
 
 // ---- Concat, Split ----
 
+// Large Concats copy their contiguous runs on several threads (one long run split into chunks, or many runs
+// split between threads); every element must land where the definition puts it.
+TEST(TensorOpsConcat, LargeRunsSplitAcrossThreads) {
+  auto make = [](const Shape& shape, float base) {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    std::vector<float> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = base + static_cast<float>(i);
+    return T_<float>(v, shape);
+  };
+  for (int64_t axis : {0, 1, 2}) {
+    Shape sa{3, 50, 1001}, sb{3, 50, 1001};
+    sb[static_cast<size_t>(axis)] = axis == 0 ? 2 : (axis == 1 ? 7 : 333);
+    Tensor a = make(sa, 0.0f), b = make(sb, 1e6f);
+    Tensor out = RunOk(Op("Concat").Attr("axis", axis).Input(a).Input(b));
+    Shape so = sa;
+    so[static_cast<size_t>(axis)] += sb[static_cast<size_t>(axis)];
+    ASSERT_EQ(out.shape(), so);
+    const std::vector<float> got = Values<float>(out);
+    const std::vector<float> va = Values<float>(a), vb = Values<float>(b);
+    size_t o = 0;
+    for (int64_t i = 0; i < so[0]; ++i) {
+      for (int64_t j = 0; j < so[1]; ++j) {
+        for (int64_t k = 0; k < so[2]; ++k, ++o) {
+          const int64_t idx[3] = {i, j, k};
+          const bool from_a = idx[axis] < sa[static_cast<size_t>(axis)];
+          int64_t p[3] = {i, j, k};
+          if (!from_a) p[axis] -= sa[static_cast<size_t>(axis)];
+          const Shape& s = from_a ? sa : sb;
+          const size_t at = static_cast<size_t>((p[0] * s[1] + p[1]) * s[2] + p[2]);
+          ASSERT_EQ(got[o], from_a ? va[at] : vb[at]) << "axis " << axis << " at " << o;
+        }
+      }
+    }
+  }
+}
+
 TEST(TensorOpsConcat, NegativeAxisEmptyInputsAndStrings) {
   Tensor out = RunOk(Op("Concat")
                          .Attr("axis", int64_t{-1})
