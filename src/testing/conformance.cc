@@ -19,9 +19,12 @@ namespace fs = std::filesystem;
 
 std::string OutcomeName(CaseOutcome o) {
   switch (o) {
-    case CaseOutcome::kPass: return "PASS";
-    case CaseOutcome::kFail: return "FAIL";
-    case CaseOutcome::kUnsupported: return "UNSUPPORTED";
+    case CaseOutcome::kPass:
+      return "PASS";
+    case CaseOutcome::kFail:
+      return "FAIL";
+    case CaseOutcome::kUnsupported:
+      return "UNSUPPORTED";
   }
   return "?";
 }
@@ -95,22 +98,33 @@ Result<Value> LightInput(const ir::ValueInfo& in) {
   }
   Tensor t = Tensor::Allocate(DataType::kFloat, shape);
   const int64_t n = t.size();
-  for (int64_t i = 0; i < n; ++i) t.data<float>()[i] = static_cast<float>(static_cast<double>(i) / static_cast<double>(n));
+  for (int64_t i = 0; i < n; ++i)
+    t.data<float>()[i] = static_cast<float>(static_cast<double>(i) / static_cast<double>(n));
   return Value(std::move(t));
 }
 
-Status RunDataSet(const Session& session, const fs::path& set_dir, const Tolerance& tol) {
-  const auto& g = session.model().graph;
-  const auto real_inputs = g.RealInputs();
+}  // namespace
+
+Result<std::vector<std::pair<std::string, Value>>> LoadDataSetInputs(const ir::Graph& graph,
+                                                                     const std::string& set_dir) {
+  const auto real_inputs = graph.RealInputs();
   std::vector<std::pair<std::string, Value>> feeds;
   for (size_t i = 0;; ++i) {
-    fs::path f = set_dir / ("input_" + std::to_string(i) + ".pb");
+    fs::path f = fs::path(set_dir) / ("input_" + std::to_string(i) + ".pb");
     if (!fs::exists(f)) break;
     if (i >= real_inputs.size()) return InvalidArgument("test data has more inputs than the model");
     const ir::ValueInfo* decl = real_inputs[i];
     ONYX_ASSIGN_OR_RETURN(Value v, format::LoadValueFile(f.string(), decl->type ? &*decl->type : nullptr));
     feeds.emplace_back(decl->name, FixBFloat16Storage(std::move(v), *decl));
   }
+  return feeds;
+}
+
+namespace {
+
+Status RunDataSet(const Session& session, const fs::path& set_dir, const Tolerance& tol) {
+  const auto& g = session.model().graph;
+  ONYX_ASSIGN_OR_RETURN(auto feeds, LoadDataSetInputs(g, set_dir.string()));
   std::vector<Value> outputs;
   ONYX_RETURN_IF_ERROR(session.Run(feeds, {}, &outputs));
   size_t expected_count = 0;
@@ -121,8 +135,9 @@ Status RunDataSet(const Session& session, const fs::path& set_dir, const Toleran
   }
   for (size_t i = 0; i < expected_count; ++i) {
     const ir::ValueInfo& decl = g.outputs[i];
-    ONYX_ASSIGN_OR_RETURN(Value expected, format::LoadValueFile((set_dir / ("output_" + std::to_string(i) + ".pb")).string(),
-                                                                decl.type ? &*decl.type : nullptr));
+    ONYX_ASSIGN_OR_RETURN(Value expected,
+                          format::LoadValueFile((set_dir / ("output_" + std::to_string(i) + ".pb")).string(),
+                                                decl.type ? &*decl.type : nullptr));
     expected = FixBFloat16Storage(std::move(expected), decl);
     Status st = CompareValues(outputs[i], expected, tol);
     if (!st.ok()) return st.WithContext(set_dir.filename().string() + ", output '" + decl.name + "'");

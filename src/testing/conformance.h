@@ -34,12 +34,17 @@ struct ConformanceOptions {
 struct TestCase {
   std::string name;
   std::string model_path;
-  std::string dir;    // case folder (test_data_set_N inside), empty for light models
+  std::string dir;           // case folder (test_data_set_N inside), empty for light models
   std::string light_output;  // expected output of a light model
 };
 Result<std::vector<TestCase>> DiscoverCases(const std::vector<std::string>& paths);
 
 CaseResult RunCase(const TestCase& test, const ConformanceOptions& options);
+
+// The feeds of one ONNX test-data folder: set_dir/input_N.pb for the graph's inputs in order (those that are not
+// initializers), read with their declared types; stops at the first missing file.
+Result<std::vector<std::pair<std::string, Value>>> LoadDataSetInputs(const ir::Graph& graph,
+                                                                     const std::string& set_dir);
 
 // Runs every case, calling `report` after each.
 std::vector<CaseResult> RunConformance(const std::vector<TestCase>& cases, const ConformanceOptions& options,

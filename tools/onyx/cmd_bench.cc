@@ -8,9 +8,9 @@
 #include <numeric>
 
 #include "cli.h"
-#include "format/tensor_proto.h"
 #include "random_inputs.h"
 #include "runtime/session.h"
+#include "testing/conformance.h"
 
 namespace onyx::cli {
 
@@ -112,26 +112,29 @@ int BenchMain(const std::vector<std::string>& args) {
   }
   std::mt19937_64 rng(0);
   std::vector<std::pair<std::string, Value>> feeds;
-  const auto real_inputs = (*session)->model().graph.RealInputs();
-  for (size_t k = 0; k < real_inputs.size(); ++k) {
-    const auto* in = real_inputs[k];
-    if (!inputs_dir.empty()) {
-      const std::string file = inputs_dir + "/input_" + std::to_string(k) + ".pb";
-      auto v = format::LoadValueFile(file, in->type ? &*in->type : nullptr);
-      if (!v.ok()) {
-        Error(file + ": " + v.status().message());
-        return kExitFailure;
-      }
-      feeds.emplace_back(in->name, std::move(*v));
-      continue;
-    }
-    Status st;
-    Value v = RandomInput(*in, dims, rng, &st);
-    if (!st.ok()) {
-      Error(st.message());
+  if (!inputs_dir.empty()) {
+    auto loaded = testing::LoadDataSetInputs((*session)->model().graph, inputs_dir);
+    if (!loaded.ok()) {
+      Error(inputs_dir + ": " + loaded.status().message());
       return kExitFailure;
     }
-    feeds.emplace_back(in->name, std::move(v));
+    feeds = std::move(*loaded);
+    const size_t wanted = (*session)->model().graph.RealInputs().size();
+    if (feeds.size() != wanted) {
+      Error(inputs_dir + ": input_" + std::to_string(feeds.size()) + ".pb is missing (the model has " +
+            std::to_string(wanted) + " inputs)");
+      return kExitFailure;
+    }
+  } else {
+    for (const auto* in : (*session)->model().graph.RealInputs()) {
+      Status st;
+      Value v = RandomInput(*in, dims, rng, &st);
+      if (!st.ok()) {
+        Error(st.message());
+        return kExitFailure;
+      }
+      feeds.emplace_back(in->name, std::move(v));
+    }
   }
   std::vector<Value> outputs;
   std::vector<double> times;
