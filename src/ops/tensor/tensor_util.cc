@@ -26,40 +26,6 @@ Tensor PackSubByte(const Tensor& bytes, DataType type) {
 
 namespace {
 
-// The copy as runs of contiguous bytes: dims of size 1 dropped and neighbours merged where both sides are
-// contiguous across them. Returns false unless the innermost run is contiguous on both sides.
-bool ContiguousRuns(const std::vector<int64_t>& src_strides, const std::vector<int64_t>& dst_strides,
-                    const Shape& shape, Shape* outer, std::vector<int64_t>* outer_src, std::vector<int64_t>* outer_dst,
-                    int64_t* run) {
-  Shape dims;
-  std::vector<int64_t> ss, ds;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 1) continue;
-    if (!dims.empty() && ss.back() == src_strides[i] * shape[i] && ds.back() == dst_strides[i] * shape[i]) {
-      dims.back() *= shape[i];
-      ss.back() = src_strides[i];
-      ds.back() = dst_strides[i];
-      continue;
-    }
-    dims.push_back(shape[i]);
-    ss.push_back(src_strides[i]);
-    ds.push_back(dst_strides[i]);
-  }
-  if (dims.empty()) {
-    *run = 1;
-    return true;
-  }
-  if (ss.back() != 1 || ds.back() != 1) return false;
-  *run = dims.back();
-  dims.pop_back();
-  ss.pop_back();
-  ds.pop_back();
-  *outer = std::move(dims);
-  *outer_src = std::move(ss);
-  *outer_dst = std::move(ds);
-  return true;
-}
-
 // Drops dims of size 1 and merges neighbours that are contiguous across them on both sides.
 void CollapseDims(const Shape& shape, const std::vector<int64_t>& src_strides, const std::vector<int64_t>& dst_strides,
                   Shape* dims, std::vector<int64_t>* ss, std::vector<int64_t>* ds) {
@@ -75,6 +41,22 @@ void CollapseDims(const Shape& shape, const std::vector<int64_t>& src_strides, c
     ss->push_back(src_strides[i]);
     ds->push_back(dst_strides[i]);
   }
+}
+
+// The collapsed copy as runs of contiguous elements: false unless the innermost dim is contiguous on both sides;
+// else the run length and the dims (with their strides) that the runs repeat over.
+bool ContiguousRuns(const Shape& dims, const std::vector<int64_t>& ss, const std::vector<int64_t>& ds, Shape* outer,
+                    std::vector<int64_t>* outer_src, std::vector<int64_t>* outer_dst, int64_t* run) {
+  if (dims.empty()) {
+    *run = 1;
+    return true;
+  }
+  if (ss.back() != 1 || ds.back() != 1) return false;
+  *run = dims.back();
+  outer->assign(dims.begin(), dims.end() - 1);
+  outer_src->assign(ss.begin(), ss.end() - 1);
+  outer_dst->assign(ds.begin(), ds.end() - 1);
+  return true;
 }
 
 // A transposing copy (Transpose, NHWC <-> NCHW, the head split of attention): the destination's innermost axis is
@@ -128,12 +110,15 @@ bool TiledTranspose(const E* in, E* out, const Shape& dims, const std::vector<in
 void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_t>& src_strides, Tensor& dst,
                  int64_t dst_offset, const std::vector<int64_t>& dst_strides, const Shape& shape) {
   if (NumElements(shape) == 0) return;
+  Shape dims;
+  std::vector<int64_t> ss, ds;
+  CollapseDims(shape, src_strides, dst_strides, &dims, &ss, &ds);
   Shape outer;
   std::vector<int64_t> outer_src, outer_dst;
   int64_t run = 0;
   // Concat, Split, Slice and the like mostly move long contiguous runs: copy those with memcpy.
   if (!IsSubByte(src.type()) && src.type() != DataType::kString &&
-      ContiguousRuns(src_strides, dst_strides, shape, &outer, &outer_src, &outer_dst, &run)) {
+      ContiguousRuns(dims, ss, ds, &outer, &outer_src, &outer_dst, &run)) {
     const size_t elem = DataTypeStorageBytes(src.type(), 1);
     const auto* in = static_cast<const uint8_t*>(src.raw()) + src_offset * static_cast<int64_t>(elem);
     auto* out = static_cast<uint8_t*>(dst.raw()) + dst_offset * static_cast<int64_t>(elem);
@@ -173,9 +158,6 @@ void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_
     return;
   }
   if (!IsSubByte(src.type()) && src.type() != DataType::kString) {
-    Shape dims;
-    std::vector<int64_t> ss, ds;
-    CollapseDims(shape, src_strides, dst_strides, &dims, &ss, &ds);
     const uint8_t* in = static_cast<const uint8_t*>(src.raw());
     uint8_t* out = static_cast<uint8_t*>(dst.raw());
     bool done = false;
