@@ -9,10 +9,8 @@
 namespace onyx::optimizer {
 namespace {
 
-bool IsNear(const Tensor* t, double target) {
-  auto v = ScalarOf(t);
-  return v && std::abs(*v - target) <= 1e-5 * std::abs(target);
-}
+// Constants as exporters round them to float (sqrt(2) and its inverse among them).
+bool IsNear(const Tensor* t, double target) { return IsScalarNear(t, target, 1e-5); }
 
 // The other input of a two-input node, given one of them (nullopt when `one` is not an input).
 std::optional<std::string> OtherInput(const ir::Node& n, const std::string& one) {

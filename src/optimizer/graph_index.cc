@@ -1,6 +1,7 @@
 #include "optimizer/graph_index.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "ir/graph_edit.h"
 #include "schema/op_versions.h"
@@ -248,6 +249,11 @@ std::optional<int> NodeSinceVersion(const ir::Model& model, const ir::Node& node
 std::optional<double> ScalarOf(const Tensor* t) {
   if (t == nullptr || t->size() != 1 || !IsFloatingPoint(t->type())) return std::nullopt;
   return t->DoubleAt(0);
+}
+
+bool IsScalarNear(const Tensor* t, double target, double relative_tolerance) {
+  auto v = ScalarOf(t);
+  return v && std::abs(*v - target) <= relative_tolerance * std::abs(target);
 }
 
 std::string AddInitializer(ir::Graph& graph, const std::string& base, Tensor value) {

@@ -71,6 +71,9 @@ std::optional<int> NodeSinceVersion(const ir::Model& model, const ir::Node& node
 
 // The single value of a one-element float tensor, or nullopt.
 std::optional<double> ScalarOf(const Tensor* t);
+// Whether `t` is a one-element float tensor within `relative_tolerance` of `target` (exporters round constants
+// such as sqrt(2) or 1/6 to float).
+bool IsScalarNear(const Tensor* t, double target, double relative_tolerance);
 
 // Adds an initializer under a fresh name derived from `base`; returns the name.
 std::string AddInitializer(ir::Graph& graph, const std::string& base, Tensor value);

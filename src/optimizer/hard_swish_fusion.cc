@@ -10,10 +10,8 @@
 namespace onyx::optimizer {
 namespace {
 
-bool IsNear(const Tensor* t, double target) {
-  auto v = ScalarOf(t);
-  return v && std::abs(*v - target) <= 1e-6 * std::abs(target);
-}
+// Constants as exporters round them to float (1/6 among them).
+bool IsNear(const Tensor* t, double target) { return IsScalarNear(t, target, 1e-6); }
 
 // The bounds of a Clip node when both are constants (attributes before opset 11, inputs after).
 std::optional<std::pair<double, double>> ClipBounds(const GraphIndex& index, const ir::Node& clip, int64_t opset) {
