@@ -518,11 +518,16 @@ class ReleasingInputStream : public google::protobuf::io::ZeroCopyInputStream {
   size_t released_ = 0;
 };
 
-Result<ir::Model> LoadModelFromStream(google::protobuf::io::ZeroCopyInputStream* stream, size_t size,
-                                      const std::string& base_dir, const LoadOptions& options) {
+Status CheckProtobufSize(size_t size) {
   if (size > static_cast<size_t>(INT32_MAX)) {
     return InvalidArgument("the protobuf part of a model cannot exceed 2 GiB; store large tensors as external data");
   }
+  return Status::Ok();
+}
+
+Result<ir::Model> LoadModelFromStream(google::protobuf::io::ZeroCopyInputStream* stream, size_t size,
+                                      const std::string& base_dir, const LoadOptions& options) {
+  ONYX_RETURN_IF_ERROR(CheckProtobufSize(size));
   auto shared_proto = std::make_shared<pb::ModelProto>();
   pb::ModelProto& proto = *shared_proto;
   google::protobuf::io::CodedInputStream coded(stream);
@@ -542,9 +547,7 @@ Result<ir::Model> LoadModelFromStream(google::protobuf::io::ZeroCopyInputStream*
 }  // namespace
 
 Result<ir::Model> LoadModelFromBytes(std::string_view bytes, const std::string& base_dir, const LoadOptions& options) {
-  if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
-    return InvalidArgument("the protobuf part of a model cannot exceed 2 GiB; store large tensors as external data");
-  }
+  ONYX_RETURN_IF_ERROR(CheckProtobufSize(bytes.size()));  // before ArrayInputStream's int size
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
   return LoadModelFromStream(&raw, bytes.size(), base_dir, options);
 }
