@@ -38,21 +38,10 @@ Result<int> RunFuseConvBatchNorm(ir::Graph& graph, const PassContext& ctx) {
       const double b0 = b != nullptr ? b->DoubleAt(c) : 0.0;
       bias[static_cast<size_t>(c)] = (b0 - params[2]->DoubleAt(c)) * s[static_cast<size_t>(c)] + params[1]->DoubleAt(c);
     }
-    const int64_t per_channel = w->size() / std::max<int64_t>(m, 1);
-    std::vector<double> weights(static_cast<size_t>(w->size()));
-    for (int64_t k = 0; k < w->size(); ++k)
-      weights[static_cast<size_t>(k)] = w->DoubleAt(k) * s[static_cast<size_t>(k / per_channel)];
     const DataType type = w->type();
-    const Shape w_shape = w->shape();
-    const std::string out = bn.outputs[0];
-    const std::string w_name = AddInitializer(graph, conv.inputs[1] + "_bn", FloatTensor(type, w_shape, weights));
-    const std::string b_name = AddInitializer(graph, out + "_bias", FloatTensor(type, {m}, bias));
-    ir::Node& fused = graph.nodes[static_cast<size_t>(p)];
-    fused.inputs.resize(3);
-    fused.inputs[1] = w_name;
-    fused.inputs[2] = b_name;
-    fused.outputs[0] = out;
-    EraseNodes(graph, {i});
+    const std::string w_name =
+        AddInitializer(graph, conv.inputs[1] + "_bn", FloatTensor(type, w->shape(), ScaledPerOutputChannel(*w, s)));
+    FoldIntoConv(graph, p, i, w_name, type, bias);
     return true;
   });
 }

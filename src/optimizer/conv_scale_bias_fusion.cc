@@ -52,23 +52,11 @@ Result<int> RunFuseConvScaleBias(ir::Graph& graph, const PassContext& ctx) {
       if (is_add) {
         for (int64_t k = 0; k < m; ++k) bias[static_cast<size_t>(k)] += (*cv)[static_cast<size_t>(k)];
       } else {
-        const int64_t per_channel = w->size() / std::max<int64_t>(m, 1);
-        std::vector<double> weights(static_cast<size_t>(w->size()));
-        for (int64_t k = 0; k < w->size(); ++k) {
-          weights[static_cast<size_t>(k)] = w->DoubleAt(k) * (*cv)[static_cast<size_t>(k / per_channel)];
-        }
         for (int64_t k = 0; k < m; ++k) bias[static_cast<size_t>(k)] *= (*cv)[static_cast<size_t>(k)];
-        const Shape w_shape = w->shape();
-        w_name = AddInitializer(graph, w_name + "_scaled", FloatTensor(type, w_shape, weights));
+        w_name =
+            AddInitializer(graph, w_name + "_scaled", FloatTensor(type, w->shape(), ScaledPerOutputChannel(*w, *cv)));
       }
-      const std::string out = op.outputs[0];
-      const std::string b_name = AddInitializer(graph, out + "_bias", FloatTensor(type, {m}, bias));
-      ir::Node& fused = graph.nodes[static_cast<size_t>(p)];
-      fused.inputs.resize(3);
-      fused.inputs[1] = w_name;
-      fused.inputs[2] = b_name;
-      fused.outputs[0] = out;
-      EraseNodes(graph, {i});
+      FoldIntoConv(graph, p, i, w_name, type, bias);
       return true;
     }
     return false;

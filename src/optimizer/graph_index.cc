@@ -323,4 +323,27 @@ Tensor FloatTensor(DataType type, const Shape& shape, const std::vector<double>&
 
 bool IsFusableFloat(DataType type) { return IsFloatingPoint(type); }
 
+std::vector<double> ScaledPerOutputChannel(const Tensor& weights, const std::vector<double>& scale) {
+  const int64_t m = weights.rank() > 0 ? weights.dim(0) : 0;
+  const int64_t per_channel = weights.size() / std::max<int64_t>(m, 1);
+  std::vector<double> out(static_cast<size_t>(weights.size()));
+  for (int64_t k = 0; k < weights.size(); ++k) {
+    out[static_cast<size_t>(k)] = weights.DoubleAt(k) * scale[static_cast<size_t>(k / per_channel)];
+  }
+  return out;
+}
+
+void FoldIntoConv(ir::Graph& graph, int conv, int consumer, const std::string& w_name, DataType type,
+                  const std::vector<double>& bias) {
+  const std::string out = graph.nodes[static_cast<size_t>(consumer)].outputs[0];
+  const std::string b_name =
+      AddInitializer(graph, out + "_bias", FloatTensor(type, {static_cast<int64_t>(bias.size())}, bias));
+  ir::Node& fused = graph.nodes[static_cast<size_t>(conv)];
+  fused.inputs.resize(3);
+  fused.inputs[1] = w_name;
+  fused.inputs[2] = b_name;
+  fused.outputs[0] = out;
+  EraseNodes(graph, {consumer});
+}
+
 }  // namespace onyx::optimizer

@@ -96,4 +96,11 @@ Tensor FloatTensor(DataType type, const Shape& shape, const std::vector<double>&
 // Float element types the fusions rewrite (their weights are recomputed in double and rounded back).
 bool IsFusableFloat(DataType type);
 
+// Convolution weights [M, ...] with output channel k multiplied by scale[k], in double.
+std::vector<double> ScaledPerOutputChannel(const Tensor& weights, const std::vector<double>& scale);
+// Makes Conv node `conv` compute what node `consumer` (its only reader) computed: it takes weights `w_name`, a new
+// bias initializer holding `bias` (of `type`) and the consumer's output; the consumer is erased.
+void FoldIntoConv(ir::Graph& graph, int conv, int consumer, const std::string& w_name, DataType type,
+                  const std::vector<double>& bias);
+
 }  // namespace onyx::optimizer
