@@ -1,6 +1,7 @@
 // NchwcConv: a 2-D float32 convolution through oneDNN's convolution primitive, reading plain or blocked input and
 // writing blocked output, with bias, an optional residual sum and an activation fused as post-ops. The weights
 // are reordered into the primitive's layout once; the primitive is rebuilt only when the input shape changes.
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <optional>
@@ -165,12 +166,18 @@ class NchwcConvKernel : public OpKernel {
                                 : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, src_md,
                                                                   w_any, dst_md, strides, dilations, pad_l, pad_r);
       };
-      // Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions where oneDNN has it (about 2.25x fewer multiplies;
-      // ../shared/docs/PERF-NOTES.md measured it ahead of direct on ResNet-50 inside the whole graph); direct
-      // convolution everywhere else, and wherever oneDNN declines Winograd for this shape or these post-ops.
+      // Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions where oneDNN has it (about 2.25x fewer multiplies);
+      // direct convolution everywhere else, and wherever oneDNN declines Winograd for this shape or these
+      // post-ops. Its input/output transforms cost in proportion to (channels in + out) x pixels and its
+      // multiplies run as small GEMMs over the 2x2 tiles, so it pays off with many tiles or many channels:
+      // measured inside the whole graph, SqueezeNet's 55x55 and 27x27 expand convs (16/32 -> 64/128 channels)
+      // gain 25-35%, its 13x13 ones (48/64 channels) lose; ResNet-50's 14x14 and 7x7 convs (256/512) gain.
+      const int64_t out_pixels_2d = g.out_shape[2] * g.out_shape[3];
+      const int64_t fewer_channels = std::min(weights_.dim(0), weights_.dim(1));
       const bool winograd_shape = group_ == 1 && weights_.dim(2) == 3 && weights_.dim(3) == 3 &&
                                   strides == memory::dims{1, 1} && dilations == memory::dims{0, 0} &&
-                                  weights_.dim(0) >= 64 && weights_.dim(1) >= 64;
+                                  fewer_channels >= 16 && weights_.dim(0) >= 64 &&
+                                  (out_pixels_2d >= 400 || fewer_channels >= 128);
       bool built = false;
       if (winograd_shape) {
         try {
