@@ -97,6 +97,16 @@ Result<Tensor> Tensor::Reshaped(Shape new_shape) const {
   return t;
 }
 
+Tensor Tensor::View(DataType type, Shape shape, size_t byte_offset) const {
+  Tensor t;
+  t.type_ = type;
+  t.size_ = NumElements(shape);
+  t.shape_ = std::move(shape);
+  t.storage_ = storage_;
+  t.data_ = static_cast<char*>(data_) + byte_offset;
+  return t;
+}
+
 Result<Tensor> Tensor::ReinterpretAs(DataType type) const {
   if (type == DataType::kString || type_ == DataType::kString || DataTypeBits(type) != DataTypeBits(type_)) {
     return InvalidArgument("cannot view " + std::string(DataTypeName(type_)) + " data as " +

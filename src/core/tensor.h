@@ -75,6 +75,9 @@ class Tensor {
   Result<Tensor> Reshaped(Shape new_shape) const;
   // Same storage and shape viewed as another element type of the same width (e.g. uint16 bits as bfloat16).
   Result<Tensor> ReinterpretAs(DataType type) const;
+  // A view of `shape` elements of `type` starting `byte_offset` bytes into this tensor's data, sharing its storage
+  // (the caller keeps it within bounds; not for strings). Lets producers write into part of a larger buffer.
+  Tensor View(DataType type, Shape shape, size_t byte_offset) const;
   // A deep copy with its own storage.
   Tensor Clone() const;
   // Whether the storage is shared with another tensor (copy-on-write decisions).

@@ -1,5 +1,7 @@
 #include "runtime/kernel.h"
 
+#include <optional>
+
 #include "runtime/session.h"
 
 namespace onyx {
@@ -93,6 +95,12 @@ Result<const Tensor*> KernelContext::TensorInput(size_t i) const {
 }
 
 Tensor& KernelContext::AllocateOutput(size_t i, DataType type, Shape shape) {
+  if (frame_ != nullptr && step_ >= 0) {
+    if (std::optional<Tensor> placed = frame_->PlaceOutput(step_, i, type, shape)) {
+      (*outputs_)[i] = Value(std::move(*placed));
+      return (*outputs_)[i].tensor();
+    }
+  }
   (*outputs_)[i] = Value(Tensor::Allocate(type, std::move(shape)));
   return (*outputs_)[i].tensor();
 }

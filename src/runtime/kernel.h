@@ -74,9 +74,10 @@ class KernelInfo {
 
 class KernelContext {
  public:
+  // `step` is the kernel's position in its frame's plan (-1 outside a plan).
   KernelContext(std::vector<const Value*> inputs, std::vector<Value>* outputs, ExecutionFrame* frame,
-                int num_threads)
-      : inputs_(std::move(inputs)), outputs_(outputs), frame_(frame), num_threads_(num_threads) {}
+                int num_threads, int step = -1)
+      : inputs_(std::move(inputs)), outputs_(outputs), frame_(frame), num_threads_(num_threads), step_(step) {}
 
   size_t num_inputs() const { return inputs_.size(); }
   // Whether input i is given (omitted optional inputs and inputs past the end are not).
@@ -88,7 +89,8 @@ class KernelContext {
   Result<const Tensor*> TensorInput(size_t i) const;
 
   size_t num_outputs() const { return outputs_->size(); }
-  // Allocates output i (uninitialized) and returns it for the kernel to fill.
+  // Allocates output i (uninitialized) and returns it for the kernel to fill. It may be a slice of a larger
+  // buffer (runtime/concat_in_place.h): write only through this tensor, and set outputs with SetOutput otherwise.
   Tensor& AllocateOutput(size_t i, DataType type, Shape shape);
   void SetOutput(size_t i, Value v) { (*outputs_)[i] = std::move(v); }
 
@@ -102,6 +104,7 @@ class KernelContext {
   std::vector<Value>* outputs_;
   ExecutionFrame* frame_;
   int num_threads_;
+  int step_;
 };
 
 class OpKernel {

@@ -31,12 +31,44 @@ const Value* ExecutionFrame::Lookup(const std::string& name) const {
   return parent_ != nullptr ? parent_->Lookup(name) : nullptr;
 }
 
+std::optional<Tensor> ExecutionFrame::PlaceOutput(int step, size_t output, DataType type, const Shape& shape) {
+  if (plan_.concat_in_place.empty()) return std::nullopt;
+  const auto& outs = plan_.steps[static_cast<size_t>(step)].outputs;
+  if (output >= outs.size() || outs[output] < 0) return std::nullopt;
+  return plan_.concat_in_place.PlaceOutput(concat_run_, outs[output], type, shape);
+}
+
 namespace {
 
 struct CompileContext {
   const ir::Model* model;
   const KernelRegistry* registry;
 };
+
+// Finds the Concats whose producers can write into their output (runtime/concat_in_place.h).
+void PlanConcatsInPlace(GraphPlan& plan) {
+  const auto n = static_cast<size_t>(plan.num_slots);
+  std::vector<int> producer(n, -1);
+  std::vector<int> readers(n, 0);
+  std::vector<bool> kept(n, false);
+  for (int s : plan.output_slots) kept[static_cast<size_t>(s)] = true;
+  std::vector<ConcatInPlace::ConcatStep> concats;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const GraphPlan::Step& step = plan.steps[i];
+    for (int s : step.outputs) {
+      if (s >= 0) producer[static_cast<size_t>(s)] = static_cast<int>(i);
+    }
+    for (const auto& name : ir::NodeReads(*step.node)) {
+      auto it = plan.slot_of.find(name);
+      if (it != plan.slot_of.end()) ++readers[static_cast<size_t>(it->second)];
+    }
+    if (step.node->op_type == "Concat" && ir::CanonicalDomain(step.node->domain) == "ai.onnx" &&
+        step.outputs.size() == 1 && step.outputs[0] >= 0) {
+      concats.push_back({static_cast<int>(i), step.node, step.inputs});
+    }
+  }
+  plan.concat_in_place.Plan(concats, producer, readers, kept);
+}
 
 std::string OpsetLabel(const ir::Node& node, int64_t opset) {
   return node.Describe().substr(0, node.Describe().size() - 1) + ", opset " + std::to_string(opset) + ")";
@@ -150,6 +182,7 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
       plan->steps[static_cast<size_t>(last_reader[s])].release_after.push_back(static_cast<int>(s));
     }
   }
+  PlanConcatsInPlace(*plan);
   return std::shared_ptr<const GraphPlan>(std::move(plan));
 }
 
@@ -157,7 +190,8 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
 
 Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Value>* outputs) {
   auto& slots = frame.slots();
-  for (const auto& step : plan.steps) {
+  for (size_t step_index = 0; step_index < plan.steps.size(); ++step_index) {
+    const GraphPlan::Step& step = plan.steps[step_index];
     std::vector<const Value*> ins(step.inputs.size(), nullptr);
     for (size_t i = 0; i < step.inputs.size(); ++i) {
       if (step.inputs[i] < 0) continue;
@@ -168,16 +202,22 @@ Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Val
       ins[i] = &v;
     }
     std::vector<Value> outs(step.outputs.size());
-    KernelContext ctx(std::move(ins), &outs, &frame, frame.num_threads);
+    const int concat_group = plan.concat_in_place.GroupOfStep(static_cast<int>(step_index));
     Status st;
     const auto start =
         frame.profile != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    try {
-      st = step.kernel->Compute(ctx);
-    } catch (const std::bad_alloc&) {
-      st = Status(StatusCode::kIoError, "out of memory");
-    } catch (const std::length_error&) {
-      st = Status(StatusCode::kInvalidArgument, "a tensor would be too large");
+    if (concat_group >= 0 && plan.concat_in_place.Assemble(frame.concat_run(), concat_group, ins, &outs[0])) {
+      // Every input was written in place: the output is already assembled.
+    } else {
+      KernelContext ctx(ins, &outs, &frame, frame.num_threads, static_cast<int>(step_index));
+      try {
+        st = step.kernel->Compute(ctx);
+      } catch (const std::bad_alloc&) {
+        st = Status(StatusCode::kIoError, "out of memory");
+      } catch (const std::length_error&) {
+        st = Status(StatusCode::kInvalidArgument, "a tensor would be too large");
+      }
+      if (st.ok() && concat_group >= 0) plan.concat_in_place.Learn(frame.concat_run(), concat_group, ins, outs[0]);
     }
     if (frame.profile != nullptr) {
       const auto& node = *step.node;

@@ -13,6 +13,7 @@
 #include "core/value.h"
 #include "ir/model.h"
 #include "optimizer/optimizer.h"
+#include "runtime/concat_in_place.h"
 #include "runtime/kernel.h"
 
 namespace onyx {
@@ -57,15 +58,20 @@ class GraphPlan {
   std::vector<int> output_slots;                        // the graph's outputs, in order
   std::vector<std::pair<std::string, int>> outer_refs;  // values read from enclosing graphs
   const ir::Graph* graph = nullptr;
+  ConcatInPlace concat_in_place;  // Concats whose producers may write straight into their output
 };
 
 // The values of one running graph; subgraph frames point at the frame of the node that runs them.
 class ExecutionFrame {
  public:
-  ExecutionFrame(const GraphPlan& plan, const ExecutionFrame* parent) : plan_(plan), parent_(parent) {
+  ExecutionFrame(const GraphPlan& plan, const ExecutionFrame* parent)
+      : plan_(plan), parent_(parent), concat_run_(plan.concat_in_place.StartRun()) {
     slots_.resize(static_cast<size_t>(plan.num_slots));
   }
   std::vector<Value>& slots() { return slots_; }
+  ConcatInPlace::RunState& concat_run() { return concat_run_; }
+  // Where output `output` of step `step` goes when its Concat takes it in place (KernelContext::AllocateOutput).
+  std::optional<Tensor> PlaceOutput(int step, size_t output, DataType type, const Shape& shape);
   // The value visible under `name` here or in an enclosing frame; null when none is set.
   const Value* Lookup(const std::string& name) const;
   int num_threads = 1;
@@ -76,6 +82,7 @@ class ExecutionFrame {
   const GraphPlan& plan_;
   const ExecutionFrame* parent_;
   std::vector<Value> slots_;
+  ConcatInPlace::RunState concat_run_;
 };
 
 // Runs a plan in a frame whose inputs (and outer references) are already set; collects the outputs.

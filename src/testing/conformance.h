@@ -27,6 +27,9 @@ struct ConformanceOptions {
   bool isolate = true;        // run each case in a child process (a crash or hang fails only that case)
   optimizer::OptLevel optimization_level = optimizer::OptLevel::kAll;
   std::string optimized_model_path;  // where to save the optimized model (useful with a single case)
+  // Runs of each data set in the same session, each checked: later runs exercise what a session keeps between
+  // runs (cached primitives, Concats learned in place).
+  int runs_per_set = 1;
 };
 
 // Finds test cases under each path: a folder holding model.onnx, a folder of such folders (searched recursively),

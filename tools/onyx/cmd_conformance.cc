@@ -29,6 +29,7 @@ void Help() {
       "  --no-isolate        run cases in this process (faster; a crash then ends the run)\n"
       "  --quiet             print only the cases that do not pass\n"
       "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all); -O is the same\n"
+      "  --runs N            run each data set N times in the same session, checking every run (default 1)\n"
       "  --optimized-model FILE  write the optimized model of the (single) case to FILE\n");
 }
 
@@ -49,7 +50,7 @@ int ConformanceMain(const std::vector<std::string>& args) {
     const std::string& a = args[i];
     auto next = [&]() -> const std::string* { return i + 1 < args.size() ? &args[++i] : nullptr; };
     if (a == "--json" || a == "--expect" || a == "--filter" || a == "--timeout" || a == "-O" || a == "--rtol" ||
-        a == "--atol" || a == "--opt-level" || a == "--optimized-model") {
+        a == "--atol" || a == "--opt-level" || a == "--optimized-model" || a == "--runs") {
       const std::string* v = next();
       if (v == nullptr) {
         Error(a + " needs a value");
@@ -60,6 +61,7 @@ int ConformanceMain(const std::vector<std::string>& args) {
       if (a == "--filter") filter = *v;
       if (a == "--timeout") options.timeout_seconds = std::max(1, std::atoi(v->c_str()));
       if (a == "--optimized-model") options.optimized_model_path = *v;
+      if (a == "--runs") options.runs_per_set = std::max(1, std::atoi(v->c_str()));
       if (a == "-O" || a == "--opt-level") {
         auto level = optimizer::ParseOptLevel(*v);
         if (!level.ok()) {
