@@ -252,8 +252,72 @@ class LayoutRewriter {
         conv.name += "+" + graph_.nodes[*c].op_type;
       }
     }
+    // A 3x3 depthwise convolution reading this 1x1 one's result alone (MobileNet's expand + depthwise pairs) runs
+    // as NchwcConv's fused depthwise stage, with its own activation.
+    if (conv.inputs.size() == 3 && IsPointwise(n, *w) && out_channels % nchwc::kBlock == 0) {
+      if (auto c = SoleConsumer(result)) {
+        const ir::Node& dw = graph_.nodes[*c];
+        if (auto stride = FusableDepthwiseStride(dw, out_channels)) {
+          conv.inputs.push_back("");  // no residual Sum
+          conv.inputs.push_back(dw.inputs[1]);
+          if (dw.inputs.size() > 2 && !dw.inputs[2].empty()) conv.inputs.push_back(dw.inputs[2]);
+          conv.attributes.push_back(IntAttr("dw_stride", *stride));
+          absorbed_.insert(*c);
+          result = dw.outputs[0];
+          conv.name += "+" + dw.name;
+          if (auto a = SoleConsumer(result)) {
+            if (auto act = ZeroPreservingActivation(graph_.nodes[*a])) {
+              conv.attributes.push_back(StringAttr("dw_activation", act->name));
+              conv.attributes.push_back(FloatAttr("dw_activation_alpha", act->alpha));
+              conv.attributes.push_back(FloatAttr("dw_activation_beta", act->beta));
+              absorbed_.insert(*a);
+              result = graph_.nodes[*a].outputs[0];
+              conv.name += "+" + graph_.nodes[*a].op_type;
+            }
+          }
+        }
+      }
+    }
     conv.outputs = {NewBlocked(result, out_channels)};
     out_.push_back(std::move(conv));
+  }
+
+  // Whether Conv n (weights w) is pointwise: 1x1, stride 1, no padding, one group.
+  static bool IsPointwise(const ir::Node& n, const Tensor& w) {
+    if (w.dim(2) != 1 || w.dim(3) != 1) return false;
+    for (const auto& a : n.attributes) {
+      if (a.name == "group" && a.i != 1) return false;
+      if (a.name == "strides" && a.ints != std::vector<int64_t>{1, 1}) return false;
+      if (a.name == "pads" && a.ints != std::vector<int64_t>{0, 0, 0, 0}) return false;
+      if (a.name == "auto_pad" && a.s != "NOTSET" && a.s != "VALID") return false;
+    }
+    return true;
+  }
+
+  // The stride of Conv n when it is a 3x3 depthwise convolution over `channels` with pads 1 on every side and
+  // stride 1 or 2 (what oneDNN's depthwise post-op computes); nullopt otherwise.
+  std::optional<int64_t> FusableDepthwiseStride(const ir::Node& n, int64_t channels) const {
+    if (!IsOnnx(n) || n.op_type != "Conv" || !ConvEligible(n)) return std::nullopt;
+    const Tensor* w = Constant(n.inputs[1]);
+    if (w->shape() != Shape{channels, 1, 3, 3}) return std::nullopt;
+    int64_t group = 1, stride = 1;
+    bool padded = false;
+    for (const auto& a : n.attributes) {
+      if (a.name == "group") group = a.i;
+      if (a.name == "auto_pad" && a.s != "NOTSET") return std::nullopt;
+      if (a.name == "dilations" && a.ints != std::vector<int64_t>{1, 1}) return std::nullopt;
+      if (a.name == "kernel_shape" && a.ints != std::vector<int64_t>{3, 3}) return std::nullopt;
+      if (a.name == "pads") {
+        if (a.ints != std::vector<int64_t>{1, 1, 1, 1}) return std::nullopt;
+        padded = true;
+      }
+      if (a.name == "strides") {
+        if (a.ints.size() != 2 || a.ints[0] != a.ints[1] || (a.ints[0] != 1 && a.ints[0] != 2)) return std::nullopt;
+        stride = a.ints[0];
+      }
+    }
+    if (group != channels || !padded) return std::nullopt;
+    return stride;
   }
 
   // The shape of `name` when it is a float tensor of zeros known here: a constant, or ConstantOfShape of a constant

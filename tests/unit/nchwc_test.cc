@@ -123,6 +123,29 @@ g (float[1,5,11,9] x, float[24,5,3,3] w1, float[24] b1, float[24,1,3,3] w2, floa
             3);
 }
 
+TEST(Nchwc, PointwiseThenDepthwiseFuseAtStrideOneAndTwo) {
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  // MobileNet-v2's expand (1x1 + Clip 0..6) then depthwise 3x3 (+ Clip): each pair becomes one NchwcConv; odd
+  // sizes check the stride-2 output size (ceil(13 / 2) = 7); the second pair's 1x1 has no bias, its
+  // depthwise no activation.
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,8,13,11] x, float[32,8,1,1] w1, float[32] b1, float[32,1,3,3] w2, float[32] b2, float[32,32,1,1] w3,
+   float[32,1,3,3] w4) => (float[2,32,13,11] y, float[2,32,7,6] z) {
+  lo = Constant<value = float {0}>()
+  hi = Constant<value = float {6}>()
+  c1 = Conv(x, w1, b1)
+  r1 = Clip(c1, lo, hi)
+  c2 = Conv<pads = [1,1,1,1], group = 32>(r1, w2, b2)
+  y = Clip(c2, lo, hi)
+  c3 = Conv(y, w3)
+  r3 = Relu(c3)
+  z = Conv<pads = [1,1,1,1], strides = [2,2], group = 32, kernel_shape = [3,3]>(r3, w4)
+}
+)"),
+            2);
+}
+
 TEST(Nchwc, DilatedGroupedConvAndPooling) {
   if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
   EXPECT_EQ(ExpectSameAsReference(R"(

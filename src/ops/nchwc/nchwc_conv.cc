@@ -32,11 +32,12 @@ struct Activation {
   float beta = 0;
 };
 
-Result<Activation> ParseActivation(const KernelInfo& info) {
-  const std::string name = info.GetString("activation");
+// The activation named by attribute `attr` ("activation" or "dw_activation") and its _alpha/_beta attributes.
+Result<Activation> ParseActivation(const KernelInfo& info, const std::string& attr) {
+  const std::string name = info.GetString(attr);
   Activation a;
-  a.alpha = info.GetFloat("activation_alpha", 0);
-  a.beta = info.GetFloat("activation_beta", 0);
+  a.alpha = info.GetFloat(attr + "_alpha", 0);
+  a.beta = info.GetFloat(attr + "_beta", 0);
   if (name.empty()) return a;
   if (name == "Relu") {
     a.alg = dnnl::algorithm::eltwise_relu;
@@ -55,13 +56,26 @@ Result<Activation> ParseActivation(const KernelInfo& info) {
   return a;
 }
 
+// What one input shape needs: the convolution (its weights reordered for it) and, for a fused depthwise
+// convolution, either its post-op arguments (dw_fused) or a primitive of its own.
+struct Primitives {
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward primitive;
+  memory weights;
+  bool dw_fused = false;
+  dnnl::convolution_forward::primitive_desc dw_pd;
+  dnnl::convolution_forward dw_primitive;
+  memory dw_weights;
+  memory dw_bias;
+};
+
 class NchwcConvKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
     ONYX_RETURN_IF_ERROR(attrs_.Parse(info, false));
     group_ = info.GetInt("group", 1);
     input_blocked_ = info.GetInt("input_blocked", 0) != 0;
-    ONYX_ASSIGN_OR_RETURN(activation_, ParseActivation(info));
+    ONYX_ASSIGN_OR_RETURN(activation_, ParseActivation(info, "activation"));
     has_sum_ = info.has_input(3);
     const Tensor* w = info.ConstantInput(1);
     if (w == nullptr || w->type() != DataType::kFloat || w->rank() != 4) {
@@ -76,6 +90,7 @@ class NchwcConvKernel : public OpKernel {
       bias_ = *b;
     }
     if (group_ < 1 || w->dim(0) % group_ != 0) return info.Error("attribute 'group' does not divide W's dim 0");
+    if (info.has_input(4)) ONYX_RETURN_IF_ERROR(InitDepthwise(info));
     return Status::Ok();
   }
 
@@ -92,25 +107,26 @@ class NchwcConvKernel : public OpKernel {
       logical = {x->dim(0), channels, x->dim(2), x->dim(3)};
     }
     ONYX_ASSIGN_OR_RETURN(nn::ConvGeometry g, nn::ResolveConv(attrs_, group_, logical, weights_.shape()));
-    dnnl::convolution_forward::primitive_desc pd;
-    dnnl::convolution_forward primitive;
-    memory packed_weights;
     int64_t out_pixels = 1;
     for (size_t d = 2; d < g.out_shape.size(); ++d) out_pixels *= g.out_shape[d];
-    const int64_t flops =
-        2 * g.batch * weights_.dim(0) * out_pixels * weights_.dim(1) * weights_.dim(2) * weights_.dim(3);
-    const ScopedOmpThreads threads(PrimitiveThreads(flops, ctx.num_threads()));
-    {
-      // Session::Run may be called from several threads; the primitive is rebuilt only for a new input shape.
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (logical != built_for_) ONYX_RETURN_IF_ERROR(Build(g, logical));
-      pd = pd_;
-      primitive = primitive_;
-      packed_weights = packed_weights_;
-    }
+    int64_t flops = 2 * g.batch * weights_.dim(0) * out_pixels * weights_.dim(1) * weights_.dim(2) * weights_.dim(3);
     const int64_t m = weights_.dim(0);
-    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat,
-                                   {g.batch, (m + kBlock - 1) / kBlock, g.out_shape[2], g.out_shape[3], kBlock});
+    Shape y_shape{g.batch, (m + kBlock - 1) / kBlock, g.out_shape[2], g.out_shape[3], kBlock};
+    if (has_dw_) {
+      // 3x3, pads 1: the depthwise output has ceil(size / stride) pixels per axis.
+      y_shape[2] = (g.out_shape[2] - 1) / dw_stride_ + 1;
+      y_shape[3] = (g.out_shape[3] - 1) / dw_stride_ + 1;
+      flops += 2 * 9 * g.batch * m * y_shape[2] * y_shape[3];
+    }
+    const ScopedOmpThreads threads(PrimitiveThreads(flops, ctx.num_threads()));
+    Primitives p;
+    {
+      // Session::Run may be called from several threads; the primitives are rebuilt only for a new input shape.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (logical != built_for_) ONYX_RETURN_IF_ERROR(Build(g, logical, y_shape));
+      p = built_;
+    }
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, y_shape);
     if (has_sum_) {
       ONYX_ASSIGN_OR_RETURN(const Tensor* sum, ctx.TensorInput(3));
       if (sum->shape() != y.shape() || sum->type() != DataType::kFloat) {
@@ -119,21 +135,64 @@ class NchwcConvKernel : public OpKernel {
       }
       std::memcpy(y.data<float>(), sum->data<float>(), y.nbytes());
     }
+    // Without the fused depthwise post-op, the 1x1 result goes through a buffer of its own into the depthwise
+    // primitive.
+    Tensor between;
+    if (has_dw_ && !p.dw_fused) {
+      between = Tensor::Allocate(DataType::kFloat, {y_shape[0], y_shape[1], g.out_shape[2], g.out_shape[3], kBlock});
+    }
     return DnnlCall("NchwcConv", [&] {
-      memory src(pd.src_desc(), DnnlEngine(), const_cast<float*>(x->data<float>()));
-      memory dst(pd.dst_desc(), DnnlEngine(), y.data<float>());
+      float* conv_out = between.defined() ? between.data<float>() : y.data<float>();
+      memory src(p.pd.src_desc(), DnnlEngine(), const_cast<float*>(x->data<float>()));
+      memory dst(p.pd.dst_desc(), DnnlEngine(), conv_out);
       std::unordered_map<int, memory> args{
-          {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, packed_weights}, {DNNL_ARG_DST, dst}};
+          {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, dst}};
       if (bias_.size() > 0) {
-        args.emplace(DNNL_ARG_BIAS, memory(pd.bias_desc(), DnnlEngine(), const_cast<float*>(bias_.data<float>())));
+        args.emplace(DNNL_ARG_BIAS, memory(p.pd.bias_desc(), DnnlEngine(), const_cast<float*>(bias_.data<float>())));
       }
-      primitive.execute(DnnlStream(), args);
+      if (p.dw_fused) {
+        args.emplace(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, p.dw_weights);
+        if (dw_bias_.size() > 0) args.emplace(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, p.dw_bias);
+      }
+      p.primitive.execute(DnnlStream(), args);
+      if (between.defined()) {
+        memory dw_src(p.dw_pd.src_desc(), DnnlEngine(), conv_out);
+        memory dw_dst(p.dw_pd.dst_desc(), DnnlEngine(), y.data<float>());
+        std::unordered_map<int, memory> dw_args{
+            {DNNL_ARG_SRC, dw_src}, {DNNL_ARG_WEIGHTS, p.dw_weights}, {DNNL_ARG_DST, dw_dst}};
+        if (dw_bias_.size() > 0) dw_args.emplace(DNNL_ARG_BIAS, p.dw_bias);
+        p.dw_primitive.execute(DnnlStream(), dw_args);
+      }
       DnnlStream().wait();
     });
   }
 
  private:
-  Status Build(const nn::ConvGeometry& g, const Shape& logical) {
+  Status InitDepthwise(const KernelInfo& info) {
+    const int64_t c = weights_.dim(0);
+    const Tensor* dw = info.ConstantInput(4);
+    if (dw == nullptr || dw->type() != DataType::kFloat || dw->shape() != Shape{c, 1, 3, 3}) {
+      return info.Error("input 'DwW' must be a float32 initializer of shape [" + std::to_string(c) + ", 1, 3, 3]");
+    }
+    if (has_sum_ || group_ != 1 || weights_.dim(2) != 1 || weights_.dim(3) != 1) {
+      return info.Error("a fused depthwise convolution follows only a 1x1 convolution without a residual sum");
+    }
+    dw_weights_ = *dw;
+    if (info.has_input(5)) {
+      const Tensor* b = info.ConstantInput(5);
+      if (b == nullptr || b->type() != DataType::kFloat || b->shape() != Shape{c}) {
+        return info.Error("input 'DwB' must be a float32 initializer of shape [" + std::to_string(c) + "]");
+      }
+      dw_bias_ = *b;
+    }
+    dw_stride_ = info.GetInt("dw_stride", 1);
+    if (dw_stride_ != 1 && dw_stride_ != 2) return info.Error("attribute 'dw_stride' must be 1 or 2");
+    ONYX_ASSIGN_OR_RETURN(dw_activation_, ParseActivation(info, "dw_activation"));
+    has_dw_ = true;
+    return Status::Ok();
+  }
+
+  Status Build(const nn::ConvGeometry& g, const Shape& logical, const Shape& y_shape) {
     return DnnlCall("NchwcConv: creating the convolution", [&] {
       const int64_t m = weights_.dim(0);
       const memory::dims src_dims(logical.begin(), logical.end());
@@ -155,53 +214,120 @@ class NchwcConvKernel : public OpKernel {
         pad_l.push_back(a.pad_begin);
         pad_r.push_back(a.pad_end);
       }
-      dnnl::post_ops ops;
-      if (has_sum_) ops.append_sum(1.0f);
-      if (activation_.alg) ops.append_eltwise(1.0f, *activation_.alg, activation_.alpha, activation_.beta);
-      dnnl::primitive_attr attr;
-      attr.set_post_ops(ops);
       auto make_desc = [&](dnnl::algorithm alg) {
         return bias_.size() > 0 ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, src_md,
                                                                   w_any, b_md, dst_md, strides, dilations, pad_l, pad_r)
                                 : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, src_md,
                                                                   w_any, dst_md, strides, dilations, pad_l, pad_r);
       };
-      // Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions where oneDNN has it (about 2.25x fewer multiplies);
-      // direct convolution everywhere else, and wherever oneDNN declines Winograd for this shape or these
-      // post-ops. Its input/output transforms cost in proportion to (channels in + out) x pixels and its
-      // multiplies run as small GEMMs over the 2x2 tiles, so it pays off with many tiles or many channels:
-      // measured inside the whole graph, SqueezeNet's 55x55 and 27x27 expand convs (16/32 -> 64/128 channels)
-      // gain 25-35%, its 13x13 ones (48/64 channels) lose; ResNet-50's 14x14 and 7x7 convs (256/512) gain.
-      const int64_t out_pixels_2d = g.out_shape[2] * g.out_shape[3];
-      const int64_t fewer_channels = std::min(weights_.dim(0), weights_.dim(1));
-      const bool winograd_shape = group_ == 1 && weights_.dim(2) == 3 && weights_.dim(3) == 3 &&
-                                  strides == memory::dims{1, 1} && dilations == memory::dims{0, 0} &&
-                                  fewer_channels >= 16 && weights_.dim(0) >= 64 &&
-                                  (out_pixels_2d >= 400 || fewer_channels >= 128);
-      bool built = false;
-      if (winograd_shape) {
+      auto make_attr = [&](bool with_dw) {
+        dnnl::post_ops ops;
+        if (has_sum_) ops.append_sum(1.0f);
+        if (activation_.alg) ops.append_eltwise(1.0f, *activation_.alg, activation_.alpha, activation_.beta);
+        if (with_dw) {
+          ops.append_dw(memory::data_type::f32, dw_bias_.size() > 0 ? memory::data_type::f32 : memory::data_type::undef,
+                        memory::data_type::f32, 3, dw_stride_, 1, 0, {});
+          if (dw_activation_.alg) {
+            ops.append_eltwise(1.0f, *dw_activation_.alg, dw_activation_.alpha, dw_activation_.beta);
+          }
+        }
+        dnnl::primitive_attr attr;
+        attr.set_post_ops(ops);
+        return attr;
+      };
+      Primitives p;
+      if (has_dw_) {
+        // The depthwise post-op where oneDNN fuses it into this 1x1 convolution with the output ONNX defines;
+        // otherwise a depthwise primitive of its own runs after it.
         try {
-          pd_ = dnnl::convolution_forward::primitive_desc(make_desc(dnnl::algorithm::convolution_winograd), attr,
-                                                          DnnlEngine());
-          built = true;
+          p.pd = dnnl::convolution_forward::primitive_desc(make_desc(dnnl::algorithm::convolution_direct),
+                                                           make_attr(true), DnnlEngine());
+          p.dw_fused = p.pd.dst_desc().dims() == memory::dims{y_shape[0], m, y_shape[2], y_shape[3]};
         } catch (const dnnl::error&) {
-          built = false;
+          p.dw_fused = false;
+        }
+        if (!p.dw_fused) BuildSeparateDepthwise(p, dst_dims, y_shape);
+      }
+      if (!has_dw_ || !p.dw_fused) {
+        // Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions where oneDNN has it (about 2.25x fewer multiplies);
+        // direct convolution everywhere else, and wherever oneDNN declines Winograd for this shape or these
+        // post-ops. Its input/output transforms cost in proportion to (channels in + out) x pixels and its
+        // multiplies run as small GEMMs over the 2x2 tiles, so it pays off with many tiles or many channels:
+        // measured inside the whole graph, SqueezeNet's 55x55 and 27x27 expand convs (16/32 -> 64/128 channels)
+        // gain 25-35%, its 13x13 ones (48/64 channels) lose; ResNet-50's 14x14 and 7x7 convs (256/512) gain.
+        const int64_t out_pixels_2d = g.out_shape[2] * g.out_shape[3];
+        const int64_t fewer_channels = std::min(weights_.dim(0), weights_.dim(1));
+        const bool winograd_shape = group_ == 1 && weights_.dim(2) == 3 && weights_.dim(3) == 3 &&
+                                    strides == memory::dims{1, 1} && dilations == memory::dims{0, 0} &&
+                                    fewer_channels >= 16 && weights_.dim(0) >= 64 &&
+                                    (out_pixels_2d >= 400 || fewer_channels >= 128);
+        bool built = false;
+        if (winograd_shape) {
+          try {
+            p.pd = dnnl::convolution_forward::primitive_desc(make_desc(dnnl::algorithm::convolution_winograd),
+                                                             make_attr(false), DnnlEngine());
+            built = true;
+          } catch (const dnnl::error&) {
+            built = false;
+          }
+        }
+        if (!built) {
+          p.pd = dnnl::convolution_forward::primitive_desc(make_desc(dnnl::algorithm::convolution_direct),
+                                                           make_attr(false), DnnlEngine());
         }
       }
-      if (!built) {
-        pd_ = dnnl::convolution_forward::primitive_desc(make_desc(dnnl::algorithm::convolution_direct), attr,
-                                                        DnnlEngine());
+      p.primitive = dnnl::convolution_forward(p.pd);
+      p.weights = built_.weights;
+      if (!p.weights || p.weights.get_desc() != p.pd.weights_desc()) {
+        p.weights = Reordered(weights_, w_dims, group_ > 1 ? Tag::goihw : Tag::oihw, p.pd.weights_desc());
       }
-      primitive_ = dnnl::convolution_forward(pd_);
-      if (!packed_weights_ || packed_weights_.get_desc() != pd_.weights_desc()) {
-        const memory::desc plain(w_dims, memory::data_type::f32, group_ > 1 ? Tag::goihw : Tag::oihw);
-        memory src(plain, DnnlEngine(), const_cast<float*>(weights_.data<float>()));
-        packed_weights_ = memory(pd_.weights_desc(), DnnlEngine());
-        dnnl::reorder(src, packed_weights_).execute(DnnlStream(), src, packed_weights_);
-        DnnlStream().wait();
+      if (p.dw_fused) {
+        const memory::dims dw_dims{m, 1, 1, 3, 3};
+        p.dw_weights = Reordered(dw_weights_, dw_dims, Tag::goihw,
+                                 p.pd.query_md(dnnl::query::exec_arg_md, DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS));
+        if (dw_bias_.size() > 0) {
+          p.dw_bias = Reordered(dw_bias_, {m}, Tag::x,
+                                p.pd.query_md(dnnl::query::exec_arg_md, DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS));
+        }
       }
+      built_ = p;
       built_for_ = logical;
     });
+  }
+
+  // The depthwise convolution as a primitive of its own, reading the 1x1 convolution's blocked output.
+  void BuildSeparateDepthwise(Primitives& p, const memory::dims& between_dims, const Shape& y_shape) {
+    const int64_t m = weights_.dim(0);
+    const memory::desc src_md(between_dims, memory::data_type::f32, Tag::nChw16c);
+    const memory::desc dst_md({y_shape[0], m, y_shape[2], y_shape[3]}, memory::data_type::f32, Tag::nChw16c);
+    const memory::dims dw_dims{m, 1, 1, 3, 3};
+    const memory::desc w_any(dw_dims, memory::data_type::f32, Tag::any);
+    const memory::dims strides{dw_stride_, dw_stride_}, dilations{0, 0}, pads{1, 1};
+    dnnl::post_ops ops;
+    if (dw_activation_.alg) ops.append_eltwise(1.0f, *dw_activation_.alg, dw_activation_.alpha, dw_activation_.beta);
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    const auto desc =
+        dw_bias_.size() > 0
+            ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                              src_md, w_any, memory::desc({m}, memory::data_type::f32, Tag::x), dst_md,
+                                              strides, dilations, pads, pads)
+            : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                              src_md, w_any, dst_md, strides, dilations, pads, pads);
+    p.dw_pd = dnnl::convolution_forward::primitive_desc(desc, attr, DnnlEngine());
+    p.dw_primitive = dnnl::convolution_forward(p.dw_pd);
+    p.dw_weights = Reordered(dw_weights_, dw_dims, Tag::goihw, p.dw_pd.weights_desc());
+    if (dw_bias_.size() > 0) p.dw_bias = Reordered(dw_bias_, {m}, Tag::x, p.dw_pd.bias_desc());
+  }
+
+  // `t` (plain, `dims` in `tag`) copied into a new oneDNN memory of layout `md`.
+  static memory Reordered(const Tensor& t, const memory::dims& dims, Tag tag, const memory::desc& md) {
+    const memory::desc plain(dims, memory::data_type::f32, tag);
+    memory src(plain, DnnlEngine(), const_cast<float*>(t.data<float>()));
+    memory out(md, DnnlEngine());
+    dnnl::reorder(src, out).execute(DnnlStream(), src, out);
+    DnnlStream().wait();
+    return out;
   }
 
   nn::WindowAttrs attrs_;
@@ -211,11 +337,14 @@ class NchwcConvKernel : public OpKernel {
   Activation activation_;
   Tensor weights_;
   Tensor bias_;
+  bool has_dw_ = false;
+  Tensor dw_weights_;
+  Tensor dw_bias_;
+  int64_t dw_stride_ = 1;
+  Activation dw_activation_;
   std::mutex mutex_;
   Shape built_for_;
-  dnnl::convolution_forward::primitive_desc pd_;
-  dnnl::convolution_forward primitive_;
-  memory packed_weights_;
+  Primitives built_;
 };
 
 }  // namespace
