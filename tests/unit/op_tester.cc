@@ -1,5 +1,7 @@
 #include "op_tester.h"
 
+#include <algorithm>
+
 #include "runtime/session.h"
 
 namespace onyx::testing {
@@ -79,6 +81,11 @@ Result<std::vector<Value>> RunOp(const OpTest& test) {
     }
     std::string name = "input_" + std::to_string(i);
     node.inputs.push_back(name);
+    if (std::find(test.constant_inputs.begin(), test.constant_inputs.end(), i) != test.constant_inputs.end() &&
+        test.inputs[i].is_tensor()) {
+      model.graph.initializers.push_back(ir::NamedTensor{name, "", test.inputs[i].tensor(), {}, {}});
+      continue;
+    }
     model.graph.inputs.push_back({name, TypeOfValue(test.inputs[i]), {}, {}});
     feeds.emplace_back(name, test.inputs[i]);
   }

@@ -16,6 +16,8 @@ struct OpTest {
   std::vector<ir::Attribute> attributes;
   std::vector<Value> inputs;  // an empty Value() marks an omitted optional input
   int num_outputs = 1;
+  // Inputs (by index) given as initializers instead of feeds: kernels may prepack those (session constants).
+  std::vector<size_t> constant_inputs;
 
   OpTest& Attr(const std::string& name, int64_t v);
   OpTest& Attr(const std::string& name, float v);

@@ -101,6 +101,43 @@ TEST(NeuralNetGemmTest, ColumnBiasAndBadShapes) {
   ExpectError(bad_k, "op(B)");
 }
 
+TEST(NeuralNetGemmTest, ConstantTransposedWeightsMatchFedWeights) {
+  // A constant B with transB is transposed once at creation (the fast path); the same B fed as an input takes the
+  // general path. Bias shapes [N], [1, N], [M, 1] and none; alpha/beta not 1; awkward sizes.
+  const int64_t m = 5, k = 37, n = 19;
+  std::vector<float> a(m * k), b(n * k), bias(n), col(m);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(0.37f * static_cast<float>(i));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = std::cos(0.11f * static_cast<float>(i));
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = static_cast<float>(i) - 7.5f;
+  for (size_t i = 0; i < col.size(); ++i) col[i] = 3.0f * static_cast<float>(i);
+  const std::vector<std::pair<Tensor, bool>> biases = {
+      {F(bias, {n}), true}, {F(bias, {1, n}), true}, {F(col, {m, 1}), true}, {Tensor(), false}};
+  for (const auto& [c, with_c] : biases) {
+    for (bool constant_b : {false, true}) {
+      auto t = Op("Gemm", 13);
+      t.Input(F(a, {m, k})).Input(F(b, {n, k}));
+      if (with_c) t.Input(c);
+      t.Attr("transB", int64_t{1}).Attr("alpha", 0.5f).Attr("beta", 2.0f);
+      t.constant_inputs = constant_b ? std::vector<size_t>{1} : std::vector<size_t>{};
+      const Tensor y = RunOk(t);
+      std::vector<float> want(static_cast<size_t>(m * n));
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double acc = 0;
+          for (int64_t p = 0; p < k; ++p) acc += static_cast<double>(a[i * k + p]) * b[j * k + p];
+          double cv = !with_c ? 0.0 : c.size() == n ? bias[static_cast<size_t>(j)] : col[static_cast<size_t>(i)];
+          want[static_cast<size_t>(i * n + j)] = static_cast<float>(0.5 * acc + 2.0 * cv);
+        }
+      }
+      ASSERT_EQ(y.shape(), (Shape{m, n}));
+      for (int64_t i = 0; i < y.size(); ++i) {
+        EXPECT_NEAR(y.data<float>()[i], want[static_cast<size_t>(i)], 1e-4) << "element " << i << ", constant B "
+                                                                             << constant_b << ", C " << with_c;
+      }
+    }
+  }
+}
+
 // ---- Conv ----
 
 TEST(NeuralNetConvTest, DepthwiseGroupsWithPadsAndBias) {

