@@ -82,6 +82,8 @@ class Tensor {
   Tensor Clone() const;
   // Whether the storage is shared with another tensor (copy-on-write decisions).
   bool shares_storage_with(const Tensor& other) const { return storage_ == other.storage_; }
+  // Whether this tensor is the only holder of its storage (no copy, view or borrower shares it).
+  bool owns_storage_alone() const { return storage_ != nullptr && storage_.use_count() == 1; }
 
   // Reads element i of an integer tensor (any integer type) as int64; for shape-like inputs.
   int64_t IntAt(int64_t i) const;

@@ -105,6 +105,13 @@ Tensor& KernelContext::AllocateOutput(size_t i, DataType type, Shape shape) {
   return (*outputs_)[i].tensor();
 }
 
+Tensor* KernelContext::ReuseInputAsOutput(size_t in, size_t out) {
+  if (frame_ == nullptr || step_ < 0 || !has_input(in) || !inputs_[in]->is_tensor()) return nullptr;
+  if (!frame_->IsLastRead(step_, in) || !inputs_[in]->tensor().owns_storage_alone()) return nullptr;
+  (*outputs_)[out] = *inputs_[in];
+  return &(*outputs_)[out].tensor();
+}
+
 Status KernelContext::RunSubgraph(const GraphPlan& plan, std::vector<Value> inputs, std::vector<Value>* outputs) const {
   ExecutionFrame frame(plan, frame_);
   frame.num_threads = num_threads_;

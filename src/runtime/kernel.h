@@ -93,6 +93,10 @@ class KernelContext {
   // buffer (runtime/concat_in_place.h): write only through this tensor, and set outputs with SetOutput otherwise.
   Tensor& AllocateOutput(size_t i, DataType type, Shape shape);
   void SetOutput(size_t i, Value v) { (*outputs_)[i] = std::move(v); }
+  // Output `out` as input `in`'s own buffer, for kernels that can compute in place (a convolution adding its
+  // result onto a residual): non-null only when this node is the input's last reader and nothing else holds its
+  // storage (not a graph input, initializer, output or view), so that no one can see the overwrite.
+  Tensor* ReuseInputAsOutput(size_t in, size_t out);
 
   // Runs a compiled subgraph with these inputs; it reads outer-scope values from this kernel's frame.
   Status RunSubgraph(const GraphPlan& plan, std::vector<Value> inputs, std::vector<Value>* outputs) const;

@@ -182,6 +182,14 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
       plan->steps[static_cast<size_t>(last_reader[s])].release_after.push_back(static_cast<int>(s));
     }
   }
+  for (auto& step : plan->steps) {
+    step.last_read.assign(step.inputs.size(), false);
+    for (size_t i = 0; i < step.inputs.size(); ++i) {
+      const int s = step.inputs[i];
+      step.last_read[i] = s >= 0 && std::count(step.inputs.begin(), step.inputs.end(), s) == 1 &&
+                          std::count(step.release_after.begin(), step.release_after.end(), s) == 1;
+    }
+  }
   PlanConcatsInPlace(*plan);
   return std::shared_ptr<const GraphPlan>(std::move(plan));
 }

@@ -48,6 +48,7 @@ class GraphPlan {
     std::vector<int> inputs;         // slot per input, -1 for an omitted optional input
     std::vector<int> outputs;        // slot per output, -1 for an unused one
     std::vector<int> release_after;  // slots whose last reader is this step
+    std::vector<bool> last_read;     // per input: this step is its slot's last reader, and reads it once
   };
 
   std::vector<Step> steps;
@@ -72,6 +73,11 @@ class ExecutionFrame {
   ConcatInPlace::RunState& concat_run() { return concat_run_; }
   // Where output `output` of step `step` goes when its Concat takes it in place (KernelContext::AllocateOutput).
   std::optional<Tensor> PlaceOutput(int step, size_t output, DataType type, const Shape& shape);
+  // Whether step `step` is the last reader of its input `input` (KernelContext::ReuseInputAsOutput).
+  bool IsLastRead(int step, size_t input) const {
+    const auto& last = plan_.steps[static_cast<size_t>(step)].last_read;
+    return input < last.size() && last[input];
+  }
   // The value visible under `name` here or in an enclosing frame; null when none is set.
   const Value* Lookup(const std::string& name) const;
   int num_threads = 1;

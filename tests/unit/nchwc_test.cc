@@ -208,6 +208,31 @@ g (float[1,16,21,23] x, float[64,16,3,3] w1, float[64] b1, float[64,64,3,3] w2) 
             2);
 }
 
+TEST(Nchwc, ResidualBufferReusedOnlyWhenNothingReadsItLater) {
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  // The fused residual sum writes into the residual's buffer when the conv is its last reader (r2); r1 is read
+  // again after its fused sum (by the Sigmoid) and r3 is a graph output, so those two must be copied.
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,16,9,7] x, float[16,16,3,3] w1, float[16,16,3,3] w2, float[16,16,1,1] w3, float[16,16,1,1] w4)
+  => (float[1,16,9,7] y, float[1,16,9,7] z, float[1,16,9,7] r3) {
+  c1 = Conv<pads = [1,1,1,1]>(x, w1)
+  r1 = Relu(c1)
+  c2 = Conv<pads = [1,1,1,1]>(r1, w2)
+  s2 = Add(c2, r1)
+  r2 = Relu(s2)
+  z = Sigmoid(r1)
+  c3 = Conv(r2, w3)
+  s3 = Add(c3, r2)
+  r3 = Relu(s3)
+  c4 = Conv(r3, w4)
+  s4 = Add(r3, c4)
+  y = Relu(s4)
+}
+)"),
+            4);
+}
+
 TEST(Nchwc, ChannelZeroPadByConcatStaysBlocked) {
   if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
   // BlazeFace (TF export): channels padded by Concat with ConstantOfShape zeros, then a residual Add. 24 -> 28

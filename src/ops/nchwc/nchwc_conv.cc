@@ -126,15 +126,24 @@ class NchwcConvKernel : public OpKernel {
       if (logical != built_for_) ONYX_RETURN_IF_ERROR(Build(g, logical, y_shape));
       p = built_;
     }
-    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, y_shape);
+    Tensor* y_out = nullptr;
     if (has_sum_) {
       ONYX_ASSIGN_OR_RETURN(const Tensor* sum, ctx.TensorInput(3));
-      if (sum->shape() != y.shape() || sum->type() != DataType::kFloat) {
+      if (sum->shape() != y_shape || sum->type() != DataType::kFloat) {
         return InvalidArgument("fused residual input has shape " + ShapeToString(sum->shape()) + ", expected " +
-                               ShapeToString(y.shape()) + " (run with graph optimization off for this model)");
+                               ShapeToString(y_shape) + " (run with graph optimization off for this model)");
       }
-      std::memcpy(y.data<float>(), sum->data<float>(), y.nbytes());
+      // oneDNN's sum post-op adds the convolution onto what the output holds: the residual's own buffer when
+      // nothing reads it afterwards, else a copy of it.
+      y_out = ctx.ReuseInputAsOutput(3, 0);
+      if (y_out == nullptr) {
+        y_out = &ctx.AllocateOutput(0, DataType::kFloat, y_shape);
+        std::memcpy(y_out->data<float>(), sum->data<float>(), y_out->nbytes());
+      }
+    } else {
+      y_out = &ctx.AllocateOutput(0, DataType::kFloat, y_shape);
     }
+    Tensor& y = *y_out;
     // Without the fused depthwise post-op, the 1x1 result goes through a buffer of its own into the depthwise
     // primitive.
     Tensor between;
