@@ -1,13 +1,14 @@
 // Concats whose producers write straight into the output (runtime/concat_in_place): the mechanism on its own,
 // then whole sessions run several times with new inputs (the in-place path starts from the second run), with
 // changing shapes, and with Concats that must keep copying.
+#include "runtime/concat_in_place.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
 
 #include "ir/model.h"
-#include "runtime/concat_in_place.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 

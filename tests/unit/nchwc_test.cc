@@ -83,8 +83,8 @@ int ExpectSameAsReference(const std::string& text, unsigned seed = 1) {
         const float a = w.data<float>()[i];
         const float b = g.data<float>()[i];
         if (std::fabs(a - b) > 1e-4f + 1e-4f * std::fabs(a)) {
-          ADD_FAILURE() << "run " << run << ", output " << o << " element " << i << ": reference " << a
-                        << ", blocked " << b;
+          ADD_FAILURE() << "run " << run << ", output " << o << " element " << i << ": reference " << a << ", blocked "
+                        << b;
           ++bad;
         }
       }

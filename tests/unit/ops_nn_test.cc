@@ -131,8 +131,8 @@ TEST(NeuralNetGemmTest, ConstantTransposedWeightsMatchFedWeights) {
       }
       ASSERT_EQ(y.shape(), (Shape{m, n}));
       for (int64_t i = 0; i < y.size(); ++i) {
-        EXPECT_NEAR(y.data<float>()[i], want[static_cast<size_t>(i)], 1e-4) << "element " << i << ", constant B "
-                                                                             << constant_b << ", C " << with_c;
+        EXPECT_NEAR(y.data<float>()[i], want[static_cast<size_t>(i)], 1e-4)
+            << "element " << i << ", constant B " << constant_b << ", C " << with_c;
       }
     }
   }

@@ -154,8 +154,7 @@ class NchwcConvKernel : public OpKernel {
       float* conv_out = between.defined() ? between.data<float>() : y.data<float>();
       memory src(p.pd.src_desc(), DnnlEngine(), const_cast<float*>(x->data<float>()));
       memory dst(p.pd.dst_desc(), DnnlEngine(), conv_out);
-      std::unordered_map<int, memory> args{
-          {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, dst}};
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, dst}};
       if (bias_.size() > 0) {
         args.emplace(DNNL_ARG_BIAS, memory(p.pd.bias_desc(), DnnlEngine(), const_cast<float*>(bias_.data<float>())));
       }

@@ -1,0 +1,183 @@
+// The blocked-layout pass's other operators: activations, pooling, elementwise ops of blocked values, channel
+// Concats of whole blocks and TensorFlow's channel zero-padding, run on blocked values.
+#include <cmath>
+
+#include "optimizer/nchwc_rewriter.h"
+
+namespace onyx::optimizer::nchwc_layout {
+
+using ir::FloatAttr;
+using ir::IntAttr;
+using ir::StringAttr;
+
+std::optional<Shape> LayoutRewriter::ZerosShape(const std::string& name) const {
+  if (const Tensor* t = Constant(name)) {
+    if (t->type() != DataType::kFloat) return std::nullopt;
+    const float* v = t->data<float>();
+    for (int64_t i = 0; i < t->size(); ++i) {
+      if (v[i] != 0 || std::signbit(v[i])) return std::nullopt;
+    }
+    return t->shape();
+  }
+  auto p = producer_.find(name);
+  if (p == producer_.end()) return std::nullopt;
+  const ir::Node& n = graph_.nodes[p->second];
+  if (!IsOnnx(n) || n.op_type != "ConstantOfShape" || n.inputs.size() != 1) return std::nullopt;
+  if (const auto* value = n.FindAttribute("value")) {
+    const Tensor& v = value->t.tensor;
+    if (value->type != ir::AttrType::kTensor || v.type() != DataType::kFloat || v.size() != 1 ||
+        v.data<float>()[0] != 0 || std::signbit(v.data<float>()[0])) {
+      return std::nullopt;
+    }
+  } else {
+    return std::nullopt;  // without a value ConstantOfShape gives float zeros, but keep to the explicit form
+  }
+  const Tensor* shape = Constant(n.inputs[0]);
+  if (shape == nullptr || shape->type() != DataType::kInt64) return std::nullopt;
+  return Shape(shape->data<int64_t>(), shape->data<int64_t>() + shape->size());
+}
+
+bool LayoutRewriter::TryChannelZeroPad(const ir::Node& n) {
+  if (n.inputs.size() < 2) return false;
+  const Blocked* x = BlockedOf(n.inputs[0]);
+  if (x == nullptr || !x->pad_zero || !plain_missing_.count(n.inputs[0])) return false;
+  int64_t channels = x->channels;
+  Shape zero_shape;
+  for (size_t k = 1; k < n.inputs.size(); ++k) {
+    auto z = ZerosShape(n.inputs[k]);
+    if (!z || z->size() != 4) return false;
+    if (k > 1 && ((*z)[0] != zero_shape[0] || (*z)[2] != zero_shape[2] || (*z)[3] != zero_shape[3])) return false;
+    zero_shape = *z;
+    channels += (*z)[1];
+  }
+  const Blocked pad{x->name, channels, true};
+  const int64_t blocks_in = (x->channels + nchwc::kBlock - 1) / nchwc::kBlock;
+  const int64_t blocks_out = (channels + nchwc::kBlock - 1) / nchwc::kBlock;
+  if (blocks_out == blocks_in) {
+    blocked_[n.outputs[0]] = pad;  // the same buffer, read with more channels
+    plain_missing_.insert(n.outputs[0]);
+    return true;
+  }
+  Tensor zeros = Tensor::Allocate(
+      DataType::kFloat, {zero_shape[0], blocks_out - blocks_in, zero_shape[2], zero_shape[3], nchwc::kBlock}, true);
+  std::string zname = n.outputs[0] + "::zero_blocks";
+  // Added after the rewrite: constants_ points into graph_.initializers, which must not reallocate meanwhile.
+  new_initializers_.push_back(ir::NamedTensor{zname, "", std::move(zeros), {}, {}});
+  ir::Node m;
+  m.name = n.name;
+  m.op_type = "Concat";
+  m.inputs = {x->name, zname};
+  m.attributes = {IntAttr("axis", 1)};
+  m.outputs = {NewBlocked(n.outputs[0], channels)};
+  out_.push_back(std::move(m));
+  return true;
+}
+
+bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
+  if ((!IsOnnx(n) && !IsHardSwish(n)) || n.outputs.size() != 1 || n.inputs.empty()) return false;
+  const std::string& op = n.op_type;
+  auto only_blocked = [&](const std::string& name) { return plain_missing_.count(name) > 0; };
+  if (ZeroPreservingActivation(n) && only_blocked(n.inputs[0])) {
+    const Blocked b = *BlockedOf(n.inputs[0]);
+    ir::Node m = n;
+    m.inputs = {b.name};
+    if (op == "Clip") {  // its bounds stay constant inputs (or attributes before opset 11)
+      for (size_t k = 1; k < n.inputs.size(); ++k) m.inputs.push_back(n.inputs[k]);
+    }
+    m.outputs = {NewBlocked(n.outputs[0], b.channels, b.pad_zero)};
+    out_.push_back(std::move(m));
+    return true;
+  }
+  // Elementwise functions with f(0) != 0 (squeeze-and-excitation gates) run blocked too; their padding is then
+  // not zero.
+  if ((op == "Sigmoid" || op == "HardSigmoid") && n.inputs.size() == 1 && only_blocked(n.inputs[0])) {
+    const Blocked b = *BlockedOf(n.inputs[0]);
+    ir::Node m = n;
+    m.inputs = {b.name};
+    m.outputs = {NewBlocked(n.outputs[0], b.channels, false)};
+    out_.push_back(std::move(m));
+    return true;
+  }
+  if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && n.inputs.size() == 2) {
+    const Blocked* a = BlockedOf(n.inputs[0]);
+    const Blocked* b = BlockedOf(n.inputs[1]);
+    if (a != nullptr && b != nullptr && op != "Div") {
+      // Two blocked values of the same channels broadcast against each other as 5-D tensors.
+      if (a->channels != b->channels) return false;
+      if (!only_blocked(n.inputs[0]) && !only_blocked(n.inputs[1])) return false;
+      ir::Node m = n;
+      m.inputs = {a->name, b->name};
+      const bool pad_zero = op == "Mul" ? (a->pad_zero || b->pad_zero) : (a->pad_zero && b->pad_zero);
+      m.outputs = {NewBlocked(n.outputs[0], a->channels, pad_zero)};
+      out_.push_back(std::move(m));
+      return true;
+    }
+    // A blocked value and a constant scalar (a one-element tensor broadcasts over any layout).
+    const size_t bi = a != nullptr ? 0 : 1;
+    const Blocked* x = a != nullptr ? a : b;
+    if (x == nullptr || (a != nullptr && b != nullptr) || !only_blocked(n.inputs[bi])) return false;
+    auto c = ConstantScalar(n, 1 - bi);
+    if (!c || Constant(n.inputs[1 - bi])->rank() > 4) return false;
+    if (op == "Div" && (bi != 0 || *c == 0)) return false;  // x / c only: c / x puts inf in the padding
+    const bool keeps_zero = op == "Mul" || op == "Div" || *c == 0;
+    ir::Node m = n;
+    m.inputs[bi] = x->name;
+    m.outputs = {NewBlocked(n.outputs[0], x->channels, x->pad_zero && keeps_zero)};
+    out_.push_back(std::move(m));
+    return true;
+  }
+  // Pooling runs blocked whenever a blocked copy of its input exists (oneDNN's pooling is much faster than the
+  // reference kernel, and a reorder back is cheaper than pooling plain).
+  if ((op == "MaxPool" || op == "AveragePool" || op == "GlobalAveragePool" || op == "GlobalMaxPool") &&
+      BlockedOf(n.inputs[0]) != nullptr) {
+    std::string mode = op == "MaxPool"             ? "max"
+                       : op == "AveragePool"       ? "avg"
+                       : op == "GlobalAveragePool" ? "global_avg"
+                                                   : "global_max";
+    const auto* ks = n.FindAttribute("kernel_shape");
+    if ((op == "MaxPool" || op == "AveragePool") && (ks == nullptr || ks->ints.size() != 2)) return false;
+    if (op == "AveragePool") {
+      const auto* ceil = n.FindAttribute("ceil_mode");
+      const auto* cip = n.FindAttribute("count_include_pad");
+      if (ceil != nullptr && ceil->i != 0 && cip != nullptr && cip->i != 0) return false;
+    }
+    const Blocked b = *BlockedOf(n.inputs[0]);
+    ir::Node m;
+    m.name = n.name;
+    m.op_type = nchwc::kPool;
+    m.domain = ir::kInternalDomain;
+    m.inputs = {b.name};
+    for (const auto& a : n.attributes) {
+      if (a.name != "storage_order") m.attributes.push_back(a);
+    }
+    m.attributes.push_back(StringAttr("mode", mode));
+    m.outputs = {NewBlocked(n.outputs[0], b.channels, b.pad_zero)};
+    out_.push_back(std::move(m));
+    return true;
+  }
+  if (op == "Concat") {
+    const auto* axis = n.FindAttribute("axis");
+    if (axis == nullptr || (axis->i != 1 && axis->i != -3)) return false;
+    if (TryChannelZeroPad(n)) return true;
+    int64_t channels = 0;
+    bool any_only_blocked = false;
+    std::vector<std::string> ins;
+    for (const auto& in : n.inputs) {
+      const Blocked* b = BlockedOf(in);
+      if (b == nullptr || b->channels % nchwc::kBlock != 0) return false;
+      any_only_blocked = any_only_blocked || only_blocked(in);
+      channels += b->channels;
+      ins.push_back(b->name);
+    }
+    if (!any_only_blocked) return false;
+    ir::Node m = n;
+    m.inputs = ins;
+    m.attributes = {IntAttr("axis", 1)};
+    m.outputs = {NewBlocked(n.outputs[0], channels)};
+    out_.push_back(std::move(m));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace onyx::optimizer::nchwc_layout
