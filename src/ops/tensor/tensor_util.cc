@@ -208,6 +208,16 @@ Tensor Permute(const Tensor& in, const Shape& view_shape, const std::vector<int6
     out_shape[i] = view_shape[static_cast<size_t>(perm[i])];
     src_strides[i] = in_strides[static_cast<size_t>(perm[i])];
   }
+  int64_t last_moved = -1;
+  bool order_kept = true;
+  for (int64_t p : perm) {
+    if (view_shape[static_cast<size_t>(p)] == 1) continue;
+    order_kept = order_kept && p > last_moved;
+    last_moved = p;
+  }
+  if (order_kept) {
+    if (auto view = in.Reshaped(out_shape); view.ok()) return std::move(view).value();
+  }
   Tensor out = Tensor::Allocate(in.type(), out_shape);
   StridedCopy(in, 0, src_strides, out, 0, RowMajorStrides(out_shape), out_shape);
   return out;

@@ -68,6 +68,8 @@ void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_
                  int64_t dst_offset, const std::vector<int64_t>& dst_strides, const Shape& shape);
 
 // `in` viewed as `view_shape` (same element count), with its axes permuted: output axis i is view axis perm[i].
+// When the permutation only moves axes of size 1 (the others keep their order) the elements stay where they are,
+// and the result shares `in`'s storage under the new shape instead of being copied.
 Tensor Permute(const Tensor& in, const Shape& view_shape, const std::vector<int64_t>& perm);
 
 // A tensor of `shape` with every element a copy of element 0 of `value` (which has the same type).
