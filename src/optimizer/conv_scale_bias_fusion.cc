@@ -26,16 +26,11 @@ std::optional<std::vector<double>> PerChannel(const Tensor& c, int64_t rank, int
 
 Result<int> RunFuseConvScaleBias(ir::Graph& graph, const PassContext& ctx) {
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
-    const ir::Node& op = graph.nodes[static_cast<size_t>(i)];
-    const bool is_add = IsOnnxOp(op, "Add");
-    if ((!is_add && !IsOnnxOp(op, "Mul")) || op.inputs.size() != 2 || op.outputs.size() != 1) return false;
-    for (int side = 0; side < 2; ++side) {
-      const std::string& y = op.inputs[static_cast<size_t>(side)];
-      const Tensor* c = index.Constant(op.inputs[static_cast<size_t>(1 - side)]);
-      const int p = index.Producer(y);
-      if (c == nullptr || p < 0 || !index.HasSingleReader(y)) continue;
+    for (const ScaleOrBiasOf& match : MatchScaleOrBias(graph, index, i, "Conv")) {
+      const bool is_add = match.is_add;
+      const Tensor* c = match.constant;
+      const int p = match.producer;
       const ir::Node& conv = graph.nodes[static_cast<size_t>(p)];
-      if (!IsOnnxOp(conv, "Conv") || conv.inputs.size() < 2 || conv.outputs.size() != 1) continue;
       const bool has_bias = conv.inputs.size() > 2 && !conv.inputs[2].empty();
       const Tensor* w = index.Constant(conv.inputs[1]);
       const Tensor* b = has_bias ? index.Constant(conv.inputs[2]) : nullptr;

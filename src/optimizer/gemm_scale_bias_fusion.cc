@@ -42,15 +42,12 @@ std::optional<Tensor> CombineBias(const Tensor* c, double beta, const Tensor& d)
 Result<int> RunFuseGemmScaleBias(ir::Graph& graph, const PassContext& ctx) {
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
     const ir::Node& op = graph.nodes[static_cast<size_t>(i)];
-    const bool is_add = IsOnnxOp(op, "Add");
-    if ((!is_add && !IsOnnxOp(op, "Mul")) || op.inputs.size() != 2 || op.outputs.size() != 1) return false;
-    for (int side = 0; side < 2; ++side) {
-      const std::string& y = op.inputs[static_cast<size_t>(side)];
-      const Tensor* d = index.Constant(op.inputs[static_cast<size_t>(1 - side)]);
-      const int p = index.Producer(y);
-      if (d == nullptr || p < 0 || !index.HasSingleReader(y) || !IsFusableFloat(d->type())) continue;
+    for (const ScaleOrBiasOf& match : MatchScaleOrBias(graph, index, i, "Gemm")) {
+      const bool is_add = match.is_add;
+      const Tensor* d = match.constant;
+      const int p = match.producer;
+      if (!IsFusableFloat(d->type())) continue;
       const ir::Node& gemm = graph.nodes[static_cast<size_t>(p)];
-      if (!IsOnnxOp(gemm, "Gemm") || gemm.inputs.size() < 2 || gemm.outputs.size() != 1) continue;
       if (NodeSinceVersion(ctx.model, gemm).value_or(0) < 7) continue;  // older Gemm needs broadcast=1 for C
       const bool has_c = gemm.inputs.size() > 2 && !gemm.inputs[2].empty();
       const Tensor* c = has_c ? index.Constant(gemm.inputs[2]) : nullptr;

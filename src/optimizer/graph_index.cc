@@ -333,6 +333,24 @@ std::vector<double> ScaledPerOutputChannel(const Tensor& weights, const std::vec
   return out;
 }
 
+std::vector<ScaleOrBiasOf> MatchScaleOrBias(const ir::Graph& graph, const GraphIndex& index, int i,
+                                            std::string_view producer_op) {
+  std::vector<ScaleOrBiasOf> found;
+  const ir::Node& op = graph.nodes[static_cast<size_t>(i)];
+  const bool is_add = IsOnnxOp(op, "Add");
+  if ((!is_add && !IsOnnxOp(op, "Mul")) || op.inputs.size() != 2 || op.outputs.size() != 1) return found;
+  for (size_t side = 0; side < 2; ++side) {
+    const std::string& y = op.inputs[side];
+    const Tensor* constant = index.Constant(op.inputs[1 - side]);
+    const int p = index.Producer(y);
+    if (constant == nullptr || p < 0 || !index.HasSingleReader(y)) continue;
+    const ir::Node& producer = graph.nodes[static_cast<size_t>(p)];
+    if (!IsOnnxOp(producer, producer_op) || producer.inputs.size() < 2 || producer.outputs.size() != 1) continue;
+    found.push_back({is_add, constant, p});
+  }
+  return found;
+}
+
 void FoldIntoConv(ir::Graph& graph, int conv, int consumer, const std::string& w_name, DataType type,
                   const std::vector<double>& bias) {
   const std::string out = graph.nodes[static_cast<size_t>(consumer)].outputs[0];

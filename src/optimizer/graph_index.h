@@ -96,6 +96,16 @@ Tensor FloatTensor(DataType type, const Shape& shape, const std::vector<double>&
 // Float element types the fusions rewrite (their weights are recomputed in double and rounded back).
 bool IsFusableFloat(DataType type);
 
+// Node i read as Add or Mul of a constant and the output of a `producer_op` node that nothing else reads (what
+// the scale/bias fusions fold into that producer): one entry per operand order that matches.
+struct ScaleOrBiasOf {
+  bool is_add = false;               // Add (a bias) or Mul (a scale)
+  const Tensor* constant = nullptr;  // the constant operand
+  int producer = -1;                 // the producing node's index
+};
+std::vector<ScaleOrBiasOf> MatchScaleOrBias(const ir::Graph& graph, const GraphIndex& index, int i,
+                                            std::string_view producer_op);
+
 // Convolution weights [M, ...] with output channel k multiplied by scale[k], in double.
 std::vector<double> ScaledPerOutputChannel(const Tensor& weights, const std::vector<double>& scale);
 // Makes Conv node `conv` compute what node `consumer` (its only reader) computed: it takes weights `w_name`, a new
