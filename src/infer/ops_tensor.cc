@@ -252,7 +252,10 @@ Status EyeLike(InferenceContext& ctx) {
   return Status::Ok();
 }
 
-Status DepthToSpace(InferenceContext& ctx) {
+// DepthToSpace (to_space) and SpaceToDepth on NCHW: channels divided (multiplied) by blocksize^2, height and width
+// multiplied (divided) by blocksize.
+template <bool kToSpace>
+Status BlockRearrange(InferenceContext& ctx) {
   const Dims* in = ctx.input_shape(0);
   int64_t b = ctx.GetInt("blocksize", 0);
   if (in == nullptr || in->size() != 4 || b <= 0) {
@@ -260,19 +263,13 @@ Status DepthToSpace(InferenceContext& ctx) {
     return Status::Ok();
   }
   const auto& s = *in;
-  SetLike(ctx, 0, 0, Dims{s[0], DimFloorDiv(s[1], DimOf(b * b)), DimMul(s[2], DimOf(b)), DimMul(s[3], DimOf(b))});
-  return Status::Ok();
-}
-
-Status SpaceToDepth(InferenceContext& ctx) {
-  const Dims* in = ctx.input_shape(0);
-  int64_t b = ctx.GetInt("blocksize", 0);
-  if (in == nullptr || in->size() != 4 || b <= 0) {
-    SetLike(ctx, 0, 0, in ? std::optional<Dims>(UnknownDims(4)) : std::nullopt);
-    return Status::Ok();
+  const auto shrink = [](const ir::Dim& d, int64_t f) { return DimFloorDiv(d, DimOf(f)); };
+  const auto grow = [](const ir::Dim& d, int64_t f) { return DimMul(d, DimOf(f)); };
+  if constexpr (kToSpace) {
+    SetLike(ctx, 0, 0, Dims{s[0], shrink(s[1], b * b), grow(s[2], b), grow(s[3], b)});
+  } else {
+    SetLike(ctx, 0, 0, Dims{s[0], grow(s[1], b * b), shrink(s[2], b), shrink(s[3], b)});
   }
-  const auto& s = *in;
-  SetLike(ctx, 0, 0, Dims{s[0], DimMul(s[1], DimOf(b * b)), DimFloorDiv(s[2], DimOf(b)), DimFloorDiv(s[3], DimOf(b))});
   return Status::Ok();
 }
 
@@ -557,8 +554,8 @@ void RegisterTensorInference(OpInferenceRegistry& r) {
   r.Add("", "NonZero", NonZero);
   r.Add("", "OneHot", OneHot);
   r.Add("", "EyeLike", EyeLike);
-  r.Add("", "DepthToSpace", DepthToSpace);
-  r.Add("", "SpaceToDepth", SpaceToDepth);
+  r.Add("", "DepthToSpace", BlockRearrange<true>);
+  r.Add("", "SpaceToDepth", BlockRearrange<false>);
   r.Add("", "Resize", Resize);
   r.Add("", "Upsample", Resize);
   r.Add("", "Unique", Unique);
