@@ -7,13 +7,18 @@ onyx and ONNX Runtime alternately, each in its own process, on each model at 1 a
 Prints a table of medians: latency of each, ratio onyx/ORT (median of per-round ratios), session-creation ratio,
 peak-RSS ratio, and onyx's GFLOP/s as a share of this CPU's FP32 peak.
 
-usage: bench/compare.py [--rounds N] [--runs N] [--threads 1,2] [--models a,b] [--onyx build/bin/onyx]
+Runs with fewer threads than CPUs pin both engines of a round to the same CPUs (taskset), rotating from round to
+round: on the 2-vCPU machines measured here one vCPU is ~30% slower than the other for both engines, so an unpinned
+1-thread process lands on either and the per-round ratio measured where each engine happened to land.
+
+usage: bench/compare.py [--rounds N] [--runs N] [--threads 1,2] [--models a,b] [--onyx build/bin/onyx] [--no-pin]
 """
 import argparse
 import glob
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -75,7 +80,17 @@ def main():
                                     for p in sorted(glob.glob(os.path.join(SHARED, "models", "onnx", "*.onnx")))]
     ap.add_argument("--models", default=",".join(default_models))
     ap.add_argument("--onyx", default=os.path.join(ROOT, "build", "bin", "onyx"))
+    ap.add_argument("--no-pin", action="store_true", help="never pin runs to CPUs")
     args = ap.parse_args()
+    cpus = sorted(os.sched_getaffinity(0))
+    can_pin = not args.no_pin and shutil.which("taskset") is not None
+
+    def pinned(cmd, threads, r):
+        # Both engines of round r on the same CPUs, rotating with r (see the module docstring).
+        if not can_pin or threads >= len(cpus):
+            return cmd
+        chosen = [cpus[(r * threads + k) % len(cpus)] for k in range(threads)]
+        return ["taskset", "-c", ",".join(str(c) for c in chosen)] + cmd
 
     node_path = ensure_ort()
     models = ensure_models(args.models.split(","))
@@ -86,13 +101,14 @@ def main():
         for threads in [int(t) for t in args.threads.split(",")]:
             onyx_runs, ort_runs, error = [], [], None
             for r in range(args.rounds):
-                o, err = run_json([args.onyx, "bench", path, "--threads", str(threads), "--runs", str(args.runs),
-                                   "--warmup", str(args.warmup), "--json"] + (["--inputs", inputs] if inputs else []))
+                o, err = run_json(pinned([args.onyx, "bench", path, "--threads", str(threads), "--runs", str(args.runs),
+                                          "--warmup", str(args.warmup), "--json"] + (["--inputs", inputs] if inputs else []),
+                                         threads, r))
                 if err:
                     error = err
                     break
-                t, err = run_json(["node", ort_runner, path, str(threads), str(args.runs), str(args.warmup)] +
-                                  ([inputs] if inputs else []), ort_env)
+                t, err = run_json(pinned(["node", ort_runner, path, str(threads), str(args.runs), str(args.warmup)] +
+                                         ([inputs] if inputs else []), threads, r), ort_env)
                 if err:
                     error = "ORT: " + err
                     break
