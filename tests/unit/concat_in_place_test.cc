@@ -7,6 +7,7 @@
 
 #include <random>
 #include <string>
+#include <thread>
 
 #include "ir/model.h"
 #include "runtime/session.h"
@@ -166,6 +167,49 @@ g (float[N,16,4] x) => (float[N,32,4] y, float[N,32,4] z, float[N,16,4] v, float
 }
 )",
                             {{2, 16, 4}, {2, 16, 4}, {1, 16, 4}, {1, 16, 4}, {1, 16, 4}});
+}
+
+TEST(ConcatInPlace, ConcurrentRunsOfOneSessionKeepTheirOwnBuffers) {
+  // Session::Run may be called from several threads: each run hands out slices of its own Concat buffers.
+  auto model = text::ParseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,64,8] x) => (float[1,128,8] y) {
+  a = Relu(x)
+  b = Neg(x)
+  c = Concat<axis = 1>(a, b)
+  y = Mul(c, c)
+}
+)");
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  auto session = Session::Create(*model);
+  ASSERT_TRUE(session.ok());
+  auto worker = [&](float base, int* bad) {
+    for (int r = 0; r < 200; ++r) {
+      const float v = base + static_cast<float>(r);
+      Tensor x = Tensor::Allocate(DataType::kFloat, {1, 64, 8});
+      for (int64_t i = 0; i < x.size(); ++i) x.data<float>()[i] = v;
+      std::vector<Value> out;
+      if (!(*session)->Run({{"x", x}}, {}, &out).ok()) {
+        ++*bad;
+        continue;
+      }
+      const Tensor& y = out[0].tensor();
+      // Rows 0..63 are Relu(v)^2 = v^2 and rows 64..127 are (-v)^2 = v^2: every element is v^2.
+      for (int64_t i = 0; i < y.size(); ++i) {
+        if (y.data<float>()[i] != v * v) {
+          ++*bad;
+          break;
+        }
+      }
+    }
+  };
+  int bad1 = 0, bad2 = 0;
+  std::thread t1(worker, 1.0f, &bad1);
+  std::thread t2(worker, 1000.0f, &bad2);
+  t1.join();
+  t2.join();
+  EXPECT_EQ(bad1, 0);
+  EXPECT_EQ(bad2, 0);
 }
 
 }  // namespace
