@@ -122,16 +122,7 @@ void LayoutRewriter::EmitConv(size_t i) {
       }
     }
   }
-  if (auto c = SoleConsumer(result)) {
-    if (auto act = ZeroPreservingActivation(graph_.nodes[*c])) {
-      conv.attributes.push_back(StringAttr("activation", act->name));
-      conv.attributes.push_back(FloatAttr("activation_alpha", act->alpha));
-      conv.attributes.push_back(FloatAttr("activation_beta", act->beta));
-      absorbed_.insert(*c);
-      result = graph_.nodes[*c].outputs[0];
-      conv.name += "+" + graph_.nodes[*c].op_type;
-    }
-  }
+  AbsorbActivation(conv, result, "activation");
   // A 3x3 depthwise convolution reading this 1x1 one's result alone (MobileNet's expand + depthwise pairs) runs
   // as NchwcConv's fused depthwise stage, with its own activation.
   if (conv.inputs.size() == 3 && IsPointwise(n, *w) && out_channels % nchwc::kBlock == 0) {
@@ -145,21 +136,25 @@ void LayoutRewriter::EmitConv(size_t i) {
         absorbed_.insert(*c);
         result = dw.outputs[0];
         conv.name += "+" + dw.name;
-        if (auto a = SoleConsumer(result)) {
-          if (auto act = ZeroPreservingActivation(graph_.nodes[*a])) {
-            conv.attributes.push_back(StringAttr("dw_activation", act->name));
-            conv.attributes.push_back(FloatAttr("dw_activation_alpha", act->alpha));
-            conv.attributes.push_back(FloatAttr("dw_activation_beta", act->beta));
-            absorbed_.insert(*a);
-            result = graph_.nodes[*a].outputs[0];
-            conv.name += "+" + graph_.nodes[*a].op_type;
-          }
-        }
+        AbsorbActivation(conv, result, "dw_activation");
       }
     }
   }
   conv.outputs = {NewBlocked(result, out_channels)};
   out_.push_back(std::move(conv));
+}
+
+void LayoutRewriter::AbsorbActivation(ir::Node& conv, std::string& result, const std::string& attr) {
+  auto c = SoleConsumer(result);
+  if (!c) return;
+  auto act = ZeroPreservingActivation(graph_.nodes[*c]);
+  if (!act) return;
+  conv.attributes.push_back(StringAttr(attr, act->name));
+  conv.attributes.push_back(FloatAttr(attr + "_alpha", act->alpha));
+  conv.attributes.push_back(FloatAttr(attr + "_beta", act->beta));
+  absorbed_.insert(*c);
+  result = graph_.nodes[*c].outputs[0];
+  conv.name += "+" + graph_.nodes[*c].op_type;
 }
 
 bool LayoutRewriter::IsPointwise(const ir::Node& n, const Tensor& w) {

@@ -69,6 +69,9 @@ class LayoutRewriter {
   // Emits node i (an eligible Conv) as NchwcConv, absorbing the residual Add, activation and depthwise
   // convolution that read its result alone.
   void EmitConv(size_t i);
+  // When `result` (the fused node's output so far) is read alone by a zero-preserving activation, absorbs it into
+  // `conv` as attributes `attr`, `attr`_alpha and `attr`_beta, and moves `result` to the activation's output.
+  void AbsorbActivation(ir::Node& conv, std::string& result, const std::string& attr);
   // Whether Conv n (weights w) is pointwise: 1x1, stride 1, no padding, one group.
   static bool IsPointwise(const ir::Node& n, const Tensor& w);
   // The stride of Conv n when it is a 3x3 depthwise convolution over `channels` with pads 1 on every side and

@@ -8,6 +8,7 @@
 #include "ops/nn/gemm_kernel.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
+#include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
 
 namespace onyx::ops::nn {
@@ -27,13 +28,7 @@ class GemmKernel : public OpKernel {
     // 3072x768 twice as fast).
     const Tensor* b = info.ConstantInput(1);
     if (trans_b_ && b != nullptr && b->type() == DataType::kFloat && b->rank() == 2) {
-      const int64_t n = b->dim(0), k = b->dim(1);
-      b_as_stored_ = Tensor::Allocate(DataType::kFloat, {k, n});
-      const float* src = b->data<float>();
-      float* dst = b_as_stored_.data<float>();
-      for (int64_t j = 0; j < n; ++j) {
-        for (int64_t p = 0; p < k; ++p) dst[p * n + j] = src[j * k + p];
-      }
+      b_as_stored_ = movement::Permute(*b, b->shape(), {1, 0});
     }
     return Status::Ok();
   }
