@@ -56,6 +56,23 @@ Result<Activation> ParseActivation(const KernelInfo& info, const std::string& at
   return a;
 }
 
+// Appends `a` (when set) to a primitive's post-ops.
+void AppendActivation(dnnl::post_ops& ops, const Activation& a) {
+  if (a.alg) ops.append_eltwise(1.0f, *a.alg, a.alpha, a.beta);
+}
+
+// A forward-inference convolution descriptor, with a bias when `bias` is given.
+dnnl::convolution_forward::desc InferenceConvDesc(dnnl::algorithm alg, const memory::desc& src,
+                                                  const memory::desc& weights, const memory::desc* bias,
+                                                  const memory::desc& dst, const memory::dims& strides,
+                                                  const memory::dims& dilations, const memory::dims& pad_l,
+                                                  const memory::dims& pad_r) {
+  const auto kind = dnnl::prop_kind::forward_inference;
+  return bias != nullptr
+             ? dnnl::convolution_forward::desc(kind, alg, src, weights, *bias, dst, strides, dilations, pad_l, pad_r)
+             : dnnl::convolution_forward::desc(kind, alg, src, weights, dst, strides, dilations, pad_l, pad_r);
+}
+
 // What one input shape needs: the convolution (its weights reordered for it) and, for a fused depthwise
 // convolution, either its post-op arguments (dw_fused) or a primitive of its own.
 struct Primitives {
@@ -223,21 +240,17 @@ class NchwcConvKernel : public OpKernel {
         pad_r.push_back(a.pad_end);
       }
       auto make_desc = [&](dnnl::algorithm alg) {
-        return bias_.size() > 0 ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, src_md,
-                                                                  w_any, b_md, dst_md, strides, dilations, pad_l, pad_r)
-                                : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, alg, src_md,
-                                                                  w_any, dst_md, strides, dilations, pad_l, pad_r);
+        return InferenceConvDesc(alg, src_md, w_any, bias_.size() > 0 ? &b_md : nullptr, dst_md, strides, dilations,
+                                 pad_l, pad_r);
       };
       auto make_attr = [&](bool with_dw) {
         dnnl::post_ops ops;
         if (has_sum_) ops.append_sum(1.0f);
-        if (activation_.alg) ops.append_eltwise(1.0f, *activation_.alg, activation_.alpha, activation_.beta);
+        AppendActivation(ops, activation_);
         if (with_dw) {
           ops.append_dw(memory::data_type::f32, dw_bias_.size() > 0 ? memory::data_type::f32 : memory::data_type::undef,
                         memory::data_type::f32, 3, dw_stride_, 1, 0, {});
-          if (dw_activation_.alg) {
-            ops.append_eltwise(1.0f, *dw_activation_.alg, dw_activation_.alpha, dw_activation_.beta);
-          }
+          AppendActivation(ops, dw_activation_);
         }
         dnnl::primitive_attr attr;
         attr.set_post_ops(ops);
@@ -312,16 +325,12 @@ class NchwcConvKernel : public OpKernel {
     const memory::desc w_any(dw_dims, memory::data_type::f32, Tag::any);
     const memory::dims strides{dw_stride_, dw_stride_}, dilations{0, 0}, pads{1, 1};
     dnnl::post_ops ops;
-    if (dw_activation_.alg) ops.append_eltwise(1.0f, *dw_activation_.alg, dw_activation_.alpha, dw_activation_.beta);
+    AppendActivation(ops, dw_activation_);
     dnnl::primitive_attr attr;
     attr.set_post_ops(ops);
-    const auto desc =
-        dw_bias_.size() > 0
-            ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                              src_md, w_any, memory::desc({m}, memory::data_type::f32, Tag::x), dst_md,
-                                              strides, dilations, pads, pads)
-            : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                              src_md, w_any, dst_md, strides, dilations, pads, pads);
+    const memory::desc b_md({m}, memory::data_type::f32, Tag::x);
+    const auto desc = InferenceConvDesc(dnnl::algorithm::convolution_direct, src_md, w_any,
+                                        dw_bias_.size() > 0 ? &b_md : nullptr, dst_md, strides, dilations, pads, pads);
     p.dw_pd = dnnl::convolution_forward::primitive_desc(desc, attr, DnnlEngine());
     p.dw_primitive = dnnl::convolution_forward(p.dw_pd);
     p.dw_weights = Reordered(dw_weights_, dw_dims, Tag::goihw, p.dw_pd.weights_desc());
