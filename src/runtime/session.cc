@@ -45,11 +45,11 @@ struct CompileContext {
   const KernelRegistry* registry;
 };
 
-// Finds the Concats whose producers can write into their output (runtime/concat_in_place.h).
-void PlanConcatsInPlace(GraphPlan& plan) {
+// Finds the Concats whose producers can write into their output (runtime/concat_in_place.h); `readers` counts the
+// reads of each slot.
+void PlanConcatsInPlace(GraphPlan& plan, const std::vector<int>& readers) {
   const auto n = static_cast<size_t>(plan.num_slots);
   std::vector<int> producer(n, -1);
-  std::vector<int> readers(n, 0);
   std::vector<bool> kept(n, false);
   for (int s : plan.output_slots) kept[static_cast<size_t>(s)] = true;
   std::vector<ConcatInPlace::ConcatStep> concats;
@@ -57,10 +57,6 @@ void PlanConcatsInPlace(GraphPlan& plan) {
     const GraphPlan::Step& step = plan.steps[i];
     for (int s : step.outputs) {
       if (s >= 0) producer[static_cast<size_t>(s)] = static_cast<int>(i);
-    }
-    for (const auto& name : ir::NodeReads(*step.node)) {
-      auto it = plan.slot_of.find(name);
-      if (it != plan.slot_of.end()) ++readers[static_cast<size_t>(it->second)];
     }
     if (step.node->op_type == "Concat" && ir::CanonicalDomain(step.node->domain) == "ai.onnx" &&
         step.outputs.size() == 1 && step.outputs[0] >= 0) {
@@ -170,10 +166,13 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
   }
   // Lifetimes: a slot is released after its last reader, unless it is an output or an outer reference.
   std::vector<int> last_reader(static_cast<size_t>(plan->num_slots), -1);
+  std::vector<int> readers(static_cast<size_t>(plan->num_slots), 0);  // reads per slot, subgraph reads included
   for (size_t i = 0; i < plan->steps.size(); ++i) {
     for (const auto& name : ir::NodeReads(*plan->steps[i].node)) {
       auto it = plan->slot_of.find(name);
-      if (it != plan->slot_of.end()) last_reader[static_cast<size_t>(it->second)] = static_cast<int>(i);
+      if (it == plan->slot_of.end()) continue;
+      last_reader[static_cast<size_t>(it->second)] = static_cast<int>(i);
+      ++readers[static_cast<size_t>(it->second)];
     }
   }
   std::unordered_set<int> keep(plan->output_slots.begin(), plan->output_slots.end());
@@ -190,7 +189,7 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
                           std::count(step.release_after.begin(), step.release_after.end(), s) == 1;
     }
   }
-  PlanConcatsInPlace(*plan);
+  PlanConcatsInPlace(*plan, readers);
   return std::shared_ptr<const GraphPlan>(std::move(plan));
 }
 
