@@ -26,6 +26,10 @@ for suite in ["node", "simple", "pytorch-converted", "pytorch-operator"]:
             if name:
                 backend_test.exclude("^" + re.escape(name.split("/", 1)[1]) + "_cpu$")
 
+# onnx 1.12's runner compares Bernoulli's random draws by value, which the spec leaves to each implementation;
+# `onyx conformance` checks those cases by element type, shape and 0/1 support instead.
+backend_test.exclude(r"^test_bernoulli")
+
 # onnx 1.12's runner cannot compare a sequence of 0-d tensors (it calls len() on each 0-d item); `onyx conformance`
 # passes this case.
 backend_test.exclude(r"^test_loop16_seq_none_cpu$")

@@ -127,4 +127,35 @@ Status CompareValues(const Value& actual, const Value& expected, const Tolerance
   return InvalidArgument("nothing to compare");
 }
 
+Status CompareRandomDraws(const Value& actual, const Value& expected) {
+  if (!expected.is_tensor()) return InvalidArgument("random draws other than tensors cannot be checked");
+  if (!actual.is_tensor()) return InvalidArgument("got a " + actual.KindName() + ", expected a tensor");
+  const Tensor& a = actual.tensor();
+  const Tensor& e = expected.tensor();
+  if (a.type() != e.type()) {
+    return InvalidArgument("element type " + std::string(DataTypeName(a.type())) + ", expected " +
+                           std::string(DataTypeName(e.type())));
+  }
+  if (a.shape() != e.shape()) {
+    return InvalidArgument("shape " + ShapeToString(a.shape()) + ", expected " + ShapeToString(e.shape()));
+  }
+  if (e.type() == DataType::kString || e.type() == DataType::kComplex64 || e.type() == DataType::kComplex128) {
+    return InvalidArgument("random draws of " + std::string(DataTypeName(e.type())) + " cannot be checked");
+  }
+  auto is_zero_or_one = [](double v) { return v == 0.0 || v == 1.0; };
+  for (int64_t i = 0; i < e.size(); ++i) {
+    if (!is_zero_or_one(e.DoubleAt(i))) {
+      return InvalidArgument("the expected random draws are not all 0 or 1, so their support is unknown: element " +
+                             IndexString(e.shape(), i) + " is " + Num(e.DoubleAt(i)));
+    }
+  }
+  for (int64_t i = 0; i < a.size(); ++i) {
+    if (!is_zero_or_one(a.DoubleAt(i))) {
+      return InvalidArgument("element " + IndexString(a.shape(), i) + ": got " + Num(a.DoubleAt(i)) +
+                             ", a Bernoulli draw must be 0 or 1");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace onyx::testing

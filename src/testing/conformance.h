@@ -18,6 +18,9 @@ struct CaseResult {
   std::string name;  // "<suite folder>/<case>", e.g. "node/test_abs"
   CaseOutcome outcome = CaseOutcome::kFail;
   std::string message;  // first mismatch, error, or unsupported operators
+  // The model draws random values (Bernoulli, Random*): its outputs were checked with CompareRandomDraws (type,
+  // shape, support), since the spec does not fix the values such operators produce.
+  bool random_draws = false;
   double seconds = 0;
 };
 
