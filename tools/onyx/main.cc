@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "onyx_version.h"
 
 namespace {
 
@@ -24,6 +25,7 @@ const Verb kVerbs[] = {
     {"infer", "infer every value's type and shape (symbolic dims too) and write them into the model", onyx::cli::InferMain},
     {"bench", "measure session creation, run latency and peak memory", onyx::cli::BenchMain},
     {"conformance", "run ONNX backend test cases and report PASS/FAIL per case", onyx::cli::ConformanceMain},
+    {"serve", "serve a model over HTTP (KServe v2 / Open Inference Protocol REST)", onyx::cli::ServeMain},
 };
 
 void Usage(std::FILE* out) {
@@ -46,7 +48,7 @@ int main(int argc, char** argv) {
     return onyx::cli::kExitOk;
   }
   if (verb == "--version") {
-    std::printf("onyx 0.1.0\n");
+    std::printf("onyx %s\n", ONYX_VERSION_STRING);
     return onyx::cli::kExitOk;
   }
   std::vector<std::string> args(argv + 2, argv + argc);

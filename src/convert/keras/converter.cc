@@ -12,6 +12,7 @@
 #include "convert/keras/config_util.h"
 #include "convert/keras/layer_context.h"
 #include "ir/graph_edit.h"
+#include "onyx_version.h"
 
 namespace onyx::convert::keras {
 
@@ -589,7 +590,7 @@ Result<ir::Model> ConvertKerasModel(const KerasModelFile& file, const ConvertOpt
   m.ir_version = options.opset >= 21 ? 10 : options.opset >= 19 ? 9 : 8;
   m.opset_import.push_back({"", options.opset});
   m.producer_name = "onyx";
-  m.producer_version = "0.1.0";
+  m.producer_version = ONYX_VERSION_STRING;
   m.graph.name = NameOf(file.model).empty() ? "keras_model" : NameOf(file.model);
   m.doc_string = "Converted by onyx from a " + std::string(SourceFormatName(file.format)) +
                  (file.keras_version.empty() ? "" : " (keras_version " + file.keras_version + ")");
