@@ -21,6 +21,7 @@ int BenchMain(const std::vector<std::string>& args);
 int ConvertMain(const std::vector<std::string>& args);
 int InferMain(const std::vector<std::string>& args);
 int ServeMain(const std::vector<std::string>& args);
+int VisualizeMain(const std::vector<std::string>& args);
 
 bool WantsHelp(const std::vector<std::string>& args);
 // Prints "onyx: <message>" to stderr.

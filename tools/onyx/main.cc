@@ -26,6 +26,7 @@ const Verb kVerbs[] = {
     {"bench", "measure session creation, run latency and peak memory", onyx::cli::BenchMain},
     {"conformance", "run ONNX backend test cases and report PASS/FAIL per case", onyx::cli::ConformanceMain},
     {"serve", "serve a model over HTTP (KServe v2 / Open Inference Protocol REST)", onyx::cli::ServeMain},
+    {"visualize", "draw a model's graph (DOT, SVG, PNG, PDF)", onyx::cli::VisualizeMain},
 };
 
 void Usage(std::FILE* out) {
