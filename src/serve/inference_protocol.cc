@@ -33,6 +33,19 @@ Status Flatten(const json& data, std::vector<const json*>* out, int depth) {
   return Status::Ok();
 }
 
+// The element count of a requested shape, refusing negative dims and counts past int64.
+Result<int64_t> ElementCount(const Shape& shape) {
+  int64_t count = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return InvalidArgument("shape " + ShapeToString(shape) + " has a negative dim");
+    if (d != 0 && count > std::numeric_limits<int64_t>::max() / d) {
+      return InvalidArgument("shape " + ShapeToString(shape) + " has too many elements");
+    }
+    count *= d;
+  }
+  return count;
+}
+
 template <typename T>
 Status ElementFromJson(const json& v, T* out) {
   if constexpr (std::is_same_v<T, bool>) {
@@ -92,14 +105,7 @@ Result<Tensor> TensorFromJsonData(DataType type, const Shape& shape, const json&
   std::vector<const json*> flat;
   ONYX_RETURN_IF_ERROR(Flatten(data, &flat, 0));
   // Check the count before allocating: memory then stays bounded by the request's own size.
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    if (d < 0) return InvalidArgument("shape " + ShapeToString(shape) + " has a negative dim");
-    if (d != 0 && count > std::numeric_limits<int64_t>::max() / d) {
-      return InvalidArgument("shape " + ShapeToString(shape) + " has too many elements");
-    }
-    count *= d;
-  }
+  ONYX_ASSIGN_OR_RETURN(const int64_t count, ElementCount(shape));
   if (static_cast<size_t>(count) != flat.size()) {
     return InvalidArgument("'data' holds " + std::to_string(flat.size()) + " elements, shape " + ShapeToString(shape) +
                            " needs " + std::to_string(count));
@@ -141,14 +147,7 @@ Result<Tensor> TensorFromBinary(DataType type, const Shape& shape, std::string_v
     return t;
   }
   // Validate the shape and count before allocating.
-  int64_t count = 1;
-  for (int64_t d : shape) {
-    if (d < 0) return InvalidArgument("shape " + ShapeToString(shape) + " has a negative dim");
-    if (d != 0 && count > std::numeric_limits<int64_t>::max() / d) {
-      return InvalidArgument("shape " + ShapeToString(shape) + " has too many elements");
-    }
-    count *= d;
-  }
+  ONYX_ASSIGN_OR_RETURN(const int64_t count, ElementCount(shape));
   const size_t element_bytes = static_cast<size_t>(DataTypeBits(type) / 8);
   if (static_cast<uint64_t>(count) > bytes.size() / element_bytes ||
       static_cast<size_t>(count) * element_bytes != bytes.size()) {

@@ -2,59 +2,10 @@
 
 #include <cstdint>
 
+#include "core/utf8.h"
+
 namespace onyx::ops::string_ops {
 namespace {
-
-// Decodes the well-formed UTF-8 sequence at s[i]; returns its length (0 when malformed: a stray continuation
-// byte, a truncated or overlong sequence, a surrogate or a value past U+10FFFF).
-size_t Decode(std::string_view s, size_t i, char32_t* cp) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  size_t len;
-  char32_t v;
-  if (b0 < 0x80) {
-    *cp = b0;
-    return 1;
-  } else if ((b0 & 0xE0) == 0xC0) {
-    len = 2;
-    v = b0 & 0x1F;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3;
-    v = b0 & 0x0F;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4;
-    v = b0 & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0) != 0x80) return 0;
-    v = (v << 6) | (b & 0x3F);
-  }
-  static constexpr char32_t kMinForLength[5] = {0, 0, 0x80, 0x800, 0x10000};
-  if (v < kMinForLength[len] || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
-  *cp = v;
-  return len;
-}
-
-void Encode(char32_t cp, std::string* out) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
 
 bool In(char32_t cp, char32_t lo, char32_t hi) { return cp >= lo && cp <= hi; }
 
@@ -115,12 +66,12 @@ std::string MapCodePoints(std::string_view s, F&& map) {
   size_t i = 0;
   while (i < s.size()) {
     char32_t cp;
-    const size_t len = Decode(s, i, &cp);
+    const size_t len = DecodeUtf8(s, i, &cp);
     if (len == 0) {
       out.push_back(s[i++]);
       continue;
     }
-    Encode(map(cp), &out);
+    EncodeUtf8(map(cp), &out);
     i += len;
   }
   return out;
