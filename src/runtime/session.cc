@@ -247,6 +247,7 @@ Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Val
         continue;
       }
       slots[static_cast<size_t>(step.outputs[i])] = std::move(outs[i]);
+      if (frame.observer != nullptr) (*frame.observer)(*step.node, i, slots[static_cast<size_t>(step.outputs[i])]);
     }
     for (int s : step.release_after) slots[static_cast<size_t>(s)] = Value();
   }
@@ -369,9 +370,16 @@ void Session::ClearProfile() {
 
 Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
                     const std::vector<std::string>& output_names, std::vector<Value>* outputs) const {
+  return Run(feeds, output_names, outputs, RunOptions{});
+}
+
+Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
+                    const std::vector<std::string>& output_names, std::vector<Value>* outputs,
+                    const RunOptions& run_options) const {
   const ir::Graph& g = model_->graph;
   ExecutionFrame frame(*plan_, nullptr);
   frame.num_threads = num_threads_;
+  if (run_options.observer) frame.observer = &run_options.observer;
   auto& slots = frame.slots();
   for (const auto& [slot, value] : plan_->constants) slots[static_cast<size_t>(slot)] = value;
   std::set<std::string> fed;

@@ -2,6 +2,7 @@
 // values' slots and lifetimes, and runs. Subgraphs (If/Loop/Scan bodies) are compiled into their own plans.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -29,6 +30,15 @@ struct SessionOptions {
   bool enable_profiling = false;
   // With enable_profiling: one entry per node ("name (op_type)") instead of per operator type.
   bool profile_per_node = false;
+};
+
+// Called after each node of the main graph with each output it produced (subgraph nodes are not reported). The
+// value may be overwritten by later nodes that reuse its buffer: an observer that keeps it must copy it.
+using ValueObserver = std::function<void(const ir::Node& node, size_t output_index, const Value& value)>;
+
+// Settings of one Session::Run (as onnxruntime's RunOptions).
+struct RunOptions {
+  ValueObserver observer;  // e.g. `onyx compare --per-node` collecting every intermediate value
 };
 
 // Time spent in one operator type over all profiled runs.
@@ -83,6 +93,7 @@ class ExecutionFrame {
   int num_threads = 1;
   std::unordered_map<std::string, OpProfile>* profile = nullptr;  // set when the session profiles
   bool profile_per_node = false;
+  const ValueObserver* observer = nullptr;  // main-graph frames only (RunOptions::observer)
 
  private:
   const GraphPlan& plan_;
@@ -114,6 +125,8 @@ class Session {
   // Runs the model. `output_names` empty means all outputs, in graph order.
   Status Run(const std::vector<std::pair<std::string, Value>>& feeds, const std::vector<std::string>& output_names,
              std::vector<Value>* outputs) const;
+  Status Run(const std::vector<std::pair<std::string, Value>>& feeds, const std::vector<std::string>& output_names,
+             std::vector<Value>* outputs, const RunOptions& run_options) const;
 
  private:
   Session() = default;

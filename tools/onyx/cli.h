@@ -20,6 +20,7 @@ int ConformanceMain(const std::vector<std::string>& args);
 int BenchMain(const std::vector<std::string>& args);
 int ConvertMain(const std::vector<std::string>& args);
 int InferMain(const std::vector<std::string>& args);
+int CompareMain(const std::vector<std::string>& args);
 int ServeMain(const std::vector<std::string>& args);
 int VisualizeMain(const std::vector<std::string>& args);
 

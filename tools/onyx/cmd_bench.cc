@@ -8,9 +8,8 @@
 #include <numeric>
 
 #include "cli.h"
-#include "random_inputs.h"
+#include "feeds.h"
 #include "runtime/session.h"
-#include "testing/conformance.h"
 
 namespace onyx::cli {
 
@@ -110,32 +109,16 @@ int BenchMain(const std::vector<std::string>& args) {
     Error(session.status().message());
     return session.status().code() == StatusCode::kUnsupported ? kExitUnsupported : kExitFailure;
   }
-  std::mt19937_64 rng(0);
-  std::vector<std::pair<std::string, Value>> feeds;
-  if (!inputs_dir.empty()) {
-    auto loaded = testing::LoadDataSetInputs((*session)->model().graph, inputs_dir);
-    if (!loaded.ok()) {
-      Error(inputs_dir + ": " + loaded.status().message());
-      return kExitFailure;
-    }
-    feeds = std::move(*loaded);
-    const size_t wanted = (*session)->model().graph.RealInputs().size();
-    if (feeds.size() != wanted) {
-      Error(inputs_dir + ": input_" + std::to_string(feeds.size()) + ".pb is missing (the model has " +
-            std::to_string(wanted) + " inputs)");
-      return kExitFailure;
-    }
-  } else {
-    for (const auto* in : (*session)->model().graph.RealInputs()) {
-      Status st;
-      Value v = RandomInput(*in, dims, rng, &st);
-      if (!st.ok()) {
-        Error(st.message());
-        return kExitFailure;
-      }
-      feeds.emplace_back(in->name, std::move(v));
-    }
+  FeedSources sources;
+  sources.dir = inputs_dir;
+  sources.dims = dims;
+  bool usage_error = false;
+  auto built = BuildFeeds((*session)->model().graph, sources, &usage_error);
+  if (!built.ok()) {
+    Error(built.status().message());
+    return kExitFailure;
   }
+  const std::vector<std::pair<std::string, Value>> feeds = std::move(built->values);
   std::vector<Value> outputs;
   std::vector<double> times;
   for (int i = 0; i < warmup + runs; ++i) {

@@ -1,15 +1,13 @@
 // onyx run MODEL: runs a model once on given or random inputs.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <map>
-#include <random>
 
 #include "cli.h"
+#include "feeds.h"
 #include "format/npy.h"
-#include "format/tensor_proto.h"
-#include "random_inputs.h"
 #include "runtime/session.h"
 
 namespace onyx::cli {
@@ -70,9 +68,7 @@ int RunMain(const std::vector<std::string>& args) {
     return kExitOk;
   }
   std::string model_path, output_dir;
-  std::map<std::string, std::string> input_files;
-  std::map<std::string, int64_t> dims;
-  uint64_t seed = 0;
+  FeedSources sources;
   SessionOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -88,9 +84,9 @@ int RunMain(const std::vector<std::string>& args) {
         Error(a + " takes NAME=VALUE, got '" + v + "'");
         return kExitUsage;
       }
-      if (a == "--input") input_files[v.substr(0, eq)] = v.substr(eq + 1);
-      if (a == "--dim") dims[v.substr(0, eq)] = std::atoll(v.c_str() + eq + 1);
-      if (a == "--seed") seed = std::strtoull(v.c_str(), nullptr, 10);
+      if (a == "--input") sources.files[v.substr(0, eq)] = v.substr(eq + 1);
+      if (a == "--dim") sources.dims[v.substr(0, eq)] = std::atoll(v.c_str() + eq + 1);
+      if (a == "--seed") sources.seed = std::strtoull(v.c_str(), nullptr, 10);
       if (a == "--output-dir") output_dir = v;
       if (a == "--threads") options.intra_op_num_threads = std::atoi(v.c_str());
       if (a == "--optimized-model") options.optimized_model_path = v;
@@ -124,45 +120,20 @@ int RunMain(const std::vector<std::string>& args) {
   }
   auto t1 = std::chrono::steady_clock::now();
   const auto& graph = (*session)->model().graph;
-  std::vector<std::pair<std::string, Value>> feeds;
-  std::mt19937_64 rng(seed);
-  for (const auto& [name, file] : input_files) {
-    const ir::ValueInfo* decl = nullptr;
-    for (const auto& in : graph.inputs) {
-      if (in.name == name) decl = &in;
-    }
-    if (decl == nullptr) {
-      Error("'" + name + "' is not an input of the model");
-      return kExitUsage;
-    }
-    Result<Value> v = Value();
-    if (std::filesystem::path(file).extension() == ".npy") {
-      auto t = format::LoadNpy(file);
-      v = t.ok() ? Result<Value>(Value(std::move(t).value())) : Result<Value>(t.status());
-    } else {
-      v = format::LoadValueFile(file, decl->type ? &*decl->type : nullptr);
-    }
-    if (!v.ok()) {
-      Error(v.status().message());
-      return kExitFailure;
-    }
-    feeds.emplace_back(name, std::move(v).value());
+  bool usage_error = false;
+  auto feeds = BuildFeeds(graph, sources, &usage_error);
+  if (!feeds.ok()) {
+    Error(feeds.status().message());
+    return usage_error ? kExitUsage : kExitFailure;
   }
-  for (const auto* in : graph.RealInputs()) {
-    if (input_files.count(in->name)) continue;
-    Status st;
-    Value v = RandomInput(*in, dims, rng, &st);
-    if (!st.ok()) {
-      Error(st.message());
-      return kExitFailure;
-    }
-    std::printf("input  %-24s %s (random, seed %llu)\n", in->name.c_str(), Summary(v).c_str(),
-                static_cast<unsigned long long>(seed));
-    feeds.emplace_back(in->name, std::move(v));
+  for (const auto& [name, v] : feeds->values) {
+    if (std::find(feeds->random.begin(), feeds->random.end(), name) == feeds->random.end()) continue;
+    std::printf("input  %-24s %s (random, seed %llu)\n", name.c_str(), Summary(v).c_str(),
+                static_cast<unsigned long long>(sources.seed));
   }
   std::vector<Value> outputs;
   auto t2 = std::chrono::steady_clock::now();
-  Status st = (*session)->Run(feeds, {}, &outputs);
+  Status st = (*session)->Run(feeds->values, {}, &outputs);
   auto t3 = std::chrono::steady_clock::now();
   if (!st.ok()) {
     Error(st.message());

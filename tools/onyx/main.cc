@@ -25,6 +25,7 @@ const Verb kVerbs[] = {
     {"infer", "infer every value's type and shape (symbolic dims too) and write them into the model", onyx::cli::InferMain},
     {"bench", "measure session creation, run latency and peak memory", onyx::cli::BenchMain},
     {"conformance", "run ONNX backend test cases and report PASS/FAIL per case", onyx::cli::ConformanceMain},
+    {"compare", "compare two models' outputs (or one model two ways, or against reference data)", onyx::cli::CompareMain},
     {"serve", "serve a model over HTTP (KServe v2 / Open Inference Protocol REST)", onyx::cli::ServeMain},
     {"visualize", "draw a model's graph (DOT, SVG, PNG, PDF)", onyx::cli::VisualizeMain},
 };
