@@ -101,6 +101,17 @@ void InferenceServer::AddRoutes() {
                                                                       httplib::Response& res,
                                                                       const httplib::ContentReader& read) {
     if (!is_our_model(req, res)) return;
+    // Recorded whichever way the handler returns; `success` is set once the response is built.
+    struct Outcome {
+      InferenceMetrics& metrics;
+      std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+      double queue_seconds = 0, compute_seconds = 0;
+      bool success = false;
+      ~Outcome() {
+        const std::chrono::duration<double> total = std::chrono::steady_clock::now() - start;
+        metrics.Record(success, queue_seconds, compute_seconds, total.count());
+      }
+    } outcome{metrics_};
     std::string body;
     read([&body](const char* data, size_t length) {
       body.append(data, length);
@@ -129,12 +140,17 @@ void InferenceServer::AddRoutes() {
     std::vector<Value> outputs;
     Status st;
     {
+      using Clock = std::chrono::steady_clock;
+      const auto queued = Clock::now();
       struct RunSlot {
         std::counting_semaphore<1024>& slots;
         explicit RunSlot(std::counting_semaphore<1024>& s) : slots(s) { slots.acquire(); }
         ~RunSlot() { slots.release(); }
       } slot(run_slots_);
+      const auto started = Clock::now();
       st = session_->Run(request->feeds, request->output_names, &outputs);
+      outcome.queue_seconds = std::chrono::duration<double>(started - queued).count();
+      outcome.compute_seconds = std::chrono::duration<double>(Clock::now() - started).count();
     }
     if (!st.ok()) {
       SendError(res, HttpStatusOf(st), st.message());
@@ -147,12 +163,17 @@ void InferenceServer::AddRoutes() {
       return;
     }
     res.status = 200;
+    outcome.success = true;
     if (response_json_size != response->size()) {
       res.set_header("Inference-Header-Content-Length", std::to_string(response_json_size));
       res.set_content(std::move(response).value(), "application/octet-stream");
     } else {
       res.set_content(std::move(response).value(), "application/json");
     }
+  });
+  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.status = 200;
+    res.set_content(metrics_.PrometheusText(options_.model_name), "text/plain; version=0.0.4");
   });
   http_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     // Only fill in bodies for statuses no handler wrote (unknown paths, methods, oversized payloads).

@@ -4,6 +4,7 @@
 //   GET  /v2/models/{name}[/versions/1]          model metadata (inputs, outputs, datatypes, shapes)
 //   GET  /v2/models/{name}[/versions/1]/ready    model readiness
 //   POST /v2/models/{name}[/versions/1]/infer    inference (JSON tensors or the binary tensor extension)
+//   GET  /metrics                                request counts and times, Prometheus text format
 // Errors answer {"error": "..."}: 400 for bad requests (the message names the input and the problem), 404 for an
 // unknown model or path, 500 when running the model fails for another reason.
 #pragma once
@@ -15,6 +16,7 @@
 
 #include "core/status.h"
 #include "runtime/session.h"
+#include "serve/metrics.h"
 
 namespace httplib {
 class Server;
@@ -53,6 +55,7 @@ class InferenceServer {
   ServerOptions options_;
   std::unique_ptr<httplib::Server> http_;
   std::counting_semaphore<1024> run_slots_;
+  InferenceMetrics metrics_;
 };
 
 }  // namespace onyx::serve

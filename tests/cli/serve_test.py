@@ -149,6 +149,26 @@ try:
     check(st == 400 and "binary_data_size" in msg, f"truncated binary data -> 400 ({msg})")
     status, _, _ = request(base + "/v2/health/live")
     check(status == 200, "still live after the bad requests")
+
+    # Prometheus metrics: 10 answered inferences (1 JSON, 1 binary, 8 concurrent) and 6 failed ones above (the
+    # 404s for another model never reach the model).
+    status, headers, body = request(base + "/metrics")
+    text = body.decode()
+    series = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            key, value = line.rsplit(" ", 1)
+            series[key] = float(value)
+    m = 'model="blazeface"'
+    check(status == 200 and headers.get("Content-Type", "").startswith("text/plain"), "metrics served as text")
+    check(series.get('onyx_inference_requests_total{%s,status="success"}' % m) == 10 and
+          series.get('onyx_inference_requests_total{%s,status="failure"}' % m) == 6,
+          "metrics count 10 successful and 6 failed inferences")
+    buckets = [v for k, v in series.items() if k.startswith("onyx_inference_request_duration_seconds_bucket")]
+    check(buckets == sorted(buckets) and buckets[-1] == 16 and
+          series.get("onyx_inference_request_duration_seconds_count{%s}" % m) == 16 and
+          series.get("onyx_inference_compute_seconds_total{%s}" % m, 0) > 0,
+          "request-duration histogram is cumulative and counts every inference")
 finally:
     proc.send_signal(signal.SIGTERM)
     try:

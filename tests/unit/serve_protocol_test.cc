@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "serve/inference_protocol.h"
+#include "serve/metrics.h"
 #include "text/parser.h"
 
 namespace onyx::serve {
@@ -162,6 +163,24 @@ TEST(ServeProtocol, MetadataListsInputsAndOutputsWithDynamicDims) {
   EXPECT_EQ(meta["inputs"][0], (json{{"name", "x"}, {"datatype", "FP32"}, {"shape", {-1, 3}}}));
   EXPECT_EQ(meta["inputs"][1], (json{{"name", "k"}, {"datatype", "INT64"}, {"shape", {2}}}));
   EXPECT_EQ(meta["outputs"][0]["shape"], json::array({-1, 3}));
+}
+
+TEST(ServeMetrics, PrometheusTextCountsAndCumulativeBuckets) {
+  InferenceMetrics m;
+  m.Record(true, 0.0, 0.0004, 0.0004);  // <= every bucket
+  m.Record(true, 0.001, 0.02, 0.03);    // first counted at le="0.05"
+  m.Record(false, 0.0, 0.0, 10.0);      // only in +Inf
+  const std::string text = m.PrometheusText("a\"b");
+  auto has = [&](const std::string& line) { return text.find(line + "\n") != std::string::npos; };
+  EXPECT_TRUE(has(R"(onyx_inference_requests_total{model="a\"b",status="success"} 2)")) << text;
+  EXPECT_TRUE(has(R"(onyx_inference_requests_total{model="a\"b",status="failure"} 1)")) << text;
+  EXPECT_TRUE(has(R"(onyx_inference_request_duration_seconds_bucket{model="a\"b",le="0.0005"} 1)")) << text;
+  EXPECT_TRUE(has(R"(onyx_inference_request_duration_seconds_bucket{model="a\"b",le="0.025"} 1)")) << text;
+  EXPECT_TRUE(has(R"(onyx_inference_request_duration_seconds_bucket{model="a\"b",le="0.05"} 2)")) << text;
+  EXPECT_TRUE(has(R"(onyx_inference_request_duration_seconds_bucket{model="a\"b",le="2.5"} 2)")) << text;
+  EXPECT_TRUE(has(R"(onyx_inference_request_duration_seconds_bucket{model="a\"b",le="+Inf"} 3)")) << text;
+  EXPECT_TRUE(has(R"(onyx_inference_request_duration_seconds_count{model="a\"b"} 3)")) << text;
+  EXPECT_TRUE(has(R"(onyx_inference_compute_seconds_total{model="a\"b"} 0.0204)")) << text;
 }
 
 }  // namespace
