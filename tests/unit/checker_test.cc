@@ -22,6 +22,12 @@ std::vector<Problem> Check(std::string_view text) {
   return CheckModel(*model);
 }
 
+// A model in the text syntax of IR version 8 importing only the default domain, at `opset`, around `graph`: the
+// header most cases share, so that each case shows just the graph that breaks (or keeps) its rule.
+std::string ModelText(int opset, std::string_view graph) {
+  return "<ir_version: 8, opset_import: [\"\" : " + std::to_string(opset) + "]>\n" + std::string(graph);
+}
+
 std::string All(const std::vector<Problem>& problems) {
   std::string s;
   for (const auto& p : problems) s += p.ToString() + "\n";
@@ -38,23 +44,21 @@ void ExpectOnly(std::string_view text, const std::string& rule, std::vector<std:
 }
 
 TEST(CheckerTest, ValidModelHasNoProblems) {
-  auto problems = Check(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
+  auto problems = Check(ModelText(13, R"(
     g (float[N, 4] x, float[4] b) => (float[N, 4] y) {
       [add] t = Add(x, b)
       [relu] y = Relu(t)
-    })");
+    })"));
   EXPECT_TRUE(problems.empty()) << All(problems);
 }
 
 TEST(CheckerTest, ValidModelWithSubgraphAndOptionalInput) {
-  auto problems = Check(R"(
-    <ir_version: 8, opset_import: ["" : 16]>
+  auto problems = Check(ModelText(16, R"(
     g (bool c, float[2] x) => (float[2] y) {
       [clip] z = Clip(x, , )
       [branch] y = If(c) <then_branch = t () => (float[2] a) { [n1] a = Neg(z) },
                           else_branch = e () => (float[2] b) { [n2] b = Abs(x) }>
-    })");
+    })"));
   EXPECT_TRUE(problems.empty()) << All(problems);
 }
 
@@ -74,23 +78,20 @@ TEST(CheckerTest, OpsetImportMissing) {
 }
 
 TEST(CheckerTest, DomainNotImported) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y) { [scaler] y = ai.onnx.ml.Scaler(x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2] x) => (float[2] y) { [scaler] y = ai.onnx.ml.Scaler(x) })"),
              "domain-not-imported", {"node 'scaler'", "ai.onnx.ml.Scaler", "not imported"});
 }
 
 TEST(CheckerTest, OperatorNotInOpset) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 12]>
-    g (float[2] x) => (float[2] y) { [h] y = HardSwish(x) })",
+  ExpectOnly(ModelText(12, R"(
+    g (float[2] x) => (float[2] y) { [h] y = HardSwish(x) })"),
              "operator-not-in-opset", {"node 'h'", "HardSwish, opset 12", "added in opset 14"});
 }
 
 TEST(CheckerTest, UnknownOperator) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y) { [f] y = Frobnicate(x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2] x) => (float[2] y) { [f] y = Frobnicate(x) })"),
              "unknown-operator", {"node 'f'", "Frobnicate", "ai.onnx"});
 }
 
@@ -102,124 +103,108 @@ TEST(CheckerTest, CustomDomainIsNotChecked) {
 }
 
 TEST(CheckerTest, DeprecatedOperator) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 10]>
-    g (float[1, 1, 2, 2] x, float[4] s) => (float[1, 1, 4, 4] y) { [up] y = Upsample(x, s) })",
+  ExpectOnly(ModelText(10, R"(
+    g (float[1, 1, 2, 2] x, float[4] s) => (float[1, 1, 4, 4] y) { [up] y = Upsample(x, s) })"),
              "deprecated-operator", {"node 'up'", "Upsample-10", "deprecated"});
 }
 
 TEST(CheckerTest, TooManyInputs) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y) { [r] y = Relu(x, x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2] x) => (float[2] y) { [r] y = Relu(x, x) })"),
              "input-count", {"node 'r'", "Relu-", "2 inputs", "takes 1"});
 }
 
 TEST(CheckerTest, TooFewOutputs) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2, 3] x, int64[1] k) => (float[2] v) { [top] v = TopK <axis = 1> (x, k) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2, 3] x, int64[1] k) => (float[2] v) { [top] v = TopK <axis = 1> (x, k) })"),
              "output-count", {"node 'top'", "TopK-11", "1 output", "produces 2"});
 }
 
 TEST(CheckerTest, RequiredInputOmitted) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y) { [a] y = Add(, x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2] x) => (float[2] y) { [a] y = Add(, x) })"),
              "required-input-missing", {"node 'a'", "Add-13", "input 0 ('A')"});
 }
 
 TEST(CheckerTest, VariadicInputMayNotBeEmpty) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y) { [s] y = Sum(x, , x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2] x) => (float[2] y) { [s] y = Sum(x, , x) })"),
              "required-input-missing", {"node 's'", "Sum-13", "variadic"});
 }
 
 TEST(CheckerTest, UnknownAttribute) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y) { [r] y = Relu <alpha = 0.5> (x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2] x) => (float[2] y) { [r] y = Relu <alpha = 0.5> (x) })"),
              "unknown-attribute", {"node 'r'", "attribute 'alpha'", "Relu-"});
 }
 
 TEST(CheckerTest, AttributeOfWrongType) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2, 3] x) => (float[6] y) { [f] y = Flatten <axis = 1.5> (x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2, 3] x) => (float[6] y) { [f] y = Flatten <axis = 1.5> (x) })"),
              "attribute-type", {"node 'f'", "attribute 'axis'", "Flatten-13", "has type float", "expects int"});
 }
 
 TEST(CheckerTest, RequiredAttributeMissing) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (int64[2] y) { [c] y = Cast(x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2] x) => (int64[2] y) { [c] y = Cast(x) })"),
              "required-attribute-missing", {"node 'c'", "Cast-13", "'to'"});
 }
 
 TEST(CheckerTest, DuplicateAttribute) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2, 3] x) => (float[6] y) { [f] y = Flatten <axis = 1, axis = 0> (x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2, 3] x) => (float[6] y) { [f] y = Flatten <axis = 1, axis = 0> (x) })"),
              "attribute-duplicate", {"node 'f'", "attribute 'axis'"});
 }
 
 TEST(CheckerTest, TypeNotAllowedByConstraint) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (int32[2] x) => (float[2] y) { [e] y = Exp(x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (int32[2] x) => (float[2] y) { [e] y = Exp(x) })"),
              "type-constraint", {"node 'e'", "Exp-13", "tensor(int32)", "'x'"});
 }
 
 TEST(CheckerTest, TypeParameterBoundTwice) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] a, double[2] b) => (float[2] y) { [add] y = Add(a, b) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2] a, double[2] b) => (float[2] y) { [add] y = Add(a, b) })"),
              "type-mismatch", {"node 'add'", "input 1 'b'", "tensor(double)", "tensor(float)"});
 }
 
 TEST(CheckerTest, LiteralInputType) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2, 3] x, int32[2] s) => (float[3, 2] y) { [rs] y = Reshape(x, s) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2, 3] x, int32[2] s) => (float[3, 2] y) { [rs] y = Reshape(x, s) })"),
              "type-constraint", {"node 'rs'", "Reshape-", "tensor(int32)", "tensor(int64)"});
 }
 
 TEST(CheckerTest, DeclaredOutputTypeIsChecked) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (double[2] y) { [r] y = Relu(x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2] x) => (double[2] y) { [r] y = Relu(x) })"),
              "type-mismatch", {"node 'r'", "output 0 'y'", "tensor(double)"});
 }
 
 TEST(CheckerTest, NotTopologicallySorted) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
+  ExpectOnly(ModelText(13, R"(
     g (float[2] x) => (float[2] y) {
       [second] y = Relu(t)
       [first] t = Neg(x)
-    })",
+    })"),
              "not-topological", {"node 'second'", "Relu, opset 13", "input 0 't'"});
 }
 
 TEST(CheckerTest, OutputNameReused) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
+  ExpectOnly(ModelText(13, R"(
     g (float[2] x) => (float[2] y) {
       [n1] y = Relu(x)
       [n2] y = Neg(x)
-    })",
+    })"),
              "ssa", {"node 'n2'", "Neg, opset 13", "'y'"});
 }
 
 TEST(CheckerTest, SubgraphMayNotRedefineOuterName) {
-  auto problems = Check(R"(
-    <ir_version: 8, opset_import: ["" : 16]>
+  auto problems = Check(ModelText(16, R"(
     g (bool c, float[2] x) => (float[2] y) {
       [z] z = Neg(x)
       [branch] y = If(c) <then_branch = t () => (float[2] z) { [inner] z = Abs(x) },
                           else_branch = e () => (float[2] b) { [n2] b = Abs(x) }>
-    })");
+    })"));
   ASSERT_EQ(problems.size(), 1u) << All(problems);
   EXPECT_EQ(problems[0].rule, "ssa");
   EXPECT_NE(problems[0].where.find("node 'branch'"), std::string::npos) << All(problems);
@@ -227,26 +212,23 @@ TEST(CheckerTest, SubgraphMayNotRedefineOuterName) {
 }
 
 TEST(CheckerTest, SubgraphReadsUndefinedOuterName) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 16]>
+  ExpectOnly(ModelText(16, R"(
     g (bool c, float[2] x) => (float[2] y) {
       [branch] y = If(c) <then_branch = t () => (float[2] a) { [inner] a = Abs(nowhere) },
                           else_branch = e () => (float[2] b) { [n2] b = Abs(x) }>
-    })",
+    })"),
              "not-topological", {"node 'branch'", "node 'inner' (Abs, opset 16)", "'nowhere'"});
 }
 
 TEST(CheckerTest, GraphOutputNeverComputed) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y, float[2] z) { [r] y = Relu(x) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2] x) => (float[2] y, float[2] z) { [r] y = Relu(x) })"),
              "output-not-computed", {"graph 'g'", "'z'"});
 }
 
 TEST(CheckerTest, MainGraphInputNeedsType) {
-  auto model = text::ParseModel(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y) { [r] y = Relu(x) })");
+  auto model = text::ParseModel(ModelText(13, R"(
+    g (float[2] x) => (float[2] y) { [r] y = Relu(x) })"));
   ASSERT_TRUE(model.ok());
   model->graph.inputs[0].type.reset();
   auto problems = CheckModel(*model);
@@ -263,19 +245,17 @@ TEST(CheckerTest, InitializerMustBeInputBeforeIr4) {
 }
 
 TEST(CheckerTest, ElementTypeNewerThanIrVersion) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 19]>
-    g (float8e4m3fn[2] x) => (float[2] y) { [c] y = Cast <to = 1> (x) })",
+  ExpectOnly(ModelText(19, R"(
+    g (float8e4m3fn[2] x) => (float[2] y) { [c] y = Cast <to = 1> (x) })"),
              "element-type-ir-version", {"'x'", "float8e4m3fn", "IR version 9"});
 }
 
 TEST(CheckerTest, EveryProblemIsListed) {
-  auto problems = Check(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
+  auto problems = Check(ModelText(13, R"(
     g (float[2] x) => (float[2] y) {
       [a] t = Relu <alpha = 1.0> (x)
       [b] y = Cast(t, t)
-    })");
+    })"));
   ASSERT_EQ(problems.size(), 3u) << All(problems);
   EXPECT_EQ(problems[0].rule, "unknown-attribute");
   EXPECT_EQ(problems[1].rule, "input-count");
@@ -318,16 +298,14 @@ TEST(CheckerTest, FunctionOpsetMustBeCompatible) {
 }
 
 TEST(CheckerTest, ExternalDataMustStayInModelFolder) {
-  ExpectOnly(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y) <float[2] w = ["location": "../secret.bin"]> { [a] y = Add(x, w) })",
+  ExpectOnly(ModelText(13, R"(
+    g (float[2] x) => (float[2] y) <float[2] w = ["location": "../secret.bin"]> { [a] y = Add(x, w) })"),
              "external-data-location", {"'w'", "leaves the model's folder"});
 }
 
 TEST(CheckerTest, ExternalDataFileMustExist) {
-  auto model = text::ParseModel(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y) <float[2] w = ["location": "no_such_file.bin"]> { [a] y = Add(x, w) })");
+  auto model = text::ParseModel(ModelText(13, R"(
+    g (float[2] x) => (float[2] y) <float[2] w = ["location": "no_such_file.bin"]> { [a] y = Add(x, w) })"));
   ASSERT_TRUE(model.ok()) << model.status().message();
   CheckOptions options;
   options.model_dir = ::testing::TempDir();
@@ -337,9 +315,8 @@ TEST(CheckerTest, ExternalDataFileMustExist) {
 }
 
 TEST(CheckerTest, FullCheckRunsTheRegisteredPass) {
-  auto model = text::ParseModel(R"(
-    <ir_version: 8, opset_import: ["" : 13]>
-    g (float[2] x) => (float[2] y) { [r] y = Relu(x) })");
+  auto model = text::ParseModel(ModelText(13, R"(
+    g (float[2] x) => (float[2] y) { [r] y = Relu(x) })"));
   ASSERT_TRUE(model.ok());
   SetFullCheckPass([](const ir::Model&, std::vector<Problem>& p) { p.push_back({"", "inference", "ran"}); });
   EXPECT_TRUE(CheckModel(*model).empty());

@@ -14,17 +14,43 @@
 namespace onyx::infer {
 namespace {
 
-// Parses `text`, drops the graph outputs' declared types, infers, and returns the model.
-ir::Model Infer(const std::string& text, bool keep_output_types = false) {
+// Parses `text` (failing the test if it does not parse) and, unless `keep_output_types`, drops the graph outputs'
+// declared types, so that what inference gives them is what the test sees.
+ir::Model Parse(const std::string& text, bool keep_output_types = false) {
   auto model = text::ParseModel(text);
   EXPECT_TRUE(model.ok()) << model.status().message();
   if (!model.ok()) return {};
   if (!keep_output_types) {
     for (auto& o : model->graph.outputs) o.type.reset();
   }
-  Status st = InferShapes(*model);
-  EXPECT_TRUE(st.ok()) << st.message();
   return std::move(*model);
+}
+
+// Parses `text` as Parse does, infers strictly (failing the test on an error), and returns the model.
+ir::Model Infer(const std::string& text, bool keep_output_types = false) {
+  ir::Model model = Parse(text, keep_output_types);
+  Status st = InferShapes(model);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return model;
+}
+
+// Strict inference of `model` fails, with a message containing each of `fragments`.
+void ExpectInferenceError(ir::Model model, const std::vector<std::string>& fragments) {
+  Status st = InferShapes(model);
+  ASSERT_FALSE(st.ok());
+  for (const auto& f : fragments) EXPECT_NE(st.message().find(f), std::string::npos) << st.message();
+}
+
+// Parses `text` keeping every declared type and infers leniently (strict off): what strict inference would fail
+// on is reported in `diagnostics` instead. Returns the model.
+ir::Model InferLeniently(const std::string& text, std::vector<std::string>* diagnostics) {
+  ir::Model model = Parse(text, /*keep_output_types=*/true);
+  InferOptions o;
+  o.strict = false;
+  o.diagnostics = diagnostics;
+  Status st = InferShapes(model, o);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return model;
 }
 
 // The inferred type of `name` in the main graph ("float[N,3]"), or "none".
@@ -126,17 +152,15 @@ g (float[N, C, H, W] x) => (flat, ones, r, half) <int64[1] zero = {0}, int64[1] 
 }
 
 TEST(InferDataPropagation, OffLeavesComputedShapesUnknown) {
-  auto model = text::ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+  ir::Model model = Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[N, 6] x) => (y) {
   s = Shape(x)
   y = Reshape(x, s)
 })");
-  ASSERT_TRUE(model.ok()) << model.status().message();
-  model->graph.outputs[0].type.reset();
   InferOptions o;
   o.data_propagation = false;
-  ASSERT_TRUE(InferShapes(*model, o).ok());
-  EXPECT_EQ(model->graph.outputs[0].type->ToShortString(), "float[unk__0,unk__1]");
+  ASSERT_TRUE(InferShapes(model, o).ok());
+  EXPECT_EQ(TypeOf(model, "y"), "float[unk__0,unk__1]");
 }
 
 TEST(InferControlFlow, IfBranchesUnion) {
@@ -152,18 +176,13 @@ g (bool c, float[N, 3] x, float[N, 4] z) => (y, w) {
 }
 
 TEST(InferControlFlow, IfBranchesWithDifferentElementTypesFail) {
-  auto model = text::ParseModel(R"(<ir_version: 8, opset_import: ["" : 17]>
+  ExpectInferenceError(Parse(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (bool c, float[2] x, int64[2] z) => (y) {
   y = If(c) <
     then_branch = t () => (a) { a = Identity(x) },
     else_branch = e () => (a) { a = Identity(z) }>
-})");
-  ASSERT_TRUE(model.ok());
-  model->graph.outputs[0].type.reset();
-  Status st = InferShapes(*model);
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("(If, opset 16)"), std::string::npos) << st.message();
-  EXPECT_NE(st.message().find("else_branch"), std::string::npos) << st.message();
+})"),
+                       {"(If, opset 16)", "else_branch"});
 }
 
 // The exporter pattern `if x.shape[1] == 1: x = x.squeeze(1)`: the branches differ in rank, but the
@@ -224,15 +243,10 @@ g (float[N, 3] x) => (y) <int64 one_s = {1}, int64[1] one = {1}> {
   auto m = Infer(text);  // strict
   EXPECT_EQ(TypeOf(m, "y"), "float[N,3]");
   // Not strict: nothing is reported about the branch either.
-  auto model = text::ParseModel(text);
-  ASSERT_TRUE(model.ok());
   std::vector<std::string> diagnostics;
-  InferOptions o;
-  o.strict = false;
-  o.diagnostics = &diagnostics;
-  ASSERT_TRUE(InferShapes(*model, o).ok());
+  auto lenient = InferLeniently(text, &diagnostics);
   EXPECT_TRUE(diagnostics.empty()) << (diagnostics.empty() ? "" : diagnostics[0]);
-  EXPECT_EQ(TypeOf(*model, "y"), "float[N,3]");
+  EXPECT_EQ(TypeOf(lenient, "y"), "float[N,3]");
 }
 
 // With a condition nothing is known about, both branches count (their union).
@@ -362,39 +376,28 @@ g (float[N, 3] x) => (float[N, 3] y) <float[N, 4] t> {
   t = Relu(x)
   y = Identity(t)
 })";
-  auto model = text::ParseModel(text);
-  ASSERT_TRUE(model.ok()) << model.status().message();
-  model->graph.nodes[0].name = "relu_1";
-  Status st = InferShapes(*model);
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("node 'relu_1' (Relu, opset 13)"), std::string::npos) << st.message();
-  EXPECT_NE(st.message().find("'t'"), std::string::npos) << st.message();
-  EXPECT_NE(st.message().find("dim 1 is 3 vs declared 4"), std::string::npos) << st.message();
+  ir::Model model = Parse(text, /*keep_output_types=*/true);
+  ASSERT_FALSE(model.graph.nodes.empty());
+  model.graph.nodes[0].name = "relu_1";
+  ExpectInferenceError(std::move(model), {"node 'relu_1' (Relu, opset 13)", "'t'", "dim 1 is 3 vs declared 4"});
 
   // Not strict: a diagnostic, and the declared type stays.
-  auto lenient = text::ParseModel(text);
-  ASSERT_TRUE(lenient.ok());
   std::vector<std::string> diagnostics;
-  InferOptions o;
-  o.strict = false;
-  o.diagnostics = &diagnostics;
-  ASSERT_TRUE(InferShapes(*lenient, o).ok());
+  auto lenient = InferLeniently(text, &diagnostics);
   // The conflict on 't', then (since the declared type of 't' is kept) one on the output 'y'.
   ASSERT_EQ(diagnostics.size(), 2u);
   EXPECT_NE(diagnostics[0].find("'t'"), std::string::npos) << diagnostics[0];
   EXPECT_NE(diagnostics[1].find("'y'"), std::string::npos) << diagnostics[1];
-  EXPECT_EQ(TypeOf(*lenient, "t"), "float[N,4]");
+  EXPECT_EQ(TypeOf(lenient, "t"), "float[N,4]");
 }
 
 TEST(InferConflicts, ElementTypeConflict) {
-  auto model = text::ParseModel(R"(<ir_version: 8, opset_import: ["" : 13]>
+  ExpectInferenceError(Parse(R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2] x) => (int64[2] y) {
   y = Relu(x)
-})");
-  ASSERT_TRUE(model.ok());
-  Status st = InferShapes(*model);
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("element type float vs declared int64"), std::string::npos) << st.message();
+})",
+                             /*keep_output_types=*/true),
+                       {"element type float vs declared int64"});
 }
 
 TEST(InferConflicts, LessSpecificDeclarationsAreCompleted) {
@@ -407,15 +410,12 @@ g (float[2, 3] x) => (float[N, ?] y) {
 }
 
 TEST(InferErrors, BroadcastMismatchIsReported) {
-  auto model = text::ParseModel(R"(<ir_version: 8, opset_import: ["" : 13]>
+  ExpectInferenceError(Parse(R"(<ir_version: 8, opset_import: ["" : 13]>
 g (float[2, 3] x, float[4] z) => (y) {
   y = Add(x, z)
-})");
-  ASSERT_TRUE(model.ok());
-  Status st = InferShapes(*model);
-  ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("(Add, opset 13)"), std::string::npos) << st.message();
-  EXPECT_NE(st.message().find("cannot broadcast"), std::string::npos) << st.message();
+})",
+                             /*keep_output_types=*/true),
+                       {"(Add, opset 13)", "cannot broadcast"});
 }
 
 TEST(InferUnknownOps, LeaveOutputsUnknown) {

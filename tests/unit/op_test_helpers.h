@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
+#include "core/value.h"
 #include "op_tester.h"
 
 namespace onyx::testing {
@@ -22,12 +25,45 @@ Tensor T_(std::vector<T> values, Shape shape) {
 }
 inline Tensor F(std::vector<float> values, Shape shape) { return T_<float>(std::move(values), std::move(shape)); }
 inline Tensor I64(std::vector<int64_t> values, Shape shape) { return T_<int64_t>(std::move(values), std::move(shape)); }
+inline Tensor I32(std::vector<int32_t> values, Shape shape) { return T_<int32_t>(std::move(values), std::move(shape)); }
+inline Tensor U8(std::vector<uint8_t> values, Shape shape) { return T_<uint8_t>(std::move(values), std::move(shape)); }
+inline Tensor S(std::vector<std::string> values, Shape shape) {
+  return T_<std::string>(std::move(values), std::move(shape));
+}
+// Bool tensors are filled element by element: std::vector<bool> has no contiguous storage to copy from.
+inline Tensor B(std::vector<bool> values, Shape shape) {
+  Tensor t = Tensor::Allocate(DataType::kBool, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i) t.data<bool>()[i] = values[i];
+  return t;
+}
 
-inline OpTest Op(const std::string& op_type, int64_t opset) {
+// A node of `op_type` imported at `opset` of `domain` ("" = ai.onnx), with no inputs or attributes yet.
+inline OpTest Op(const std::string& op_type, int64_t opset = 21, const std::string& domain = "") {
   OpTest t;
   t.op_type = op_type;
   t.opset = opset;
+  t.domain = domain;
   return t;
+}
+
+// A list-of-strings attribute. A free function rather than an OpTest::Attr overload: a braced list of string
+// literals would also convert to the std::string of Attr(name, std::string) and make such calls ambiguous.
+inline OpTest& StringsAttr(OpTest& t, const std::string& name, std::vector<std::string> values) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kStrings;
+  a.strings = std::move(values);
+  t.attributes.push_back(std::move(a));
+  return t;
+}
+
+// Runs the node and returns all its outputs, failing the test on an error. A failed run still gives one (empty)
+// value per declared output, so that a test reading outputs[i] fails on its checks instead of reading past the end.
+inline std::vector<Value> RunAll(const OpTest& t) {
+  auto r = RunOp(t);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok()) return std::vector<Value>(static_cast<size_t>(t.num_outputs));
+  return *r;
 }
 
 // Runs the node and returns output `i`, failing the test on an error.
@@ -38,17 +74,37 @@ inline Tensor RunOk(const OpTest& t, size_t i = 0) {
   return (*r)[i].tensor();
 }
 
-// The run fails with a message containing `fragment`.
-inline void ExpectError(const OpTest& t, const std::string& fragment) {
+// The run fails; with a non-empty `fragment`, with a message containing it.
+inline void ExpectError(const OpTest& t, const std::string& fragment = "") {
   auto r = RunOp(t);
-  ASSERT_FALSE(r.ok()) << "expected an error mentioning '" << fragment << "'";
-  EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
+  ASSERT_FALSE(r.ok()) << t.op_type << " unexpectedly succeeded"
+                       << (fragment.empty() ? "" : "; expected an error mentioning '" + fragment + "'");
+  if (!fragment.empty()) {
+    EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
+  }
 }
 
 template <typename T>
 std::vector<T> Values(const Tensor& t) {
   auto s = t.values<T>();
   return {s.begin(), s.end()};
+}
+// std::vector<bool> cannot be built from a span of bool storage, hence the loop.
+inline std::vector<bool> Bools(const Tensor& t) {
+  std::vector<bool> out;
+  for (int64_t i = 0; i < t.size(); ++i) out.push_back(t.data<bool>()[i]);
+  return out;
+}
+
+// A tensor value of element type T, this shape and exactly these elements.
+template <typename T>
+void ExpectTensor(const Value& v, const Shape& shape, const std::vector<T>& expected) {
+  ASSERT_TRUE(v.is_tensor()) << "got a " << v.KindName();
+  const Tensor& t = v.tensor();
+  ASSERT_EQ(t.type(), DataTypeOf<T>::value);
+  ASSERT_EQ(t.shape(), shape);
+  ASSERT_EQ(t.size(), static_cast<int64_t>(expected.size()));
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(t.data<T>()[i], expected[i]) << "element " << i;
 }
 
 // A float tensor of this shape with these values (NaN matches NaN, infinities exactly, the rest within tol).

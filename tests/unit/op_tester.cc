@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/session.h"
+#include "text/parser.h"
 
 namespace onyx::testing {
 
@@ -63,6 +64,11 @@ OpTest& OpTest::Input(Value v) {
   return *this;
 }
 
+OpTest& OpTest::Outputs(int n) {
+  num_outputs = n;
+  return *this;
+}
+
 Result<std::vector<Value>> RunOp(const OpTest& test) {
   ir::Model model;
   model.ir_version = 10;
@@ -95,6 +101,14 @@ Result<std::vector<Value>> RunOp(const OpTest& test) {
     model.graph.outputs.push_back({name, std::nullopt, {}, {}});
   }
   model.graph.nodes.push_back(std::move(node));
+  ONYX_ASSIGN_OR_RETURN(auto session, Session::Create(std::move(model)));
+  std::vector<Value> outputs;
+  ONYX_RETURN_IF_ERROR(session->Run(feeds, {}, &outputs));
+  return outputs;
+}
+
+Result<std::vector<Value>> RunModel(const std::string& text, const Feeds& feeds) {
+  ONYX_ASSIGN_OR_RETURN(ir::Model model, text::ParseModel(text));
   ONYX_ASSIGN_OR_RETURN(auto session, Session::Create(std::move(model)));
   std::vector<Value> outputs;
   ONYX_RETURN_IF_ERROR(session->Run(feeds, {}, &outputs));

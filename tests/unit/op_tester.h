@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/value.h"
@@ -25,9 +26,16 @@ struct OpTest {
   OpTest& Attr(const std::string& name, const std::vector<int64_t>& v);
   OpTest& Attr(const std::string& name, const std::vector<float>& v);
   OpTest& Input(Value v);
+  OpTest& Outputs(int n);  // how many outputs the node declares (and the run returns)
 };
 
 // Builds a model holding just this node, creates a Session and runs it.
 Result<std::vector<Value>> RunOp(const OpTest& test);
+
+using Feeds = std::vector<std::pair<std::string, Value>>;
+
+// Parses a whole model in the ONNX text syntax (for graphs one node cannot express: subgraphs, several nodes),
+// creates a Session and runs it on `feeds`.
+Result<std::vector<Value>> RunModel(const std::string& text, const Feeds& feeds);
 
 }  // namespace onyx::testing

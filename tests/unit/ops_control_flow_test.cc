@@ -12,27 +12,21 @@
 
 #include "core/tensor.h"
 #include "core/value.h"
-#include "runtime/session.h"
-#include "text/parser.h"
+#include "op_test_helpers.h"
+#include "op_tester.h"
 
 namespace onyx {
 namespace {
 
-using Feeds = std::vector<std::pair<std::string, Value>>;
+using testing::ExpectTensor;
+using testing::F;
+using testing::Feeds;
+using testing::I64;
+using testing::RunModel;
 
-Tensor F(std::vector<float> values, Shape shape) { return Tensor::FromVector<float>(values, std::move(shape)); }
-Tensor I64(std::vector<int64_t> values, Shape shape) { return Tensor::FromVector<int64_t>(values, std::move(shape)); }
 Tensor B(bool v) { return Tensor::Scalar<bool>(v); }
 
-// Parses a model in the ONNX text syntax, creates a session and runs it.
-Result<std::vector<Value>> RunModel(const std::string& text, const Feeds& feeds) {
-  ONYX_ASSIGN_OR_RETURN(ir::Model model, text::ParseModel(text));
-  ONYX_ASSIGN_OR_RETURN(auto session, Session::Create(std::move(model)));
-  std::vector<Value> outputs;
-  ONYX_RETURN_IF_ERROR(session->Run(feeds, {}, &outputs));
-  return outputs;
-}
-
+// Runs the model (see RunModel), failing the test on an error.
 std::vector<Value> RunOk(const std::string& text, const Feeds& feeds) {
   auto r = RunModel(text, feeds);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -44,16 +38,6 @@ std::vector<Value> RunOk(const std::string& text, const Feeds& feeds) {
   auto r = RunModel(text, feeds);
   if (r.ok()) return ::testing::AssertionFailure() << "ran without error";
   return ::testing::AssertionSuccess() << r.status().ToString();
-}
-
-template <typename T>
-void ExpectTensor(const Value& v, const Shape& shape, const std::vector<T>& expected) {
-  ASSERT_TRUE(v.is_tensor()) << "got a " << v.KindName();
-  const Tensor& t = v.tensor();
-  ASSERT_EQ(t.type(), DataTypeOf<T>::value);
-  ASSERT_EQ(t.shape(), shape);
-  ASSERT_EQ(t.size(), static_cast<int64_t>(expected.size()));
-  for (size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(t.data<T>()[i], expected[i]) << "element " << i;
 }
 
 // ---- If ----

@@ -15,6 +15,7 @@
 #include "core/float16.h"
 #include "core/low_precision.h"
 #include "core/tensor.h"
+#include "op_test_helpers.h"
 #include "op_tester.h"
 #include "ops/conversion/cast.h"
 
@@ -23,11 +24,12 @@ namespace {
 
 using ops::CastOptions;
 using ops::CastTensor;
+using testing::kInf;
+using testing::kNaN;
 using testing::OpTest;
+using testing::RunOk;
 using testing::RunOp;
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+using testing::Values;
 
 template <typename T>
 Tensor T_(std::vector<T> values, Shape shape = {}) {
@@ -49,6 +51,9 @@ Tensor Bytes(DataType type, std::vector<uint8_t> bits) {
   return t;
 }
 
+// The shared reader of a bool tensor; it goes by another name here, where Bools builds one.
+std::vector<bool> BoolValues(const Tensor& t) { return testing::Bools(t); }
+
 Tensor CastOk(const Tensor& in, DataType to, CastOptions options = {}) {
   auto r = CastTensor(in, to, options);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
@@ -56,18 +61,6 @@ Tensor CastOk(const Tensor& in, DataType to, CastOptions options = {}) {
   EXPECT_EQ(r->type(), to);
   EXPECT_EQ(r->shape(), in.shape());
   return *r;
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  auto s = t.values<T>();
-  return {s.begin(), s.end()};
-}
-
-std::vector<bool> BoolValues(const Tensor& t) {
-  std::vector<bool> out;
-  for (int64_t i = 0; i < t.size(); ++i) out.push_back(t.data<bool>()[i]);
-  return out;
 }
 
 std::vector<int> Int4Values(const Tensor& t) {
@@ -388,13 +381,6 @@ OpTest CastOp(int64_t opset, Tensor x) {
   t.opset = opset;
   t.inputs.push_back(std::move(x));
   return t;
-}
-
-Tensor RunOk(const OpTest& t) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok() || r->empty() || !(*r)[0].is_tensor()) return Tensor();
-  return (*r)[0].tensor();
 }
 
 TEST(CastKernelTest, EveryVersionReadsTo) {

@@ -19,18 +19,6 @@ namespace {
 
 using namespace testing;  // NOLINT: the shared op-test helpers
 
-Tensor B(std::vector<bool> values, Shape shape) {
-  Tensor t = Tensor::Allocate(DataType::kBool, std::move(shape));
-  for (size_t i = 0; i < values.size(); ++i) t.data<bool>()[i] = values[i];
-  return t;
-}
-
-std::vector<bool> Bools(const Tensor& t) {
-  std::vector<bool> out;
-  for (int64_t i = 0; i < t.size(); ++i) out.push_back(t.data<bool>()[i]);
-  return out;
-}
-
 // ---- Binary arithmetic ----
 
 TEST(ElementwiseBinaryTest, AddBroadcastsBothWays) {

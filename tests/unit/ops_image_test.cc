@@ -19,10 +19,6 @@ namespace {
 
 using namespace testing;  // NOLINT: the shared op-test helpers
 
-Tensor U8(std::vector<uint8_t> values, Shape shape) { return T_<uint8_t>(std::move(values), std::move(shape)); }
-Tensor I32(std::vector<int32_t> values, Shape shape) { return T_<int32_t>(std::move(values), std::move(shape)); }
-Tensor S(std::vector<std::string> values, Shape shape) { return T_<std::string>(std::move(values), std::move(shape)); }
-
 // ---- Resize ----
 
 TEST(ImageResizeTest, NearestMovesStrings) {

@@ -10,65 +10,15 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "op_test_helpers.h"
 #include "op_tester.h"
 
 namespace onyx {
 namespace {
 
-using testing::OpTest;
-using testing::RunOp;
+using namespace testing;  // NOLINT: the shared op-test helpers
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr const char* kTraining = "ai.onnx.preview.training";
-
-template <typename T>
-Tensor T_(std::vector<T> values, Shape shape) {
-  return Tensor::FromVector<T>(values, std::move(shape));
-}
-Tensor F(std::vector<float> values, Shape shape) { return T_<float>(std::move(values), std::move(shape)); }
-Tensor I32(std::vector<int32_t> values, Shape shape) { return T_<int32_t>(std::move(values), std::move(shape)); }
-Tensor I64(std::vector<int64_t> values, Shape shape) { return T_<int64_t>(std::move(values), std::move(shape)); }
-
-OpTest Op(const std::string& op_type, int64_t opset, const std::string& domain = "") {
-  OpTest t;
-  t.op_type = op_type;
-  t.opset = opset;
-  t.domain = domain;
-  return t;
-}
-
-std::vector<Value> RunAll(const OpTest& t) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok()) return {};
-  return *r;
-}
-
-Tensor RunOk(const OpTest& t, size_t i = 0) {
-  auto outs = RunAll(t);
-  if (outs.size() <= i || !outs[i].is_tensor()) return Tensor();
-  return outs[i].tensor();
-}
-
-void ExpectError(const OpTest& t, const std::string& fragment) {
-  auto r = RunOp(t);
-  ASSERT_FALSE(r.ok()) << "expected an error mentioning '" << fragment << "'";
-  EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
-}
-
-void ExpectFloats(const Tensor& t, const Shape& shape, const std::vector<float>& expected, float tol = 1e-5f) {
-  ASSERT_EQ(t.type(), DataType::kFloat);
-  ASSERT_EQ(t.shape(), shape);
-  ASSERT_EQ(t.size(), static_cast<int64_t>(expected.size()));
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const float got = t.data<float>()[i];
-    if (std::isnan(expected[i])) {
-      EXPECT_TRUE(std::isnan(got)) << "element " << i << " is " << got;
-    } else {
-      EXPECT_NEAR(got, expected[i], tol) << "element " << i;
-    }
-  }
-}
 
 // Log-probabilities of 2 samples over 3 classes; weights per class.
 Tensor NllInput() { return F({-1, -2, -3, -0.5f, -1.5f, -2.5f}, {2, 3}); }

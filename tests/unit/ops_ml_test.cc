@@ -17,35 +17,19 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "op_test_helpers.h"
 #include "op_tester.h"
 
 namespace onyx {
 namespace {
 
-using testing::OpTest;
-using testing::RunOp;
+using namespace testing;  // NOLINT: the shared op-test helpers
 using Strs = std::vector<std::string>;
 using Ints = std::vector<int64_t>;
 using Floats = std::vector<float>;
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
 OpTest Ml(const std::string& op_type, int64_t opset = 3, int num_outputs = 1) {
-  OpTest t;
-  t.op_type = op_type;
-  t.domain = "ai.onnx.ml";
-  t.opset = opset;
-  t.num_outputs = num_outputs;
-  return t;
-}
-
-OpTest& StrsAttr(OpTest& t, const std::string& name, Strs values) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kStrings;
-  a.strings = std::move(values);
-  t.attributes.push_back(std::move(a));
-  return t;
+  return Op(op_type, opset, "ai.onnx.ml").Outputs(num_outputs);
 }
 
 OpTest& TensorAttr(OpTest& t, const std::string& name, Tensor value) {
@@ -58,11 +42,7 @@ OpTest& TensorAttr(OpTest& t, const std::string& name, Tensor value) {
   return t;
 }
 
-Tensor F(Floats v, Shape s) { return Tensor::FromVector<float>(v, std::move(s)); }
 Tensor D(std::vector<double> v, Shape s) { return Tensor::FromVector<double>(v, std::move(s)); }
-Tensor I64(Ints v, Shape s) { return Tensor::FromVector<int64_t>(v, std::move(s)); }
-Tensor I32(std::vector<int32_t> v, Shape s) { return Tensor::FromVector<int32_t>(v, std::move(s)); }
-Tensor S(Strs v, Shape s) { return Tensor::FromVector<std::string>(v, std::move(s)); }
 Tensor U8(std::vector<uint8_t> v) {
   Shape s = {static_cast<int64_t>(v.size())};
   return Tensor::FromVector<uint8_t>(v, s);
@@ -72,27 +52,7 @@ Tensor F1(Floats v) {
   return F(std::move(v), s);
 }
 
-std::vector<Value> RunAll(const OpTest& t) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok()) return std::vector<Value>(static_cast<size_t>(t.num_outputs));
-  return *r;
-}
-
-Tensor RunOk(const OpTest& t, size_t i = 0) {
-  auto r = RunAll(t);
-  if (r.size() <= i || !r[i].is_tensor()) return Tensor();
-  return r[i].tensor();
-}
-
-void ExpectError(const OpTest& t, const std::string& fragment = "") {
-  auto r = RunOp(t);
-  ASSERT_FALSE(r.ok()) << t.op_type << " unexpectedly succeeded";
-  if (!fragment.empty()) {
-    EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
-  }
-}
-
+// Stricter than the shared Values: a tensor of another element type is a failure, not a reinterpretation.
 template <typename T>
 std::vector<T> Values(const Tensor& t) {
   if (t.type() != DataTypeOf<T>::value) {
@@ -103,6 +63,7 @@ std::vector<T> Values(const Tensor& t) {
   return {s.begin(), s.end()};
 }
 
+// Unlike the shared ExpectFloats, the tolerance is relative (to |expected|, at least 1) and there is no shape.
 void ExpectFloats(const Tensor& t, const Floats& expected, float tol = 2e-6f) {
   const auto got = Values<float>(t);
   ASSERT_EQ(got.size(), expected.size());
@@ -131,7 +92,8 @@ OpTest& TwoTrees(OpTest& t) {
       .Attr("nodes_falsenodeids", Ints{2, 0, 4, 0, 0, 2, 0, 0})
       .Attr("nodes_missing_value_tracks_true", Ints{1, 0, 0, 0, 0, 0, 0, 0})
       .Attr("nodes_hitrates", Floats{1, 1, 1, 1, 1, 1, 1, 1});  // accepted, without effect
-  return StrsAttr(t, "nodes_modes", {"BRANCH_LEQ", "LEAF", "BRANCH_LT", "LEAF", "LEAF", "BRANCH_GT", "LEAF", "LEAF"});
+  return StringsAttr(t, "nodes_modes",
+                     {"BRANCH_LEQ", "LEAF", "BRANCH_LT", "LEAF", "LEAF", "BRANCH_GT", "LEAF", "LEAF"});
 }
 
 // Votes: t0n1 -> (target 0: 1, target 1: 10), t0n3 -> (0: 2), t0n4 -> (0: 3, 1: 30), t1n1 -> (0: 0.5), t1n2 -> (1: -4).
@@ -197,7 +159,7 @@ TEST(TreeEnsembleRegressor, UntouchedTargetAndDefaultTargetCount) {
       .Attr("target_nodeids", Ints{1, 2})
       .Attr("target_ids", Ints{0, 0})
       .Attr("target_weights", Floats{-1, 4});
-  StrsAttr(t, "nodes_modes", {"BRANCH_GTE", "LEAF", "LEAF"});
+  StringsAttr(t, "nodes_modes", {"BRANCH_GTE", "LEAF", "LEAF"});
   t.Input(F({0, -1}, {2, 1}));
   ExpectFloats(RunOk(t), {-0.5f, 0.25f, 4.5f, 0.25f});
 
@@ -225,7 +187,7 @@ TEST(TreeEnsembleRegressor, NodesListedInAnyOrder) {
       .Attr("target_nodeids", Ints{1, 2})
       .Attr("target_ids", Ints{0, 0})
       .Attr("target_weights", Floats{5, 7});
-  StrsAttr(t, "nodes_modes", {"LEAF", "LEAF", "BRANCH_LT"});
+  StringsAttr(t, "nodes_modes", {"LEAF", "LEAF", "BRANCH_LT"});
   t.Input(F({0, 3}, {2, 1}));
   ExpectFloats(RunOk(t), {5, 7});
 }
@@ -264,7 +226,7 @@ OpTest ModesRegressor(const std::vector<std::string>& modes) {
       .Attr("target_nodeids", vn)
       .Attr("target_ids", vid)
       .Attr("target_weights", vw);
-  StrsAttr(t, "nodes_modes", mode_names);
+  StringsAttr(t, "nodes_modes", mode_names);
   t.Input(F({1, 2, 3, kNaN}, {4, 1}));
   return t;
 }
@@ -291,7 +253,7 @@ TEST(TreeEnsembleRegressor, AsTensorAttributesUseDoubles) {
         .Attr("target_treeids", Ints{0, 0})
         .Attr("target_nodeids", Ints{1, 2})
         .Attr("target_ids", Ints{0, 0});
-    StrsAttr(t, "nodes_modes", {"BRANCH_LEQ", "LEAF", "LEAF"});
+    StringsAttr(t, "nodes_modes", {"BRANCH_LEQ", "LEAF", "LEAF"});
     if (as_tensor) {
       TensorAttr(t, "nodes_values_as_tensor", D({0.1, 0, 0}, {3}));
       TensorAttr(t, "target_weights_as_tensor", D({1.5, 2.5}, {2}));
@@ -346,7 +308,7 @@ TEST(TreeEnsembleRegressor, Errors) {
         .Attr("target_nodeids", vote_nodes)
         .Attr("target_ids", vote_ids)
         .Attr("target_weights", Floats(vote_nodes.size(), 1.0f));
-    StrsAttr(t, "nodes_modes", modes);
+    StringsAttr(t, "nodes_modes", modes);
     t.Input(F({1}, {1, 1}));
     return t;
   };
@@ -415,7 +377,7 @@ TEST(TreeEnsembleClassifier, StringLabelsAndTensorWeights) {
                                       return a.name == "classlabels_int64s" || a.name == "class_weights";
                                     }),
                      t.attributes.end());
-  StrsAttr(t, "classlabels_strings", {"setosa", "versicolor", "virginica"});
+  StringsAttr(t, "classlabels_strings", {"setosa", "versicolor", "virginica"});
   TensorAttr(t, "class_weights_as_tensor", D({0.6, 0.4, 1.0, 0.7, 0.3, 0.5, 0.2}, {7}));
   TensorAttr(t, "base_values_as_tensor", D({0, 0, 0.4}, {3}));
   auto out = RunAll(t);
@@ -438,7 +400,7 @@ OpTest BinaryClassifier(float w_true, float w_false, const std::string& post) {
       .Attr("class_nodeids", Ints{1, 2})
       .Attr("class_ids", Ints{0, 0})
       .Attr("class_weights", Floats{w_true, w_false});
-  StrsAttr(t, "nodes_modes", {"BRANCH_LEQ", "LEAF", "LEAF"});
+  StringsAttr(t, "nodes_modes", {"BRANCH_LEQ", "LEAF", "LEAF"});
   t.Input(F({-1, 1}, {2, 1}));
   return t;
 }
@@ -463,7 +425,7 @@ TEST(TreeEnsembleClassifier, BinaryOneClassIdForms) {
 
 TEST(TreeEnsembleClassifier, Errors) {
   OpTest both = Classifier("NONE");
-  StrsAttr(both, "classlabels_strings", {"a", "b", "c"});
+  StringsAttr(both, "classlabels_strings", {"a", "b", "c"});
   ExpectError(both, "classlabels");
   OpTest id = Classifier("NONE");
   for (auto& a : id.attributes) {
@@ -732,7 +694,7 @@ TEST(LinearClassifier, BinaryAndSingleScore) {
   // One row of coefficients, two labels: scores [-s, s], s = [1.5, -2.5].
   OpTest t = Ml("LinearClassifier", 1, 2);
   t.Attr("coefficients", Floats{2, -1}).Attr("intercepts", Floats{0.5f});
-  StrsAttr(t, "classlabels_strings", {"neg", "pos"});
+  StringsAttr(t, "classlabels_strings", {"neg", "pos"});
   t.Input(F({1, 1, 0, 3}, {2, 2}));
   auto none = RunAll(t);
   EXPECT_EQ(Values<std::string>(none[0].tensor()), (Strs{"pos", "neg"}));
@@ -875,7 +837,7 @@ OpTest ThreeClassSvc(const std::string& kernel, Floats params) {
       .Attr("rho", Floats{0.1f, -0.2f, 0.05f})
       .Attr("kernel_type", kernel)
       .Attr("kernel_params", params);
-  StrsAttr(t, "classlabels_strings", {"a", "b", "c"});
+  StringsAttr(t, "classlabels_strings", {"a", "b", "c"});
   t.Input(F({1, 2, -1, 0.5f, 0.3f, 0.3f}, {3, 2}));
   return t;
 }
@@ -1041,7 +1003,7 @@ TEST(OneHotEncoder, IntegerFloatAndStringCategories) {
   f.Attr("cats_int64s", Ints{3, 1, 7}).Input(D({1.0, 7.9, kNaN}, {3}));
   ExpectFloats(RunOk(f), {0, 1, 0, 0, 0, 1, 0, 0, 0});
   OpTest s = Ml("OneHotEncoder", 1);
-  StrsAttr(s, "cats_strings", {"cat", "dog"});
+  StringsAttr(s, "cats_strings", {"cat", "dog"});
   s.Input(S({"dog", "bird"}, {2}));
   ExpectFloats(RunOk(s), {0, 1, 0, 0});
 
@@ -1056,7 +1018,7 @@ TEST(OneHotEncoder, IntegerFloatAndStringCategories) {
   ExpectError(mismatch.Input(S({"1"}, {1})), "categories are integers");
   OpTest both = Ml("OneHotEncoder", 1);
   both.Attr("cats_int64s", Ints{1});
-  StrsAttr(both, "cats_strings", {"a"});
+  StringsAttr(both, "cats_strings", {"a"});
   ExpectError(both.Input(I64({1}, {1})), "exactly one");
 }
 
@@ -1116,25 +1078,25 @@ TEST(FeatureVectorizer, PadsCutsAndConcatenates) {
 
 TEST(LabelEncoder, Version1ClassesBothDirections) {
   OpTest to_int = Ml("LabelEncoder", 1);
-  StrsAttr(to_int, "classes_strings", {"cat", "dog", "eel"});
+  StringsAttr(to_int, "classes_strings", {"cat", "dog", "eel"});
   to_int.Attr("default_int64", int64_t{42}).Input(S({"eel", "cow", "cat", "dog"}, {2, 2}));
   Tensor y = RunOk(to_int);
   EXPECT_EQ(y.shape(), (Shape{2, 2}));
   EXPECT_EQ(Values<int64_t>(y), (Ints{2, 42, 0, 1}));
   OpTest to_str = Ml("LabelEncoder", 1);
-  StrsAttr(to_str, "classes_strings", {"cat", "dog", "eel"});
+  StringsAttr(to_str, "classes_strings", {"cat", "dog", "eel"});
   to_str.Input(I64({1, 5, -1, 0}, {4}));
   EXPECT_EQ(Values<std::string>(RunOk(to_str)), (Strs{"dog", "_Unused", "_Unused", "cat"}));
   to_str.Attr("default_string", std::string("?"));
   EXPECT_EQ(Values<std::string>(RunOk(to_str)), (Strs{"dog", "?", "?", "cat"}));
   OpTest default_int = Ml("LabelEncoder", 1);
-  StrsAttr(default_int, "classes_strings", {"a"});
+  StringsAttr(default_int, "classes_strings", {"a"});
   EXPECT_EQ(Values<int64_t>(RunOk(default_int.Input(S({"b"}, {1})))), (Ints{-1}));
 }
 
 TEST(LabelEncoder, Version2ListsDefaultsAndBitwiseFloatKeys) {
   OpTest s2f = Ml("LabelEncoder", 2);
-  StrsAttr(s2f, "keys_strings", {"a", "b", "a"});  // a repeated key: the last wins
+  StringsAttr(s2f, "keys_strings", {"a", "b", "a"});  // a repeated key: the last wins
   s2f.Attr("values_floats", Floats{1.5f, 2.5f, 3.5f}).Input(S({"a", "b", "z"}, {3}));
   ExpectFloats(RunOk(s2f), {3.5f, 2.5f, -0.0f});
   EXPECT_TRUE(std::signbit(Values<float>(RunOk(s2f))[2]));  // default_float is -0.0
@@ -1143,7 +1105,7 @@ TEST(LabelEncoder, Version2ListsDefaultsAndBitwiseFloatKeys) {
 
   OpTest i2s = Ml("LabelEncoder", 3);  // opset 3 runs version 2
   i2s.Attr("keys_int64s", Ints{1, 2});
-  StrsAttr(i2s, "values_strings", {"one", "two"});
+  StringsAttr(i2s, "values_strings", {"one", "two"});
   EXPECT_EQ(Values<std::string>(RunOk(i2s.Input(I64({2, 3, 1}, {3})))), (Strs{"two", "_Unused", "one"}));
 
   // Version 2 compares float keys bit for bit: the NaN key matches only its own bits, -0 is not 0.
@@ -1178,7 +1140,7 @@ TEST(LabelEncoder, Version4Tensors) {
 
   OpTest s = Ml("LabelEncoder", 4);
   TensorAttr(s, "keys_tensor", I64({1, 2}, {2}));
-  StrsAttr(s, "values_strings", {"x", "y"});
+  StringsAttr(s, "values_strings", {"x", "y"});
   TensorAttr(s, "default_tensor", S({"none"}, {1}));
   EXPECT_EQ(Values<std::string>(RunOk(s.Input(I64({2, 9}, {2})))), (Strs{"y", "none"}));
 }
@@ -1209,7 +1171,7 @@ TEST(LabelEncoder, Errors) {
 
 TEST(CategoryMapper, BothDirectionsAndDefaults) {
   OpTest t = Ml("CategoryMapper", 1);
-  StrsAttr(t, "cats_strings", {"a", "b", "c"});
+  StringsAttr(t, "cats_strings", {"a", "b", "c"});
   t.Attr("cats_int64s", Ints{5, 6, 7});
   OpTest to_int = t;
   to_int.Input(S({"c", "x", "a"}, {3, 1}));
@@ -1225,7 +1187,7 @@ TEST(CategoryMapper, BothDirectionsAndDefaults) {
   EXPECT_EQ(Values<std::string>(RunOk(to_str)), (Strs{"b", "none"}));
 
   OpTest bad = Ml("CategoryMapper", 1);
-  StrsAttr(bad, "cats_strings", {"a"});
+  StringsAttr(bad, "cats_strings", {"a"});
   ExpectError(bad.Input(S({"a"}, {1})), "as many");
   OpTest type = t;
   ExpectError(type.Input(F({1}, {1})), "string or int64");
@@ -1249,7 +1211,7 @@ TEST(ZipMap, SequenceOfMapsPerRow) {
   ExpectFloats(items[1].map().values, {0.5f, 0.5f, 0});
 
   OpTest s = Ml("ZipMap", 1);
-  StrsAttr(s, "classlabels_strings", {"no", "yes"});
+  StringsAttr(s, "classlabels_strings", {"no", "yes"});
   auto one = RunAll(s.Input(F({0.25f, 0.75f}, {2})));
   ASSERT_TRUE(one[0].is_sequence());
   ASSERT_EQ(one[0].sequence().items.size(), 1u);
@@ -1261,7 +1223,7 @@ TEST(ZipMap, SequenceOfMapsPerRow) {
   ExpectError(cols.Input(F({1, 2, 3}, {1, 3})), "class labels");
   OpTest both = Ml("ZipMap", 1);
   both.Attr("classlabels_int64s", Ints{1});
-  StrsAttr(both, "classlabels_strings", {"a"});
+  StringsAttr(both, "classlabels_strings", {"a"});
   ExpectError(both.Input(F({1}, {1, 1})), "exactly one");
   OpTest type = Ml("ZipMap", 1);
   type.Attr("classlabels_int64s", Ints{1});
@@ -1270,7 +1232,7 @@ TEST(ZipMap, SequenceOfMapsPerRow) {
 
 TEST(DictVectorizer, StringAndIntVocabularies) {
   OpTest t = Ml("DictVectorizer", 1);
-  StrsAttr(t, "string_vocabulary", {"a", "c", "b", "z"});
+  StringsAttr(t, "string_vocabulary", {"a", "c", "b", "z"});
   t.Input(Map(S({"c", "a", "q"}, {3}), F({8, 4, 99}, {3})));  // "q" is not in the vocabulary
   Tensor y = RunOk(t);
   EXPECT_EQ(y.shape(), (Shape{1, 4}));
@@ -1285,7 +1247,7 @@ TEST(DictVectorizer, StringAndIntVocabularies) {
   d.Input(Map(I64({3, 1}, {2}), D({0.5, 1.5}, {2})));
   EXPECT_EQ(Values<double>(RunOk(d)), (std::vector<double>{0.5, 1.5}));
   OpTest s2i = Ml("DictVectorizer", 1);
-  StrsAttr(s2i, "string_vocabulary", {"x", "y"});
+  StringsAttr(s2i, "string_vocabulary", {"x", "y"});
   s2i.Input(Map(S({"y"}, {1}), I64({7}, {1})));
   EXPECT_EQ(Values<int64_t>(RunOk(s2i)), (Ints{0, 7}));
 
@@ -1295,7 +1257,7 @@ TEST(DictVectorizer, StringAndIntVocabularies) {
   seq.items.emplace_back(Map(S({"b"}, {1}), F({1}, {1})));
   seq.items.emplace_back(Map(S({"z", "a"}, {2}), F({2, 3}, {2})));
   OpTest rows = Ml("DictVectorizer", 1);
-  StrsAttr(rows, "string_vocabulary", {"a", "c", "b", "z"});
+  StringsAttr(rows, "string_vocabulary", {"a", "c", "b", "z"});
   Tensor yr = RunOk(rows.Input(Value(seq)));
   EXPECT_EQ(yr.shape(), (Shape{2, 4}));
   ExpectFloats(yr, {0, 0, 1, 0, 3, 0, 0, 2});

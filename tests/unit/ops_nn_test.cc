@@ -18,9 +18,7 @@ namespace {
 
 using namespace testing;  // NOLINT: the shared op-test helpers
 
-Tensor U8(std::vector<uint8_t> values, Shape shape) { return T_<uint8_t>(std::move(values), std::move(shape)); }
 Tensor I8(std::vector<int8_t> values, Shape shape) { return T_<int8_t>(std::move(values), std::move(shape)); }
-Tensor I32(std::vector<int32_t> values, Shape shape) { return T_<int32_t>(std::move(values), std::move(shape)); }
 
 // ---- MatMul ----
 

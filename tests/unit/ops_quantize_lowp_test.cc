@@ -12,18 +12,13 @@
 #include "core/float16.h"
 #include "core/low_precision.h"
 #include "core/tensor.h"
+#include "op_test_helpers.h"
 #include "op_tester.h"
 
 namespace onyx {
 namespace {
 
-using testing::OpTest;
-using testing::RunOp;
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-Tensor F(std::vector<float> values, Shape shape) { return Tensor::FromVector<float>(values, std::move(shape)); }
+using namespace testing;  // NOLINT: the shared op-test helpers
 
 // A packed 4-bit or 2-bit integer tensor (int4, uint4, int2, uint2) from its values.
 Tensor Packed(DataType type, const std::vector<int64_t>& values, Shape shape) {
@@ -70,37 +65,11 @@ std::vector<int64_t> PackedValues(const Tensor& t) {
   return out;
 }
 
-OpTest Op(const std::string& op_type, int64_t opset) {
-  OpTest t;
-  t.op_type = op_type;
-  t.opset = opset;
-  return t;
-}
+using testing::ExpectFloats;
 
-Tensor RunOk(const OpTest& t) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok() || r->empty() || !(*r)[0].is_tensor()) return Tensor();
-  return (*r)[0].tensor();
-}
-
-void ExpectError(const OpTest& t, const std::string& fragment) {
-  auto r = RunOp(t);
-  ASSERT_FALSE(r.ok()) << "expected an error mentioning '" << fragment << "'";
-  EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
-}
-
+// Dequantized values are exact: each element must equal the expected one (a NaN any NaN); the shape is not checked.
 void ExpectFloats(const Tensor& t, const std::vector<float>& expected) {
-  ASSERT_EQ(t.type(), DataType::kFloat);
-  ASSERT_EQ(t.size(), static_cast<int64_t>(expected.size()));
-  for (size_t i = 0; i < expected.size(); ++i) {
-    const float got = t.data<float>()[i];
-    if (std::isnan(expected[i])) {
-      EXPECT_TRUE(std::isnan(got)) << "element " << i << " is " << got;
-    } else {
-      EXPECT_EQ(got, expected[i]) << "element " << i;
-    }
-  }
+  ExpectFloats(t, t.shape(), expected, /*tol=*/0.0f);
 }
 
 // ---- QuantizeLinear ----

@@ -11,48 +11,13 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "op_test_helpers.h"
 #include "op_tester.h"
 
 namespace onyx {
 namespace {
 
-using testing::OpTest;
-using testing::RunOp;
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-template <typename T>
-Tensor T_(std::vector<T> values, Shape shape) {
-  return Tensor::FromVector<T>(values, std::move(shape));
-}
-Tensor F(std::vector<float> values, Shape shape) { return T_<float>(std::move(values), std::move(shape)); }
-
-OpTest Op(const std::string& op_type, int64_t opset) {
-  OpTest t;
-  t.op_type = op_type;
-  t.opset = opset;
-  return t;
-}
-
-Tensor RunOk(const OpTest& t) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok() || r->empty() || !(*r)[0].is_tensor()) return Tensor();
-  return (*r)[0].tensor();
-}
-
-void ExpectError(const OpTest& t, const std::string& fragment) {
-  auto r = RunOp(t);
-  ASSERT_FALSE(r.ok()) << "expected an error mentioning '" << fragment << "'";
-  EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  auto s = t.values<T>();
-  return {s.begin(), s.end()};
-}
+using namespace testing;  // NOLINT: the shared op-test helpers
 
 // ---- RandomUniform / RandomNormal and the *Like forms ----
 

@@ -13,31 +13,17 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "op_test_helpers.h"
 #include "op_tester.h"
 #include "runtime/session.h"
 
 namespace onyx {
 namespace {
 
-using testing::OpTest;
-using testing::RunOp;
+using namespace testing;  // NOLINT: the shared op-test helpers
 
-template <typename T>
-Tensor T_(std::vector<T> values, Shape shape) {
-  return Tensor::FromVector<T>(values, std::move(shape));
-}
-Tensor F(std::vector<float> values, Shape shape) { return T_<float>(std::move(values), std::move(shape)); }
-Tensor I32(std::vector<int32_t> values, Shape shape) { return T_<int32_t>(std::move(values), std::move(shape)); }
-
-OpTest Op(const std::string& op_type, int64_t opset, int num_outputs = 1) {
-  OpTest t;
-  t.op_type = op_type;
-  t.opset = opset;
-  t.num_outputs = num_outputs;
-  return t;
-}
-
-std::vector<Tensor> RunAll(const OpTest& t) {
+// The outputs as tensors (an empty Tensor for any other kind of value); none when the run fails.
+std::vector<Tensor> RunAllTensors(const OpTest& t) {
   auto r = RunOp(t);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   std::vector<Tensor> out;
@@ -46,30 +32,13 @@ std::vector<Tensor> RunAll(const OpTest& t) {
   return out;
 }
 
-Tensor RunOk(const OpTest& t, size_t i = 0) {
-  std::vector<Tensor> out = RunAll(t);
-  return i < out.size() ? out[i] : Tensor();
-}
-
-void ExpectError(const OpTest& t, const std::string& fragment) {
-  auto r = RunOp(t);
-  ASSERT_FALSE(r.ok()) << "expected an error mentioning '" << fragment << "'";
-  EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  auto s = t.values<T>();
-  return {s.begin(), s.end()};
-}
-
-void ExpectFloats(const Tensor& t, const Shape& shape, const std::vector<float>& expected, float tol = 1e-5f) {
-  ASSERT_EQ(t.type(), DataType::kFloat);
-  ASSERT_EQ(t.shape(), shape);
-  ASSERT_EQ(t.size(), static_cast<int64_t>(expected.size()));
-  for (size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_NEAR(t.data<float>()[i], expected[i], tol) << "element " << i;
-  }
+// Runs a node whose outputs are (Y, Y_h), as RNN and GRU have, and checks both.
+void ExpectYAndYh(const OpTest& t, const Shape& y_shape, const std::vector<float>& y, const Shape& yh_shape,
+                  const std::vector<float>& yh) {
+  auto out = RunAllTensors(t);
+  ASSERT_EQ(out.size(), 2u);
+  ExpectFloats(out[0], y_shape, y);
+  ExpectFloats(out[1], yh_shape, yh);
 }
 
 // Runs one node whose output names may be empty (omitted optional outputs); returns the named outputs in order.
@@ -105,7 +74,7 @@ Result<std::vector<Value>> RunWithOutputs(const std::string& op_type, int64_t op
 // One hidden unit, one input: h_t = Relu(2 x_t + 0.5 h_{t-1} + 1).
 
 OpTest ReluRnn(const std::string& direction, Tensor x, int64_t dirs, int64_t opset = 14) {
-  auto t = Op("RNN", opset, 2);
+  auto t = Op("RNN", opset).Outputs(2);
   std::vector<float> w(static_cast<size_t>(dirs), 2.0f);
   std::vector<float> r(static_cast<size_t>(dirs), 0.5f);
   std::vector<float> b;
@@ -123,45 +92,30 @@ OpTest ReluRnn(const std::string& direction, Tensor x, int64_t dirs, int64_t ops
 }
 
 TEST(RecurrentRnnTest, ForwardAndReverseByHand) {
-  auto fwd = RunAll(ReluRnn("forward", F({1, 3}, {2, 1, 1}), 1));
-  ASSERT_EQ(fwd.size(), 2u);
-  ExpectFloats(fwd[0], {2, 1, 1, 1}, {3, 8.5f});
-  ExpectFloats(fwd[1], {1, 1, 1}, {8.5f});
+  ExpectYAndYh(ReluRnn("forward", F({1, 3}, {2, 1, 1}), 1), {2, 1, 1, 1}, {3, 8.5f}, {1, 1, 1}, {8.5f});
   // Reverse: t=1 first (2*3 + 1 = 7), then t=0 (2 + 3.5 + 1).
-  auto rev = RunAll(ReluRnn("reverse", F({1, 3}, {2, 1, 1}), 1));
-  ASSERT_EQ(rev.size(), 2u);
-  ExpectFloats(rev[0], {2, 1, 1, 1}, {6.5f, 7});
-  ExpectFloats(rev[1], {1, 1, 1}, {6.5f});
+  ExpectYAndYh(ReluRnn("reverse", F({1, 3}, {2, 1, 1}), 1), {2, 1, 1, 1}, {6.5f, 7}, {1, 1, 1}, {6.5f});
 }
 
 TEST(RecurrentRnnTest, BidirectionalSequenceLensStartReverseAtEachEnd) {
   // x[t][b]: batch 0 = (1, 3) with length 2, batch 1 = (2, 5) with length 1 (its t=1 value is padding).
   auto t = ReluRnn("bidirectional", F({1, 2, 3, 5}, {2, 2, 1}), 2);
   t.Input(I32({2, 1}, {2}));
-  auto out = RunAll(t);
-  ASSERT_EQ(out.size(), 2u);
   // Y [S, D, B, H]: padded steps are zero; the reverse direction of batch 1 starts at t=0.
-  ExpectFloats(out[0], {2, 2, 2, 1}, {3, 5, 6.5f, 5, 8.5f, 0, 7, 0});
-  ExpectFloats(out[1], {2, 2, 1}, {8.5f, 5, 6.5f, 5});
+  ExpectYAndYh(t, {2, 2, 2, 1}, {3, 5, 6.5f, 5, 8.5f, 0, 7, 0}, {2, 2, 1}, {8.5f, 5, 6.5f, 5});
 }
 
 TEST(RecurrentRnnTest, BatchMajorLayout) {
   // The same run as above with X [B, S, I], Y [B, S, D, H], Y_h [B, D, H].
   auto t = ReluRnn("bidirectional", F({1, 3, 2, 5}, {2, 2, 1}), 2);
   t.Input(I32({2, 1}, {2})).Attr("layout", int64_t{1});
-  auto out = RunAll(t);
-  ASSERT_EQ(out.size(), 2u);
-  ExpectFloats(out[0], {2, 2, 2, 1}, {3, 6.5f, 8.5f, 7, 5, 5, 0, 0});
-  ExpectFloats(out[1], {2, 2, 1}, {8.5f, 6.5f, 5, 5});
+  ExpectYAndYh(t, {2, 2, 2, 1}, {3, 6.5f, 8.5f, 7, 5, 5, 0, 0}, {2, 2, 1}, {8.5f, 6.5f, 5, 5});
 }
 
 TEST(RecurrentRnnTest, ZeroSequenceLengthKeepsInitialState) {
   auto t = ReluRnn("forward", F({1, 2, 3, 5}, {2, 2, 1}), 1);
   t.Input(I32({0, 2}, {2})).Input(F({4, 0}, {1, 2, 1}));
-  auto out = RunAll(t);
-  ASSERT_EQ(out.size(), 2u);
-  ExpectFloats(out[0], {2, 1, 2, 1}, {0, 5, 0, 13.5f});
-  ExpectFloats(out[1], {1, 2, 1}, {4, 13.5f});
+  ExpectYAndYh(t, {2, 1, 2, 1}, {0, 5, 0, 13.5f}, {1, 2, 1}, {4, 13.5f});
 }
 
 TEST(RecurrentRnnTest, ClipBoundsPreActivations) {
@@ -205,13 +159,13 @@ TEST(RecurrentRnnTest, OmittedOutputs) {
 }
 
 TEST(RecurrentRnnTest, DoubleAndFloat16) {
-  auto d = Op("RNN", 7, 2);
+  auto d = Op("RNN", 7).Outputs(2);
   d.Input(T_<double>({1, 3}, {2, 1, 1})).Input(T_<double>({2}, {1, 1, 1})).Input(T_<double>({0.5}, {1, 1, 1}));
   d.Attr("hidden_size", int64_t{1});
   Tensor yh = RunOk(d, 1);
   ASSERT_EQ(yh.type(), DataType::kDouble);
   EXPECT_NEAR(yh.data<double>()[0], std::tanh(6.0 + 0.5 * std::tanh(2.0)), 1e-12);
-  auto h = Op("RNN", 7, 2);
+  auto h = Op("RNN", 7).Outputs(2);
   h.Input(T_<Float16>({Float16(1.0f)}, {1, 1, 1}))
       .Input(T_<Float16>({Float16(0.5f)}, {1, 1, 1}))
       .Input(T_<Float16>({Float16(1.0f)}, {1, 1, 1}));
@@ -222,13 +176,13 @@ TEST(RecurrentRnnTest, DoubleAndFloat16) {
 
 TEST(RecurrentRnnTest, EmptyBatchAndEmptySequence) {
   auto b = ReluRnn("forward", F({}, {2, 0, 1}), 1);
-  auto out = RunAll(b);
+  auto out = RunAllTensors(b);
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].shape(), (Shape{2, 1, 0, 1}));
   EXPECT_EQ(out[1].shape(), (Shape{1, 0, 1}));
   auto s = ReluRnn("forward", F({}, {0, 1, 1}), 1);
   s.Input(Value()).Input(F({7}, {1, 1, 1}));
-  auto so = RunAll(s);
+  auto so = RunAllTensors(s);
   ASSERT_EQ(so.size(), 2u);
   EXPECT_EQ(so[0].shape(), (Shape{0, 1, 1, 1}));
   ExpectFloats(so[1], {1, 1, 1}, {7});
@@ -263,7 +217,7 @@ TEST(RecurrentGruTest, LinearBeforeResetByHand) {
   // H1 = (1 - z) h~ + z H0 with z = r = 0.5, H0 = 2 and only Rbh = 1 set:
   // linear_before_reset=0: h~ = tanh(Rbh) ; =1: h~ = tanh(r * Rbh).
   for (int64_t lbr : {0, 1}) {
-    auto t = Op("GRU", 14, 2);
+    auto t = Op("GRU", 14).Outputs(2);
     t.Input(F({0}, {1, 1, 1}))
         .Input(F({0, 0, 0}, {1, 3, 1}))
         .Input(F({0, 0, 0}, {1, 3, 1}))
@@ -282,7 +236,7 @@ TEST(RecurrentLstmTest, InputForgetCouplesGates) {
   for (int64_t coupled : {0, 1}) {
     std::vector<float> b(8, 0.0f);
     b[2] = std::log(3.0f);  // Wb of gate f (order i, o, f, c)
-    auto t = Op("LSTM", 14, 3);
+    auto t = Op("LSTM", 14).Outputs(3);
     t.Input(F({0}, {1, 1, 1}))
         .Input(F({0, 0, 0, 0}, {1, 4, 1}))
         .Input(F({0, 0, 0, 0}, {1, 4, 1}))
@@ -291,7 +245,7 @@ TEST(RecurrentLstmTest, InputForgetCouplesGates) {
         .Input(Value())
         .Input(F({2}, {1, 1, 1}));
     t.Attr("hidden_size", int64_t{1}).Attr("input_forget", coupled);
-    auto out = RunAll(t);
+    auto out = RunAllTensors(t);
     ASSERT_EQ(out.size(), 3u);
     const float c1 = coupled ? 1.0f : 1.5f;
     ExpectFloats(out[2], {1, 1, 1}, {c1});
@@ -301,7 +255,7 @@ TEST(RecurrentLstmTest, InputForgetCouplesGates) {
 
 TEST(RecurrentLstmTest, ClipAppliesWhereTheCellStateEntersH) {
   // Zero weights, initial_c = 4: C1 = 0.5 * 4 = 2 stays unclipped, H1 = 0.5 tanh(clip(2)) = 0.5 tanh(1).
-  auto t = Op("LSTM", 14, 3);
+  auto t = Op("LSTM", 14).Outputs(3);
   t.Input(F({0}, {1, 1, 1}))
       .Input(F({0, 0, 0, 0}, {1, 4, 1}))
       .Input(F({0, 0, 0, 0}, {1, 4, 1}))
@@ -310,7 +264,7 @@ TEST(RecurrentLstmTest, ClipAppliesWhereTheCellStateEntersH) {
       .Input(Value())
       .Input(F({4}, {1, 1, 1}));
   t.Attr("hidden_size", int64_t{1}).Attr("clip", 1.0f);
-  auto out = RunAll(t);
+  auto out = RunAllTensors(t);
   ASSERT_EQ(out.size(), 3u);
   ExpectFloats(out[1], {1, 1, 1}, {0.5f * std::tanh(1.0f)});
   ExpectFloats(out[2], {1, 1, 1}, {2});
@@ -408,7 +362,7 @@ TEST(RecurrentGruTest, MatchesScalarReference) {
     };
     std::vector<float> yh, yc;
     const auto y = ReferenceRun(x, h0, h0, cell, &yh, &yc);
-    auto t = Op("GRU", 22, 2);
+    auto t = Op("GRU", 22).Outputs(2);
     t.Input(F(x, {kS, kB, kI}))
         .Input(F(w, {kD, G * kH, kI}))
         .Input(F(r, {kD, G * kH, kH}))
@@ -416,10 +370,7 @@ TEST(RecurrentGruTest, MatchesScalarReference) {
         .Input(I32(kLens, {kB}))
         .Input(F(h0, {kD, kB, kH}));
     t.Attr("hidden_size", int64_t{kH}).Attr("direction", std::string("bidirectional")).Attr("linear_before_reset", lbr);
-    auto out = RunAll(t);
-    ASSERT_EQ(out.size(), 2u);
-    ExpectFloats(out[0], {kS, kD, kB, kH}, y);
-    ExpectFloats(out[1], {kD, kB, kH}, yh);
+    ExpectYAndYh(t, {kS, kD, kB, kH}, y, {kD, kB, kH}, yh);
   }
 }
 
@@ -451,7 +402,7 @@ TEST(RecurrentLstmTest, MatchesScalarReferenceWithPeepholes) {
   };
   std::vector<float> yh, yc;
   const auto y = ReferenceRun(x, h0, c0, cell, &yh, &yc);
-  auto t = Op("LSTM", 7, 3);
+  auto t = Op("LSTM", 7).Outputs(3);
   t.Input(F(x, {kS, kB, kI}))
       .Input(F(w, {kD, G * kH, kI}))
       .Input(F(r, {kD, G * kH, kH}))
@@ -461,7 +412,7 @@ TEST(RecurrentLstmTest, MatchesScalarReferenceWithPeepholes) {
       .Input(F(c0, {kD, kB, kH}))
       .Input(F(p, {kD, 3 * kH}));
   t.Attr("hidden_size", int64_t{kH}).Attr("direction", std::string("bidirectional"));
-  auto out = RunAll(t);
+  auto out = RunAllTensors(t);
   ASSERT_EQ(out.size(), 3u);
   ExpectFloats(out[0], {kS, kD, kB, kH}, y);
   ExpectFloats(out[1], {kD, kB, kH}, yh);

@@ -13,47 +13,24 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "op_test_helpers.h"
 #include "op_tester.h"
 
 namespace onyx {
 namespace {
 
+using testing::ExpectError;
+using testing::F;
+using testing::Op;
 using testing::OpTest;
-using testing::RunOp;
+using testing::RunOk;
+using testing::Values;
 using C = std::complex<double>;
 
-Tensor F(std::vector<float> values, Shape shape) { return Tensor::FromVector<float>(values, std::move(shape)); }
 Tensor D(std::vector<double> values, Shape shape) { return Tensor::FromVector<double>(values, std::move(shape)); }
+// Scalars (the dft_length and axis inputs), unlike the shared helpers' I64/I32 of a given shape.
 Tensor I64(int64_t v) { return Tensor::Scalar<int64_t>(v); }
 Tensor I32(int32_t v) { return Tensor::Scalar<int32_t>(v); }
-
-OpTest Op(const std::string& op_type, int64_t opset = 21) {
-  OpTest t;
-  t.op_type = op_type;
-  t.opset = opset;
-  return t;
-}
-
-Tensor RunOk(const OpTest& t, size_t i = 0) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok() || r->size() <= i || !(*r)[i].is_tensor()) return Tensor();
-  return (*r)[i].tensor();
-}
-
-void ExpectError(const OpTest& t, const std::string& fragment = "") {
-  auto r = RunOp(t);
-  ASSERT_FALSE(r.ok()) << t.op_type << " unexpectedly succeeded";
-  if (!fragment.empty()) {
-    EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
-  }
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  auto s = t.values<T>();
-  return {s.begin(), s.end()};
-}
 
 // The textbook sum, for checking: X[k] = sum_t x[t] e^{-+2 pi i k t / n} over the first min(size, n) values.
 std::vector<C> NaiveDft(const std::vector<C>& x, int64_t n, bool inverse) {

@@ -11,68 +11,20 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "op_test_helpers.h"
 #include "op_tester.h"
 
 namespace onyx {
 namespace {
 
-using testing::OpTest;
-using testing::RunOp;
+using namespace testing;  // NOLINT: the shared op-test helpers
+using testing::S;         // with the one-dimensional form below
 
-Tensor S(std::vector<std::string> values, Shape shape) { return Tensor::FromVector<std::string>(values, std::move(shape)); }
 Tensor S(std::vector<std::string> values) {
   Shape s = {static_cast<int64_t>(values.size())};
   return S(std::move(values), s);
 }
 
-OpTest Op(const std::string& op_type, int64_t opset = 21) {
-  OpTest t;
-  t.op_type = op_type;
-  t.opset = opset;
-  return t;
-}
-
-OpTest& Strings(OpTest& t, const std::string& name, std::vector<std::string> values) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kStrings;
-  a.strings = std::move(values);
-  t.attributes.push_back(std::move(a));
-  return t;
-}
-
-std::vector<Value> RunAll(const OpTest& t) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok()) return {};
-  return *r;
-}
-
-Tensor RunOk(const OpTest& t, size_t i = 0) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok() || r->size() <= i || !(*r)[i].is_tensor()) return Tensor();
-  return (*r)[i].tensor();
-}
-
-void ExpectError(const OpTest& t, const std::string& fragment = "") {
-  auto r = RunOp(t);
-  ASSERT_FALSE(r.ok()) << t.op_type << " unexpectedly succeeded";
-  if (!fragment.empty()) {
-    EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
-  }
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  auto s = t.values<T>();
-  return {s.begin(), s.end()};
-}
-std::vector<bool> Bools(const Tensor& t) {
-  std::vector<bool> out;
-  for (int64_t i = 0; i < t.size(); ++i) out.push_back(t.data<bool>()[i]);
-  return out;
-}
 using Strs = std::vector<std::string>;
 
 // ---- StringNormalizer ----
@@ -94,19 +46,19 @@ TEST(StringNormalizer, MalformedUtf8PassesThrough) {
 
 TEST(StringNormalizer, StopWordsCaseInsensitiveAndSensitive) {
   OpTest t = Op("StringNormalizer").Attr("case_change_action", std::string("UPPER")).Input(S({"Monday", "ÉTÉ", "x", "MONDAY"}, {1, 4}));
-  Strings(t, "stopwords", {"monday", "été"});
+  StringsAttr(t, "stopwords", {"monday", "été"});
   Tensor out = RunOk(t);
   EXPECT_EQ(out.shape(), (Shape{1, 1}));
   EXPECT_EQ(Values<std::string>(out), (Strs{"X"}));
 
   OpTest sensitive = Op("StringNormalizer").Attr("is_case_sensitive", int64_t{1}).Input(S({"Monday", "monday", "Tuesday"}));
-  Strings(sensitive, "stopwords", {"monday"});
+  StringsAttr(sensitive, "stopwords", {"monday"});
   EXPECT_EQ(Values<std::string>(RunOk(sensitive)), (Strs{"Monday", "Tuesday"}));
 }
 
 TEST(StringNormalizer, AllRemovedOrEmptyGivesOneEmptyString) {
   OpTest t = Op("StringNormalizer").Input(S({"a", "A"}));
-  Strings(t, "stopwords", {"a"});
+  StringsAttr(t, "stopwords", {"a"});
   Tensor out = RunOk(t);
   EXPECT_EQ(out.shape(), (Shape{1}));
   EXPECT_EQ(Values<std::string>(out), (Strs{""}));
@@ -122,16 +74,18 @@ TEST(StringNormalizer, Errors) {
 
 // ---- TfIdfVectorizer ----
 
+// A TfIdfVectorizer with these settings and no n-gram pool yet.
+OpTest TfidfWithoutPool(const std::string& mode, int64_t min_gram, int64_t max_gram, int64_t skip) {
+  OpTest t = Op("TfIdfVectorizer");
+  t.Attr("mode", mode).Attr("min_gram_length", min_gram).Attr("max_gram_length", max_gram).Attr("max_skip_count", skip);
+  return t;
+}
+
 // Pool: unigrams {a, b, c} (ids 1-3), bigrams {(a, b), (b, a)} (ids 4-5); output columns = ids - 1.
 OpTest Tfidf(const std::string& mode, int64_t min_gram, int64_t max_gram, int64_t skip) {
-  OpTest t = Op("TfIdfVectorizer");
-  t.Attr("mode", mode)
-      .Attr("min_gram_length", min_gram)
-      .Attr("max_gram_length", max_gram)
-      .Attr("max_skip_count", skip)
-      .Attr("ngram_counts", std::vector<int64_t>{0, 3})
-      .Attr("ngram_indexes", std::vector<int64_t>{0, 1, 2, 3, 4});
-  Strings(t, "pool_strings", {"a", "b", "c", "a", "b", "b", "a"});
+  OpTest t = TfidfWithoutPool(mode, min_gram, max_gram, skip);
+  t.Attr("ngram_counts", std::vector<int64_t>{0, 3}).Attr("ngram_indexes", std::vector<int64_t>{0, 1, 2, 3, 4});
+  StringsAttr(t, "pool_strings", {"a", "b", "c", "a", "b", "b", "a"});
   return t;
 }
 
@@ -170,12 +124,8 @@ TEST(TfIdfVectorizer, IdfAndTfidfUseWeightsByColumn) {
 }
 
 TEST(TfIdfVectorizer, IntegerPoolWithInt32AndInt64InputsAndEmptyRows) {
-  OpTest base = Op("TfIdfVectorizer");
-  base.Attr("mode", std::string("TF"))
-      .Attr("min_gram_length", int64_t{1})
-      .Attr("max_gram_length", int64_t{2})
-      .Attr("max_skip_count", int64_t{0})
-      .Attr("ngram_counts", std::vector<int64_t>{0, 2})
+  OpTest base = TfidfWithoutPool("TF", 1, 2, 0);
+  base.Attr("ngram_counts", std::vector<int64_t>{0, 2})
       .Attr("ngram_indexes", std::vector<int64_t>{3, 0, 1})  // columns need not follow pool order
       .Attr("pool_int64s", std::vector<int64_t>{7, -1, 7, -1});
   OpTest i32 = base;
@@ -201,21 +151,13 @@ TEST(TfIdfVectorizer, Errors) {
   OpTest short_weights = Tfidf("TFIDF", 1, 2, 0);
   short_weights.Attr("weights", std::vector<float>{1.0f});
   ExpectError(short_weights.Input(S({"a"})), "weights");
-  OpTest t = Op("TfIdfVectorizer");
-  t.Attr("mode", std::string("TF"))
-      .Attr("min_gram_length", int64_t{1})
-      .Attr("max_gram_length", int64_t{1})
-      .Attr("max_skip_count", int64_t{0})
-      .Attr("ngram_counts", std::vector<int64_t>{0})
+  OpTest t = TfidfWithoutPool("TF", 1, 1, 0);
+  t.Attr("ngram_counts", std::vector<int64_t>{0})
       .Attr("ngram_indexes", std::vector<int64_t>{0})
       .Attr("pool_int64s", std::vector<int64_t>{1, 2, 3});
   ExpectError(t.Input(Tensor::FromVector<int64_t>({1}, {1})), "ngram_indexes");
-  OpTest bad_counts = Op("TfIdfVectorizer");
-  bad_counts.Attr("mode", std::string("TF"))
-      .Attr("min_gram_length", int64_t{1})
-      .Attr("max_gram_length", int64_t{1})
-      .Attr("max_skip_count", int64_t{0})
-      .Attr("ngram_counts", std::vector<int64_t>{0, 5})
+  OpTest bad_counts = TfidfWithoutPool("TF", 1, 1, 0);
+  bad_counts.Attr("ngram_counts", std::vector<int64_t>{0, 5})
       .Attr("ngram_indexes", std::vector<int64_t>{0, 1})
       .Attr("pool_int64s", std::vector<int64_t>{1, 2});
   ExpectError(bad_counts.Input(Tensor::FromVector<int64_t>({1}, {1})), "ngram_counts");

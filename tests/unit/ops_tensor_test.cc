@@ -12,32 +12,20 @@
 
 #include "core/tensor.h"
 #include "format/tensor_proto.h"
+#include "op_test_helpers.h"
 #include "op_tester.h"
 
 namespace onyx {
 namespace {
 
-using testing::OpTest;
-using testing::RunOp;
+using namespace testing;  // NOLINT: the shared op-test helpers
+using testing::I64;       // with the one-dimensional form below
 
-constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-template <typename T>
-Tensor T_(std::vector<T> values, Shape shape) {
-  return Tensor::FromVector<T>(values, std::move(shape));
-}
-Tensor F(std::vector<float> values, Shape shape) { return T_<float>(std::move(values), std::move(shape)); }
-Tensor I64(std::vector<int64_t> values, Shape shape) { return T_<int64_t>(std::move(values), std::move(shape)); }
 Tensor I64(std::vector<int64_t> values) {
   Shape s = {static_cast<int64_t>(values.size())};
   return I64(std::move(values), s);
 }
-Tensor S(std::vector<std::string> values, Shape shape) { return T_<std::string>(std::move(values), std::move(shape)); }
-Tensor B(std::vector<bool> values, Shape shape) {
-  Tensor t = Tensor::Allocate(DataType::kBool, std::move(shape));
-  for (size_t i = 0; i < values.size(); ++i) t.data<bool>()[i] = values[i];
-  return t;
-}
+
 // An int4 tensor from values in [-8, 7], packed two per byte (first element in the low nibble).
 Tensor Int4(std::vector<int> values, Shape shape) {
   Tensor t = Tensor::Allocate(DataType::kInt4, std::move(shape), /*zero=*/true);
@@ -56,47 +44,7 @@ std::vector<int> Int4Values(const Tensor& t) {
   return out;
 }
 
-OpTest Op(const std::string& op_type, int64_t opset = 21) {
-  OpTest t;
-  t.op_type = op_type;
-  t.opset = opset;
-  return t;
-}
-
 Value Omitted() { return Value(); }
-
-std::vector<Value> RunAll(const OpTest& t) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok()) return {};
-  return *r;
-}
-
-Tensor RunOk(const OpTest& t, size_t i = 0) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok() || r->size() <= i || !(*r)[i].is_tensor()) return Tensor();
-  return (*r)[i].tensor();
-}
-
-void ExpectError(const OpTest& t, const std::string& fragment = "") {
-  auto r = RunOp(t);
-  ASSERT_FALSE(r.ok()) << t.op_type << " unexpectedly succeeded";
-  if (!fragment.empty()) {
-    EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
-  }
-}
-
-template <typename T>
-std::vector<T> Values(const Tensor& t) {
-  auto s = t.values<T>();
-  return {s.begin(), s.end()};
-}
-std::vector<bool> Bools(const Tensor& t) {
-  std::vector<bool> out;
-  for (int64_t i = 0; i < t.size(); ++i) out.push_back(t.data<bool>()[i]);
-  return out;
-}
 
 ir::Attribute TensorAttr(const std::string& name, Tensor t) {
   ir::Attribute a;

@@ -11,50 +11,15 @@
 #include <vector>
 
 #include "core/tensor.h"
+#include "op_test_helpers.h"
 #include "op_tester.h"
 
 namespace onyx {
 namespace {
 
-using testing::OpTest;
-using testing::RunOp;
+using namespace testing;  // NOLINT: the shared op-test helpers
 
-Tensor F(std::vector<float> values, Shape shape) { return Tensor::FromVector<float>(values, std::move(shape)); }
-Tensor I64(std::vector<int64_t> values, Shape shape) { return Tensor::FromVector<int64_t>(values, std::move(shape)); }
-Tensor B(std::vector<bool> values, Shape shape) {
-  Tensor t = Tensor::Allocate(DataType::kBool, std::move(shape));
-  for (size_t i = 0; i < values.size(); ++i) t.data<bool>()[i] = values[i];
-  return t;
-}
 Tensor Zeros(Shape shape) { return Tensor::Allocate(DataType::kFloat, std::move(shape), /*zero=*/true); }
-
-OpTest Op(const std::string& op_type, int64_t opset, const std::string& domain = "") {
-  OpTest t;
-  t.op_type = op_type;
-  t.opset = opset;
-  t.domain = domain;
-  return t;
-}
-
-Tensor RunOk(const OpTest& t, size_t i = 0) {
-  auto r = RunOp(t);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok() || r->size() <= i || !(*r)[i].is_tensor()) return Tensor();
-  return (*r)[i].tensor();
-}
-
-void ExpectError(const OpTest& t, const std::string& fragment) {
-  auto r = RunOp(t);
-  ASSERT_FALSE(r.ok()) << "expected an error mentioning '" << fragment << "'";
-  EXPECT_NE(r.status().message().find(fragment), std::string::npos) << r.status().ToString();
-}
-
-void ExpectFloats(const Tensor& t, const Shape& shape, const std::vector<float>& expected, float tol = 1e-5f) {
-  ASSERT_EQ(t.type(), DataType::kFloat);
-  ASSERT_EQ(t.shape(), shape);
-  ASSERT_EQ(t.size(), static_cast<int64_t>(expected.size()));
-  for (size_t i = 0; i < expected.size(); ++i) EXPECT_NEAR(t.data<float>()[i], expected[i], tol) << "element " << i;
-}
 
 // ---- Attention ----
 
