@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "convert/keras/converter.h"
+#include "convert/tf/converter.h"
 #include "format/model_io.h"
 #include "version/opset_converter.h"
 
@@ -24,7 +25,10 @@ void Help() {
       "cannot be expressed at N is named with the reason. Otherwise onyx\n"
       "converts a Keras model to ONNX: a Keras 3 .keras archive, a Keras 2 HDF5 .h5 file, or a TF.js layers\n"
       "model (model.json beside its weight shards). Inputs and outputs keep Keras's channels-last layout\n"
-      "(NHWC, what the Keras model is fed), unless named in --inputs-as-nchw / --outputs-as-nchw.\n\n"
+      "(NHWC, what the Keras model is fed), unless named in --inputs-as-nchw / --outputs-as-nchw.\n"
+      "A TensorFlow graph -- a TF.js graph-model (model.json with \"format\": \"graph-model\") or a frozen GraphDef\n"
+      "(.pb) -- is converted operator by operator; its inputs and outputs keep TensorFlow's names (\"input:0\") and\n"
+      "layouts (docs/tensorflow.md).\n\n"
       "options:\n"
       "  -o, --output FILE  the ONNX file to write (written to a temporary file, then renamed)\n"
       "  --opset N          default-domain opset: Keras 13..21 (default 17); .onnx: the target, any known opset\n"
@@ -124,8 +128,18 @@ int ConvertMain(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   convert::keras::ConvertReport report;
+  convert::tf::TfConvertReport tf_report;
+  const bool tf_frozen = !opset_conversion && input.ends_with(".pb");
+  const bool tf_graph = tf_frozen || (!opset_conversion && convert::tf::IsTfjsGraphModel(input));
   int64_t from_opset = 0;
   auto model = [&]() -> Result<ir::Model> {
+    if (tf_graph) {
+      if (options.batch || !options.inputs_as_nchw.empty() || !options.outputs_as_nchw.empty()) {
+        return InvalidArgument("--batch, --inputs-as-nchw and --outputs-as-nchw apply to Keras models only");
+      }
+      if (tf_frozen) return convert::tf::ConvertTfFrozenGraph(input, {options.opset}, &tf_report);
+      return convert::tf::ConvertTfjsGraphModel(input, {options.opset}, &tf_report);
+    }
     if (!opset_conversion) return convert::keras::ConvertKerasFile(input, options, &report);
     ONYX_ASSIGN_OR_RETURN(ir::Model loaded, format::LoadModel(input));
     from_opset = loaded.OpsetVersion("ai.onnx").value_or(0);
@@ -154,6 +168,11 @@ int ConvertMain(const std::vector<std::string>& args) {
   if (!quiet && opset_conversion) {
     std::printf("%s -> %s: opset %lld -> %lld, %zu nodes\n", input.c_str(), output.c_str(),
                 static_cast<long long>(from_opset), static_cast<long long>(*opset_given), model->graph.nodes.size());
+  } else if (!quiet && tf_graph) {
+    std::printf("%s -> %s: %d TensorFlow nodes, %d ONNX nodes, opset %lld; Transpose nodes %d -> %d after layout "
+                "optimization\n",
+                input.c_str(), output.c_str(), tf_report.tf_nodes, tf_report.nodes, static_cast<long long>(options.opset),
+                tf_report.transposes_before, tf_report.transposes_after);
   } else if (!quiet) {
     std::printf("%s -> %s: %d layers, %d nodes, opset %lld; Transpose nodes %d -> %d after layout optimization\n",
                 input.c_str(), output.c_str(), report.layers, report.nodes, static_cast<long long>(options.opset),

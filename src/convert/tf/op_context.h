@@ -1,0 +1,56 @@
+// What an operator converter sees: the TF node, its inputs as ONNX values (with their element types and, for
+// constants, their values), and the graph builder to emit ONNX nodes with. Converters set every output they
+// produce with SetOutput.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "convert/common/graph_builder.h"
+#include "convert/tf/tf_node.h"
+#include "core/tensor.h"
+
+namespace onyx::convert::tf {
+
+// A TF tensor as an ONNX value.
+struct TfValue {
+  std::string name;  // the ONNX value
+  DataType type = DataType::kUndefined;
+  const Tensor* constant = nullptr;  // the value, when the tensor is a Const
+};
+
+class OpContext {
+ public:
+  OpContext(GraphBuilder& builder, const TfNode& node, std::vector<TfValue> inputs)
+      : b(builder), node(node), inputs_(std::move(inputs)) {}
+
+  GraphBuilder& b;
+  const TfNode& node;
+
+  size_t num_inputs() const { return inputs_.size(); }
+  Result<TfValue> Input(size_t i) const;
+  // Input i, which must be a Const (an attribute in ONNX); `what` names it in the error.
+  Result<Tensor> ConstInput(size_t i, const std::string& what) const;
+  // The integers of a constant input (int32 or int64).
+  Result<std::vector<int64_t>> ConstInts(size_t i, const std::string& what) const;
+
+  void SetOutput(int port, std::string value, DataType type) { outputs_[port] = {std::move(value), type, nullptr}; }
+  const std::map<int, TfValue>& outputs() const { return outputs_; }
+
+  // A name for an ONNX node or value derived from this TF node.
+  std::string Name(const std::string& suffix = "") const { return suffix.empty() ? node.name : node.name + "/" + suffix; }
+
+ private:
+  std::vector<TfValue> inputs_;
+  std::map<int, TfValue> outputs_;
+};
+
+using OpFn = Status (*)(OpContext&);
+// Every TF operator with a converter (ops_nn.cc, ops_math.cc, ops_array.cc).
+const std::map<std::string, OpFn>& OpTable();
+void AddNnOps(std::map<std::string, OpFn>& table);
+void AddMathOps(std::map<std::string, OpFn>& table);
+void AddArrayOps(std::map<std::string, OpFn>& table);
+
+}  // namespace onyx::convert::tf

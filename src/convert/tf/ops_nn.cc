@@ -1,0 +1,276 @@
+// Convolutions, pooling, matrix products, resizing and softmax. TF computes these channels-last (NHWC); each becomes
+// the channels-first ONNX op between Transposes (NHWC -> NCHW -> NHWC), which OptimizeTransposes cancels along
+// chains. Filters are constants, re-laid out at conversion: HWIO -> OIHW, depthwise HWCM -> (C*M)1HW.
+#include "convert/common/tensor_layout.h"
+#include "convert/tf/op_context.h"
+
+namespace onyx::convert::tf {
+namespace {
+
+const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
+const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
+
+std::string Transposed(OpContext& ctx, const std::string& v, const std::vector<int64_t>& perm, const char* what) {
+  return ctx.b.Op1("Transpose", {v}, ctx.Name(what), {ir::IntsAttr("perm", perm)});
+}
+
+Status RequireNhwc(const OpContext& ctx) {
+  const std::string format = ctx.node.StringOr("data_format", "NHWC");
+  if (format != "NHWC") return Unsupported(ctx.node.Where() + ": data_format " + format + " (only NHWC)");
+  return Status::Ok();
+}
+
+// The spatial entries (H, W) of an NHWC 4-vector attribute (strides, dilations, ksize); `fallback` when absent.
+Result<std::vector<int64_t>> Spatial(const OpContext& ctx, const std::string& key, int64_t fallback) {
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> v, ctx.node.Ints(key));
+  if (v.empty()) return std::vector<int64_t>{fallback, fallback};
+  if (v.size() != 4) return InvalidArgument(ctx.node.Where() + ": '" + key + "' must have 4 entries (NHWC)");
+  return std::vector<int64_t>{v[1], v[2]};
+}
+
+// TF padding as ONNX attributes: SAME -> auto_pad SAME_UPPER (TF puts the odd pixel at the end, as SAME_UPPER does);
+// VALID -> no padding; EXPLICIT -> pads from explicit_paddings ([before, after] per NHWC dim).
+Status AddPadding(const OpContext& ctx, std::vector<ir::Attribute>* attrs) {
+  ONYX_ASSIGN_OR_RETURN(std::string padding, ctx.node.String("padding"));
+  if (padding == "SAME") {
+    attrs->push_back(ir::StringAttr("auto_pad", "SAME_UPPER"));
+  } else if (padding == "VALID") {
+    attrs->push_back(ir::IntsAttr("pads", {0, 0, 0, 0}));
+  } else if (padding == "EXPLICIT") {
+    ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> p, ctx.node.Ints("explicit_paddings"));
+    if (p.size() != 8) return InvalidArgument(ctx.node.Where() + ": explicit_paddings must have 8 entries");
+    attrs->push_back(ir::IntsAttr("pads", {p[2], p[4], p[3], p[5]}));
+  } else {
+    return Unsupported(ctx.node.Where() + ": padding '" + padding + "'");
+  }
+  return Status::Ok();
+}
+
+// The activation a fused op ends with ("Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"), applied to `v`.
+Result<std::string> Activation(OpContext& ctx, const std::string& kind, const std::string& v) {
+  if (kind == "Relu") return ctx.b.Op1("Relu", {v}, ctx.Name("relu"));
+  if (kind == "Relu6") {
+    return ctx.b.Op1("Clip", {v, ctx.b.ConstFloat(ctx.Name("zero"), 0.0f), ctx.b.ConstFloat(ctx.Name("six"), 6.0f)},
+                     ctx.Name("relu6"));
+  }
+  if (kind == "Elu") return ctx.b.Op1("Elu", {v}, ctx.Name("elu"));
+  if (kind == "Tanh") return ctx.b.Op1("Tanh", {v}, ctx.Name("tanh"));
+  if (kind == "Sigmoid") return ctx.b.Op1("Sigmoid", {v}, ctx.Name("sigmoid"));
+  if (kind == "LeakyRelu") {
+    return ctx.b.Op1("LeakyRelu", {v}, ctx.Name("leaky_relu"),
+                     {ir::FloatAttr("alpha", ctx.node.FloatOr("leakyrelu_alpha", 0.2f))});
+  }
+  return Unsupported(ctx.node.Where() + ": fused activation '" + kind + "'");
+}
+
+// The fused_ops of _FusedConv2D / FusedDepthwiseConv2dNative / _FusedMatMul: a BiasAdd (the first extra input) and
+// at most one activation. Returns the bias value (or "") and the activation (or "").
+Status FusedOps(const OpContext& ctx, size_t first_arg, std::string* bias, std::string* activation) {
+  ONYX_ASSIGN_OR_RETURN(std::vector<std::string> ops, ctx.node.Strings("fused_ops"));
+  size_t k = 0;
+  if (k < ops.size() && ops[k] == "BiasAdd") {
+    ONYX_ASSIGN_OR_RETURN(TfValue b, ctx.Input(first_arg));
+    *bias = b.name;
+    ++k;
+  }
+  if (k < ops.size()) *activation = ops[k++];
+  if (k < ops.size() || (ops.size() > 0 && bias->empty() && activation->empty())) {
+    std::string list;
+    for (const auto& o : ops) list += (list.empty() ? "" : ", ") + o;
+    return Unsupported(ctx.node.Where() + ": fused_ops [" + list + "] (supported: BiasAdd, then one activation)");
+  }
+  return Status::Ok();
+}
+
+// Conv2D and DepthwiseConv2dNative, plain or fused.
+Status ConvertConv(OpContext& ctx, bool depthwise, bool fused) {
+  ONYX_RETURN_IF_ERROR(RequireNhwc(ctx));
+  ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));
+  ONYX_ASSIGN_OR_RETURN(Tensor filter, ctx.ConstInput(1, "filter"));
+  if (filter.rank() != 4) return InvalidArgument(ctx.node.Where() + ": the filter must be 4-D (HWIO)");
+  ONYX_ASSIGN_OR_RETURN(filter, ToFloat32(filter));
+  Tensor weight;
+  int64_t group = 1;
+  if (depthwise) {
+    // [H, W, C, M] -> [C, M, H, W] -> [C*M, 1, H, W], group C.
+    ONYX_ASSIGN_OR_RETURN(Tensor cmhw, TransposeTensor(filter, {2, 3, 0, 1}));
+    group = filter.dim(2);
+    ONYX_ASSIGN_OR_RETURN(weight, cmhw.Reshaped({filter.dim(2) * filter.dim(3), 1, filter.dim(0), filter.dim(1)}));
+  } else {
+    ONYX_ASSIGN_OR_RETURN(weight, TransposeTensor(filter, {3, 2, 0, 1}));
+  }
+  std::vector<ir::Attribute> attrs;
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> strides, Spatial(ctx, "strides", 1));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, Spatial(ctx, "dilations", 1));
+  attrs.push_back(ir::IntsAttr("strides", strides));
+  attrs.push_back(ir::IntsAttr("dilations", dilations));
+  attrs.push_back(ir::IntsAttr("kernel_shape", {filter.dim(0), filter.dim(1)}));
+  if (group > 1) attrs.push_back(ir::IntAttr("group", group));
+  ONYX_RETURN_IF_ERROR(AddPadding(ctx, &attrs));
+  std::string bias, activation;
+  if (fused) ONYX_RETURN_IF_ERROR(FusedOps(ctx, 2, &bias, &activation));
+  std::vector<std::string> inputs = {Transposed(ctx, x.name, kToNchw, "to_nchw"),
+                                     ctx.b.Constant(ctx.Name("weight"), std::move(weight))};
+  if (!bias.empty()) inputs.push_back(bias);
+  std::string y = ctx.b.Op1("Conv", inputs, ctx.Name("conv"), std::move(attrs));
+  if (!activation.empty()) {
+    ONYX_ASSIGN_OR_RETURN(y, Activation(ctx, activation, y));
+  }
+  ctx.SetOutput(0, Transposed(ctx, y, kToNhwc, "to_nhwc"), DataType::kFloat);
+  return Status::Ok();
+}
+
+Status Conv2D(OpContext& ctx) { return ConvertConv(ctx, false, false); }
+Status FusedConv2D(OpContext& ctx) { return ConvertConv(ctx, false, true); }
+Status DepthwiseConv2D(OpContext& ctx) { return ConvertConv(ctx, true, false); }
+Status FusedDepthwiseConv2D(OpContext& ctx) { return ConvertConv(ctx, true, true); }
+
+// Conv2DBackpropInput(input_sizes, filter [H, W, C_result, C_in], out_backprop): a transposed convolution.
+Status Conv2DBackpropInput(OpContext& ctx) {
+  ONYX_RETURN_IF_ERROR(RequireNhwc(ctx));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ctx.ConstInts(0, "input_sizes"));
+  ONYX_ASSIGN_OR_RETURN(Tensor filter, ctx.ConstInput(1, "filter"));
+  ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(2));
+  if (sizes.size() != 4 || filter.rank() != 4) {
+    return InvalidArgument(ctx.node.Where() + ": input_sizes must have 4 entries and the filter 4 dims");
+  }
+  ONYX_ASSIGN_OR_RETURN(filter, ToFloat32(filter));
+  // ONNX ConvTranspose weights are [C_in, C_out, kH, kW].
+  ONYX_ASSIGN_OR_RETURN(Tensor weight, TransposeTensor(filter, {3, 2, 0, 1}));
+  std::vector<ir::Attribute> attrs;
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> strides, Spatial(ctx, "strides", 1));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, Spatial(ctx, "dilations", 1));
+  attrs.push_back(ir::IntsAttr("strides", strides));
+  attrs.push_back(ir::IntsAttr("dilations", dilations));
+  attrs.push_back(ir::IntsAttr("kernel_shape", {filter.dim(0), filter.dim(1)}));
+  attrs.push_back(ir::IntsAttr("output_shape", {sizes[1], sizes[2]}));
+  ONYX_ASSIGN_OR_RETURN(std::string padding, ctx.node.String("padding"));
+  if (padding == "SAME") {
+    attrs.push_back(ir::StringAttr("auto_pad", "SAME_UPPER"));
+  } else if (padding != "VALID") {
+    return Unsupported(ctx.node.Where() + ": padding '" + padding + "'");
+  }
+  const std::string y =
+      ctx.b.Op1("ConvTranspose",
+                {Transposed(ctx, x.name, kToNchw, "to_nchw"), ctx.b.Constant(ctx.Name("weight"), std::move(weight))},
+                ctx.Name("conv_transpose"), std::move(attrs));
+  ctx.SetOutput(0, Transposed(ctx, y, kToNhwc, "to_nhwc"), DataType::kFloat);
+  return Status::Ok();
+}
+
+Status Pool(OpContext& ctx, const char* onnx_op) {
+  ONYX_RETURN_IF_ERROR(RequireNhwc(ctx));
+  ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));
+  std::vector<ir::Attribute> attrs;
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> ksize, Spatial(ctx, "ksize", 1));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> strides, Spatial(ctx, "strides", 1));
+  attrs.push_back(ir::IntsAttr("kernel_shape", ksize));
+  attrs.push_back(ir::IntsAttr("strides", strides));
+  // TF averages over the window's valid pixels only: ONNX's count_include_pad=0, the default.
+  ONYX_RETURN_IF_ERROR(AddPadding(ctx, &attrs));
+  const std::string y = ctx.b.Op1(onnx_op, {Transposed(ctx, x.name, kToNchw, "to_nchw")}, ctx.Name("pool"),
+                                  std::move(attrs));
+  ctx.SetOutput(0, Transposed(ctx, y, kToNhwc, "to_nhwc"), x.type);
+  return Status::Ok();
+}
+
+Status AvgPool(OpContext& ctx) { return Pool(ctx, "AveragePool"); }
+Status MaxPool(OpContext& ctx) { return Pool(ctx, "MaxPool"); }
+
+// MatMul / _FusedMatMul: 2-D products (TF's batched products are BatchMatMul), as Gemm.
+Status ConvertMatMul(OpContext& ctx, bool fused) {
+  ONYX_ASSIGN_OR_RETURN(TfValue a, ctx.Input(0));
+  ONYX_ASSIGN_OR_RETURN(TfValue w, ctx.Input(1));
+  std::string bias, activation;
+  if (fused) ONYX_RETURN_IF_ERROR(FusedOps(ctx, 2, &bias, &activation));
+  std::vector<std::string> inputs = {a.name, w.name};
+  if (!bias.empty()) inputs.push_back(bias);
+  std::string y = ctx.b.Op1("Gemm", inputs, ctx.Name("gemm"),
+                            {ir::IntAttr("transA", ctx.node.BoolOr("transpose_a", false) ? 1 : 0),
+                             ir::IntAttr("transB", ctx.node.BoolOr("transpose_b", false) ? 1 : 0)});
+  if (!activation.empty()) {
+    ONYX_ASSIGN_OR_RETURN(y, Activation(ctx, activation, y));
+  }
+  ctx.SetOutput(0, y, a.type);
+  return Status::Ok();
+}
+
+Status MatMul(OpContext& ctx) { return ConvertMatMul(ctx, false); }
+Status FusedMatMul(OpContext& ctx) { return ConvertMatMul(ctx, true); }
+
+Status BatchMatMul(OpContext& ctx) {
+  ONYX_ASSIGN_OR_RETURN(TfValue a, ctx.Input(0));
+  ONYX_ASSIGN_OR_RETURN(TfValue b, ctx.Input(1));
+  if (ctx.node.BoolOr("adj_x", false) || ctx.node.BoolOr("adj_y", false)) {
+    return Unsupported(ctx.node.Where() + ": adj_x/adj_y");
+  }
+  ctx.SetOutput(0, ctx.b.Op1("MatMul", {a.name, b.name}, ctx.Name("matmul")), a.type);
+  return Status::Ok();
+}
+
+// BiasAdd adds along the last (channel) axis: ONNX broadcasting does the same.
+Status BiasAdd(OpContext& ctx) {
+  ONYX_RETURN_IF_ERROR(RequireNhwc(ctx));
+  ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));
+  ONYX_ASSIGN_OR_RETURN(TfValue bias, ctx.Input(1));
+  ctx.SetOutput(0, ctx.b.Op1("Add", {x.name, bias.name}, ctx.Name("bias_add")), x.type);
+  return Status::Ok();
+}
+
+Status Softmax(OpContext& ctx) {
+  ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));
+  ctx.SetOutput(0, ctx.b.Op1("Softmax", {x.name}, ctx.Name("softmax"), {ir::IntAttr("axis", -1)}), x.type);
+  return Status::Ok();
+}
+
+// ResizeBilinear / ResizeNearestNeighbor(images NHWC, size [2] int32): ONNX Resize on NCHW with sizes
+// [N, C, new H, new W]. align_corners and half_pixel_centers choose the coordinate transformation.
+Status ConvertResize(OpContext& ctx, bool bilinear) {
+  ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));
+  ONYX_ASSIGN_OR_RETURN(TfValue size, ctx.Input(1));
+  const bool align_corners = ctx.node.BoolOr("align_corners", false);
+  const bool half_pixel = ctx.node.BoolOr("half_pixel_centers", false);
+  if (align_corners && half_pixel) {
+    return InvalidArgument(ctx.node.Where() + ": align_corners and half_pixel_centers are exclusive");
+  }
+  std::string mode = align_corners ? "align_corners" : "asymmetric";
+  if (half_pixel) mode = bilinear ? "half_pixel" : "tf_half_pixel_for_nn";
+  const std::string nchw = Transposed(ctx, x.name, kToNchw, "to_nchw");
+  const std::string shape = ctx.b.Op1("Shape", {nchw}, ctx.Name("shape"));
+  const std::string nc = ctx.b.Op1("Slice", {shape, ctx.b.ConstInts(ctx.Name("zero"), {0}),
+                                             ctx.b.ConstInts(ctx.Name("two"), {2})},
+                                   ctx.Name("batch_channels"));
+  const std::string hw = ctx.b.Op1("Cast", {size.name}, ctx.Name("size64"), {ir::IntAttr("to", 7)});
+  const std::string sizes = ctx.b.Op1("Concat", {nc, hw}, ctx.Name("sizes"), {ir::IntAttr("axis", 0)});
+  std::vector<ir::Attribute> attrs = {ir::StringAttr("mode", bilinear ? "linear" : "nearest"),
+                                      ir::StringAttr("coordinate_transformation_mode", mode)};
+  if (!bilinear) attrs.push_back(ir::StringAttr("nearest_mode", align_corners ? "round_prefer_ceil" : "floor"));
+  const std::string y = ctx.b.Op1("Resize", {nchw, "", "", sizes}, ctx.Name("resize"), std::move(attrs));
+  ctx.SetOutput(0, Transposed(ctx, y, kToNhwc, "to_nhwc"), x.type);
+  return Status::Ok();
+}
+
+Status ResizeBilinear(OpContext& ctx) { return ConvertResize(ctx, true); }
+Status ResizeNearestNeighbor(OpContext& ctx) { return ConvertResize(ctx, false); }
+
+}  // namespace
+
+void AddNnOps(std::map<std::string, OpFn>& t) {
+  t["Conv2D"] = Conv2D;
+  t["_FusedConv2D"] = FusedConv2D;
+  t["DepthwiseConv2dNative"] = DepthwiseConv2D;
+  t["FusedDepthwiseConv2dNative"] = FusedDepthwiseConv2D;
+  t["Conv2DBackpropInput"] = Conv2DBackpropInput;
+  t["AvgPool"] = AvgPool;
+  t["MaxPool"] = MaxPool;
+  t["MatMul"] = MatMul;
+  t["_FusedMatMul"] = FusedMatMul;
+  t["BatchMatMul"] = BatchMatMul;
+  t["BatchMatMulV2"] = BatchMatMul;
+  t["BiasAdd"] = BiasAdd;
+  t["Softmax"] = Softmax;
+  t["ResizeBilinear"] = ResizeBilinear;
+  t["ResizeNearestNeighbor"] = ResizeNearestNeighbor;
+}
+
+}  // namespace onyx::convert::tf
