@@ -46,6 +46,16 @@ Status AddPadding(const OpContext& ctx, std::vector<ir::Attribute>* attrs) {
   return Status::Ok();
 }
 
+// strides, dilations and kernel_shape of a convolution with an HWxx filter.
+Status AddWindow(const OpContext& ctx, const Tensor& filter, std::vector<ir::Attribute>* attrs) {
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> strides, Spatial(ctx, "strides", 1));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, Spatial(ctx, "dilations", 1));
+  attrs->push_back(ir::IntsAttr("strides", strides));
+  attrs->push_back(ir::IntsAttr("dilations", dilations));
+  attrs->push_back(ir::IntsAttr("kernel_shape", {filter.dim(0), filter.dim(1)}));
+  return Status::Ok();
+}
+
 // The activation a fused op ends with ("Relu", "Relu6", "Elu", "LeakyRelu", "Tanh", "Sigmoid"), applied to `v`.
 Result<std::string> Activation(OpContext& ctx, const std::string& kind, const std::string& v) {
   if (kind == "Relu") return ctx.b.Op1("Relu", {v}, ctx.Name("relu"));
@@ -100,11 +110,7 @@ Status ConvertConv(OpContext& ctx, bool depthwise, bool fused) {
     ONYX_ASSIGN_OR_RETURN(weight, TransposeTensor(filter, {3, 2, 0, 1}));
   }
   std::vector<ir::Attribute> attrs;
-  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> strides, Spatial(ctx, "strides", 1));
-  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, Spatial(ctx, "dilations", 1));
-  attrs.push_back(ir::IntsAttr("strides", strides));
-  attrs.push_back(ir::IntsAttr("dilations", dilations));
-  attrs.push_back(ir::IntsAttr("kernel_shape", {filter.dim(0), filter.dim(1)}));
+  ONYX_RETURN_IF_ERROR(AddWindow(ctx, filter, &attrs));
   if (group > 1) attrs.push_back(ir::IntAttr("group", group));
   ONYX_RETURN_IF_ERROR(AddPadding(ctx, &attrs));
   std::string bias, activation;
@@ -138,11 +144,7 @@ Status Conv2DBackpropInput(OpContext& ctx) {
   // ONNX ConvTranspose weights are [C_in, C_out, kH, kW].
   ONYX_ASSIGN_OR_RETURN(Tensor weight, TransposeTensor(filter, {3, 2, 0, 1}));
   std::vector<ir::Attribute> attrs;
-  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> strides, Spatial(ctx, "strides", 1));
-  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> dilations, Spatial(ctx, "dilations", 1));
-  attrs.push_back(ir::IntsAttr("strides", strides));
-  attrs.push_back(ir::IntsAttr("dilations", dilations));
-  attrs.push_back(ir::IntsAttr("kernel_shape", {filter.dim(0), filter.dim(1)}));
+  ONYX_RETURN_IF_ERROR(AddWindow(ctx, filter, &attrs));
   attrs.push_back(ir::IntsAttr("output_shape", {sizes[1], sizes[2]}));
   ONYX_ASSIGN_OR_RETURN(std::string padding, ctx.node.String("padding"));
   if (padding == "SAME") {
