@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "convert/keras/converter.h"
 #include "convert/tf/converter.h"
+#include "convert/tflite/converter.h"
 #include "format/model_io.h"
 #include "version/opset_converter.h"
 
@@ -28,7 +29,7 @@ void Help() {
       "(NHWC, what the Keras model is fed), unless named in --inputs-as-nchw / --outputs-as-nchw.\n"
       "A TensorFlow graph -- a TF.js graph-model (model.json with \"format\": \"graph-model\") or a frozen GraphDef\n"
       "(.pb) -- is converted operator by operator; its inputs and outputs keep TensorFlow's names (\"input:0\") and\n"
-      "layouts (docs/tensorflow.md).\n\n"
+      "layouts (docs/tensorflow.md). A TensorFlow Lite model (.tflite, float; float16 weights) likewise.\n\n"
       "options:\n"
       "  -o, --output FILE  the ONNX file to write (written to a temporary file, then renamed)\n"
       "  --opset N          default-domain opset: Keras 13..21 (default 17); .onnx: the target, any known opset\n"
@@ -129,14 +130,17 @@ int ConvertMain(const std::vector<std::string>& args) {
   }
   convert::keras::ConvertReport report;
   convert::tf::TfConvertReport tf_report;
+  convert::tflite::TfliteConvertReport tflite_report;
+  const bool tflite = !opset_conversion && input.ends_with(".tflite");
   const bool tf_frozen = !opset_conversion && input.ends_with(".pb");
   const bool tf_graph = tf_frozen || (!opset_conversion && convert::tf::IsTfjsGraphModel(input));
   int64_t from_opset = 0;
   auto model = [&]() -> Result<ir::Model> {
-    if (tf_graph) {
+    if (tflite || tf_graph) {
       if (options.batch || !options.inputs_as_nchw.empty() || !options.outputs_as_nchw.empty()) {
         return InvalidArgument("--batch, --inputs-as-nchw and --outputs-as-nchw apply to Keras models only");
       }
+      if (tflite) return convert::tflite::ConvertTfliteFile(input, options.opset, &tflite_report);
       if (tf_frozen) return convert::tf::ConvertTfFrozenGraph(input, {options.opset}, &tf_report);
       return convert::tf::ConvertTfjsGraphModel(input, {options.opset}, &tf_report);
     }
@@ -168,6 +172,11 @@ int ConvertMain(const std::vector<std::string>& args) {
   if (!quiet && opset_conversion) {
     std::printf("%s -> %s: opset %lld -> %lld, %zu nodes\n", input.c_str(), output.c_str(),
                 static_cast<long long>(from_opset), static_cast<long long>(*opset_given), model->graph.nodes.size());
+  } else if (!quiet && tflite) {
+    std::printf("%s -> %s: %d TFLite operators, %d ONNX nodes, opset %lld; Transpose nodes %d -> %d after layout "
+                "optimization\n",
+                input.c_str(), output.c_str(), tflite_report.operators, tflite_report.nodes,
+                static_cast<long long>(options.opset), tflite_report.transposes_before, tflite_report.transposes_after);
   } else if (!quiet && tf_graph) {
     std::printf("%s -> %s: %d TensorFlow nodes, %d ONNX nodes, opset %lld; Transpose nodes %d -> %d after layout "
                 "optimization\n",

@@ -21,7 +21,7 @@ const Verb kVerbs[] = {
     {"check", "validate a model's structure", onyx::cli::CheckMain},
     {"run", "run a model on inputs from .npy/.pb files or random data", onyx::cli::RunMain},
     {"print", "print a model in the ONNX text syntax", onyx::cli::PrintMain},
-    {"convert", "convert Keras (.keras, .h5, TF.js layers) or TensorFlow (TF.js graph, frozen .pb) models to ONNX", onyx::cli::ConvertMain},
+    {"convert", "convert Keras (.keras, .h5, TF.js layers), TensorFlow (TF.js graph, frozen .pb) or TFLite models to ONNX", onyx::cli::ConvertMain},
     {"infer", "infer every value's type and shape (symbolic dims too) and write them into the model", onyx::cli::InferMain},
     {"bench", "measure session creation, run latency and peak memory", onyx::cli::BenchMain},
     {"conformance", "run ONNX backend test cases and report PASS/FAIL per case", onyx::cli::ConformanceMain},

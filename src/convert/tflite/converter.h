@@ -1,0 +1,25 @@
+// TensorFlow Lite -> ONNX: converts a .tflite FlatBuffer (float models; float16 weights with DEQUANTIZE are folded
+// to float32) into an ir::Model. TFLite's NHWC convolutions, pooling and resizing become ONNX's channels-first ops
+// between Transposes, which the transpose optimizer cancels; inputs and outputs keep TFLite's names and layouts.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/status.h"
+#include "ir/model.h"
+
+namespace onyx::convert::tflite {
+
+struct TfliteConvertReport {
+  int operators = 0;          // TFLite operators converted
+  int nodes = 0;              // ONNX nodes in the result
+  int transposes_before = 0;  // Transpose nodes of the faithful translation
+  int transposes_after = 0;   // ... left after the transpose optimizer
+};
+
+// Reads and converts `path`; `opset` 13..21 (built at 17, then converted). Every unsupported operator is listed in
+// one error; quantized (int8/uint8) computation is refused as unsupported.
+Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, TfliteConvertReport* report = nullptr);
+
+}  // namespace onyx::convert::tflite
