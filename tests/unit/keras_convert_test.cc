@@ -7,6 +7,7 @@
 
 #include "convert/common/transpose_optimizer.h"
 #include "convert/keras/converter.h"
+#include "runtime/session.h"
 #include "text/parser.h"
 
 namespace onyx {
@@ -195,6 +196,57 @@ TEST(TransposeOptimizerTest, PushesThroughAddWithConstantAndKeepsOutputLayout) {
   // The output keeps its layout: one Transpose remains, now after the Add.
   EXPECT_EQ(stats.after, 1);
   EXPECT_EQ(m->graph.nodes.back().op_type, "Transpose");
+}
+
+// A Transpose read by two elementwise branches that meet again (hard-swish x * relu6(x + 3) / 6 on a convolution's
+// output) gets a copy per branch; both move down, meet at the Mul and cancel against the next layout change.
+TEST(TransposeOptimizerTest, SplitsATransposeReadByBranchesThatMeetAgain) {
+  const char* text = R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[1,2,3,3] x) => (float[1,2,3,3] y) <float sixth = {0.1666667}, float three = {3.0}, float zero = {0.0},
+                                                float six = {6.0}> {
+      a = Transpose <perm = [0, 2, 3, 1]> (x)
+      s = Mul (a, sixth)
+      p = Add (a, three)
+      c = Clip (p, zero, six)
+      h = Mul (s, c)
+      b = Transpose <perm = [0, 3, 1, 2]> (h)
+      y = Relu (b)
+    }
+  )";
+  auto original = text::ParseModel(text);
+  auto m = text::ParseModel(text);
+  ASSERT_TRUE(m.ok() && original.ok());
+  auto stats = convert::OptimizeTransposes(m->graph);
+  EXPECT_EQ(stats.before, 2);
+  EXPECT_EQ(stats.after, 0);
+  // Same results as the original.
+  std::vector<float> xs(18);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = static_cast<float>(i) - 9.0f;
+  std::vector<Value> before, after;
+  auto s0 = Session::Create(*original);
+  auto s1 = Session::Create(*m);
+  ASSERT_TRUE(s0.ok() && s1.ok());
+  ASSERT_TRUE((*s0)->Run({{"x", Value(Tensor::FromVector(xs, {1, 2, 3, 3}))}}, {}, &before).ok());
+  ASSERT_TRUE((*s1)->Run({{"x", Value(Tensor::FromVector(xs, {1, 2, 3, 3}))}}, {}, &after).ok());
+  for (int64_t i = 0; i < 18; ++i) {
+    EXPECT_FLOAT_EQ(after[0].tensor().data<float>()[i], before[0].tensor().data<float>()[i]) << i;
+  }
+}
+
+// A Transpose whose readers cannot all take it in stays one node (no copies that would only pile up).
+TEST(TransposeOptimizerTest, KeepsASharedTransposeWhenAReaderCannotAbsorbIt) {
+  auto m = text::ParseModel(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[1,2,3,3] x) => (float[1,3,3,2] y, float[1,3,3,2] z) {
+      a = Transpose <perm = [0, 2, 3, 1]> (x)
+      y = Relu (a)
+      z = Softmax <axis = -1> (a)
+    }
+  )");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto stats = convert::OptimizeTransposes(m->graph);
+  EXPECT_EQ(stats.after, 1);
 }
 
 }  // namespace

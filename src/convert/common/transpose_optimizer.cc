@@ -51,7 +51,7 @@ class Optimizer {
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       ir::Node& n = g_.nodes[i];
       if (n.op_type == "Transpose" && n.domain.empty()) {
-        if (MergeOrFold(i)) return true;
+        if (MergeOrFold(i) || Split(i)) return true;
         continue;
       }
       if (n.domain.empty() && TryPush(i)) return true;
@@ -137,6 +137,63 @@ class Optimizer {
       n.inputs[0] = src;
       SetPerm(n, composed);
     }
+    return true;
+  }
+
+  // Whether consumer c can take in a Transpose of `value` with `perm`: another Transpose (they merge), or an op the
+  // Transpose can be pushed through, whose other layout inputs are constants or Transposes with the same perm.
+  bool Absorbs(const ir::Node& c, const std::string& value, const std::vector<int64_t>& perm) const {
+    if (!c.domain.empty()) return false;
+    if (c.op_type == "Transpose") return true;
+    const bool unary = UnaryOps().count(c.op_type) > 0;
+    const bool pad = c.op_type == "Pad";
+    const bool binary = BinaryOps().count(c.op_type) > 0;
+    if (c.outputs.size() != 1 || c.inputs.empty()) return false;
+    if (unary || pad) return c.inputs[0] == value;
+    if (!binary && c.op_type != "Concat") return false;
+    for (const auto& in : c.inputs) {
+      if (in == value) continue;
+      if (const Tensor* k = ConstantOf(in)) {
+        if (k->rank() > static_cast<int64_t>(perm.size())) return false;
+        continue;
+      }
+      auto p = producer_.find(in);
+      if (p == producer_.end()) return false;
+      const ir::Node& t = g_.nodes[p->second];
+      if (t.op_type != "Transpose" || !t.domain.empty() || PermOf(t) != perm) return false;
+    }
+    return true;
+  }
+
+  // A Transpose read by several nodes that can each absorb it gets one copy per reader, so that each copy merges or
+  // moves on by itself (as when an activation is read by both a residual Add and the next convolution's layout
+  // change). Never for graph outputs, and only when every reader absorbs, so that the copies cannot pile up.
+  bool Split(size_t i) {
+    const ir::Node& t = g_.nodes[i];
+    const std::string out = t.outputs[0];
+    const std::vector<int64_t> perm = PermOf(t);
+    auto c = consumers_.find(out);
+    if (perm.empty() || outputs_.count(out) || c == consumers_.end() || c->second.size() < 2) return false;
+    std::vector<size_t> readers = c->second;
+    std::sort(readers.begin(), readers.end());
+    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+    if (readers.size() < 2) return false;  // one node reading it twice (x * x): pushed as it is
+    for (size_t r : readers) {
+      if (!Absorbs(g_.nodes[r], out, perm)) return false;
+    }
+    // The first reader keeps the original; each other one gets its own copy, placed right after the original.
+    std::vector<ir::Node> copies;
+    for (size_t k = 1; k < readers.size(); ++k) {
+      ir::Node copy = t;
+      // Distinct bases: the copies are not in the graph yet when the next name is chosen.
+      copy.name = ir::UniqueValueName(g_, t.name + "_copy" + std::to_string(k));
+      copy.outputs = {ir::UniqueValueName(g_, out + "_copy" + std::to_string(k))};
+      for (auto& in : g_.nodes[readers[k]].inputs) {
+        if (in == out) in = copy.outputs[0];
+      }
+      copies.push_back(std::move(copy));
+    }
+    g_.nodes.insert(g_.nodes.begin() + static_cast<std::ptrdiff_t>(i) + 1, copies.begin(), copies.end());
     return true;
   }
 
