@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "checker/checker.h"
+#include "convert/convert_file.h"
 #include "format/model_io.h"
 #include "runtime/session.h"
 #include "text/parser.h"
@@ -341,6 +342,17 @@ PYBIND11_MODULE(_onyx, m) {
     for (const auto& p : checker::CheckModel(model)) problems.push_back(p.ToString());
     return problems;
   });
+  m.def(
+      "convert_model",
+      [](const std::string& path, int64_t opset) {
+        // The conversion runs without the GIL; errors become Python exceptions once it is held again.
+        Result<ir::Model> model = [&] {
+          py::gil_scoped_release release;
+          return convert::ConvertFile(path, opset);
+        }();
+        return Unwrap(std::move(model));
+      },
+      py::arg("path"), py::arg("opset") = 17);
   m.def("to_text", [](const ir::Model& model) { return text::PrintModel(model); });
   m.def("parse_text", [](const std::string& s) { return Unwrap(text::ParseModel(s)); });
 

@@ -4,7 +4,7 @@ A drop-in for onnxruntime's Python API (change ``import onnxruntime as ort`` to 
 model utilities and an ``onnx.backend`` implementation (``onyx.backend``).
 """
 from ._onyx import InvalidArgument, NodeArg, NotImplemented, OnyxError  # noqa: F401
-from .model import check, load, parse_text, save, to_text  # noqa: F401
+from .model import check, convert, load, parse_text, save, to_text  # noqa: F401
 from .session import (  # noqa: F401
     ExecutionMode,
     GraphOptimizationLevel,

@@ -42,3 +42,11 @@ def to_text(model):
 def parse_text(text):
     """Parses a model written in ONNX's text syntax."""
     return _onyx.parse_text(text)
+
+
+def convert(path, opset=17):
+    """Converts a Keras (.keras, .h5, TF.js layers model.json), TensorFlow (TF.js graph-model model.json, frozen
+    GraphDef .pb) or TensorFlow Lite (.tflite) model to ONNX at default-domain opset ``opset`` (13..21), without
+    TensorFlow. Returns an onyx Model: ``save()`` it, run it with ``InferenceSession(model.SerializeToString())``,
+    or hand ``model.SerializeToString()`` to ``onnx.load_from_string``."""
+    return _onyx.convert_model(os.fspath(path), int(opset))

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cli.h"
+#include "convert/convert_file.h"
 #include "convert/keras/converter.h"
 #include "convert/tf/converter.h"
 #include "convert/tflite/converter.h"
@@ -125,15 +126,16 @@ int ConvertMain(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   if (!opset_conversion && opset_given && (*opset_given < 13 || *opset_given > 21)) {
-    Error("--opset must be within 13..21 for a Keras model, got " + std::to_string(*opset_given));
+    Error("--opset must be within 13..21 when converting from Keras, TensorFlow or TFLite, got " + std::to_string(*opset_given));
     return kExitUsage;
   }
   convert::keras::ConvertReport report;
   convert::tf::TfConvertReport tf_report;
   convert::tflite::TfliteConvertReport tflite_report;
-  const bool tflite = !opset_conversion && input.ends_with(".tflite");
-  const bool tf_frozen = !opset_conversion && input.ends_with(".pb");
-  const bool tf_graph = tf_frozen || (!opset_conversion && convert::tf::IsTfjsGraphModel(input));
+  const convert::SourceKind kind = convert::DetectSource(input);
+  const bool tflite = !opset_conversion && kind == convert::SourceKind::kTflite;
+  const bool tf_frozen = !opset_conversion && kind == convert::SourceKind::kTfFrozenGraph;
+  const bool tf_graph = tf_frozen || (!opset_conversion && kind == convert::SourceKind::kTfjsGraph);
   int64_t from_opset = 0;
   auto model = [&]() -> Result<ir::Model> {
     if (tflite || tf_graph) {

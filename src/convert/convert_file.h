@@ -1,0 +1,24 @@
+// One entry point for every framework converter: the source format is recognized from the file (a TFLite FlatBuffer,
+// a frozen TensorFlow GraphDef, a TF.js graph-model, or a Keras model in any of its three forms).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "ir/model.h"
+
+namespace onyx::convert {
+
+enum class SourceKind { kKeras, kTfjsGraph, kTfFrozenGraph, kTflite };
+std::string_view SourceKindName(SourceKind kind);  // "Keras", "TF.js graph-model", ...
+
+// From the extension (.tflite, .pb) and, for JSON, the content (a graph-model's "format").
+SourceKind DetectSource(const std::string& path);
+
+// Converts `path` at default-domain opset `opset` (13..21) with each converter's defaults (Keras: symbolic batch,
+// channels-last inputs and outputs).
+Result<ir::Model> ConvertFile(const std::string& path, int64_t opset);
+
+}  // namespace onyx::convert
