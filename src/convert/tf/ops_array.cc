@@ -1,5 +1,7 @@
 // Shape and indexing operators. Axes, shapes and permutations that ONNX takes as attributes must be TF constants;
 // int32 shape and index tensors are cast to the int64 ONNX wants.
+#include <limits>
+
 #include "convert/tf/op_context.h"
 
 namespace onyx::convert::tf {
@@ -205,9 +207,143 @@ Status SumReduce(OpContext& ctx) { return Reduce(ctx, "ReduceSum", true); }
 Status MaxReduce(OpContext& ctx) { return Reduce(ctx, "ReduceMax", false); }
 Status MinReduce(OpContext& ctx) { return Reduce(ctx, "ReduceMin", false); }
 
+constexpr int64_t kToEnd = std::numeric_limits<int64_t>::max();
+constexpr int64_t kToStart = std::numeric_limits<int64_t>::min();
+
+// StridedSlice(input, begin, end, strides) with TF's masks: begin/end_mask bit i ignores begin[i]/end[i],
+// shrink_axis_mask takes one element and drops the axis, new_axis_mask inserts a size-1 axis, ellipsis_mask stands for
+// every axis not named. Without the input's rank, the specs after an ellipsis address axes from the end; a new axis
+// together with an ellipsis needs the rank and is refused.
+Status StridedSlice(OpContext& ctx) {
+  ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> begin, ctx.ConstInts(1, "begin"));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> end, ctx.ConstInts(2, "end"));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> strides, ctx.ConstInts(3, "strides"));
+  const size_t k = begin.size();
+  if (end.size() != k || strides.size() != k) {
+    return InvalidArgument(ctx.node.Where() + ": begin, end and strides differ in length");
+  }
+  const int64_t begin_mask = ctx.node.IntOr("begin_mask", 0), end_mask = ctx.node.IntOr("end_mask", 0);
+  const int64_t ellipsis_mask = ctx.node.IntOr("ellipsis_mask", 0), new_axis_mask = ctx.node.IntOr("new_axis_mask", 0);
+  const int64_t shrink_mask = ctx.node.IntOr("shrink_axis_mask", 0);
+  auto bit = [](int64_t mask, size_t i) { return ((mask >> i) & 1) != 0; };
+  size_t ellipsis = k;
+  for (size_t i = 0; i < k; ++i) {
+    if (!bit(ellipsis_mask, i)) continue;
+    if (ellipsis != k) return InvalidArgument(ctx.node.Where() + ": more than one ellipsis");
+    ellipsis = i;
+  }
+  if (ellipsis != k && new_axis_mask != 0) {
+    return Unsupported(ctx.node.Where() + ": new_axis_mask together with an ellipsis");
+  }
+  // Input axis of each spec: counted from the front before the ellipsis, from the back after it.
+  size_t consuming_after = 0;
+  for (size_t i = ellipsis + 1; i < k; ++i) consuming_after += bit(new_axis_mask, i) ? 0 : 1;
+  std::vector<int64_t> starts, ends, axes, steps, squeeze, unsqueeze;
+  int64_t front = 0, back = -static_cast<int64_t>(consuming_after), out_dim = 0;
+  for (size_t i = 0; i < k; ++i) {
+    if (i == ellipsis) continue;
+    if (bit(new_axis_mask, i)) {
+      unsqueeze.push_back(out_dim++);
+      continue;
+    }
+    const int64_t axis = i < ellipsis ? front++ : back++;
+    const int64_t step = strides[i];
+    if (step == 0) return InvalidArgument(ctx.node.Where() + ": a stride of 0");
+    if (bit(shrink_mask, i)) {
+      // One element: [b, b + 1), where b = -1 means the last.
+      starts.push_back(begin[i]);
+      ends.push_back(begin[i] == -1 ? kToEnd : begin[i] + 1);
+      steps.push_back(1);
+      axes.push_back(axis);
+      squeeze.push_back(axis);
+      continue;
+    }
+    starts.push_back(bit(begin_mask, i) ? (step > 0 ? 0 : kToEnd) : begin[i]);
+    ends.push_back(bit(end_mask, i) ? (step > 0 ? kToEnd : kToStart) : end[i]);
+    steps.push_back(step);
+    axes.push_back(axis);
+    ++out_dim;
+  }
+  std::string y = x.name;
+  if (!axes.empty()) {
+    y = ctx.b.Op1("Slice",
+                  {y, ctx.b.ConstInts(ctx.Name("starts"), starts), ctx.b.ConstInts(ctx.Name("ends"), ends),
+                   ctx.b.ConstInts(ctx.Name("axes"), axes), ctx.b.ConstInts(ctx.Name("steps"), steps)},
+                  ctx.Name("slice"));
+  }
+  if (!squeeze.empty()) y = ctx.b.Op1("Squeeze", {y, ctx.b.ConstInts(ctx.Name("squeeze_axes"), squeeze)}, ctx.Name("squeeze"));
+  if (!unsqueeze.empty()) {
+    y = ctx.b.Op1("Unsqueeze", {y, ctx.b.ConstInts(ctx.Name("new_axes"), unsqueeze)}, ctx.Name("new_axis"));
+  }
+  if (y == x.name) y = ctx.b.Op1("Identity", {y}, ctx.Name());
+  ctx.SetOutput(0, y, x.type);
+  return Status::Ok();
+}
+
+// Slice(input, begin, size): size -1 takes the rest of the axis.
+Status Slice(OpContext& ctx) {
+  ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> begin, ctx.ConstInts(1, "begin"));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> size, ctx.ConstInts(2, "size"));
+  if (begin.size() != size.size()) return InvalidArgument(ctx.node.Where() + ": begin and size differ in length");
+  std::vector<int64_t> ends(begin.size()), axes(begin.size());
+  for (size_t i = 0; i < begin.size(); ++i) {
+    ends[i] = size[i] < 0 ? kToEnd : begin[i] + size[i];
+    axes[i] = static_cast<int64_t>(i);
+  }
+  ctx.SetOutput(0,
+                ctx.b.Op1("Slice",
+                          {x.name, ctx.b.ConstInts(ctx.Name("starts"), begin), ctx.b.ConstInts(ctx.Name("ends"), ends),
+                           ctx.b.ConstInts(ctx.Name("axes"), axes)},
+                          ctx.Name()),
+                x.type);
+  return Status::Ok();
+}
+
+Status Tile(OpContext& ctx) {
+  ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));
+  ONYX_ASSIGN_OR_RETURN(TfValue multiples, ctx.Input(1));
+  ctx.SetOutput(0, ctx.b.Op1("Tile", {x.name, AsInt64(ctx, multiples, "multiples64")}, ctx.Name()), x.type);
+  return Status::Ok();
+}
+
+// Split(axis, value) into num_split equal parts; SplitV(value, size_splits, axis).
+Status ConvertSplit(OpContext& ctx, bool sized) {
+  ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(sized ? 0 : 1));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> axis, ctx.ConstInts(sized ? 2 : 0, "axis"));
+  ONYX_ASSIGN_OR_RETURN(int64_t num, ctx.node.Int("num_split"));
+  if (axis.size() != 1 || num < 1) return InvalidArgument(ctx.node.Where() + ": one axis and num_split >= 1");
+  std::vector<std::string> ins = {x.name};
+  if (sized) {
+    ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ctx.ConstInts(1, "size_splits"));
+    if (static_cast<int64_t>(sizes.size()) != num) {
+      return InvalidArgument(ctx.node.Where() + ": size_splits has " + std::to_string(sizes.size()) + " entries");
+    }
+    for (int64_t s : sizes) {
+      if (s < 0) return Unsupported(ctx.node.Where() + ": an inferred (-1) split size");
+    }
+    ins.push_back(ctx.b.ConstInts(ctx.Name("split"), sizes));
+  }
+  // Opset 17's Split divides equally into as many parts as it has outputs when given no sizes.
+  std::vector<ir::Attribute> attrs = {ir::IntAttr("axis", axis[0])};
+  auto parts = num == 1 ? std::vector<std::string>{ctx.b.Op1("Identity", {x.name}, ctx.Name())}
+                        : ctx.b.Op("Split", ins, ctx.Name(), std::move(attrs), static_cast<int>(num));
+  for (int64_t i = 0; i < num; ++i) ctx.SetOutput(static_cast<int>(i), parts[static_cast<size_t>(i)], x.type);
+  return Status::Ok();
+}
+
+Status Split(OpContext& ctx) { return ConvertSplit(ctx, false); }
+Status SplitV(OpContext& ctx) { return ConvertSplit(ctx, true); }
+
 }  // namespace
 
 void AddArrayOps(std::map<std::string, OpFn>& t) {
+  t["StridedSlice"] = StridedSlice;
+  t["Slice"] = Slice;
+  t["Tile"] = Tile;
+  t["Split"] = Split;
+  t["SplitV"] = SplitV;
   t["Reshape"] = Reshape;
   t["Squeeze"] = Squeeze;
   t["ExpandDims"] = ExpandDims;

@@ -1,6 +1,8 @@
 // Convolutions, pooling, matrix products, resizing and softmax. TF computes these channels-last (NHWC); each becomes
 // the channels-first ONNX op between Transposes (NHWC -> NCHW -> NHWC), which OptimizeTransposes cancels along
 // chains. Filters are constants, re-laid out at conversion: HWIO -> OIHW, depthwise HWCM -> (C*M)1HW.
+#include <cmath>
+
 #include "convert/common/tensor_layout.h"
 #include "convert/tf/op_context.h"
 
@@ -73,23 +75,63 @@ Result<std::string> Activation(OpContext& ctx, const std::string& kind, const st
   return Unsupported(ctx.node.Where() + ": fused activation '" + kind + "'");
 }
 
-// The fused_ops of _FusedConv2D / FusedDepthwiseConv2dNative / _FusedMatMul: a BiasAdd (the first extra input) and
-// at most one activation. Returns the bias value (or "") and the activation (or "").
-Status FusedOps(const OpContext& ctx, size_t first_arg, std::string* bias, std::string* activation) {
+// Per-channel batch normalization (inference) as y = x * multiplier + bias:
+// multiplier = scale / sqrt(variance + epsilon), bias = offset - mean * multiplier. The four inputs, starting at
+// `first`, must be constants.
+Status BatchNormAsAffine(const OpContext& ctx, size_t first, std::vector<float>* multiplier, std::vector<float>* bias) {
+  std::vector<std::vector<float>> v;
+  for (size_t k = 0; k < 4; ++k) {
+    static const char* const kWhat[] = {"scale", "offset", "mean", "variance"};
+    ONYX_ASSIGN_OR_RETURN(Tensor t, ctx.ConstInput(first + k, kWhat[k]));
+    ONYX_ASSIGN_OR_RETURN(t, ToFloat32(t));
+    v.emplace_back(t.data<float>(), t.data<float>() + t.size());
+  }
+  const size_t c = v[0].size();
+  for (const auto& x : v) {
+    if (x.size() != c) return InvalidArgument(ctx.node.Where() + ": batch-norm parameters differ in length");
+  }
+  const float epsilon = ctx.node.FloatOr("epsilon", 1e-3f);
+  multiplier->resize(c);
+  bias->resize(c);
+  for (size_t i = 0; i < c; ++i) {
+    (*multiplier)[i] = v[0][i] / std::sqrt(v[3][i] + epsilon);
+    (*bias)[i] = v[1][i] - v[2][i] * (*multiplier)[i];
+  }
+  return Status::Ok();
+}
+
+// What a fused op adds after its convolution or product: a bias (BiasAdd's input, or the folded batch norm's),
+// a per-output-channel multiplier (a batch norm, folded into the weights), and at most one activation.
+struct Fused {
+  std::string bias_value;           // BiasAdd's input
+  std::vector<float> bn_multiplier;  // FusedBatchNorm: scale the weights' output channels ...
+  std::vector<float> bn_bias;        // ... and add this bias
+  std::string activation;
+};
+
+// The fused_ops of _FusedConv2D / FusedDepthwiseConv2dNative / _FusedMatMul: BiasAdd or FusedBatchNorm (their
+// arguments from input `first_arg`), then at most one activation.
+Result<Fused> FusedOps(const OpContext& ctx, size_t first_arg) {
   ONYX_ASSIGN_OR_RETURN(std::vector<std::string> ops, ctx.node.Strings("fused_ops"));
+  Fused f;
   size_t k = 0;
   if (k < ops.size() && ops[k] == "BiasAdd") {
     ONYX_ASSIGN_OR_RETURN(TfValue b, ctx.Input(first_arg));
-    *bias = b.name;
+    f.bias_value = b.name;
+    ++k;
+  } else if (k < ops.size() && ops[k] == "FusedBatchNorm") {
+    ONYX_RETURN_IF_ERROR(BatchNormAsAffine(ctx, first_arg, &f.bn_multiplier, &f.bn_bias));
     ++k;
   }
-  if (k < ops.size()) *activation = ops[k++];
-  if (k < ops.size() || (ops.size() > 0 && bias->empty() && activation->empty())) {
+  const bool any_first = k > 0;
+  if (k < ops.size()) f.activation = ops[k++];
+  if (k < ops.size() || (!ops.empty() && !any_first && f.activation.empty())) {
     std::string list;
     for (const auto& o : ops) list += (list.empty() ? "" : ", ") + o;
-    return Unsupported(ctx.node.Where() + ": fused_ops [" + list + "] (supported: BiasAdd, then one activation)");
+    return Unsupported(ctx.node.Where() + ": fused_ops [" + list +
+                       "] (supported: BiasAdd or FusedBatchNorm, then one activation)");
   }
-  return Status::Ok();
+  return f;
 }
 
 // Conv2D and DepthwiseConv2dNative, plain or fused.
@@ -113,14 +155,30 @@ Status ConvertConv(OpContext& ctx, bool depthwise, bool fused) {
   ONYX_RETURN_IF_ERROR(AddWindow(ctx, filter, &attrs));
   if (group > 1) attrs.push_back(ir::IntAttr("group", group));
   ONYX_RETURN_IF_ERROR(AddPadding(ctx, &attrs));
-  std::string bias, activation;
-  if (fused) ONYX_RETURN_IF_ERROR(FusedOps(ctx, 2, &bias, &activation));
+  Fused f;
+  if (fused) {
+    ONYX_ASSIGN_OR_RETURN(f, FusedOps(ctx, 2));
+  }
+  if (!f.bn_multiplier.empty()) {
+    // A folded batch norm scales each output channel (dim 0 of OIHW) and brings its own bias.
+    const int64_t out_channels = weight.dim(0);
+    if (static_cast<int64_t>(f.bn_multiplier.size()) != out_channels) {
+      return InvalidArgument(ctx.node.Where() + ": batch norm over " + std::to_string(f.bn_multiplier.size()) +
+                             " channels after a convolution with " + std::to_string(out_channels));
+    }
+    const int64_t per_channel = weight.size() / out_channels;
+    weight = weight.Clone();
+    for (int64_t o = 0; o < out_channels; ++o) {
+      for (int64_t j = 0; j < per_channel; ++j) weight.data<float>()[o * per_channel + j] *= f.bn_multiplier[o];
+    }
+    f.bias_value = ctx.b.Constant(ctx.Name("bias"), Tensor::FromVector<float>(f.bn_bias, {out_channels}));
+  }
   std::vector<std::string> inputs = {Transposed(ctx, x.name, kToNchw, "to_nchw"),
                                      ctx.b.Constant(ctx.Name("weight"), std::move(weight))};
-  if (!bias.empty()) inputs.push_back(bias);
+  if (!f.bias_value.empty()) inputs.push_back(f.bias_value);
   std::string y = ctx.b.Op1("Conv", inputs, ctx.Name("conv"), std::move(attrs));
-  if (!activation.empty()) {
-    ONYX_ASSIGN_OR_RETURN(y, Activation(ctx, activation, y));
+  if (!f.activation.empty()) {
+    ONYX_ASSIGN_OR_RETURN(y, Activation(ctx, f.activation, y));
   }
   ctx.SetOutput(0, Transposed(ctx, y, kToNhwc, "to_nhwc"), DataType::kFloat);
   return Status::Ok();
@@ -183,15 +241,18 @@ Status MaxPool(OpContext& ctx) { return Pool(ctx, "MaxPool"); }
 Status ConvertMatMul(OpContext& ctx, bool fused) {
   ONYX_ASSIGN_OR_RETURN(TfValue a, ctx.Input(0));
   ONYX_ASSIGN_OR_RETURN(TfValue w, ctx.Input(1));
-  std::string bias, activation;
-  if (fused) ONYX_RETURN_IF_ERROR(FusedOps(ctx, 2, &bias, &activation));
+  Fused f;
+  if (fused) {
+    ONYX_ASSIGN_OR_RETURN(f, FusedOps(ctx, 2));
+  }
+  if (!f.bn_multiplier.empty()) return Unsupported(ctx.node.Where() + ": a batch norm fused into a MatMul");
   std::vector<std::string> inputs = {a.name, w.name};
-  if (!bias.empty()) inputs.push_back(bias);
+  if (!f.bias_value.empty()) inputs.push_back(f.bias_value);
   std::string y = ctx.b.Op1("Gemm", inputs, ctx.Name("gemm"),
                             {ir::IntAttr("transA", ctx.node.BoolOr("transpose_a", false) ? 1 : 0),
                              ir::IntAttr("transB", ctx.node.BoolOr("transpose_b", false) ? 1 : 0)});
-  if (!activation.empty()) {
-    ONYX_ASSIGN_OR_RETURN(y, Activation(ctx, activation, y));
+  if (!f.activation.empty()) {
+    ONYX_ASSIGN_OR_RETURN(y, Activation(ctx, f.activation, y));
   }
   ctx.SetOutput(0, y, a.type);
   return Status::Ok();
@@ -207,6 +268,24 @@ Status BatchMatMul(OpContext& ctx) {
     return Unsupported(ctx.node.Where() + ": adj_x/adj_y");
   }
   ctx.SetOutput(0, ctx.b.Op1("MatMul", {a.name, b.name}, ctx.Name("matmul")), a.type);
+  return Status::Ok();
+}
+
+// FusedBatchNorm / V2 / V3 at inference (is_training false), NHWC: x * multiplier + bias along the last axis.
+Status FusedBatchNorm(OpContext& ctx) {
+  ONYX_RETURN_IF_ERROR(RequireNhwc(ctx));
+  if (ctx.node.BoolOr("is_training", false)) return Unsupported(ctx.node.Where() + ": is_training (batch statistics)");
+  ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));
+  std::vector<float> multiplier, bias;
+  ONYX_RETURN_IF_ERROR(BatchNormAsAffine(ctx, 1, &multiplier, &bias));
+  const int64_t c = static_cast<int64_t>(multiplier.size());
+  const std::string scaled =
+      ctx.b.Op1("Mul", {x.name, ctx.b.Constant(ctx.Name("multiplier"), Tensor::FromVector<float>(multiplier, {c}))},
+                ctx.Name("scale"));
+  ctx.SetOutput(0,
+                ctx.b.Op1("Add", {scaled, ctx.b.Constant(ctx.Name("bias"), Tensor::FromVector<float>(bias, {c}))},
+                          ctx.Name()),
+                x.type);
   return Status::Ok();
 }
 
@@ -270,6 +349,9 @@ void AddNnOps(std::map<std::string, OpFn>& t) {
   t["BatchMatMul"] = BatchMatMul;
   t["BatchMatMulV2"] = BatchMatMul;
   t["BiasAdd"] = BiasAdd;
+  t["FusedBatchNorm"] = FusedBatchNorm;
+  t["FusedBatchNormV2"] = FusedBatchNorm;
+  t["FusedBatchNormV3"] = FusedBatchNorm;
   t["Softmax"] = Softmax;
   t["ResizeBilinear"] = ResizeBilinear;
   t["ResizeNearestNeighbor"] = ResizeNearestNeighbor;
