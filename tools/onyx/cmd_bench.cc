@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "feeds.h"
+#include "open_model.h"
 #include "runtime/session.h"
 
 namespace onyx::cli {
@@ -103,7 +104,7 @@ int BenchMain(const std::vector<std::string>& args) {
     return std::chrono::duration<double, std::milli>(b - a).count();
   };
   auto t0 = Clock::now();
-  auto session = Session::Load(model_path, options);
+  auto session = OpenModel(model_path, options);
   auto t1 = Clock::now();
   if (!session.ok()) {
     Error(session.status().message());

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "feeds.h"
 #include "format/tensor_proto.h"
+#include "open_model.h"
 #include "runtime/session.h"
 #include "testing/value_diff.h"
 
@@ -234,7 +235,7 @@ int CompareMain(const std::vector<std::string>& args) {
   // Model B is the one under test; with --reference, the model itself (at --opt-level-b) against the files.
   for (Side* side : {&a, &b}) {
     if (side == &a && !reference_dir.empty()) continue;
-    auto session = Session::Load(side->model_path, side->options);
+    auto session = OpenModel(side->model_path, side->options);
     if (!session.ok()) {
       Error(side->model_path + ": " + session.status().message());
       return session.status().code() == StatusCode::kUnsupported ? kExitUnsupported : kExitFailure;

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "feeds.h"
 #include "format/npy.h"
+#include "open_model.h"
 #include "runtime/session.h"
 
 namespace onyx::cli {
@@ -113,7 +114,7 @@ int RunMain(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   auto t0 = std::chrono::steady_clock::now();
-  auto session = Session::Load(model_path, options);
+  auto session = OpenModel(model_path, options);
   if (!session.ok()) {
     Error(session.status().message());
     return session.status().code() == StatusCode::kUnsupported ? kExitUnsupported : kExitFailure;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli.h"
+#include "open_model.h"
 #include "serve/http_server.h"
 
 namespace onyx::cli {
@@ -125,7 +126,7 @@ int ServeMain(const std::vector<std::string>& args) {
   if (options.model_name.empty()) options.model_name = std::filesystem::path(model_path).stem().string();
   if (options.model_name.empty()) options.model_name = "model";
 
-  auto session = Session::Load(model_path, session_options);
+  auto session = OpenModel(model_path, session_options);
   if (!session.ok()) {
     Error(session.status().message());
     return session.status().code() == StatusCode::kUnsupported ? kExitUnsupported : kExitFailure;

@@ -75,6 +75,13 @@ if [ -d "$WORK/cases/face_detection_short_range/test_data_set_0" ]; then
   "$ONYX" conformance --rtol 1e-4 --atol 1e-4 "$WORK/cases/face_detection_short_range" || failures=$((failures + 1))
 fi
 
+# run / compare take the .tflite file itself (converted on the fly): unoptimized vs optimized must agree.
+if "$ONYX" compare "$DIR/face_detection_short_range.tflite" > "$WORK/direct.txt" 2>&1; then
+  echo "ok   onyx compare on a .tflite file directly"
+else
+  echo "FAIL onyx compare on a .tflite file"; cat "$WORK/direct.txt"; failures=$((failures + 1))
+fi
+
 printf 'TFL3' > "$WORK/bad.tflite"
 head -c 1000 "$DIR/face_detection_short_range.tflite" > "$WORK/truncated.tflite"
 for bad in bad truncated; do

@@ -1,0 +1,19 @@
+// The model argument of `onyx run`, `bench`, `compare` and `serve`: an ONNX file is loaded; a Keras, TensorFlow or
+// TFLite file (.keras, .h5, .hdf5, model.json, .pb, .tflite) is converted to ONNX first (opset 17, the converters'
+// defaults), so that e.g. `onyx compare model.tflite model.onnx` checks a conversion done elsewhere.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+#include "runtime/session.h"
+
+namespace onyx::cli {
+
+// Whether `path` names a framework model that is converted rather than loaded.
+bool IsFrameworkModel(const std::string& path);
+
+Result<std::unique_ptr<Session>> OpenModel(const std::string& path, const SessionOptions& options);
+
+}  // namespace onyx::cli
