@@ -8,11 +8,9 @@
 #include <map>
 #include <set>
 
+#include "convert/common/converted_model.h"
 #include "convert/common/tfjs_weights.h"
-#include "convert/common/transpose_optimizer.h"
 #include "convert/tf/op_context.h"
-#include "onyx_version.h"
-#include "version/opset_converter.h"
 
 namespace onyx::convert::tf {
 namespace {
@@ -201,20 +199,10 @@ Result<ir::Model> ConvertGraphJson(const nlohmann::json& root, std::map<std::str
     const std::string& op = nodes[i].op;
     if (op != "Const" && op != "Placeholder" && !table.count(op)) missing.insert(op);
   }
-  if (!missing.empty()) {
-    std::string list;
-    for (const auto& op : missing) list += (list.empty() ? "" : ", ") + op;
-    return Unsupported(path + ": no converter for TensorFlow operator(s) " + list);
-  }
+  ONYX_RETURN_IF_ERROR(MissingOperators(path, "TensorFlow", missing));
 
-  ir::Model model;
-  model.ir_version = 8;
-  model.producer_name = "onyx";
-  model.producer_version = ONYX_VERSION_STRING;
-  // Built at opset 17 (the operator forms ops_*.cc emit), then moved to the requested opset.
-  model.opset_import.push_back({"", 17});
-  model.graph.name = std::filesystem::path(path).parent_path().filename().string();
-  if (model.graph.name.empty()) model.graph.name = "tfjs_graph_model";
+  std::string graph_name = std::filesystem::path(path).parent_path().filename().string();
+  ir::Model model = NewConvertedModel(graph_name.empty() ? "tensorflow_graph" : graph_name);
   GraphBuilder b(&model.graph);
   for (const auto& n : nodes) b.Reserve(n.name);  // ONNX values named after TF nodes stay recognizable
 
@@ -288,10 +276,7 @@ Result<ir::Model> ConvertGraphJson(const nlohmann::json& root, std::map<std::str
     model.graph.outputs.push_back(vi);
   }
 
-  const TransposeStats stats = OptimizeTransposes(model.graph);
-  if (options.opset != 17) {
-    ONYX_ASSIGN_OR_RETURN(model, version::ConvertOpset(model, options.opset));
-  }
+  ONYX_ASSIGN_OR_RETURN(const TransposeStats stats, FinishConvertedModel(model, options.opset));
   if (report) {
     report->tf_nodes = static_cast<int>(order.size());
     report->nodes = static_cast<int>(model.graph.nodes.size());

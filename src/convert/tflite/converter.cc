@@ -7,14 +7,12 @@
 #include <map>
 #include <set>
 
+#include "convert/common/converted_model.h"
 #include "convert/common/graph_builder.h"
 #include "convert/common/tensor_layout.h"
 #include "convert/common/tfjs_weights.h"
-#include "convert/common/transpose_optimizer.h"
 #include "convert/tflite/tflite_model.h"
 #include "core/float16.h"
-#include "onyx_version.h"
-#include "version/opset_converter.h"
 
 namespace onyx::convert::tflite {
 namespace {
@@ -518,18 +516,9 @@ Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, Tfli
   for (const auto& op : m.operators) {
     if (!Supported(op)) missing.insert(OpName(op));
   }
-  if (!missing.empty()) {
-    std::string list;
-    for (const auto& n : missing) list += (list.empty() ? "" : ", ") + n;
-    return Unsupported(path + ": no converter for TFLite operator(s) " + list);
-  }
+  ONYX_RETURN_IF_ERROR(MissingOperators(path, "TFLite", missing));
 
-  ir::Model model;
-  model.ir_version = 8;
-  model.producer_name = "onyx";
-  model.producer_version = ONYX_VERSION_STRING;
-  model.opset_import.push_back({"", 17});
-  model.graph.name = std::filesystem::path(path).stem().string();
+  ir::Model model = NewConvertedModel(std::filesystem::path(path).stem().string());
   GraphBuilder b(&model.graph);
   for (int32_t o : m.outputs) b.Reserve(m.tensors[static_cast<size_t>(o)].name);  // kept for the graph outputs
   Converter c(m, b);
@@ -548,10 +537,7 @@ Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, Tfli
     vi.type = ir::TypeInfo::Tensor(type);
     model.graph.outputs.push_back(vi);
   }
-  const TransposeStats stats = OptimizeTransposes(model.graph);
-  if (opset != 17) {
-    ONYX_ASSIGN_OR_RETURN(model, version::ConvertOpset(model, opset));
-  }
+  ONYX_ASSIGN_OR_RETURN(const TransposeStats stats, FinishConvertedModel(model, opset));
   if (report) {
     report->operators = static_cast<int>(m.operators.size());
     report->nodes = static_cast<int>(model.graph.nodes.size());
