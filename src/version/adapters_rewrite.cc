@@ -330,9 +330,33 @@ Adapter GridSampleModes(bool upward) {
   };
 }
 
+// Below their first version, activations that are functions of older operators are written out:
+// HardSwish-14(x) = x * HardSigmoid(x; alpha 1/6, beta 0.5); Mish-18(x) = x * Tanh(Softplus(x)).
+Status HardSwishDown14(AdaptContext& ctx, ir::Node node) {
+  const std::string gate = ctx.EmitHelper("HardSigmoid", {node.inputs.at(0)}, node.name + "_gate",
+                                          {ir::FloatAttr("alpha", 1.0f / 6.0f), ir::FloatAttr("beta", 0.5f)});
+  node.op_type = "Mul";
+  node.inputs = {node.inputs[0], gate};
+  node.attributes.clear();
+  ctx.Emit(std::move(node));
+  return Status::Ok();
+}
+
+Status MishDown18(AdaptContext& ctx, ir::Node node) {
+  const std::string softplus = ctx.EmitHelper("Softplus", {node.inputs.at(0)}, node.name + "_softplus");
+  const std::string gate = ctx.EmitHelper("Tanh", {softplus}, node.name + "_tanh");
+  node.op_type = "Mul";
+  node.inputs = {node.inputs[0], gate};
+  node.attributes.clear();
+  ctx.Emit(std::move(node));
+  return Status::Ok();
+}
+
 }  // namespace
 
 void RegisterRewriteAdapters(AdapterTable& t) {
+  t[{"HardSwish", 14, false}] = HardSwishDown14;
+  t[{"Mish", 18, false}] = MishDown18;
   for (const char* op : {"Softmax", "LogSoftmax", "Hardmax"}) {
     t[{op, 13, true}] = SoftmaxUp13;
     t[{op, 13, false}] = SoftmaxDown13;

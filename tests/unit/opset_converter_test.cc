@@ -92,6 +92,20 @@ TEST(OpsetConverterTest, RuntimeAxesCannotGoDown) {
   EXPECT_NE(msg.find("not a constant"), std::string::npos) << msg;
 }
 
+TEST(OpsetConverterTest, HardSwishAndMishAreWrittenOutBelowTheirFirstVersion) {
+  const std::vector<float> xs = {-5, -3, -1, 0, 0.5f, 2, 3, 6};
+  for (auto [op, opset] : {std::pair<std::string, int64_t>{"HardSwish", 14}, {"Mish", 18}}) {
+    ir::Model m = Parse("<ir_version: 8, opset_import: [\"\" : " + std::to_string(opset) +
+                        "]> g (float[8] x) => (float[8] y) { y = " + op + "(x) }");
+    ir::Model down = Convert(m, opset - 1);
+    EXPECT_EQ(FindOp(down.graph, op), nullptr) << op;
+    const auto before = RunFloat(m, {{"x", Tensor::FromVector(xs, {8})}});
+    const auto after = RunFloat(down, {{"x", Tensor::FromVector(xs, {8})}});
+    ASSERT_EQ(before.size(), after.size());
+    for (size_t i = 0; i < before.size(); ++i) EXPECT_NEAR(after[i], before[i], 1e-6) << op << " at " << xs[i];
+  }
+}
+
 TEST(OpsetConverterTest, SoftmaxOnInnerAxisIsFlattenedFrom13) {
   ir::Model m = Parse(R"(
     <ir_version: 7, opset_import: ["" : 12]>
