@@ -22,9 +22,11 @@ const std::set<std::string>& UnaryOps() {
   return ops;
 }
 const std::set<std::string>& BinaryOps() {
+  // Elementwise ops whose every input carries the layout (Sum and Mean take any number of them).
   static const std::set<std::string> ops = {"Add",         "Sub",   "Mul",   "Div",     "Pow",  "Max",
                                             "Min",         "PRelu", "Equal", "Greater", "Less", "GreaterOrEqual",
-                                            "LessOrEqual", "And",   "Or",    "Xor",     "Where"};
+                                            "LessOrEqual", "And",   "Or",    "Xor",     "Where", "Sum",
+                                            "Mean"};
   return ops;
 }
 
