@@ -11,7 +11,8 @@ Runs with fewer threads than CPUs pin both engines of a round to the same CPUs (
 round: on the 2-vCPU machines measured here one vCPU is ~30% slower than the other for both engines, so an unpinned
 1-thread process lands on either and the per-round ratio measured where each engine happened to land.
 
-usage: bench/compare.py [--rounds N] [--runs N] [--threads 1,2] [--models a,b] [--onyx build/bin/onyx] [--no-pin]
+usage: bench/compare.py [--rounds N] [--runs N] [--threads 1,2] [--models a,b|path.onnx,...] [--onyx build/bin/onyx]
+                        [--no-pin]
 """
 import argparse
 import glob
@@ -53,6 +54,11 @@ def ensure_models(names):
         subprocess.run(["/usr/bin/python3", os.path.join(SHARED, "bench", "export_models.py")], check=True,
                        env=dict(os.environ, OUT=out))
     models = {n: (os.path.join(out, n + ".onnx"), None) for n in names if n in GFLOP}
+    # Paths to .onnx files (converted models, say) run on random inputs, or on test_data_set_0 beside them.
+    for n in names:
+        if n.endswith(".onnx") and os.path.isfile(n):
+            beside = os.path.join(os.path.dirname(n), "test_data_set_0")
+            models[os.path.splitext(os.path.basename(n))[0]] = (n, beside if os.path.isdir(beside) else None)
     for path in sorted(glob.glob(os.path.join(SHARED, "models", "onnx", "*.onnx"))):
         name = os.path.splitext(os.path.basename(path))[0]
         if name in names:

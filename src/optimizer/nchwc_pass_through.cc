@@ -1,5 +1,5 @@
 // The blocked-layout pass's other operators: activations, pooling, elementwise ops of blocked values, channel
-// Concats of whole blocks and TensorFlow's channel zero-padding, run on blocked values.
+// Concats of whole blocks and TensorFlow's channel zero-padding (Concat with zeros, or Pad), run on blocked values.
 #include <cmath>
 
 #include "optimizer/nchwc_rewriter.h"
@@ -68,6 +68,47 @@ bool LayoutRewriter::TryChannelZeroPad(const ir::Node& n) {
   m.op_type = "Concat";
   m.inputs = {x->name, zname};
   m.attributes = {IntAttr("axis", 1)};
+  m.outputs = {NewBlocked(n.outputs[0], channels)};
+  out_.push_back(std::move(m));
+  return true;
+}
+
+bool LayoutRewriter::TryChannelPadNode(const ir::Node& n) {
+  // Pad (constant 0, opset >= 11 inputs) that only appends channels: pads [0,0,0,0, 0,c,0,0] (TFLite's channel
+  // padding of residual branches). Within the last block it only widens the view; past it, whole zero blocks are
+  // padded onto the blocked value's block axis.
+  if (!IsOnnx(n) || n.op_type != "Pad" || n.outputs.size() != 1 || n.inputs.size() < 2) return false;
+  const auto* mode = n.FindAttribute("mode");
+  if (mode != nullptr && mode->s != "constant") return false;
+  if (n.inputs.size() > 3 && !n.inputs[3].empty()) return false;  // axes
+  if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+    const Tensor* value = Constant(n.inputs[2]);
+    if (value == nullptr || value->size() != 1 || value->DoubleAt(0) != 0.0) return false;
+  }
+  const Tensor* pads = Constant(n.inputs[1]);
+  if (pads == nullptr || pads->type() != DataType::kInt64 || pads->size() != 8) return false;
+  const std::vector<int64_t> p = pads->ToInt64Vector();
+  for (size_t k = 0; k < 8; ++k) {
+    if (k != 5 && p[k] != 0) return false;
+  }
+  if (p[5] < 0) return false;
+  const Blocked* x = BlockedOf(n.inputs[0]);
+  if (x == nullptr || !x->pad_zero || !plain_missing_.count(n.inputs[0])) return false;
+  const int64_t channels = x->channels + p[5];
+  const int64_t blocks_in = (x->channels + nchwc::kBlock - 1) / nchwc::kBlock;
+  const int64_t blocks_out = (channels + nchwc::kBlock - 1) / nchwc::kBlock;
+  if (blocks_out == blocks_in) {
+    blocked_[n.outputs[0]] = Blocked{x->name, channels, true};  // the same buffer, read with more channels
+    plain_missing_.insert(n.outputs[0]);
+    return true;
+  }
+  std::string pads_name = n.outputs[0] + "::block_pads";
+  new_initializers_.push_back(ir::NamedTensor{
+      pads_name, "", Tensor::FromVector<int64_t>({0, 0, 0, 0, 0, 0, blocks_out - blocks_in, 0, 0, 0}, {10}), {}, {}});
+  ir::Node m;
+  m.name = n.name;
+  m.op_type = "Pad";
+  m.inputs = {x->name, pads_name};
   m.outputs = {NewBlocked(n.outputs[0], channels)};
   out_.push_back(std::move(m));
   return true;
@@ -155,6 +196,7 @@ bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
     out_.push_back(std::move(m));
     return true;
   }
+  if (op == "Pad" && TryChannelPadNode(n)) return true;
   if (op == "Concat") {
     const auto* axis = n.FindAttribute("axis");
     if (axis == nullptr || (axis->i != 1 && axis->i != -3)) return false;

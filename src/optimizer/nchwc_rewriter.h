@@ -86,6 +86,8 @@ class LayoutRewriter {
   // zeros past its channels, so the result is x's buffer itself when the block count does not grow, else x's
   // blocks followed by whole zero blocks (a Concat with a blocked zero constant).
   bool TryChannelZeroPad(const ir::Node& n);
+  // A Pad that only appends zero channels, kept blocked.
+  bool TryChannelPadNode(const ir::Node& n);
   // Runs n on blocked values when its inputs exist only blocked and it keeps the layout; false otherwise.
   bool TryBlockedPassThrough(const ir::Node& n);
 

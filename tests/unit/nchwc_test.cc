@@ -31,7 +31,7 @@ int CountOp(const ir::Graph& g, const std::string& op) {
 
 // Runs `text` both ways; inputs other than "x" become initializers in the blocked run. Returns how many
 // NchwcConv nodes the blocked session holds.
-int ExpectSameAsReference(const std::string& text, unsigned seed = 1) {
+int ExpectSameAsReference(const std::string& text, unsigned seed = 1, int* reorders = nullptr) {
   if (!kernels::BlockedConvolutionIsFast()) return -2;  // the session leaves the layout pass off on this CPU
   auto parsed = text::ParseModel(text);
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
@@ -90,6 +90,7 @@ int ExpectSameAsReference(const std::string& text, unsigned seed = 1) {
       }
     }
   }
+  if (reorders != nullptr) *reorders = CountOp((*blocked)->model().graph, "NchwcReorder");
   return CountOp((*blocked)->model().graph, "NchwcConv");
 }
 
@@ -262,6 +263,38 @@ g (float[1,24,10,10] x, float[24,24,3,3] w0, float[28,1,3,3] wd, float[28,28,1,1
 }
 )"),
             4);
+}
+
+TEST(Nchwc, ChannelZeroPadByPadNodeStaysBlocked) {
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  // BlazeFace (TFLite conversion): channels padded by Pad [0,0,0,0, 0,c,0,0]. 24 -> 28 stays within two blocks
+  // (a wider view of the same buffer); 28 -> 40 pads one zero block onto the block axis. p1 is also a graph output
+  // (read back plain). A Pad with spatial amounts (p4) is not a channel pad and leaves the blocked layout.
+  int reorders = -1;
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,24,10,10] x, float[24,24,3,3] w0, float[28,1,3,3] wd, float[28,28,1,1] w1, float[28] b1, float[40,40,1,1] w2) => (float[1,28,10,10] p1, float[1,40,10,10] y, float[1,24,12,10] p4) {
+  pads4 = Constant<value = int64[8] {0,0,0,0, 0,4,0,0}>()
+  pads12 = Constant<value = int64[8] {0,0,0,0, 0,12,0,0}>()
+  spatial = Constant<value = int64[8] {0,0,1,0, 0,0,1,0}>()
+  c0 = Conv<pads = [1,1,1,1]>(x, w0)
+  r0 = Relu(c0)
+  p1 = Pad(r0, pads4)
+  d = Conv<pads = [1,1,1,1], group = 28>(p1, wd)
+  c1 = Conv(d, w1, b1)
+  a1 = Add(c1, p1)
+  r1 = Relu(a1)
+  p2 = Pad(r1, pads12)
+  c2 = Conv(p2, w2)
+  a2 = Add(c2, p2)
+  y = Relu(a2)
+  p4 = Pad(r0, spatial)
+}
+)",
+                                  1, &reorders),
+            4);
+  // x in; p1, y and r0 (for the spatial Pad) out. Pads that left the layout would add two reorders each.
+  EXPECT_EQ(reorders, 4);
 }
 
 TEST(Nchwc, HardSwishAndSqueezeExcitationStayBlocked) {
