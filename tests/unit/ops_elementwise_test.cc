@@ -420,6 +420,20 @@ TEST(ElementwiseActivationTest, PReluSlopeBroadcasts) {
   EXPECT_EQ(Values<int64_t>(RunOk(ints)), (std::vector<int64_t>{-6, 3}));
 }
 
+TEST(ElementwiseActivationTest, PReluOneSlopePerChannelOrOneForAll) {
+  // x [2, 3, 1, 2]; slopes 1, 10, 100 per channel as [3, 1, 1] and [1, 3, 1, 1], then one slope for all.
+  const std::vector<float> x = {-1, 2, -1, -1, -1, 3, -2, -2, 4, -2, -2, -2};
+  const std::vector<float> per_channel = {-1, 2, -10, -10, -100, 3, -2, -2, 4, -20, -200, -200};
+  for (const Shape& slope_shape : {Shape{3, 1, 1}, Shape{1, 3, 1, 1}}) {
+    auto t = Op("PRelu", 16);
+    t.Input(F(x, {2, 3, 1, 2})).Input(F({1, 10, 100}, slope_shape));
+    ExpectFloats(RunOk(t), {2, 3, 1, 2}, per_channel);
+  }
+  auto one = Op("PRelu", 16);
+  one.Input(F(x, {2, 3, 1, 2})).Input(F({0.5f}, {1}));
+  ExpectFloats(RunOk(one), {2, 3, 1, 2}, {-0.5f, 2, -0.5f, -0.5f, -0.5f, 3, -1, -1, 4, -1, -1, -1});
+}
+
 TEST(ElementwiseActivationTest, PReluPerChannelSlopeBeforeOpset7) {
   auto t = Op("PRelu", 6);
   t.Input(F({-1, -1, -1, -1, -1, -1}, {1, 3, 2})).Input(F({1, 2, 3}, {3}));

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/vector_math.h"
+#include "ops/common/parallel.h"
 #include "ops/elementwise/elementwise.h"
 
 namespace onyx::ops::elementwise {
@@ -246,6 +247,7 @@ class PReluKernel : public OpKernel {
                                " does not broadcast to the shape of 'X' " + ShapeToString(x->shape()));
       }
     }
+    if (x->type() == DataType::kFloat && PerChannelFloat(*x, sv, ctx)) return Status::Ok();
     return Dispatch<NumericTypes>(x->type(), [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
       Tensor& y = ctx.AllocateOutput(0, x->type(), x->shape());
@@ -263,6 +265,39 @@ class PReluKernel : public OpKernel {
   }
 
  private:
+  // The common float case, one slope per channel ([C, 1, ..., 1] or [1, C, 1, ..., 1] against [N, C, ...]) or one
+  // slope for all: each contiguous plane shares one slope, so the inner loop vectorizes. False for other shapes.
+  static bool PerChannelFloat(const Tensor& x, const Tensor& slope, KernelContext& ctx) {
+    if (x.rank() < 2) return false;
+    const int64_t channels = x.dim(1);
+    int64_t plane = 1;
+    for (int64_t d = 2; d < x.rank(); ++d) plane *= x.dim(d);
+    const bool scalar = slope.size() == 1;
+    if (!scalar) {
+      // Right-aligned to x, the slope must be C at axis 1 and 1 everywhere else.
+      const int64_t offset = x.rank() - slope.rank();
+      if (offset < 0 || slope.size() != channels) return false;
+      for (int64_t d = 0; d < slope.rank(); ++d) {
+        const int64_t axis = d + offset;
+        if (slope.dim(d) != (axis == 1 ? channels : 1)) return false;
+      }
+    }
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, x.shape());
+    const float* in = x.data<float>();
+    const float* s = slope.data<float>();
+    float* out = y.data<float>();
+    const int64_t planes = x.size() / std::max<int64_t>(plane, 1);
+    ParallelFor(planes, plane, [&](int64_t begin, int64_t end) {
+      for (int64_t p = begin; p < end; ++p) {
+        const float k = s[scalar ? 0 : p % channels];
+        const float* a = in + p * plane;
+        float* b = out + p * plane;
+        for (int64_t i = 0; i < plane; ++i) b[i] = a[i] < 0.0f ? a[i] * k : a[i];
+      }
+    });
+    return true;
+  }
+
   bool legacy_ = false;
 };
 
