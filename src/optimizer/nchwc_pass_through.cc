@@ -129,6 +129,32 @@ bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
     out_.push_back(std::move(m));
     return true;
   }
+  // PRelu with one constant slope per channel (or one for all): the slope is laid out in blocks once
+  // ([1, blocks, 1, 1, 16], zero past the channels); PRelu(0) = 0 keeps the padding zero.
+  if (op == "PRelu" && n.inputs.size() == 2 && only_blocked(n.inputs[0])) {
+    const Blocked b = *BlockedOf(n.inputs[0]);
+    const Tensor* slope = Constant(n.inputs[1]);
+    if (slope == nullptr || slope->type() != DataType::kFloat) return false;
+    const bool scalar = slope->size() == 1;
+    if (!scalar) {
+      // [C, 1, 1] or [1, C, 1, 1] (right-aligned to NCHW).
+      if (slope->size() != b.channels || slope->rank() < 3 || slope->rank() > 4) return false;
+      for (int64_t d = 0; d < slope->rank(); ++d) {
+        const int64_t axis = d + 4 - slope->rank();
+        if (slope->dim(d) != (axis == 1 ? b.channels : 1)) return false;
+      }
+    }
+    const int64_t blocks = (b.channels + nchwc::kBlock - 1) / nchwc::kBlock;
+    Tensor blocked_slope = Tensor::Allocate(DataType::kFloat, {1, blocks, 1, 1, nchwc::kBlock}, true);
+    for (int64_t c = 0; c < b.channels; ++c) blocked_slope.data<float>()[c] = slope->data<float>()[scalar ? 0 : c];
+    std::string slope_name = n.outputs[0] + "::blocked_slope";
+    new_initializers_.push_back(ir::NamedTensor{slope_name, "", std::move(blocked_slope), {}, {}});
+    ir::Node m = n;
+    m.inputs = {b.name, slope_name};
+    m.outputs = {NewBlocked(n.outputs[0], b.channels, b.pad_zero)};
+    out_.push_back(std::move(m));
+    return true;
+  }
   // Elementwise functions with f(0) != 0 (squeeze-and-excitation gates) run blocked too; their padding is then
   // not zero.
   if ((op == "Sigmoid" || op == "HardSigmoid") && n.inputs.size() == 1 && only_blocked(n.inputs[0])) {

@@ -297,6 +297,25 @@ g (float[1,24,10,10] x, float[24,24,3,3] w0, float[28,1,3,3] wd, float[28,28,1,1
   EXPECT_EQ(reorders, 4);
 }
 
+TEST(Nchwc, PReluWithOneSlopePerChannelStaysBlocked) {
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  // Palm detection (TFLite): PRelu between convolutions, its slope one per channel ([C,1,1]; 20 channels, so the
+  // second block is partly padding), then one slope for all ([1]).
+  int reorders = -1;
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,8,9,9] x, float[20,8,3,3] w0, float[20,1,1] slope, float[20,20,1,1] w1, float[1] one) => (float[1,20,9,9] y) {
+  c0 = Conv<pads = [1,1,1,1]>(x, w0)
+  p0 = PRelu(c0, slope)
+  c1 = Conv(p0, w1)
+  y = PRelu(c1, one)
+}
+)",
+                                  3, &reorders),
+            2);
+  EXPECT_EQ(reorders, 1);  // y out (the first convolution reads the plain x itself); each PRelu run plain would add two
+}
+
 TEST(Nchwc, HardSwishAndSqueezeExcitationStayBlocked) {
   if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
   // PaddleOCR's MobileNetV3 blocks: x * relu6(x + 3) / 6 (fused into HardSwish, then into the conv), a

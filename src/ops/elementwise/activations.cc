@@ -269,6 +269,7 @@ class PReluKernel : public OpKernel {
   // slope for all: each contiguous plane shares one slope, so the inner loop vectorizes. False for other shapes.
   static bool PerChannelFloat(const Tensor& x, const Tensor& slope, KernelContext& ctx) {
     if (x.rank() < 2) return false;
+    if (BlockedFloat(x, slope, ctx)) return true;
     const int64_t channels = x.dim(1);
     int64_t plane = 1;
     for (int64_t d = 2; d < x.rank(); ++d) plane *= x.dim(d);
@@ -295,6 +296,41 @@ class PReluKernel : public OpKernel {
         for (int64_t i = 0; i < plane; ++i) b[i] = a[i] < 0.0f ? a[i] * k : a[i];
       }
     });
+    return true;
+  }
+
+  // The blocked layout's PRelu: x [N, blocks, H, W, B] with slope [1, blocks, 1, 1, B] (one slope per channel,
+  // laid out by the blocked-layout pass): every plane of H * W pixels repeats its block's B slopes.
+  static bool BlockedFloat(const Tensor& x, const Tensor& slope, KernelContext& ctx) {
+    if (x.rank() != 5 || slope.rank() != 5 || slope.dim(0) != 1 || slope.dim(1) != x.dim(1) || slope.dim(2) != 1 ||
+        slope.dim(3) != 1 || slope.dim(4) != x.dim(4)) {
+      return false;
+    }
+    const int64_t blocks = x.dim(1), block = x.dim(4), pixels = x.dim(2) * x.dim(3);
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, x.shape());
+    const float* in = x.data<float>();
+    const float* s = slope.data<float>();
+    float* out = y.data<float>();
+    auto planes = [&](auto fixed_block) {
+      // A compile-time block (16, the blocked layout's) lets the inner loop become one vector operation.
+      constexpr int64_t kFixed = decltype(fixed_block)::value;
+      const int64_t bl = kFixed > 0 ? kFixed : block;
+      ParallelFor(x.dim(0) * blocks, pixels * bl, [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) {
+          const float* k = s + (p % blocks) * bl;
+          const float* a = in + p * pixels * bl;
+          float* b = out + p * pixels * bl;
+          for (int64_t i = 0; i < pixels; ++i, a += bl, b += bl) {
+            for (int64_t j = 0; j < bl; ++j) b[j] = a[j] < 0.0f ? a[j] * k[j] : a[j];
+          }
+        }
+      });
+    };
+    if (block == 16) {
+      planes(std::integral_constant<int64_t, 16>{});
+    } else {
+      planes(std::integral_constant<int64_t, 0>{});
+    }
     return true;
   }
 
