@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "cli.h"
-#include "format/model_io.h"
+#include "open_model.h"
 
 namespace onyx::cli {
 
@@ -39,7 +39,7 @@ int InfoMain(const std::vector<std::string>& args) {
         "and bytes.\n");
     return WantsHelp(args) ? kExitOk : kExitUsage;
   }
-  auto model = format::LoadModel(args[0]);
+  auto model = LoadAnyModel(args[0]);
   if (!model.ok()) {
     Error(model.status().message());
     return kExitFailure;

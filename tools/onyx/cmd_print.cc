@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "cli.h"
-#include "format/model_io.h"
+#include "open_model.h"
 #include "text/printer.h"
 
 namespace onyx::cli {
@@ -27,7 +27,7 @@ int PrintMain(const std::vector<std::string>& args) {
       path = a;
     }
   }
-  auto model = format::LoadModel(path);
+  auto model = LoadAnyModel(path);
   if (!model.ok()) {
     Error(model.status().message());
     return kExitFailure;

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "cli.h"
-#include "format/model_io.h"
+#include "open_model.h"
 #include "visualize/graph_dot.h"
 #include "visualize/render.h"
 
@@ -117,7 +117,7 @@ int VisualizeMain(const std::vector<std::string>& args) {
     return kExitUsage;
   }
 
-  auto model = format::LoadModel(model_path);
+  auto model = LoadAnyModel(model_path);
   if (!model.ok()) {
     Error(model.status().message());
     return kExitFailure;

@@ -1,6 +1,7 @@
 #include "open_model.h"
 
 #include "convert/convert_file.h"
+#include "format/model_io.h"
 
 namespace onyx::cli {
 
@@ -9,6 +10,11 @@ bool IsFrameworkModel(const std::string& path) {
     if (path.ends_with(ext)) return true;
   }
   return false;
+}
+
+Result<ir::Model> LoadAnyModel(const std::string& path) {
+  if (!IsFrameworkModel(path)) return format::LoadModel(path);
+  return convert::ConvertFile(path, 17);
 }
 
 Result<std::unique_ptr<Session>> OpenModel(const std::string& path, const SessionOptions& options) {

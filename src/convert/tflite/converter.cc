@@ -534,7 +534,12 @@ Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, Tfli
     ONYX_ASSIGN_OR_RETURN(DataType type, OnnxType(t.type));
     ir::ValueInfo vi;
     vi.name = t.name;
-    vi.type = ir::TypeInfo::Tensor(type);
+    // TFLite records every tensor's shape: the outputs declare it (-1 dims as symbolic ones).
+    std::vector<ir::Dim> dims;
+    for (size_t d = 0; d < t.shape.size(); ++d) {
+      dims.push_back(t.shape[d] >= 0 ? ir::Dim::Value(t.shape[d]) : ir::Dim::Param(t.name + "_dim" + std::to_string(d)));
+    }
+    vi.type = ir::TypeInfo::Tensor(type, t.shape.empty() ? std::nullopt : std::optional<std::vector<ir::Dim>>(dims));
     model.graph.outputs.push_back(vi);
   }
   ONYX_ASSIGN_OR_RETURN(const TransposeStats stats, FinishConvertedModel(model, opset));

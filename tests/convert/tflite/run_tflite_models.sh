@@ -82,6 +82,14 @@ else
   echo "FAIL onyx compare on a .tflite file"; cat "$WORK/direct.txt"; failures=$((failures + 1))
 fi
 
+# info and visualize read it too; TFLite's recorded shapes become the outputs' declared shapes.
+if "$ONYX" info "$DIR/face_detection_short_range.tflite" | grep -q "regressors  *float\[1,896,16\]" &&
+   "$ONYX" visualize "$DIR/face_detection_short_range.tflite" -o "$WORK/graph.svg" && grep -q "<svg" "$WORK/graph.svg"; then
+  echo "ok   onyx info / visualize on a .tflite file"
+else
+  echo "FAIL onyx info / visualize on a .tflite file"; failures=$((failures + 1))
+fi
+
 printf 'TFL3' > "$WORK/bad.tflite"
 head -c 1000 "$DIR/face_detection_short_range.tflite" > "$WORK/truncated.tflite"
 for bad in bad truncated; do
