@@ -16,6 +16,13 @@ std::string_view SourceKindName(SourceKind kind) {
   return "?";
 }
 
+bool IsConvertibleFile(const std::string& path) {
+  for (const char* ext : {".tflite", ".pb", ".json", ".keras", ".h5", ".hdf5"}) {
+    if (path.ends_with(ext)) return true;
+  }
+  return false;
+}
+
 SourceKind DetectSource(const std::string& path) {
   if (path.ends_with(".tflite")) return SourceKind::kTflite;
   if (path.ends_with(".pb")) return SourceKind::kTfFrozenGraph;

@@ -14,7 +14,11 @@ namespace onyx::convert {
 enum class SourceKind { kKeras, kTfjsGraph, kTfFrozenGraph, kTflite };
 std::string_view SourceKindName(SourceKind kind);  // "Keras", "TF.js graph-model", ...
 
-// From the extension (.tflite, .pb) and, for JSON, the content (a graph-model's "format").
+// Whether `path` names a model of another framework, by its extension (.tflite, .pb, .json, .keras, .h5, .hdf5).
+bool IsConvertibleFile(const std::string& path);
+
+// Which converter reads `path` (one IsConvertibleFile accepts): from the extension (.tflite, .pb) and, for JSON,
+// the content (a graph-model's "format").
 SourceKind DetectSource(const std::string& path);
 
 // Converts `path` at default-domain opset `opset` (13..21) with each converter's defaults (Keras: symbolic batch,

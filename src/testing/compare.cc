@@ -25,7 +25,7 @@ std::string Num(double v) {
   return s.str();
 }
 
-Status CompareTensors(const Tensor& a, const Tensor& e, const Tolerance& tol) {
+Status SameTypeAndShape(const Tensor& a, const Tensor& e) {
   if (a.type() != e.type()) {
     return InvalidArgument("element type " + std::string(DataTypeName(a.type())) + ", expected " +
                            std::string(DataTypeName(e.type())));
@@ -33,6 +33,11 @@ Status CompareTensors(const Tensor& a, const Tensor& e, const Tolerance& tol) {
   if (a.shape() != e.shape()) {
     return InvalidArgument("shape " + ShapeToString(a.shape()) + ", expected " + ShapeToString(e.shape()));
   }
+  return Status::Ok();
+}
+
+Status CompareTensors(const Tensor& a, const Tensor& e, const Tolerance& tol) {
+  ONYX_RETURN_IF_ERROR(SameTypeAndShape(a, e));
   const int64_t n = e.size();
   const DataType t = e.type();
   if (t == DataType::kString) {
@@ -132,13 +137,7 @@ Status CompareRandomDraws(const Value& actual, const Value& expected) {
   if (!actual.is_tensor()) return InvalidArgument("got a " + actual.KindName() + ", expected a tensor");
   const Tensor& a = actual.tensor();
   const Tensor& e = expected.tensor();
-  if (a.type() != e.type()) {
-    return InvalidArgument("element type " + std::string(DataTypeName(a.type())) + ", expected " +
-                           std::string(DataTypeName(e.type())));
-  }
-  if (a.shape() != e.shape()) {
-    return InvalidArgument("shape " + ShapeToString(a.shape()) + ", expected " + ShapeToString(e.shape()));
-  }
+  ONYX_RETURN_IF_ERROR(SameTypeAndShape(a, e));
   if (e.type() == DataType::kString || e.type() == DataType::kComplex64 || e.type() == DataType::kComplex128) {
     return InvalidArgument("random draws of " + std::string(DataTypeName(e.type())) + " cannot be checked");
   }

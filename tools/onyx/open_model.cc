@@ -5,21 +5,15 @@
 
 namespace onyx::cli {
 
-bool IsFrameworkModel(const std::string& path) {
-  for (const char* ext : {".tflite", ".pb", ".json", ".keras", ".h5", ".hdf5"}) {
-    if (path.ends_with(ext)) return true;
-  }
-  return false;
-}
-
 Result<ir::Model> LoadAnyModel(const std::string& path) {
-  if (!IsFrameworkModel(path)) return format::LoadModel(path);
+  if (!convert::IsConvertibleFile(path)) return format::LoadModel(path);
   return convert::ConvertFile(path, 17);
 }
 
 Result<std::unique_ptr<Session>> OpenModel(const std::string& path, const SessionOptions& options) {
-  if (!IsFrameworkModel(path)) return Session::Load(path, options);
-  ONYX_ASSIGN_OR_RETURN(ir::Model model, convert::ConvertFile(path, 17));
+  // ONNX files through Session::Load, whose errors name the file.
+  if (!convert::IsConvertibleFile(path)) return Session::Load(path, options);
+  ONYX_ASSIGN_OR_RETURN(ir::Model model, LoadAnyModel(path));
   return Session::Create(std::move(model), options);
 }
 

@@ -13,9 +13,6 @@
 
 namespace onyx::cli {
 
-// Whether `path` names a framework model that is converted rather than loaded.
-bool IsFrameworkModel(const std::string& path);
-
 Result<std::unique_ptr<Session>> OpenModel(const std::string& path, const SessionOptions& options);
 Result<ir::Model> LoadAnyModel(const std::string& path);
 

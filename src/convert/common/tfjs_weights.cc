@@ -2,10 +2,9 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "core/float16.h"
+#include "core/mapped_file.h"
 
 namespace onyx::convert {
 
@@ -19,14 +18,6 @@ Result<int64_t> ElementBytes(const std::string& dtype, const std::string& where)
 }
 
 }  // namespace
-
-Result<std::string> ReadWholeFile(const std::string& path, const std::string& what) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return IoError(what + " '" + path + "' cannot be opened");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 Result<std::vector<NamedWeight>> ReadTfjsWeights(const nlohmann::json& manifest, const std::string& path) {
   std::vector<NamedWeight> out;
@@ -44,7 +35,7 @@ Result<std::vector<NamedWeight>> ReadTfjsWeights(const nlohmann::json& manifest,
       if (rel.find("..") != std::string::npos || (!rel.empty() && rel[0] == '/')) {
         return InvalidArgument(path + ": shard path '" + rel + "' leaves the model's folder");
       }
-      ONYX_ASSIGN_OR_RETURN(std::string shard, ReadWholeFile((dir / rel).string(), "weight shard"));
+      ONYX_ASSIGN_OR_RETURN(std::string shard, ReadFileToString((dir / rel).string()));
       data += shard;
     }
     size_t offset = 0;

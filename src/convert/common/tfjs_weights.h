@@ -21,7 +21,4 @@ struct NamedWeight {
 // Shard paths may not leave that folder. Errors name the model file and the weight.
 Result<std::vector<NamedWeight>> ReadTfjsWeights(const nlohmann::json& manifest, const std::string& model_json_path);
 
-// The whole content of a file; `what` names it in the error.
-Result<std::string> ReadWholeFile(const std::string& path, const std::string& what);
-
 }  // namespace onyx::convert

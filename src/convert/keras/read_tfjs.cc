@@ -2,11 +2,12 @@
 // {"model_config": ...}) and a weights manifest (read by convert/common/tfjs_weights.h).
 #include "convert/common/tfjs_weights.h"
 #include "convert/keras/keras_file.h"
+#include "core/mapped_file.h"
 
 namespace onyx::convert::keras {
 
 Result<KerasModelFile> ReadTfjsLayersModel(const std::string& path) {
-  ONYX_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, "model.json"));
+  ONYX_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
   ONYX_ASSIGN_OR_RETURN(nlohmann::json root, ParseJson(text, path));
   if (!root.is_object() || !root.contains("modelTopology") || !root["modelTopology"].is_object()) {
     return InvalidArgument(path + ": no 'modelTopology' object: not a TF.js layers model");

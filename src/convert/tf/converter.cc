@@ -11,6 +11,7 @@
 #include "convert/common/converted_model.h"
 #include "convert/common/tfjs_weights.h"
 #include "convert/tf/op_context.h"
+#include "core/mapped_file.h"
 
 namespace onyx::convert::tf {
 namespace {
@@ -98,7 +99,7 @@ std::vector<std::string> SignatureTensors(const json& root, const char* which) {
 
 bool IsTfjsGraphModel(const std::string& path) {
   if (!path.ends_with(".json")) return false;
-  auto text = ReadWholeFile(path, "model.json");
+  auto text = ReadFileToString(path);
   if (!text.ok()) return false;
   json j = json::parse(*text, nullptr, false);
   if (!j.is_object()) return false;
@@ -108,7 +109,7 @@ bool IsTfjsGraphModel(const std::string& path) {
 
 Result<ir::Model> ConvertTfjsGraphModel(const std::string& path, const TfConvertOptions& options,
                                         TfConvertReport* report) {
-  ONYX_ASSIGN_OR_RETURN(std::string text, ReadWholeFile(path, "model.json"));
+  ONYX_ASSIGN_OR_RETURN(std::string text, ReadFileToString(path));
   ONYX_ASSIGN_OR_RETURN(json root, ParseJsonText(text, path));
   std::map<std::string, Tensor> weights;
   if (root.is_object() && root.contains("weightsManifest")) {

@@ -9,8 +9,8 @@
 namespace onyx::convert::tf {
 namespace {
 
-const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
-const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
+const std::vector<int64_t> kToNchw = ToChannelsFirst(4);
+const std::vector<int64_t> kToNhwc = ToChannelsLast(4);
 
 std::string Transposed(OpContext& ctx, const std::string& v, const std::vector<int64_t>& perm, const char* what) {
   return ctx.b.Op1("Transpose", {v}, ctx.Name(what), {ir::IntsAttr("perm", perm)});
@@ -166,8 +166,7 @@ Status ConvertConv(OpContext& ctx, bool depthwise, bool fused) {
       return InvalidArgument(ctx.node.Where() + ": batch norm over " + std::to_string(f.bn_multiplier.size()) +
                              " channels after a convolution with " + std::to_string(out_channels));
     }
-    const int64_t per_channel = weight.size() / out_channels;
-    weight = weight.Clone();
+    const int64_t per_channel = weight.size() / out_channels;  // `weight` is this conversion's own copy
     for (int64_t o = 0; o < out_channels; ++o) {
       for (int64_t j = 0; j < per_channel; ++j) weight.data<float>()[o * per_channel + j] *= f.bn_multiplier[o];
     }

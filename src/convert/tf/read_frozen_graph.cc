@@ -4,15 +4,15 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/util/json_util.h>
 
-#include "convert/common/tfjs_weights.h"
 #include "convert/tf/converter.h"
+#include "core/mapped_file.h"
 #include "proto/tf_graph.pb.h"
 
 namespace onyx::convert::tf {
 
 Result<ir::Model> ConvertTfFrozenGraph(const std::string& path, const TfConvertOptions& options,
                                        TfConvertReport* report) {
-  ONYX_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path, "frozen graph"));
+  ONYX_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
   tfpb::GraphDef graph;
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(std::min<size_t>(bytes.size(), INT32_MAX)));
   google::protobuf::io::CodedInputStream coded(&raw);

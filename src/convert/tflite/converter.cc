@@ -10,15 +10,14 @@
 #include "convert/common/converted_model.h"
 #include "convert/common/graph_builder.h"
 #include "convert/common/tensor_layout.h"
-#include "convert/common/tfjs_weights.h"
 #include "convert/tflite/tflite_model.h"
-#include "core/float16.h"
+#include "core/mapped_file.h"
 
 namespace onyx::convert::tflite {
 namespace {
 
-const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
-const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
+const std::vector<int64_t> kToNchw = ToChannelsFirst(4);
+const std::vector<int64_t> kToNhwc = ToChannelsLast(4);
 
 Result<DataType> OnnxType(TensorType t) {
   switch (t) {
@@ -197,6 +196,7 @@ class Converter {
     if (!t.data.empty() && values_[static_cast<size_t>(i)].empty()) {
       ONYX_ASSIGN_OR_RETURN(Tensor half, Constant(i));
       ONYX_ASSIGN_OR_RETURN(Tensor f, ToFloat32(half));
+      folded_[Out()] = f;
       SetOut(b_.Constant(T(Out()).name, std::move(f)));
       return Status::Ok();
     }
@@ -267,10 +267,8 @@ class Converter {
       ONYX_ASSIGN_OR_RETURN(Tensor c, Constant(i));
       return ToFloat32(c);
     }
-    const std::string& v = values_[static_cast<size_t>(i)];
-    for (const auto& init : b_.graph().initializers) {
-      if (init.name == v) return ToFloat32(init.tensor);
-    }
+    auto folded = folded_.find(i);
+    if (folded != folded_.end()) return folded->second;
     return Unsupported(where_ + ": the filter must be a constant to convert");
   }
 
@@ -499,6 +497,7 @@ class Converter {
   const TfliteModel& m_;
   GraphBuilder& b_;
   std::vector<std::string> values_;  // ONNX value per tensor index, "" until produced
+  std::map<int32_t, Tensor> folded_;  // float32 values of DEQUANTIZE outputs folded at conversion, by tensor index
   const TfliteOperator* op_ = nullptr;
   std::string where_;
 };
@@ -507,7 +506,7 @@ class Converter {
 
 Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, TfliteConvertReport* report) {
   if (opset < 13 || opset > 21) return InvalidArgument("opset " + std::to_string(opset) + " is outside 13..21");
-  ONYX_ASSIGN_OR_RETURN(std::string bytes, ReadWholeFile(path, "TFLite model"));
+  ONYX_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
   auto parsed = ParseTflite(bytes);
   if (!parsed.ok()) return parsed.status().WithContext(path);
   const TfliteModel& m = *parsed;
