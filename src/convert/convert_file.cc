@@ -1,22 +1,41 @@
 #include "convert/convert_file.h"
 
+#include <filesystem>
+
 #include "convert/keras/converter.h"
 #include "convert/tf/converter.h"
+#include "convert/tf/saved_model.h"
 #include "convert/tflite/converter.h"
 
 namespace onyx::convert {
 
 std::string_view SourceKindName(SourceKind kind) {
   switch (kind) {
-    case SourceKind::kKeras: return "Keras";
-    case SourceKind::kTfjsGraph: return "TF.js graph-model";
-    case SourceKind::kTfFrozenGraph: return "frozen TensorFlow graph";
-    case SourceKind::kTflite: return "TensorFlow Lite";
+    case SourceKind::kKeras:
+      return "Keras";
+    case SourceKind::kTfjsGraph:
+      return "TF.js graph-model";
+    case SourceKind::kTfFrozenGraph:
+      return "frozen TensorFlow graph";
+    case SourceKind::kTflite:
+      return "TensorFlow Lite";
+    case SourceKind::kSavedModel:
+      return "TensorFlow SavedModel";
   }
   return "?";
 }
 
+namespace {
+
+bool IsDirectory(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(path, ec);
+}
+
+}  // namespace
+
 bool IsConvertibleFile(const std::string& path) {
+  if (IsDirectory(path)) return true;
   for (const char* ext : {".tflite", ".pb", ".json", ".keras", ".h5", ".hdf5"}) {
     if (path.ends_with(ext)) return true;
   }
@@ -24,6 +43,7 @@ bool IsConvertibleFile(const std::string& path) {
 }
 
 SourceKind DetectSource(const std::string& path) {
+  if (IsDirectory(path)) return SourceKind::kSavedModel;
   if (path.ends_with(".tflite")) return SourceKind::kTflite;
   if (path.ends_with(".pb")) return SourceKind::kTfFrozenGraph;
   if (tf::IsTfjsGraphModel(path)) return SourceKind::kTfjsGraph;
@@ -32,9 +52,17 @@ SourceKind DetectSource(const std::string& path) {
 
 Result<ir::Model> ConvertFile(const std::string& path, int64_t opset) {
   switch (DetectSource(path)) {
-    case SourceKind::kTflite: return tflite::ConvertTfliteFile(path, opset);
-    case SourceKind::kTfFrozenGraph: return tf::ConvertTfFrozenGraph(path, {opset});
-    case SourceKind::kTfjsGraph: return tf::ConvertTfjsGraphModel(path, {opset});
+    case SourceKind::kTflite:
+      return tflite::ConvertTfliteFile(path, opset);
+    case SourceKind::kTfFrozenGraph:
+      return tf::ConvertTfFrozenGraph(path, {opset});
+    case SourceKind::kTfjsGraph:
+      return tf::ConvertTfjsGraphModel(path, {opset});
+    case SourceKind::kSavedModel: {
+      tf::SavedModelOptions options;
+      options.opset = opset;
+      return tf::ConvertSavedModel(path, options);
+    }
     case SourceKind::kKeras: {
       keras::ConvertOptions options;
       options.opset = opset;

@@ -1,5 +1,6 @@
 // One entry point for every framework converter: the source format is recognized from the file (a TFLite FlatBuffer,
-// a frozen TensorFlow GraphDef, a TF.js graph-model, or a Keras model in any of its three forms).
+// a frozen TensorFlow GraphDef, a TF.js graph-model, a Keras model in any of its three forms) or the directory (a
+// TensorFlow SavedModel).
 #pragma once
 
 #include <cstdint>
@@ -11,14 +12,15 @@
 
 namespace onyx::convert {
 
-enum class SourceKind { kKeras, kTfjsGraph, kTfFrozenGraph, kTflite };
+enum class SourceKind { kKeras, kTfjsGraph, kTfFrozenGraph, kTflite, kSavedModel };
 std::string_view SourceKindName(SourceKind kind);  // "Keras", "TF.js graph-model", ...
 
-// Whether `path` names a model of another framework, by its extension (.tflite, .pb, .json, .keras, .h5, .hdf5).
+// Whether `path` names a model of another framework, by its extension (.tflite, .pb, .json, .keras, .h5, .hdf5), or
+// is a directory (read as a SavedModel: one without saved_model.pb is then an error that says so).
 bool IsConvertibleFile(const std::string& path);
 
-// Which converter reads `path` (one IsConvertibleFile accepts): from the extension (.tflite, .pb) and, for JSON,
-// the content (a graph-model's "format").
+// Which converter reads `path` (one IsConvertibleFile accepts): a directory is a SavedModel; else from the extension
+// (.tflite, .pb) and, for JSON, the content (a graph-model's "format").
 SourceKind DetectSource(const std::string& path);
 
 // Converts `path` at default-domain opset `opset` (13..21) with each converter's defaults (Keras: symbolic batch,

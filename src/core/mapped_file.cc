@@ -12,25 +12,19 @@
 namespace onyx {
 
 Result<std::shared_ptr<MappedFile>> MappedFile::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError("cannot open '" + path + "': " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return IoError("'" + path + "' is not a regular file");
-  }
+  ONYX_ASSIGN_OR_RETURN(ReadOnlyFile file, ReadOnlyFile::Open(path));
+  return Map(file);
+}
+
+Result<std::shared_ptr<MappedFile>> MappedFile::Map(const ReadOnlyFile& file) {
   std::shared_ptr<MappedFile> m(new MappedFile());
-  m->path_ = path;
-  m->size_ = static_cast<size_t>(st.st_size);
+  m->path_ = file.path();
+  m->size_ = static_cast<size_t>(file.size());
   if (m->size_ > 0) {
-    void* p = ::mmap(nullptr, m->size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      ::close(fd);
-      return IoError("cannot map '" + path + "': " + std::strerror(errno));
-    }
+    void* p = ::mmap(nullptr, m->size_, PROT_READ, MAP_PRIVATE, file.fd(), 0);
+    if (p == MAP_FAILED) return IoError("cannot map '" + file.path() + "': " + std::strerror(errno));
     m->data_ = p;
   }
-  ::close(fd);
   return m;
 }
 
@@ -39,11 +33,8 @@ MappedFile::~MappedFile() {
 }
 
 Result<std::string> ReadFileToString(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return IoError("cannot open '" + path + "': " + std::strerror(errno));
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return IoError("cannot read '" + path + "'");
-  return data;
+  ONYX_ASSIGN_OR_RETURN(ReadOnlyFile file, ReadOnlyFile::Open(path));
+  return file.ReadAll();
 }
 
 Status WriteStringToFile(const std::string& path, std::string_view data) {

@@ -4,13 +4,17 @@
 #include <memory>
 #include <string>
 
+#include "core/safe_file.h"
 #include "core/status.h"
 
 namespace onyx {
 
 class MappedFile {
  public:
+  // A file the user named (ReadOnlyFile::Open's rules: regular files only, size limit).
   static Result<std::shared_ptr<MappedFile>> Open(const std::string& path);
+  // A file opened through the safe layer (ReadOnlyFile::OpenInside for files named by a model).
+  static Result<std::shared_ptr<MappedFile>> Map(const ReadOnlyFile& file);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -26,7 +30,7 @@ class MappedFile {
   std::string path_;
 };
 
-// Reads a whole file into a string; error naming the file.
+// Reads a whole file into a string (ReadOnlyFile::Open's rules); error naming the file.
 Result<std::string> ReadFileToString(const std::string& path);
 Status WriteStringToFile(const std::string& path, std::string_view data);
 

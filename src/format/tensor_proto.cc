@@ -12,28 +12,20 @@ namespace fs = std::filesystem;
 Result<std::pair<const char*, std::shared_ptr<void>>> ExternalDataResolver::Resolve(const std::string& location,
                                                                                    int64_t offset, int64_t length) {
   if (location.empty()) return InvalidArgument("external data has no location");
+  // Windows-style absolute paths and drive names are refused too (ReadOnlyFile refuses POSIX ones, '..' and links).
   fs::path rel(location);
-  if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory()) {
+  if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory() ||
+      (location.size() > 1 && location[1] == ':')) {
     return InvalidArgument("external data location '" + location + "' is an absolute path (only paths inside the model's folder are allowed)");
   }
-  for (const auto& part : rel) {
-    if (part == "..") {
-      return InvalidArgument("external data location '" + location + "' leaves the model's folder");
-    }
-  }
-  std::error_code ec;
-  fs::path base = fs::weakly_canonical(fs::path(base_dir_.empty() ? "." : base_dir_), ec);
-  fs::path full = fs::weakly_canonical(fs::path(base_dir_.empty() ? "." : base_dir_) / rel, ec);
-  if (ec) return IoError("external data file '" + location + "': " + ec.message());
-  auto [bend, fend] = std::mismatch(base.begin(), base.end(), full.begin(), full.end());
-  if (bend != base.end()) {
-    return InvalidArgument("external data location '" + location + "' resolves outside the model's folder");
-  }
-  auto it = files_.find(full.string());
+  auto it = files_.find(location);
   if (it == files_.end()) {
-    auto mapped = MappedFile::Open(full.string());
+    // One openat walk from the model's folder: no symlink, no hard link, no FIFO, nothing swapped in between.
+    auto file = ReadOnlyFile::OpenInside(base_dir_, location, "external data location");
+    if (!file.ok()) return file.status();
+    auto mapped = MappedFile::Map(*file);
     if (!mapped.ok()) return mapped.status().WithContext("external data");
-    it = files_.emplace(full.string(), std::move(mapped).value()).first;
+    it = files_.emplace(location, std::move(mapped).value()).first;
   }
   const auto& file = it->second;
   const auto size = static_cast<int64_t>(file->size());

@@ -60,6 +60,27 @@ expect_ok "bench json" '^\{"create_ms": [0-9.]+, "median_ms": [0-9.]+, "min_ms":
 expect_ok "print" "Conv" "$ONYX" print "$MODEL"
 expect_ok "conformance" "^1 passed, 0 failed, 0 skipped" "$ONYX" conformance --atol 1e-5 "$ROOT/models/blazeface"
 
+# Numeric options: the whole value must be a number in range, else a usage error (exit 2) naming the option.
+expect_usage() {
+  local name=$1 pattern=$2
+  shift 2
+  timeout 60 "$@" >"$TMP/out" 2>"$TMP/err"
+  local rc=$?
+  if [ $rc -ne 2 ]; then bad "$name: exit $rc, expected 2 (usage)"; cat "$TMP/err"; return; fi
+  if ! grep -qE -e "$pattern" "$TMP/err"; then bad "$name: stderr does not match '$pattern':"; cat "$TMP/err"; return; fi
+  ok
+}
+expect_usage "run --threads -3" "--threads expects an integer.*'-3'" "$ONYX" run "$MODEL" --threads -3
+expect_usage "run --threads abc" "--threads expects an integer.*'abc'" "$ONYX" run "$MODEL" --threads abc
+expect_usage "run --seed x1" "--seed expects" "$ONYX" run "$MODEL" --seed x1
+expect_usage "run --dim N=two" "--dim N expects" "$ONYX" run "$MODEL" --dim N=two
+expect_usage "bench --runs 0" "--runs expects an integer from 1" "$ONYX" bench "$MODEL" --runs 0
+expect_usage "bench --warmup -1" "--warmup expects" "$ONYX" bench "$MODEL" --warmup -1
+expect_usage "compare --atol abc" "--atol expects a number.*'abc'" "$ONYX" compare "$MODEL" --atol abc
+expect_usage "compare --rtol 1e-3x" "--rtol expects a number" "$ONYX" compare "$MODEL" --rtol 1e-3x
+expect_usage "conformance --atol abc" "--atol expects a number" "$ONYX" conformance --atol abc "$ROOT/models/blazeface"
+expect_usage "conformance --timeout 0" "--timeout expects" "$ONYX" conformance --timeout 0 "$ROOT/models/blazeface"
+
 # Bad files.
 expect_error "missing file" "cannot open.*no_such\.onnx" "$ONYX" info "$TMP/no_such.onnx"
 head -c 5000 "$MODEL" >"$TMP/truncated.onnx"
@@ -78,6 +99,12 @@ if /usr/bin/python3 -c "import onnx" 2>/dev/null; then
   expect_error "external absolute" "external_absolute\.onnx.*absolute path" "$ONYX" info "$TMP/bad/external_absolute.onnx"
   expect_error "external escape" "external_escape\.onnx.*leaves the model's folder" "$ONYX" info "$TMP/bad/external_escape.onnx"
   expect_error "external symlink" "external_symlink\.onnx.*outside the model's folder" "$ONYX" info "$TMP/bad/external_symlink.onnx"
+  expect_error "external hard link" "external_hardlink\.onnx.*hard links" "$ONYX" info "$TMP/bad/external_hardlink.onnx"
+  expect_error "external symlinked folder" "external_symlinked_folder\.onnx.*symlink" "$ONYX" info "$TMP/bad/external_symlinked_folder.onnx"
+  expect_error "external inner symlink" "external_inner_symlink\.onnx.*symlink" "$ONYX" info "$TMP/bad/external_inner_symlink.onnx"
+  expect_error "external FIFO" "external_fifo\.onnx.*FIFO" "$ONYX" info "$TMP/bad/external_fifo.onnx"
+  expect_error "external folder" "external_folder\.onnx.*folder" "$ONYX" info "$TMP/bad/external_folder.onnx"
+  expect_error "model is a folder" "is a folder" "$ONYX" info "$TMP/bad/sub"
   expect_error "external missing" "external_missing\.onnx.*no_such_file\.bin" "$ONYX" info "$TMP/bad/external_missing.onnx"
   expect_error "external past end" "external_past_end\.onnx.*past the end" "$ONYX" info "$TMP/bad/external_past_end.onnx"
   expect_error "huge dims" "huge_dims\.onnx.*tensor .huge.*(too large|holds only)" "$ONYX" run "$TMP/bad/huge_dims.onnx"

@@ -43,6 +43,27 @@ os.symlink("/etc/passwd", os.path.join(out, "sub", "link.bin")) if not os.path.e
     os.path.join(out, "sub", "link.bin")) else None
 model_with_external("external_symlink.onnx", "sub/link.bin")
 
+# The other ways out of the folder (CVE-2026-27489 class) and a FIFO that would block a reader for ever.
+outside = os.path.join(os.path.dirname(os.path.abspath(out)), "outside_" + os.path.basename(os.path.abspath(out)))
+os.makedirs(outside, exist_ok=True)
+with open(os.path.join(outside, "secret.bin"), "wb") as f:
+    f.write(np.arange(4, dtype=np.float32).tobytes())
+def fresh(path):
+    if os.path.lexists(path):
+        os.remove(path)
+    return path
+os.link(os.path.join(outside, "secret.bin"), fresh(os.path.join(out, "hard.bin")))
+model_with_external("external_hardlink.onnx", "hard.bin")
+if os.path.lexists(os.path.join(out, "linkdir")):
+    os.remove(os.path.join(out, "linkdir"))
+os.symlink(outside, os.path.join(out, "linkdir"))
+model_with_external("external_symlinked_folder.onnx", "linkdir/secret.bin")
+os.symlink("weights.bin", fresh(os.path.join(out, "inner_link.bin")))
+model_with_external("external_inner_symlink.onnx", "inner_link.bin")
+os.mkfifo(fresh(os.path.join(out, "fifo.bin")))
+model_with_external("external_fifo.onnx", "fifo.bin")
+model_with_external("external_folder.onnx", "sub")
+
 # A graph reading a value nothing defines.
 x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
 y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])

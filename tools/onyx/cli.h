@@ -1,6 +1,7 @@
 // Shared pieces of the `onyx` command-line tool: the verb table and small argument helpers.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,11 @@ int VisualizeMain(const std::vector<std::string>& args);
 bool WantsHelp(const std::vector<std::string>& args);
 // Prints "onyx: <message>" to stderr.
 void Error(const std::string& message);
+
+// A numeric option's value: the whole text must be a number in [min, max]. Otherwise prints an error naming the
+// option, the value and the range, and returns false (the verb then exits with kExitUsage). No silent 0 for "abc".
+bool ParseIntArg(const std::string& option, const std::string& value, int64_t min, int64_t max, int64_t* out);
+bool ParseIntArg(const std::string& option, const std::string& value, int min, int max, int* out);
+bool ParseFloatArg(const std::string& option, const std::string& value, double min, double max, double* out);
 
 }  // namespace onyx::cli

@@ -62,9 +62,9 @@ int BenchMain(const std::vector<std::string>& args) {
         return kExitUsage;
       }
       const std::string& v = args[++i];
-      if (a == "--threads") options.intra_op_num_threads = std::atoi(v.c_str());
-      if (a == "--runs") runs = std::max(1, std::atoi(v.c_str()));
-      if (a == "--warmup") warmup = std::max(0, std::atoi(v.c_str()));
+      if (a == "--threads" && !ParseIntArg(a, v, 0, 4096, &options.intra_op_num_threads)) return kExitUsage;
+      if (a == "--runs" && !ParseIntArg(a, v, 1, 100000000, &runs)) return kExitUsage;
+      if (a == "--warmup" && !ParseIntArg(a, v, 0, 100000000, &warmup)) return kExitUsage;
       if (a == "--optimized-model") options.optimized_model_path = v;
       if (a == "--inputs") inputs_dir = v;
       if (a == "--opt-level") {
@@ -81,7 +81,9 @@ int BenchMain(const std::vector<std::string>& args) {
           Error("--dim takes NAME=VALUE, got '" + v + "'");
           return kExitUsage;
         }
-        dims[v.substr(0, eq)] = std::atoll(v.c_str() + eq + 1);
+        int64_t dim = 0;
+        if (!ParseIntArg("--dim " + v.substr(0, eq), v.substr(eq + 1), 0, INT64_MAX, &dim)) return kExitUsage;
+        dims[v.substr(0, eq)] = dim;
       }
     } else if (a == "--json") {
       json = true;

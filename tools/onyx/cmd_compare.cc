@@ -174,15 +174,26 @@ int CompareMain(const std::vector<std::string>& args) {
         return kExitUsage;
       }
       if (arg == "--input") sources.files[v.substr(0, eq)] = v.substr(eq + 1);
-      if (arg == "--dim") sources.dims[v.substr(0, eq)] = std::atoll(v.c_str() + eq + 1);
+      if (arg == "--dim") {
+        int64_t dim = 0;
+        if (!ParseIntArg("--dim " + v.substr(0, eq), v.substr(eq + 1), 0, INT64_MAX, &dim)) return kExitUsage;
+        sources.dims[v.substr(0, eq)] = dim;
+      }
       if (arg == "--inputs") sources.dir = v;
-      if (arg == "--seed") sources.seed = std::strtoull(v.c_str(), nullptr, 10);
+      if (arg == "--seed") {
+        int64_t seed = 0;
+        if (!ParseIntArg(arg, v, 0, INT64_MAX, &seed)) return kExitUsage;
+        sources.seed = static_cast<uint64_t>(seed);
+      }
       if (arg == "--reference") reference_dir = v;
       if (arg == "--json") json_path = v;
-      if (arg == "--top") top = std::max(1, std::atoi(v.c_str()));
-      if (arg == "--rtol") tol.rtol = std::atof(v.c_str());
-      if (arg == "--atol") tol.atol = std::atof(v.c_str());
-      if (arg == "--threads") a.options.intra_op_num_threads = b.options.intra_op_num_threads = std::atoi(v.c_str());
+      if (arg == "--top" && !ParseIntArg(arg, v, 1, 1000000, &top)) return kExitUsage;
+      if (arg == "--rtol" && !ParseFloatArg(arg, v, 0.0, 1e30, &tol.rtol)) return kExitUsage;
+      if (arg == "--atol" && !ParseFloatArg(arg, v, 0.0, 1e30, &tol.atol)) return kExitUsage;
+      if (arg == "--threads") {
+        if (!ParseIntArg(arg, v, 0, 4096, &a.options.intra_op_num_threads)) return kExitUsage;
+        b.options.intra_op_num_threads = a.options.intra_op_num_threads;
+      }
       if (arg == "--opt-level-a" || arg == "--opt-level-b") {
         auto level = optimizer::ParseOptLevel(v);
         if (!level.ok()) {

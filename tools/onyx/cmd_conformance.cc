@@ -61,9 +61,9 @@ int ConformanceMain(const std::vector<std::string>& args) {
       if (a == "--json") json_path = *v;
       if (a == "--expect") expect_path = *v;
       if (a == "--filter") filter = *v;
-      if (a == "--timeout") options.timeout_seconds = std::max(1, std::atoi(v->c_str()));
+      if (a == "--timeout" && !ParseIntArg(a, *v, 1, 86400, &options.timeout_seconds)) return kExitUsage;
       if (a == "--optimized-model") options.optimized_model_path = *v;
-      if (a == "--runs") options.runs_per_set = std::max(1, std::atoi(v->c_str()));
+      if (a == "--runs" && !ParseIntArg(a, *v, 1, 1000000, &options.runs_per_set)) return kExitUsage;
       if (a == "-O" || a == "--opt-level") {
         auto level = optimizer::ParseOptLevel(*v);
         if (!level.ok()) {
@@ -72,8 +72,8 @@ int ConformanceMain(const std::vector<std::string>& args) {
         }
         options.optimization_level = *level;
       }
-      if (a == "--rtol") options.tolerance.rtol = std::atof(v->c_str());
-      if (a == "--atol") options.tolerance.atol = std::atof(v->c_str());
+      if (a == "--rtol" && !ParseFloatArg(a, *v, 0.0, 1e30, &options.tolerance.rtol)) return kExitUsage;
+      if (a == "--atol" && !ParseFloatArg(a, *v, 0.0, 1e30, &options.tolerance.atol)) return kExitUsage;
     } else if (a == "--no-isolate") {
       options.isolate = false;
     } else if (a == "--quiet") {

@@ -1,4 +1,5 @@
-// onyx convert MODEL -o OUT.onnx: converts a Keras model (.keras, .h5, TF.js model.json) to ONNX.
+// onyx convert MODEL -o OUT.onnx: converts a Keras, TensorFlow (TF.js graph-model, frozen GraphDef, SavedModel
+// directory) or TFLite model to ONNX, or moves an ONNX model to another opset.
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "convert/convert_file.h"
 #include "convert/keras/converter.h"
 #include "convert/tf/converter.h"
+#include "convert/tf/saved_model.h"
 #include "convert/tflite/converter.h"
 #include "format/model_io.h"
 #include "version/opset_converter.h"
@@ -22,6 +24,7 @@ void Help() {
   std::printf(
       "usage: onyx convert MODEL -o OUT.onnx [--opset N] [--batch N | --dynamic-batch]\n"
       "                    [--inputs-as-nchw NAMES] [--outputs-as-nchw NAMES]\n"
+      "       onyx convert SAVED_MODEL_DIR -o OUT.onnx [--signature NAME] [--tag TAG] [--opset N]\n"
       "       onyx convert MODEL.onnx -o OUT.onnx --opset N\n\n"
       "An .onnx MODEL is moved to default-domain opset N (up or down), each changed operator adapted; a node that\n"
       "cannot be expressed at N is named with the reason. Otherwise onyx\n"
@@ -30,7 +33,9 @@ void Help() {
       "(NHWC, what the Keras model is fed), unless named in --inputs-as-nchw / --outputs-as-nchw.\n"
       "A TensorFlow graph -- a TF.js graph-model (model.json with \"format\": \"graph-model\") or a frozen GraphDef\n"
       "(.pb) -- is converted operator by operator; its inputs and outputs keep TensorFlow's names (\"input:0\") and\n"
-      "layouts (docs/tensorflow.md). A TensorFlow Lite model (.tflite, float; float16 weights) likewise.\n\n"
+      "layouts (docs/tensorflow.md). A TensorFlow Lite model (.tflite, float; float16 weights) likewise.\n"
+      "A TensorFlow SavedModel directory (saved_model.pb, variables/) is converted for one signature: its variables\n"
+      "become constants, and the ONNX inputs and outputs are named by the signature's keys.\n\n"
       "options:\n"
       "  -o, --output FILE  the ONNX file to write (written to a temporary file, then renamed)\n"
       "  --opset N          default-domain opset: Keras 13..21 (default 17); .onnx: the target, any known opset\n"
@@ -38,6 +43,8 @@ void Help() {
       "  --dynamic-batch    a symbolic batch dimension 'batch' (the default)\n"
       "  --inputs-as-nchw NAMES   comma-separated graph inputs (rank >= 3) to take channels-first\n"
       "  --outputs-as-nchw NAMES  comma-separated graph outputs (rank >= 3) to give channels-first\n"
+      "  --signature NAME   SavedModel: the signature to convert (default serving_default, or the only one)\n"
+      "  --tag TAG          SavedModel: the meta graph whose tags include TAG (default serve)\n"
       "  --quiet            print nothing on success\n\n"
       "Exit codes: 0 converted, 1 conversion failed, 2 usage error, 3 unsupported input.\n");
 }
@@ -63,6 +70,8 @@ int ConvertMain(const std::vector<std::string>& args) {
   convert::keras::ConvertOptions options;
   bool quiet = false;
   std::optional<int64_t> opset_given;
+  convert::tf::SavedModelOptions saved_model;
+  bool saved_model_option = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--inputs-as-nchw" || a == "--outputs-as-nchw") {
@@ -77,6 +86,14 @@ int ConvertMain(const std::vector<std::string>& args) {
         if (comma > start) list.push_back(v.substr(start, comma - start));
         start = comma + 1;
       }
+    } else if (a == "--signature" || a == "--tag") {
+      if (i + 1 >= args.size() || args[i + 1].empty()) {
+        Error(a + " needs a value");
+        return kExitUsage;
+      }
+      (a == "--tag" ? saved_model.tag : saved_model.signature) = args[++i];
+      saved_model.signature_given |= a == "--signature";
+      saved_model_option = true;
     } else if (a == "-o" || a == "--output" || a == "--opset" || a == "--batch") {
       if (i + 1 >= args.size()) {
         Error(a + " needs a value");
@@ -135,7 +152,13 @@ int ConvertMain(const std::vector<std::string>& args) {
   const convert::SourceKind kind = convert::DetectSource(input);
   const bool tflite = !opset_conversion && kind == convert::SourceKind::kTflite;
   const bool tf_frozen = !opset_conversion && kind == convert::SourceKind::kTfFrozenGraph;
-  const bool tf_graph = tf_frozen || (!opset_conversion && kind == convert::SourceKind::kTfjsGraph);
+  const bool tf_saved = !opset_conversion && kind == convert::SourceKind::kSavedModel;
+  const bool tf_graph =
+      tf_frozen || tf_saved || (!opset_conversion && kind == convert::SourceKind::kTfjsGraph);
+  if (saved_model_option && !tf_saved) {
+    Error("--signature and --tag apply to SavedModel directories only");
+    return kExitUsage;
+  }
   int64_t from_opset = 0;
   auto model = [&]() -> Result<ir::Model> {
     if (tflite || tf_graph) {
@@ -144,6 +167,10 @@ int ConvertMain(const std::vector<std::string>& args) {
       }
       if (tflite) return convert::tflite::ConvertTfliteFile(input, options.opset, &tflite_report);
       if (tf_frozen) return convert::tf::ConvertTfFrozenGraph(input, {options.opset}, &tf_report);
+      if (tf_saved) {
+        saved_model.opset = options.opset;
+        return convert::tf::ConvertSavedModel(input, saved_model, &tf_report);
+      }
       return convert::tf::ConvertTfjsGraphModel(input, {options.opset}, &tf_report);
     }
     if (!opset_conversion) return convert::keras::ConvertKerasFile(input, options, &report);

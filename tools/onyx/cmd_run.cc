@@ -86,10 +86,18 @@ int RunMain(const std::vector<std::string>& args) {
         return kExitUsage;
       }
       if (a == "--input") sources.files[v.substr(0, eq)] = v.substr(eq + 1);
-      if (a == "--dim") sources.dims[v.substr(0, eq)] = std::atoll(v.c_str() + eq + 1);
-      if (a == "--seed") sources.seed = std::strtoull(v.c_str(), nullptr, 10);
+      if (a == "--dim") {
+        int64_t dim = 0;
+        if (!ParseIntArg("--dim " + v.substr(0, eq), v.substr(eq + 1), 0, INT64_MAX, &dim)) return kExitUsage;
+        sources.dims[v.substr(0, eq)] = dim;
+      }
+      if (a == "--seed") {
+        int64_t seed = 0;
+        if (!ParseIntArg(a, v, 0, INT64_MAX, &seed)) return kExitUsage;
+        sources.seed = static_cast<uint64_t>(seed);
+      }
       if (a == "--output-dir") output_dir = v;
-      if (a == "--threads") options.intra_op_num_threads = std::atoi(v.c_str());
+      if (a == "--threads" && !ParseIntArg(a, v, 0, 4096, &options.intra_op_num_threads)) return kExitUsage;
       if (a == "--optimized-model") options.optimized_model_path = v;
       if (a == "--opt-level") {
         auto level = optimizer::ParseOptLevel(v);

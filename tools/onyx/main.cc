@@ -1,5 +1,7 @@
 // onyx: the command-line face of the library.
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -71,5 +73,38 @@ bool WantsHelp(const std::vector<std::string>& args) {
 }
 
 void Error(const std::string& message) { std::fprintf(stderr, "onyx: %s\n", message.c_str()); }
+
+bool ParseIntArg(const std::string& option, const std::string& value, int64_t min, int64_t max, int64_t* out) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || end == nullptr || *end != '\0' || errno == ERANGE || v < min || v > max) {
+    Error(option + " expects an integer from " + std::to_string(min) + " to " + std::to_string(max) + ", got '" +
+          value + "'");
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool ParseIntArg(const std::string& option, const std::string& value, int min, int max, int* out) {
+  int64_t v = 0;
+  if (!ParseIntArg(option, value, int64_t{min}, int64_t{max}, &v)) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+bool ParseFloatArg(const std::string& option, const std::string& value, double min, double max, double* out) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || end == nullptr || *end != '\0' || errno == ERANGE || !(v >= min && v <= max)) {
+    Error(option + " expects a number from " + std::to_string(min) + " to " + std::to_string(max) + ", got '" +
+          value + "'");
+    return false;
+  }
+  *out = v;
+  return true;
+}
 
 }  // namespace onyx::cli

@@ -52,11 +52,33 @@ Result<std::vector<NamedWeight>> ReadTfjsWeights(const nlohmann::json& manifest,
         shape.push_back(d.get<int64_t>());
       }
       ONYX_ASSIGN_OR_RETURN(int64_t count, CheckedNumElements(shape));
+      if (w.contains("dtype") && !w["dtype"].is_string()) return InvalidArgument(where + ": 'dtype' is not a string");
       std::string dtype = w.value("dtype", std::string("float32"));
       std::string stored = dtype;
       const nlohmann::json* q =
           w.contains("quantization") && w["quantization"].is_object() ? &w["quantization"] : nullptr;
+      if (q && q->contains("dtype") && !(*q)["dtype"].is_string()) {
+        return InvalidArgument(where + ": the quantization 'dtype' is not a string");
+      }
       if (q) stored = q->value("dtype", std::string());
+      if (dtype == "string" && !q) {
+        // Each string: its byte length (uint32, little-endian), then its bytes.
+        Tensor t = Tensor::Allocate(DataType::kString, shape);
+        for (int64_t i = 0; i < count; ++i) {
+          uint32_t length = 0;
+          if (offset + 4 > data.size())
+            return InvalidArgument(where + ": the weight shards end inside string " + std::to_string(i));
+          std::memcpy(&length, data.data() + offset, 4);  // little-endian hosts only, as the rest of this reader
+          offset += 4;
+          if (length > data.size() - offset) {
+            return InvalidArgument(where + ": string " + std::to_string(i) + " runs past the end of the shards");
+          }
+          t.data<std::string>()[i].assign(data.data() + offset, length);
+          offset += length;
+        }
+        out.push_back({name, std::move(t)});
+        continue;
+      }
       ONYX_ASSIGN_OR_RETURN(int64_t width, ElementBytes(stored, where));
       const size_t bytes = static_cast<size_t>(count * width);
       if (offset + bytes > data.size()) {

@@ -25,16 +25,33 @@ void SilenceHdf5() {
   (void)done;
 }
 
+// Drops the padding of a fixed-width string (NUL- or space-padded as its type says).
+std::string Unpad(const char* s, size_t width, bool space_padded) {
+  size_t n = strnlen(s, width);
+  if (space_padded) {
+    while (n > 0 && s[n - 1] == ' ') --n;
+  }
+  return std::string(s, n);
+}
+
+// The strings of an attribute in any form Keras 1/2, tf.keras and h5py wrote them: fixed-length strings (NUL- or
+// space-padded), variable-length strings, byte arrays (8-bit integers or opaque np.void, one string per element of
+// their last dimension), scalars or arrays of each, and empty lists, which h5py stores as empty float64 arrays
+// (Keras 2's weight_names of a layer without weights).
 Result<std::vector<std::string>> ReadStrings(hid_t attr) {
   Handle type{H5Aget_type(attr), H5Tclose};
   Handle space{H5Aget_space(attr), H5Sclose};
-  if (type.id < 0 || space.id < 0 || H5Tget_class(type.id) != H5T_STRING) {
-    return InvalidArgument("attribute is not a string");
-  }
+  if (type.id < 0 || space.id < 0) return InvalidArgument("attribute cannot be inspected");
+  const H5T_class_t cls = H5Tget_class(type.id);
   const hssize_t count = H5Sget_simple_extent_npoints(space.id);
   if (count < 0 || count > (1 << 24)) return InvalidArgument("attribute has an invalid size");
   std::vector<std::string> out;
-  if (H5Tis_variable_str(type.id) > 0) {
+  if (count == 0) return out;  // empty list (any element type), or a null dataspace
+  const size_t width = H5Tget_size(type.id);
+  if (width == 0 || width > (1u << 26) || static_cast<size_t>(count) > (size_t{1} << 28) / width) {
+    return InvalidArgument("attribute has an invalid width");
+  }
+  if (cls == H5T_STRING && H5Tis_variable_str(type.id) > 0) {
     Handle mem{H5Tcopy(H5T_C_S1), H5Tclose};
     H5Tset_size(mem.id, H5T_VARIABLE);
     H5Tset_cset(mem.id, H5Tget_cset(type.id));
@@ -44,15 +61,37 @@ Result<std::vector<std::string>> ReadStrings(hid_t attr) {
     H5Dvlen_reclaim(mem.id, space.id, H5P_DEFAULT, ptrs.data());
     return out;
   }
-  const size_t width = H5Tget_size(type.id);
-  if (width == 0 || width > (1u << 26)) return InvalidArgument("string attribute has an invalid width");
-  std::vector<char> buf(width * static_cast<size_t>(count) + 1, '\0');
-  if (H5Aread(attr, type.id, buf.data()) < 0) return InvalidArgument("cannot read a string attribute");
-  for (hssize_t i = 0; i < count; ++i) {
-    const char* s = buf.data() + static_cast<size_t>(i) * width;
-    out.emplace_back(s, strnlen(s, width));
+  if (cls == H5T_STRING) {
+    const bool space_padded = H5Tget_strpad(type.id) == H5T_STR_SPACEPAD;
+    std::vector<char> buf(width * static_cast<size_t>(count) + 1, '\0');
+    if (H5Aread(attr, type.id, buf.data()) < 0) return InvalidArgument("cannot read a string attribute");
+    for (hssize_t i = 0; i < count; ++i) {
+      out.push_back(Unpad(buf.data() + static_cast<size_t>(i) * width, width, space_padded));
+    }
+    return out;
   }
-  return out;
+  if (cls == H5T_OPAQUE || (cls == H5T_INTEGER && width == 1)) {
+    // Byte arrays: an opaque element is one string; 8-bit integers are the bytes of one string per row (a scalar or
+    // 1-D array is one string; [n, w] is n strings).
+    std::vector<char> buf(width * static_cast<size_t>(count) + 1, '\0');
+    if (H5Aread(attr, type.id, buf.data()) < 0) return InvalidArgument("cannot read a byte-array attribute");
+    size_t item = width;
+    if (cls == H5T_INTEGER) {
+      const int rank = H5Sget_simple_extent_ndims(space.id);
+      hsize_t dims[H5S_MAX_RANK] = {};
+      if (rank < 0 || H5Sget_simple_extent_dims(space.id, dims, nullptr) < 0) {
+        return InvalidArgument("cannot read a byte-array attribute's shape");
+      }
+      item = rank == 0 ? 1 : static_cast<size_t>(dims[rank - 1]);
+      if (rank <= 1) item = static_cast<size_t>(count);
+    }
+    for (size_t at = 0; at + item <= static_cast<size_t>(count) * width; at += item) {
+      out.push_back(Unpad(buf.data() + at, item, false));
+    }
+    return out;
+  }
+  return InvalidArgument("attribute is not a string (HDF5 class " + std::to_string(static_cast<int>(cls)) + ", " +
+                         std::to_string(count) + " elements)");
 }
 
 }  // namespace

@@ -33,7 +33,15 @@ const std::map<std::string, OpFn>& OpTable() {
     std::map<std::string, OpFn> t;
     AddNnOps(t);
     AddMathOps(t);
+    AddLogicalOps(t);
+    AddReductionOps(t);
     AddArrayOps(t);
+    AddCreationOps(t);
+    AddImageOps(t);
+    AddControlFlowOps(t);
+    AddSparseOps(t);
+    AddSpectralOps(t);
+    AddRecurrentOps(t);
     return t;
   }();
   return table;

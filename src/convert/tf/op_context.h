@@ -13,6 +13,8 @@
 
 namespace onyx::convert::tf {
 
+class Functions;  // functions.h: the graph's function library (If/While bodies, calls)
+
 // A TF tensor as an ONNX value.
 struct TfValue {
   std::string name;  // the ONNX value
@@ -27,6 +29,8 @@ class OpContext {
 
   GraphBuilder& b;
   const TfNode& node;
+  // The graph's TensorFlow functions, for the control flow converters; set by the graph walk.
+  Functions* functions = nullptr;
 
   size_t num_inputs() const { return inputs_.size(); }
   Result<TfValue> Input(size_t i) const;
@@ -36,10 +40,14 @@ class OpContext {
   Result<std::vector<int64_t>> ConstInts(size_t i, const std::string& what) const;
 
   void SetOutput(int port, std::string value, DataType type) { outputs_[port] = {std::move(value), type, nullptr}; }
+  // An output that is another tensor as it is (a function call's result), keeping its constant value.
+  void SetOutputValue(int port, TfValue value) { outputs_[port] = std::move(value); }
   const std::map<int, TfValue>& outputs() const { return outputs_; }
 
   // A name for an ONNX node or value derived from this TF node.
-  std::string Name(const std::string& suffix = "") const { return suffix.empty() ? node.name : node.name + "/" + suffix; }
+  std::string Name(const std::string& suffix = "") const {
+    return suffix.empty() ? node.name : node.name + "/" + suffix;
+  }
 
  private:
   std::vector<TfValue> inputs_;
@@ -47,10 +55,18 @@ class OpContext {
 };
 
 using OpFn = Status (*)(OpContext&);
-// Every TF operator with a converter (ops_nn.cc, ops_math.cc, ops_array.cc).
+// Every TF operator with a converter, by family (one file each: ops_<family>.cc).
 const std::map<std::string, OpFn>& OpTable();
-void AddNnOps(std::map<std::string, OpFn>& table);
-void AddMathOps(std::map<std::string, OpFn>& table);
-void AddArrayOps(std::map<std::string, OpFn>& table);
+void AddNnOps(std::map<std::string, OpFn>& table);           // convolutions, pooling, matmul, normalization
+void AddMathOps(std::map<std::string, OpFn>& table);         // elementwise arithmetic and activations
+void AddLogicalOps(std::map<std::string, OpFn>& table);      // comparisons, logical and bitwise ops, Select
+void AddReductionOps(std::map<std::string, OpFn>& table);    // reductions, arg-reductions, cumulative ops
+void AddArrayOps(std::map<std::string, OpFn>& table);        // shapes, slicing, joining, gathering, scattering
+void AddCreationOps(std::map<std::string, OpFn>& table);     // Fill, Range, OneHot, *Like, graph-level ops
+void AddImageOps(std::map<std::string, OpFn>& table);        // resizing, cropping, detection (NMS), TopK, sorting
+void AddControlFlowOps(std::map<std::string, OpFn>& table);  // If/While functions, TF1 loops, TensorLists
+void AddSparseOps(std::map<std::string, OpFn>& table);       // segment and sparse ops, ragged tensors
+void AddSpectralOps(std::map<std::string, OpFn>& table);     // complex numbers, FFTs
+void AddRecurrentOps(std::map<std::string, OpFn>& table);    // LSTM/GRU block cells
 
 }  // namespace onyx::convert::tf

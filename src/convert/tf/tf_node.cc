@@ -53,6 +53,10 @@ Result<DataType> DataTypeFromTf(const std::string& dt) {
   if (dt == "DT_INT8") return DataType::kInt8;
   if (dt == "DT_UINT8") return DataType::kUint8;
   if (dt == "DT_INT16") return DataType::kInt16;
+  if (dt == "DT_UINT16") return DataType::kUint16;
+  if (dt == "DT_UINT32") return DataType::kUint32;
+  if (dt == "DT_UINT64") return DataType::kUint64;
+  if (dt == "DT_BFLOAT16") return DataType::kBFloat16;
   if (dt == "DT_BOOL") return DataType::kBool;
   if (dt == "DT_STRING") return DataType::kString;
   return Unsupported("TensorFlow type '" + dt + "' is not supported");
@@ -74,14 +78,18 @@ Result<TfNode> ParseNode(const nlohmann::json& node) {
       if (!s.empty() && s[0] != '^') n.inputs.push_back(s);
     }
   }
-  if (auto a = node.find("attr"); a != node.end() && a->is_object()) n.attr = &*a;
+  if (auto a = node.find("attr"); a != node.end()) {
+    if (!a->is_object()) return InvalidArgument(n.Where() + ": 'attr' is not an object");
+    n.attr = &*a;
+  }
   return n;
 }
 
 bool TfNode::Has(const std::string& key) const { return attr != nullptr && attr->contains(key); }
 
 Result<int64_t> TfNode::Int(const std::string& key) const {
-  if (!Has(key) || !(*attr)[key].contains("i")) return InvalidArgument(Where() + ": no integer attribute '" + key + "'");
+  if (!Has(key) || !(*attr)[key].contains("i"))
+    return InvalidArgument(Where() + ": no integer attribute '" + key + "'");
   return JsonInt((*attr)[key]["i"], Where() + " attribute '" + key + "'");
 }
 
@@ -117,7 +125,12 @@ std::string TfNode::StringOr(const std::string& key, const std::string& fallback
 Result<std::vector<int64_t>> TfNode::Ints(const std::string& key) const {
   std::vector<int64_t> out;
   if (!Has(key)) return out;
-  const auto& list = (*attr)[key].value("list", nlohmann::json::object());
+  const nlohmann::json& a = (*attr)[key];
+  if (!a.is_object()) return InvalidArgument(Where() + ": attribute '" + key + "' is not an object");
+  if (!a.contains("list")) return out;
+  const nlohmann::json& list = a["list"];
+  if (!list.is_object())
+    return InvalidArgument(Where() + ": attribute '" + key + "' has a 'list' that is not an object");
   if (!list.contains("i")) return out;
   if (!list["i"].is_array()) return InvalidArgument(Where() + ": attribute '" + key + "' is not a list of integers");
   for (const auto& v : list["i"]) {
@@ -130,7 +143,12 @@ Result<std::vector<int64_t>> TfNode::Ints(const std::string& key) const {
 Result<std::vector<std::string>> TfNode::Strings(const std::string& key) const {
   std::vector<std::string> out;
   if (!Has(key)) return out;
-  const auto& list = (*attr)[key].value("list", nlohmann::json::object());
+  const nlohmann::json& a = (*attr)[key];
+  if (!a.is_object()) return InvalidArgument(Where() + ": attribute '" + key + "' is not an object");
+  if (!a.contains("list")) return out;
+  const nlohmann::json& list = a["list"];
+  if (!list.is_object())
+    return InvalidArgument(Where() + ": attribute '" + key + "' has a 'list' that is not an object");
   if (!list.contains("s")) return out;
   if (!list["s"].is_array()) return InvalidArgument(Where() + ": attribute '" + key + "' is not a list of strings");
   for (const auto& v : list["s"]) {
@@ -155,11 +173,21 @@ Result<std::vector<int64_t>> TfNode::Shape(const std::string& key, bool* known) 
   std::vector<int64_t> dims;
   if (!Has(key) || !(*attr)[key].contains("shape")) return dims;
   const auto& shape = (*attr)[key]["shape"];
-  if (shape.value("unknownRank", false)) return dims;
+  if (!shape.is_object())
+    return InvalidArgument(Where() + ": attribute '" + key + "' has a 'shape' that is not an object");
+  if (shape.contains("unknownRank")) {
+    if (!shape["unknownRank"].is_boolean()) {
+      return InvalidArgument(Where() + ": attribute '" + key + "': 'unknownRank' is not a boolean");
+    }
+    if (shape["unknownRank"].get<bool>()) return dims;
+  }
   *known = true;
   if (!shape.contains("dim")) return dims;  // a scalar
+  if (!shape["dim"].is_array()) return InvalidArgument(Where() + ": attribute '" + key + "': 'dim' is not a list");
   for (const auto& d : shape["dim"]) {
-    ONYX_ASSIGN_OR_RETURN(int64_t size, JsonInt(d.value("size", nlohmann::json("-1")), Where() + " shape"));
+    if (!d.is_object()) return InvalidArgument(Where() + ": attribute '" + key + "': a dim is not an object");
+    ONYX_ASSIGN_OR_RETURN(int64_t size, JsonInt(d.contains("size") ? d["size"] : nlohmann::json("-1"),
+                                                Where() + " attribute '" + key + "'"));
     dims.push_back(size);
   }
   return dims;

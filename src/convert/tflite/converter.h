@@ -1,6 +1,9 @@
-// TensorFlow Lite -> ONNX: converts a .tflite FlatBuffer (float models; float16 weights with DEQUANTIZE are folded
-// to float32) into an ir::Model. TFLite's NHWC convolutions, pooling and resizing become ONNX's channels-first ops
-// between Transposes, which the transpose optimizer cancels; inputs and outputs keep TFLite's names and layouts.
+// TensorFlow Lite -> ONNX: converts a .tflite FlatBuffer into an ir::Model: float models (float16 weights with
+// DEQUANTIZE folded to float32), quantized int8/uint8 models (DequantizeLinear -> float op -> QuantizeLinear, with
+// inputs and outputs keeping their integer types; 8-bit convolutions as ConvInteger with TFLite's requantization),
+// sparse constants (densified) and multi-subgraph control flow (WHILE -> Loop, IF -> If, CALL_ONCE inlined).
+// TFLite's NHWC convolutions, pooling and resizing become ONNX's channels-first ops between Transposes, which the
+// transpose optimizer cancels; inputs and outputs keep TFLite's names and layouts.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +22,7 @@ struct TfliteConvertReport {
 };
 
 // Reads and converts `path`; `opset` 13..21 (built at 17, then converted). Every unsupported operator is listed in
-// one error; quantized (int8/uint8) computation is refused as unsupported.
+// one error by its schema.fbs name; other errors name the file, the operator's index and its name.
 Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, TfliteConvertReport* report = nullptr);
 
 }  // namespace onyx::convert::tflite

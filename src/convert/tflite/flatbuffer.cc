@@ -117,6 +117,20 @@ Result<std::vector<int32_t>> FlatTable::Int32s(int field) const {
   return out;
 }
 
+Result<std::vector<int64_t>> FlatTable::Int64s(int field) const {
+  ONYX_ASSIGN_OR_RETURN(auto v, Vector(field, 8));
+  std::vector<int64_t> out(v.second);
+  if (v.second > 0) std::memcpy(out.data(), buffer_.data() + v.first, 8 * static_cast<size_t>(v.second));
+  return out;
+}
+
+Result<std::vector<float>> FlatTable::Floats(int field) const {
+  ONYX_ASSIGN_OR_RETURN(auto v, Vector(field, 4));
+  std::vector<float> out(v.second);
+  if (v.second > 0) std::memcpy(out.data(), buffer_.data() + v.first, 4 * static_cast<size_t>(v.second));
+  return out;
+}
+
 Result<std::vector<FlatTable>> FlatTable::Tables(int field) const {
   ONYX_ASSIGN_OR_RETURN(auto v, Vector(field, 4));
   std::vector<FlatTable> out;

@@ -45,6 +45,8 @@ class FlatTable {
   // Vectors: empty when absent.
   Result<std::vector<FlatTable>> Tables(int field) const;
   Result<std::vector<int32_t>> Int32s(int field) const;
+  Result<std::vector<int64_t>> Int64s(int field) const;
+  Result<std::vector<float>> Floats(int field) const;
   Result<std::string_view> Bytes(int field) const;  // [ubyte] / [byte]
 
  private:

@@ -9,6 +9,9 @@
 #                                  outputs by up to 30% relative. So the 1/6 constants of the TF.js twin are made exact
 #                                  first; then the outputs must agree to rtol 1e-3 (atol 1e-20: the outputs are tiny).
 # A truncated file and a non-TFLite file give one-line errors (exit 1).
+# Differential cases against LiteRT.js (check_tflite_refs.py: float outputs to rtol 1e-4 / atol 1e-5, quantized
+# outputs within one step): the shared per-op models (ops/, float32 and uint8), the MobileNet v1 pair (quant/), and
+# the generated single-operator cases of tests/data/tflite_ops (make_tflite_ops.py regenerates them).
 # usage: run_tflite_models.sh ONYX_BINARY SHARED_DIR
 set -u
 ONYX=${1:?onyx binary}
@@ -89,6 +92,34 @@ if "$ONYX" info "$DIR/face_detection_short_range.tflite" | grep -q "regressors  
 else
   echo "FAIL onyx info / visualize on a .tflite file"; failures=$((failures + 1))
 fi
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ref_list=()
+for d in "$DIR"/testdata/*/; do
+  n=$(basename "$d")
+  for m in "$DIR/ops/$n.tflite" "$DIR/quant/$n.tflite"; do
+    if [ -f "$m" ]; then ref_list+=("$m:$d"); fi
+  done
+done
+for d in "$HERE"/../../data/tflite_ops/*/; do
+  if [ -f "$d/model.tflite" ]; then ref_list+=("$d/model.tflite:$d"); fi
+done
+if [ ${#ref_list[@]} -lt 100 ]; then
+  echo "FAIL only ${#ref_list[@]} LiteRT.js reference cases found"; failures=$((failures + 1))
+fi
+/usr/bin/python3 "$HERE/check_tflite_refs.py" "$ONYX" "${ref_list[@]}" || failures=$((failures + 1))
+ref_cases=$((ref_cases + ${#ref_list[@]}))
+# Malformed and unsupported models: exit 1 or 3 with one line naming the file, the operator and its schema name.
+ERR=$HERE/../../data/tflite_ops/errors
+while IFS='|' read -r file needle; do
+  case "$file" in '#'*|'') continue ;; esac
+  "$ONYX" convert "$ERR/$file" -o "$WORK/err.onnx" > "$WORK/err.txt" 2>&1
+  code=$?
+  if { [ $code -ne 1 ] && [ $code -ne 3 ]; } || [ "$(wc -l < "$WORK/err.txt")" -ne 1 ] ||
+     ! grep -qF "$file" "$WORK/err.txt" || ! grep -qF "$needle" "$WORK/err.txt"; then
+    echo "FAIL $file: exit $code, expected '$needle': $(cat "$WORK/err.txt")"; failures=$((failures + 1))
+  fi
+done < "$ERR/expected.txt"
 
 printf 'TFL3' > "$WORK/bad.tflite"
 head -c 1000 "$DIR/face_detection_short_range.tflite" > "$WORK/truncated.tflite"

@@ -1,0 +1,14 @@
+// TensorList operators (TensorListReserve/FromTensor/SetItem/GetItem/Stack/Length/PushBack/PopBack,
+// EmptyTensorList) as ONNX sequence operators; loops carry the lists as sequence loop variables.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "convert/tf/op_context.h"
+
+namespace onyx::convert::tf {
+
+void AddTensorListOps(std::map<std::string, OpFn>& table);
+
+}  // namespace onyx::convert::tf

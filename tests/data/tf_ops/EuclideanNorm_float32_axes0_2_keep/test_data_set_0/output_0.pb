@@ -1,0 +1,1 @@
+BEuclideanNorm:0JlY@îh@¬ÆŠ@

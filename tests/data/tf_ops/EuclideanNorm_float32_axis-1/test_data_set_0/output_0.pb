@@ -1,0 +1,2 @@
+BEuclideanNorm:0JV @¦k3@X
+@X¸@~uº?>éû?

@@ -1,0 +1,1 @@
+2one2?2seven2three2three2?BLookupTableFindV2:0

@@ -1,0 +1,1 @@
+Bwhile/Exit:0J/;Aè#Aã4›A“æ#A

@@ -1,0 +1,1 @@
+Bouter/Merge:0J0½.A^ŽARÒAD’>A

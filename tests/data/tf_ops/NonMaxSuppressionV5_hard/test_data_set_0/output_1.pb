@@ -1,0 +1,1 @@
+BNonMaxSuppressionV5:1JÕ‹v?Üæc?¦¸$?··?Õ»?øÃ?

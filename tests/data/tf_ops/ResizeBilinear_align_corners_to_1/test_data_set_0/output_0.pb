@@ -1,0 +1,1 @@
+BResizeBilinear:0JÝ}ä?YuI?¶€¾wF‡¿‰Ê¿ç¼5?

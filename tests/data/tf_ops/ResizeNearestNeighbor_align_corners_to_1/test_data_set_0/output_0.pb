@@ -1,0 +1,1 @@
+BResizeNearestNeighbor:0JG=ó?õ‰Ø>È&A>+…¦¾nÄ·¿pÓö¿

@@ -1,0 +1,1 @@
+BSquaredDifference:0Jçyh?	×<…µÁ>õ‚×?{€?	Š/>

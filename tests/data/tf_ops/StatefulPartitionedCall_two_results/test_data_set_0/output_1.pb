@@ -1,0 +1,1 @@
+BStatefulPartitionedCall:1JÒ	:?¦aÀXA>‹Z¨>á+?Üj¼¾

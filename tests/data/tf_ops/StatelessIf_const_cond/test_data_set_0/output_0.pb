@@ -1,0 +1,1 @@
+BStatelessIf:0JuØ?‹y¹?aBœ=

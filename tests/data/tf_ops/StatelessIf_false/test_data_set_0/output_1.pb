@@ -1,0 +1,1 @@
+BStatelessIf:1J‚ú¤>Ôo¶>NS‡¿	¹¯¿þØt¿ÆÆD?

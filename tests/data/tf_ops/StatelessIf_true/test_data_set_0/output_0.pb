@@ -1,0 +1,1 @@
+BStatelessIf:0JZÆWÀ[d>>™nuÀĞŞ¿ÖÄ:@¹”HÀ

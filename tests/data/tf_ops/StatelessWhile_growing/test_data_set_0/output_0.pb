@@ -1,0 +1,1 @@
+BStatelessWhile:1J é"Å>©c{?é"E?©cû?é"E?©cû?é"E?©cû?

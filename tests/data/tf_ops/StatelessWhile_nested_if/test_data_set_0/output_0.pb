@@ -1,0 +1,1 @@
+BStatelessWhile:1JÿX«@£AdµÓA

@@ -1,0 +1,1 @@
+BStridedSlice:0JêBÝ?¦ÿF¾Š?D!?>ip?¼h¾?

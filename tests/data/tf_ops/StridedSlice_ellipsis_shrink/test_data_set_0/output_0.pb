@@ -1,0 +1,1 @@
+BStridedSlice:0Jaý¿öH?¢”À>

@@ -1,0 +1,1 @@
+BStridedSlice:0J	œ„?k1¿­m ?B‰¿

@@ -1,0 +1,1 @@
+BStridedSlice:0J ZP8>ü€¿xÁ¿i¾r<ù¿É@¿C:¸?àZx¿

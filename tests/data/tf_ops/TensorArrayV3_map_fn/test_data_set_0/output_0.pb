@@ -1,0 +1,1 @@
+B*map/TensorArrayStack/TensorArrayGatherV3:0J0ìª?ÔÛÂ?É¨'@:$–@—0?“@@ÿ•‘?wŽ?±R3@Z7@´>‚?X~5@

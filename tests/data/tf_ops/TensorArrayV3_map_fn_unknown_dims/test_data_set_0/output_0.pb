@@ -1,0 +1,1 @@
+B*map/TensorArrayStack/TensorArrayGatherV3:0J(»^*@+“¿?²ª?™Ö?PxI@ü4S@`Ó¡?#g‚?s@v‚@

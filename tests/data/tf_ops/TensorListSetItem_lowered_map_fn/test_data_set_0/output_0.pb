@@ -1,0 +1,1 @@
+B(map/TensorArrayV2Stack/TensorListStack:0JQß?Xãe@(¶'@V¯É?2¯? I@

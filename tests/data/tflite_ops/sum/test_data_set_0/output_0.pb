@@ -1,0 +1,2 @@
+BoutputJ ÕlhAúŽAðBˆA±ñuAÚ[[A
+RyA{ú†A®sA

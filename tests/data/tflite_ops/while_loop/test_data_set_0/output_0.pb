@@ -1,0 +1,1 @@
+BoutputJfl¹Aû‚YAÎËAqƒ­A‰sßÀs'B
