@@ -1,11 +1,15 @@
 #include "convert/convert_file.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "convert/keras/converter.h"
 #include "convert/tf/converter.h"
+#include "convert/tf/op_context.h"
 #include "convert/tf/saved_model.h"
 #include "convert/tflite/converter.h"
+#include "convert/tflite/op_context.h"
+#include "convert/tflite/tflite_model.h"
 
 namespace onyx::convert {
 
@@ -70,6 +74,22 @@ Result<ir::Model> ConvertFile(const std::string& path, int64_t opset) {
     }
   }
   return Internal("unknown source kind");
+}
+
+std::vector<std::string> SupportedTensorflowOperators() {
+  std::vector<std::string> ops = {"Const", "Placeholder"};  // handled by the graph walk itself
+  for (const auto& [name, fn] : tf::OpTable()) ops.push_back(name);
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+std::vector<std::string> SupportedTfliteOperators() {
+  std::vector<std::string> ops;
+  for (const auto& [code, fn] : tflite::OpTable()) {
+    if (code != tflite::op::kCustom) ops.push_back(tflite::BuiltinName(code));
+  }
+  std::sort(ops.begin(), ops.end());
+  return ops;
 }
 
 }  // namespace onyx::convert

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
 #include "ir/model.h"
@@ -26,5 +27,10 @@ SourceKind DetectSource(const std::string& path);
 // Converts `path` at default-domain opset `opset` (13..21) with each converter's defaults (Keras: symbolic batch,
 // channels-last inputs and outputs).
 Result<ir::Model> ConvertFile(const std::string& path, int64_t opset);
+
+// The operators a converter handles, sorted: TensorFlow op names (TF.js graph-models, frozen graphs and SavedModels
+// share them) or TFLite builtins by their schema.fbs names (custom operators are not listed).
+std::vector<std::string> SupportedTensorflowOperators();
+std::vector<std::string> SupportedTfliteOperators();
 
 }  // namespace onyx::convert

@@ -215,3 +215,34 @@ TEST(TfConvertRobustness, StringWeightsAreRead) {
 
 }  // namespace
 }  // namespace onyx::convert::tf
+
+namespace onyx::convert::tf {
+namespace {
+
+// Weight shards are opened through the safe file layer: a shard that is a symlink (to a file outside the folder, or
+// to /dev/zero, which would exhaust memory) or that leaves the folder is refused with an error naming it.
+TEST(TfConvertRobustness, WeightShardsStayInsideTheModelsFolder) {
+  const std::string nodes = std::string(kInput) +
+                            R"(, {"name": "w", "op": "Const", "attr": {"dtype": {"type": "DT_FLOAT"}}},
+                               {"name": "y", "op": "AddV2", "input": ["x", "w"], "attr": {"T": {"type": "DT_FLOAT"}}})";
+  auto with_shard = [&](const std::string& shard) {
+    return R"({"format": "graph-model", "modelTopology": {"node": [)" + nodes +
+           R"(]}, "weightsManifest": [{"paths": [")" + shard +
+           R"("], "weights": [{"name": "w", "shape": [2], "dtype": "float32"}]}]})";
+  };
+  const std::string ok_path = WriteModel("shard_ok", with_shard("weights.bin"), std::string(8, '\0'));
+  auto ok = ConvertTfjsGraphModel(ok_path, {});
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+
+  const auto dir = std::filesystem::path(WriteModel("shard_links", with_shard("zero.bin")));
+  std::filesystem::create_symlink("/dev/zero", dir.parent_path() / "zero.bin");
+  auto zero = ConvertTfjsGraphModel(dir.string(), {});
+  ASSERT_FALSE(zero.ok());
+  EXPECT_NE(zero.status().message().find("symlink"), std::string::npos) << zero.status().message();
+
+  ExpectError("shard_escape", with_shard("../shard_ok/weights.bin"), {"weight shard", "leaves the model's folder"});
+  ExpectError("shard_absolute", with_shard("/etc/passwd"), {"weight shard", "absolute path"});
+}
+
+}  // namespace
+}  // namespace onyx::convert::tf

@@ -25,7 +25,8 @@ void Help() {
       "usage: onyx convert MODEL -o OUT.onnx [--opset N] [--batch N | --dynamic-batch]\n"
       "                    [--inputs-as-nchw NAMES] [--outputs-as-nchw NAMES]\n"
       "       onyx convert SAVED_MODEL_DIR -o OUT.onnx [--signature NAME] [--tag TAG] [--opset N]\n"
-      "       onyx convert MODEL.onnx -o OUT.onnx --opset N\n\n"
+      "       onyx convert MODEL.onnx -o OUT.onnx --opset N\n"
+      "       onyx convert --list-operators tensorflow|tflite\n\n"
       "An .onnx MODEL is moved to default-domain opset N (up or down), each changed operator adapted; a node that\n"
       "cannot be expressed at N is named with the reason. Otherwise onyx\n"
       "converts a Keras model to ONNX: a Keras 3 .keras archive, a Keras 2 HDF5 .h5 file, or a TF.js layers\n"
@@ -33,7 +34,8 @@ void Help() {
       "(NHWC, what the Keras model is fed), unless named in --inputs-as-nchw / --outputs-as-nchw.\n"
       "A TensorFlow graph -- a TF.js graph-model (model.json with \"format\": \"graph-model\") or a frozen GraphDef\n"
       "(.pb) -- is converted operator by operator; its inputs and outputs keep TensorFlow's names (\"input:0\") and\n"
-      "layouts (docs/tensorflow.md). A TensorFlow Lite model (.tflite, float; float16 weights) likewise.\n"
+      "layouts (docs/tensorflow.md). A TensorFlow Lite model (.tflite: float, float16 weights, quantized int8/uint8,\n"
+      "sparse tensors, WHILE/IF subgraphs) likewise.\n"
       "A TensorFlow SavedModel directory (saved_model.pb, variables/) is converted for one signature: its variables\n"
       "become constants, and the ONNX inputs and outputs are named by the signature's keys.\n\n"
       "options:\n"
@@ -45,7 +47,8 @@ void Help() {
       "  --outputs-as-nchw NAMES  comma-separated graph outputs (rank >= 3) to give channels-first\n"
       "  --signature NAME   SavedModel: the signature to convert (default serving_default, or the only one)\n"
       "  --tag TAG          SavedModel: the meta graph whose tags include TAG (default serve)\n"
-      "  --quiet            print nothing on success\n\n"
+      "  --quiet            print nothing on success\n"
+      "  --list-operators tensorflow|tflite   print the operators the converter handles, one per line\n\n"
       "Exit codes: 0 converted, 1 conversion failed, 2 usage error, 3 unsupported input.\n");
 }
 
@@ -64,6 +67,18 @@ bool ParseInt(const std::string& s, int64_t* out) {
 int ConvertMain(const std::vector<std::string>& args) {
   if (WantsHelp(args)) {
     Help();
+    return kExitOk;
+  }
+  if (!args.empty() && args[0] == "--list-operators") {
+    const std::string which = args.size() == 2 ? args[1] : "";
+    if (which != "tensorflow" && which != "tflite") {
+      Error("--list-operators takes tensorflow or tflite");
+      return kExitUsage;
+    }
+    for (const std::string& op : which == "tensorflow" ? convert::SupportedTensorflowOperators()
+                                                       : convert::SupportedTfliteOperators()) {
+      std::printf("%s\n", op.c_str());
+    }
     return kExitOk;
   }
   std::string input, output;

@@ -5,6 +5,7 @@
 
 #include "core/float16.h"
 #include "core/mapped_file.h"
+#include "core/safe_file.h"
 
 namespace onyx::convert {
 
@@ -31,11 +32,15 @@ Result<std::vector<NamedWeight>> ReadTfjsWeights(const nlohmann::json& manifest,
     std::string data;
     for (const auto& p : group["paths"]) {
       if (!p.is_string()) return InvalidArgument(path + ": a shard path is not a string");
-      const std::string rel = p.get<std::string>();
-      if (rel.find("..") != std::string::npos || (!rel.empty() && rel[0] == '/')) {
-        return InvalidArgument(path + ": shard path '" + rel + "' leaves the model's folder");
+      // Through the safe layer: the shard must be a regular file inside the model's folder, reached without symlinks
+      // (a shard linked to /dev/zero or outside the folder would otherwise be read and copied into the output).
+      auto file = ReadOnlyFile::OpenInside(dir.string(), p.get<std::string>(), "weight shard");
+      if (!file.ok()) return file.status().WithContext(path);
+      if (data.size() + file->size() > MaxReadFileBytes()) {
+        return InvalidArgument(path + ": the weight shards hold more than " + std::to_string(MaxReadFileBytes()) +
+                               " bytes (raise the limit with ONYX_MAX_FILE_BYTES)");
       }
-      ONYX_ASSIGN_OR_RETURN(std::string shard, ReadFileToString((dir / rel).string()));
+      ONYX_ASSIGN_OR_RETURN(std::string shard, file->ReadAll());
       data += shard;
     }
     size_t offset = 0;

@@ -1,9 +1,9 @@
 // Form detection and the helpers the three readers share.
 #include <cctype>
 #include <cstring>
-#include <fstream>
 
 #include "convert/keras/keras_file.h"
+#include "core/safe_file.h"
 
 namespace onyx::convert::keras {
 
@@ -53,11 +53,11 @@ std::string KerasSnakeCase(const std::string& class_name) {
 std::string OwnerOfWeight(const std::string& weight_name) { return weight_name.substr(0, weight_name.find('/')); }
 
 Result<KerasModelFile> ReadKerasModel(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return IoError(path + ": cannot open");
+  // A regular file only (a folder or FIFO named by mistake is a clear error, not a read that fails or blocks).
+  ONYX_ASSIGN_OR_RETURN(ReadOnlyFile f, ReadOnlyFile::Open(path));
   char magic[8] = {};
-  f.read(magic, 8);
-  const std::streamsize got = f.gcount();
+  const size_t got = f.size() >= 8 ? 8 : static_cast<size_t>(f.size());
+  ONYX_RETURN_IF_ERROR(f.ReadAt(0, got, magic));
   if (got >= 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0) return ReadKeras3(path);
   if (got == 8 && std::memcmp(magic, "\x89HDF\r\n\x1a\n", 8) == 0) return ReadKerasH5(path);
   // HDF5 files may carry a user block before the signature; let the library decide for .h5 names.

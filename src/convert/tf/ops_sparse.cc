@@ -1,8 +1,14 @@
-// TensorFlow operators of the sparse family (see op_context.h).
+// TensorFlow operators of the sparse family (see op_context.h), registered from the files of sparse_family.h.
 #include "convert/tf/op_context.h"
+#include "convert/tf/sparse_family.h"
 
 namespace onyx::convert::tf {
 
-void AddSparseOps(std::map<std::string, OpFn>&) {}
+void AddSparseOps(std::map<std::string, OpFn>& table) {
+  AddSegmentOps(table);
+  AddDiagonalOps(table);
+  AddElementwiseExtraOps(table);
+  AddRandomExtraOps(table);
+}
 
 }  // namespace onyx::convert::tf

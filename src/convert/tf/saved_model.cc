@@ -1,6 +1,6 @@
 // SavedModel reading: everything is rewritten at the GraphDef level (protobuf messages) and the graph then printed as
-// proto3 JSON, the form ConvertGraphJson reads; only the function library's bodies (opaque to this file) are touched
-// in JSON.
+// proto3 JSON, the form ConvertGraphJson reads; the function library's bodies (ReadVariableOp, captured argument
+// types) are rewritten in that JSON.
 #include "convert/tf/saved_model.h"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -128,20 +128,6 @@ Result<std::map<int, std::string>> VariableKeysByObject(const tfpb::SavedObjectG
     }
   }
   return keys;
-}
-
-// A FunctionDef held as base64 protobuf bytes -> its proto3 JSON.
-Result<json> FunctionDefJson(const std::string& base64, const std::string& path) {
-  ONYX_ASSIGN_OR_RETURN(std::string bytes, DecodeBase64(base64));
-  tfpb::LibraryFunctionDef f;
-  if (!f.ParseFromString(bytes)) return InvalidArgument(path + ": a library function does not parse");
-  std::string text;
-  if (!google::protobuf::util::MessageToJsonString(f, &text, {}).ok()) {
-    return Internal(path + ": function '" + f.signature().name() + "' cannot be printed as JSON");
-  }
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Internal(path + ": a function's JSON does not parse back");
-  return j;
 }
 
 }  // namespace
@@ -344,11 +330,6 @@ Result<SavedModelGraph> ReadSavedModel(const std::string& dir, const SavedModelO
   if (topology.contains("library") && topology["library"].contains("function") &&
       topology["library"]["function"].is_array()) {
     for (auto& f : topology["library"]["function"]) {
-      // While tf_graph.proto keeps FunctionDefs as opaque bytes, JSON holds them as base64: decoded here.
-      if (f.is_string()) {
-        ONYX_ASSIGN_OR_RETURN(json decoded, FunctionDefJson(f.get<std::string>(), pb_path));
-        f = std::move(decoded);
-      }
       if (!f.is_object()) continue;
       if (f.contains("nodeDef") && f["nodeDef"].is_array()) {
         for (auto& n : f["nodeDef"]) {

@@ -28,3 +28,11 @@ Result<std::string> SegmentReduce(OpContext& ctx, const std::string& rows, DataT
                                   const std::string& out_name);
 
 }  // namespace onyx::convert::tf
+
+namespace onyx::convert::tf {
+
+// Runs the converter of TF operator `op` (another family's) on `inputs` for this node, and returns its output
+// `port`: for ops TF defines through others (Inv is Reciprocal, Xlog1py uses Log1p).
+Result<TfValue> Delegate(OpContext& ctx, const std::string& op, std::vector<TfValue> inputs, int port = 0);
+
+}  // namespace onyx::convert::tf

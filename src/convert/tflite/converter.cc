@@ -52,6 +52,9 @@ const std::map<int32_t, OpFn>& OpTable() {
     AddImageOps(t);
     AddRnnOps(t);
     AddControlOps(t);
+    AddIndexOps(t);
+    AddRandomOps(t);
+    AddCellOps(t);
     return t;
   }();
   return table;

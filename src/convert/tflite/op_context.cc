@@ -355,4 +355,51 @@ Status OpContext::AddGraphInputs(ir::Graph& g, bool declare_shapes) {
   return Status::Ok();
 }
 
+Result<std::string> Int64Input(OpContext& c, size_t k, const std::string& what) {
+  if (c.IsConstInput(k)) {
+    ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> v, c.ConstInts(k, what));
+    ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> shape, c.InShape(k));
+    Tensor t = Tensor::FromVector<int64_t>(v, Shape(shape.begin(), shape.end()));
+    return c.b.Constant(c.Name(what), std::move(t));
+  }
+  ONYX_ASSIGN_OR_RETURN(std::string v, c.Input(k));
+  return c.b.Op1("Cast", {v}, c.Name(what), {ir::IntAttr("to", static_cast<int64_t>(DataType::kInt64))});
+}
+
+Result<std::string> ScalarConst(OpContext& c, DataType type, double value, const std::string& what) {
+  Tensor t;
+  switch (type) {
+    case DataType::kFloat:
+      t = Tensor::Scalar<float>(static_cast<float>(value));
+      break;
+    case DataType::kDouble:
+      t = Tensor::Scalar<double>(value);
+      break;
+    case DataType::kInt8:
+      t = Tensor::Scalar<int8_t>(static_cast<int8_t>(value));
+      break;
+    case DataType::kUint8:
+      t = Tensor::Scalar<uint8_t>(static_cast<uint8_t>(value));
+      break;
+    case DataType::kInt16:
+      t = Tensor::Scalar<int16_t>(static_cast<int16_t>(value));
+      break;
+    case DataType::kUint16:
+      t = Tensor::Scalar<uint16_t>(static_cast<uint16_t>(value));
+      break;
+    case DataType::kInt32:
+      t = Tensor::Scalar<int32_t>(static_cast<int32_t>(value));
+      break;
+    case DataType::kUint32:
+      t = Tensor::Scalar<uint32_t>(static_cast<uint32_t>(value));
+      break;
+    case DataType::kInt64:
+      t = Tensor::Scalar<int64_t>(static_cast<int64_t>(value));
+      break;
+    default:
+      return c.Unsupported("a constant of ONNX type " + std::to_string(static_cast<int>(type)));
+  }
+  return c.b.Constant(c.Name(what), std::move(t));
+}
+
 }  // namespace onyx::convert::tflite

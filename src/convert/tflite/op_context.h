@@ -123,6 +123,15 @@ void AddQuantOps(std::map<int32_t, OpFn>& table);    // QUANTIZE, DEQUANTIZE, DE
 void AddRnnOps(std::map<int32_t, OpFn>& table);      // UNIDIRECTIONAL_SEQUENCE_RNN / _LSTM, BIDIRECTIONAL_SEQUENCE_LSTM
 void AddImageOps(std::map<int32_t, OpFn>& table);    // resizing, depth/space/batch rearrangements, NMS
 void AddControlOps(std::map<int32_t, OpFn>& table);  // WHILE, IF, CALL_ONCE
+void AddIndexOps(std::map<int32_t, OpFn>& table);    // segments, lookups, WHERE / UNIQUE, diagonals, slice updates
+void AddRandomOps(std::map<int32_t, OpFn>& table);   // RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL
+void AddCellOps(std::map<int32_t, OpFn>& table);     // single-step recurrent cells (RNN)
+
+// Input k as an int64 ONNX value (ONNX takes shapes, repeats and indices as int64): a constant is converted at
+// conversion, a computed value is cast.
+Result<std::string> Int64Input(OpContext& c, size_t k, const std::string& what);
+// A scalar constant of `type` (a numeric ONNX type) holding `value` (converted as by static_cast).
+Result<std::string> ScalarConst(OpContext& c, DataType type, double value, const std::string& what);
 
 // Converts subgraph `index` into `b` with its values named under `prefix`, its inputs bound to `inputs` (ONNX
 // values of the stored types); returns its outputs' values. Used for WHILE / IF bodies and CALL_ONCE.

@@ -9,19 +9,6 @@ namespace {
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 
-// Input k as an int64 ONNX value (ONNX takes shapes, repeats and indices as int64): a constant is converted at
-// conversion, a computed value is cast.
-Result<std::string> Int64Input(OpContext& c, size_t k, const std::string& what) {
-  if (c.IsConstInput(k)) {
-    ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> v, c.ConstInts(k, what));
-    ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> shape, c.InShape(k));
-    Tensor t = Tensor::FromVector<int64_t>(v, Shape(shape.begin(), shape.end()));
-    return c.b.Constant(c.Name(what), std::move(t));
-  }
-  ONYX_ASSIGN_OR_RETURN(std::string v, c.Input(k));
-  return c.b.Op1("Cast", {v}, c.Name(what), {ir::IntAttr("to", static_cast<int64_t>(DataType::kInt64))});
-}
-
 // A scalar zero of the output tensor's type.
 Result<std::string> ZeroOfOutput(OpContext& c, size_t k = 0) {
   ONYX_ASSIGN_OR_RETURN(const TfliteTensor* t, c.OutTensor(k));
@@ -291,14 +278,48 @@ Status Tile(OpContext& c) {
   return c.SetOutput(c.b.Op1("Tile", {x, reps}, c.Name("tile")));
 }
 
-// GATHER(params, indices); GatherOptions: axis 0, batch_dims 1.
+// GATHER(params, indices); GatherOptions: axis 0, batch_dims 1. With batch_dims b (ONNX Gather has none), the
+// gathered axis is moved right after the batch dims and GatherND with batch_dims b picks along it (indices with a
+// unit last dim); GatherND puts the params dims that stood between the batch dims and the axis after the indices'
+// dims, where TFLite has them before: a Transpose moves them back.
 Status Gather(OpContext& c) {
   ONYX_ASSIGN_OR_RETURN(std::string x, c.Input(0));
-  ONYX_ASSIGN_OR_RETURN(std::string idx, c.Input(1));
   ONYX_ASSIGN_OR_RETURN(int32_t axis, c.OptInt(0));
   ONYX_ASSIGN_OR_RETURN(int32_t batch_dims, c.OptInt(1));
-  if (batch_dims != 0) return c.Unsupported("batch_dims " + std::to_string(batch_dims));
-  return c.SetOutput(c.b.Op1("Gather", {x, idx}, c.Name("gather"), {ir::IntAttr("axis", axis)}));
+  if (batch_dims == 0) {
+    ONYX_ASSIGN_OR_RETURN(std::string idx, c.Input(1));
+    return c.SetOutput(c.b.Op1("Gather", {x, idx}, c.Name("gather"), {ir::IntAttr("axis", axis)}));
+  }
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> ps, c.InShape(0));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> is, c.InShape(1));
+  const int64_t p = static_cast<int64_t>(ps.size()), ni = static_cast<int64_t>(is.size());
+  const int64_t b = batch_dims < 0 ? batch_dims + ni : batch_dims;
+  const int64_t a = axis < 0 ? axis + p : axis;
+  if (b < 0 || b > ni || a < b || a >= p) {
+    return c.Error("axis " + std::to_string(axis) + " with batch_dims " + std::to_string(batch_dims));
+  }
+  if (a > b) {  // params: [batch..., axis, between..., after...]
+    std::vector<int64_t> perm;
+    for (int64_t d = 0; d < b; ++d) perm.push_back(d);
+    perm.push_back(a);
+    for (int64_t d = b; d < p; ++d) {
+      if (d != a) perm.push_back(d);
+    }
+    x = c.b.Op1("Transpose", {x}, c.Name("axis_first"), {ir::IntsAttr("perm", perm)});
+  }
+  ONYX_ASSIGN_OR_RETURN(std::string idx, Int64Input(c, 1, "indices"));
+  idx = c.b.Op1("Unsqueeze", {idx, c.b.ConstInts(c.Name("last"), {-1})}, c.Name("indices_nd"));
+  std::string y = c.b.Op1("GatherND", {x, idx}, c.Name("gather"), {ir::IntAttr("batch_dims", b)});
+  if (a > b) {  // y: [batch..., indices (ni - b)..., between (a - b)..., after...]
+    const int64_t out_rank = p + ni - b - 1, n_idx = ni - b, n_between = a - b;
+    std::vector<int64_t> perm;
+    for (int64_t d = 0; d < b; ++d) perm.push_back(d);
+    for (int64_t d = 0; d < n_between; ++d) perm.push_back(b + n_idx + d);
+    for (int64_t d = 0; d < n_idx; ++d) perm.push_back(b + d);
+    for (int64_t d = b + n_idx + n_between; d < out_rank; ++d) perm.push_back(d);
+    y = c.b.Op1("Transpose", {y}, c.Name("between_first"), {ir::IntsAttr("perm", perm)});
+  }
+  return c.SetOutput(y);
 }
 
 // EMBEDDING_LOOKUP(ids, table): rows of the table.

@@ -142,6 +142,147 @@ Status Cast(OpContext& c) {
   return c.SetOutput(c.b.Op1("Cast", {x}, c.Name("cast"), {ir::IntAttr("to", static_cast<int64_t>(type))}));
 }
 
+// ATAN2(y, x): ONNX has no Atan2. atan(y / x), shifted by +-pi when x < 0 (+pi for y >= 0, as atan2(+0, x < 0)
+// is pi), and sign(y) * pi / 2 on x = 0 (0 at the origin, like atan2(0, 0)).
+Status Atan2(OpContext& c) {
+  ONYX_ASSIGN_OR_RETURN(const TfliteTensor* t, c.OutTensor());
+  if (t->type != TensorType::kFloat32) return c.Unsupported("ATAN2 of a non-float32 tensor");
+  ONYX_ASSIGN_OR_RETURN(std::string y, c.Input(0));
+  ONYX_ASSIGN_OR_RETURN(std::string x, c.Input(1));
+  const std::string zero = c.b.ConstFloat(c.Name("zero"), 0.0f);
+  const float pi = static_cast<float>(M_PI);
+  std::string q = c.b.Op1("Atan", {c.b.Op1("Div", {y, x}, c.Name("ratio"))}, c.Name("atan"));
+  std::string shift = c.b.Op1("Where",
+                              {c.b.Op1("GreaterOrEqual", {y, zero}, c.Name("y_nonnegative")),
+                               c.b.ConstFloat(c.Name("pi"), pi), c.b.ConstFloat(c.Name("minus_pi"), -pi)},
+                              c.Name("shift"));
+  q = c.b.Op1("Where",
+              {c.b.Op1("Less", {x, zero}, c.Name("x_negative")), c.b.Op1("Add", {q, shift}, c.Name("left")), q},
+              c.Name("quadrant"));
+  std::string axis = c.b.Op1("Mul", {c.b.Op1("Sign", {y}, c.Name("sign_y")), c.b.ConstFloat(c.Name("half_pi"), pi / 2)},
+                             c.Name("on_axis"));
+  return c.SetOutput(c.b.Op1("Where", {c.b.Op1("Equal", {x, zero}, c.Name("x_zero")), axis, q}, c.Name("atan2")));
+}
+
+Result<int> IntegerBits(OpContext& c, TensorType t, bool* is_signed) {
+  *is_signed = t == TensorType::kInt8 || t == TensorType::kInt16 || t == TensorType::kInt32;
+  switch (t) {
+    case TensorType::kInt8:
+    case TensorType::kUint8:
+      return 8;
+    case TensorType::kInt16:
+    case TensorType::kUint16:
+      return 16;
+    case TensorType::kInt32:
+    case TensorType::kUint32:
+      return 32;
+    default:
+      return c.Unsupported("a bitwise operator on TFLite type " + std::to_string(static_cast<int>(t)));
+  }
+}
+
+// RIGHT_SHIFT(x, y): TFLite clamps the shift to [0, bits - 1] and shifts signed types arithmetically. ONNX's
+// BitShift takes unsigned types only: signed values are floor(x / 2^y), computed in double (exact for 32 bits).
+Status RightShift(OpContext& c) {
+  ONYX_ASSIGN_OR_RETURN(const TfliteTensor* t, c.OutTensor());
+  bool is_signed = false;
+  ONYX_ASSIGN_OR_RETURN(int bits, IntegerBits(c, t->type, &is_signed));
+  ONYX_ASSIGN_OR_RETURN(DataType type, OnnxType(t->type));
+  ONYX_ASSIGN_OR_RETURN(std::string x, c.RawInput(0));
+  ONYX_ASSIGN_OR_RETURN(std::string y, c.RawInput(1));
+  auto cast = [&](const std::string& v, DataType to, const char* what) {
+    return c.b.Op1("Cast", {v}, c.Name(what), {ir::IntAttr("to", static_cast<int64_t>(to))});
+  };
+  Tensor lo = Tensor::Scalar<int64_t>(0), hi = Tensor::Scalar<int64_t>(bits - 1);
+  std::string shift = c.b.Op1("Clip",
+                              {cast(y, DataType::kInt64, "shift64"), c.b.Constant(c.Name("lo"), std::move(lo)),
+                               c.b.Constant(c.Name("hi"), std::move(hi))},
+                              c.Name("shift"));
+  if (!is_signed) {
+    return c.SetRawOutput(c.b.Op1("BitShift", {x, cast(shift, type, "shift_cast")}, c.Name("right_shift"),
+                                  {ir::StringAttr("direction", "RIGHT")}));
+  }
+  std::string scale = c.b.Op1(
+      "Pow", {c.b.Constant(c.Name("two"), Tensor::Scalar<double>(2.0)), cast(shift, DataType::kDouble, "shift_double")},
+      c.Name("scale"));
+  std::string q = c.b.Op1("Floor", {c.b.Op1("Div", {cast(x, DataType::kDouble, "x_double"), scale}, c.Name("div"))},
+                          c.Name("floor"));
+  return c.SetRawOutput(cast(q, type, "right_shift"));
+}
+
+// BITWISE_XOR(x, y): opset 17 has no bitwise operators (BitwiseXor is opset 18). Both operands are cast to uint32
+// (sign-extending, so the low bits are the operands' own), split into their 32 bits with BitShift (a new last
+// axis), the bits added mod 2, and the bits weighted by 2^k summed in int64; the final Cast keeps the low bits.
+Status BitwiseXor(OpContext& c) {
+  ONYX_ASSIGN_OR_RETURN(const TfliteTensor* t, c.OutTensor());
+  bool is_signed = false;
+  ONYX_ASSIGN_OR_RETURN(int bits, IntegerBits(c, t->type, &is_signed));
+  (void)bits;
+  ONYX_ASSIGN_OR_RETURN(DataType type, OnnxType(t->type));
+  std::vector<uint32_t> shifts(32);
+  std::vector<int64_t> weights(32);
+  for (uint32_t k = 0; k < 32; ++k) {
+    shifts[k] = k;
+    weights[k] = int64_t{1} << k;
+  }
+  const std::string shift = c.b.Constant(c.Name("shifts"), Tensor::FromVector<uint32_t>(shifts, {32}));
+  const std::string two = c.b.Constant(c.Name("two"), Tensor::Scalar<uint32_t>(2));
+  const std::string last = c.b.ConstInts(c.Name("last_axis"), {-1});
+  std::vector<std::string> split;
+  for (size_t k = 0; k < 2; ++k) {
+    ONYX_ASSIGN_OR_RETURN(std::string v, c.RawInput(k));
+    v = c.b.Op1("Cast", {v}, c.Name("u32"), {ir::IntAttr("to", static_cast<int64_t>(DataType::kUint32))});
+    v = c.b.Op1("BitShift", {c.b.Op1("Unsqueeze", {v, last}, c.Name("expanded")), shift}, c.Name("shifted"),
+                {ir::StringAttr("direction", "RIGHT")});
+    split.push_back(c.b.Op1("Mod", {v, two}, c.Name("bits")));
+  }
+  std::string z = c.b.Op1("Mod", {c.b.Op1("Add", {split[0], split[1]}, c.Name("bit_sum")), two}, c.Name("xor_bits"));
+  z = c.b.Op1("Cast", {z}, c.Name("xor_bits64"), {ir::IntAttr("to", static_cast<int64_t>(DataType::kInt64))});
+  z = c.b.Op1("Mul", {z, c.b.Constant(c.Name("weights"), Tensor::FromVector<int64_t>(weights, {32}))},
+              c.Name("weighted"));
+  z = c.b.Op1("ReduceSum", {z, last}, c.Name("xor64"), {ir::IntAttr("keepdims", 0)});
+  return c.SetRawOutput(c.b.Op1("Cast", {z}, c.Name("xor"), {ir::IntAttr("to", static_cast<int64_t>(type))}));
+}
+
+// FAKE_QUANT; FakeQuantOptions: min 0, max 1, num_bits 2, narrow_range 3. TFLite nudges [min, max] so that 0 is
+// a grid point (in float, as computed here at conversion), clamps, and rounds (x - nudged_min) / scale half away
+// from zero: the value is >= 0 there, so that is floor, plus one where the fraction is >= 0.5 (exact in float,
+// where floor(v + 0.5) is not).
+Status FakeQuant(OpContext& c) {
+  ONYX_ASSIGN_OR_RETURN(float min, c.OptFloat(0));
+  ONYX_ASSIGN_OR_RETURN(float max, c.OptFloat(1));
+  ONYX_ASSIGN_OR_RETURN(int32_t num_bits, c.OptInt(2));
+  ONYX_ASSIGN_OR_RETURN(bool narrow, c.OptBool(3));
+  // TFLite's kernel refuses narrow_range at run time ("only meant to be applied to weights").
+  if (narrow) return c.Unsupported("narrow_range");
+  if (num_bits < 2 || num_bits > 16 || !(max > min)) {
+    return c.Error("num_bits " + std::to_string(num_bits) + " with range [" + std::to_string(min) + ", " +
+                   std::to_string(max) + "]");
+  }
+  const float quant_min = 0.0f, quant_max = static_cast<float>((1 << num_bits) - 1);
+  const float scale = (max - min) / (quant_max - quant_min);
+  const float zero_point_from_min = quant_min - min / scale;
+  float zero_point = std::round(zero_point_from_min);
+  if (zero_point_from_min < quant_min) zero_point = quant_min;
+  if (zero_point_from_min > quant_max) zero_point = quant_max;
+  const float nudged_min = (quant_min - zero_point) * scale;
+  const float nudged_max = (quant_max - zero_point) * scale;
+  ONYX_ASSIGN_OR_RETURN(std::string x, c.Input(0));
+  const std::string lo = c.b.ConstFloat(c.Name("nudged_min"), nudged_min);
+  std::string v = c.b.Op1("Clip", {x, lo, c.b.ConstFloat(c.Name("nudged_max"), nudged_max)}, c.Name("clamped"));
+  v = c.b.Op1("Mul", {c.b.Op1("Sub", {v, lo}, c.Name("shifted")), c.b.ConstFloat(c.Name("inv_scale"), 1.0f / scale)},
+              c.Name("steps"));
+  std::string f = c.b.Op1("Floor", {v}, c.Name("floor"));
+  std::string up =
+      c.b.Op1("GreaterOrEqual", {c.b.Op1("Sub", {v, f}, c.Name("fraction")), c.b.ConstFloat(c.Name("half"), 0.5f)},
+              c.Name("round_up"));
+  std::string r = c.b.Op1("Where", {up, c.b.Op1("Add", {f, c.b.ConstFloat(c.Name("one"), 1.0f)}, c.Name("ceil")), f},
+                          c.Name("rounded"));
+  r = c.b.Op1("Add", {c.b.Op1("Mul", {r, c.b.ConstFloat(c.Name("scale"), scale)}, c.Name("scaled")), lo},
+              c.Name("fake_quant"));
+  return c.SetOutput(r);
+}
+
 }  // namespace
 
 void AddMathOps(std::map<int32_t, OpFn>& t) {
@@ -196,6 +337,10 @@ void AddMathOps(std::map<int32_t, OpFn>& t) {
   t[op::kSelect] = Select;
   t[op::kSelectV2] = Select;
   t[op::kCast] = Cast;
+  t[op::kAtan2] = Atan2;
+  t[op::kRightShift] = RightShift;
+  t[op::kBitwiseXor] = BitwiseXor;
+  t[op::kFakeQuant] = FakeQuant;
 }
 
 }  // namespace onyx::convert::tflite

@@ -218,6 +218,49 @@ Status TransposeConvCommon(OpContext& c, const std::string& x, Tensor filter, in
   return c.SetOutput(c.ToNhwc(y));
 }
 
+// CONV_3D_TRANSPOSE(output_shape, filter [D,H,W,O,I], input NDHWC, bias?); Conv3DOptions as CONV_3D. The pads
+// follow from the recorded shapes as for TRANSPOSE_CONV, with the dilated filter size.
+Status Conv3DTranspose(OpContext& c) {
+  ONYX_ASSIGN_OR_RETURN(std::string x, c.Input(2));
+  ONYX_ASSIGN_OR_RETURN(Tensor filter, c.FloatConst(1, "filter"));
+  if (filter.rank() != 5) return c.Error("the filter must be 5-D");
+  ONYX_ASSIGN_OR_RETURN(Tensor weight, TransposeTensor(filter, {4, 3, 0, 1, 2}));  // -> [I,O,D,H,W]
+  ONYX_ASSIGN_OR_RETURN(int32_t sd, c.OptInt(1, 1));
+  ONYX_ASSIGN_OR_RETURN(int32_t sw, c.OptInt(2, 1));
+  ONYX_ASSIGN_OR_RETURN(int32_t sh, c.OptInt(3, 1));
+  ONYX_ASSIGN_OR_RETURN(int8_t activation, c.OptByte(4));
+  ONYX_ASSIGN_OR_RETURN(int32_t dd, c.OptInt(5, 1));
+  ONYX_ASSIGN_OR_RETURN(int32_t dw, c.OptInt(6, 1));
+  ONYX_ASSIGN_OR_RETURN(int32_t dh, c.OptInt(7, 1));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> out, c.OutShape());
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> in, c.InShape(2));
+  if (out.size() != 5 || in.size() != 5) return c.Error("needs 5-D input and output");
+  const int64_t strides[3] = {sd, sh, sw}, dilations[3] = {dd, dh, dw};
+  std::vector<int64_t> pads(6, 0), output_padding(3, 0);
+  bool extra = false;
+  for (int d = 0; d < 3; ++d) {
+    if (in[1 + d] < 0 || out[1 + d] < 0) return c.Error("needs known spatial sizes");
+    const int64_t k = dilations[d] * (weight.dim(2 + d) - 1) + 1;
+    const int64_t total = strides[d] * (in[1 + d] - 1) + k - out[1 + d];
+    if (total >= 0) {
+      pads[d] = total / 2;
+      pads[3 + d] = total - total / 2;
+    } else {
+      output_padding[d] = -total;
+      extra = true;
+    }
+  }
+  std::vector<ir::Attribute> attrs = {ir::IntsAttr("strides", {sd, sh, sw}), ir::IntsAttr("dilations", {dd, dh, dw}),
+                                      ir::IntsAttr("kernel_shape", {weight.dim(2), weight.dim(3), weight.dim(4)}),
+                                      ir::IntsAttr("pads", pads)};
+  if (extra) attrs.push_back(ir::IntsAttr("output_padding", output_padding));
+  ONYX_ASSIGN_OR_RETURN(std::vector<std::string> ins,
+                        WithBias(c, {c.ToNchw(x, 5), c.b.Constant(c.Name("weight"), std::move(weight))}, 3));
+  std::string y = c.b.Op1("ConvTranspose", ins, c.Name("conv3d_transpose"), std::move(attrs));
+  ONYX_ASSIGN_OR_RETURN(y, c.Activation(activation, y));
+  return c.SetOutput(c.ToNhwc(y, 5));
+}
+
 // TRANSPOSE_CONV(output_shape, weights [O,H,W,I], input, bias?); options: padding 0, stride_w 1, stride_h 2,
 // activation 3 (padding follows from the recorded shapes).
 Status TransposeConv(OpContext& c) {
@@ -346,6 +389,7 @@ void AddNnOps(std::map<int32_t, OpFn>& t) {
   t[op::kConv2d] = [](OpContext& c) { return Conv(c, false); };
   t[op::kDepthwiseConv2d] = [](OpContext& c) { return Conv(c, true); };
   t[op::kConv3d] = Conv3D;
+  t[op::kConv3dTranspose] = Conv3DTranspose;
   t[op::kTransposeConv] = TransposeConv;
   t[op::kCustom] = TransposeConvBias;
   t[op::kAveragePool2d] = [](OpContext& c) { return Pool(c, "AveragePool"); };

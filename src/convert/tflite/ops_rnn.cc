@@ -1,8 +1,8 @@
-// Recurrent layers: UNIDIRECTIONAL_SEQUENCE_RNN -> ONNX RNN, UNIDIRECTIONAL_SEQUENCE_LSTM and
-// BIDIRECTIONAL_SEQUENCE_LSTM -> ONNX LSTM. The state inputs are TFLite variable tensors (zeros at the start of a
-// run): ONNX's omitted initial states are zeros too. TFLite's gate weights come one tensor per gate; ONNX stacks them
-// (LSTM order input, output, forget, cell) and takes the sequence time-major, so batch-major sequences are
-// transposed around the op.
+// Recurrent layers: UNIDIRECTIONAL_SEQUENCE_RNN and BIDIRECTIONAL_SEQUENCE_RNN -> ONNX RNN,
+// UNIDIRECTIONAL_SEQUENCE_LSTM and BIDIRECTIONAL_SEQUENCE_LSTM -> ONNX LSTM. The state inputs are TFLite variable
+// tensors (zeros at the start of a run): ONNX's omitted initial states are zeros too. TFLite's gate weights come one
+// tensor per gate; ONNX stacks them (LSTM order input, output, forget, cell) and takes the sequence time-major, so
+// batch-major sequences are transposed around the op.
 #include <cstring>
 
 #include "convert/tflite/op_context.h"
@@ -79,6 +79,52 @@ Status SequenceRnn(OpContext& c) {
               c.b.Constant(c.Name("R"), std::move(R)), c.b.Constant(c.Name("B"), std::move(B))},
              c.Name("rnn"), {ir::IntAttr("hidden_size", hidden), ir::StringsAttr("activations", {act})}, 2);
   return c.SetOutput(SequenceOut(c, outs[0], time_major, hidden));
+}
+
+// BIDIRECTIONAL_SEQUENCE_RNN(input, fw weights, fw recurrent weights, fw bias, fw hidden state, the same four
+// backward, aux input, fw aux weights, bw aux weights) -> ONNX RNN bidirectional; BidirectionalSequenceRNNOptions:
+// time_major 0, activation 1, merge_outputs 2. Outputs fw (and bw unless merged), each at its own time step.
+Status BidirectionalRnn(OpContext& c) {
+  ONYX_ASSIGN_OR_RETURN(bool time_major, c.OptBool(0));
+  ONYX_ASSIGN_OR_RETURN(int8_t activation, c.OptByte(1));
+  ONYX_ASSIGN_OR_RETURN(bool merge, c.OptBool(2));
+  ONYX_ASSIGN_OR_RETURN(std::string act, ActivationName(c, activation));
+  for (size_t k = 9; k < c.num_inputs(); ++k) {
+    if (c.HasInput(k)) return c.Unsupported("auxiliary inputs");
+  }
+  if (c.IsConstInput(4) || c.IsConstInput(8)) return c.Unsupported("a constant initial hidden state");
+  ONYX_ASSIGN_OR_RETURN(std::string x, c.Input(0));
+  std::vector<Tensor> w(2), r(2), bias(2);
+  for (size_t d = 0; d < 2; ++d) {
+    ONYX_ASSIGN_OR_RETURN(w[d], c.FloatConst(1 + 4 * d, "weights"));
+    ONYX_ASSIGN_OR_RETURN(r[d], c.FloatConst(2 + 4 * d, "recurrent weights"));
+    ONYX_ASSIGN_OR_RETURN(bias[d], c.FloatConst(3 + 4 * d, "bias"));
+  }
+  const int64_t hidden = w[0].dim(0);
+  ONYX_ASSIGN_OR_RETURN(Tensor zeros, Zeros(hidden));
+  ONYX_ASSIGN_OR_RETURN(Tensor W, Stack({w[0], w[1]}));
+  ONYX_ASSIGN_OR_RETURN(Tensor R, Stack({r[0], r[1]}));
+  ONYX_ASSIGN_OR_RETURN(Tensor B, Stack({bias[0], zeros, bias[1], zeros}));
+  ONYX_ASSIGN_OR_RETURN(W, W.Reshaped({2, hidden, w[0].dim(1)}));
+  ONYX_ASSIGN_OR_RETURN(R, R.Reshaped({2, hidden, hidden}));
+  ONYX_ASSIGN_OR_RETURN(B, B.Reshaped({2, 2 * hidden}));
+  std::vector<std::string> outs =
+      c.b.Op("RNN",
+             {TimeMajor(c, x, time_major), c.b.Constant(c.Name("W"), std::move(W)),
+              c.b.Constant(c.Name("R"), std::move(R)), c.b.Constant(c.Name("B"), std::move(B))},
+             c.Name("rnn"),
+             {ir::IntAttr("hidden_size", hidden), ir::StringAttr("direction", "bidirectional"),
+              ir::StringsAttr("activations", {act, act})},
+             2);
+  if (merge) return c.SetOutput(SequenceOut(c, outs[0], time_major, 2 * hidden));
+  for (int64_t d = 0; d < 2; ++d) {
+    std::string yd = c.b.Op1("Slice",
+                             {outs[0], c.b.ConstInts(c.Name("start"), {d}), c.b.ConstInts(c.Name("end"), {d + 1}),
+                              c.b.ConstInts(c.Name("axis"), {1})},
+                             c.Name(d == 0 ? "forward" : "backward"));
+    ONYX_RETURN_IF_ERROR(c.SetOutput(SequenceOut(c, yd, time_major, hidden), static_cast<size_t>(d)));
+  }
+  return Status::Ok();
 }
 
 // One direction of a TFLite LSTM: inputs from `base` on (TFLite order: 4 input weights i f c o, 4 recurrent
@@ -206,6 +252,7 @@ Status BidirectionalLstm(OpContext& c) {
 
 void AddRnnOps(std::map<int32_t, OpFn>& t) {
   t[op::kUnidirectionalSequenceRnn] = SequenceRnn;
+  t[op::kBidirectionalSequenceRnn] = BidirectionalRnn;
   t[op::kUnidirectionalSequenceLstm] = UnidirectionalLstm;
   t[op::kBidirectionalSequenceLstm] = BidirectionalLstm;
 }

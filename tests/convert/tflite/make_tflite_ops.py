@@ -786,16 +786,26 @@ CASES["bitwise_xor_int8"] = lambda: single("BITWISE_XOR", [ints([3, 4], -128, 12
                                            [3, 4], np.int8, opt="BitwiseXor")
 
 
+def through_add(g, seg, shape, dtype):
+    """LiteRT.js copies out garbage for a segment operator's output (LiteRT sizes it at run time, into its own
+    buffer): the result goes through an ADD with a second input, whose output LiteRT.js reads correctly."""
+    offset = g.input(shape, dtype, name="offset")
+    out = g.tensor(shape, dtype, name="output")
+    g.op("ADD", [seg, offset], [out], "Add")
+    g.outputs = [out]
+    return (uniform(shape) if dtype == np.float32 else ints(shape, -5, 5)).astype(dtype)
+
+
 def unsorted_segment_case(op, opt, data, ids, segments, out_dtype=np.float32):
     m = Model()
     g = m.graph()
     x = g.input(list(data.shape), data.dtype.type, name="data")
     i = g.input(list(ids.shape), np.int32, name="segment_ids")
     n = g.const(np.array([segments]), np.int32)
-    out = g.tensor([segments] + list(data.shape[ids.ndim:]), out_dtype, name="output")
-    g.op(op, [x, i, n], [out], opt)
-    g.outputs = [out]
-    return m, [data, ids]
+    shape = [segments] + list(data.shape[ids.ndim:])
+    seg = g.tensor(shape, out_dtype, name="segments")
+    g.op(op, [x, i, n], [seg], opt)
+    return m, [data, ids, through_add(g, seg, shape, out_dtype)]
 
 
 # Segment 4 gets no row: sum 0, product 1, max the type's lowest value, min its highest.
@@ -812,11 +822,11 @@ def _():
     m = Model()
     g = m.graph()
     x = g.input([6, 3], name="data")
-    ids = g.const(np.array([0, 0, 1, 2, 2, 2]), np.int32)  # sorted without gaps, as TFLite requires
-    out = g.tensor([3, 3], name="output")
-    g.op("SEGMENT_SUM", [x, ids], [out], "SegmentSum")
-    g.outputs = [out]
-    return m, [uniform([6, 3])]
+    ids = g.input([6], np.int32, name="segment_ids")
+    seg = g.tensor([3, 3], name="segments")
+    g.op("SEGMENT_SUM", [x, ids], [seg], "SegmentSum")
+    feeds = [uniform([6, 3]), np.array([0, 0, 1, 2, 2, 2], np.int32)]  # sorted without gaps, as TFLite requires
+    return m, feeds + [through_add(g, seg, [3, 3], np.float32)]
 
 
 # The start [3, -1] is clamped to [2, 0] so the update fits.
@@ -943,6 +953,43 @@ def _():
     return m, [uniform([1, 2, 3, 3, 2])]
 
 
+@case("rnn_cell")
+def _():
+    # RNN (one step from the zero state a variable tensor starts with): TF.js's SimpleRNN over a one-step sequence.
+    m = Model()
+    g = m.graph()
+    batch, n_in, hidden = 2, 3, 4
+    x = g.input([batch, n_in], name="input")
+    w, r, b = uniform([hidden, n_in], -0.7, 0.7), uniform([hidden, hidden], -0.7, 0.7), uniform([hidden], -0.5, 0.5)
+    out = g.tensor([batch, hidden], name="output")
+    g.op("RNN", [x, g.const(w), g.const(r), g.const(b), g.tensor([batch, hidden], variable=True)], [out], "RNN",
+         [(0, "b", 4)])
+    g.outputs = [out]
+    feed = uniform([batch, n_in], -1, 1)
+    spec = tfjs_spec("rnn", hidden, feed.reshape(batch, 1, n_in), [w.T, r.T, b])
+    spec["output_shape"] = [batch, hidden]
+    return m, [feed], spec
+
+
+@case("bidirectional_rnn")
+def _():
+    m = Model()
+    g = m.graph()
+    batch, steps, n_in, hidden = 2, 4, 3, 5
+    x = g.input([batch, steps, n_in], name="input")
+    ins, keras = [x], []
+    for _ in range(2):
+        w, r, b = uniform([hidden, n_in], -0.7, 0.7), uniform([hidden, hidden], -0.7, 0.7), uniform([hidden], -0.5, 0.5)
+        ins += [g.const(w), g.const(r), g.const(b), g.tensor([batch, hidden], variable=True)]
+        keras += [w.T, r.T, b]
+    out = g.tensor([batch, steps, 2 * hidden], name="output")
+    g.op("BIDIRECTIONAL_SEQUENCE_RNN", ins + [-1, -1, -1], [out], "BidirectionalSequenceRNN",
+         [(0, "B", False), (1, "b", 4), (2, "B", True)])
+    g.outputs = [out]
+    feed = uniform([batch, steps, n_in], -1, 1)
+    return m, [feed], tfjs_spec("birnn", hidden, feed, keras)
+
+
 # ---- malformed or unsupported models: `onyx convert` must fail with a one-line error naming the operator -------
 def error_models():
     """(file name, model, substrings the error must contain)."""
@@ -1034,7 +1081,8 @@ def write_tfjs_refs(d, feeds, spec):
     os.makedirs(data)
     for k, arr in enumerate(feeds):
         write_pb(arr, os.path.join(data, f"input_{k}.pb"), f"input_{k}")
-    write_pb(np.array(y["data"], np.float32).reshape(y["shape"]), os.path.join(data, "output_0.pb"), "output")
+    write_pb(np.array(y["data"], np.float32).reshape(spec.get("output_shape", y["shape"])),
+             os.path.join(data, "output_0.pb"), "output")
     shutil.rmtree(os.path.join(d, "inputs"))
     with open(os.path.join(d, "refs.json"), "w") as f:
         json.dump({"generator": "TF.js 4.22 tfjs-layers (tests/convert/tflite/tfjs_rnn_refs.js)", "kind": spec["kind"],

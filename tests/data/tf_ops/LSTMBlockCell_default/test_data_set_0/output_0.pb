@@ -1,0 +1,1 @@
+BLSTMBlockCell:0J ív?´ðm?Ó„6?gŽ>°+r?}#J?¡@®>aAß=

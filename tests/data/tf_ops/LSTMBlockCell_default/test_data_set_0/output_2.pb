@@ -1,0 +1,1 @@
+BLSTMBlockCell:2J £l?á±p?a?_ô$?2Êu?G}j?l7+?}‹>

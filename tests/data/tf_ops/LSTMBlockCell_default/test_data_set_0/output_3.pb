@@ -1,0 +1,1 @@
+BLSTMBlockCell:3J ý£>¹Nß=CÑL>ØÚ?‚l=#À=ýÃ¿>ÐQX?

@@ -1,0 +1,1 @@
+BLSTMBlockCell:4J \y¿ûz¿ùîU¿íé’>IN{¿/Å`¿„­–>JCp?

@@ -1,0 +1,1 @@
+BLSTMBlockCell:0J xŸr>y√l?A»s?‘n?+a9?≈ +?≈Ói?≥∂4?

@@ -1,0 +1,1 @@
+BLSTMBlockCell:4J Tœ~?%D?°ãa¿À2¿j†¡>H¢V¿ïùx¿Ãêx¿

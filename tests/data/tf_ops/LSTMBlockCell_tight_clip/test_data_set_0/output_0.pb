@@ -1,0 +1,1 @@
+BLSTMBlockCell:0J déK?ˆÚx?‘]|?ø½u?\l?^½c?É 5?–ÈÀ>

@@ -1,0 +1,1 @@
+BLSTMBlockCell:3J ¬œk?2?$ô…>ÆyÌ=ÛÕk>ÃUK>‡B£>ø?

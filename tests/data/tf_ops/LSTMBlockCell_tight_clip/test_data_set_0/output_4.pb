@@ -1,0 +1,1 @@
+BLSTMBlockCell:4J M»,?–Cr¿¿Ì­¿’©d¿5Xk¿º	<¿þ–c=

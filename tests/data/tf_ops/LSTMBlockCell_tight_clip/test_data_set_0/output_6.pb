@@ -1,0 +1,1 @@
+BLSTMBlockCell:6J ¾´„>_yO¾½<z¼ñCî¼Ug‰½­ïl=,²,¼/¾5¾

@@ -1,0 +1,1 @@
+BMatrixDiagPartV3:0J/5Æ¿Í¯?¾f²?J%?

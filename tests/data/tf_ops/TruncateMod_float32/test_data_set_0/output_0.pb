@@ -1,0 +1,1 @@
+BTruncateMod:0J0Bþ(À„¢h¿úÆ¿uFU¿€UO?àº<@`€­¾‰Op>m`â¾ k¿W¼À@#7@

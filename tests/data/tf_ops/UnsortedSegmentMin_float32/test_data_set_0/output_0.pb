@@ -1,0 +1,1 @@
+BUnsortedSegmentMin:0J(WÍr?øj¾¨µv?C]İ¿ÿÿÿÿÿÿÿÿè|á¿tV=
