@@ -2,6 +2,9 @@
 # onyx's one entry point on a fresh Debian 12 machine:
 #   ./onyx.sh demo    install what is needed, build, run the demo model (face detection on a reference input)
 #   ./onyx.sh test    install what is needed, build, run every test
+#   ./onyx.sh sanitize  install, build with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan (-O1 -g),
+#                       run the unit tests, node suites and converter tests under them (tests/sanitize/run.sh;
+#                       `./onyx.sh sanitize all` runs every test)
 #   ./onyx.sh setup | build   the first steps alone
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -47,6 +50,23 @@ demo() {
   "$onyx" conformance --atol 1e-5 models/blazeface
 }
 
+# The sanitizer build lives in its own folder (its objects are incompatible with the release build's); it builds at
+# low priority so that it can run beside other work. Python stays off: the module would need libasan preloaded.
+# Warnings are the release build's gate (-Werror there): GCC's flow warnings differ on instrumented -O1 code.
+SANITIZE_DIR=${ONYX_SANITIZE_DIR:-build-asan}
+sanitize() {
+  if [ ! -f "$SANITIZE_DIR/build.ninja" ]; then
+    cmake -S . -B "$SANITIZE_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" \
+      -DONYX_SANITIZE=address,undefined -DONYX_BUILD_PYTHON=OFF -DONYX_WERROR=OFF
+  fi
+  local start
+  start=$(date +%s)
+  nice -n 10 cmake --build "$SANITIZE_DIR" --target onyx_cli onyx_unit_tests -j "$JOBS"
+  echo "sanitize: built in $(($(date +%s) - start)) s"
+  [ -n "${ONYX_SANITIZE_BUILD_ONLY:-}" ] && return 0
+  tests/sanitize/run.sh "$SANITIZE_DIR" "${1:-default}"
+}
+
 run_tests() {
   (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS")
 }
@@ -56,5 +76,6 @@ case "${1:-}" in
   build) setup; build ;;
   demo) setup; build; demo ;;
   test) setup; build; run_tests ;;
-  *) echo "usage: ./onyx.sh demo | test | setup | build" >&2; exit 2 ;;
+  sanitize) setup; sanitize "${2:-default}" ;;
+  *) echo "usage: ./onyx.sh demo | test | sanitize [all] | setup | build" >&2; exit 2 ;;
 esac

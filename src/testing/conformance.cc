@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/safe_file.h"
 #include "format/model_io.h"
 #include "format/tensor_proto.h"
 #include "runtime/session.h"
@@ -293,8 +294,11 @@ std::vector<CaseResult> RunConformance(const std::vector<TestCase>& cases, const
 }
 
 Result<std::set<std::string>> LoadExpectations(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return IoError("cannot open expectations file '" + path + "'");
+  // Through ReadOnlyFile: a folder, FIFO or device named by mistake is an error, not a hang or an endless read.
+  auto file = ReadOnlyFile::Open(path);
+  if (!file.ok()) return file.status().WithContext("expectations file");
+  ONYX_ASSIGN_OR_RETURN(std::string text, file->ReadAll());
+  std::istringstream in(text);
   std::set<std::string> names;
   std::string line;
   while (std::getline(in, line)) {

@@ -223,9 +223,14 @@ int ConvertMain(const std::vector<std::string>& args) {
                 static_cast<long long>(options.opset), tflite_report.transposes_before, tflite_report.transposes_after);
   } else if (!quiet && tf_graph) {
     std::printf("%s -> %s: %d TensorFlow nodes, %d ONNX nodes, opset %lld; Transpose nodes %d -> %d after layout "
-                "optimization\n",
+                "optimization",
                 input.c_str(), output.c_str(), tf_report.tf_nodes, tf_report.nodes, static_cast<long long>(options.opset),
                 tf_report.transposes_before, tf_report.transposes_after);
+    if (tf_report.dilated_convolutions_folded > 0) {
+      std::printf("; %d SpaceToBatchND/BatchToSpaceND pairs folded into dilated convolutions",
+                  tf_report.dilated_convolutions_folded);
+    }
+    std::printf("\n");
   } else if (!quiet) {
     std::printf("%s -> %s: %d layers, %d nodes, opset %lld; Transpose nodes %d -> %d after layout optimization\n",
                 input.c_str(), output.c_str(), report.layers, report.nodes, static_cast<long long>(options.opset),

@@ -152,7 +152,12 @@ int RunMain(const std::vector<std::string>& args) {
     const std::string& name = graph.outputs[i].name;
     std::printf("output %-24s %s\n", name.c_str(), Summary(outputs[i]).c_str());
     if (!output_dir.empty() && outputs[i].is_tensor()) {
-      std::filesystem::create_directories(output_dir);
+      std::error_code ec;  // a path that is a file, FIFO or device: an error, not an uncaught filesystem_error
+      std::filesystem::create_directories(output_dir, ec);
+      if (ec) {
+        Error("--output-dir '" + output_dir + "': " + ec.message());
+        return kExitFailure;
+      }
       std::string safe = name;
       for (char& c : safe) {
         if (c == '/' || c == '\\' || c == ':') c = '_';

@@ -66,4 +66,12 @@ void GraphBuilder::OpTo(const std::string& op_type, const std::vector<std::strin
   graph_->nodes.push_back(std::move(n));
 }
 
+std::string GraphBuilder::Input(const std::string& base, ir::TypeInfo type) {
+  ir::ValueInfo vi;
+  vi.name = Fresh(base);
+  vi.type = std::move(type);
+  graph_->inputs.push_back(vi);
+  return vi.name;
+}
+
 }  // namespace onyx::convert

@@ -21,6 +21,9 @@ class GraphBuilder {
   std::string Fresh(const std::string& base);
   // Marks a name as taken (graph inputs).
   void Reserve(const std::string& name) { used_.insert(name); }
+  // Adds a graph input with a fresh name derived from `base` (a subgraph's iteration count, loop-carried values);
+  // returns the name.
+  std::string Input(const std::string& base, ir::TypeInfo type);
 
   // Adds an initializer; returns its value name.
   std::string Constant(const std::string& base, Tensor tensor);

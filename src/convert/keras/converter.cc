@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <map>
+#include <new>
 #include <set>
 
 #include "convert/common/tensor_layout.h"
 #include "convert/common/transpose_optimizer.h"
 #include "convert/keras/config_util.h"
 #include "convert/keras/layer_context.h"
+#include "convert/keras/limits.h"
 #include "ir/graph_edit.h"
 #include "onyx_version.h"
 
@@ -51,11 +53,14 @@ const json& LayersOf(const json& model) {
   return kEmpty;
 }
 
-void CollectUnsupported(const json& model, std::vector<std::string>* out) {
+// `depth`: how many models enclose `model` (0 at the top); the walk refuses nesting over MaxModelNesting() before
+// the converter's own recursion over the same models could overflow the stack.
+Status CollectUnsupported(const json& model, int64_t depth, std::vector<std::string>* out) {
+  ONYX_RETURN_IF_ERROR(CheckModelNesting(depth, "model '" + NameOf(model) + "'"));
   for (const auto& layer : LayersOf(model)) {
     const std::string cls = ClassOf(layer);
     if (IsModelClass(cls)) {
-      CollectUnsupported(layer, out);
+      ONYX_RETURN_IF_ERROR(CollectUnsupported(layer, depth + 1, out));
       continue;
     }
     if (cls == "InputLayer") continue;
@@ -73,6 +78,7 @@ void CollectUnsupported(const json& model, std::vector<std::string>* out) {
       }
     }
   }
+  return Status::Ok();
 }
 
 struct Ref {
@@ -493,7 +499,7 @@ Status ConvertInto(const KerasModelFile& file, const ConvertOptions& options, ir
                        "models have no config to convert)");
   }
   std::vector<std::string> unsupported;
-  CollectUnsupported(file.model, &unsupported);
+  if (Status st = CollectUnsupported(file.model, 0, &unsupported); !st.ok()) return st.WithContext(file.path);
   if (!unsupported.empty()) {
     std::string msg = file.path + ": " + std::to_string(unsupported.size()) + " unsupported layer" +
                       (unsupported.size() > 1 ? "s" : "") + ": ";
@@ -605,8 +611,14 @@ Result<ir::Model> ConvertKerasModel(const KerasModelFile& file, const ConvertOpt
 }
 
 Result<ir::Model> ConvertKerasFile(const std::string& path, const ConvertOptions& options, ConvertReport* report) {
-  ONYX_ASSIGN_OR_RETURN(KerasModelFile file, ReadKerasModel(path));
-  return ConvertKerasModel(file, options, report);
+  // The readers check every size a file claims against the bytes it holds before allocating; this is the backstop
+  // for an allocation that still fails (a real model larger than this machine's memory): an error, not an abort.
+  try {
+    ONYX_ASSIGN_OR_RETURN(KerasModelFile file, ReadKerasModel(path));
+    return ConvertKerasModel(file, options, report);
+  } catch (const std::bad_alloc&) {
+    return InvalidArgument(path + ": out of memory while reading or converting the model");
+  }
 }
 
 }  // namespace onyx::convert::keras

@@ -3,6 +3,9 @@
 #include <hdf5.h>
 
 #include <cstring>
+#include <new>
+
+#include "core/safe_file.h"
 
 namespace onyx::convert::keras {
 
@@ -94,6 +97,55 @@ Result<std::vector<std::string>> ReadStrings(hid_t attr) {
                          std::to_string(count) + " elements)");
 }
 
+// HDF5 lets a dataset keep its data in other files (external storage: raw bytes of any file by name; virtual
+// datasets: datasets of other HDF5 files): a hostile .h5 would have onyx read any file it can and copy it into the
+// converted model. Only data stored in the file itself is read.
+Status CheckDatasetInFile(hid_t ds, const std::string& where) {
+  Handle dcpl{H5Dget_create_plist(ds), H5Pclose};
+  if (dcpl.id < 0) return InvalidArgument(where + ": cannot inspect its storage");
+  const H5D_layout_t layout = H5Pget_layout(dcpl.id);
+  if (layout == H5D_VIRTUAL) {
+    return Unsupported(where + " is a virtual dataset (its data lives in other files, which onyx does not read)");
+  }
+  if (layout != H5D_COMPACT && layout != H5D_CONTIGUOUS && layout != H5D_CHUNKED) {
+    return InvalidArgument(where + ": unknown storage layout");
+  }
+  if (H5Pget_external_count(dcpl.id) != 0) {
+    return Unsupported(where + " keeps its data in external files, which onyx does not read");
+  }
+  return Status::Ok();
+}
+
+// A dataset's dims are file contents (up to 2^64 elements each): before allocating, its size must be a valid shape,
+// within the largest file onyx reads, and backed by the bytes the file stores for it. Unfiltered data is stored
+// whole; filtered (compressed) data cannot inflate by more than deflate's maximum ratio (1032:1, the most of any
+// HDF5 filter Keras or h5py write); an unwritten dataset (storage 0) would be read as fill values: refused.
+Status CheckDatasetSize(hid_t ds, hid_t file_type, const Shape& shape, size_t memory_element_bytes,
+                        const std::string& where) {
+  auto n = CheckedNumElements(shape);
+  if (!n.ok()) return n.status().WithContext(where);
+  if (*n == 0) return Status::Ok();
+  const uint64_t elements = static_cast<uint64_t>(*n);
+  const uint64_t memory_bytes = elements * memory_element_bytes;  // < 2^56: CheckedNumElements caps at 2^52
+  if (memory_bytes > MaxReadFileBytes()) {
+    return InvalidArgument(where + ": " + ShapeToString(shape) + " needs " + std::to_string(memory_bytes) +
+                           " bytes, more than the limit of " + std::to_string(MaxReadFileBytes()) +
+                           " (raise it with ONYX_MAX_FILE_BYTES)");
+  }
+  const size_t file_element_bytes = H5Tget_size(file_type);
+  const uint64_t stored = H5Dget_storage_size(ds);
+  Handle dcpl{H5Dget_create_plist(ds), H5Pclose};
+  const int filters = dcpl.id >= 0 ? H5Pget_nfilters(dcpl.id) : 0;
+  if (file_element_bytes == 0 || file_element_bytes > 16) return InvalidArgument(where + ": invalid element size");
+  const uint64_t file_bytes = elements * file_element_bytes;
+  const uint64_t max_ratio = filters > 0 ? 1032 : 1;
+  if (stored == 0 || file_bytes / max_ratio > stored) {
+    return InvalidArgument(where + ": " + ShapeToString(shape) + " claims " + std::to_string(file_bytes) +
+                           " bytes but the file stores " + std::to_string(stored) + " for it (corrupt file?)");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Hdf5File::~Hdf5File() {
@@ -122,14 +174,27 @@ Result<std::unique_ptr<Hdf5File>> Hdf5File::OpenImage(std::string bytes, const s
   return std::unique_ptr<Hdf5File>(new Hdf5File(f, label, std::move(bytes)));
 }
 
+namespace {
+
+// Whether `path`'s last link exists and stays in this file: an external link (to an object of another HDF5 file,
+// named by the file) counts as absent, so nothing below ever opens another file.
+bool InternalLinkExists(hid_t file, const std::string& path) {
+  if (H5Lexists(file, path.c_str(), H5P_DEFAULT) <= 0) return false;
+  H5L_info2_t info;
+  if (H5Lget_info2(file, path.c_str(), &info, H5P_DEFAULT) < 0) return false;
+  return info.type == H5L_TYPE_HARD || info.type == H5L_TYPE_SOFT;
+}
+
+}  // namespace
+
 bool Hdf5File::Exists(const std::string& path) const {
   if (path == "/" || path.empty()) return true;
   // Check every prefix: H5Lexists fails on a missing intermediate group.
   size_t pos = 0;
   while ((pos = path.find('/', pos + 1)) != std::string::npos) {
-    if (H5Lexists(file_, path.substr(0, pos).c_str(), H5P_DEFAULT) <= 0) return false;
+    if (!InternalLinkExists(file_, path.substr(0, pos))) return false;
   }
-  return H5Lexists(file_, path.c_str(), H5P_DEFAULT) > 0;
+  return InternalLinkExists(file_, path);
 }
 
 bool Hdf5File::IsGroup(const std::string& path) const {
@@ -199,7 +264,16 @@ Result<Tensor> Hdf5File::ReadDataset(const std::string& path) const {
   } else {
     return Unsupported(where + ": element type is neither floating point nor integer");
   }
-  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(dt, shape));
+  ONYX_RETURN_IF_ERROR(CheckDatasetInFile(ds.id, where));
+  ONYX_RETURN_IF_ERROR(CheckDatasetSize(ds.id, type.id, shape, DataTypeStorageBytes(dt, 1), where));
+  auto create = [&]() -> Result<Tensor> {
+    try {
+      return Tensor::Create(dt, shape);
+    } catch (const std::bad_alloc&) {
+      return InvalidArgument(where + ": out of memory for " + ShapeToString(shape));
+    }
+  };
+  ONYX_ASSIGN_OR_RETURN(Tensor t, create());
   if (t.size() > 0 && H5Dread(ds.id, mem, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw()) < 0) {
     return InvalidArgument(where + ": cannot read (corrupt file?)");
   }

@@ -9,6 +9,7 @@
 
 #include "convert/keras/hdf5_file.h"
 #include "convert/keras/keras_file.h"
+#include "convert/keras/limits.h"
 #include "convert/keras/zip_archive.h"
 
 namespace onyx::convert::keras {
@@ -29,9 +30,12 @@ int ChildRank(const std::string& name) {
   return 100;
 }
 
-// All variables below `group`: its own vars/0..n-1 first, then nested objects in creation order.
-Status CollectVars(const Hdf5File& h5, const std::string& group, std::vector<Weight>* out) {
+// All variables below `group`: its own vars/0..n-1 first, then nested objects in creation order. `depth` counts
+// the nested objects above `group`: HDF5 groups may link to themselves, so the walk is bounded.
+Status CollectVars(const Hdf5File& h5, const std::string& group, int64_t depth, std::vector<Weight>* out) {
   if (!h5.IsGroup(group)) return Status::Ok();
+  // (The group's path grows with every level: the error names its start.)
+  ONYX_RETURN_IF_ERROR(CheckModelNesting(depth, h5.label() + ": group '" + group.substr(0, 100) + "...'"));
   if (h5.IsGroup(group + "/vars")) {
     ONYX_ASSIGN_OR_RETURN(auto names, h5.Children(group + "/vars"));
     std::vector<std::pair<long, std::string>> numbered;
@@ -53,12 +57,14 @@ Status CollectVars(const Hdf5File& h5, const std::string& group, std::vector<Wei
                    [](const std::string& a, const std::string& b) { return ChildRank(a) < ChildRank(b); });
   for (const auto& c : children) {
     if (c == "vars") continue;
-    ONYX_RETURN_IF_ERROR(CollectVars(h5, group + "/" + c, out));
+    ONYX_RETURN_IF_ERROR(CollectVars(h5, group + "/" + c, depth + 1, out));
   }
   return Status::Ok();
 }
 
-Status WalkLayers(const Hdf5File& h5, const nlohmann::json& model, const std::string& prefix, KerasModelFile* out) {
+Status WalkLayers(const Hdf5File& h5, const nlohmann::json& model, const std::string& prefix, int64_t depth,
+                  KerasModelFile* out) {
+  ONYX_RETURN_IF_ERROR(CheckModelNesting(depth, h5.label() + ": '" + prefix + "'"));
   if (!model.contains("config") || !model["config"].is_object()) return Status::Ok();
   const nlohmann::json& cfg = model["config"];
   if (!cfg.contains("layers") || !cfg["layers"].is_array()) return Status::Ok();
@@ -82,11 +88,11 @@ Status WalkLayers(const Hdf5File& h5, const nlohmann::json& model, const std::st
       name = layer["name"];
     }
     if (IsModelClass(cls)) {
-      ONYX_RETURN_IF_ERROR(WalkLayers(h5, layer, path, out));
+      ONYX_RETURN_IF_ERROR(WalkLayers(h5, layer, path, depth + 1, out));
       continue;
     }
     std::vector<Weight> ws;
-    ONYX_RETURN_IF_ERROR(CollectVars(h5, path, &ws));
+    ONYX_RETURN_IF_ERROR(CollectVars(h5, path, 0, &ws));
     if (!ws.empty()) out->weights[name] = std::move(ws);
   }
   return Status::Ok();
@@ -119,7 +125,7 @@ Result<KerasModelFile> ReadKeras3(const std::string& path) {
   ONYX_ASSIGN_OR_RETURN(std::string weights, zip->Read("model.weights.h5"));
   ONYX_ASSIGN_OR_RETURN(auto h5, Hdf5File::OpenImage(std::move(weights), path + ":model.weights.h5"));
   if (IsModelClass(out.model["class_name"].is_string() ? out.model["class_name"].get<std::string>() : "")) {
-    ONYX_RETURN_IF_ERROR(WalkLayers(*h5, out.model, "", &out));
+    ONYX_RETURN_IF_ERROR(WalkLayers(*h5, out.model, "", 0, &out));
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "convert/keras/keras_file.h"
+#include "convert/keras/limits.h"
 #include "core/safe_file.h"
 
 namespace onyx::convert::keras {
@@ -20,6 +21,7 @@ std::string_view SourceFormatName(SourceFormat f) {
 }
 
 Result<nlohmann::json> ParseJson(const std::string& text, const std::string& where) {
+  ONYX_RETURN_IF_ERROR(CheckJsonDepth(text, where));
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return InvalidArgument(where + ": invalid JSON");
   return j;

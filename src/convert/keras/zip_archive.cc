@@ -2,6 +2,10 @@
 
 #include <zip.h>
 
+#include <new>
+
+#include "convert/keras/limits.h"
+
 namespace onyx::convert::keras {
 
 ZipArchive::~ZipArchive() {
@@ -42,10 +46,31 @@ Result<std::string> ZipArchive::Read(const std::string& name, uint64_t max_bytes
   zip_stat_t st;
   zip_stat_init(&st);
   if (zip_stat(z, name.c_str(), 0, &st) != 0) return NotFound(where + " not found");
-  if (!(st.valid & ZIP_STAT_SIZE) || st.size > max_bytes) return InvalidArgument(where + ": size missing or too large");
+  if (!(st.valid & ZIP_STAT_SIZE)) return InvalidArgument(where + ": the archive does not give its size");
+  const uint64_t limit = max_bytes != 0 ? max_bytes : MaxZipEntryBytes();
+  if (st.size > limit) {
+    return InvalidArgument(
+        where + " inflates to " + std::to_string(st.size) + " bytes, more than the limit of " + std::to_string(limit) +
+        (max_bytes != 0 ? std::string(" for this member") : std::string(" (raise it with ONYX_MAX_ZIP_ENTRY_BYTES)")));
+  }
+  // Refused before inflating: deflate cannot expand more than 1032:1 and a stored member is its bytes, so a member
+  // claiming more than that over its compressed bytes is corrupt (or a zip bomb).
+  if ((st.valid & ZIP_STAT_COMP_SIZE) && (st.valid & ZIP_STAT_COMP_METHOD)) {
+    const bool stored_bad = st.comp_method == ZIP_CM_STORE && st.comp_size != st.size;
+    const bool deflate_bad = st.comp_method == ZIP_CM_DEFLATE && st.size / 1032 > st.comp_size + 1;
+    if (stored_bad || deflate_bad) {
+      return InvalidArgument(where + " claims " + std::to_string(st.size) + " bytes from " +
+                             std::to_string(st.comp_size) + " in the archive (corrupt archive?)");
+    }
+  }
+  std::string data;
+  try {
+    data.resize(static_cast<size_t>(st.size));
+  } catch (const std::bad_alloc&) {
+    return InvalidArgument(where + ": out of memory for " + std::to_string(st.size) + " bytes");
+  }
   zip_file_t* f = zip_fopen(z, name.c_str(), 0);
   if (!f) return InvalidArgument(where + ": cannot open (" + zip_strerror(z) + ")");
-  std::string data(static_cast<size_t>(st.size), '\0');
   zip_int64_t got = data.empty() ? 0 : zip_fread(f, data.data(), st.size);
   zip_fclose(f);
   if (got < 0 || static_cast<zip_uint64_t>(got) != st.size) return InvalidArgument(where + ": truncated or corrupt");

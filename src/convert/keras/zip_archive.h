@@ -18,8 +18,9 @@ class ZipArchive {
   static Result<std::unique_ptr<ZipArchive>> Open(const std::string& path);
   std::vector<std::string> Names() const;
   bool Has(const std::string& name) const;
-  // A member's bytes; members over `max_bytes` are refused.
-  Result<std::string> Read(const std::string& name, uint64_t max_bytes = uint64_t{1} << 32) const;
+  // A member's bytes; members that would inflate to more than `max_bytes` (default: MaxZipEntryBytes(), limits.h)
+  // are refused before inflating.
+  Result<std::string> Read(const std::string& name, uint64_t max_bytes = 0) const;
 
  private:
   ZipArchive(void* zip, std::string path) : zip_(zip), path_(std::move(path)) {}

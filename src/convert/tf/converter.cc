@@ -8,10 +8,12 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "convert/common/converted_model.h"
 #include "convert/common/tfjs_weights.h"
+#include "convert/tf/fold_dilated_conv.h"
 #include "convert/tf/functions.h"
 #include "convert/tf/graph_walk.h"
 #include "convert/tf/tables.h"
@@ -105,6 +107,27 @@ bool IsTfjsGraphModel(const std::string& path) {
 
 namespace {
 
+// The integer values of the Const node `name` of `nodes` (from the weights or the node's own value); nullopt for
+// anything else.
+std::optional<std::vector<int64_t>> ConstIntsOf(const json& nodes, const std::map<std::string, Tensor>& weights,
+                                                const std::string& name) {
+  auto integers = [](const Tensor& t) -> std::optional<std::vector<int64_t>> {
+    if (t.type() != DataType::kInt32 && t.type() != DataType::kInt64) return std::nullopt;
+    return t.ToInt64Vector();
+  };
+  for (const auto& nj : nodes) {
+    if (!nj.is_object() || nj.value("name", std::string()) != name) continue;
+    if (nj.value("op", std::string()) != "Const") return std::nullopt;
+    auto w = weights.find(name);
+    if (w != weights.end()) return integers(w->second);
+    auto n = ParseNode(nj);
+    if (!n.ok()) return std::nullopt;
+    auto t = ConstFromAttr(*n);
+    return t.ok() ? integers(*t) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
 // ConvertGraphJson; `output_order` (when given) lists the signature's outputs in the order model.json stores them
 // (nlohmann::json keeps an object's keys sorted).
 Result<ir::Model> ConvertGraph(const json& root, std::map<std::string, Tensor> weights, const std::string& path,
@@ -136,11 +159,26 @@ Result<ir::Model> ConvertGraph(const json& root, std::map<std::string, Tensor> w
     }
   }
 
+  // Dilated convolutions written as SpaceToBatchND -> conv -> BatchToSpaceND become one convolution (on a copy of
+  // the node list: the parsed nodes below point into whichever list is used).
+  const json* node_list = &graph_json["node"];
+  json folded_nodes;
+  int dilated_convs = 0;
+  if (std::any_of(node_list->begin(), node_list->end(), [](const json& n) {
+        return n.is_object() && n.value("op", std::string()) == "SpaceToBatchND";
+      })) {
+    folded_nodes = *node_list;
+    dilated_convs = FoldDilatedConvolutions(folded_nodes, [&](const std::string& name) {
+      return ConstIntsOf(folded_nodes, env.weights, name);
+    });
+    if (dilated_convs > 0) node_list = &folded_nodes;
+  }
+
   // Nodes by name, and their control inputs (TF1 loops and conditionals tie their constants to them so).
   std::vector<TfNode> nodes;
   std::set<std::string> names;
   ControlInputs control;
-  for (const auto& nj : graph_json["node"]) {
+  for (const auto& nj : *node_list) {
     auto n = ParseNode(nj);
     if (!n.ok()) return n.status().WithContext(path);
     if (!names.insert(n->name).second) return InvalidArgument(path + ": two nodes are named '" + n->name + "'");
@@ -225,6 +263,10 @@ Result<ir::Model> ConvertGraph(const json& root, std::map<std::string, Tensor> w
     if (!seen.insert(name).second) continue;  // a tensor named twice by the signature is one output
     auto v = values.find(name);
     if (v == values.end()) return InvalidArgument(path + ": output '" + out + "' is not computed by its node");
+    if (v->second.type == DataType::kComplex64) {
+      return Unsupported(path + ": output '" + out + "' is complex, which ONNX graphs cannot output (end the graph "
+                         "with Real/Imag/ComplexAbs)");
+    }
     if (v->second.name != name) b.OpTo("Identity", {v->second.name}, {name}, name);
     ir::ValueInfo vi;
     vi.name = name;
@@ -237,6 +279,7 @@ Result<ir::Model> ConvertGraph(const json& root, std::map<std::string, Tensor> w
   if (report) {
     report->tf_nodes = env.converted;
     report->outputs_rule = rule;
+    report->dilated_convolutions_folded = dilated_convs;
     report->nodes = static_cast<int>(model.graph.nodes.size());
     report->transposes_before = stats.before;
     report->transposes_after = stats.after;

@@ -25,6 +25,7 @@ struct TfConvertReport {
   int transposes_before = 0;  // Transpose nodes of the faithful translation
   int transposes_after = 0;   // ... left after the transpose optimizer
   std::string outputs_rule;   // which rule chose the outputs (the signature's, or the tensors no node reads)
+  int dilated_convolutions_folded = 0;  // SpaceToBatchND -> conv -> BatchToSpaceND chains made one convolution
 };
 
 // Whether `path` is a TF.js graph-model's model.json ("format": "graph-model", or a modelTopology holding "node").

@@ -139,6 +139,14 @@ Status ConvertNodes(ConvertEnv& env, Functions* functions, GraphBuilder& b, cons
 namespace {
 
 // Converts one node with its operator's converter (Placeholder and Const here).
+// The operators whose converters read complex values (ops_spectral.cc) or pass any value through unchanged.
+bool TakesComplex(const std::string& op) {
+  static const std::set<std::string> ops = {
+      "Real",   "Imag",   "ComplexAbs", "Conj",  "FFT",    "IFFT",     "FFT2D",   "IFFT2D",   "FFT3D",
+      "IFFT3D", "IRFFT",  "IRFFT2D",    "IRFFT3D", "Identity", "IdentityN", "Snapshot", "StopGradient"};
+  return ops.count(op) > 0;
+}
+
 Status ConvertNode(const Walk& w, GraphBuilder& b, const TfNode& n, std::map<std::string, TfValue>& values) {
   ConvertEnv& env = w.env;
   if (n.op == "Placeholder") {
@@ -185,6 +193,16 @@ Status ConvertNode(const Walk& w, GraphBuilder& b, const TfNode& n, std::map<std
       return InvalidArgument(env.path + ": " + n.Where() + " reads '" + in + "', which its producer does not output");
     }
     ins.push_back(v->second);
+  }
+  // Complex tensors are float tensors with a trailing (real, imaginary) axis; only the operators that know it may
+  // read them, else a wrongly shaped float tensor would flow on silently.
+  if (!TakesComplex(n.op)) {
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (ins[i].type == DataType::kComplex64) {
+        return Unsupported(env.path + ": " + n.Where() + ": input " + std::to_string(i) +
+                           " is complex, which this operator's converter does not handle");
+      }
+    }
   }
   OpContext ctx(b, n, std::move(ins));
   ctx.functions = w.functions;

@@ -111,19 +111,12 @@ Status While(OpContext& ctx) {
   }
   ONYX_ASSIGN_OR_RETURN(
       std::shared_ptr<ir::Graph> body, fns->Subgraph(ctx.Name("body"), [&](GraphBuilder& sb) -> Status {
-        auto add_input = [&](const std::string& base, ir::TypeInfo type) {
-          ir::ValueInfo vi;
-          vi.name = sb.Fresh(base);
-          vi.type = std::move(type);
-          sb.graph().inputs.push_back(vi);
-          return vi.name;
-        };
-        add_input(ctx.node.name + "/iteration", ir::TypeInfo::Tensor(DataType::kInt64, std::vector<ir::Dim>{}));
-        add_input(ctx.node.name + "/cond_in", ir::TypeInfo::Tensor(DataType::kBool, std::vector<ir::Dim>{}));
+        sb.Input(ctx.node.name + "/iteration", ir::TypeInfo::Tensor(DataType::kInt64, std::vector<ir::Dim>{}));
+        sb.Input(ctx.node.name + "/cond_in", ir::TypeInfo::Tensor(DataType::kBool, std::vector<ir::Dim>{}));
         std::vector<TfValue> args = init;
         for (size_t i : carried) {
           const bool list = env.sequences.count(init[i].name) > 0;
-          args[i] = {add_input(ctx.node.name + "/var" + std::to_string(i), TypeOf(env, init[i])), init[i].type,
+          args[i] = {sb.Input(ctx.node.name + "/var" + std::to_string(i), TypeOf(env, init[i])), init[i].type,
                      nullptr};
           if (list) env.sequences.insert(args[i].name);
         }

@@ -1,8 +1,8 @@
 // Diagonal matrices (MatrixDiag*, MatrixSetDiag*, MatrixDiagPart*: the main diagonal, k = 0), and reorderings:
 // InvertPermutation, ReverseSequence, Roll. The diagonal is an [M, N] mask i == j built from Ranges at run time, so
 // no static shape is needed.
-#include <limits>
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "convert/tf/emit.h"
@@ -80,21 +80,21 @@ Status MatrixSetDiag(OpContext& ctx) {
   const std::string n = DimScalar(ctx, x.name, -1, "n");
   const std::string mask = DiagonalMask(ctx, m, n);
   const std::string d_shape = ctx.b.Op1("Shape", {d.name}, ctx.Name("diagonal_shape"));
-  const std::string missing = ctx.b.Op1("Sub", {ShapeDim(ctx, ctx.b.Op1("Shape", {x.name}, ctx.Name("input_shape")),
-                                                         -2, "rows"),
-                                                ShapeDim(ctx, d_shape, -1, "length")},
-                                        ctx.Name("missing"));
-  const std::string pad_shape =
-      ctx.b.Op1("Concat",
-                {ctx.b.Op1("Slice", {d_shape, ctx.b.ConstInts(ctx.Name("batch_begin"), {0}),
-                                     ctx.b.ConstInts(ctx.Name("batch_end"), {-1})},
-                           ctx.Name("batch_shape")),
-                 missing},
-                ctx.Name("pad_shape"), {ir::IntAttr("axis", 0)});
+  const std::string missing =
+      ctx.b.Op1("Sub",
+                {ShapeDim(ctx, ctx.b.Op1("Shape", {x.name}, ctx.Name("input_shape")), -2, "rows"),
+                 ShapeDim(ctx, d_shape, -1, "length")},
+                ctx.Name("missing"));
+  const std::string pad_shape = ctx.b.Op1(
+      "Concat",
+      {ctx.b.Op1("Slice",
+                 {d_shape, ctx.b.ConstInts(ctx.Name("batch_begin"), {0}), ctx.b.ConstInts(ctx.Name("batch_end"), {-1})},
+                 ctx.Name("batch_shape")),
+       missing},
+      ctx.Name("pad_shape"), {ir::IntAttr("axis", 0)});
   ONYX_ASSIGN_OR_RETURN(std::string zero, ScalarConst(ctx, d.type, 0, "zero"));
-  const std::string padded =
-      ctx.b.Op1("Concat", {d.name, ctx.b.Op1("Expand", {zero, pad_shape}, ctx.Name("zeros"))}, ctx.Name("padded"),
-                {ir::IntAttr("axis", -1)});
+  const std::string padded = ctx.b.Op1("Concat", {d.name, ctx.b.Op1("Expand", {zero, pad_shape}, ctx.Name("zeros"))},
+                                       ctx.Name("padded"), {ir::IntAttr("axis", -1)});
   const std::string column =
       ctx.b.Op1("Unsqueeze", {padded, ctx.b.ConstInts(ctx.Name("last"), {-1})}, ctx.Name("diagonal_column"));
   ctx.SetOutput(0, ctx.b.Op1("Where", {mask, column, x.name}, ctx.Name()), x.type);
@@ -114,9 +114,9 @@ Status MatrixDiagPart(OpContext& ctx) {
   const std::string masked = ctx.b.Op1("Where", {mask, x.name, zero}, ctx.Name("masked"));
   const std::string last = ctx.b.ConstInts(ctx.Name("last"), {-1});
   const std::string rows = ctx.b.Op1("ReduceSum", {masked, last}, ctx.Name("rows"), {ir::IntAttr("keepdims", 0)});
-  const std::string k = ctx.b.Op1("Reshape", {ctx.b.Op1("Min", {m, n}, ctx.Name("length")),
-                                              ctx.b.ConstInts(ctx.Name("vector"), {1})},
-                                  ctx.Name("length_1d"));
+  const std::string k =
+      ctx.b.Op1("Reshape", {ctx.b.Op1("Min", {m, n}, ctx.Name("length")), ctx.b.ConstInts(ctx.Name("vector"), {1})},
+                ctx.Name("length_1d"));
   ctx.SetOutput(0, ctx.b.Op1("Slice", {rows, ctx.b.ConstInts(ctx.Name("begin"), {0}), k, last}, ctx.Name()), x.type);
   return Status::Ok();
 }
@@ -159,8 +159,8 @@ Status Roll(OpContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));
   ONYX_ASSIGN_OR_RETURN(TfValue shift, ctx.Input(1));
   ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.ConstInts(2, "axis"));
-  const std::string shifts = ctx.b.Op1("Reshape", {AsInt64(ctx, shift, "shift_int64"), ctx.b.ConstInts(ctx.Name("flat"), {-1})},
-                                       ctx.Name("shifts"));
+  const std::string shifts = ctx.b.Op1(
+      "Reshape", {AsInt64(ctx, shift, "shift_int64"), ctx.b.ConstInts(ctx.Name("flat"), {-1})}, ctx.Name("shifts"));
   // Axes in order of first appearance, with the positions of their shifts.
   std::vector<std::pair<int64_t, std::vector<int64_t>>> per_axis;
   for (size_t i = 0; i < axes.size(); ++i) {
@@ -189,8 +189,8 @@ Status Roll(OpContext& ctx) {
     const std::string tail = ctx.b.Op1(
         "Slice", {y, split, ctx.b.ConstInts(ctx.Name(tag + "_end"), {std::numeric_limits<int64_t>::max()}), axis_name},
         ctx.Name(tag + "_tail"));
-    const std::string head =
-        ctx.b.Op1("Slice", {y, ctx.b.ConstInts(ctx.Name(tag + "_begin"), {0}), split, axis_name}, ctx.Name(tag + "_head"));
+    const std::string head = ctx.b.Op1("Slice", {y, ctx.b.ConstInts(ctx.Name(tag + "_begin"), {0}), split, axis_name},
+                                       ctx.Name(tag + "_head"));
     y = ctx.b.Op1("Concat", {tail, head}, a + 1 == per_axis.size() ? ctx.Name() : ctx.Name(tag + "_rolled"),
                   {ir::IntAttr("axis", axis)});
   }

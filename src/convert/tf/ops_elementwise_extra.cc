@@ -16,7 +16,8 @@ Result<TfValue> Delegate(OpContext& ctx, const std::string& op, std::vector<TfVa
   sub.functions = ctx.functions;
   ONYX_RETURN_IF_ERROR(fn->second(sub));
   auto out = sub.outputs().find(port);
-  if (out == sub.outputs().end()) return Internal(ctx.node.Where() + ": " + op + " set no output " + std::to_string(port));
+  if (out == sub.outputs().end())
+    return Internal(ctx.node.Where() + ": " + op + " set no output " + std::to_string(port));
   return out->second;
 }
 
@@ -60,11 +61,12 @@ Status TruncateDiv(OpContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(std::string zero, ScalarConst(ctx, x.type, 0, "zero"));
   const std::string q = ctx.b.Op1("Div", {x.name, y.name}, ctx.Name("quotient"));
   const std::string negative = ctx.b.Op1("Less", {q, zero}, ctx.Name("negative"));
-  ctx.SetOutput(0,
-                ctx.b.Op1("Where",
-                          {negative, ctx.b.Op1("Ceil", {q}, ctx.Name("ceil")), ctx.b.Op1("Floor", {q}, ctx.Name("floor"))},
-                          ctx.Name()),
-                x.type);
+  ctx.SetOutput(
+      0,
+      ctx.b.Op1("Where",
+                {negative, ctx.b.Op1("Ceil", {q}, ctx.Name("ceil")), ctx.b.Op1("Floor", {q}, ctx.Name("floor"))},
+                ctx.Name()),
+      x.type);
   return Status::Ok();
 }
 
@@ -133,7 +135,8 @@ Status Invert(OpContext& ctx) {
   Tensor all_ones;
   ONYX_RETURN_IF_ERROR(Dispatch<AllFixedTypes>(x.type, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) all_ones = Tensor::Scalar<T>(static_cast<T>(~T{0}));
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      all_ones = Tensor::Scalar<T>(static_cast<T>(~T{0}));
     return Status::Ok();
   }));
   ctx.SetOutput(0, ctx.b.Op1("Sub", {ctx.b.Constant(ctx.Name("all_ones"), std::move(all_ones)), x.name}, ctx.Name()),
@@ -169,9 +172,9 @@ Status Shift(OpContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(std::string zero, ScalarConst(ctx, x.type, 0, "zero"));
   const std::string inverted = ctx.b.Op1("Sub", {minus_one, x.name}, ctx.Name("inverted"));
   const std::string pos = CastTo(ctx, shift(x.name, "shifted"), x.type, "shifted_signed");
-  const std::string neg = ctx.b.Op1(
-      "Sub", {minus_one, CastTo(ctx, shift(inverted, "inverted_shifted"), x.type, "inverted_shifted_signed")},
-      ctx.Name("negative_shifted"));
+  const std::string neg =
+      ctx.b.Op1("Sub", {minus_one, CastTo(ctx, shift(inverted, "inverted_shifted"), x.type, "inverted_shifted_signed")},
+                ctx.Name("negative_shifted"));
   ctx.SetOutput(0, ctx.b.Op1("Where", {ctx.b.Op1("Less", {x.name, zero}, ctx.Name("negative")), neg, pos}, ctx.Name()),
                 x.type);
   return Status::Ok();

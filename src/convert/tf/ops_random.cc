@@ -49,13 +49,12 @@ Status TruncatedNormal(OpContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(std::string minus_two, ScalarConst(ctx, type, -2, "minus_two"));
   const std::string rejected =
       ctx.b.Op1("Greater", {ctx.b.Op1("Abs", {draws}, ctx.Name("magnitude")), two}, ctx.Name("rejected"));
-  const std::string accepted = CastTo(ctx, ctx.b.Op1("Not", {rejected}, ctx.Name("accepted")), DataType::kInt32,
-                                      "accepted_int");
+  const std::string accepted =
+      CastTo(ctx, ctx.b.Op1("Not", {rejected}, ctx.Name("accepted")), DataType::kInt32, "accepted_int");
   // ArgMax returns the first maximum: the first accepted candidate (or candidate 0 when none is).
   const std::string first =
       ctx.b.Op1("ArgMax", {accepted}, ctx.Name("first_accepted"), {ir::IntAttr("axis", 0), ir::IntAttr("keepdims", 1)});
-  const std::string chosen =
-      ctx.b.Op1("GatherElements", {draws, first}, ctx.Name("chosen"), {ir::IntAttr("axis", 0)});
+  const std::string chosen = ctx.b.Op1("GatherElements", {draws, first}, ctx.Name("chosen"), {ir::IntAttr("axis", 0)});
   const std::string clipped = ctx.b.Op1("Clip", {chosen, minus_two, two}, ctx.Name("clipped"));
   ctx.SetOutput(0, ctx.b.Op1("Squeeze", {clipped, ctx.b.ConstInts(ctx.Name("draw_axis"), {0})}, ctx.Name()), type);
   return Status::Ok();
@@ -78,8 +77,8 @@ Status RandomUniformInt(OpContext& ctx) {
   const std::string span = ctx.b.Op1("Sub", {hi.name, lo.name}, ctx.Name("span"));
   const std::string span_d = CastTo(ctx, span, DataType::kDouble, "span_double");
   const std::string scaled = ctx.b.Op1("Floor", {ctx.b.Op1("Mul", {u, span_d}, ctx.Name("scaled"))}, ctx.Name("floor"));
-  const std::string top = ctx.b.Op1(
-      "Sub", {span_d, ctx.b.Constant(ctx.Name("one"), Tensor::Scalar<double>(1.0))}, ctx.Name("largest_offset"));
+  const std::string top = ctx.b.Op1("Sub", {span_d, ctx.b.Constant(ctx.Name("one"), Tensor::Scalar<double>(1.0))},
+                                    ctx.Name("largest_offset"));
   const std::string offset = CastTo(ctx, ctx.b.Op1("Min", {scaled, top}, ctx.Name("capped")), lo.type, "offset");
   ctx.SetOutput(0, ctx.b.Op1("Add", {offset, lo.name}, ctx.Name()), lo.type);
   return Status::Ok();
@@ -95,7 +94,8 @@ Status Multinomial(OpContext& ctx) {
   if (out != DataType::kInt32 && out != DataType::kInt64) {
     return InvalidArgument(ctx.node.Where() + ": output_dtype " + std::string(DataTypeName(out)));
   }
-  std::vector<ir::Attribute> attrs = {ir::IntAttr("dtype", static_cast<int64_t>(out)), ir::IntAttr("sample_size", n[0])};
+  std::vector<ir::Attribute> attrs = {ir::IntAttr("dtype", static_cast<int64_t>(out)),
+                                      ir::IntAttr("sample_size", n[0])};
   AddSeed(ctx, &attrs);
   ctx.SetOutput(0, ctx.b.Op1("Multinomial", {logits.name}, ctx.Name(), std::move(attrs)), out);
   return Status::Ok();

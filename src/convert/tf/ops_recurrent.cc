@@ -50,18 +50,18 @@ Status LstmBlockCell(OpContext& ctx) {
     f = ctx.b.Op1("Add", {f, ctx.b.Op1("Mul", {cs_prev, in[5].name}, ctx.Name("peep_f"))}, ctx.Name("f_peeped"));
   }
   i = ctx.b.Op1("Sigmoid", {i}, ctx.Name("i"));
-  f = ctx.b.Op1("Sigmoid", {ctx.b.Op1("Add", {f, ctx.b.ConstFloat(ctx.Name("forget_bias"), forget_bias)},
-                                      ctx.Name("f_biased"))},
+  f = ctx.b.Op1("Sigmoid",
+                {ctx.b.Op1("Add", {f, ctx.b.ConstFloat(ctx.Name("forget_bias"), forget_bias)}, ctx.Name("f_biased"))},
                 ctx.Name("f"));
   ci = ctx.b.Op1("Tanh", {ci}, ctx.Name("ci"));
-  std::string cs = ctx.b.Op1("Add",
-                             {ctx.b.Op1("Mul", {ci, i}, ctx.Name("input_part")),
-                              ctx.b.Op1("Mul", {cs_prev, f}, ctx.Name("kept_part"))},
-                             ctx.Name("cs_unclipped"));
+  std::string cs = ctx.b.Op1(
+      "Add", {ctx.b.Op1("Mul", {ci, i}, ctx.Name("input_part")), ctx.b.Op1("Mul", {cs_prev, f}, ctx.Name("kept_part"))},
+      ctx.Name("cs_unclipped"));
   if (cell_clip > 0) {
-    cs = ctx.b.Op1("Clip", {cs, ctx.b.ConstFloat(ctx.Name("clip_min"), -cell_clip),
-                            ctx.b.ConstFloat(ctx.Name("clip_max"), cell_clip)},
-                   ctx.Name("cs"));
+    cs = ctx.b.Op1(
+        "Clip",
+        {cs, ctx.b.ConstFloat(ctx.Name("clip_min"), -cell_clip), ctx.b.ConstFloat(ctx.Name("clip_max"), cell_clip)},
+        ctx.Name("cs"));
   }
   if (peephole) {
     o = ctx.b.Op1("Add", {o, ctx.b.Op1("Mul", {cs, in[6].name}, ctx.Name("peep_o"))}, ctx.Name("o_peeped"));
@@ -79,17 +79,17 @@ Status LstmBlockCell(OpContext& ctx) {
 Status GruBlockCell(OpContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(std::vector<TfValue> in, FloatInputs(ctx, 6));
   const std::string &x = in[0].name, &h_prev = in[1].name;
-  const std::string ru = ctx.b.Op1("Sigmoid", {Affine(ctx, x, h_prev, in[2].name, in[4].name, "ru_bar")}, ctx.Name("ru"));
+  const std::string ru =
+      ctx.b.Op1("Sigmoid", {Affine(ctx, x, h_prev, in[2].name, in[4].name, "ru_bar")}, ctx.Name("ru"));
   std::vector<std::string> parts = ctx.b.Op("Split", {ru}, ctx.Name("split"), {ir::IntAttr("axis", 1)}, 2);
   const std::string &r = parts[0], &u = parts[1];
   const std::string rh = ctx.b.Op1("Mul", {r, h_prev}, ctx.Name("r_h"));
   const std::string c = ctx.b.Op1("Tanh", {Affine(ctx, x, rh, in[3].name, in[5].name, "c_bar")}, ctx.Name("c"));
   const std::string one_minus_u =
       ctx.b.Op1("Sub", {ctx.b.ConstFloat(ctx.Name("one"), 1.0f), u}, ctx.Name("one_minus_u"));
-  const std::string h = ctx.b.Op1("Add",
-                                  {ctx.b.Op1("Mul", {u, h_prev}, ctx.Name("kept")),
-                                   ctx.b.Op1("Mul", {one_minus_u, c}, ctx.Name("new"))},
-                                  ctx.Name("h"));
+  const std::string h = ctx.b.Op1(
+      "Add", {ctx.b.Op1("Mul", {u, h_prev}, ctx.Name("kept")), ctx.b.Op1("Mul", {one_minus_u, c}, ctx.Name("new"))},
+      ctx.Name("h"));
   const std::vector<std::string> outs = {r, u, c, h};
   for (size_t k = 0; k < outs.size(); ++k) ctx.SetOutput(static_cast<int>(k), outs[k], DataType::kFloat);
   return Status::Ok();

@@ -34,13 +34,13 @@ Result<Tensor> IdentityOf(DataType type, SegmentKind kind) {
 
 // `v` of shape [S] reshaped to [S, 1, ..., 1] with as many 1s as `rows` (shape [N, ...]) has dims after the first.
 std::string AlignWithRows(OpContext& ctx, const std::string& v, const std::string& rows, const std::string& tag) {
-  const std::string rows_rank = ctx.b.Op1("Size", {ctx.b.Op1("Shape", {rows}, ctx.Name(tag + "_rows_shape"))},
-                                          ctx.Name(tag + "_rows_rank"));
-  const std::string extra =
-      ctx.b.Op1("Reshape", {ctx.b.Op1("Sub", {rows_rank, ctx.b.ConstInts(ctx.Name(tag + "_one"), {1})},
-                                      ctx.Name(tag + "_extra_rank")),
-                            ctx.b.ConstInts(ctx.Name(tag + "_vector"), {1})},
-                ctx.Name(tag + "_extra_rank_1d"));
+  const std::string rows_rank =
+      ctx.b.Op1("Size", {ctx.b.Op1("Shape", {rows}, ctx.Name(tag + "_rows_shape"))}, ctx.Name(tag + "_rows_rank"));
+  const std::string extra = ctx.b.Op1(
+      "Reshape",
+      {ctx.b.Op1("Sub", {rows_rank, ctx.b.ConstInts(ctx.Name(tag + "_one"), {1})}, ctx.Name(tag + "_extra_rank")),
+       ctx.b.ConstInts(ctx.Name(tag + "_vector"), {1})},
+      ctx.Name(tag + "_extra_rank_1d"));
   ir::Attribute one;
   one.name = "value";
   one.type = ir::AttrType::kTensor;
@@ -63,8 +63,8 @@ Result<std::string> MaskedReduce(OpContext& ctx, const std::string& rows, DataTy
                        " (SqrtN reductions take floating-point numbers)");
   }
   // mask [S, N, 1, ...] against rows [1, N, ...]: the excluded rows become the identity.
-  const std::string mask_shape_src = ctx.b.Op1("Unsqueeze", {rows, ctx.b.ConstInts(ctx.Name("row_axis"), {0})},
-                                               ctx.Name("rows_expanded"));
+  const std::string mask_shape_src =
+      ctx.b.Op1("Unsqueeze", {rows, ctx.b.ConstInts(ctx.Name("row_axis"), {0})}, ctx.Name("rows_expanded"));
   const std::string mask = AlignWithRows(ctx, mask2, rows, "mask");
   ONYX_ASSIGN_OR_RETURN(Tensor identity, IdentityOf(type, kind));
   const std::string fill = ctx.b.Constant(ctx.Name("identity"), std::move(identity));
@@ -81,7 +81,8 @@ Result<std::string> MaskedReduce(OpContext& ctx, const std::string& rows, DataTy
                           {ir::IntAttr("keepdims", 0)});
       break;
     case SegmentKind::kProd:
-      reduced = ctx.b.Op1("ReduceProd", {masked}, reduced_name, {ir::IntsAttr("axes", {1}), ir::IntAttr("keepdims", 0)});
+      reduced =
+          ctx.b.Op1("ReduceProd", {masked}, reduced_name, {ir::IntsAttr("axes", {1}), ir::IntAttr("keepdims", 0)});
       break;
     case SegmentKind::kMax:
       reduced = ctx.b.Op1("ReduceMax", {masked}, reduced_name, {ir::IntsAttr("axes", {1}), ir::IntAttr("keepdims", 0)});
@@ -161,13 +162,12 @@ Status UnsortedSegment(OpContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(std::string num_segments, ScalarInput(ctx, 2, "num_segments"));
   const std::string ids_rank =
       ctx.b.Op1("Shape", {ctx.b.Op1("Shape", {ids_in.name}, ctx.Name("ids_shape"))}, ctx.Name("ids_rank"));
-  const std::string row_shape =
-      ctx.b.Op1("Slice", {ctx.b.Op1("Shape", {data.name}, ctx.Name("data_shape")), ids_rank,
-                          ctx.b.ConstInts(ctx.Name("to_end"), {kToEnd})},
-                ctx.Name("row_shape"));
-  const std::string rows_shape =
-      ctx.b.Op1("Concat", {ctx.b.ConstInts(ctx.Name("any_rows"), {-1}), row_shape}, ctx.Name("rows_shape"),
-                {ir::IntAttr("axis", 0)});
+  const std::string row_shape = ctx.b.Op1("Slice",
+                                          {ctx.b.Op1("Shape", {data.name}, ctx.Name("data_shape")), ids_rank,
+                                           ctx.b.ConstInts(ctx.Name("to_end"), {kToEnd})},
+                                          ctx.Name("row_shape"));
+  const std::string rows_shape = ctx.b.Op1("Concat", {ctx.b.ConstInts(ctx.Name("any_rows"), {-1}), row_shape},
+                                           ctx.Name("rows_shape"), {ir::IntAttr("axis", 0)});
   const std::string rows = ctx.b.Op1("Reshape", {data.name, rows_shape}, ctx.Name("rows"));
   return Emit(ctx, rows, data.type, ids, num_segments, kKind, false);
 }
@@ -198,27 +198,26 @@ Result<FlatScatter> Flatten(OpContext& ctx, const TfValue& indices, const TfValu
     return InvalidArgument(ctx.node.Where() + ": indices of element type " + std::string(DataTypeName(indices.type)));
   }
   const std::string index_shape = ctx.b.Op1("Shape", {indices.name}, ctx.Name("indices_shape"));
-  const std::string k = ctx.b.Op1("Slice", {index_shape, ctx.b.ConstInts(ctx.Name("last"), {-1}),
-                                            ctx.b.ConstInts(ctx.Name("to_end"), {kToEnd})},
-                                  ctx.Name("index_depth"));
+  const std::string k = ctx.b.Op1(
+      "Slice", {index_shape, ctx.b.ConstInts(ctx.Name("last"), {-1}), ctx.b.ConstInts(ctx.Name("to_end"), {kToEnd})},
+      ctx.Name("index_depth"));
   const std::string minus_one = ctx.b.ConstInts(ctx.Name("any"), {-1});
   FlatScatter f;
   f.indices = ctx.b.Op1("Reshape",
                         {AsInt64(ctx, indices, "indices_int64"),
                          ctx.b.Op1("Concat", {minus_one, k}, ctx.Name("flat_indices_shape"), {ir::IntAttr("axis", 0)})},
                         ctx.Name("flat_indices"));
-  const std::string batch_rank = ctx.b.Op1("Sub", {ctx.b.Op1("Shape", {index_shape}, ctx.Name("indices_rank")),
-                                                   ctx.b.ConstInts(ctx.Name("one"), {1})},
-                                           ctx.Name("batch_rank"));
-  const std::string slice_shape =
-      ctx.b.Op1("Slice", {ctx.b.Op1("Shape", {updates.name}, ctx.Name("updates_shape")), batch_rank,
-                          ctx.b.ConstInts(ctx.Name("slice_end"), {kToEnd})},
-                ctx.Name("slice_shape"));
-  f.updates = ctx.b.Op1(
-      "Reshape",
-      {updates.name, ctx.b.Op1("Concat", {minus_one, slice_shape}, ctx.Name("flat_updates_shape"),
-                               {ir::IntAttr("axis", 0)})},
-      ctx.Name("flat_updates"));
+  const std::string batch_rank = ctx.b.Op1(
+      "Sub", {ctx.b.Op1("Shape", {index_shape}, ctx.Name("indices_rank")), ctx.b.ConstInts(ctx.Name("one"), {1})},
+      ctx.Name("batch_rank"));
+  const std::string slice_shape = ctx.b.Op1("Slice",
+                                            {ctx.b.Op1("Shape", {updates.name}, ctx.Name("updates_shape")), batch_rank,
+                                             ctx.b.ConstInts(ctx.Name("slice_end"), {kToEnd})},
+                                            ctx.Name("slice_shape"));
+  f.updates = ctx.b.Op1("Reshape",
+                        {updates.name, ctx.b.Op1("Concat", {minus_one, slice_shape}, ctx.Name("flat_updates_shape"),
+                                                 {ir::IntAttr("axis", 0)})},
+                        ctx.Name("flat_updates"));
   return f;
 }
 
@@ -232,7 +231,8 @@ Status TensorScatterAdd(OpContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(FlatScatter f, Flatten(ctx, indices, updates));
   std::string u = f.updates;
   if (kSub) u = ctx.b.Op1("Neg", {u}, ctx.Name("negated"));
-  ctx.SetOutput(0, ctx.b.Op1("ScatterND", {tensor.name, f.indices, u}, ctx.Name(), {ir::StringAttr("reduction", "add")}),
+  ctx.SetOutput(0,
+                ctx.b.Op1("ScatterND", {tensor.name, f.indices, u}, ctx.Name(), {ir::StringAttr("reduction", "add")}),
                 tensor.type);
   return Status::Ok();
 }
@@ -251,9 +251,8 @@ Status TensorScatterMaxMin(OpContext& ctx) {
                 {ctx.b.Op1("Unsqueeze", {f.indices, ctx.b.ConstInts(ctx.Name("axis1"), {1})}, ctx.Name("indices_a")),
                  ctx.b.Op1("Unsqueeze", {f.indices, ctx.b.ConstInts(ctx.Name("axis0"), {0})}, ctx.Name("indices_b"))},
                 ctx.Name("components_equal"));
-  const std::string same =
-      ctx.b.Op1("ReduceMin", {CastTo(ctx, equal, DataType::kInt32, "components_equal_int")}, ctx.Name("same_index"),
-                {ir::IntsAttr("axes", {2}), ir::IntAttr("keepdims", 0)});
+  const std::string same = ctx.b.Op1("ReduceMin", {CastTo(ctx, equal, DataType::kInt32, "components_equal_int")},
+                                     ctx.Name("same_index"), {ir::IntsAttr("axes", {2}), ir::IntAttr("keepdims", 0)});
   ONYX_ASSIGN_OR_RETURN(std::string grouped, MaskedReduce(ctx, f.updates, updates.type,
                                                           CastTo(ctx, same, DataType::kBool, "same_index_mask"), kKind,
                                                           false, ctx.Name("grouped")));
@@ -270,8 +269,9 @@ Result<std::string> SegmentReduce(OpContext& ctx, const std::string& rows, DataT
                                   const std::string& num_segments, SegmentKind kind, bool empty_is_zero,
                                   const std::string& out_name) {
   const std::string segments =
-      ctx.b.Op1("Range", {ctx.b.Constant(ctx.Name("first_segment"), Tensor::Scalar<int64_t>(0)), num_segments,
-                          ctx.b.Constant(ctx.Name("segment_step"), Tensor::Scalar<int64_t>(1))},
+      ctx.b.Op1("Range",
+                {ctx.b.Constant(ctx.Name("first_segment"), Tensor::Scalar<int64_t>(0)), num_segments,
+                 ctx.b.Constant(ctx.Name("segment_step"), Tensor::Scalar<int64_t>(1))},
                 ctx.Name("segments"));
   const std::string mask2 =
       ctx.b.Op1("Equal",

@@ -9,6 +9,7 @@ void AddSparseOps(std::map<std::string, OpFn>& table) {
   AddDiagonalOps(table);
   AddElementwiseExtraOps(table);
   AddRandomExtraOps(table);
+  AddSparseTensorOps(table);
 }
 
 }  // namespace onyx::convert::tf

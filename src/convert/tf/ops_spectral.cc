@@ -46,8 +46,8 @@ Status Complex(OpContext& ctx) {
 
 // Component k (0 real, 1 imaginary) of a complex tensor.
 std::string Component(OpContext& ctx, const std::string& v, int k, const std::string& name) {
-  return ctx.b.Op1("Gather", {v, ctx.b.Constant(ctx.Name(k == 0 ? "real_index" : "imag_index"),
-                                                Tensor::Scalar<int64_t>(k))},
+  return ctx.b.Op1("Gather",
+                   {v, ctx.b.Constant(ctx.Name(k == 0 ? "real_index" : "imag_index"), Tensor::Scalar<int64_t>(k))},
                    name, {ir::IntAttr("axis", -1)});
 }
 
@@ -86,9 +86,9 @@ std::string Dft(OpContext& ctx, const std::string& x, int64_t axis, bool inverse
   const std::string batch_axis = ctx.b.ConstInts(ctx.Name("batch_axis"), {0});
   std::vector<std::string> ins = {ctx.b.Op1("Unsqueeze", {x, batch_axis}, name + "/batched")};
   if (!length.empty()) ins.push_back(length);
-  const std::string y = ctx.b.Op1("DFT", ins, name + "/dft",
-                                  {ir::IntAttr("axis", axis), ir::IntAttr("inverse", inverse ? 1 : 0),
-                                   ir::IntAttr("onesided", onesided ? 1 : 0)});
+  const std::string y = ctx.b.Op1(
+      "DFT", ins, name + "/dft",
+      {ir::IntAttr("axis", axis), ir::IntAttr("inverse", inverse ? 1 : 0), ir::IntAttr("onesided", onesided ? 1 : 0)});
   return ctx.b.Op1("Squeeze", {y, batch_axis}, name);
 }
 

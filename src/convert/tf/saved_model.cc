@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 
+#include "convert/tf/graph_walk.h"
 #include "convert/tf/tensor_bundle.h"
 #include "convert/tf/tf_node.h"
 #include "core/mapped_file.h"
@@ -27,16 +28,6 @@ namespace fs = std::filesystem;
 
 constexpr char kObjectGraphKey[] = "_CHECKPOINTABLE_OBJECT_GRAPH";
 constexpr char kInitOpSignature[] = "__saved_model_init_op";
-
-// "node:1" -> ("node", 1); "node" -> ("node", 0).
-std::pair<std::string, int> SplitTensorName(const std::string& tensor) {
-  const size_t colon = tensor.rfind(':');
-  if (colon != std::string::npos && colon + 1 < tensor.size() &&
-      tensor.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
-    return {tensor.substr(0, colon), std::atoi(tensor.c_str() + colon + 1)};
-  }
-  return {tensor, 0};
-}
 
 bool IsVariableOp(const std::string& op) { return op == "VariableV2" || op == "Variable" || op == "VarHandleOp"; }
 bool IsCallOp(const std::string& op) { return op == "StatefulPartitionedCall" || op == "PartitionedCall"; }

@@ -10,10 +10,12 @@
 
 namespace onyx::convert::tf {
 
-void AddSegmentOps(std::map<std::string, OpFn>& table);      // ops_segment.cc: *Segment*, TensorScatter*
-void AddDiagonalOps(std::map<std::string, OpFn>& table);     // ops_diagonal.cc: MatrixDiag*, Roll, ReverseSequence
+void AddSegmentOps(std::map<std::string, OpFn>& table);           // ops_segment.cc: *Segment*, TensorScatter*
+void AddDiagonalOps(std::map<std::string, OpFn>& table);          // ops_diagonal.cc: MatrixDiag*, Roll, ReverseSequence
 void AddElementwiseExtraOps(std::map<std::string, OpFn>& table);  // ops_elementwise_extra.cc: bitwise, Xlogy...
-void AddRandomExtraOps(std::map<std::string, OpFn>& table);  // ops_random.cc: TruncatedNormal, Multinomial...
+void AddRandomExtraOps(std::map<std::string, OpFn>& table);       // ops_random.cc: TruncatedNormal, Multinomial...
+void AddSparseTensorOps(
+    std::map<std::string, OpFn>& table);  // ops_sparse_tensors.cc: SparseReshape, SparseTensorDenseMatMul
 
 // How a segment reduction combines the rows of one segment.
 enum class SegmentKind { kSum, kProd, kMax, kMin, kMean, kSqrtN };

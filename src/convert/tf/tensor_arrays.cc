@@ -178,17 +178,10 @@ Status TensorArrayScatterV3(OpContext& ctx) {
       ctx.Name("count"));
   ONYX_ASSIGN_OR_RETURN(
       std::shared_ptr<ir::Graph> body, fns->Subgraph(ctx.Name("body"), [&](GraphBuilder& sb) -> Status {
-        auto add_input = [&](const std::string& base, ir::TypeInfo type) {
-          ir::ValueInfo vi;
-          vi.name = sb.Fresh(base);
-          vi.type = std::move(type);
-          sb.graph().inputs.push_back(vi);
-          return vi.name;
-        };
-        const std::string k = add_input(ctx.Name("k"), ir::TypeInfo::Tensor(DataType::kInt64, std::vector<ir::Dim>{}));
+        const std::string k = sb.Input(ctx.Name("k"), ir::TypeInfo::Tensor(DataType::kInt64, std::vector<ir::Dim>{}));
         const std::string cond =
-            add_input(ctx.Name("cond_in"), ir::TypeInfo::Tensor(DataType::kBool, std::vector<ir::Dim>{}));
-        const std::string seq = add_input(ctx.Name("array"), ir::TypeInfo::Sequence(ir::TypeInfo::Tensor(flow.type)));
+            sb.Input(ctx.Name("cond_in"), ir::TypeInfo::Tensor(DataType::kBool, std::vector<ir::Dim>{}));
+        const std::string seq = sb.Input(ctx.Name("array"), ir::TypeInfo::Sequence(ir::TypeInfo::Tensor(flow.type)));
         const std::string pos = sb.Op1("Gather", {positions, k}, ctx.Name("position"), {ir::IntAttr("axis", 0)});
         const TfValue item{sb.Op1("Gather", {value.name, k}, ctx.Name("item"), {ir::IntAttr("axis", 0)}), value.type,
                            nullptr};

@@ -429,19 +429,12 @@ Status Tf1Graph::ConvertFrame(const Walk& w, GraphBuilder& b, size_t f, std::map
   }
   ONYX_ASSIGN_OR_RETURN(
       std::shared_ptr<ir::Graph> body, w.functions->Subgraph(name + "/body", [&](GraphBuilder& sb) -> Status {
-        auto add_input = [&](const std::string& base, ir::TypeInfo type) {
-          ir::ValueInfo vi;
-          vi.name = sb.Fresh(base);
-          vi.type = std::move(type);
-          sb.graph().inputs.push_back(vi);
-          return vi.name;
-        };
-        add_input(name + "/iteration", ir::TypeInfo::Tensor(DataType::kInt64, std::vector<ir::Dim>{}));
-        add_input(name + "/cond_in", ir::TypeInfo::Tensor(DataType::kBool, std::vector<ir::Dim>{}));
+        sb.Input(name + "/iteration", ir::TypeInfo::Tensor(DataType::kInt64, std::vector<ir::Dim>{}));
+        sb.Input(name + "/cond_in", ir::TypeInfo::Tensor(DataType::kBool, std::vector<ir::Dim>{}));
         std::vector<TfValue> vars = init;
         for (size_t k : carried) {
           const TfNode& merge = nodes[frame.vars[k].merge];
-          vars[k] = {add_input(merge.name, TypeOf(env, init[k])), init[k].type, nullptr};
+          vars[k] = {sb.Input(merge.name, TypeOf(env, init[k])), init[k].type, nullptr};
           if (env.sequences.count(init[k].name)) env.sequences.insert(vars[k].name);
         }
         std::map<std::string, TfValue> in_body = values;

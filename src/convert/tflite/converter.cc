@@ -20,20 +20,29 @@ std::string OpName(const TfliteOperator& op) {
   return op.builtin_code == op::kCustom ? "CUSTOM(" + op.custom_code + ")" : BuiltinName(op.builtin_code);
 }
 
-bool Supported(const TfliteOperator& op) {
-  if (op.builtin_code == op::kCustom) return op.custom_code == "Convolution2DTransposeBias";
-  return OpTable().count(op.builtin_code) > 0;
+// Custom operators are looked up by their custom_code, builtins by their code.
+OpFn Converter(const TfliteOperator& op) {
+  if (op.builtin_code == op::kCustom) {
+    auto it = CustomOpTable().find(op.custom_code);
+    return it == CustomOpTable().end() ? nullptr : it->second;
+  }
+  auto it = OpTable().find(op.builtin_code);
+  return it == OpTable().end() ? nullptr : it->second;
+}
+
+// Operators whose effect is on state (variables, hash tables, initialization) rather than on an output.
+bool MayHaveNoOutputs(int32_t code) {
+  return code == op::kCallOnce || code == op::kAssignVariable || code == op::kHashtableImport;
 }
 
 Status ConvertOperators(OpContext& c) {
-  const auto& table = OpTable();
   for (size_t k = 0; k < c.graph.operators.size(); ++k) {
     const TfliteOperator& op = c.graph.operators[k];
     c.Begin(op, k);
-    auto it = table.find(op.builtin_code);
-    if (it == table.end()) return onyx::Unsupported(c.where() + ": no converter");
-    if (op.outputs.empty() && op.builtin_code != op::kCallOnce) return c.Error("has no outputs");
-    ONYX_RETURN_IF_ERROR(it->second(c));
+    const OpFn fn = Converter(op);
+    if (fn == nullptr) return onyx::Unsupported(c.where() + ": no converter");
+    if (op.outputs.empty() && !MayHaveNoOutputs(op.builtin_code)) return c.Error("has no outputs");
+    ONYX_RETURN_IF_ERROR(fn(c));
   }
   c.b.set_doc("");
   return Status::Ok();
@@ -55,6 +64,17 @@ const std::map<int32_t, OpFn>& OpTable() {
     AddIndexOps(t);
     AddRandomOps(t);
     AddCellOps(t);
+    AddStateOps(t);
+    return t;
+  }();
+  return table;
+}
+
+const std::map<std::string, OpFn>& CustomOpTable() {
+  static const std::map<std::string, OpFn> table = [] {
+    std::map<std::string, OpFn> t;
+    AddCustomNnOps(t);
+    AddMediapipeOps(t);
     return t;
   }();
   return table;
@@ -67,7 +87,7 @@ Result<std::vector<std::string>> InlineSubgraph(const OpContext& caller, int ind
                         std::to_string(caller.model.subgraphs.size()));
   }
   if (index == 0 || caller.depth >= kMaxNesting) return caller.Error("recursive subgraphs");
-  OpContext c(caller.model, index, b, prefix, caller.depth + 1, caller.instances);
+  OpContext c(caller.model, index, b, prefix, caller.depth + 1, caller.state);
   if (c.graph.inputs.size() != inputs.size()) {
     return caller.Error("subgraph " + std::to_string(index) + " takes " + std::to_string(c.graph.inputs.size()) +
                         " inputs, given " + std::to_string(inputs.size()));
@@ -83,6 +103,16 @@ Result<std::vector<std::string>> InlineSubgraph(const OpContext& caller, int ind
   return outs;
 }
 
+void ReleaseInt16QuantizeLinear(ir::Graph& graph) {
+  for (ir::Node& n : graph.nodes) {
+    if (n.domain == kInt16QdqDomain) n.domain.clear();
+    for (ir::Attribute& a : n.attributes) {
+      if (a.g) ReleaseInt16QuantizeLinear(*a.g);
+      for (auto& g : a.graphs) ReleaseInt16QuantizeLinear(*g);
+    }
+  }
+}
+
 Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, TfliteConvertReport* report) {
   if (opset < 13 || opset > 21) return InvalidArgument("opset " + std::to_string(opset) + " is outside 13..21");
   ONYX_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
@@ -92,7 +122,7 @@ Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, Tfli
   std::set<std::string> missing;
   for (const auto& g : m.subgraphs) {
     for (const auto& op : g.operators) {
-      if (!Supported(op)) missing.insert(OpName(op));
+      if (Converter(op) == nullptr) missing.insert(OpName(op));
     }
   }
   ONYX_RETURN_IF_ERROR(MissingOperators(path, "TFLite", missing));
@@ -101,8 +131,10 @@ Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, Tfli
   ir::Model model = NewConvertedModel(std::filesystem::path(path).stem().string());
   GraphBuilder b(&model.graph);
   for (int32_t o : main.outputs) b.Reserve(main.tensors[static_cast<size_t>(o)].name);  // kept for the graph outputs
-  int instances = 0;
-  OpContext c(m, 0, b, "", 0, &instances);
+  ConversionState state;
+  state.opset = opset;
+  state.main = &b;
+  OpContext c(m, 0, b, "", 0, &state);
   Status st = c.AddGraphInputs(model.graph, true);
   if (st.ok()) st = ConvertOperators(c);
   if (!st.ok()) return st.WithContext(path);
@@ -126,7 +158,9 @@ Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, Tfli
     vi.type = ir::TypeInfo::Tensor(*type, t.shape.empty() ? std::nullopt : std::optional<std::vector<ir::Dim>>(dims));
     model.graph.outputs.push_back(vi);
   }
+  if (state.uses_ml) model.opset_import.push_back({"ai.onnx.ml", 2});  // LabelEncoder 2
   ONYX_ASSIGN_OR_RETURN(const TransposeStats stats, FinishConvertedModel(model, opset));
+  ReleaseInt16QuantizeLinear(model.graph);
   if (report) {
     report->operators = static_cast<int>(main.operators.size());
     report->nodes = static_cast<int>(model.graph.nodes.size());

@@ -1,7 +1,9 @@
 // TensorFlow Lite -> ONNX: converts a .tflite FlatBuffer into an ir::Model: float models (float16 weights with
 // DEQUANTIZE folded to float32), quantized int8/uint8 models (DequantizeLinear -> float op -> QuantizeLinear, with
 // inputs and outputs keeping their integer types; 8-bit convolutions as ConvInteger with TFLite's requantization),
-// sparse constants (densified) and multi-subgraph control flow (WHILE -> Loop, IF -> If, CALL_ONCE inlined).
+// sparse constants (densified), multi-subgraph control flow (WHILE -> Loop, IF -> If, CALL_ONCE inlined), resource
+// variables and hash tables followed at conversion, int16 activations at opset 21, and MediaPipe's custom operators
+// (found by custom_code).
 // TFLite's NHWC convolutions, pooling and resizing become ONNX's channels-first ops between Transposes, which the
 // transpose optimizer cancels; inputs and outputs keep TFLite's names and layouts.
 #pragma once

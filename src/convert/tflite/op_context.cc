@@ -32,19 +32,51 @@ Result<DataType> OnnxType(TensorType t) {
       return DataType::kUint32;
     case TensorType::kUint64:
       return DataType::kUint64;
+    case TensorType::kString:
+      return DataType::kString;
     default:
       return Unsupported("TFLite tensor type " + std::to_string(static_cast<int>(t)));
   }
 }
 
+namespace {
+
+// A TFLite string tensor's buffer: int32 count N, N + 1 int32 offsets from the buffer's start, then the bytes.
+Status DecodeStrings(const TfliteTensor& t, Tensor& out) {
+  const std::string_view d = t.data;
+  auto read = [&](size_t at) -> Result<int32_t> {
+    if (at + 4 > d.size()) return InvalidArgument("string tensor '" + t.name + "' is truncated");
+    int32_t v;
+    std::memcpy(&v, d.data() + at, 4);
+    return v;
+  };
+  ONYX_ASSIGN_OR_RETURN(int32_t n, read(0));
+  if (n != out.size()) {
+    return InvalidArgument("string tensor '" + t.name + "' holds " + std::to_string(n) + " strings, its shape " +
+                           std::to_string(out.size()));
+  }
+  for (int32_t k = 0; k < n; ++k) {
+    ONYX_ASSIGN_OR_RETURN(int32_t begin, read(4 + 4 * static_cast<size_t>(k)));
+    ONYX_ASSIGN_OR_RETURN(int32_t end, read(8 + 4 * static_cast<size_t>(k)));
+    if (begin < 0 || end < begin || static_cast<size_t>(end) > d.size()) {
+      return InvalidArgument("string tensor '" + t.name + "' has bad offsets");
+    }
+    out.data<std::string>()[k] = std::string(d.substr(static_cast<size_t>(begin), static_cast<size_t>(end - begin)));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 OpContext::OpContext(const TfliteModel& m, int subgraph, GraphBuilder& builder, std::string prefix, int nesting,
-                     int* instance_counter)
+                     ConversionState* shared)
     : b(builder),
       model(m),
       graph(m.subgraphs[static_cast<size_t>(subgraph)]),
       subgraph_index(subgraph),
       depth(nesting),
-      instances(instance_counter),
+      state(shared),
+      instances(&shared->instances),
       prefix_(std::move(prefix)),
       raw_(graph.tensors.size()),
       real_(graph.tensors.size()) {}
@@ -143,6 +175,10 @@ Result<Tensor> OpContext::ConstantOf(int32_t i) {
   }
   Shape shape(t->shape.begin(), t->shape.end());
   ONYX_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(type, shape));
+  if (type == DataType::kString) {
+    ONYX_RETURN_IF_ERROR(DecodeStrings(*t, out));
+    return out;
+  }
   if (out.nbytes() != t->data.size()) {
     return Error("constant '" + t->name + "' has " + std::to_string(t->data.size()) + " bytes, its shape " +
                  ShapeToString(shape) + " needs " + std::to_string(out.nbytes()));
@@ -218,6 +254,17 @@ Status OpContext::SetTensorValue(int32_t index, const std::string& value) {
   return Status::Ok();
 }
 
+// int16 activations (TFLite's 16x8 quantization) need QuantizeLinear / DequantizeLinear of int16: opset 21. The
+// graph is still built at 17 and converted, which would refuse int16 in the opset-19 forms: these nodes are made in
+// a placeholder domain the opset conversion passes through, and moved to the default domain once it is done
+// (ReleaseInt16QuantizeLinear).
+Status OpContext::RequireInt16Opset(const TfliteTensor& t) const {
+  if (state->opset >= 21) return Status::Ok();
+  return onyx::Unsupported(where_ + ": int16 quantized tensor '" + t.name +
+                           "' (16x8 quantization) needs QuantizeLinear / DequantizeLinear of opset 21: convert with "
+                           "--opset 21");
+}
+
 // Per-tensor parameters only for activations: ONNX QuantizeLinear takes a zero point of the output type.
 Result<std::string> OpContext::Quantize(const std::string& real, const TfliteTensor& t) {
   if (t.quant.scales.size() != 1) return Unsupported("per-channel quantized activation '" + t.name + "'");
@@ -228,18 +275,25 @@ Result<std::string> OpContext::Quantize(const std::string& real, const TfliteTen
   } else if (t.type == TensorType::kInt8) {
     if (t.quant.zero_points[0] < -128 || t.quant.zero_points[0] > 127) return Error("zero point out of int8 range");
     zp = Tensor::Scalar<int8_t>(static_cast<int8_t>(t.quant.zero_points[0]));
+  } else if (t.type == TensorType::kInt16) {
+    ONYX_RETURN_IF_ERROR(RequireInt16Opset(t));
+    if (t.quant.zero_points[0] < -32768 || t.quant.zero_points[0] > 32767) return Error("zero point out of range");
+    zp = Tensor::Scalar<int16_t>(static_cast<int16_t>(t.quant.zero_points[0]));
   } else {
-    // int16 activations (16x8 quantization) need QuantizeLinear of opset 21; int32 results have no QuantizeLinear.
-    return Unsupported("quantized output '" + t.name + "' of a type other than int8/uint8");
+    // int32 results have no QuantizeLinear.
+    return Unsupported("quantized output '" + t.name + "' of a type other than int8/uint8/int16");
   }
   const std::string scale = b.ConstFloat(prefix_ + t.name + "/scale", t.quant.scales[0]);
   const std::string zero = b.Constant(prefix_ + t.name + "/zero_point", std::move(zp));
-  return b.Op1("QuantizeLinear", {real, scale, zero}, prefix_ + t.name + "/quantize");
+  std::string q = b.Op1("QuantizeLinear", {real, scale, zero}, prefix_ + t.name + "/quantize");
+  if (t.type == TensorType::kInt16) b.graph().nodes.back().domain = kInt16QdqDomain;
+  return q;
 }
 
 Result<std::string> OpContext::Dequantize(const std::string& raw, const TfliteTensor& t) {
   ONYX_ASSIGN_OR_RETURN(DataType type, OnnxType(t.type));
-  if (type != DataType::kUint8 && type != DataType::kInt8 && type != DataType::kInt32) {
+  if (type == DataType::kInt16) ONYX_RETURN_IF_ERROR(RequireInt16Opset(t));
+  if (type != DataType::kUint8 && type != DataType::kInt8 && type != DataType::kInt16 && type != DataType::kInt32) {
     return Unsupported("dequantizing '" + t.name + "' of type " + std::string(DataTypeName(type)));
   }
   const size_t n = t.quant.scales.size();
@@ -249,6 +303,7 @@ Result<std::string> OpContext::Dequantize(const std::string& raw, const TfliteTe
     const int64_t z = t.quant.zero_points[c];
     if (type == DataType::kUint8) zp.data<uint8_t>()[c] = static_cast<uint8_t>(z);
     if (type == DataType::kInt8) zp.data<int8_t>()[c] = static_cast<int8_t>(z);
+    if (type == DataType::kInt16) zp.data<int16_t>()[c] = static_cast<int16_t>(z);
     if (type == DataType::kInt32) zp.data<int32_t>()[c] = static_cast<int32_t>(z);
   }
   Tensor scales = Tensor::FromVector<float>(t.quant.scales, n == 1 ? Shape{} : Shape{static_cast<int64_t>(n)});
@@ -256,7 +311,9 @@ Result<std::string> OpContext::Dequantize(const std::string& raw, const TfliteTe
   if (n > 1) attrs.push_back(ir::IntAttr("axis", t.quant.axis));
   const std::string scale = b.Constant(prefix_ + t.name + "/scale", std::move(scales));
   const std::string zero = b.Constant(prefix_ + t.name + "/zero_point", std::move(zp));
-  return b.Op1("DequantizeLinear", {raw, scale, zero}, prefix_ + t.name + "/dequantize", std::move(attrs));
+  std::string real = b.Op1("DequantizeLinear", {raw, scale, zero}, prefix_ + t.name + "/dequantize", std::move(attrs));
+  if (type == DataType::kInt16) b.graph().nodes.back().domain = kInt16QdqDomain;
+  return real;
 }
 
 Status OpContext::SetOutput(const std::string& value, size_t k) {
@@ -283,6 +340,23 @@ Status OpContext::SetFoldedOutput(Tensor value, size_t k) {
   (void)t;
   folded_[op_->outputs[k]] = std::move(value);
   return Status::Ok();
+}
+
+Status OpContext::SetResource(const std::string& key, size_t k) {
+  ONYX_ASSIGN_OR_RETURN(const TfliteTensor* t, OutTensor(k));
+  (void)t;
+  resources_[op_->outputs[k]] = key;
+  return Status::Ok();
+}
+
+Result<std::string> OpContext::ResourceInput(size_t k) const {
+  ONYX_ASSIGN_OR_RETURN(int32_t i, InIndex(k));
+  auto it = resources_.find(i);
+  if (it == resources_.end()) {
+    return Unsupported("input " + std::to_string(k) +
+                       " is a resource not made by this subgraph's VAR_HANDLE / HASHTABLE");
+  }
+  return it->second;
 }
 
 Result<int32_t> OpContext::OptInt(int field, int32_t fallback) const {

@@ -23,23 +23,48 @@
 
 namespace onyx::convert::tflite {
 
+// The domain of int16 QuantizeLinear / DequantizeLinear while the graph is built at opset 17 (see op_context.cc).
+inline constexpr const char* kInt16QdqDomain = "ai.onyx.tflite.int16_qdq";
+// Moves those nodes (in every subgraph) to the default domain, once the model is at opset 21 or above.
+void ReleaseInt16QuantizeLinear(ir::Graph& graph);
+
 // The ONNX element type of a TFLite tensor type (Unsupported for strings, complex numbers, resources...).
 Result<DataType> OnnxType(TensorType t);
+
+// What the conversion of one file shares across its subgraphs.
+struct ConversionState {
+  int64_t opset = 17;            // the requested opset (the graph is built at 17, then converted)
+  int instances = 0;             // numbers the inlined subgraph copies
+  GraphBuilder* main = nullptr;  // the main graph's builder (CALL_ONCE subgraphs are inlined into it)
+  bool uses_ml = false;          // a node of the ai.onnx.ml domain was emitted (LabelEncoder)
+  // Resource variables (VAR_HANDLE by container/shared_name) and their current ONNX value: a converted model is
+  // one invocation, so a read sees the last assignment made before it (CALL_ONCE's initialization, typically).
+  std::map<std::string, std::string> variables;
+  // Hash tables (HASHTABLE by table_id) and their imported constant keys and values.
+  struct Table {
+    TensorType key_type = TensorType::kInt64, value_type = TensorType::kInt64;
+    std::vector<std::string> string_keys, string_values;
+    std::vector<int64_t> int_keys, int_values;
+    bool imported = false;
+  };
+  std::map<std::string, Table> tables;
+};
 
 class OpContext {
  public:
   // `prefix` names the values of an inlined subgraph ("while_2/body/"; "" for the main graph): ONNX names are
   // global, and a subgraph may be inlined several times. `depth` counts the nesting (WHILE bodies inside bodies);
-  // `instances` numbers the inlined copies.
+  // `state` is shared by every subgraph of the file.
   OpContext(const TfliteModel& model, int subgraph, GraphBuilder& builder, std::string prefix, int depth,
-            int* instances);
+            ConversionState* state);
 
   GraphBuilder& b;
   const TfliteModel& model;
   const TfliteSubgraph& graph;
   const int subgraph_index;
   const int depth;
-  int* const instances;
+  ConversionState* const state;
+  int* const instances;  // &state->instances
   const std::string& prefix() const { return prefix_; }
 
   void Begin(const TfliteOperator& op, size_t index);
@@ -92,6 +117,10 @@ class OpContext {
   // A value or node name derived from output 0's tensor name.
   std::string Name(const std::string& what) const;
 
+  // Resource tensors (VAR_HANDLE / HASHTABLE outputs) name a variable or table of `state`, by key.
+  Status SetResource(const std::string& key, size_t k = 0);
+  Result<std::string> ResourceInput(size_t k) const;
+
   // The subgraph's tensors as ONNX values, for the driver.
   Status AddGraphInputs(ir::Graph& graph, bool declare_shapes);
   Result<std::string> TensorValue(int32_t index, bool raw);
@@ -103,16 +132,23 @@ class OpContext {
   Result<Tensor> RealConstantOf(int32_t i);  // float32 real value of a quantized / float16 / sparse constant
   Result<std::string> Quantize(const std::string& real, const TfliteTensor& t);
   Result<std::string> Dequantize(const std::string& raw, const TfliteTensor& t);
+  Status RequireInt16Opset(const TfliteTensor& t) const;
 
   std::string prefix_;
-  std::vector<std::string> raw_;      // ONNX value per tensor (stored type), "" until produced
-  std::vector<std::string> real_;     // real-valued view of quantized tensors, "" until needed
-  std::map<int32_t, Tensor> folded_;  // float32 values computed at conversion, by tensor index
+  std::vector<std::string> raw_;              // ONNX value per tensor (stored type), "" until produced
+  std::vector<std::string> real_;             // real-valued view of quantized tensors, "" until needed
+  std::map<int32_t, Tensor> folded_;          // float32 values computed at conversion, by tensor index
+  std::map<int32_t, std::string> resources_;  // resource tensor -> key in state
   const TfliteOperator* op_ = nullptr;
   std::string where_;
 };
 
 using OpFn = Status (*)(OpContext&);
+// Custom operators with a converter, by custom_code.
+const std::map<std::string, OpFn>& CustomOpTable();
+void AddCustomNnOps(std::map<std::string, OpFn>& table);   // Convolution2DTransposeBias
+void AddMediapipeOps(std::map<std::string, OpFn>& table);  // MediaPipe's pooling-with-indices, landmark transforms
+void AddStateOps(std::map<int32_t, OpFn>& table);  // VAR_HANDLE / READ_ / ASSIGN_VARIABLE, HASHTABLE_*, SVDF state
 // Every builtin operator with a converter, by family (one file each: ops_<family>.cc).
 const std::map<int32_t, OpFn>& OpTable();
 void AddNnOps(std::map<int32_t, OpFn>& table);       // convolutions, pooling, fully connected, normalization

@@ -275,7 +275,6 @@ Status TransposeConv(OpContext& c) {
 // MediaPipe's custom Convolution2DTransposeBias(input, weights [O, H, W, I], bias [O]); custom_options hold the
 // raw parameter struct {int32 padding (1 SAME, 2 VALID), int32 stride_width, int32 stride_height}.
 Status TransposeConvBias(OpContext& c) {
-  if (c.op().custom_code != "Convolution2DTransposeBias") return c.Unsupported("custom operator");
   if (c.op().custom_options.size() < 12) {
     return c.Error("custom options of " + std::to_string(c.op().custom_options.size()) + " bytes");
   }
@@ -391,7 +390,6 @@ void AddNnOps(std::map<int32_t, OpFn>& t) {
   t[op::kConv3d] = Conv3D;
   t[op::kConv3dTranspose] = Conv3DTranspose;
   t[op::kTransposeConv] = TransposeConv;
-  t[op::kCustom] = TransposeConvBias;
   t[op::kAveragePool2d] = [](OpContext& c) { return Pool(c, "AveragePool"); };
   t[op::kMaxPool2d] = [](OpContext& c) { return Pool(c, "MaxPool"); };
   t[op::kL2Pool2d] = [](OpContext& c) { return Pool(c, "L2"); };
@@ -400,5 +398,7 @@ void AddNnOps(std::map<int32_t, OpFn>& t) {
   t[op::kL2Normalization] = L2Normalization;
   t[op::kLocalResponseNormalization] = LocalResponseNorm;
 }
+
+void AddCustomNnOps(std::map<std::string, OpFn>& t) { t["Convolution2DTransposeBias"] = TransposeConvBias; }
 
 }  // namespace onyx::convert::tflite

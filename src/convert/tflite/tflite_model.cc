@@ -5,6 +5,12 @@
 namespace onyx::convert::tflite {
 namespace {
 
+struct OpCode {
+  int32_t builtin = 0;
+  std::string custom;
+  int32_t version = 1;
+};
+
 // Tensor: shape 0, type 1, buffer 2, name 3, quantization 4, is_variable 5, sparsity 6, shape_signature 7.
 Result<TfliteTensor> ParseTensor(const FlatTable& t, size_t index, const std::vector<FlatTable>& buffers) {
   TfliteTensor tensor;
@@ -59,7 +65,7 @@ Result<TfliteTensor> ParseTensor(const FlatTable& t, size_t index, const std::ve
 
 // SubGraph: tensors 0, inputs 1, outputs 2, operators 3, name 4.
 Result<TfliteSubgraph> ParseSubgraph(const FlatTable& g, const std::vector<FlatTable>& buffers,
-                                     const std::vector<std::pair<int32_t, std::string>>& op_codes) {
+                                     const std::vector<OpCode>& op_codes) {
   TfliteSubgraph out;
   ONYX_ASSIGN_OR_RETURN(std::vector<FlatTable> tensors, g.Tables(0));
   ONYX_ASSIGN_OR_RETURN(out.inputs, g.Int32s(1));
@@ -91,8 +97,10 @@ Result<TfliteSubgraph> ParseSubgraph(const FlatTable& g, const std::vector<FlatT
       return InvalidArgument("operator " + std::to_string(k) + " has opcode index " + std::to_string(code_index) +
                              " of " + std::to_string(op_codes.size()));
     }
-    op.builtin_code = op_codes[static_cast<size_t>(code_index)].first;
-    op.custom_code = op_codes[static_cast<size_t>(code_index)].second;
+    const OpCode& code = op_codes[static_cast<size_t>(code_index)];
+    op.builtin_code = code.builtin;
+    op.custom_code = code.custom;
+    op.version = code.version;
     const std::string where = "operator " + std::to_string(k) + " (" + BuiltinName(op.builtin_code) + ")";
     ONYX_ASSIGN_OR_RETURN(op.inputs, o.Int32s(1));
     ONYX_ASSIGN_OR_RETURN(op.outputs, o.Int32s(2));
@@ -125,12 +133,13 @@ Result<TfliteModel> ParseTflite(std::string_view bytes) {
 
   // OperatorCode: deprecated_builtin_code (byte) 0, custom_code 1, version 2, builtin_code (int) 3; the code is the
   // larger of the two (old files fill only the byte, new ones both or only the int for codes above 127).
-  std::vector<std::pair<int32_t, std::string>> op_codes;
+  std::vector<OpCode> op_codes;
   for (const auto& c : codes) {
     ONYX_ASSIGN_OR_RETURN(int8_t old_code, c.Int8(0, 0));
     ONYX_ASSIGN_OR_RETURN(int32_t new_code, c.Int32(3, 0));
     ONYX_ASSIGN_OR_RETURN(std::string custom, c.String(1));
-    op_codes.push_back({std::max<int32_t>(old_code, new_code), custom});
+    ONYX_ASSIGN_OR_RETURN(int32_t version, c.Int32(2, 1));
+    op_codes.push_back({std::max<int32_t>(old_code, new_code), custom, version});
   }
   for (size_t s = 0; s < subgraphs.size(); ++s) {
     auto g = ParseSubgraph(subgraphs[s], buffers, op_codes);

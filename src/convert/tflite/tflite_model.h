@@ -59,6 +59,7 @@ struct TfliteTensor {
 struct TfliteOperator {
   int32_t builtin_code = 0;  // schema.fbs BuiltinOperator; 32 = CUSTOM
   std::string custom_code;
+  int32_t version = 1;          // the operator code's version (MediaPipe's custom operators change meaning with it)
   std::vector<int32_t> inputs;  // tensor indices, -1 for an omitted optional input
   std::vector<int32_t> outputs;
   FlatTable options;   // the builtin options table (which one follows from builtin_code); invalid when absent

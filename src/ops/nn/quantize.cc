@@ -6,9 +6,13 @@
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "core/low_precision.h"
+#include "kernels/int8_quantize.h"
 #include "ops/common/op_util.h"
+#include "ops/common/parallel.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
 #include "runtime/kernel_registry.h"
@@ -198,6 +202,79 @@ void StoreQuantized(Tensor& y, int64_t i, double q, double zp, bool saturate) {
   }
 }
 
+// ---- the float32 <-> 8-bit fast paths (kernels/int8_quantize.h), same results as the general loops ----
+
+// Calls f(row, begin, end) over x viewed as rows of `inner` elements sharing one scale (per tensor: rows of the
+// whole tensor), threaded over rows, or within the single row when there is only one.
+template <typename F>
+void ForEachScaleRow(const ScaleLayout& layout, int64_t size, F&& f) {
+  const bool per_tensor = layout.kind == ScaleLayout::Kind::kTensor;
+  const int64_t row_len = per_tensor ? size : layout.inner;
+  const int64_t rows = row_len > 0 ? size / row_len : 0;
+  if (rows == 1) {
+    ParallelFor(row_len, 4, [&](int64_t lo, int64_t hi) { f(int64_t{0}, lo, hi); });
+    return;
+  }
+  ParallelFor(rows, row_len * 4, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) f(r, int64_t{0}, row_len);
+  });
+}
+
+// QuantizeLinear of float32 x with float32 scales (computed in float32) to uint8/int8, per tensor or per axis.
+// Returns false when the case is not one of those (the general loop then runs).
+bool QuantizeFloatFast(const Tensor& x, const Tensor& scale, const Tensor* zp, const ScaleLayout& layout, DataType p,
+                       Tensor& y) {
+  if (x.type() != DataType::kFloat || scale.type() != DataType::kFloat || p != DataType::kFloat ||
+      layout.kind == ScaleLayout::Kind::kBlocked || (y.type() != DataType::kUint8 && y.type() != DataType::kInt8)) {
+    return false;
+  }
+  const float* scales = scale.data<float>();
+  const std::vector<int32_t> zps = zp != nullptr ? Int32Values(*zp) : std::vector<int32_t>();
+  const int64_t axis_dim = layout.kind == ScaleLayout::Kind::kAxis ? layout.axis_dim : 1;
+  auto run = [&](auto* out) {
+    using Q = std::remove_pointer_t<decltype(out)>;
+    ForEachScaleRow(layout, x.size(), [&](int64_t row, int64_t lo, int64_t hi) {
+      const int64_t s = row % axis_dim;
+      const int32_t z = zps.empty() ? 0 : zps[static_cast<size_t>(s)];
+      const int64_t base = layout.kind == ScaleLayout::Kind::kTensor ? 0 : row * layout.inner;
+      // A NaN quantizes to the zero point (StoreQuantized).
+      kernels::QuantizeFloat<Q>(x.data<float>() + base + lo, hi - lo, scales[s], z, static_cast<Q>(z), out + base + lo);
+    });
+  };
+  if (y.type() == DataType::kUint8) {
+    run(y.data<uint8_t>());
+  } else {
+    run(y.data<int8_t>());
+  }
+  return true;
+}
+
+// DequantizeLinear of uint8/int8 x with float32 scales to float32, per tensor or per axis; false otherwise.
+bool DequantizeFloatFast(const Tensor& x, const Tensor& scale, const Tensor* zp, const ScaleLayout& layout, Tensor& y) {
+  if ((x.type() != DataType::kUint8 && x.type() != DataType::kInt8) || scale.type() != DataType::kFloat ||
+      y.type() != DataType::kFloat || layout.kind == ScaleLayout::Kind::kBlocked) {
+    return false;
+  }
+  const float* scales = scale.data<float>();
+  const std::vector<int32_t> zps = zp != nullptr ? Int32Values(*zp) : std::vector<int32_t>();
+  const int64_t axis_dim = layout.kind == ScaleLayout::Kind::kAxis ? layout.axis_dim : 1;
+  auto run = [&](const auto* in) {
+    using Q = std::remove_cv_t<std::remove_pointer_t<decltype(in)>>;
+    ForEachScaleRow(layout, x.size(), [&](int64_t row, int64_t lo, int64_t hi) {
+      const int64_t s = row % axis_dim;
+      const int32_t z = zps.empty() ? 0 : zps[static_cast<size_t>(s)];
+      const int64_t base = layout.kind == ScaleLayout::Kind::kTensor ? 0 : row * layout.inner;
+      kernels::DequantizeToFloat<Q>(in + base + lo, hi - lo, scales[s], z, y.data<float>() + base + lo);
+    });
+  };
+  if (x.type() == DataType::kUint8) {
+    run(x.data<uint8_t>());
+  } else {
+    run(x.data<int8_t>());
+  }
+  return true;
+}
+
 class QuantizeKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
@@ -256,10 +333,11 @@ class QuantizeKernel : public OpKernel {
     }
     ONYX_RETURN_IF_ERROR(CheckQuantizedType(out_type, since_version_, "output type"));
     const DataType p = precision_ != DataType::kUndefined ? precision_ : DivisionType(x->type(), scale->type());
+    Tensor& y = ctx.AllocateOutput(0, out_type, x->shape());
+    if (QuantizeFloatFast(*x, *scale, zp, layout, p, y)) return Status::Ok();
     std::vector<double> scales = ElementsOf(*scale);
     for (double& s : scales) s = RoundTo(p, s);
     const std::vector<double> zps = zp != nullptr ? ElementsOf(*zp) : std::vector<double>(scales.size(), 0.0);
-    Tensor& y = ctx.AllocateOutput(0, out_type, x->shape());
     if (y.nbytes() > 0) std::memset(y.raw(), 0, y.nbytes());  // defined padding bits in packed types
     for (int64_t i = 0; i < x->size(); ++i) {
       const size_t s = static_cast<size_t>(layout.Index(i));
@@ -325,10 +403,11 @@ class DequantizeKernel : public OpKernel {
       }
       out_type = scale->type();
     }
+    Tensor& y = ctx.AllocateOutput(0, out_type, x->shape());
+    if (DequantizeFloatFast(*x, *scale, zp, layout, y)) return Status::Ok();
     const std::vector<double> scales = ElementsOf(*scale);
     const std::vector<double> zps = zp != nullptr ? ElementsOf(*zp) : std::vector<double>(scales.size(), 0.0);
     const bool integer_x = IsInteger(x->type());
-    Tensor& y = ctx.AllocateOutput(0, out_type, x->shape());
     return Dispatch<FloatTypes>(out_type, [&](auto ytag) {
       using Y = typename decltype(ytag)::type;
       Y* out = y.data<Y>();
@@ -355,27 +434,36 @@ class DequantizeKernel : public OpKernel {
 };
 
 // DynamicQuantizeLinear: uint8 asymmetric quantization with a scale and zero point chosen from x's range
-// (always including 0), computed in float32.
+// (always including 0), computed in float32 as ONNX Runtime does (GetQuantizationParameter in its qmath.h): scale
+// (max - min) / 255, or 1 when the range is empty (all zeros: the spec's formula would divide by zero), zero point
+// round_half_even(clamp(0 - min / scale, 0, 255)); a NaN element quantizes to 0.
 Status DynamicQuantizeCompute(const KernelInfo&, KernelContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
   if (x->type() != DataType::kFloat) {
     return Unsupported("input 'x' (0) has type " + std::string(DataTypeName(x->type())) + ", expected float");
   }
   const float* in = x->data<float>();
+  const int64_t n = x->size();
+  // Min and max per chunk, then over the chunks (min/max are exact, so the split does not change the result).
+  constexpr int64_t kChunks = 64;
+  float los[kChunks], his[kChunks];
+  const int64_t chunks = std::clamp<int64_t>(n / 4096, 1, kChunks);
+  ParallelFor(chunks, n / chunks, [&](int64_t lo, int64_t hi) {
+    for (int64_t c = lo; c < hi; ++c)
+      kernels::MinMaxWithZero(in + n * c / chunks, n * (c + 1) / chunks - n * c / chunks, &los[c], &his[c]);
+  });
   float lo = 0.0f, hi = 0.0f;
-  for (int64_t i = 0; i < x->size(); ++i) {
-    if (std::isnan(in[i])) continue;
-    lo = std::min(lo, in[i]);
-    hi = std::max(hi, in[i]);
+  for (int64_t c = 0; c < chunks; ++c) {
+    lo = std::min(lo, los[c]);
+    hi = std::max(hi, his[c]);
   }
-  const float scale = (hi - lo) / 255.0f;
-  uint8_t zero_point = 0;
-  if (scale > 0) zero_point = SaturateRound<uint8_t>(std::clamp(0.0f - lo / scale, 0.0f, 255.0f));
+  const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+  const uint8_t zero_point = SaturateRound<uint8_t>(std::clamp(0.0f - lo / scale, 0.0f, 255.0f));
   Tensor& y = ctx.AllocateOutput(0, DataType::kUint8, x->shape());
   uint8_t* out = y.data<uint8_t>();
-  for (int64_t i = 0; i < x->size(); ++i) {
-    out[i] = scale > 0 ? SaturateRound<uint8_t>(std::nearbyint(in[i] / scale) + zero_point) : zero_point;
-  }
+  ParallelFor(n, 4, [&](int64_t b, int64_t e) {
+    kernels::QuantizeFloat<uint8_t>(in + b, e - b, scale, zero_point, uint8_t{0}, out + b);
+  });
   ctx.AllocateOutput(1, DataType::kFloat, {}).data<float>()[0] = scale;
   ctx.AllocateOutput(2, DataType::kUint8, {}).data<uint8_t>()[0] = zero_point;
   return Status::Ok();

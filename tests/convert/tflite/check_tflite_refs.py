@@ -4,9 +4,10 @@
 usage: check_tflite_refs.py ONYX_BINARY CASE...
 A CASE is MODEL.tflite:REF_DIR, REF_DIR holding test_data_set_0/{input_N,output_N}.pb written by LiteRT.js
 (tflite_refs.mjs) and refs.json. Each model is converted, passes `onyx check --full`, runs on the reference
-inputs, and each output must match: float outputs to rtol 1e-4 / atol 1e-5; int8/uint8 outputs (quantized
+inputs, and each output must match: float outputs to rtol 1e-4 / atol 1e-5; int8/uint8/int16 outputs (quantized
 tensors) within one quantization step, because TFLite's integer kernels round with fixed-point multipliers where
 the converted graph computes in float between DequantizeLinear and QuantizeLinear; other types exactly.
+A case directory holding opset.txt is converted at that --opset (int16 activations need 21).
 Inputs and outputs are matched by position (the signature order LiteRT.js used is the subgraph's order).
 """
 import concurrent.futures
@@ -32,7 +33,9 @@ def load_pb(path):
 def check(onyx, model, ref_dir, work):
     name = os.path.basename(ref_dir.rstrip("/"))
     onnx_path = os.path.join(work, name + ".onnx")
-    r = subprocess.run([onyx, "convert", model, "-o", onnx_path, "--quiet"], capture_output=True, text=True)
+    opset_file = os.path.join(ref_dir, "opset.txt")  # int16 (16x8) cases convert at opset 21
+    opset = ["--opset", open(opset_file).read().strip()] if os.path.exists(opset_file) else []
+    r = subprocess.run([onyx, "convert", model, "-o", onnx_path, "--quiet"] + opset, capture_output=True, text=True)
     if r.returncode != 0:
         return f"convert: {(r.stdout + r.stderr).strip()[-400:]}"
     r = subprocess.run([onyx, "check", "--full", onnx_path], capture_output=True, text=True)
@@ -59,7 +62,7 @@ def check(onyx, model, ref_dir, work):
         if ref.dtype.kind == "f":
             bad = ~(np.abs(got.astype(np.float64) - ref) <= ATOL + RTOL * np.abs(ref))
             what = f"max abs diff {np.max(np.abs(got.astype(np.float64) - ref)) if ref.size else 0:.3g}"
-        elif ref.dtype in (np.int8, np.uint8):
+        elif ref.dtype in (np.int8, np.uint8, np.int16):
             diff = np.abs(got.astype(np.int64) - ref.astype(np.int64))
             bad = diff > 1
             what = f"max diff {diff.max() if diff.size else 0} steps"

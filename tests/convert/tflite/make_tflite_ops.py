@@ -6,17 +6,21 @@ usage: make_tflite_ops.py OUT_DIR [CASE...]      (Debian: apt-get install python
                                                    shared/tools/litert/README.md)
 Each case is written as OUT_DIR/<case>/model.tflite (and ops.txt, the builtins it uses), its inputs (seeded numpy, chosen so every case is well
 defined: positive values for LOG/SQRT, non-zero divisors...) as OUT_DIR/<case>/inputs/input_N.pb, then
-`node tflite_refs.mjs` runs it in LiteRT.js and writes OUT_DIR/<case>/test_data_set_0 and refs.json. The models
+`node tflite_refs.mjs` runs it in LiteRT.js and writes OUT_DIR/<case>/test_data_set_0 and refs.json. (Cases LiteRT.js
+cannot run take their references from TF.js instead: tfjs_rnn_refs.js for recurrent layers with variable states,
+tfjs_mediapipe_refs.js for MediaPipe's custom operators; cases needing another --opset get an opset.txt.) The models
 are written with the FlatBuffers builder following TensorFlow Lite's schema.fbs (field ids in declaration order,
 BuiltinOptions union ids in declaration order starting at 1).
 """
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 
 import flatbuffers
+from flatbuffers import flexbuffers
 import numpy as np
 from onnx import numpy_helper
 
@@ -41,7 +45,8 @@ OPS = dict(
     NON_MAX_SUPPRESSION_V4=120, NON_MAX_SUPPRESSION_V5=121, IF=118, WHILE=119, SCATTER_ND=122, SELECT_V2=123, DENSIFY=124, BATCH_MATMUL=126, CUMSUM=128, CALL_ONCE=129,
     BROADCAST_TO=130, CONV_3D=132, REDUCE_ALL=140, GELU=150, RELU_0_TO_1=152, SIGN=158,
     HASHTABLE_LOOKUP=10, RNN=24, SVDF=27, LSTM=16, BIDIRECTIONAL_SEQUENCE_RNN=46, SPARSE_TO_DENSE=68, FAKE_QUANT=80,
-    UNIQUE=103, WHERE=109, MATRIX_DIAG=113, MATRIX_SET_DIAG=115, SEGMENT_SUM=125, CONV_3D_TRANSPOSE=141,
+    CUSTOM=32, VAR_HANDLE=142, READ_VARIABLE=143, ASSIGN_VARIABLE=144, HASHTABLE=136, HASHTABLE_FIND=137,
+    HASHTABLE_IMPORT=138, HASHTABLE_SIZE=139, UNIQUE=103, WHERE=109, MATRIX_DIAG=113, MATRIX_SET_DIAG=115, SEGMENT_SUM=125, CONV_3D_TRANSPOSE=141,
     BROADCAST_ARGS=145, RANDOM_STANDARD_NORMAL=146, BUCKETIZE=147, RANDOM_UNIFORM=148, DYNAMIC_UPDATE_SLICE=151,
     UNSORTED_SEGMENT_PROD=153, UNSORTED_SEGMENT_MAX=154, UNSORTED_SEGMENT_SUM=155, ATAN2=156,
     UNSORTED_SEGMENT_MIN=157, BITWISE_XOR=160, RIGHT_SHIFT=161)
@@ -62,7 +67,8 @@ OPT = dict(SequenceRNN=31, BidirectionalSequenceLSTM=69, UnidirectionalSequenceL
            LSTM=14, SparseToDense=50, FakeQuant=58, BidirectionalSequenceRNN=70, Unique=80, Where=85,
            MatrixDiag=88, MatrixSetDiag=90, SegmentSum=100, Random=114, Bucketize=115, DynamicUpdateSlice=117,
            UnsortedSegmentProd=118, UnsortedSegmentMax=119, UnsortedSegmentMin=120, UnsortedSegmentSum=121,
-           ATan2=122, BitwiseXor=125, RightShift=126)
+           ATan2=122, BitwiseXor=125, RightShift=126, Hashtable=107, HashtableFind=108, HashtableImport=109,
+           HashtableSize=110, VarHandle=111, ReadVariable=112, AssignVariable=113)
 
 # Operators whose version 1 LiteRT does not register.
 MIN_VERSION = {OPS["BROADCAST_TO"]: 2}
@@ -95,9 +101,15 @@ class Graph:
         self.inputs.append(i)
         return i
 
-    def op(self, name, ins, outs, opt=None, fields=(), custom=None):
+    def op(self, name, ins, outs, opt=None, fields=()):
         """fields: (slot, kind, value), kind in b (int8), B (bool), i (int32), u (uint32), f (float32), I (int32 list)."""
         self.ops.append(dict(code=self.model.opcode(OPS[name]), ins=ins, outs=outs, opt=opt, fields=fields))
+        return outs[0] if len(outs) == 1 else outs
+
+    def custom_op(self, name, ins, outs, options=b"", version=1):
+        """A CUSTOM operator `name` (its operator code's version) with raw custom_options bytes."""
+        self.ops.append(dict(code=self.model.opcode(OPS["CUSTOM"], name, version), ins=ins, outs=outs, opt=None,
+                             fields=(), custom_options=options))
         return outs[0] if len(outs) == 1 else outs
 
 
@@ -109,10 +121,11 @@ class Model:
         self.buffers.append(data)
         return len(self.buffers) - 1
 
-    def opcode(self, code):
-        if code not in self.codes:
-            self.codes.append(code)
-        return self.codes.index(code)
+    def opcode(self, code, custom=None, version=None):
+        key = (code, custom, version or MIN_VERSION.get(code, 1))
+        if key not in self.codes:
+            self.codes.append(key)
+        return self.codes.index(key)
 
     def graph(self):
         g = Graph(self)
@@ -137,6 +150,8 @@ class Model:
                     pre[slot] = ints([float(x) for x in value], 4, b.PrependFloat32)
                 elif kind == "L":
                     pre[slot] = ints([int(x) for x in value], 8, b.PrependInt64)
+                elif kind == "s":
+                    pre[slot] = b.CreateString(value)
             b.StartObject(max([s for s, _, _ in fields], default=-1) + 1)
             for slot, kind, value in fields:
                 if kind == "b":
@@ -151,7 +166,7 @@ class Model:
                     b.PrependUint32Slot(slot, value, value + 1)
                 elif kind == "f":
                     b.PrependFloat32Slot(slot, value, value + 1)
-                elif kind in ("I", "F", "L"):
+                elif kind in ("I", "F", "L", "s"):
                     b.PrependUOffsetTRelativeSlot(slot, pre[slot], 0)
                 elif kind == "o":  # a pre-built offset (table, string, vector)
                     b.PrependUOffsetTRelativeSlot(slot, value, 0)
@@ -193,10 +208,17 @@ class Model:
                 f = [(0, "u", o["code"]), (1, "I", o["ins"]), (2, "I", o["outs"])]
                 if o["opt"]:
                     f += [(3, "ub", OPT[o["opt"]]), (4, "o", table(list(o["fields"])))]
+                if o.get("custom_options"):
+                    f.append((5, "o", b.CreateByteVector(o["custom_options"])))
                 ops.append(table(f))
             graphs.append(table([(0, "o", vec_offsets(tensors)), (1, "I", g.inputs), (2, "I", g.outputs),
                                  (3, "o", vec_offsets(ops))]))
-        codes = [table([(0, "b", min(c, 127)), (2, "i", MIN_VERSION.get(c, 1)), (3, "i", c)]) for c in self.codes]
+        codes = []
+        for c, custom, version in self.codes:
+            f = [(0, "b", min(c, 127)), (2, "i", version), (3, "i", c)]
+            if custom:
+                f.append((1, "o", b.CreateString(custom)))
+            codes.append(table(f))
         root = table([(0, "u", 3), (1, "o", vec_offsets(codes)), (2, "o", vec_offsets(graphs)),
                       (3, "o", b.CreateString("onyx tests/convert/tflite/make_tflite_ops.py")),
                       (4, "o", vec_offsets(buffers))])
@@ -990,6 +1012,232 @@ def _():
     return m, [feed], tfjs_spec("birnn", hidden, feed, keras)
 
 
+# ---- MediaPipe custom operators (issue 15) -------------------------------------------------------------------
+# LiteRT.js cannot run them (they live in MediaPipe's op resolver): tfjs_mediapipe_refs.js computes each with TF.js
+# ops (tf.maxPoolWithArgmax, tf.scatterND, tf.matMul, tf.image.transform) on the same inputs.
+def pool_params(padding, stride, filt, activation=0):
+    """TfLitePoolParams as raw custom options: padding (1 SAME, 2 VALID), stride w/h, filter w/h, activation, and
+    the computed padding (4 ints) the kernel fills in itself."""
+    return struct.pack("<10i", 1 if padding == "same" else 2, stride[1], stride[0], filt[1], filt[0], activation,
+                       0, 0, 0, 0)
+
+
+def mp_spec(kind, feeds, **kw):
+    return dict(kind=kind, script="mediapipe",
+                inputs=[dict(shape=list(f.shape), data=f.ravel().tolist()) for f in feeds], **kw)
+
+
+def max_pool_argmax_case(in_shape, filt, stride, padding, out_hw):
+    m = Model()
+    g = m.graph()
+    x = g.input(in_shape, name="input")
+    out_shape = [in_shape[0], out_hw[0], out_hw[1], in_shape[3]]
+    y, idx = g.tensor(out_shape, name="output"), g.tensor(out_shape, name="indices")
+    g.custom_op("MaxPoolingWithArgmax2D", [x], [y, idx], pool_params(padding, stride, filt))
+    g.outputs = [y, idx]
+    feed = uniform(in_shape)
+    return m, [feed], mp_spec("max_pool_argmax", [feed], filter=filt, strides=stride, pad=padding)
+
+
+CASES["mp_max_pool_argmax_same"] = lambda: max_pool_argmax_case([1, 5, 7, 3], [2, 2], [2, 2], "same", [3, 4])
+CASES["mp_max_pool_argmax_overlap"] = lambda: max_pool_argmax_case([2, 7, 6, 2], [3, 3], [2, 2], "same", [4, 3])
+CASES["mp_max_pool_argmax_valid"] = lambda: max_pool_argmax_case([1, 6, 8, 2], [3, 2], [3, 2], "valid", [2, 4])
+
+
+@case("mp_max_unpool")
+def _():
+    m = Model()
+    g = m.graph()
+    x, idx = g.input([1, 3, 4, 2], name="input"), g.input([1, 3, 4, 2], name="indices")
+    out = g.tensor([1, 6, 8, 2], name="output")
+    g.custom_op("MaxUnpooling2D", [x, idx], [out], pool_params("same", [2, 2], [2, 2]))
+    g.outputs = [out]
+    feeds = [uniform([1, 3, 4, 2]), (ints([1, 3, 4, 2], 0, 4) + 0.1).astype(np.float32)]
+    return m, feeds, mp_spec("max_unpool", feeds, filter=[2, 2])
+
+
+def affine_matrix(angle, scale, tx, ty):
+    """A [1, 4, 4] matrix whose first two rows map (x, y) to scale * R(angle) (x, y) + (tx, ty)."""
+    c, s = np.cos(angle) * scale, np.sin(angle) * scale
+    return np.array([[[c, -s, 0, tx], [s, c, 0, ty], [0, 0, 1, 0], [0, 0, 0, 1]]], np.float32)
+
+
+def transform_landmarks_case(n, d):
+    m = Model()
+    g = m.graph()
+    lm, mat = g.input([1, n, d], name="landmarks"), g.input([1, 4, 4], name="matrix")
+    out = g.tensor([1, n, d], name="output")
+    g.custom_op("TransformLandmarks", [lm, mat], [out], flexbuffers.Dumps({"dimensions": d}), version=2)
+    g.outputs = [out]
+    feeds = [uniform([1, n, d], 0, 64), affine_matrix(0.4, 1.3, 5.0, -3.0)]
+    return m, feeds, mp_spec("transform_landmarks", feeds)
+
+
+CASES["mp_transform_landmarks"] = lambda: transform_landmarks_case(10, 3)
+CASES["mp_transform_landmarks_2d"] = lambda: transform_landmarks_case(6, 2)
+
+
+def transform_tensor_case(version):
+    # Some source points fall outside the input (those pixels are zero), some on the border band.
+    h, w, oh, ow = 8, 10, 6, 7
+    m = Model()
+    g = m.graph()
+    x, mat = g.input([1, h, w, 3], name="input"), g.input([1, 4, 4], name="matrix")
+    out = g.tensor([1, oh, ow, 3], name="output")
+    g.custom_op("TransformTensorBilinear", [x, mat], [out],
+                flexbuffers.Dumps({"mode": 1, "output_size": [oh, ow], "align_corners": False}), version=version)
+    g.outputs = [out]
+    matrix = affine_matrix(0.35, 1.25, 2.2, -1.6)
+    feeds = [uniform([1, h, w, 3]), matrix]
+    return m, feeds, mp_spec("transform_tensor", feeds, output=[oh, ow], half_pixel=version >= 2)
+
+
+CASES["mp_transform_tensor_bilinear"] = lambda: transform_tensor_case(2)
+CASES["mp_transform_tensor_bilinear_v1"] = lambda: transform_tensor_case(1)
+
+
+# ---- stateful operators (issue 15): LiteRT.js runs them ---------------------------------------------------------
+def string_buffer(strings):
+    """TFLite's string tensor buffer: int32 count, count + 1 int32 offsets from the buffer start, the bytes."""
+    data = [s.encode() for s in strings]
+    head = 4 * (len(data) + 2)
+    offsets, at = [], head
+    for d in data:
+        offsets.append(at)
+        at += len(d)
+    offsets.append(at)
+    return struct.pack(f"<{len(data) + 2}i", len(data), *offsets) + b"".join(data)
+
+
+def add_tensor(g, shape, type_code, name=None, data=None):
+    """A tensor of a type numpy has no dtype for (resource 13, string 5); `data` the raw buffer bytes."""
+    buf = g.model.buffer(data) if data is not None else 0
+    g.tensors.append(dict(shape=list(shape), type=type_code, buffer=buf, name=name or f"t{len(g.tensors)}",
+                          quant=None, sparsity=None, variable=False))
+    return len(g.tensors) - 1
+
+
+def call_once(m, g, index):
+    g.ops.append(dict(code=m.opcode(OPS["CALL_ONCE"]), ins=[], outs=[], opt="CallOnce", fields=[(0, "i", index)]))
+
+
+def var_handle(m, g, name):
+    """VAR_HANDLE with shared_name `name`: handles with one name are one variable."""
+    h = add_tensor(g, [], 13, name=f"{name}_handle")
+    g.ops.append(dict(code=m.opcode(OPS["VAR_HANDLE"]), ins=[], outs=[h], opt="VarHandle", fields=[(1, "s", name)]))
+    return h
+
+
+@case("variable_call_once")
+def _():
+    # A variable initialized once by a CALL_ONCE subgraph, read twice, then updated for the next invocation.
+    m = Model()
+    g = m.graph()
+    x = g.input([2, 3], name="input")
+    call_once(m, g, 1)
+    v = g.tensor([2, 3], name="value")
+    g.op("READ_VARIABLE", [var_handle(m, g, "weights")], [v])
+    t = g.tensor([2, 3], name="sum")
+    g.op("ADD", [x, v], [t], "Add")
+    g.ops.append(dict(code=m.opcode(OPS["ASSIGN_VARIABLE"]), ins=[var_handle(m, g, "weights"), t], outs=[],
+                      opt=None, fields=()))
+    out = g.tensor([2, 3], name="output")
+    g.op("MUL", [t, v], [out], "Mul")
+    g.outputs = [out]
+    init = m.graph()
+    init.ops.append(dict(code=m.opcode(OPS["ASSIGN_VARIABLE"]),
+                         ins=[var_handle(m, init, "weights"), init.const(uniform([2, 3]))], outs=[], opt=None,
+                         fields=()))
+    return m, [uniform([2, 3])]
+
+
+@case("hashtable")
+def _():
+    # A string -> int64 table filled by a CALL_ONCE subgraph; lookups of constant keys (one missing: the default)
+    # and the table's size, each through an ADD with an input.
+    m = Model()
+    g = m.graph()
+    offset, size_offset = g.input([5], np.int64, name="offset"), g.input([1], np.int64, name="size_offset")
+    call_once(m, g, 1)
+    table = add_tensor(g, [], 13, name="table")
+    g.op("HASHTABLE", [], [table], "Hashtable", [(0, "i", 7), (1, "b", 5), (2, "b", 4)])
+    keys = add_tensor(g, [5], 5, name="keys", data=string_buffer(["pear", "apple", "fig", "kiwi", "apple"]))
+    found = g.tensor([5], np.int64, name="found")
+    g.op("HASHTABLE_FIND", [table, keys, g.const(np.array(-1), np.int64)], [found], "HashtableFind")
+    out = g.tensor([5], np.int64, name="output")
+    g.op("ADD", [found, offset], [out], "Add")
+    size = g.tensor([1], np.int64, name="size")
+    g.op("HASHTABLE_SIZE", [table], [size], "HashtableSize")
+    out2 = g.tensor([1], np.int64, name="size_output")
+    g.op("ADD", [size, size_offset], [out2], "Add")
+    g.outputs = [out, out2]
+    init = m.graph()
+    t2 = add_tensor(init, [], 13, name="table")
+    init.op("HASHTABLE", [], [t2], "Hashtable", [(0, "i", 7), (1, "b", 5), (2, "b", 4)])
+    ks = add_tensor(init, [4], 5, name="keys", data=string_buffer(["apple", "banana", "fig", "pear"]))
+    init.ops.append(dict(code=m.opcode(OPS["HASHTABLE_IMPORT"]),
+                         ins=[t2, ks, init.const(np.array([10, 20, 30, 40]), np.int64)], outs=[],
+                         opt="HashtableImport", fields=()))
+    return m, [ints([5], 0, 100).astype(np.int64), ints([1], 0, 100).astype(np.int64)]
+
+
+# ---- int16 activations (16x8 quantization, issue 15): converted at --opset 21 (int16 QuantizeLinear) ------------
+# Cases converted at another opset than the default: written as opset.txt, read by check_tflite_refs.py.
+OPSET = {}
+
+
+@case("quantize_int16")
+def _():
+    m = Model()
+    g = m.graph()
+    x = g.input([2, 8], name="input")
+    out = g.tensor([2, 8], np.int16, name="output", quant=q(0.0004, 0))
+    g.op("QUANTIZE", [x], [out], "Quantize")
+    g.outputs = [out]
+    return m, [uniform([2, 8], -12, 12)]
+
+
+@case("dequantize_int16")
+def _():
+    m = Model()
+    g = m.graph()
+    x = g.input([2, 8], np.int16, name="input", quant=q(0.001, 0))
+    out = g.tensor([2, 8], name="output")
+    g.op("DEQUANTIZE", [x], [out], "Dequantize")
+    g.outputs = [out]
+    return m, [ints([2, 8], -32768, 32768, np.int16)]
+
+
+@case("quantized_add_int16")
+def _():
+    m = Model()
+    g = m.graph()
+    a = g.input([2, 8], np.int16, name="a", quant=q(0.0004, 0))
+    b2 = g.input([2, 8], np.int16, name="b", quant=q(0.0003, 0))
+    out = g.tensor([2, 8], np.int16, name="output", quant=q(0.0006, 0))
+    g.op("ADD", [a, b2], [out], "Add", [(0, "b", 0)])
+    g.outputs = [out]
+    return m, [ints([2, 8], -20000, 20000, np.int16), ints([2, 8], -20000, 20000, np.int16)]
+
+
+@case("quantized_fully_connected_16x8")
+def _():
+    # int16 activations, int8 weights, int64 bias (TFLite's 16x8 scheme).
+    m = Model()
+    g = m.graph()
+    x = g.input([2, 6], np.int16, name="input", quant=q(0.0005, 0))
+    w = g.const(ints([4, 6], -127, 128, np.int8), np.int8, quant=q(0.01, 0))
+    bias = g.const(ints([4], -3000, 3000).astype(np.int64), np.int64, quant=q(0.000005, 0))
+    out = g.tensor([2, 4], np.int16, name="output", quant=q(0.002, 0))
+    g.op("FULLY_CONNECTED", [x, w, bias], [out], "FullyConnected", [(0, "b", 0)])
+    g.outputs = [out]
+    return m, [ints([2, 6], -30000, 30000, np.int16)]
+
+
+for _name in ["quantize_int16", "dequantize_int16", "quantized_add_int16", "quantized_fully_connected_16x8"]:
+    OPSET[_name] = 21
+
+
 # ---- malformed or unsupported models: `onyx convert` must fail with a one-line error naming the operator -------
 def error_models():
     """(file name, model, substrings the error must contain)."""
@@ -1028,6 +1276,26 @@ def error_models():
     g.op("WHILE", [x], [y], "While", [(0, "i", 0), (1, "i", 0)])
     g.outputs = [y]
     out.append(("recursive_while.tflite", m, ["operator 0 (WHILE)", "recursive"]))
+    m = Model()
+    g = m.graph()
+    x = g.input([2], name="input")
+    y = g.tensor([2], np.int16, name="output", quant=q(0.001, 0))
+    g.op("QUANTIZE", [x], [y], "Quantize")
+    g.outputs = [y]
+    out.append(("int16_below_opset_21.tflite", m, ["operator 0 (QUANTIZE)", "convert with --opset 21"]))
+    m = Model()
+    g = m.graph()
+    x = g.input([1, 1, 4, 3], name="input")
+    y = g.tensor([1, 4, 4], name="output")
+    g.custom_op("Landmarks2TransformMatrix", [x], [y], version=2)
+    g.outputs = [y]
+    out.append(("unsupported_custom.tflite", m, ["no converter for TFLite operator(s) CUSTOM(Landmarks2TransformMatrix)"]))
+    m = Model()
+    g = m.graph()
+    v = g.tensor([2], name="output")
+    g.op("READ_VARIABLE", [var_handle(m, g, "never_assigned")], [v])
+    g.outputs = [v]
+    out.append(("variable_without_init.tflite", m, ["operator 1 (READ_VARIABLE)", "before any assignment"]))
     return out
 
 
@@ -1062,7 +1330,7 @@ def write_ops_txt(d, model):
     """ops.txt: the schema names of the builtins the case uses (read by tools/gen/converter_coverage.py)."""
     names = {v: k for k, v in OPS.items()}
     with open(os.path.join(d, "ops.txt"), "w") as f:
-        f.write("\n".join(sorted({names[c] for c in model.codes})) + "\n")
+        f.write("\n".join(sorted({names[c] for c, _, _ in model.codes})) + "\n")
 
 
 def write_pb(arr, path, name):
@@ -1089,6 +1357,25 @@ def write_tfjs_refs(d, feeds, spec):
                    "note": "LiteRT.js cannot run TFLite's variable state tensors"}, f, indent=1)
 
 
+def write_mediapipe_refs(d, feeds, spec):
+    """test_data_set_0 from TF.js ops (tfjs_mediapipe_refs.js) for MediaPipe's custom operators."""
+    env = dict(os.environ, NODE_PATH=os.path.expanduser("~/.cache/onyx-keras/node_modules"))
+    r = subprocess.run(["node", os.path.join(os.path.dirname(os.path.abspath(__file__)), "tfjs_mediapipe_refs.js")],
+                       input=json.dumps(spec), capture_output=True, text=True, env=env, check=True)
+    outs = json.loads(r.stdout)["outputs"]
+    data = os.path.join(d, "test_data_set_0")
+    os.makedirs(data)
+    for k, arr in enumerate(feeds):
+        write_pb(arr, os.path.join(data, f"input_{k}.pb"), f"input_{k}")
+    for k, y in enumerate(outs):
+        write_pb(np.array(y["data"], np.float32).reshape(y["shape"]), os.path.join(data, f"output_{k}.pb"),
+                 f"output_{k}")
+    shutil.rmtree(os.path.join(d, "inputs"))
+    with open(os.path.join(d, "refs.json"), "w") as f:
+        json.dump({"generator": "TF.js 4.22 ops (tests/convert/tflite/tfjs_mediapipe_refs.js)", "kind": spec["kind"],
+                   "note": "LiteRT.js cannot run MediaPipe's custom operators"}, f, indent=1)
+
+
 def main():
     out_dir = sys.argv[1]
     names = sys.argv[2:] or sorted(CASES)
@@ -1106,12 +1393,18 @@ def main():
         write_ops_txt(d, model)
         for k, arr in enumerate(feeds):
             write_pb(arr, os.path.join(d, "inputs", f"input_{k}.pb"), f"input_{k}")
+        if tfjs and tfjs[0].get("script") == "mediapipe":
+            write_mediapipe_refs(d, feeds, tfjs[0])
+            continue
         if tfjs:
             write_tfjs_refs(d, feeds, tfjs[0])
             continue
         r = subprocess.run(["node", "tflite_refs.mjs", os.path.abspath(path), os.path.abspath(d),
                             os.path.abspath(os.path.join(d, "inputs"))], cwd=LITERT, capture_output=True, text=True)
         shutil.rmtree(os.path.join(d, "inputs"))
+        if name in OPSET:
+            with open(os.path.join(d, "opset.txt"), "w") as f:
+                f.write(f"{OPSET[name]}\n")
         if r.returncode != 0:
             failed.append(name)
             errors = [ln for ln in (r.stdout + r.stderr).splitlines() if "ERROR" in ln or "tflite_refs" in ln]

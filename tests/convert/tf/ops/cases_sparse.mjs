@@ -415,4 +415,35 @@ export const cases = [
     (g, a, b) => bitwise(g, a, b, orBits(g))),
   binaryRef('BitwiseXor', 'int32', [[3, 4], [3, 4]], [{ int: [-300, 300] }, { int: [-50, 300] }],
     (g, a, b) => bitwise(g, a, b, xorBits(g))),
+  // ---- sparse tensors (TF.js runs SparseReshape, int64 outputs computed as int32 there)
+  ...[[[2, 3, 4], [4, -1], 'infer'], [[6, 4], [2, 3, 2, 2], 'split'], [[3, 8], [-1], 'flatten']].map(([from, to, tag]) => ({
+    name: `SparseReshape_${tag}`,
+    build(g) {
+      const total = from.reduce((a, b) => a * b, 1);
+      const picks = [0, 5, 7, total - 1, 11];
+      const idx = picks.flatMap((o) => { const q = []; for (let k = from.length - 1; k >= 0; --k) { q.unshift(o % from[k]); o = Math.floor(o / from[k]); } return q; });
+      const y = g.op('SparseReshape', [g.input('indices', 'int64', [picks.length, from.length], { values: idx }),
+        g.const('shape', 'int64', [from.length], from), g.const('new_shape', 'int64', [to.length], to)]);
+      g.output(`${y}:0`, { dtype: 'int64' });
+      g.output(`${y}:1`, { dtype: 'int64' });
+    },
+  })),
+  ...[[false, false], [true, false], [false, true]].map(([ta, tb]) => {
+    const inputs = (g) => [g.input('values', 'float32', [4]), g.input('b', 'float32', tb ? [2, 3] : [3, 2])];
+    const idx = ta ? [0, 0, 2, 1, 1, 2, 0, 1] : [0, 0, 1, 2, 2, 1, 1, 0];
+    return {
+      name: `SparseTensorDenseMatMul${ta ? '_adjoint_a' : ''}${tb ? '_adjoint_b' : ''}`,
+      build(g) {
+        const [v, b] = inputs(g);
+        g.output(g.op('SparseTensorDenseMatMul', [g.const('indices', 'int64', [4, 2], idx), v,
+          g.const('shape', 'int64', [2], ta ? [3, 3] : [3, 3]), b], { T: F, Tindices: A.type('int64'), adjoint_a: A.b(ta), adjoint_b: A.b(tb) }));
+      },
+      reference(g) {
+        const [v, b] = inputs(g);
+        const dense = g.op('SparseToDense', [g.const('indices', 'int32', [4, 2], idx), g.const('shape', 'int32', [2], [3, 3]), v,
+          g.const('zero', 'float32', [], [0])], { T: F, Tindices: I, validate_indices: A.b(true) });
+        g.output(g.op('MatMul', [dense, b], { T: F, transpose_a: A.b(ta), transpose_b: A.b(tb) }));
+      },
+    };
+  }),
 ];

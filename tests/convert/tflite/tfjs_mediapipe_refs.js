@@ -1,0 +1,88 @@
+// Reference outputs of MediaPipe's custom TFLite operators (mediapipe/util/tflite/operations), which LiteRT.js
+// cannot run, computed with TF.js 4.22 ops that do the same thing. Reads a JSON spec on stdin:
+//   {kind, inputs: [{shape, data}, ...], ...kind's parameters}
+// and prints {outputs: [{shape, data}, ...]}.
+//   max_pool_argmax {filter: [h, w], strides: [h, w], pad: 'same' | 'valid'}: tf.maxPoolWithArgmax; its indices
+//       (flat positions in the input) become MediaPipe's: the position inside the window, y * filter_w + x, plus 0.1.
+//   max_unpool {filter: [h, w]} (strides = filter): tf.scatterND of each input element to the window position its
+//       index names.
+//   transform_landmarks: [x, y, 1] @ the matrix's affine rows (tf.matMul), z kept.
+//   transform_tensor {output: [h, w], half_pixel}: tf.image.transform with the matrix's affine rows, bilinear,
+//       constant fill 0 (half_pixel: version 2's pixel-centre correction folded into the translation), times
+//       MediaPipe's mask of the pixels whose source point lies inside the image.
+// usage: NODE_PATH=~/.cache/onyx-keras/node_modules node tfjs_mediapipe_refs.js < spec.json
+const tf = require('@tensorflow/tfjs');
+
+async function run(spec) {
+  const ins = spec.inputs.map((t) => tf.tensor(t.data, t.shape, 'float32'));
+  if (spec.kind === 'max_pool_argmax') {
+    const x = ins[0];
+    const [, h, w, ch] = x.shape;
+    const [fh, fw] = spec.filter, [sh, sw] = spec.strides;
+    const r = tf.maxPoolWithArgmax(x, spec.filter, spec.strides, spec.pad, true);
+    const [, oh, ow] = r.result.shape;
+    // TF's SAME padding: the odd pixel at the end.
+    const top = spec.pad === 'same' ? Math.floor(Math.max((oh - 1) * sh + fh - h, 0) / 2) : 0;
+    const left = spec.pad === 'same' ? Math.floor(Math.max((ow - 1) * sw + fw - w, 0) / 2) : 0;
+    const flat = await r.indexes.data();
+    const local = new Float32Array(flat.length);
+    for (let i = 0; i < flat.length; ++i) {
+      const oc = Math.floor(i / ch), ox = oc % ow, oy = Math.floor(oc / ow) % oh;
+      const pix = Math.floor(flat[i] / ch), ix = pix % w, iy = Math.floor(pix / w) % h;
+      local[i] = (iy - (oy * sh - top)) * fw + (ix - (ox * sw - left)) + 0.1;
+    }
+    return [r.result, tf.tensor(local, r.result.shape)];
+  }
+  if (spec.kind === 'max_unpool') {
+    const [x, idx] = ins;
+    const [n, h, w, ch] = x.shape;
+    const [fh, fw] = spec.filter;
+    const k = await idx.data();
+    const coords = [];
+    for (let i = 0; i < k.length; ++i) {
+      const c = i % ch, px = Math.floor(i / ch) % w, py = Math.floor(i / ch / w) % h, b = Math.floor(i / ch / w / h);
+      const pos = Math.trunc(k[i]);
+      coords.push([b, py * fh + Math.floor(pos / fw), px * fw + (pos % fw), c]);
+    }
+    const y = tf.scatterND(tf.tensor2d(coords, [coords.length, 4], 'int32'), x.reshape([-1]), [n, h * fh, w * fw, ch]);
+    return [y];
+  }
+  const m = ins[1].reshape([4, 4]);
+  // B [3, 2]: [x, y, 1] @ B = (m00 x + m01 y + m03, m10 x + m11 y + m13).
+  const b = tf.gather(m.slice([0, 0], [2, 4]).transpose(), [0, 1, 3]);
+  if (spec.kind === 'transform_landmarks') {
+    const lm = ins[0];
+    const [one, n, d] = lm.shape;
+    const xy = lm.slice([0, 0, 0], [one, n, 2]).reshape([n, 2]);
+    let y = tf.matMul(tf.concat([xy, tf.ones([n, 1])], 1), b).reshape([one, n, 2]);
+    if (d === 3) y = tf.concat([y, lm.slice([0, 0, 2], [one, n, 1])], 2);
+    return [y];
+  }
+  if (spec.kind === 'transform_tensor') {
+    const bv = await b.data();  // rows: x coefficient, y coefficient, translation; columns: x', y'
+    const half = spec.half_pixel ? 0.5 : 0;
+    const tx = bv[4] + half * (bv[0] + bv[2]) - half, ty = bv[5] + half * (bv[1] + bv[3]) - half;
+    const transforms = tf.tensor2d([[bv[0], bv[2], tx, bv[1], bv[3], ty, 0, 0]]);
+    const y = tf.image.transform(ins[0], transforms, 'bilinear', 'constant', 0, spec.output);
+    // MediaPipe zeroes the whole pixel when its source point is outside [0, W-1] x [0, H-1] (TF.js's constant
+    // fill only zeroes the corners outside the image): the same mask from the source points.
+    const [oh, ow] = spec.output, [, h, w] = ins[0].shape;
+    const grid = tf.stack(tf.meshgrid(tf.range(0, ow), tf.range(0, oh)), 2).reshape([oh * ow, 2]);
+    const src = tf.matMul(grid, tf.tensor2d([[bv[0], bv[1]], [bv[2], bv[3]]])).add(tf.tensor1d([tx, ty]));
+    const inside = src.greaterEqual(0).logicalAnd(src.lessEqual(tf.tensor1d([w - 1, h - 1]))).all(1);
+    return [y.mul(inside.cast('float32').reshape([1, oh, ow, 1]))];
+  }
+  throw new Error('unknown kind ' + spec.kind);
+}
+
+async function main() {
+  const chunks = [];
+  for await (const c of process.stdin) chunks.push(c);
+  const spec = JSON.parse(Buffer.concat(chunks).toString());
+  await tf.setBackend('cpu');
+  const outs = await run(spec);
+  const res = [];
+  for (const t of outs) res.push({shape: t.shape, data: Array.from(await t.data())});
+  process.stdout.write(JSON.stringify({outputs: res}));
+}
+main();

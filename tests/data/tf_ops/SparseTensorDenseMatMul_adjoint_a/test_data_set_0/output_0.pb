@@ -1,0 +1,1 @@
+BSparseTensorDenseMatMul:0JË…Ì?Ç??KÇ¾|Cë½Þ\L?°e€¿

@@ -1,0 +1,1 @@
+BSparseTensorDenseMatMul:0JòŠÀä¬,?Ð—–¿:êµ>´fç>¥6¿

@@ -1,0 +1,1 @@
+Binput_0J0ύρGAή±”AO•QB©Γ?A{gd@=6kA¬ϋbBτW5BM”\BJΑA}+AR€;B

@@ -1,0 +1,1 @@
+Boutput_0J0ÓÛ(A”§ÌAG®vBş€Be`ê?¿EƒAûGBŞ BªkB•WB²¼ÀÀ6jB

@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+"""Runs each model of tests/data/quant/*/ in onyx (1 and 2 threads, optimization disabled and all) on
+test_data_set_0/input_0.pb and checks every output bit for bit against test_data_set_0/output_N.pb, ONNX Runtime
+1.30's values (tests/quant/ort_reference.mjs). Bits, not values: -0 against +0 or a different NaN fails too.
+
+usage: tests/quant/check_bit_exact.py ONYX DATA_DIR
+"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+
+def main():
+    onyx, data = sys.argv[1], sys.argv[2]
+    failures = checked = 0
+    for folder in sorted(glob.glob(os.path.join(data, "*", ""))):
+        model_file = os.path.join(folder, "model.onnx")
+        cases = os.path.join(folder, "test_data_set_0")
+        names = [o.name for o in onnx.load(model_file, load_external_data=False).graph.output]
+        expected = []
+        for i in range(len(names)):
+            t = onnx.TensorProto()
+            with open(os.path.join(cases, "output_%d.pb" % i), "rb") as f:
+                t.ParseFromString(f.read())
+            expected.append(numpy_helper.to_array(t))
+        for threads in (1, 2):
+            for level in ("disabled", "all"):
+                with tempfile.TemporaryDirectory() as out:
+                    run = subprocess.run([onyx, "run", model_file, "--input",
+                                          "input=" + os.path.join(cases, "input_0.pb"), "--threads", str(threads),
+                                          "--opt-level", level, "--output-dir", out],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                    label = "%s threads=%d opt=%s" % (os.path.basename(folder.rstrip("/")), threads, level)
+                    if run.returncode != 0:
+                        print("FAIL %s: onyx run failed: %s" % (label, run.stderr.strip()))
+                        failures += 1
+                        continue
+                    bad = []
+                    for name, want in zip(names, expected):
+                        got = np.load(os.path.join(out, name + ".npy"))
+                        if got.dtype != want.dtype or got.shape != want.shape or got.tobytes() != want.tobytes():
+                            diff = "type/shape"
+                            if got.shape == want.shape and got.dtype == want.dtype:
+                                g = np.atleast_1d(got).view(np.uint8).reshape(got.size, -1)
+                                w = np.atleast_1d(want).view(np.uint8).reshape(want.size, -1)
+                                diff = "%d of %d elements" % (int((g != w).any(axis=1).sum()), want.size)
+                            bad.append("%s (%s)" % (name, diff))
+                    checked += 1
+                    if bad:
+                        failures += 1
+                        print("FAIL %s: %d of %d outputs differ from ONNX Runtime's, first %s" %
+                              (label, len(bad), len(names), ", ".join(bad[:5])))
+                    else:
+                        print("ok   %s: %d outputs bit-identical" % (label, len(names)))
+    print("%d runs, %d failing" % (checked, failures))
+    return 1 if failures or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

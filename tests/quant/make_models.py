@@ -1,0 +1,276 @@
+#!/usr/bin/python3
+"""Builds the quantized test models of tests/data/quant (Debian python3-onnx 1.12, numpy; fixed seeds).
+
+  unet_dynamic.onnx  a dynamically quantized U-Net-like network, written the way ONNX Runtime's dynamic
+                     quantization writes convolutions: DynamicQuantizeLinear -> ConvInteger (int8 weights) -> Cast ->
+                     Mul by x_scale * w_scale (per tensor or per channel) -> Add bias, with Relu, dilated 3x3
+                     convolutions, MaxPool, bilinear Resize (half_pixel and align_corners), Concat skips, and a
+                     MatMulInteger head; 19 quantize steps, and 2 more on edge cases.
+  qdq.onnx           a QDQ network: QuantizeLinear/DequantizeLinear (per tensor, per axis) around Conv, Relu,
+                     MaxPool, Add, AveragePool, GlobalAveragePool and MatMul, uint8 and int8 activations.
+  qlinear.onnx       the QLinear operators themselves: QLinearConv (per-channel weights, int32 bias, grouped and
+                     strided), QLinearMatMul, QuantizeLinear and DequantizeLinear.
+
+Every model also lists the values of its quantization steps as graph outputs, so that ONNX Runtime's values for each
+are recorded (tests/quant/ort_reference.mjs) and a divergence shows up where it starts.
+
+usage: tests/quant/make_models.py [--all-intermediates] [OUT_DIR]
+"""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper, save, shape_inference
+
+OPSET = 17
+# The intermediate values listed as outputs: those of the quantization operators themselves, whose values are fully
+# specified, so they must match ONNX Runtime's bit for bit. With
+# --all-intermediates every value is listed (to find the first divergent node, float ops included: Conv, Resize
+# and pooling sum in an implementation-defined order).
+QUANTIZE_STEPS = {"DynamicQuantizeLinear", "ConvInteger", "MatMulInteger", "QuantizeLinear", "DequantizeLinear",
+                  "QLinearConv", "QLinearMatMul"}
+ALL_INTERMEDIATES = False
+
+
+class Builder:
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.outputs = [], [], []
+        self.count = 0
+
+    def name(self, stem):
+        self.count += 1
+        return "%s_%d" % (stem, self.count)
+
+    def const(self, stem, array):
+        n = self.name(stem)
+        self.inits.append(numpy_helper.from_array(array, n))
+        return n
+
+    def node(self, op, inputs, n_out=1, stem=None, **attrs):
+        outs = [self.name(stem or op.lower()) for _ in range(n_out)]
+        self.nodes.append(helper.make_node(op, inputs, outs, name=self.name("n_" + op), **attrs))
+        if ALL_INTERMEDIATES or op in QUANTIZE_STEPS:
+            self.outputs.extend(outs)
+        return outs if n_out > 1 else outs[0]
+
+    def model(self, graph_name, inputs, final):
+        # The final outputs first, then the intermediate values (for the per-node comparison).
+        # Their types come from ONNX's shape inference on the graph without outputs.
+        names = list(final) + [o for o in self.outputs if o not in final]
+        bare = helper.make_graph(self.nodes, graph_name, inputs, [], self.inits)
+        opsets = [helper.make_opsetid("", OPSET)]
+        inferred = shape_inference.infer_shapes(helper.make_model(bare, opset_imports=opsets), strict_mode=True)
+        infos = {v.name: v for v in inferred.graph.value_info}
+        graph = helper.make_graph(self.nodes, graph_name, inputs, [infos[n] for n in names], self.inits)
+        m = helper.make_model(graph, opset_imports=opsets, producer_name="onyx-tests")
+        m.ir_version = 8
+        return m
+
+
+# ---- the dynamically quantized U-Net ----
+
+def dyn_conv(b, x, cin, cout, k=3, dilation=1, per_channel=False, relu=True, stride=1):
+    """DynamicQuantizeLinear -> ConvInteger -> Cast -> Mul(scale) -> Add(bias) [-> Relu], as ORT's tool writes."""
+    w = b.rng.normal(0, 1.0 / np.sqrt(cin * k * k), (cout, cin, k, k)).astype(np.float32)
+    bias = b.rng.normal(0, 0.1, (cout,)).astype(np.float32)
+    if per_channel:
+        w_scale = (np.abs(w).reshape(cout, -1).max(axis=1) / 127.0).astype(np.float32)
+        wq = np.clip(np.rint(w / w_scale[:, None, None, None]), -127, 127).astype(np.int8)
+        w_scale_name = b.const("w_scale", w_scale.reshape(1, cout, 1, 1))
+    else:
+        w_scale = np.float32(np.abs(w).max() / 127.0)
+        wq = np.clip(np.rint(w / w_scale), -127, 127).astype(np.int8)
+        w_scale_name = b.const("w_scale", np.array(w_scale, dtype=np.float32))
+    xq, xs, xz = b.node("DynamicQuantizeLinear", [x], n_out=3, stem="dql")
+    pad = dilation * (k - 1) // 2
+    acc = b.node("ConvInteger", [xq, b.const("w", wq), xz, b.const("w_zp", np.array(0, dtype=np.int8))],
+                 kernel_shape=[k, k], pads=[pad] * 4, dilations=[dilation] * 2, strides=[stride] * 2)
+    f = b.node("Cast", [acc], to=TensorProto.FLOAT)
+    scale = b.node("Mul", [xs, w_scale_name], stem="scale")
+    y = b.node("Mul", [f, scale], stem="scaled")
+    y = b.node("Add", [y, b.const("bias", bias.reshape(1, cout, 1, 1))], stem="biased")
+    return b.node("Relu", [y]) if relu else y
+
+
+def resize(b, x, mode_ct):
+    roi = b.const("roi", np.array([], dtype=np.float32))
+    scales = b.const("scales", np.array([1, 1, 2, 2], dtype=np.float32))
+    return b.node("Resize", [x, roi, scales], mode="linear", coordinate_transformation_mode=mode_ct)
+
+
+def unet_dynamic():
+    b = Builder(16)
+    x = "input"
+    e1 = dyn_conv(b, x, 3, 16)
+    e1 = dyn_conv(b, e1, 16, 16, per_channel=True)
+    p1 = b.node("MaxPool", [e1], kernel_shape=[2, 2], strides=[2, 2])
+    e2 = dyn_conv(b, p1, 16, 32)
+    e2 = dyn_conv(b, e2, 32, 32, dilation=2)
+    p2 = b.node("MaxPool", [e2], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    e3 = dyn_conv(b, p2, 32, 48, dilation=2, per_channel=True)
+    e3 = dyn_conv(b, e3, 48, 48, dilation=4)
+    e3 = dyn_conv(b, e3, 48, 48, dilation=2)
+    p3 = b.node("MaxPool", [e3], kernel_shape=[2, 2], strides=[2, 2])
+    mid = dyn_conv(b, p3, 48, 64)
+    mid = dyn_conv(b, mid, 64, 64, dilation=2, per_channel=True)
+    u3 = resize(b, mid, "half_pixel")
+    u3 = dyn_conv(b, u3, 64, 48, k=1, relu=False)
+    c3 = b.node("Concat", [u3, e3], axis=1)
+    d3 = dyn_conv(b, c3, 96, 48)
+    d3 = dyn_conv(b, d3, 48, 48, dilation=2)
+    u2 = resize(b, d3, "align_corners")
+    c2 = b.node("Concat", [u2, e2], axis=1)
+    d2 = dyn_conv(b, c2, 80, 32, per_channel=True)
+    d2 = dyn_conv(b, d2, 32, 32)
+    u1 = resize(b, d2, "half_pixel")
+    s1 = b.node("Add", [dyn_conv(b, u1, 32, 16, k=1, relu=False), e1])  # a residual skip
+    d1 = dyn_conv(b, s1, 16, 16)
+    d1 = dyn_conv(b, d1, 16, 16, dilation=3)
+    seg = dyn_conv(b, d1, 16, 5, k=1, relu=False)
+    # A classification head through MatMulInteger (as ORT's tool writes dynamically quantized MatMuls).
+    pooled = b.node("GlobalAveragePool", [mid])
+    flat = b.node("Flatten", [pooled], axis=1)
+    hq, hs, hz = b.node("DynamicQuantizeLinear", [flat], n_out=3, stem="dql")
+    wh = b.rng.normal(0, 0.125, (64, 10)).astype(np.float32)
+    whs = np.float32(np.abs(wh).max() / 127.0)
+    acc = b.node("MatMulInteger", [hq, b.const("wh", np.clip(np.rint(wh / whs), -127, 127).astype(np.int8)), hz,
+                                   b.const("wh_zp", np.array(0, dtype=np.int8))])
+    scale = b.node("Mul", [hs, b.const("wh_scale", np.array(whs, dtype=np.float32))], stem="scale")
+    logits = b.node("Add", [b.node("Mul", [b.node("Cast", [acc], to=TensorProto.FLOAT), scale]),
+                            b.const("bh", b.rng.normal(0, 0.1, (10,)).astype(np.float32))])
+    # DynamicQuantizeLinear's edge cases: an all-zero tensor (ONNX Runtime gives scale 1, not 0) and an all-negative
+    # one (zero point 255).
+    b.node("DynamicQuantizeLinear", [b.node("Mul", [x, b.const("zero", np.array(0, np.float32))])], n_out=3,
+           stem="dql")
+    b.node("DynamicQuantizeLinear", [b.node("Neg", [b.node("Abs", [x])])], n_out=3, stem="dql")
+    inp = helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 3, 32, 32])
+    return b.model("unet_dynamic", [inp], [seg, logits])
+
+
+# ---- QDQ ----
+
+def qdq(b, x, scale, zp):
+    """QuantizeLinear then DequantizeLinear with per-tensor parameters; zp's dtype picks uint8 or int8."""
+    s = b.const("s", np.array(scale, dtype=np.float32))
+    z = b.const("zp", zp)
+    q = b.node("QuantizeLinear", [x, s, z], stem="q")
+    return b.node("DequantizeLinear", [q, s, z], stem="dq")
+
+
+def qdq_weight(b, w, axis=0):
+    """Per-axis symmetric int8 weights, stored quantized and dequantized in the graph."""
+    moved = np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)
+    scale = (np.abs(moved).max(axis=1) / 127.0).astype(np.float32)
+    shape = [1] * w.ndim
+    shape[axis] = -1
+    wq = np.clip(np.rint(w / scale.reshape(shape)), -127, 127).astype(np.int8)
+    return b.node("DequantizeLinear", [b.const("wq", wq), b.const("ws", scale),
+                                       b.const("wz", np.zeros_like(scale, dtype=np.int8))], axis=axis, stem="w")
+
+
+def qdq_conv(b, x, x_scale, cin, cout, k=3, stride=1, group=1):
+    w = b.rng.normal(0, 1.0 / np.sqrt(cin / group * k * k), (cout, cin // group, k, k)).astype(np.float32)
+    bias = b.rng.normal(0, 0.1, (cout,)).astype(np.float32)
+    wd = qdq_weight(b, w)
+    # Bias as int32 at scale x_scale * w_scale[m], as QDQ tools store it.
+    w_scale = np.abs(w).reshape(cout, -1).max(axis=1) / 127.0
+    b_scale = (np.float32(x_scale) * w_scale).astype(np.float32)
+    bq = np.rint(bias / b_scale).astype(np.int32)
+    bd = b.node("DequantizeLinear", [b.const("bq", bq), b.const("bs", b_scale)], axis=0, stem="b")
+    return b.node("Conv", [x, wd, bd], kernel_shape=[k, k], pads=[k // 2] * 4, strides=[stride] * 2, group=group)
+
+
+def qdq_model():
+    b = Builder(17)
+    u8 = lambda v: np.array(v, dtype=np.uint8)  # noqa: E731
+    i8 = lambda v: np.array(v, dtype=np.int8)  # noqa: E731
+    x = qdq(b, "input", 0.02, u8(128))
+    y = b.node("Relu", [qdq_conv(b, x, 0.02, 3, 16)])
+    y = qdq(b, y, 0.015, u8(0))
+    y = b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2])
+    y = qdq(b, y, 0.015, u8(0))
+    r = y
+    y = b.node("Relu", [qdq_conv(b, y, 0.015, 16, 16)])
+    y = qdq(b, y, 0.01, u8(0))
+    y = qdq_conv(b, y, 0.01, 16, 16, group=4)
+    y = qdq(b, y, 0.02, i8(3))
+    y = qdq(b, b.node("Add", [y, r]), 0.025, i8(-5))
+    y = b.node("Relu", [y])
+    y = qdq(b, b.node("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), 0.01, u8(0))
+    y = qdq(b, qdq_conv(b, y, 0.01, 16, 32, stride=2), 0.03, u8(120))
+    y = qdq(b, b.node("GlobalAveragePool", [y]), 0.004, u8(100))
+    y = b.node("Flatten", [y], axis=1)
+    w = b.rng.normal(0, 0.2, (32, 10)).astype(np.float32)
+    y = qdq(b, b.node("MatMul", [y, qdq_weight(b, w, axis=1)]), 0.05, u8(128))
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 32, 32])
+    return b.model("qdq", [inp], [y])
+
+
+# ---- QLinear operators ----
+
+def qlinear_conv(b, x, xs, xz, cin, cout, ys, yz, k=3, stride=1, group=1, per_channel=True):
+    w = b.rng.normal(0, 1.0 / np.sqrt(cin / group * k * k), (cout, cin // group, k, k)).astype(np.float32)
+    if per_channel:
+        w_scale = (np.abs(w).reshape(cout, -1).max(axis=1) / 127.0).astype(np.float32)
+        wq = np.clip(np.rint(w / w_scale[:, None, None, None]), -127, 127).astype(np.int8)
+        wz = np.zeros(cout, dtype=np.int8)
+    else:
+        w_scale = np.array(np.abs(w).max() / 127.0, dtype=np.float32)
+        wq = np.clip(np.rint(w / w_scale), -127, 127).astype(np.int8)
+        wz = np.array(0, dtype=np.int8)
+    bias = np.rint(b.rng.normal(0, 0.1, (cout,)) / (xs * np.broadcast_to(w_scale, (cout,)))).astype(np.int32)
+    return b.node("QLinearConv", [x, b.const("xs", np.array(xs, np.float32)), b.const("xz", xz), b.const("w", wq),
+                                  b.const("ws", w_scale), b.const("wz", wz), b.const("ys", np.array(ys, np.float32)),
+                                  b.const("yz", yz), b.const("bias", bias)],
+                  kernel_shape=[k, k], pads=[k // 2] * 4, strides=[stride] * 2, group=group)
+
+
+def qlinear_model():
+    b = Builder(18)
+    u8 = lambda v: np.array(v, dtype=np.uint8)  # noqa: E731
+    x = b.node("QuantizeLinear", ["input", b.const("s", np.array(0.017, np.float32)), b.const("z", u8(131))])
+    y = qlinear_conv(b, x, 0.017, u8(131), 3, 24, 0.013, u8(7))
+    y = qlinear_conv(b, y, 0.013, u8(7), 24, 24, 0.011, u8(60), group=3, stride=2)
+    y = qlinear_conv(b, y, 0.011, u8(60), 24, 40, 0.02, u8(128), k=1, per_channel=False)
+    y = qlinear_conv(b, y, 0.02, u8(128), 40, 40, 0.009, u8(0), k=5, group=40)
+    flat = b.node("Reshape", [y, b.const("shape", np.array([40, -1], np.int64))])
+    wm = b.rng.normal(0, 0.05, (flat_cols := 16 * 16, 12)).astype(np.float32)
+    wms = np.float32(np.abs(wm).max() / 127.0)
+    wmq = np.clip(np.rint(wm / wms), -127, 127).astype(np.int8)
+    mm = b.node("QLinearMatMul", [flat, b.const("as", np.array(0.009, np.float32)), b.const("az", u8(0)),
+                                  b.const("b", wmq), b.const("bs", np.array(wms, np.float32)),
+                                  b.const("bz", np.array(0, np.int8)), b.const("ys", np.array(0.03, np.float32)),
+                                  b.const("yz", u8(125))])
+    assert flat_cols == 256
+    out = b.node("DequantizeLinear", [mm, b.const("s", np.array(0.03, np.float32)), b.const("z", u8(125))])
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 32, 32])
+    return b.model("qlinear", [inp], [out])
+
+
+def write(out_dir, name, model, input_shape, seed):
+    folder = os.path.join(out_dir, name)
+    data = os.path.join(folder, "test_data_set_0")
+    os.makedirs(data, exist_ok=True)
+    save(model, os.path.join(folder, "model.onnx"))
+    rng = np.random.default_rng(seed)
+    # Natural-image-like input: smooth structure plus noise, some negative values.
+    x = rng.normal(0, 1, input_shape).astype(np.float32)
+    x = (x + np.roll(x, 1, axis=-1) + np.roll(x, 1, axis=-2)) / 3 + 0.2
+    t = numpy_helper.from_array(x.astype(np.float32), "input")
+    with open(os.path.join(data, "input_0.pb"), "wb") as f:
+        f.write(t.SerializeToString())
+
+
+def main():
+    global ALL_INTERMEDIATES
+    args = [a for a in sys.argv[1:] if a != "--all-intermediates"]
+    ALL_INTERMEDIATES = len(args) != len(sys.argv) - 1
+    out = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "data", "quant")
+    write(out, "unet_dynamic", unet_dynamic(), (1, 3, 32, 32), 1)
+    write(out, "qdq", qdq_model(), (1, 3, 32, 32), 2)
+    write(out, "qlinear", qlinear_model(), (1, 3, 32, 32), 3)
+
+
+if __name__ == "__main__":
+    main()
