@@ -88,6 +88,7 @@ std::vector<std::string> SupportedTfliteOperators() {
   for (const auto& [code, fn] : tflite::OpTable()) {
     if (code != tflite::op::kCustom) ops.push_back(tflite::BuiltinName(code));
   }
+  for (const auto& [name, fn] : tflite::CustomOpTable()) ops.push_back("CUSTOM(" + name + ")");
   std::sort(ops.begin(), ops.end());
   return ops;
 }

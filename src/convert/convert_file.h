@@ -29,7 +29,7 @@ SourceKind DetectSource(const std::string& path);
 Result<ir::Model> ConvertFile(const std::string& path, int64_t opset);
 
 // The operators a converter handles, sorted: TensorFlow op names (TF.js graph-models, frozen graphs and SavedModels
-// share them) or TFLite builtins by their schema.fbs names (custom operators are not listed).
+// share them) or TFLite builtins by their schema.fbs names, custom operators as "CUSTOM(name)".
 std::vector<std::string> SupportedTensorflowOperators();
 std::vector<std::string> SupportedTfliteOperators();
 

@@ -44,11 +44,19 @@ class ValueScope {
 class AdaptContext {
  public:
   AdaptContext(ir::Graph* graph, ir::Function* function, const ValueScope* scope, std::set<std::string>* names,
-               int64_t from_opset, int64_t to_opset)
-      : graph_(graph), function_(function), scope_(scope), names_(names), from_(from_opset), to_(to_opset) {}
+               int64_t from_opset, int64_t to_opset, int64_t final_opset)
+      : graph_(graph),
+        function_(function),
+        scope_(scope),
+        names_(names),
+        from_(from_opset),
+        to_(to_opset),
+        final_(final_opset) {}
 
   int64_t from_opset() const { return from_; }
   int64_t to_opset() const { return to_; }
+  // The opset the whole conversion ends at (element types are checked there only).
+  int64_t final_opset() const { return final_; }
   bool upward() const { return to_ > from_; }
   const ValueScope& scope() const { return *scope_; }
 
@@ -74,7 +82,7 @@ class AdaptContext {
   ir::Function* function_;
   const ValueScope* scope_;
   std::set<std::string>* names_;
-  int64_t from_, to_;
+  int64_t from_, to_, final_;
   std::vector<ir::Node> emitted_;
 };
 

@@ -29,8 +29,9 @@ void CollectNames(const ir::Graph& g, std::set<std::string>& names) {
   }
 }
 
-// Checks a node that no adapter handles against the schema it lands on at `ctx.to_opset()`.
-Status GenericCheck(const AdaptContext& ctx, ir::Node& node) {
+// Checks a node against the schema it lands on at `ctx.to_opset()`: it exists, is not deprecated, and takes the node's
+// attributes, inputs and outputs.
+Status StructureCheck(const AdaptContext& ctx, ir::Node& node) {
   const std::string& op = node.op_type;
   const schema::OpSchema* target = schema::ResolveSchema(kDefaultDomain, op, ctx.to_opset());
   if (!target) return ctx.Fail(node, op + " does not exist at opset " + std::to_string(ctx.to_opset()));
@@ -66,7 +67,15 @@ Status GenericCheck(const AdaptContext& ctx, ir::Node& node) {
     return ctx.Fail(node, "output '" + node.outputs[static_cast<size_t>(target->max_outputs)] + "' has no place in " +
                               target->VersionedName());
   }
-  // Type restrictions (e.g. older versions without integer or bfloat16 support), where the type is known.
+  return Status::Ok();
+}
+
+// Type restrictions (e.g. older versions without integer or bfloat16 support), where the type is known. Checked at
+// the final opset of a conversion only: a node may be typed for its destination in ways an intermediate schema
+// does not allow (int16 QuantizeLinear of opset 21 passing through 19 and 20 on the way up from 17).
+Status TypeCheck(const AdaptContext& ctx, const ir::Node& node) {
+  const schema::OpSchema* target = schema::ResolveSchema(kDefaultDomain, node.op_type, ctx.to_opset());
+  if (!target) return ctx.Fail(node, node.op_type + " does not exist at opset " + std::to_string(ctx.to_opset()));
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     if (node.inputs[i].empty()) continue;
     const schema::FormalParameter* formal = target->InputFormal(i);
@@ -85,7 +94,9 @@ Status GenericCheck(const AdaptContext& ctx, ir::Node& node) {
 
 class StepWalker {
  public:
-  StepWalker(std::set<std::string>* names, int64_t from, int64_t to) : names_(names), from_(from), to_(to) {}
+  // `final_opset` is the conversion's destination (this step's `to` on the last step).
+  StepWalker(std::set<std::string>* names, int64_t from, int64_t to, int64_t final_opset)
+      : names_(names), from_(from), to_(to), final_(final_opset) {}
 
   // Converts the nodes of `graph` (and its subgraphs) across this step. `function` is set when `graph` holds a
   // function body (constants then become Constant nodes).
@@ -116,11 +127,14 @@ class StepWalker {
       if (!schema::ResolveSchema(kDefaultDomain, node.op_type, from_)) {
         return Unsupported(node.Describe() + ": unknown operator at opset " + std::to_string(from_));
       }
+      AdaptContext ctx(&graph, function, &scope, names_, from_, to_, final_);
       if (!schema::FindSchema(kDefaultDomain, node.op_type, boundary)) {
+        // Its schema does not change here; on the last step its types still meet the destination's (they were
+        // not checked where it crossed an earlier boundary).
+        if (to_ == final_) ONYX_RETURN_IF_ERROR(TypeCheck(ctx, node));
         out.push_back(std::move(node));
         continue;
       }
-      AdaptContext ctx(&graph, function, &scope, names_, from_, to_);
       if (const Adapter* adapter = FindAdapter(node.op_type, boundary, up)) {
         ONYX_RETURN_IF_ERROR((*adapter)(ctx, std::move(node)));
       } else {
@@ -128,7 +142,10 @@ class StepWalker {
       }
       // What an adapter made must fit the target schemas too (this catches attributes it does not handle).
       for (auto& n : ctx.emitted()) {
-        if (IsDefaultDomain(n.domain)) ONYX_RETURN_IF_ERROR(GenericCheck(ctx, n));
+        if (IsDefaultDomain(n.domain)) {
+          ONYX_RETURN_IF_ERROR(StructureCheck(ctx, n));
+          if (to_ == final_) ONYX_RETURN_IF_ERROR(TypeCheck(ctx, n));
+        }
         out.push_back(std::move(n));
       }
     }
@@ -138,7 +155,7 @@ class StepWalker {
 
  private:
   std::set<std::string>* names_;
-  int64_t from_, to_;
+  int64_t from_, to_, final_;
 };
 
 // The IR version that ONNX releases pair with an opset (the lowest a model at that opset should declare).
@@ -196,7 +213,7 @@ Result<ir::Model> ConvertOpset(const ir::Model& model, int64_t target_opset) {
   }
   const int64_t step = target_opset > *current ? 1 : -1;
   for (int64_t v = *current; v != target_opset; v += step) {
-    StepWalker walker(&names, v, v + step);
+    StepWalker walker(&names, v, v + step, target_opset);
     ONYX_RETURN_IF_ERROR(walker.Walk(out.graph, nullptr, nullptr));
     for (auto& f : out.functions) {
       auto fv = std::find_if(f.opset_import.begin(), f.opset_import.end(),

@@ -1,6 +1,7 @@
-// The Keras readers' resource limits on hostile files: sizes claimed by an HDF5 dataset or a zip member that the
-// file does not hold, configs nested deep enough to overflow the stack, HDF5 groups that contain themselves. Each
-// must be a one-line error naming the limit (and how to raise it), never an abort. The .h5 and .keras files are
+// The Keras readers on hostile files: sizes claimed by an HDF5 dataset or a zip member that the file does not hold,
+// configs nested deep enough to overflow the stack, HDF5 groups that contain themselves, datasets whose data lives
+// in other files. Each must be a one-line error (naming the limit and how to raise it), never an abort or a read
+// outside the file. The .h5 and .keras files are
 // written by h5py and zipfile (Debian python3-h5py) at the start of the suite.
 #include <gtest/gtest.h>
 
@@ -48,6 +49,22 @@ h5("gzip_unstored.h5", sparse_gzip)
 # Control: real weights, compressed and not, convert.
 h5("ok.h5", lambda d, n: d.create_dataset(n, data=np.arange(6, dtype=np.float32).reshape(3, 2)))
 h5("ok_gzip.h5", lambda d, n: d.create_dataset(n, data=np.zeros((3, 2), np.float32), compression="gzip"))
+
+# Datasets whose data lives in other files: raw bytes of any file (external storage), another HDF5 file's dataset
+# (a virtual dataset), an external link to another file's dataset.
+np.arange(6, dtype=np.float32).tofile("outside.bin")
+with h5py.File("outside.h5", "w") as f:
+    f["x"] = np.arange(6, dtype=np.float32).reshape(3, 2)
+h5("external_storage.h5",
+   lambda d, n: d.create_dataset(n, shape=(3, 2), dtype="f4", external=[(os.path.abspath("outside.bin"), 0, 24)]))
+def virtual(d, n):
+    layout = h5py.VirtualLayout(shape=(3, 2), dtype="f4")
+    layout[:] = h5py.VirtualSource(os.path.abspath("outside.h5"), "x", shape=(3, 2))
+    d.create_virtual_dataset(n, layout)
+h5("virtual.h5", virtual)
+def external_link(d, n):
+    d[n] = h5py.ExternalLink(os.path.abspath("outside.h5"), "/x")
+h5("external_link.h5", external_link)
 
 # A .keras archive whose weights group contains itself (a hard-link cycle).
 with h5py.File("cycle.weights.h5", "w") as f:
@@ -133,6 +150,15 @@ TEST_F(KerasLimitsTest, DatasetLargerThanItsStorageIsRefused) {
   EXPECT_NE(g.find("claims 4294967296 bytes but the file stores"), std::string::npos) << g;
 }
 
+TEST_F(KerasLimitsTest, DataInOtherFilesIsNotRead) {
+  const std::string e = ConvertError("external_storage.h5");
+  EXPECT_NE(e.find("keeps its data in external files"), std::string::npos) << e;
+  const std::string v = ConvertError("virtual.h5");
+  EXPECT_NE(v.find("is a virtual dataset"), std::string::npos) << v;
+  const std::string l = ConvertError("external_link.h5");
+  EXPECT_NE(l.find("dataset '/model_weights/d/d/kernel:0' not found"), std::string::npos) << l;
+}
+
 TEST_F(KerasLimitsTest, ZipMemberClaimingMoreThanDeflateCanInflateIsRefused) {
   const std::string e = ConvertError("bomb.keras");
   EXPECT_NE(e.find("model.weights.h5' claims 1000000000 bytes from"), std::string::npos) << e;
@@ -178,6 +204,11 @@ TEST_F(KerasLimitsTest, JsonNestedTooDeepIsRefused) {
   EXPECT_NE(e.find("JSON nested more than 1000 levels deep (raise the limit with ONYX_MAX_JSON_DEPTH)"),
             std::string::npos)
       << e;
+  // Brackets inside strings (escaped quotes included) are no nesting.
+  std::ofstream(Path("brackets.json")) << R"({"modelTopology": {"class_name": "Sequential", "config": {"name": "\")"
+                                       << std::string(2000, '[') << R"(", "layers": []}}})";
+  const std::string b = ConvertError("brackets.json");
+  EXPECT_NE(b.find("no layers"), std::string::npos) << b;
 }
 
 }  // namespace

@@ -77,7 +77,9 @@ def main():
 
     names = tflite_names()
     if names:
-        reg = listed(onyx, "tflite")
+        listed_lite = listed(onyx, "tflite")
+        reg = {op for op in listed_lite if not op.startswith("CUSTOM(")}
+        customs = sorted(op for op in listed_lite if op.startswith("CUSTOM("))
         lite_cases = {}
         for path in glob.glob(os.path.join(ROOT, "tests/data/tflite_ops/*/ops.txt")):
             for op in read(path).split():
@@ -89,8 +91,9 @@ def main():
         n_lite = sum(1 for r in reg if lite_cases.get(r))
         lines += ["## TFLite builtins", "",
                   f"{len(reg)} of {len(names)} builtins converted, {n_lite} of them with generated differential cases "
-                  "against LiteRT.js (tests/data/tflite_ops; ops.txt in each case lists the builtins it uses).", "",
-                  table(rows, ["builtin (code)", "converted", "cases"]), ""]
+                  "(tests/data/tflite_ops, against LiteRT.js, or TF.js where LiteRT.js cannot run the operator; "
+                  "ops.txt in each case lists the builtins it uses); custom operators: " + ", ".join(customs) + ".",
+                  "", table(rows, ["builtin (code)", "converted", "cases"]), ""]
     text = "\n".join(lines)
     if "--write" in args:
         with open(args[args.index("--write") + 1], "w", encoding="utf-8") as f:

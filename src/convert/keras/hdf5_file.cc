@@ -20,9 +20,12 @@ struct Handle {
   }
 };
 
+// Turns the library's error printing off, and its loading of filter plugins (shared libraries it would dlopen for a
+// filter id a file names): a file must not choose code to run. Keras and h5py use the built-in filters only.
 void SilenceHdf5() {
   static const bool done = [] {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    H5PLset_loading_state(0);
     return true;
   }();
   (void)done;
@@ -176,13 +179,14 @@ Result<std::unique_ptr<Hdf5File>> Hdf5File::OpenImage(std::string bytes, const s
 
 namespace {
 
-// Whether `path`'s last link exists and stays in this file: an external link (to an object of another HDF5 file,
-// named by the file) counts as absent, so nothing below ever opens another file.
-bool InternalLinkExists(hid_t file, const std::string& path) {
+// Whether `path`'s last link exists and is a hard link. An external link (to an object of another HDF5 file, named
+// by the file) counts as absent, and so does a soft link (a path resolved later, which may cross an external link):
+// nothing below ever opens another file. Keras and h5py write hard links only.
+bool HardLinkExists(hid_t file, const std::string& path) {
   if (H5Lexists(file, path.c_str(), H5P_DEFAULT) <= 0) return false;
-  H5L_info2_t info;
-  if (H5Lget_info2(file, path.c_str(), &info, H5P_DEFAULT) < 0) return false;
-  return info.type == H5L_TYPE_HARD || info.type == H5L_TYPE_SOFT;
+  H5L_info_t info;
+  if (H5Lget_info(file, path.c_str(), &info, H5P_DEFAULT) < 0) return false;
+  return info.type == H5L_TYPE_HARD;
 }
 
 }  // namespace
@@ -192,9 +196,9 @@ bool Hdf5File::Exists(const std::string& path) const {
   // Check every prefix: H5Lexists fails on a missing intermediate group.
   size_t pos = 0;
   while ((pos = path.find('/', pos + 1)) != std::string::npos) {
-    if (!InternalLinkExists(file_, path.substr(0, pos))) return false;
+    if (!HardLinkExists(file_, path.substr(0, pos))) return false;
   }
-  return InternalLinkExists(file_, path);
+  return HardLinkExists(file_, path);
 }
 
 bool Hdf5File::IsGroup(const std::string& path) const {

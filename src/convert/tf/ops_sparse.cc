@@ -4,12 +4,16 @@
 
 namespace onyx::convert::tf {
 
+// ops_ragged.cc: RaggedRange, RaggedGather, RaggedTensorToTensor, SparseFillEmptyRows.
+void AddRaggedOps(std::map<std::string, OpFn>& table);
+
 void AddSparseOps(std::map<std::string, OpFn>& table) {
   AddSegmentOps(table);
   AddDiagonalOps(table);
   AddElementwiseExtraOps(table);
   AddRandomExtraOps(table);
   AddSparseTensorOps(table);
+  AddRaggedOps(table);
 }
 
 }  // namespace onyx::convert::tf

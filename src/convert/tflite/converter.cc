@@ -103,16 +103,6 @@ Result<std::vector<std::string>> InlineSubgraph(const OpContext& caller, int ind
   return outs;
 }
 
-void ReleaseInt16QuantizeLinear(ir::Graph& graph) {
-  for (ir::Node& n : graph.nodes) {
-    if (n.domain == kInt16QdqDomain) n.domain.clear();
-    for (ir::Attribute& a : n.attributes) {
-      if (a.g) ReleaseInt16QuantizeLinear(*a.g);
-      for (auto& g : a.graphs) ReleaseInt16QuantizeLinear(*g);
-    }
-  }
-}
-
 Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, TfliteConvertReport* report) {
   if (opset < 13 || opset > 21) return InvalidArgument("opset " + std::to_string(opset) + " is outside 13..21");
   ONYX_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
@@ -160,7 +150,6 @@ Result<ir::Model> ConvertTfliteFile(const std::string& path, int64_t opset, Tfli
   }
   if (state.uses_ml) model.opset_import.push_back({"ai.onnx.ml", 2});  // LabelEncoder 2
   ONYX_ASSIGN_OR_RETURN(const TransposeStats stats, FinishConvertedModel(model, opset));
-  ReleaseInt16QuantizeLinear(model.graph);
   if (report) {
     report->operators = static_cast<int>(main.operators.size());
     report->nodes = static_cast<int>(model.graph.nodes.size());

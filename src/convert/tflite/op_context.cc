@@ -255,9 +255,8 @@ Status OpContext::SetTensorValue(int32_t index, const std::string& value) {
 }
 
 // int16 activations (TFLite's 16x8 quantization) need QuantizeLinear / DequantizeLinear of int16: opset 21. The
-// graph is still built at 17 and converted, which would refuse int16 in the opset-19 forms: these nodes are made in
-// a placeholder domain the opset conversion passes through, and moved to the default domain once it is done
-// (ReleaseInt16QuantizeLinear).
+// graph is still built at 17 and converted (the opset converter checks element types at the destination opset only,
+// so the int16 nodes pass through the opset-19 forms).
 Status OpContext::RequireInt16Opset(const TfliteTensor& t) const {
   if (state->opset >= 21) return Status::Ok();
   return onyx::Unsupported(where_ + ": int16 quantized tensor '" + t.name +
@@ -285,9 +284,7 @@ Result<std::string> OpContext::Quantize(const std::string& real, const TfliteTen
   }
   const std::string scale = b.ConstFloat(prefix_ + t.name + "/scale", t.quant.scales[0]);
   const std::string zero = b.Constant(prefix_ + t.name + "/zero_point", std::move(zp));
-  std::string q = b.Op1("QuantizeLinear", {real, scale, zero}, prefix_ + t.name + "/quantize");
-  if (t.type == TensorType::kInt16) b.graph().nodes.back().domain = kInt16QdqDomain;
-  return q;
+  return b.Op1("QuantizeLinear", {real, scale, zero}, prefix_ + t.name + "/quantize");
 }
 
 Result<std::string> OpContext::Dequantize(const std::string& raw, const TfliteTensor& t) {
@@ -311,9 +308,7 @@ Result<std::string> OpContext::Dequantize(const std::string& raw, const TfliteTe
   if (n > 1) attrs.push_back(ir::IntAttr("axis", t.quant.axis));
   const std::string scale = b.Constant(prefix_ + t.name + "/scale", std::move(scales));
   const std::string zero = b.Constant(prefix_ + t.name + "/zero_point", std::move(zp));
-  std::string real = b.Op1("DequantizeLinear", {raw, scale, zero}, prefix_ + t.name + "/dequantize", std::move(attrs));
-  if (type == DataType::kInt16) b.graph().nodes.back().domain = kInt16QdqDomain;
-  return real;
+  return b.Op1("DequantizeLinear", {raw, scale, zero}, prefix_ + t.name + "/dequantize", std::move(attrs));
 }
 
 Status OpContext::SetOutput(const std::string& value, size_t k) {

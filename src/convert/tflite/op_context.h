@@ -23,11 +23,6 @@
 
 namespace onyx::convert::tflite {
 
-// The domain of int16 QuantizeLinear / DequantizeLinear while the graph is built at opset 17 (see op_context.cc).
-inline constexpr const char* kInt16QdqDomain = "ai.onyx.tflite.int16_qdq";
-// Moves those nodes (in every subgraph) to the default domain, once the model is at opset 21 or above.
-void ReleaseInt16QuantizeLinear(ir::Graph& graph);
-
 // The ONNX element type of a TFLite tensor type (Unsupported for strings, complex numbers, resources...).
 Result<DataType> OnnxType(TensorType t);
 

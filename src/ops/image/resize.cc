@@ -94,6 +94,36 @@ double SourceCoordinate(Coord coord, double x, double scale, int64_t in_len, int
   return 0;
 }
 
+// The input coordinate as ONNX Runtime computes it: in float, with the integer output length, and the index itself
+// on an axis whose scale is exactly 1. Nearest indices and bilinear weights follow from it, and a coordinate that
+// rounds differently moves a pixel (tf_crop_and_resize is not computed here).
+float OrtCoordinate(Coord coord, int64_t x_int, float scale, int64_t out_int, int64_t in_int) {
+  const float x = static_cast<float>(x_int);
+  if (scale == 1.0f) return x;
+  const float out_len = static_cast<float>(out_int), in_len = static_cast<float>(in_int);
+  switch (coord) {
+    case Coord::kHalfPixel:
+      return (x + 0.5f) / scale - 0.5f;
+    case Coord::kHalfPixelSymmetric: {
+      const float adjustment = out_len / (scale * in_len);
+      const float offset = in_len / 2 * (1 - adjustment);
+      // ONNX Runtime writes this one with double constants, so the sum runs in double.
+      return static_cast<float>(offset + (x + 0.5) / scale - 0.5);
+    }
+    case Coord::kPytorchHalfPixel:
+      return out_len > 1 ? (x + 0.5f) / scale - 0.5f : 0.0f;
+    case Coord::kAlignCorners:
+      return out_len == 1 ? 0.0f : x * (in_len - 1) / (out_len - 1);
+    case Coord::kAsymmetric:
+      return x / scale;
+    case Coord::kTfHalfPixelForNn:
+      return (x + 0.5f) / scale;
+    case Coord::kTfCropAndResize:
+      break;
+  }
+  return 0.0f;
+}
+
 int64_t NearestIndex(double x, NearestMode mode, bool downsampling) {
   const double f = std::floor(x);
   if (x == f) return static_cast<int64_t>(f);
@@ -133,7 +163,10 @@ AxisPlan PlanAxis(const ResizeParams& p, int64_t in_len, int64_t out_len, double
     std::vector<Tap>& taps = plan.taps[static_cast<size_t>(o)];
     if (outside) continue;
     if (p.mode == Mode::kNearest) {
-      taps.push_back({clamp(NearestIndex(x, p.nearest, scale < 1)), 1.0});
+      const double xn = p.coord == Coord::kTfCropAndResize
+                            ? x
+                            : OrtCoordinate(p.coord, o, static_cast<float>(scale), out_len, in_len);
+      taps.push_back({clamp(NearestIndex(xn, p.nearest, scale < 1)), 1.0});
       continue;
     }
     // Taps sit at base + i; ratio in (0, 1] is the coordinate's distance past base.
@@ -271,6 +304,66 @@ bool TryResizeFloatPlanes(const std::vector<AxisPlan>& plans, const Tensor& x, T
   return true;
 }
 
+// Bilinear resizing of float [H, W] or [N, C, H, W] images exactly as ONNX Runtime computes it, so that a quantize
+// step after the Resize sees the same value: per axis, the coordinate c (OrtCoordinate) clamped to [0, in - 1],
+// i1 = int(c), i2 = min(i1 + 1, in - 1), weights d1 = |c - i1| and d2 = |c - i2| (both 0.5 where i1 == i2), and
+// y = ((dx2 * dy2) * X11 + (dx1 * dy2) * X21) + (dx2 * dy1) * X12 + (dx1 * dy1) * X22 in float, left to right.
+bool TryResizeBilinearLikeOrt(const ResizeParams& p, const Tensor& x, const std::vector<double>& scales, Tensor& y) {
+  const size_t rank = x.shape().size();
+  if (x.type() != DataType::kFloat || p.mode != Mode::kLinear || p.antialias || p.exclude_outside ||
+      p.coord == Coord::kTfCropAndResize || (rank != 2 && rank != 4)) {
+    return false;
+  }
+  if (rank == 4 && (scales[0] != 1.0 || scales[1] != 1.0 || y.dim(0) != x.dim(0) || y.dim(1) != x.dim(1))) {
+    return false;
+  }
+  const int64_t h_in = x.dim(static_cast<int64_t>(rank - 2)), w_in = x.dim(static_cast<int64_t>(rank - 1));
+  const int64_t h_out = y.dim(static_cast<int64_t>(rank - 2)), w_out = y.dim(static_cast<int64_t>(rank - 1));
+  struct AxisWeights {
+    std::vector<int64_t> i1, i2;
+    std::vector<float> d1, d2;
+  };
+  auto plan = [&](int64_t in_len, int64_t out_len, double scale) {
+    AxisWeights a;
+    for (int64_t o = 0; o < out_len; ++o) {
+      float c = OrtCoordinate(p.coord, o, static_cast<float>(scale), out_len, in_len);
+      c = std::max(0.0f, std::min(c, static_cast<float>(in_len - 1)));
+      const int64_t i1 = std::min(static_cast<int64_t>(c), in_len - 1);
+      const int64_t i2 = std::min(i1 + 1, in_len - 1);
+      a.i1.push_back(i1);
+      a.i2.push_back(i2);
+      a.d1.push_back(i1 == i2 ? 0.5f : std::fabs(c - static_cast<float>(i1)));
+      a.d2.push_back(i1 == i2 ? 0.5f : std::fabs(c - static_cast<float>(i2)));
+    }
+    return a;
+  };
+  const AxisWeights ah = plan(h_in, h_out, scales[rank - 2]);
+  const AxisWeights aw = plan(w_in, w_out, scales[rank - 1]);
+  const int64_t planes = x.size() / (h_in * w_in);
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  ParallelFor(planes, h_out * w_out * 8, [&](int64_t begin, int64_t end) {
+    for (int64_t pl = begin; pl < end; ++pl) {
+      const float* src = in + pl * h_in * w_in;
+      float* dst = out + pl * h_out * w_out;
+      for (int64_t oy = 0; oy < h_out; ++oy) {
+        const auto uy = static_cast<size_t>(oy);
+        const float* row1 = src + ah.i1[uy] * w_in;
+        const float* row2 = src + ah.i2[uy] * w_in;
+        const float dy1 = ah.d1[uy], dy2 = ah.d2[uy];
+        float* drow = dst + oy * w_out;
+        for (int64_t ox = 0; ox < w_out; ++ox) {
+          const auto ux = static_cast<size_t>(ox);
+          const int64_t x1 = aw.i1[ux], x2 = aw.i2[ux];
+          const float dx1 = aw.d1[ux], dx2 = aw.d2[ux];
+          drow[ox] = (dx2 * dy2) * row1[x1] + (dx1 * dy2) * row1[x2] + (dx2 * dy1) * row2[x1] + (dx1 * dy1) * row2[x2];
+        }
+      }
+    }
+  });
+  return true;
+}
+
 // Computes Y from X given per-axis scales and output shape (all full-rank), ROI start/end per axis.
 Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<double>& scales, const Shape& out_shape,
                  const std::vector<double>& roi_start, const std::vector<double>& roi_end, KernelContext& ctx) {
@@ -284,6 +377,7 @@ Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<doubl
   ONYX_RETURN_IF_ERROR(CheckOutputShape(out_shape, "the output shape"));
   Tensor& y = ctx.AllocateOutput(0, x.type(), out_shape);
   if (y.size() == 0) return Status::Ok();
+  if (TryResizeBilinearLikeOrt(p, x, scales, y)) return Status::Ok();
   std::vector<AxisPlan> plans(rank);
   for (size_t d = 0; d < rank; ++d) {
     plans[d] = PlanAxis(p, x.dim(static_cast<int64_t>(d)), out_shape[d], scales[d], roi_start[d], roi_end[d]);
