@@ -7,7 +7,12 @@
                      convolutions, MaxPool, bilinear Resize (half_pixel and align_corners), Concat skips, and a
                      MatMulInteger head; 19 quantize steps, and 2 more on edge cases.
   qdq.onnx           a QDQ network: QuantizeLinear/DequantizeLinear (per tensor, per axis) around Conv, Relu,
-                     MaxPool, Add, AveragePool, GlobalAveragePool and MatMul, uint8 and int8 activations.
+                     MaxPool, Add, AveragePool (padding counted and not), GlobalAveragePool and MatMul, uint8 and int8
+                     activations. References from ONNX Runtime with optimization disabled: at 'extended' and above it
+                     fuses DQ -> AveragePool -> Q into QLinearAveragePool, which differs by 1 in a few elements.
+  float_ops*.onnx    the float operators between quantize steps (Resize linear/nearest in every coordinate mode,
+                     AveragePool, GlobalAveragePool), every result an output, at opset 17 and 19 (ONNX Runtime sums
+                     AveragePool-19 in another order).
   qlinear.onnx       the QLinear operators themselves: QLinearConv (per-channel weights, int32 bias, grouped and
                      strided), QLinearMatMul, QuantizeLinear and DequantizeLinear.
 
@@ -54,12 +59,12 @@ class Builder:
             self.outputs.extend(outs)
         return outs if n_out > 1 else outs[0]
 
-    def model(self, graph_name, inputs, final):
+    def model(self, graph_name, inputs, final, opset=OPSET):
         # The final outputs first, then the intermediate values (for the per-node comparison).
         # Their types come from ONNX's shape inference on the graph without outputs.
         names = list(final) + [o for o in self.outputs if o not in final]
         bare = helper.make_graph(self.nodes, graph_name, inputs, [], self.inits)
-        opsets = [helper.make_opsetid("", OPSET)]
+        opsets = [helper.make_opsetid("", opset)]
         inferred = shape_inference.infer_shapes(helper.make_model(bare, opset_imports=opsets), strict_mode=True)
         infos = {v.name: v for v in inferred.graph.value_info}
         graph = helper.make_graph(self.nodes, graph_name, inputs, [infos[n] for n in names], self.inits)
@@ -197,14 +202,63 @@ def qdq_model():
     y = qdq(b, y, 0.02, i8(3))
     y = qdq(b, b.node("Add", [y, r]), 0.025, i8(-5))
     y = b.node("Relu", [y])
-    y = qdq(b, b.node("MaxPool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), 0.01, u8(0))
+    # AveragePool 3x3 / 2 with padding, counting the padding and not: ONNX Runtime's float summation order matters.
+    y = qdq(b, b.node("AveragePool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                      count_include_pad=1), 0.01, u8(0))
+    y = qdq(b, b.node("MaxPool", [y], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1]), 0.01, u8(0))
     y = qdq(b, qdq_conv(b, y, 0.01, 16, 32, stride=2), 0.03, u8(120))
+    y = qdq(b, b.node("AveragePool", [y], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]), 0.02, u8(120))
     y = qdq(b, b.node("GlobalAveragePool", [y]), 0.004, u8(100))
     y = b.node("Flatten", [y], axis=1)
     w = b.rng.normal(0, 0.2, (32, 10)).astype(np.float32)
     y = qdq(b, b.node("MatMul", [y, qdq_weight(b, w, axis=1)]), 0.05, u8(128))
     inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 32, 32])
     return b.model("qdq", [inp], [y])
+
+
+# ---- the float operators between quantize steps ----
+
+def float_ops_model(opset):
+    """Resize (linear and nearest, every coordinate mode, scales and sizes), AveragePool (the vector and the generic
+    summation orders, padding counted or not) and GlobalAveragePool on odd sizes, every result an output: their
+    values feed quantize steps, so they must be ONNX Runtime's to the bit."""
+    b = Builder(19)
+    x = "input"
+    modes = ["half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric"]
+    if opset >= 19:
+        modes.append("half_pixel_symmetric")  # new in Resize-19
+    empty = b.const("roi", np.array([], dtype=np.float32))
+    outs = []
+    for mode_ct in modes:
+        # align_corners only where scale * length is whole: elsewhere ONNX Runtime divides by the integer output
+        # length and the ONNX specification (which onyx follows there) by the real one.
+        all_scales = ([1, 1, 2, 2], [1, 1, 1.7, 0.6], [1, 1, 0.5, 3])
+        for scales in all_scales[:1] if mode_ct == "align_corners" else all_scales:
+            outs.append(b.node("Resize", [x, empty, b.const("scales", np.array(scales, np.float32))], mode="linear",
+                               coordinate_transformation_mode=mode_ct))
+        outs.append(b.node("Resize", [x, empty, "", b.const("sizes", np.array([1, 3, 29, 11], np.int64))],
+                           mode="linear", coordinate_transformation_mode=mode_ct))
+    for mode_ct in ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel"):
+        for nearest in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"):
+            scales = [1, 1, 3, 2] if mode_ct == "align_corners" else [1, 1, 3, 0.7]
+            outs.append(b.node("Resize", [x, empty, b.const("scales", np.array(scales, np.float32))],
+                               mode="nearest", coordinate_transformation_mode=mode_ct, nearest_mode=nearest))
+    for include in (0, 1):
+        outs.append(b.node("AveragePool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1],
+                           count_include_pad=include))
+        outs.append(b.node("AveragePool", [x], kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1],
+                           count_include_pad=include))
+        outs.append(b.node("AveragePool", [x], kernel_shape=[5, 4], strides=[3, 3], pads=[2, 1, 2, 1],
+                           count_include_pad=include))
+    outs.append(b.node("AveragePool", [x], kernel_shape=[2, 2], strides=[2, 2]))
+    outs.append(b.node("AveragePool", [x], kernel_shape=[17, 23]))
+    outs.append(b.node("GlobalAveragePool", [x]))
+    outs.append(b.node("GlobalAveragePool", [b.node("Slice", [x, b.const("st", np.array([0, 0], np.int64)),
+                                                              b.const("en", np.array([4, 4], np.int64)),
+                                                              b.const("ax", np.array([2, 3], np.int64))])]))
+    inp = helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 3, 17, 23])
+    b.outputs = []
+    return b.model("float_ops", [inp], outs, opset=opset)
 
 
 # ---- QLinear operators ----
@@ -270,6 +324,9 @@ def main():
     write(out, "unet_dynamic", unet_dynamic(), (1, 3, 32, 32), 1)
     write(out, "qdq", qdq_model(), (1, 3, 32, 32), 2)
     write(out, "qlinear", qlinear_model(), (1, 3, 32, 32), 3)
+    # ONNX Runtime sums AveragePool-19 (dilations) in another order than AveragePool-7..11: both are checked.
+    write(out, "float_ops", float_ops_model(17), (1, 3, 17, 23), 4)
+    write(out, "float_ops19", float_ops_model(19), (1, 3, 17, 23), 4)
 
 
 if __name__ == "__main__":

@@ -4,12 +4,14 @@
 // ties, NaN, infinities, subnormals, out-of-range quotients).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <random>
 #include <vector>
 
+#include "kernels/int8_gemm.h"
 #include "kernels/int8_quantize.h"
 #include "op_test_helpers.h"
 
@@ -191,6 +193,205 @@ TEST(Int8QuantizeTest, DynamicQuantizeLinearLikeOnnxRuntime) {
   std::vector<float> big = AwkwardValues(200003, 0.01f, 5);
   for (float& v : big) v = std::isfinite(v) ? std::fmod(v, 3.0f) : 1.0f;
   CheckDynamicQuantize(big);
+}
+
+// ---- the int8 GEMM (oneDNN) and the integer convolution / matmul kernels ----
+
+template <typename Q>
+std::vector<Q> RandomQ(size_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_int_distribution<int> d(std::numeric_limits<Q>::lowest(), std::numeric_limits<Q>::max());
+  std::vector<Q> v(n);
+  for (auto& x : v) x = static_cast<Q>(d(gen));
+  return v;
+}
+
+template <typename A>
+void CheckGemmInt8(bool ta, bool tb, int64_t m, int64_t n, int64_t k, A az, int8_t bz) {
+  const std::vector<A> a = RandomQ<A>(static_cast<size_t>(m * k), static_cast<uint32_t>(m * 7 + k));
+  const std::vector<int8_t> b = RandomQ<int8_t>(static_cast<size_t>(k * n), static_cast<uint32_t>(n * 5 + k));
+  std::vector<int32_t> c(static_cast<size_t>(m * n), -1);
+  ASSERT_TRUE(
+      kernels::GemmInt8<A>(ta, tb, m, n, k, a.data(), ta ? m : k, az, b.data(), tb ? k : n, bz, c.data(), n, 2));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t want = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const int64_t av = ta ? a[static_cast<size_t>(p * m + i)] : a[static_cast<size_t>(i * k + p)];
+        const int64_t bv = tb ? b[static_cast<size_t>(j * k + p)] : b[static_cast<size_t>(p * n + j)];
+        want += (av - az) * (bv - bz);
+      }
+      ASSERT_EQ(c[static_cast<size_t>(i * n + j)], want) << m << "x" << n << "x" << k << " at " << i << "," << j;
+    }
+  }
+}
+
+TEST(Int8GemmTest, MatchesTheSumOfCentredProducts) {
+  if (!kernels::Int8GemmIsExact()) GTEST_SKIP() << "no VNNI: onyx keeps its reference loops";
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      CheckGemmInt8<uint8_t>(ta, tb, 1, 1, 1, 0, 0);
+      CheckGemmInt8<uint8_t>(ta, tb, 7, 13, 37, 255, -128);
+      CheckGemmInt8<uint8_t>(ta, tb, 65, 3, 300, 131, 5);
+      CheckGemmInt8<int8_t>(ta, tb, 17, 33, 19, -128, 127);
+      CheckGemmInt8<int8_t>(ta, tb, 3, 129, 64, 7, 0);
+    }
+  }
+  CheckGemmInt8<uint8_t>(false, false, 200, 77, 1153, 255, -128);  // extreme zero points, long sums, threaded
+}
+
+// ConvInteger from its definition: y[n][m][o] = sum over c, taps of (x - xz) * (w - wz), padding contributing 0.
+template <typename X>
+void CheckConvInteger(int64_t c, int64_t m, int64_t group, int64_t h, int64_t w, int64_t k, int64_t stride, int64_t pad,
+                      int64_t dil, X xz, int8_t wz, uint32_t seed) {
+  const int64_t cg = c / group, mg = m / group;
+  const std::vector<X> x = RandomQ<X>(static_cast<size_t>(2 * c * h * w), seed);
+  const std::vector<int8_t> wt = RandomQ<int8_t>(static_cast<size_t>(m * cg * k * k), seed + 1);
+  auto t = Op("ConvInteger", 10);
+  t.Input(T_<X>(x, {2, c, h, w}))
+      .Input(T_<int8_t>(wt, {m, cg, k, k}))
+      .Input(T_<X>({xz}, {}))
+      .Input(T_<int8_t>({wz}, {}));
+  t.Attr("group", group).Attr("strides", std::vector<int64_t>{stride, stride});
+  t.Attr("pads", std::vector<int64_t>{pad, pad, pad, pad}).Attr("dilations", std::vector<int64_t>{dil, dil});
+  const Tensor y = RunOk(t);
+  const int64_t oh = (h + 2 * pad - dil * (k - 1) - 1) / stride + 1,
+                ow = (w + 2 * pad - dil * (k - 1) - 1) / stride + 1;
+  ASSERT_EQ(y.shape(), (Shape{2, m, oh, ow}));
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t mo = 0; mo < m; ++mo) {
+      const int64_t gi = mo / mg;
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          int64_t want = 0;
+          for (int64_t ci = 0; ci < cg; ++ci) {
+            for (int64_t ki = 0; ki < k; ++ki) {
+              for (int64_t kj = 0; kj < k; ++kj) {
+                const int64_t yy = i * stride - pad + ki * dil, xx = j * stride - pad + kj * dil;
+                if (yy < 0 || yy >= h || xx < 0 || xx >= w) continue;
+                const int64_t xv = x[static_cast<size_t>(((n * c + gi * cg + ci) * h + yy) * w + xx)];
+                const int64_t wv = wt[static_cast<size_t>(((mo * cg + ci) * k + ki) * k + kj)];
+                want += (xv - xz) * (wv - wz);
+              }
+            }
+          }
+          ASSERT_EQ(y.data<int32_t>()[((n * m + mo) * oh + i) * ow + j], want)
+              << "c " << c << " m " << m << " group " << group << " at " << n << "," << mo << "," << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
+TEST(Int8ConvTest, ConvIntegerMatchesItsDefinition) {
+  CheckConvInteger<uint8_t>(3, 5, 1, 9, 11, 3, 1, 1, 1, 128, 0, 1);
+  CheckConvInteger<uint8_t>(6, 9, 3, 13, 7, 3, 2, 1, 1, 255, -3, 2);   // grouped, strided, odd sizes
+  CheckConvInteger<uint8_t>(4, 4, 4, 10, 10, 3, 1, 2, 2, 17, 0, 3);    // depthwise, dilated
+  CheckConvInteger<uint8_t>(19, 23, 1, 5, 6, 1, 1, 0, 1, 0, 127, 4);   // pointwise
+  CheckConvInteger<int8_t>(5, 7, 1, 8, 9, 5, 3, 2, 1, -128, -128, 5);  // int8 activations
+  CheckConvInteger<int8_t>(8, 16, 2, 12, 12, 3, 1, 1, 3, 3, 1, 6);
+}
+
+TEST(Int8ConvTest, ConvIntegerPerChannelWeightZeroPoints) {
+  // Different zero points per output channel (the reference path) and equal ones (the fast path) both exact.
+  for (bool equal : {false, true}) {
+    const std::vector<uint8_t> x = RandomQ<uint8_t>(2 * 3 * 6 * 6, 9);
+    const std::vector<int8_t> w = RandomQ<int8_t>(4 * 3 * 3 * 3, 10);
+    const std::vector<int8_t> wz = equal ? std::vector<int8_t>{-7, -7, -7, -7} : std::vector<int8_t>{-7, 0, 5, 127};
+    auto t = Op("ConvInteger", 10);
+    t.Input(U8(x, {2, 3, 6, 6})).Input(T_<int8_t>(w, {4, 3, 3, 3})).Input(U8({100}, {})).Input(T_<int8_t>(wz, {4}));
+    const Tensor y = RunOk(t);
+    ASSERT_EQ(y.shape(), (Shape{2, 4, 4, 4}));
+    for (int64_t n = 0; n < 2; ++n) {
+      for (int64_t m = 0; m < 4; ++m) {
+        for (int64_t i = 0; i < 16; ++i) {
+          int64_t want = 0;
+          for (int64_t c = 0; c < 3; ++c) {
+            for (int64_t ki = 0; ki < 3; ++ki) {
+              for (int64_t kj = 0; kj < 3; ++kj) {
+                const int64_t xv = x[static_cast<size_t>(((n * 3 + c) * 6 + i / 4 + ki) * 6 + i % 4 + kj)];
+                want += (xv - 100) * (w[static_cast<size_t>(((m * 3 + c) * 3 + ki) * 3 + kj)] - wz[m]);
+              }
+            }
+          }
+          ASSERT_EQ(y.data<int32_t>()[(n * 4 + m) * 16 + i], want) << equal;
+        }
+      }
+    }
+  }
+}
+
+template <typename A>
+void CheckMatMulInteger(Shape a_shape, Shape b_shape, A az, int8_t bz, uint32_t seed) {
+  const std::vector<A> a = RandomQ<A>(static_cast<size_t>(NumElements(a_shape)), seed);
+  const std::vector<int8_t> b = RandomQ<int8_t>(static_cast<size_t>(NumElements(b_shape)), seed + 1);
+  auto t = Op("MatMulInteger", 10);
+  t.Input(T_<A>(a, a_shape)).Input(T_<int8_t>(b, b_shape)).Input(T_<A>({az}, {})).Input(T_<int8_t>({bz}, {}));
+  const Tensor y = RunOk(t);
+  // [batch_a?, M, K] x [batch_b?, K, N] with the batch broadcast (tests use batch 1 or equal batches).
+  const int64_t m = a_shape[a_shape.size() - 2], k = a_shape.back(), n = b_shape.back();
+  const int64_t ba = NumElements(a_shape) / (m * k), bb = NumElements(b_shape) / (k * n);
+  const int64_t batch = std::max(ba, bb);
+  ASSERT_EQ(y.size(), batch * m * n);
+  for (int64_t q = 0; q < batch; ++q) {
+    const int64_t qa = ba == 1 ? 0 : q, qb = bb == 1 ? 0 : q;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t want = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          want += (static_cast<int64_t>(a[static_cast<size_t>((qa * m + i) * k + p)]) - az) *
+                  (static_cast<int64_t>(b[static_cast<size_t>((qb * k + p) * n + j)]) - bz);
+        }
+        ASSERT_EQ(y.data<int32_t>()[(q * m + i) * n + j], want) << q << "," << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST(Int8MatMulTest, MatMulIntegerMatchesItsDefinition) {
+  CheckMatMulInteger<uint8_t>({7, 33}, {33, 5}, 128, 0, 1);
+  CheckMatMulInteger<uint8_t>({3, 4, 17}, {17, 9}, 255, -128, 2);     // stacked rows
+  CheckMatMulInteger<uint8_t>({3, 4, 17}, {3, 17, 9}, 0, 127, 3);     // per-batch weights
+  CheckMatMulInteger<uint8_t>({1, 5, 300}, {4, 300, 2}, 77, -1, 4);   // A broadcast over B's batch
+  CheckMatMulInteger<int8_t>({2, 65, 31}, {31, 129}, -128, -128, 5);  // int8 activations
+}
+
+TEST(Int8ConvTest, QLinearConvRequantizesTheAccumulators) {
+  // uint8 x, int8 per-channel weights, int32 bias, uint8 y as ONNX Runtime requantizes: the accumulator times
+  // float(xs * ws / ys) in float, rounded half to even, then yz added.
+  const std::vector<uint8_t> x = RandomQ<uint8_t>(1 * 4 * 7 * 7, 21);
+  const std::vector<int8_t> w = RandomQ<int8_t>(6 * 2 * 3 * 3, 22);
+  const std::vector<float> ws = {0.01f, 0.02f, 0.005f, 0.013f, 0.03f, 0.007f};
+  const std::vector<int32_t> bias = {100, -2000, 0, 7, 35000, -1};
+  const float xs = 0.017f, ys = 0.11f;
+  auto t = Op("QLinearConv", 10);
+  t.Input(U8(x, {1, 4, 7, 7})).Input(F({xs}, {})).Input(U8({131}, {})).Input(T_<int8_t>(w, {6, 2, 3, 3}));
+  t.Input(F(ws, {6})).Input(T_<int8_t>({0, 0, 0, 0, 0, 0}, {6})).Input(F({ys}, {})).Input(U8({9}, {}));
+  t.Input(I32(bias, {6})).Attr("group", int64_t{2}).Attr("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const Tensor y = RunOk(t);
+  ASSERT_EQ(y.shape(), (Shape{1, 6, 7, 7}));
+  for (int64_t m = 0; m < 6; ++m) {
+    const int64_t gi = m / 3;
+    const float mult = xs * ws[static_cast<size_t>(m)] / ys;
+    for (int64_t i = 0; i < 7; ++i) {
+      for (int64_t j = 0; j < 7; ++j) {
+        int64_t acc = bias[static_cast<size_t>(m)];
+        for (int64_t c = 0; c < 2; ++c) {
+          for (int64_t ki = 0; ki < 3; ++ki) {
+            for (int64_t kj = 0; kj < 3; ++kj) {
+              const int64_t yy = i - 1 + ki, xx = j - 1 + kj;
+              if (yy < 0 || yy >= 7 || xx < 0 || xx >= 7) continue;
+              acc += (x[static_cast<size_t>(((gi * 2 + c) * 7 + yy) * 7 + xx)] - 131) *
+                     w[static_cast<size_t>(((m * 2 + c) * 3 + ki) * 3 + kj)];
+            }
+          }
+        }
+        const double r = std::nearbyint(static_cast<float>(acc) * mult) + 9.0;
+        const auto want = static_cast<uint8_t>(std::clamp(r, 0.0, 255.0));
+        ASSERT_EQ(y.data<uint8_t>()[(m * 7 + i) * 7 + j], want) << m << "," << i << "," << j;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -253,12 +253,18 @@ Status CropAndResize(OpContext& ctx) {
 
 }  // namespace
 
+// ops_nchw.cc: wraps the layout-sensitive converters registered so far (convolutions, pooling, BiasAdd,
+// FusedBatchNorm, DepthToSpace...) with their data_format NCHW forms, and adds MaxPoolV2. It must run after
+// AddNnOps and AddArrayOps, which OpTable calls before AddImageOps.
+void AddChannelsFirstForms(std::map<std::string, OpFn>& table);
+
 void AddImageOps(std::map<std::string, OpFn>& t) {
   t["ResizeBilinear"] = ResizeBilinear;
   t["ResizeNearestNeighbor"] = ResizeNearestNeighbor;
   t["CropAndResize"] = CropAndResize;
   AddDetectionOps(t);
   AddImageTransformOps(t);
+  AddChannelsFirstForms(t);
 }
 
 }  // namespace onyx::convert::tf

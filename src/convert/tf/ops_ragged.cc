@@ -135,7 +135,11 @@ Status RaggedGather(OpContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(TfValue values, ctx.Input(levels));
   ONYX_ASSIGN_OR_RETURN(TfValue indices, ctx.Input(levels + 1));
   ONYX_ASSIGN_OR_RETURN(TfValue first_split, ctx.Input(0));
-  const DataType tsplits = first_split.type;
+  // Tsplits, not the Const's type: TF.js stores int64 weights as int32.
+  DataType tsplits = first_split.type;
+  if (ctx.node.Has("Tsplits")) {
+    ONYX_ASSIGN_OR_RETURN(tsplits, ctx.node.Type("Tsplits"));
+  }
   const std::string idx = AsInt64(ctx, indices, "indices64");
   std::string rows = ctx.b.Op1("Reshape", {idx, ctx.b.ConstInts(ctx.Name("flat"), {-1})}, ctx.Name("rows0"));
   std::vector<std::string> out_splits;

@@ -6,6 +6,8 @@ namespace onyx::convert::tf {
 
 // ops_ragged.cc: RaggedRange, RaggedGather, RaggedTensorToTensor, SparseFillEmptyRows.
 void AddRaggedOps(std::map<std::string, OpFn>& table);
+// ops_quantize.cc: QuantizeAndDequantizeV2/V3/V4, FakeQuantWithMinMaxVarsPerChannel.
+void AddQuantizeOps(std::map<std::string, OpFn>& table);
 
 void AddSparseOps(std::map<std::string, OpFn>& table) {
   AddSegmentOps(table);
@@ -14,6 +16,7 @@ void AddSparseOps(std::map<std::string, OpFn>& table) {
   AddRandomExtraOps(table);
   AddSparseTensorOps(table);
   AddRaggedOps(table);
+  AddQuantizeOps(table);
 }
 
 }  // namespace onyx::convert::tf

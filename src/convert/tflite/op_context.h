@@ -143,7 +143,7 @@ using OpFn = Status (*)(OpContext&);
 const std::map<std::string, OpFn>& CustomOpTable();
 void AddCustomNnOps(std::map<std::string, OpFn>& table);   // Convolution2DTransposeBias
 void AddMediapipeOps(std::map<std::string, OpFn>& table);  // MediaPipe's pooling-with-indices, landmark transforms
-void AddStateOps(std::map<int32_t, OpFn>& table);  // VAR_HANDLE / READ_ / ASSIGN_VARIABLE, HASHTABLE_*, SVDF state
+void AddStateOps(std::map<int32_t, OpFn>& table);          // VAR_HANDLE / READ_ / ASSIGN_VARIABLE, HASHTABLE_*
 // Every builtin operator with a converter, by family (one file each: ops_<family>.cc).
 const std::map<int32_t, OpFn>& OpTable();
 void AddNnOps(std::map<int32_t, OpFn>& table);       // convolutions, pooling, fully connected, normalization
@@ -156,7 +156,7 @@ void AddImageOps(std::map<int32_t, OpFn>& table);    // resizing, depth/space/ba
 void AddControlOps(std::map<int32_t, OpFn>& table);  // WHILE, IF, CALL_ONCE
 void AddIndexOps(std::map<int32_t, OpFn>& table);    // segments, lookups, WHERE / UNIQUE, diagonals, slice updates
 void AddRandomOps(std::map<int32_t, OpFn>& table);   // RANDOM_UNIFORM, RANDOM_STANDARD_NORMAL
-void AddCellOps(std::map<int32_t, OpFn>& table);     // single-step recurrent cells (RNN)
+void AddCellOps(std::map<int32_t, OpFn>& table);     // single-step recurrent cells (RNN, LSTM, SVDF)
 
 // Input k as an int64 ONNX value (ONNX takes shapes, repeats and indices as int64): a constant is converted at
 // conversion, a computed value is cast.

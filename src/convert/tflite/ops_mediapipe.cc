@@ -1,10 +1,12 @@
 // MediaPipe's custom operators (mediapipe/util/tflite/operations), found in its segmentation, landmark and face mesh
-// models: MaxPoolingWithArgmax2D, MaxUnpooling2D, TransformLandmarks and TransformTensorBilinear. The first two take
-// TFLite's pooling parameter struct as raw custom options; the transforms read the first two rows of a 4x4 matrix
-// input and take their shapes from the recorded tensors. Every kernel works on batch 0 of an NHWC tensor.
+// models: MaxPoolingWithArgmax2D, MaxUnpooling2D, TransformLandmarks (versions 1 and 2) and TransformTensorBilinear
+// (version 1 also registered as TransformTensor). The first two take TFLite's pooling parameter struct as raw custom
+// options, TransformLandmarks version 1 a FlexBuffers map (flexbuffer.h); the transforms read the first two rows of a
+// 4x4 matrix input and take their shapes from the recorded tensors. Every kernel works on batch 0 of an NHWC tensor.
 #include <cstring>
 #include <limits>
 
+#include "convert/tflite/flexbuffer.h"
 #include "convert/tflite/op_context.h"
 
 namespace onyx::convert::tflite {
@@ -132,11 +134,73 @@ std::string AffineRows(OpContext& c, const std::string& matrix) {
   return c.b.Op1("Gather", {m, c.b.ConstInts(c.Name("xy1"), {0, 1, 3})}, c.Name("affine"), {ir::IntAttr("axis", 0)});
 }
 
+// TransformLandmarks version 1's options: a FlexBuffers map of "dimensions" (int) and "scale" (float).
+Status ReadLandmarkOptions(std::string_view bytes, int64_t* dims, double* scale) {
+  ONYX_ASSIGN_OR_RETURN(FlexValue root, FlexValue::Root(bytes));
+  if (root.IsNull()) return Status::Ok();
+  if (!root.IsMap()) return InvalidArgument("custom options that are not a FlexBuffers map");
+  ONYX_ASSIGN_OR_RETURN(std::optional<FlexValue> d, root.Get("dimensions"));
+  if (d) {
+    ONYX_ASSIGN_OR_RETURN(*dims, d->AsInt());
+  }
+  ONYX_ASSIGN_OR_RETURN(std::optional<FlexValue> s, root.Get("scale"));
+  if (s) {
+    ONYX_ASSIGN_OR_RETURN(*scale, s->AsDouble());
+  }
+  return Status::Ok();
+}
+
+// TransformLandmarks version 1 ([1, H, W, C] landmarks, C = N * dimensions, a [1, 4, 4] matrix); its flexbuffer
+// options: dimensions (2 or 3, default 3) and scale (default 1), which multiplies the matrix's translation. x and y
+// go through the affine part, z is kept.
+Status TransformLandmarksV1(OpContext& c) {
+  int64_t dims = 3;
+  double scale = 1;
+  if (!c.op().custom_options.empty()) {
+    auto options = ReadLandmarkOptions(c.op().custom_options, &dims, &scale);
+    if (!options.ok()) return c.Error(options.ToString());
+  }
+  if (dims != 2 && dims != 3) return c.Error("dimensions " + std::to_string(dims) + " (2 or 3)");
+  if (scale == 0) return c.Error("scale 0");
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> in, c.InShape(0));
+  if (in.size() != 4 || in[0] != 1 || in[3] % dims != 0) {
+    return c.Unsupported("landmarks that are not [1, H, W, N * dimensions]");
+  }
+  const int64_t n = in[1] * in[2] * in[3] / dims;
+  ONYX_ASSIGN_OR_RETURN(std::string x, c.Input(0));
+  ONYX_ASSIGN_OR_RETURN(std::string matrix, c.Input(1));
+  // The translation row of [x, y, 1] @ B scaled.
+  const Tensor rows =
+      Tensor::FromVector<float>({1, 1, 1, 1, static_cast<float>(scale), static_cast<float>(scale)}, {3, 2});
+  const std::string affine =
+      c.b.Op1("Mul", {AffineRows(c, matrix), c.b.Constant(c.Name("scale"), rows)}, c.Name("affine"));
+  std::string points = c.b.Op1("Reshape", {x, c.b.ConstInts(c.Name("points_shape"), {n, dims})}, c.Name("points"));
+  std::string xy = points;
+  if (dims == 3) {
+    xy = c.b.Op1("Slice",
+                 {points, c.b.ConstInts(c.Name("from"), {0}), c.b.ConstInts(c.Name("to"), {2}),
+                  c.b.ConstInts(c.Name("axis"), {1})},
+                 c.Name("xy"));
+  }
+  const std::string ones =
+      c.b.Op1("Expand", {F(c, "one", 1), c.b.ConstInts(c.Name("ones_shape"), {n, 1})}, c.Name("ones"));
+  std::string y = c.b.Op1("Concat", {xy, ones}, c.Name("homogeneous"), {ir::IntAttr("axis", 1)});
+  y = c.b.Op1("MatMul", {y, affine}, c.Name("transformed"));
+  if (dims == 3) {
+    const std::string z = c.b.Op1("Slice",
+                                  {points, c.b.ConstInts(c.Name("from"), {2}), c.b.ConstInts(c.Name("to"), {3}),
+                                   c.b.ConstInts(c.Name("axis"), {1})},
+                                  c.Name("z"));
+    y = c.b.Op1("Concat", {y, z}, c.Name("xyz"), {ir::IntAttr("axis", 1)});
+  }
+  y = c.b.Op1("Reshape", {y, c.b.ConstInts(c.Name("shape"), in)}, c.Name("landmarks"));
+  return c.SetOutput(y);
+}
+
 // TransformLandmarks version 2 ([1, N, D] landmarks of D = 2 or 3 coordinates, a [1, 4, 4] matrix): x and y go
-// through the matrix's affine part, z is kept. (Version 1's 4-D layout with a scale in flexbuffer options is not
-// converted.)
+// through the matrix's affine part, z is kept.
 Status TransformLandmarks(OpContext& c) {
-  if (c.op().version < 2) return c.Unsupported("TransformLandmarks version 1 (4-D landmarks with a scale option)");
+  if (c.op().version < 2) return TransformLandmarksV1(c);
   ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> in, c.InShape(0));
   if (in.size() != 3 || in[0] != 1 || (in[2] != 2 && in[2] != 3)) {
     return c.Unsupported("landmarks that are not [1, N, 2 or 3]");
@@ -218,6 +282,7 @@ void AddMediapipeOps(std::map<std::string, OpFn>& t) {
   t["MaxUnpooling2D"] = MaxUnpooling;
   t["TransformLandmarks"] = TransformLandmarks;
   t["TransformTensorBilinear"] = TransformTensorBilinear;
+  t["TransformTensor"] = TransformTensorBilinear;  // version 1's registration name
 }
 
 }  // namespace onyx::convert::tflite

@@ -2,9 +2,12 @@
 // UNIDIRECTIONAL_SEQUENCE_LSTM and BIDIRECTIONAL_SEQUENCE_LSTM -> ONNX LSTM. The state inputs are TFLite variable
 // tensors (zeros at the start of a run): ONNX's omitted initial states are zeros too. TFLite's gate weights come one
 // tensor per gate; ONNX stacks them (LSTM order input, output, forget, cell) and takes the sequence time-major, so
-// batch-major sequences are transposed around the op.
+// batch-major sequences are transposed around the op. LSTMs that ONNX LSTM cannot express (CIFG, projection,
+// clipping, layer norm, other cell activations) take explicit gates unrolled over the sequence (lstm_gates.h).
+#include <algorithm>
 #include <cstring>
 
+#include "convert/tflite/lstm_gates.h"
 #include "convert/tflite/op_context.h"
 
 namespace onyx::convert::tflite {
@@ -127,8 +130,9 @@ Status BidirectionalRnn(OpContext& c) {
   return Status::Ok();
 }
 
-// One direction of a TFLite LSTM: inputs from `base` on (TFLite order: 4 input weights i f c o, 4 recurrent
-// weights, 3 peepholes, 4 biases, projection weights and bias); ONNX order is i o f c.
+// One direction of a TFLite LSTM that ONNX LSTM expresses (Explicit() is false): inputs from `base` on (TFLite order: 4
+// input weights i f c o, 4 recurrent weights, 3 peepholes, 4 biases, projection weights and bias); ONNX order is i o f
+// c.
 struct LstmWeights {
   Tensor W, R, B, P;
   bool peephole = false;
@@ -166,24 +170,62 @@ Result<LstmWeights> LstmDirection(OpContext& c, size_t w0, size_t r0, size_t p0,
 
 // Options (both LSTMs): activation 0, cell_clip 1, proj_clip 2; UnidirectionalSequenceLSTMOptions time_major 3;
 // BidirectionalSequenceLSTMOptions merge_outputs 3, time_major 4 (default true).
-Status CheckLstmOptions(OpContext& c, std::string* act) {
-  ONYX_ASSIGN_OR_RETURN(int8_t activation, c.OptByte(0));
-  ONYX_ASSIGN_OR_RETURN(float cell_clip, c.OptFloat(1));
-  ONYX_ASSIGN_OR_RETURN(*act, ActivationName(c, activation));
-  // TFLite clips the cell state; ONNX's clip bounds the activations' inputs: not the same.
-  if (cell_clip != 0) return c.Unsupported("cell_clip");
-  return Status::Ok();
+Result<LstmOptions> ReadLstmOptions(OpContext& c) {
+  LstmOptions o;
+  ONYX_ASSIGN_OR_RETURN(o.activation, c.OptByte(0));
+  ONYX_ASSIGN_OR_RETURN(o.cell_clip, c.OptFloat(1));
+  ONYX_ASSIGN_OR_RETURN(o.proj_clip, c.OptFloat(2));
+  return o;
+}
+
+// ONNX LSTM takes tanh / relu as the cell activation here; the rest (and CIFG, projection, clipping, layer norm)
+// take the explicit gates.
+bool Explicit(const OpContext& c, const LstmLayout& l, const LstmOptions& o) {
+  return NeedsExplicitLstm(c, l, o) || (o.activation != 1 && o.activation != 4);
+}
+
+// The steps x_t [batch, features] of input 0 in time order.
+Result<std::vector<std::string>> Steps(OpContext& c, const std::string& x, bool time_major, int64_t* batch) {
+  ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> s, c.InShape(0));
+  if (s.size() != 3) return c.Unsupported("a sequence input of rank " + std::to_string(s.size()));
+  const int64_t steps = time_major ? s[0] : s[1];
+  *batch = time_major ? s[1] : s[0];
+  if (steps <= 0 || *batch <= 0) return c.Unsupported("a sequence without static length and batch");
+  std::vector<std::string> out;
+  for (int64_t t = 0; t < steps; ++t) {
+    std::string v = c.b.Op1("Slice",
+                            {x, c.b.ConstInts(c.Name("start"), {t}), c.b.ConstInts(c.Name("end"), {t + 1}),
+                             c.b.ConstInts(c.Name("axis"), {time_major ? 0 : 1})},
+                            c.Name("step"));
+    out.push_back(c.b.Op1("Reshape", {v, c.b.ConstInts(c.Name("step_shape"), {*batch, s[2]})}, c.Name("step")));
+  }
+  return out;
+}
+
+// Step outputs h_t [batch, n] -> the sequence [time, batch, n] or [batch, time, n].
+std::string Sequence(OpContext& c, const std::vector<std::string>& hs, bool time_major, const std::string& what) {
+  std::vector<std::string> parts;
+  for (const std::string& h : hs) {
+    parts.push_back(c.b.Op1("Unsqueeze", {h, c.b.ConstInts(c.Name("time_axis"), {time_major ? 0 : 1})}, c.Name(what)));
+  }
+  if (parts.size() == 1) return parts[0];
+  return c.b.Op1("Concat", parts, c.Name(what), {ir::IntAttr("axis", time_major ? 0 : 1)});
 }
 
 Status UnidirectionalLstm(OpContext& c) {
-  std::string act;
-  ONYX_RETURN_IF_ERROR(CheckLstmOptions(c, &act));
+  ONYX_ASSIGN_OR_RETURN(LstmOptions options, ReadLstmOptions(c));
   ONYX_ASSIGN_OR_RETURN(bool time_major, c.OptBool(3));
-  for (size_t k = 20; k < c.num_inputs(); ++k) {
-    if (c.HasInput(k)) return c.Unsupported("layer-normalized LSTM");
-  }
   if (c.IsConstInput(18) || c.IsConstInput(19)) return c.Unsupported("constant initial states");
   ONYX_ASSIGN_OR_RETURN(std::string x, c.Input(0));
+  LstmLayout layout;
+  layout.layer_norm = 20;
+  if (Explicit(c, layout, options)) {
+    int64_t batch = 0;
+    ONYX_ASSIGN_OR_RETURN(std::vector<std::string> steps, Steps(c, x, time_major, &batch));
+    ONYX_ASSIGN_OR_RETURN(std::vector<std::string> hs, ExplicitLstm(c, steps, batch, layout, options, ""));
+    return c.SetOutput(Sequence(c, hs, time_major, "sequence"));
+  }
+  ONYX_ASSIGN_OR_RETURN(std::string act, ActivationName(c, options.activation));
   ONYX_ASSIGN_OR_RETURN(LstmWeights lw, LstmDirection(c, 1, 5, 9, 12, 16));
   std::vector<std::string> ins = {TimeMajor(c, x, time_major), c.b.Constant(c.Name("W"), std::move(lw.W)),
                                   c.b.Constant(c.Name("R"), std::move(lw.R)),
@@ -197,11 +239,30 @@ Status UnidirectionalLstm(OpContext& c) {
   return c.SetOutput(SequenceOut(c, outs[0], time_major, lw.hidden));
 }
 
+// BIDIRECTIONAL_SEQUENCE_LSTM with explicit gates: the backward direction runs over the reversed steps.
+Status ExplicitBidirectionalLstm(OpContext& c, const std::string& x, const LstmLayout& fw, const LstmLayout& bw,
+                                 const LstmOptions& options, bool merge, bool time_major) {
+  int64_t batch = 0;
+  ONYX_ASSIGN_OR_RETURN(std::vector<std::string> steps, Steps(c, x, time_major, &batch));
+  ONYX_ASSIGN_OR_RETURN(std::vector<std::string> forward, ExplicitLstm(c, steps, batch, fw, options, "fw_"));
+  std::vector<std::string> reversed(steps.rbegin(), steps.rend());
+  ONYX_ASSIGN_OR_RETURN(std::vector<std::string> backward, ExplicitLstm(c, reversed, batch, bw, options, "bw_"));
+  std::reverse(backward.begin(), backward.end());
+  if (merge) {
+    std::vector<std::string> both;
+    for (size_t t = 0; t < forward.size(); ++t) {
+      both.push_back(c.b.Op1("Concat", {forward[t], backward[t]}, c.Name("merged"), {ir::IntAttr("axis", 1)}));
+    }
+    return c.SetOutput(Sequence(c, both, time_major, "sequence"));
+  }
+  ONYX_RETURN_IF_ERROR(c.SetOutput(Sequence(c, forward, time_major, "forward"), 0));
+  return c.SetOutput(Sequence(c, backward, time_major, "backward"), 1);
+}
+
 // BIDIRECTIONAL_SEQUENCE_LSTM: forward weights at inputs 1-17 (as the unidirectional op), backward at 18-34,
 // states 35-38, auxiliary inputs 39-47 (unsupported); outputs fw (and bw unless merge_outputs).
 Status BidirectionalLstm(OpContext& c) {
-  std::string act;
-  ONYX_RETURN_IF_ERROR(CheckLstmOptions(c, &act));
+  ONYX_ASSIGN_OR_RETURN(LstmOptions options, ReadLstmOptions(c));
   ONYX_ASSIGN_OR_RETURN(bool merge, c.OptBool(3));
   ONYX_ASSIGN_OR_RETURN(bool time_major, c.OptBool(4, true));
   for (size_t k = 39; k < c.num_inputs(); ++k) {
@@ -211,6 +272,12 @@ Status BidirectionalLstm(OpContext& c) {
     if (c.IsConstInput(k)) return c.Unsupported("constant initial states");
   }
   ONYX_ASSIGN_OR_RETURN(std::string x, c.Input(0));
+  const LstmLayout fw_layout;
+  const LstmLayout bw_layout{18, 22, 26, 29, 33, LstmLayout::kNoLayerNorm};
+  if (Explicit(c, fw_layout, options) || Explicit(c, bw_layout, options)) {
+    return ExplicitBidirectionalLstm(c, x, fw_layout, bw_layout, options, merge, time_major);
+  }
+  ONYX_ASSIGN_OR_RETURN(std::string act, ActivationName(c, options.activation));
   ONYX_ASSIGN_OR_RETURN(LstmWeights fw, LstmDirection(c, 1, 5, 9, 12, 16));
   ONYX_ASSIGN_OR_RETURN(LstmWeights bw, LstmDirection(c, 18, 22, 26, 29, 33));
   if (fw.peephole != bw.peephole || fw.hidden != bw.hidden) return c.Error("the directions differ in shape");

@@ -124,6 +124,12 @@ float OrtCoordinate(Coord coord, int64_t x_int, float scale, int64_t out_int, in
   return 0.0f;
 }
 
+// align_corners divides by the real output length (scale * input length) in the ONNX specification and by the
+// integer one in ONNX Runtime: where they differ, onyx follows the specification (and its backend tests).
+bool OrtAgreesWithSpec(Coord coord, int64_t in_len, int64_t out_len, double scale) {
+  return coord != Coord::kAlignCorners || scale * static_cast<double>(in_len) == static_cast<double>(out_len);
+}
+
 int64_t NearestIndex(double x, NearestMode mode, bool downsampling) {
   const double f = std::floor(x);
   if (x == f) return static_cast<int64_t>(f);
@@ -163,7 +169,7 @@ AxisPlan PlanAxis(const ResizeParams& p, int64_t in_len, int64_t out_len, double
     std::vector<Tap>& taps = plan.taps[static_cast<size_t>(o)];
     if (outside) continue;
     if (p.mode == Mode::kNearest) {
-      const double xn = p.coord == Coord::kTfCropAndResize
+      const double xn = p.coord == Coord::kTfCropAndResize || !OrtAgreesWithSpec(p.coord, in_len, out_len, scale)
                             ? x
                             : OrtCoordinate(p.coord, o, static_cast<float>(scale), out_len, in_len);
       taps.push_back({clamp(NearestIndex(xn, p.nearest, scale < 1)), 1.0});
@@ -319,6 +325,10 @@ bool TryResizeBilinearLikeOrt(const ResizeParams& p, const Tensor& x, const std:
   }
   const int64_t h_in = x.dim(static_cast<int64_t>(rank - 2)), w_in = x.dim(static_cast<int64_t>(rank - 1));
   const int64_t h_out = y.dim(static_cast<int64_t>(rank - 2)), w_out = y.dim(static_cast<int64_t>(rank - 1));
+  if (!OrtAgreesWithSpec(p.coord, h_in, h_out, scales[rank - 2]) ||
+      !OrtAgreesWithSpec(p.coord, w_in, w_out, scales[rank - 1])) {
+    return false;
+  }
   struct AxisWeights {
     std::vector<int64_t> i1, i2;
     std::vector<float> d1, d2;

@@ -1,7 +1,10 @@
 // Conv, ConvInteger and QLinearConv: one convolution core (conv_core.h) computed in float/double for the float
 // types and in int32 for the quantized ones.
+#include <cmath>
 #include <string>
+#include <vector>
 
+#include "kernels/int8_gemm.h"
 #include "ops/nn/conv_core.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
@@ -75,10 +78,75 @@ class ConvKernel : public OpKernel {
   int64_t group_ = 1;
 };
 
+// The accumulators on oneDNN's int8 GEMM (kernels/int8_gemm.h), when it applies: x uint8 or int8 with one zero
+// point, w int8 with one zero point (or the same one for every channel). Per image and group: the patch matrix of
+// the raw 8-bit input [C/g * kernel, out] (padding taps hold x's zero point, i.e. 0 once centred), then
+// C[out, M/g] = patches^T x W_g^T with both zero points subtracted inside the GEMM (oneDNN's GEMM wants the
+// unsigned operand first), transposed into [M/g, out]. Returns false where the reference loops have to run.
+bool FastQuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, const Tensor& w, const Tensor* w_zp,
+                       int threads, int32_t* acc) {
+  if (!kernels::Int8GemmIsExact() || w.type() != DataType::kInt8) return false;
+  if (x.type() != DataType::kUint8 && x.type() != DataType::kInt8) return false;
+  int8_t wz = 0;
+  if (w_zp != nullptr) {
+    if (w_zp->type() != DataType::kInt8 || w_zp->size() < 1) return false;
+    const int8_t* z = w_zp->data<int8_t>();
+    for (int64_t i = 1; i < w_zp->size(); ++i) {
+      if (z[i] != z[0]) return false;
+    }
+    wz = z[0];
+  }
+  const int64_t in_size = InputSize(g.axes);
+  const int64_t out_size = OutputSize(g.axes);
+  const int64_t cg = g.in_channels / g.group;
+  const int64_t mg = g.out_channels / g.group;
+  const int64_t patch_rows = cg * KernelSize(g.axes);
+  const bool pointwise = IsPointwise(g.axes);
+  auto run = [&](auto tag) {
+    using A = decltype(tag);
+    const A xz = x_zp != nullptr ? x_zp->data<A>()[0] : A{0};
+    std::vector<A> cols(pointwise ? 0 : static_cast<size_t>(patch_rows * out_size));
+    std::vector<int32_t> c(static_cast<size_t>(out_size * mg));
+    for (int64_t n = 0; n < g.batch; ++n) {
+      for (int64_t gi = 0; gi < g.group; ++gi) {
+        const A* xg = x.data<A>() + (n * g.in_channels + gi * cg) * in_size;
+        const A* patches = xg;
+        if (!pointwise) {
+          A* dst = cols.data();
+          for (int64_t ch = 0; ch < cg; ++ch) {
+            const A* xc = xg + ch * in_size;
+            ForEachPatchTap(g.axes, [&](int64_t off) { *dst++ = off < 0 ? xz : xc[off]; });
+          }
+          patches = cols.data();
+        }
+        const int8_t* wg = w.data<int8_t>() + gi * mg * patch_rows;
+        int32_t* yg = acc + (n * g.out_channels + gi * mg) * out_size;
+        if (mg == 1) {  // [out, 1] is already the output's layout
+          if (!kernels::GemmInt8<A>(true, true, out_size, 1, patch_rows, patches, out_size, xz, wg, patch_rows, wz, yg,
+                                    1, threads)) {
+            return false;
+          }
+          continue;
+        }
+        if (!kernels::GemmInt8<A>(true, true, out_size, mg, patch_rows, patches, out_size, xz, wg, patch_rows, wz,
+                                  c.data(), mg, threads)) {
+          return false;
+        }
+        for (int64_t j = 0; j < mg; ++j) {
+          int32_t* row = yg + j * out_size;
+          for (int64_t o = 0; o < out_size; ++o) row[o] = c[static_cast<size_t>(o * mg + j)];
+        }
+      }
+    }
+    return true;
+  };
+  return x.type() == DataType::kUint8 ? run(uint8_t{}) : run(int8_t{});
+}
+
 // The int32 accumulator of an 8-bit convolution: sum over taps of (x - x_zero_point) * (w - w_zero_point[m]).
 Result<std::vector<int32_t>> QuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, const Tensor& w,
                                            const Tensor* w_zp, const std::string& x_zp_name,
-                                           const std::string& w_zp_name) {
+                                           const std::string& w_zp_name, int threads) {
   std::vector<int32_t> xz = {0};
   std::vector<int32_t> wz = {0};
   if (x_zp != nullptr) {
@@ -91,10 +159,11 @@ Result<std::vector<int32_t>> QuantizedConv(const ConvGeometry& g, const Tensor& 
     if (w_zp->type() != w.type()) return InvalidArgument(w_zp_name + " has a different type than w");
     wz = Int32Values(*w_zp);
   }
+  std::vector<int32_t> acc(static_cast<size_t>(NumElements(g.out_shape)));
+  if (FastQuantizedConv(g, x, x_zp, w, w_zp, threads, acc.data())) return acc;
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> xi, CenteredInt32(x, xz, 1));
   const int64_t per_channel = g.out_channels > 0 ? w.size() / g.out_channels : 1;
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> wi, CenteredInt32(w, wz, std::max<int64_t>(per_channel, 1)));
-  std::vector<int32_t> acc(static_cast<size_t>(NumElements(g.out_shape)));
   RunConv<int32_t>(g, xi.data(), wi.data(), acc.data());
   return acc;
 }
@@ -109,8 +178,8 @@ class ConvIntegerKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x_zp, OptionalTensorInput(ctx, 2));
     ONYX_ASSIGN_OR_RETURN(const Tensor* w_zp, OptionalTensorInput(ctx, 3));
     ONYX_ASSIGN_OR_RETURN(ConvGeometry g, ResolveConv(attrs_, group_, x->shape(), w->shape()));
-    ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc,
-                          QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)", "input 'w_zero_point' (3)"));
+    ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)",
+                                                                  "input 'w_zero_point' (3)", ctx.num_threads()));
     Tensor& y = ctx.AllocateOutput(0, DataType::kInt32, g.out_shape);
     std::copy(acc.begin(), acc.end(), y.data<int32_t>());
     return Status::Ok();
@@ -120,6 +189,16 @@ class ConvIntegerKernel : public OpKernel {
   WindowAttrs attrs_;
   int64_t group_ = 1;
 };
+
+// An int32 accumulator requantized as ONNX Runtime does (MLAS's requantize step): multiplied by the float scale in
+// float, rounded half to even, then the zero point added and the result saturated. Adding the zero point before
+// rounding, or multiplying in double, moves exact and near ties.
+template <typename Q>
+Q RequantizeLikeOrt(int32_t acc, float scale, int32_t zero_point) {
+  const float v = static_cast<float>(acc) * scale;
+  if (std::isnan(v)) return Q(0);
+  return SaturateRound<Q>(static_cast<double>(std::nearbyint(v)) + zero_point);
+}
 
 class QLinearConvKernel : public OpKernel {
  public:
@@ -150,14 +229,14 @@ class QLinearConvKernel : public OpKernel {
       out_type = y_zp->type();
       yz = Int32Values(*y_zp);
     }
-    ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc,
-                          QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)", "input 'w_zero_point' (5)"));
+    ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)",
+                                                                  "input 'w_zero_point' (5)", ctx.num_threads()));
     const float xs = static_cast<float>(x_scale->DoubleAt(0));
     const float ys = static_cast<float>(y_scale->DoubleAt(0));
-    std::vector<double> multiplier(static_cast<size_t>(g.out_channels));
+    std::vector<float> multiplier(static_cast<size_t>(g.out_channels));
     for (int64_t m = 0; m < g.out_channels; ++m) {
       const float ws = static_cast<float>(w_scale->DoubleAt(w_scale->size() == 1 ? 0 : m));
-      multiplier[static_cast<size_t>(m)] = static_cast<double>(xs * ws / ys);
+      multiplier[static_cast<size_t>(m)] = xs * ws / ys;
     }
     Tensor& y = ctx.AllocateOutput(0, out_type, g.out_shape);
     const int64_t out_size = OutputSize(g.axes);
@@ -168,10 +247,10 @@ class QLinearConvKernel : public OpKernel {
       for (int64_t n = 0; n < g.batch; ++n) {
         for (int64_t m = 0; m < g.out_channels; ++m) {
           const int32_t b = bias != nullptr ? bias->data<int32_t>()[m] : 0;
-          const double mult = multiplier[static_cast<size_t>(m)];
+          const float mult = multiplier[static_cast<size_t>(m)];
           for (int64_t k = 0; k < out_size; ++k, ++i) {
             const int32_t a = static_cast<int32_t>(static_cast<uint32_t>(acc[i]) + static_cast<uint32_t>(b));
-            out[i] = SaturateRound<Q>(static_cast<double>(a) * mult + yz[0]);
+            out[i] = RequantizeLikeOrt<Q>(a, mult, yz[0]);
           }
         }
       }

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/int8_gemm.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/gemm_kernel.h"
@@ -113,17 +114,54 @@ Shape RowParamShape(const Tensor& t, const MatMulPlan& p) {
   return t.shape();
 }
 
+// The product on oneDNN's int8 GEMM (kernels/int8_gemm.h) when it applies: A uint8 or int8, B int8, each zero
+// point one value of its operand's type. Returns false where the reference loop has to run.
+bool FastIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp, const Tensor& b, const Tensor* b_zp,
+                        int threads, int32_t* y) {
+  if (!kernels::Int8GemmIsExact() || b.type() != DataType::kInt8) return false;
+  if ((a_zp != nullptr && (a_zp->type() != a.type() || a_zp->size() != 1)) ||
+      (b_zp != nullptr && (b_zp->type() != DataType::kInt8 || b_zp->size() != 1))) {
+    return false;
+  }
+  const int8_t bz = b_zp != nullptr ? b_zp->data<int8_t>()[0] : int8_t{0};
+  const size_t count = p.a_index.size();
+  bool stacked = true;
+  for (size_t i = 0; i < count && stacked; ++i) stacked = p.b_index[i] == 0 && p.a_index[i] == static_cast<int64_t>(i);
+  auto run = [&](auto tag) {
+    using A = decltype(tag);
+    const A az = a_zp != nullptr ? a_zp->data<A>()[0] : A{0};
+    const A* ad = a.data<A>();
+    const int8_t* bd = b.data<int8_t>();
+    if (stacked) {
+      return kernels::GemmInt8<A>(false, false, p.m * static_cast<int64_t>(count), p.n, p.k, ad, p.k, az, bd, p.n, bz,
+                                  y, p.n, threads);
+    }
+    for (size_t i = 0; i < count; ++i) {
+      if (!kernels::GemmInt8<A>(false, false, p.m, p.n, p.k, ad + p.a_index[i] * p.m * p.k, p.k, az,
+                                bd + p.b_index[i] * p.k * p.n, p.n, bz, y + static_cast<int64_t>(i) * p.m * p.n, p.n,
+                                threads)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (a.type() == DataType::kUint8) return run(uint8_t{});
+  if (a.type() == DataType::kInt8) return run(int8_t{});
+  return false;
+}
+
 // The int32 product of centred 8-bit operands.
 Result<std::vector<int32_t>> IntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp, const Tensor& b,
                                             const Tensor* b_zp, const std::string& a_zp_name,
-                                            const std::string& b_zp_name) {
+                                            const std::string& b_zp_name, int threads) {
+  std::vector<int32_t> y(static_cast<size_t>(NumElements(p.out_shape)));
+  if (FastIntegerProduct(p, a, a_zp, b, b_zp, threads, y.data())) return y;
   const Tensor a2 = a.rank() == 1 ? *a.Reshaped(p.a_matrix) : a;
   const Tensor b2 = b.rank() == 1 ? *b.Reshaped(p.b_matrix) : b;
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> ai,
                         CenteredInt32Broadcast(a2, a_zp, a_zp ? RowParamShape(*a_zp, p) : Shape{}, a_zp_name));
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> bi,
                         CenteredInt32Broadcast(b2, b_zp, b_zp ? b_zp->shape() : Shape{}, b_zp_name));
-  std::vector<int32_t> y(static_cast<size_t>(NumElements(p.out_shape)));
   RunMatMul<int32_t>(p, ai.data(), bi.data(), y.data());
   return y;
 }
@@ -135,7 +173,7 @@ Status MatMulIntegerCompute(const KernelInfo&, KernelContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(const Tensor* b_zp, OptionalTensorInput(ctx, 3));
   ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, PlanMatMul(a->shape(), b->shape()));
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, IntegerProduct(plan, *a, a_zp, *b, b_zp, "input 'a_zero_point' (2)",
-                                                                 "input 'b_zero_point' (3)"));
+                                                                 "input 'b_zero_point' (3)", ctx.num_threads()));
   Tensor& y = ctx.AllocateOutput(0, DataType::kInt32, plan.out_shape);
   std::copy(acc.begin(), acc.end(), y.data<int32_t>());
   return Status::Ok();
@@ -175,7 +213,7 @@ Status QLinearMatMulCompute(const KernelInfo&, KernelContext& ctx) {
     yz = Int32Values(*y_zp);
   }
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, IntegerProduct(plan, *a, a_zp, *b, b_zp, "input 'a_zero_point' (2)",
-                                                                 "input 'b_zero_point' (5)"));
+                                                                 "input 'b_zero_point' (5)", ctx.num_threads()));
   // The combined scale is formed in the scales' own precision (float32, or float16 rounding for half scales).
   const DataType scale_type = a_scale->type();
   auto combine = [&](double sa, double sb, double sy) -> double {

@@ -118,23 +118,24 @@ bool OrtAveragePoolApplies(const std::vector<WindowAxis>& axes) {
   return true;
 }
 
-// One channel of a 2-D float AveragePool in ONNX Runtime's order. Three cases, as MLAS picks them: the window
-// covering the whole input (GlobalAverage); a width stride of at most 2 with kernels of at most 32 (per output row,
-// each padded column is summed down the window's rows, then each output sums its window's column sums from left to
-// right, padding columns as 0); otherwise each window sums row by row from 0. The divisor is the kernel size
-// (count_include_pad) or the window's element count inside the input.
-void OrtAveragePoolPlane(const std::vector<WindowAxis>& axes, bool include_pad, const float* src, float* dst,
-                         std::vector<float>& colsum) {
+// One channel of a 2-D float AveragePool in ONNX Runtime's order. With mlas_order, three cases as MLAS picks them:
+// the window covering the whole input (GlobalAverage); a width stride of at most 2 with kernels of at most 32 (per
+// output row, each padded column is summed down the window's rows, then each output sums its window's column sums
+// from left to right, padding columns as 0); otherwise, and always without mlas_order, each window sums row by row
+// from 0. The divisor is the kernel size (count_include_pad) or the window's element count inside the input.
+void OrtAveragePoolPlane(const std::vector<WindowAxis>& axes, bool include_pad, bool mlas_order, const float* src,
+                         float* dst, std::vector<float>& colsum) {
   const WindowAxis& ah = axes[0];
   const WindowAxis& aw = axes[1];
   const int64_t width = aw.in;
-  if (ah.kernel == ah.in && aw.kernel == aw.in && ah.stride == 1 && aw.stride == 1 && ah.pad_begin == 0 &&
+  if (mlas_order && ah.kernel == ah.in && aw.kernel == aw.in && ah.stride == 1 && aw.stride == 1 && ah.pad_begin == 0 &&
       ah.pad_end == 0 && aw.pad_begin == 0 && aw.pad_end == 0) {
     dst[0] = GlobalAverage(src, ah.in * aw.in);
     return;
   }
   const float kernel_size = static_cast<float>(ah.kernel * aw.kernel);
-  const bool vector = aw.stride <= 2 && ah.kernel <= 32 && aw.kernel <= 32 && aw.pad_begin + aw.pad_end + width <= 2045;
+  const bool vector =
+      mlas_order && aw.stride <= 2 && ah.kernel <= 32 && aw.kernel <= 32 && aw.pad_begin + aw.pad_end + width <= 2045;
   for (int64_t oh = 0; oh < ah.out; ++oh) {
     const int64_t h0 = std::max<int64_t>(oh * ah.stride - ah.pad_begin, 0);
     const int64_t h1 = std::min<int64_t>(oh * ah.stride - ah.pad_begin + ah.kernel, ah.in);
@@ -190,6 +191,9 @@ class PoolKernel : public OpKernel {
       p_ = info.since_version() == 1 ? info.GetFloat("p", 2.0f) : static_cast<double>(info.GetInt("p", 2));
       if (!(p_ > 0)) return info.Error("attribute 'p' must be positive");
     }
+    // ONNX Runtime runs AveragePool-7..11 through MLAS's pooling kernels, AveragePool-19 (dilations) through its
+    // own loop that sums every window row by row.
+    mlas_order_ = info.since_version() < 19;
     want_indices_ = kind_ == PoolKind::kMax && info.num_outputs() > 1 && !info.node().outputs[1].empty();
     return Status::Ok();
   }
@@ -251,7 +255,7 @@ class PoolKernel : public OpKernel {
       ParallelFor(planes, out_size * axes[0].kernel * axes[1].kernel, [&](int64_t lo, int64_t hi) {
         std::vector<float> colsum;
         for (int64_t pl = lo; pl < hi; ++pl) {
-          OrtAveragePoolPlane(axes, count_include_pad_, in + pl * in_size, out + pl * out_size, colsum);
+          OrtAveragePoolPlane(axes, count_include_pad_, mlas_order_, in + pl * in_size, out + pl * out_size, colsum);
         }
       });
       return Status::Ok();
@@ -324,6 +328,7 @@ class PoolKernel : public OpKernel {
   int64_t storage_order_ = 0;
   double p_ = 2.0;
   bool want_indices_ = false;
+  bool mlas_order_ = true;
 };
 
 template <PoolKind kKind>

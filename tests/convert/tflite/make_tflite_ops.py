@@ -8,7 +8,7 @@ Each case is written as OUT_DIR/<case>/model.tflite (and ops.txt, the builtins i
 defined: positive values for LOG/SQRT, non-zero divisors...) as OUT_DIR/<case>/inputs/input_N.pb, then
 `node tflite_refs.mjs` runs it in LiteRT.js and writes OUT_DIR/<case>/test_data_set_0 and refs.json. (Cases LiteRT.js
 cannot run take their references from TF.js instead: tfjs_rnn_refs.js for recurrent layers with variable states,
-tfjs_mediapipe_refs.js for MediaPipe's custom operators; cases needing another --opset get an opset.txt.) The models
+tfjs_mediapipe_refs.js for MediaPipe's custom operators, tfjs_tflite_cells.js for the full LSTM and SVDF; cases needing another --opset get an opset.txt.) The models
 are written with the FlatBuffers builder following TensorFlow Lite's schema.fbs (field ids in declaration order,
 BuiltinOptions union ids in declaration order starting at 1).
 """
@@ -1015,6 +1015,130 @@ def _():
 # ---- MediaPipe custom operators (issue 15) -------------------------------------------------------------------
 # LiteRT.js cannot run them (they live in MediaPipe's op resolver): tfjs_mediapipe_refs.js computes each with TF.js
 # ops (tf.maxPoolWithArgmax, tf.scatterND, tf.matMul, tf.image.transform) on the same inputs.
+# ---- the full LSTM and SVDF (issue 15): TF.js ops spell out TFLite's float kernels (tfjs_tflite_cells.js) ----------
+def arr(a):
+    return None if a is None else dict(shape=list(a.shape), data=a.ravel().tolist())
+
+
+def full_lstm_weights(g, n_in, n_cell, n_out=None, cifg=False, peephole=False, proj_bias=False, layer_norm=False):
+    """The 16 weight inputs of TFLite's LSTMs (input weights i f c o, recurrent i f c o, peepholes i f o, biases
+    i f c o, projection weights and bias; -1 where omitted) and the 4 layer-norm coefficients (or None), with the
+    same arrays for the TF.js reference. n_out: the projection's size (None: no projection)."""
+    rec = n_out or n_cell
+    gates = [None] + [0] * 3 if cifg else [0] * 4
+    w = [None if k is None else uniform([n_cell, n_in], -0.7, 0.7) for k in gates]
+    r = [None if k is None else uniform([n_cell, rec], -0.7, 0.7) for k in gates]
+    b = [None if k is None else uniform([n_cell], -0.5, 0.5) for k in gates]
+    p = [None if (cifg and k == 0) or not peephole else uniform([n_cell], -0.5, 0.5) for k in range(3)]
+    ln = [None if k is None else uniform([n_cell], 0.5, 1.5) for k in gates] if layer_norm else [None] * 4
+    proj = uniform([n_out, n_cell], -0.7, 0.7) if n_out else None
+    pb = uniform([n_out], -0.3, 0.3) if n_out and proj_bias else None
+    ids = lambda arrays: [-1 if a is None else g.const(a) for a in arrays]
+    ins = ids(w) + ids(r) + ids(p) + ids(b) + ids([proj, pb])
+    spec = dict(w=[arr(a) for a in w], r=[arr(a) for a in r], p=[arr(a) for a in p], b=[arr(a) for a in b],
+                ln=[arr(a) for a in ln], proj=arr(proj), proj_bias=arr(pb))
+    return ins, (ids(ln) if layer_norm else None), spec
+
+
+def lstm_spec(x_time_major, weights, activation, cell_clip, proj_clip):
+    return dict(kind="lstm", x=arr(x_time_major), weights=weights, activation=activation, cell_clip=cell_clip,
+                proj_clip=proj_clip)
+
+
+@case("lstm_peephole_projection")
+def _():
+    # Batch-major, peepholes, a projection with bias, both clips (small enough to bind).
+    m = Model()
+    g = m.graph()
+    batch, steps, n_in, n_cell, n_out = 2, 4, 3, 5, 3
+    x = g.input([batch, steps, n_in], name="input")
+    ins, _, spec = full_lstm_weights(g, n_in, n_cell, n_out, peephole=True, proj_bias=True)
+    ins = [x] + ins + [g.tensor([batch, n_out], variable=True), g.tensor([batch, n_cell], variable=True)]
+    out = g.tensor([batch, steps, n_out], name="output")
+    g.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [out], "UnidirectionalSequenceLSTM",
+         [(0, "b", 4), (1, "f", 0.6), (2, "f", 0.4), (3, "B", False)])
+    g.outputs = [out]
+    feed = uniform([batch, steps, n_in], -1.5, 1.5)
+    specs = [lstm_spec(feed.transpose(1, 0, 2), spec, 4, 0.6, 0.4)]
+    return m, [feed], dict(script="cells", specs=specs, combine=lambda ys: [ys[0].transpose(1, 0, 2)])
+
+
+@case("lstm_cifg_layer_norm")
+def _():
+    # Time-major, CIFG (no input gate), layer-normalized gates, relu6 cell activation.
+    m = Model()
+    g = m.graph()
+    steps, batch, n_in, n_cell = 3, 2, 4, 5
+    x = g.input([steps, batch, n_in], name="input")
+    ins, ln, spec = full_lstm_weights(g, n_in, n_cell, cifg=True, layer_norm=True)
+    ins = [x] + ins + [g.tensor([batch, n_cell], variable=True), g.tensor([batch, n_cell], variable=True)] + ln
+    out = g.tensor([steps, batch, n_cell], name="output")
+    g.op("UNIDIRECTIONAL_SEQUENCE_LSTM", ins, [out], "UnidirectionalSequenceLSTM",
+         [(0, "b", 3), (1, "f", 0.0), (2, "f", 0.0), (3, "B", True)])
+    g.outputs = [out]
+    feed = uniform([steps, batch, n_in], -1, 1)
+    return m, [feed], dict(script="cells", specs=[lstm_spec(feed, spec, 3, 0, 0)], combine=lambda ys: ys)
+
+
+@case("bidirectional_lstm_cifg_projection")
+def _():
+    # Two outputs (merge_outputs false), batch-major; CIFG with peepholes, a projection without bias, cell_clip.
+    m = Model()
+    g = m.graph()
+    batch, steps, n_in, n_cell, n_out = 2, 3, 3, 4, 2
+    x = g.input([batch, steps, n_in], name="input")
+    fw, _, fw_spec = full_lstm_weights(g, n_in, n_cell, n_out, cifg=True, peephole=True)
+    bw, _, bw_spec = full_lstm_weights(g, n_in, n_cell, n_out, cifg=True, peephole=True)
+    states = [g.tensor([batch, n], variable=True) for n in (n_out, n_cell, n_out, n_cell)]
+    ins = [x] + fw + bw + states + [-1] * 9
+    outs = [g.tensor([batch, steps, n_out], name="forward"), g.tensor([batch, steps, n_out], name="backward")]
+    g.op("BIDIRECTIONAL_SEQUENCE_LSTM", ins, outs, "BidirectionalSequenceLSTM",
+         [(0, "b", 4), (1, "f", 0.7), (2, "f", 0.0), (3, "B", False), (4, "B", False)])
+    g.outputs = outs
+    feed = uniform([batch, steps, n_in], -1.5, 1.5)
+    tm = feed.transpose(1, 0, 2)
+    specs = [lstm_spec(tm, fw_spec, 4, 0.7, 0), lstm_spec(tm[::-1].copy(), bw_spec, 4, 0.7, 0)]
+    return m, [feed], dict(script="cells", specs=specs,
+                           combine=lambda ys: [ys[0].transpose(1, 0, 2), ys[1][::-1].transpose(1, 0, 2)])
+
+
+@case("lstm_cell_full")
+def _():
+    # The LSTM builtin (one step, full kernel): peepholes, layer norm, a projection with bias, both clips.
+    m = Model()
+    g = m.graph()
+    batch, n_in, n_cell, n_out = 3, 4, 6, 3
+    x = g.input([batch, n_in], name="input")
+    ins, ln, spec = full_lstm_weights(g, n_in, n_cell, n_out, peephole=True, proj_bias=True, layer_norm=True)
+    ins = [x] + ins + [g.tensor([batch, n_out], variable=True), g.tensor([batch, n_cell], variable=True)] + ln
+    out = g.tensor([batch, n_out], name="output")
+    g.op("LSTM", ins, [out], "LSTM", [(0, "b", 4), (1, "f", 0.5), (2, "f", 0.3), (3, "b", 0)])
+    g.outputs = [out]
+    feed = uniform([batch, n_in], -1.5, 1.5)
+    return m, [feed], dict(script="cells", specs=[lstm_spec(feed[None], spec, 4, 0.5, 0.3)], combine=lambda ys: [ys[0][0]])
+
+
+def svdf_case(batch, n_in, filters, memory, rank, activation, bias):
+    m = Model()
+    g = m.graph()
+    x = g.input([batch, n_in], name="input")
+    feature, time = uniform([filters, n_in], -1, 1), uniform([filters, memory], -1, 1)
+    b = uniform([filters // rank], -0.5, 0.5) if bias else None
+    ins = [x, g.const(feature), g.const(time), -1 if b is None else g.const(b),
+           g.tensor([batch, filters * memory], variable=True)]
+    out = g.tensor([batch, filters // rank], name="output")
+    g.op("SVDF", ins, [out], "SVDF", [(0, "i", rank), (1, "b", activation)])
+    g.outputs = [out]
+    feed = uniform([batch, n_in], -1, 1)
+    spec = dict(kind="svdf", x=arr(feed), rank=rank, activation=activation, feature=arr(feature), time=arr(time),
+                bias=arr(b))
+    return m, [feed], dict(script="cells", specs=[spec], combine=lambda ys: ys)
+
+
+CASES["svdf_rank2_relu"] = lambda: svdf_case(2, 5, 8, 3, 2, 1, True)
+CASES["svdf_rank1"] = lambda: svdf_case(3, 4, 3, 4, 1, 0, False)
+
+
 def pool_params(padding, stride, filt, activation=0):
     """TfLitePoolParams as raw custom options: padding (1 SAME, 2 VALID), stride w/h, filter w/h, activation, and
     the computed padding (4 ints) the kernel fills in itself."""
@@ -1077,14 +1201,30 @@ CASES["mp_transform_landmarks"] = lambda: transform_landmarks_case(10, 3)
 CASES["mp_transform_landmarks_2d"] = lambda: transform_landmarks_case(6, 2)
 
 
-def transform_tensor_case(version):
+def transform_landmarks_v1_case(shape, options, dims, scale):
+    # Version 1: 4-D landmarks, FlexBuffers options (omitted ones take the kernel's defaults: 3 dimensions, scale 1).
+    m = Model()
+    g = m.graph()
+    lm, mat = g.input(shape, name="landmarks"), g.input([1, 4, 4], name="matrix")
+    out = g.tensor(shape, name="output")
+    g.custom_op("TransformLandmarks", [lm, mat], [out], flexbuffers.Dumps(options), version=1)
+    g.outputs = [out]
+    feeds = [uniform(shape, 0, 64), affine_matrix(-0.7, 0.8, 3.0, 9.0)]
+    return m, feeds, mp_spec("transform_landmarks_v1", feeds, dims=dims, scale=scale)
+
+
+CASES["mp_transform_landmarks_v1"] = lambda: transform_landmarks_v1_case([1, 2, 3, 12], {"dimensions": 3, "scale": 2.5}, 3, 2.5)
+CASES["mp_transform_landmarks_v1_2d"] = lambda: transform_landmarks_v1_case([1, 1, 5, 4], {"dimensions": 2}, 2, 1.0)
+
+
+def transform_tensor_case(version, name="TransformTensorBilinear"):
     # Some source points fall outside the input (those pixels are zero), some on the border band.
     h, w, oh, ow = 8, 10, 6, 7
     m = Model()
     g = m.graph()
     x, mat = g.input([1, h, w, 3], name="input"), g.input([1, 4, 4], name="matrix")
     out = g.tensor([1, oh, ow, 3], name="output")
-    g.custom_op("TransformTensorBilinear", [x, mat], [out],
+    g.custom_op(name, [x, mat], [out],
                 flexbuffers.Dumps({"mode": 1, "output_size": [oh, ow], "align_corners": False}), version=version)
     g.outputs = [out]
     matrix = affine_matrix(0.35, 1.25, 2.2, -1.6)
@@ -1094,6 +1234,7 @@ def transform_tensor_case(version):
 
 CASES["mp_transform_tensor_bilinear"] = lambda: transform_tensor_case(2)
 CASES["mp_transform_tensor_bilinear_v1"] = lambda: transform_tensor_case(1)
+CASES["mp_transform_tensor_v1_name"] = lambda: transform_tensor_case(1, "TransformTensor")
 
 
 # ---- stateful operators (issue 15): LiteRT.js runs them ---------------------------------------------------------
@@ -1246,9 +1387,9 @@ def error_models():
     g = m.graph()
     x = g.input([2], name="input")
     y = g.tensor([2], name="output")
-    g.ops.append(dict(code=m.opcode(27), ins=[x], outs=[y], opt=None, fields=()))  # SVDF: no converter
+    g.ops.append(dict(code=m.opcode(15), ins=[x], outs=[y], opt=None, fields=()))  # LSH_PROJECTION: no converter
     g.outputs = [y]
-    out.append(("unsupported_svdf.tflite", m, ["no converter for TFLite operator(s) SVDF"]))
+    out.append(("unsupported_lsh_projection.tflite", m, ["no converter for TFLite operator(s) LSH_PROJECTION"]))
     m = Model()
     g = m.graph()
     x = g.input([2], name="input")
@@ -1376,6 +1517,30 @@ def write_mediapipe_refs(d, feeds, spec):
                    "note": "LiteRT.js cannot run MediaPipe's custom operators"}, f, indent=1)
 
 
+def write_cell_refs(d, feeds, spec):
+    """test_data_set_0 from TF.js ops (tfjs_tflite_cells.js) for the full LSTM and SVDF: one run per spec (an LSTM
+    direction), `combine` makes the operator's outputs of them."""
+    env = dict(os.environ, NODE_PATH=os.path.expanduser("~/.cache/onyx-keras/node_modules"))
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tfjs_tflite_cells.js")
+    ys = []
+    for s in spec["specs"]:
+        r = subprocess.run(["node", script], input=json.dumps(s), capture_output=True, text=True, env=env, check=True)
+        y = json.loads(r.stdout)["outputs"][0]
+        ys.append(np.array(y["data"], np.float32).reshape(y["shape"]))
+    data = os.path.join(d, "test_data_set_0")
+    os.makedirs(data)
+    for k, a in enumerate(feeds):
+        write_pb(a, os.path.join(data, f"input_{k}.pb"), f"input_{k}")
+    for k, y in enumerate(spec["combine"](ys)):
+        write_pb(np.ascontiguousarray(y), os.path.join(data, f"output_{k}.pb"), f"output_{k}")
+    shutil.rmtree(os.path.join(d, "inputs"))
+    with open(os.path.join(d, "refs.json"), "w") as f:
+        json.dump({"generator": "TF.js 4.22 ops spelling out TFLite's float kernels "
+                                "(tests/convert/tflite/tfjs_tflite_cells.js)", "kind": spec["specs"][0]["kind"],
+                   "note": "LiteRT.js cannot run TFLite's variable state tensors; zero states (first invocation)"},
+                  f, indent=1)
+
+
 def main():
     out_dir = sys.argv[1]
     names = sys.argv[2:] or sorted(CASES)
@@ -1393,6 +1558,9 @@ def main():
         write_ops_txt(d, model)
         for k, arr in enumerate(feeds):
             write_pb(arr, os.path.join(d, "inputs", f"input_{k}.pb"), f"input_{k}")
+        if tfjs and tfjs[0].get("script") == "cells":
+            write_cell_refs(d, feeds, tfjs[0])
+            continue
         if tfjs and tfjs[0].get("script") == "mediapipe":
             write_mediapipe_refs(d, feeds, tfjs[0])
             continue

@@ -7,6 +7,7 @@
 //   max_unpool {filter: [h, w]} (strides = filter): tf.scatterND of each input element to the window position its
 //       index names.
 //   transform_landmarks: [x, y, 1] @ the matrix's affine rows (tf.matMul), z kept.
+//   transform_landmarks_v1 {dims, scale}: the same on [1, H, W, N * dims] landmarks, the translation times scale.
 //   transform_tensor {output: [h, w], half_pixel}: tf.image.transform with the matrix's affine rows, bilinear,
 //       constant fill 0 (half_pixel: version 2's pixel-centre correction folded into the translation), times
 //       MediaPipe's mask of the pixels whose source point lies inside the image.
@@ -50,6 +51,16 @@ async function run(spec) {
   const m = ins[1].reshape([4, 4]);
   // B [3, 2]: [x, y, 1] @ B = (m00 x + m01 y + m03, m10 x + m11 y + m13).
   const b = tf.gather(m.slice([0, 0], [2, 4]).transpose(), [0, 1, 3]);
+  if (spec.kind === 'transform_landmarks_v1') {
+    // Version 1: [1, H, W, N * dims] landmarks, the translation scaled by the `scale` option.
+    const lm = ins[0], dims = spec.dims;
+    const pts = lm.reshape([-1, dims]);
+    const n = pts.shape[0];
+    const bs = b.mul(tf.tensor2d([[1, 1], [1, 1], [spec.scale, spec.scale]]));
+    let y = tf.matMul(tf.concat([pts.slice([0, 0], [n, 2]), tf.ones([n, 1])], 1), bs);
+    if (dims === 3) y = tf.concat([y, pts.slice([0, 2], [n, 1])], 1);
+    return [y.reshape(lm.shape)];
+  }
   if (spec.kind === 'transform_landmarks') {
     const lm = ins[0];
     const [one, n, d] = lm.shape;

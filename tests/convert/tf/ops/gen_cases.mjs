@@ -8,6 +8,13 @@
 //
 // FILTER (a substring) regenerates only the cases whose name contains it. A case tfjs cannot run is reported and
 // not written (exit 1 at the end).
+//
+// The expected outputs come, in order of preference, from TF.js running the case's graph, from TF.js running the
+// case's `reference(g)` graph, or from the case's `expected(t, tf)` function: JS that computes them from
+// TensorFlow's definition (with TF.js ops where it has them, e.g. tf.raggedRange, which its graph-model loader does
+// not map), for operators neither can express. `t` maps every input and Const name to a tf.Tensor (int64 as
+// int32); it returns the outputs in order, as tf.Tensors or {dtype, shape, values}. model.json's generatedBy names
+// the kind of reference of every case that is not TF.js running the graph itself.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -117,6 +124,8 @@ async function runCase(c) {
   const initializer = g.initNodes.length ? { node: g.initNodes, versions: { producer: 1286 } } : undefined;
   // TF.js runs the case's graph, or its reference graph when it has one (same inputs and outputs).
   let run = { g, specs, data, topology, initializer };
+  if (c.reference && c.expected) throw new Error('a case gives either reference or expected, not both');
+  if (c.expected) return writeCase(c, g, specs, data, topology, initializer, await expectedOutputs(c, g));
   if (c.reference) {
     const rg = new GraphBuilder();
     c.reference(rg);
@@ -134,15 +143,7 @@ async function runCase(c) {
   const model = await tf.loadGraphModel(tf.io.fromMemory({ modelTopology: run.topology, weightSpecs: run.specs,
                                                            weightData: ab, format: 'graph-model',
                                                            modelInitializer: run.initializer }));
-  const next = rng(c.name);
-  const feeds = {};
-  const inputFiles = [];
-  g.inputs.forEach((inp, k) => {
-    const values = fillInput(inp, next);
-    feeds[inp.name] = tf.tensor(values, inp.shape, tfjsDtype(inp.dtype));
-    inputFiles.push(tensorProto(`${inp.name}:0`, inp.dtype, inp.shape, values));
-  });
-  const names = g.outputs.map((o) => o.name);
+  const { feeds, inputFiles } = feedInputs(c, g);
   const runNames = run.g.outputs.map((o) => o.name);
   // execute() where it can (executeAsync warns on graphs without control flow), executeAsync for the others.
   let results;
@@ -153,16 +154,54 @@ async function runCase(c) {
     results = await model.executeAsync(feeds, runNames);
   }
   if (!Array.isArray(results)) results = [results];
-  const outputFiles = [];
-  for (let k = 0; k < results.length; ++k) {
-    const r = results[k];
-    const dtype = g.outputs[k].dtype || r.dtype;
+  const outputs = [];
+  for (const r of results) {
     if (r.dtype === 'complex64') throw new Error('complex output');
-    const values = Array.from(await r.data());
-    outputFiles.push(tensorProto(names[k], dtype, r.shape, values));
+    outputs.push({ dtype: r.dtype, shape: r.shape, values: Array.from(await r.data()) });
   }
   tf.dispose([...Object.values(feeds), ...results]);
   model.dispose();
+  writeCase(c, g, specs, data, topology, initializer, { inputFiles, outputs }, c.reference ? 'reference graph' : '');
+}
+
+// The case's fed inputs as TensorProto files and as tf.Tensors (by Placeholder name), seeded by the case name.
+function feedInputs(c, g) {
+  const next = rng(c.name);
+  const feeds = {};
+  const inputFiles = [];
+  g.inputs.forEach((inp, k) => {
+    const values = fillInput(inp, next);
+    feeds[inp.name] = tf.tensor(values, inp.shape, tfjsDtype(inp.dtype));
+    inputFiles.push(tensorProto(`${inp.name}:0`, inp.dtype, inp.shape, values));
+  });
+  return { feeds, inputFiles };
+}
+
+// The outputs of the case's expected(t, tf) on its inputs and Consts.
+async function expectedOutputs(c, g) {
+  const { feeds, inputFiles } = feedInputs(c, g);
+  const consts = Object.fromEntries(g.consts.map((k) => [k.name, tf.tensor(k.values, k.shape, tfjsDtype(k.dtype))]));
+  const t = { ...consts, ...feeds };
+  let results = await c.expected(t, tf);
+  if (!Array.isArray(results)) results = [results];
+  if (results.length !== g.outputs.length) throw new Error(`expected() gave ${results.length} outputs for ${g.outputs.length}`);
+  const outputs = [];
+  for (const r of results) {
+    if (r instanceof tf.Tensor) outputs.push({ dtype: r.dtype, shape: r.shape, values: Array.from(await r.data()) });
+    else outputs.push({ dtype: r.dtype, shape: r.shape, values: Array.from(r.values) });
+  }
+  tf.dispose([...Object.values(t), ...results.filter((r) => r instanceof tf.Tensor)]);
+  return { inputFiles, outputs };
+}
+
+// Writes the case's directory. `kind` names a reference other than TF.js running the case's graph.
+function writeCase(c, g, specs, data, topology, initializer, { inputFiles, outputs }, kind = 'expected() in JS') {
+  const names = g.outputs.map((o) => o.name);
+  const outputFiles = [];
+  for (let k = 0; k < outputs.length; ++k) {
+    const r = outputs[k];
+    outputFiles.push(tensorProto(names[k], g.outputs[k].dtype || r.dtype, r.shape, r.values));
+  }
 
   const dir = path.join(outRoot, c.name);
   fs.rmSync(dir, { recursive: true, force: true });
@@ -171,7 +210,8 @@ async function runCase(c) {
     inputs: Object.fromEntries(g.inputs.map((i) => [`${i.name}:0`, { name: `${i.name}:0`, dtype: DT[i.dtype] }])),
     outputs: Object.fromEntries(names.map((n) => [n, { name: n }])),
   };
-  const modelJson = { format: 'graph-model', generatedBy: 'onyx tests/convert/tf/ops/gen_cases.mjs',
+  const generatedBy = 'onyx tests/convert/tf/ops/gen_cases.mjs' + (kind ? ` (expected outputs: ${kind})` : '');
+  const modelJson = { format: 'graph-model', generatedBy,
                       convertedBy: null, signature, modelTopology: topology,
                       ...(initializer ? { modelInitializer: initializer } : {}),
                       weightsManifest: [{ paths: ['weights.bin'], weights: specs }] };

@@ -19,6 +19,9 @@
 //   g.op('StatelessWhile', [x], {T: A.types(['float32']), cond: A.func('cond'), body: A.func('body')});
 // A case may also give `reference(g)`: a graph TF.js runs in place of build's to compute the expected outputs (same
 // inputs and outputs), for operators TF.js cannot run itself (PartitionedCall: TF.js's converter inlines calls).
+// Where neither can run, a case gives `expected(t, tf)` instead: JS computing the outputs from TensorFlow's
+// definition (t: every input and Const by name, as tf.Tensors; returns tf.Tensors or {dtype, shape, values}).
+// model.json's generatedBy then says which kind of reference the case has.
 
 export const DT = {
   float32: 'DT_FLOAT', int32: 'DT_INT32', int64: 'DT_INT64', bool: 'DT_BOOL', string: 'DT_STRING',

@@ -1,0 +1,63 @@
+#!/usr/bin/python3
+"""Times quantized models side by side: onyx with its int8 kernels (oneDNN), onyx with its reference integer loops
+(ONYX_INT8_REFERENCE=1), an optional float original in onyx, and ONNX Runtime (bench/ort_runner.js), in alternating
+rounds so that the load of a shared machine spreads over all of them. Prints the median of the round medians (ms).
+
+usage: bench/quant_compare.py ONYX MODEL[:FLOAT_MODEL] ... [--threads 1,2] [--rounds 3] [--runs 30]
+       (NODE_PATH=~/.cache/onyx-bench/ort/node_modules for ONNX Runtime; it is skipped when node cannot load it)
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def onyx_ms(onyx, model, threads, runs, env_extra=None):
+    env = dict(os.environ, **(env_extra or {}))
+    out = subprocess.run([onyx, "bench", model, "--threads", str(threads), "--runs", str(runs), "--warmup", "3",
+                          "--json"], capture_output=True, text=True, env=env, check=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["median_ms"]
+
+
+def ort_ms(model, threads, runs):
+    run = subprocess.run(["node", os.path.join(HERE, "ort_runner.js"), model, str(threads), str(runs), "3"],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        return None
+    return json.loads(run.stdout.strip().splitlines()[-1])["median_ms"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("onyx")
+    ap.add_argument("models", nargs="+")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=30)
+    args = ap.parse_args()
+    print("%-28s %3s %12s %12s %12s %12s" % ("model", "thr", "onyx int8", "onyx ref", "onyx float", "ORT int8"))
+    for spec in args.models:
+        model, _, float_model = spec.partition(":")
+        for threads in [int(t) for t in args.threads.split(",")]:
+            times = {"int8": [], "ref": [], "float": [], "ort": []}
+            for _ in range(args.rounds):
+                times["int8"].append(onyx_ms(args.onyx, model, threads, args.runs))
+                times["ref"].append(onyx_ms(args.onyx, model, threads, args.runs, {"ONYX_INT8_REFERENCE": "1"}))
+                if float_model:
+                    times["float"].append(onyx_ms(args.onyx, float_model, threads, args.runs))
+                t = ort_ms(model, threads, args.runs)
+                if t is not None:
+                    times["ort"].append(t)
+            cell = lambda v: "%12.3f" % statistics.median(v) if v else "%12s" % "-"  # noqa: E731
+            name = os.path.basename(os.path.dirname(model)) or os.path.basename(model)
+            print("%-28s %3d %s %s %s %s" % (name[:28], threads, cell(times["int8"]), cell(times["ref"]),
+                                            cell(times["float"]), cell(times["ort"])))
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

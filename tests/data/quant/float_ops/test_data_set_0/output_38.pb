@@ -1,0 +1,1 @@
+Bglobalaveragepool_108Jlés>œ:,>ßø0>

@@ -1,0 +1,1 @@
+Bglobalaveragepool_115Jôÿs>@=ªeÐ>

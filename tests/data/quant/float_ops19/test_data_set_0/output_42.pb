@@ -1,0 +1,1 @@
+Bglobalaveragepool_120Jlés>œ:,>ßø0>

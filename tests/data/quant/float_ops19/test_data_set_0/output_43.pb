@@ -1,0 +1,1 @@
+Bglobalaveragepool_127Jôÿs>@=ªeÐ>

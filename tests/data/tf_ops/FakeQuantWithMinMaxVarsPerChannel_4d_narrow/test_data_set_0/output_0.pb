@@ -1,0 +1,1 @@
+B#FakeQuantWithMinMaxVarsPerChannel:0J0’$‰¿nÛv¿,¾‚?’$‰¿nÛv¿,¾‚?nÛ¶?’$	?ê ½pÛ6?’$	?_ñ>

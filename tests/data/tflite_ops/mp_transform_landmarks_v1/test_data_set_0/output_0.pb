@@ -1,0 +1,2 @@
+Boutput_0J ÀÕB&ˆ-@«ðÆAìŒ'BüBº¢A£bBPœòAµx@A ÉîA”ÔAŽixA,·EB¸¢EBà†B§fB0ŒB¼Ð	Bøc=B”‡A~7BEB_£ƒA÷°A
+†HB9BßtRB¬EB˜A¶ª‰As–=B'³EBk+^B„­(B·Àb%È@GÚ”AÁ¶®Aª¸@•òZB"FA·""B¾k4Bû6×Àc5ìAýÅàAÔøÓAúû¬A¢ÿBlT±A]²Aò‚BD_ÙAÐú%@žCB*<B"iÝA|4ªAŸBù—'@.ØmBÔù*BIƒyBLBî™OBŽBÈƒBÀBYÈIBLÝbB°@$iøA

@@ -1,0 +1,1 @@
+Binput_0JPphAÅuB-G/ByıAŠkBvuBR'IBYkDB@›»@™•|B«·,B±Ä­?›äËA~ıüA(^zAäFAšœQ@	ÅAB<}BöÉB

@@ -1,0 +1,1 @@
+Boutput_0JP8.B™nBŽ8Bý³¹@Òæ`B~Èn¿_OlBÒRA>†B¼v2B´õðAÄFÁ’BosAaŠAR·Ï@~ÂïAÏB\Ò7B£ž;A
