@@ -103,8 +103,12 @@ Status Dft(InferenceContext& ctx) {
   } else {
     axis = ctx.GetInt("axis", 1);
   }
-  // The last dim (real/imaginary) is not a signal axis.
-  ONYX_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis, rank - 1, "axis"));
+  // A negative axis counts from the back of the whole input, as the kernel and the spec (range [-r, -2]) read it;
+  // the last dim (real/imaginary) is not a signal axis.
+  ONYX_ASSIGN_OR_RETURN(axis, NormalizeAxis(axis, rank, "axis"));
+  if (axis == rank - 1) {
+    return InvalidArgument("axis " + std::to_string(axis) + " is the last dimension, which holds real/imaginary parts");
+  }
   Dims out = *in;
   ir::Dim length = out[static_cast<size_t>(axis)];
   if (ctx.has_input(1)) {

@@ -2,6 +2,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "convert/keras/isolated_read.h"
 #include "convert/keras/keras_file.h"
 #include "convert/keras/limits.h"
 #include "core/safe_file.h"
@@ -60,11 +61,13 @@ Result<KerasModelFile> ReadKerasModel(const std::string& path) {
   char magic[8] = {};
   const size_t got = f.size() >= 8 ? 8 : static_cast<size_t>(f.size());
   ONYX_RETURN_IF_ERROR(f.ReadAt(0, got, magic));
-  if (got >= 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0) return ReadKeras3(path);
-  if (got == 8 && std::memcmp(magic, "\x89HDF\r\n\x1a\n", 8) == 0) return ReadKerasH5(path);
+  // Both forms that go through libhdf5 run in a child process (isolated_read.h: the library can crash on a corrupt
+  // file).
+  if (got >= 4 && std::memcmp(magic, "PK\x03\x04", 4) == 0) return ReadInChildProcess(path, ReadKeras3);
+  if (got == 8 && std::memcmp(magic, "\x89HDF\r\n\x1a\n", 8) == 0) return ReadInChildProcess(path, ReadKerasH5);
   // HDF5 files may carry a user block before the signature; let the library decide for .h5 names.
-  if (path.ends_with(".h5") || path.ends_with(".hdf5")) return ReadKerasH5(path);
-  if (path.ends_with(".keras")) return ReadKeras3(path);
+  if (path.ends_with(".h5") || path.ends_with(".hdf5")) return ReadInChildProcess(path, ReadKerasH5);
+  if (path.ends_with(".keras")) return ReadInChildProcess(path, ReadKeras3);
   return ReadTfjsLayersModel(path);
 }
 

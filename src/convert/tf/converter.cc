@@ -13,6 +13,7 @@
 
 #include "convert/common/converted_model.h"
 #include "convert/common/tfjs_weights.h"
+#include "convert/keras/limits.h"
 #include "convert/tf/fold_dilated_conv.h"
 #include "convert/tf/functions.h"
 #include "convert/tf/graph_walk.h"
@@ -26,6 +27,8 @@ namespace {
 using nlohmann::json;
 
 Result<json> ParseJsonText(const std::string& text, const std::string& where) {
+  // Copies and walks of the parsed value recurse once per level: deeper text is refused before parsing.
+  ONYX_RETURN_IF_ERROR(keras::CheckJsonDepth(text, where));
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return InvalidArgument(where + ": not valid JSON");
   return j;
@@ -98,10 +101,11 @@ bool IsSideEffectOp(const std::string& op) {
 bool IsTfjsGraphModel(const std::string& path) {
   if (!path.ends_with(".json")) return false;
   auto text = ReadFileToString(path);
-  if (!text.ok()) return false;
+  if (!text.ok() || !keras::CheckJsonDepth(*text, path).ok()) return false;
   json j = json::parse(*text, nullptr, false);
   if (!j.is_object()) return false;
-  if (j.value("format", std::string()) == "graph-model") return true;
+  // Detection runs outside the converter's guard against wrongly typed fields: nothing here may throw.
+  if (j.contains("format") && j["format"].is_string() && j["format"] == "graph-model") return true;
   return j.contains("modelTopology") && j["modelTopology"].is_object() && j["modelTopology"].contains("node");
 }
 
@@ -164,13 +168,11 @@ Result<ir::Model> ConvertGraph(const json& root, std::map<std::string, Tensor> w
   const json* node_list = &graph_json["node"];
   json folded_nodes;
   int dilated_convs = 0;
-  if (std::any_of(node_list->begin(), node_list->end(), [](const json& n) {
-        return n.is_object() && n.value("op", std::string()) == "SpaceToBatchND";
-      })) {
+  if (std::any_of(node_list->begin(), node_list->end(),
+                  [](const json& n) { return n.is_object() && n.value("op", std::string()) == "SpaceToBatchND"; })) {
     folded_nodes = *node_list;
-    dilated_convs = FoldDilatedConvolutions(folded_nodes, [&](const std::string& name) {
-      return ConstIntsOf(folded_nodes, env.weights, name);
-    });
+    dilated_convs = FoldDilatedConvolutions(
+        folded_nodes, [&](const std::string& name) { return ConstIntsOf(folded_nodes, env.weights, name); });
     if (dilated_convs > 0) node_list = &folded_nodes;
   }
 
@@ -264,7 +266,8 @@ Result<ir::Model> ConvertGraph(const json& root, std::map<std::string, Tensor> w
     auto v = values.find(name);
     if (v == values.end()) return InvalidArgument(path + ": output '" + out + "' is not computed by its node");
     if (v->second.type == DataType::kComplex64) {
-      return Unsupported(path + ": output '" + out + "' is complex, which ONNX graphs cannot output (end the graph "
+      return Unsupported(path + ": output '" + out +
+                         "' is complex, which ONNX graphs cannot output (end the graph "
                          "with Real/Imag/ComplexAbs)");
     }
     if (v->second.name != name) b.OpTo("Identity", {v->second.name}, {name}, name);

@@ -42,6 +42,9 @@ const std::map<std::string, OpFn>& OpTable() {
     AddSparseOps(t);
     AddSpectralOps(t);
     AddRecurrentOps(t);
+    AddNumericOps(t);
+    // Last: wraps the NHWC converters registered above with their NCHW forms.
+    AddChannelsFirstForms(t);
     return t;
   }();
   return table;

@@ -68,5 +68,10 @@ void AddControlFlowOps(std::map<std::string, OpFn>& table);  // If/While functio
 void AddSparseOps(std::map<std::string, OpFn>& table);       // segment and sparse ops, ragged tensors
 void AddSpectralOps(std::map<std::string, OpFn>& table);     // complex numbers, FFTs
 void AddRecurrentOps(std::map<std::string, OpFn>& table);    // LSTM/GRU block cells
+void AddNumericOps(std::map<std::string, OpFn>& table);      // Bucketize, MatrixDeterminant (ops_numeric.cc)
+// ops_nchw.cc: wraps the layout-sensitive converters already in `table` (convolutions, pooling, BiasAdd,
+// FusedBatchNorm, DepthToSpace...) with their data_format NCHW forms, and adds MaxPoolV2. OpTable calls it last,
+// after every family has registered.
+void AddChannelsFirstForms(std::map<std::string, OpFn>& table);
 
 }  // namespace onyx::convert::tf

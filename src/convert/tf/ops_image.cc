@@ -253,10 +253,8 @@ Status CropAndResize(OpContext& ctx) {
 
 }  // namespace
 
-// ops_nchw.cc: wraps the layout-sensitive converters registered so far (convolutions, pooling, BiasAdd,
-// FusedBatchNorm, DepthToSpace...) with their data_format NCHW forms, and adds MaxPoolV2. It must run after
-// AddNnOps and AddArrayOps, which OpTable calls before AddImageOps.
-void AddChannelsFirstForms(std::map<std::string, OpFn>& table);
+// ops_image_adjust.cc: AdjustContrastv2.
+void AddImageAdjustOps(std::map<std::string, OpFn>& table);
 
 void AddImageOps(std::map<std::string, OpFn>& t) {
   t["ResizeBilinear"] = ResizeBilinear;
@@ -264,7 +262,7 @@ void AddImageOps(std::map<std::string, OpFn>& t) {
   t["CropAndResize"] = CropAndResize;
   AddDetectionOps(t);
   AddImageTransformOps(t);
-  AddChannelsFirstForms(t);
+  AddImageAdjustOps(t);
 }
 
 }  // namespace onyx::convert::tf

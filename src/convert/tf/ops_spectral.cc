@@ -5,6 +5,8 @@
 // from a float tensor. Only the ops of this file understand that layout: a complex value reaching any other
 // converter is a wrong-shaped float tensor, so the graph walk must refuse it (see the report of issue 15).
 // Complex graph inputs and outputs are not supported.
+#include <optional>
+
 #include "convert/tf/emit.h"
 #include "convert/tf/op_context.h"
 
@@ -78,18 +80,36 @@ Status Conj(OpContext& ctx) {
   return Status::Ok();
 }
 
-// One ONNX DFT along `axis` (of the pair-layout tensor: -2 is the innermost TF axis). Opset 17's DFT reads its
-// first axis as a batch axis that is never transformed, so a leading axis of 1 is added around it: the TF tensor's
-// own first axis can then be transformed too (a 1-D signal).
+// One ONNX DFT along `axis` (of the pair-layout tensor: -2 is the innermost TF axis, -3 the next one...). The tensor
+// is reshaped to [outer, n, inner, 1 or 2] and transformed along axis 1, so the DFT only ever sees a positive axis
+// after its batch axis 0 whatever the input's rank (a rank-2 complex input included), and needs no rank at
+// conversion: opset 17's DFT does not define negative axes, and runtimes disagree on them. The result is reshaped
+// back with the transformed axis at its new length.
 std::string Dft(OpContext& ctx, const std::string& x, int64_t axis, bool inverse, bool onesided,
                 const std::string& length, const std::string& name) {
-  const std::string batch_axis = ctx.b.ConstInts(ctx.Name("batch_axis"), {0});
-  std::vector<std::string> ins = {ctx.b.Op1("Unsqueeze", {x, batch_axis}, name + "/batched")};
+  const auto dims = [&](const std::string& v, int64_t start, std::optional<int64_t> end, const std::string& what) {
+    std::vector<ir::Attribute> attrs = {ir::IntAttr("start", start)};
+    if (end) attrs.push_back(ir::IntAttr("end", *end));
+    return ctx.b.Op1("Shape", {v}, name + "/" + what, attrs);
+  };
+  const std::string prefix = dims(x, 0, axis, "prefix_dims");
+  const std::string signal = dims(x, axis, axis + 1, "signal_dim");
+  const std::string middle = dims(x, axis + 1, -1, "middle_dims");
+  const std::string inner = axis == -2
+                                ? ctx.b.ConstInts(name + "/inner", {1})
+                                : ctx.b.Op1("ReduceProd", {middle}, name + "/inner", {ir::IntAttr("keepdims", 1)});
+  const std::string pair = dims(x, -1, std::nullopt, "pair_dim");
+  const std::string flat_shape = ctx.b.Op1("Concat", {ctx.b.ConstInts(name + "/outer", {-1}), signal, inner, pair},
+                                           name + "/flat_shape", {ir::IntAttr("axis", 0)});
+  std::vector<std::string> ins = {ctx.b.Op1("Reshape", {x, flat_shape}, name + "/flat")};
   if (!length.empty()) ins.push_back(length);
   const std::string y = ctx.b.Op1(
       "DFT", ins, name + "/dft",
-      {ir::IntAttr("axis", axis), ir::IntAttr("inverse", inverse ? 1 : 0), ir::IntAttr("onesided", onesided ? 1 : 0)});
-  return ctx.b.Op1("Squeeze", {y, batch_axis}, name);
+      {ir::IntAttr("axis", 1), ir::IntAttr("inverse", inverse ? 1 : 0), ir::IntAttr("onesided", onesided ? 1 : 0)});
+  const std::string back = ctx.b.Op1(
+      "Concat", {prefix, dims(y, 1, 2, "transformed_dim"), middle, dims(y, -1, std::nullopt, "result_pair_dim")},
+      name + "/shape", {ir::IntAttr("axis", 0)});
+  return ctx.b.Op1("Reshape", {y, back}, name);
 }
 
 // FFT / IFFT / FFT2D / IFFT2D / FFT3D / IFFT3D: complex-to-complex over the `kDims` innermost axes. IFFT scales by

@@ -2,6 +2,7 @@
 // and printed as proto3 JSON, the form TF.js graph-models store, so that one converter serves both.
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/util/json_util.h>
 
 #include "convert/tf/converter.h"
@@ -14,6 +15,9 @@ Result<ir::Model> ConvertTfFrozenGraph(const std::string& path, const TfConvertO
                                        TfConvertReport* report) {
   ONYX_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
   tfpb::GraphDef graph;
+  // A string field holding invalid UTF-8 fails the parse, and libprotobuf would also log it on stderr: the one-line
+  // error below is the only report.
+  google::protobuf::LogSilencer quiet;
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(std::min<size_t>(bytes.size(), INT32_MAX)));
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(INT32_MAX);

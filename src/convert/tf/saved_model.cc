@@ -5,6 +5,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/logging.h>
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
@@ -41,6 +42,9 @@ std::string Join(const std::vector<std::string>& items) {
 Result<tfpb::SavedModel> ParseSavedModelFile(const std::string& path) {
   ONYX_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(path));
   tfpb::SavedModel model;
+  // A string field holding invalid UTF-8 fails the parse, and libprotobuf would also log it on stderr: the one-line
+  // error below is the only report.
+  google::protobuf::LogSilencer quiet;
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(std::min<size_t>(bytes.size(), INT32_MAX)));
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(INT32_MAX);
@@ -86,6 +90,7 @@ Result<std::map<int, std::string>> VariableKeysByObject(const tfpb::SavedObjectG
   if (!bundle.Contains(kObjectGraphKey)) return keys;
   ONYX_ASSIGN_OR_RETURN(std::vector<std::string> strings, bundle.ReadStrings(kObjectGraphKey));
   tfpb::TrackableObjectGraph ckpt;
+  google::protobuf::LogSilencer quiet;  // invalid UTF-8 in a string field: our error only, no libprotobuf log
   if (strings.size() != 1 || !ckpt.ParseFromString(strings[0])) {
     return InvalidArgument(path + ": the checkpoint's object graph does not parse");
   }

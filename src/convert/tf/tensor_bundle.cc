@@ -1,5 +1,7 @@
 #include "convert/tf/tensor_bundle.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -72,6 +74,9 @@ Result<TensorBundle> TensorBundle::Open(const std::string& prefix) {
   ONYX_ASSIGN_OR_RETURN(auto table, ReadSstable(bytes, path));
   TensorBundle bundle;
   bundle.prefix_ = prefix;
+  // A string field holding invalid UTF-8 fails a parse below, and libprotobuf would also log it on stderr: the
+  // one-line error is the only report.
+  google::protobuf::LogSilencer quiet;
   bool header = false;
   for (const auto& [key, value] : table) {
     if (key.empty()) {

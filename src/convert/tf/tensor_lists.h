@@ -1,5 +1,6 @@
-// TensorList operators (TensorListReserve/FromTensor/SetItem/GetItem/Stack/Length/PushBack/PopBack,
-// EmptyTensorList) as ONNX sequence operators; loops carry the lists as sequence loop variables.
+// TensorList operators (TensorListReserve/FromTensor/SetItem/GetItem/Stack/Length/PushBack/PopBack/Concat(V2)/
+// Split/Scatter(V2)/ScatterIntoExistingList/Gather/Resize/ElementShape, EmptyTensorList) as ONNX sequence
+// operators; loops carry the lists as sequence loop variables.
 #pragma once
 
 #include <map>

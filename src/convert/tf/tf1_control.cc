@@ -98,7 +98,9 @@ Result<std::unique_ptr<Tf1Graph>> Tf1Graph::Analyze(const std::vector<TfNode>& n
     const TfNode& node = nodes[i];
     const size_t first = g->inputs_[i].empty() ? kNone : g->inputs_[i][0].first;
     if (Is(node, "Enter")) {
-      ONYX_ASSIGN_OR_RETURN(std::string name, node.String("frame_name"));
+      auto frame_name = node.String("frame_name");
+      if (!frame_name.ok()) return frame_name.status().WithContext(path);
+      const std::string name = *frame_name;
       auto [it, fresh] = frame_ids.emplace(name, static_cast<int>(g->frames_.size()));
       if (fresh) {
         Frame f;

@@ -143,6 +143,7 @@ using OpFn = Status (*)(OpContext&);
 const std::map<std::string, OpFn>& CustomOpTable();
 void AddCustomNnOps(std::map<std::string, OpFn>& table);   // Convolution2DTransposeBias
 void AddMediapipeOps(std::map<std::string, OpFn>& table);  // MediaPipe's pooling-with-indices, landmark transforms
+Status Landmarks2TransformMatrix(OpContext& c);            // ops_mediapipe_landmarks.cc
 void AddStateOps(std::map<int32_t, OpFn>& table);          // VAR_HANDLE / READ_ / ASSIGN_VARIABLE, HASHTABLE_*
 // Every builtin operator with a converter, by family (one file each: ops_<family>.cc).
 const std::map<int32_t, OpFn>& OpTable();

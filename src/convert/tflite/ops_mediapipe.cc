@@ -1,8 +1,9 @@
 // MediaPipe's custom operators (mediapipe/util/tflite/operations), found in its segmentation, landmark and face mesh
 // models: MaxPoolingWithArgmax2D, MaxUnpooling2D, TransformLandmarks (versions 1 and 2) and TransformTensorBilinear
-// (version 1 also registered as TransformTensor). The first two take TFLite's pooling parameter struct as raw custom
-// options, TransformLandmarks version 1 a FlexBuffers map (flexbuffer.h); the transforms read the first two rows of a
-// 4x4 matrix input and take their shapes from the recorded tensors. Every kernel works on batch 0 of an NHWC tensor.
+// (version 1 also registered as TransformTensor); Landmarks2TransformMatrix is in ops_mediapipe_landmarks.cc. The first
+// two take TFLite's pooling parameter struct as raw custom options, TransformLandmarks version 1 a FlexBuffers map
+// (flexbuffer.h); the transforms read the first two rows of a 4x4 matrix input and take their shapes from the recorded
+// tensors. Every kernel works on batch 0 of an NHWC tensor.
 #include <cstring>
 #include <limits>
 
@@ -280,6 +281,7 @@ Status TransformTensorBilinear(OpContext& c) {
 void AddMediapipeOps(std::map<std::string, OpFn>& t) {
   t["MaxPoolingWithArgmax2D"] = MaxPoolingWithArgmax;
   t["MaxUnpooling2D"] = MaxUnpooling;
+  t["Landmarks2TransformMatrix"] = Landmarks2TransformMatrix;
   t["TransformLandmarks"] = TransformLandmarks;
   t["TransformTensorBilinear"] = TransformTensorBilinear;
   t["TransformTensor"] = TransformTensorBilinear;  // version 1's registration name

@@ -1014,7 +1014,7 @@ def _():
 
 # ---- MediaPipe custom operators (issue 15) -------------------------------------------------------------------
 # LiteRT.js cannot run them (they live in MediaPipe's op resolver): tfjs_mediapipe_refs.js computes each with TF.js
-# ops (tf.maxPoolWithArgmax, tf.scatterND, tf.matMul, tf.image.transform) on the same inputs.
+# ops (tf.maxPoolWithArgmax, tf.scatterND, tf.matMul, tf.image.transform, tf.atan2) on the same inputs.
 # ---- the full LSTM and SVDF (issue 15): TF.js ops spell out TFLite's float kernels (tfjs_tflite_cells.js) ----------
 def arr(a):
     return None if a is None else dict(shape=list(a.shape), data=a.ravel().tolist())
@@ -1237,6 +1237,56 @@ CASES["mp_transform_tensor_bilinear_v1"] = lambda: transform_tensor_case(1)
 CASES["mp_transform_tensor_v1_name"] = lambda: transform_tensor_case(1, "TransformTensor")
 
 
+def flex_options(options):
+    """A FlexBuffers map as MediaPipe's converters write custom options: lists of ints as typed vectors (what
+    flexbuffers' AsTypedVector reads), floats as floats, ints as ints."""
+    b = flexbuffers.Builder()
+    with b.Map():
+        for key, v in options.items():
+            if isinstance(v, list):
+                b.TypedVectorFromElements(key, v, flexbuffers.Type.INT)
+            elif isinstance(v, float):
+                b.Float(key, v)
+            else:
+                b.Int(key, v)
+    return bytes(b.Finish())
+
+
+def landmarks_to_matrix_case(version, shape, options, seed):
+    # Landmarks2TransformMatrix: [x, y] in an image of a few hundred pixels, z small; the output is [1, 4, 4].
+    m = Model()
+    g = m.graph()
+    lm = g.input(shape, name="landmarks")
+    out = g.tensor([1, 4, 4], name="matrix")
+    g.custom_op("Landmarks2TransformMatrix", [lm], [out], flex_options(options), version=version)
+    g.outputs = [out]
+    rng = np.random.default_rng(seed)
+    points = rng.uniform([20, 20, -10], [300, 220, 10], [int(np.prod(shape)) // 3, 3]).astype(np.float32)
+    feed = points.reshape(shape)
+    return m, [feed], mp_spec("landmarks_to_matrix", [feed], version=version, options=options)
+
+
+# Version 2 as in the hand and face landmark pipelines: an odd-length subset (its last index is paired with itself).
+CASES["mp_landmarks_to_matrix"] = lambda: landmarks_to_matrix_case(
+    2, [1, 21, 3], dict(subset_idxs=[0, 1, 2, 3, 5, 9, 13, 17, 19], left_rotation_idx=0, right_rotation_idx=9,
+                        target_rotation_radians=float(np.pi / 2), output_height=256, output_width=256, scale_x=2.6,
+                        scale_y=2.6), 151)
+CASES["mp_landmarks_to_matrix_rect"] = lambda: landmarks_to_matrix_case(
+    2, [1, 12, 3], dict(subset_idxs=[1, 2, 4, 7, 8, 11], left_rotation_idx=7, right_rotation_idx=2,
+                        target_rotation_radians=-0.3, output_height=128, output_width=160, scale_x=1.5, scale_y=2.0),
+    152)
+# Version 1: [1, 1, 1, 3 N] landmarks, the rotation from atan of the slope (so it ignores which way the landmarks
+# face), input and output sizes as [h, w].
+CASES["mp_landmarks_to_matrix_v1"] = lambda: landmarks_to_matrix_case(
+    1, [1, 1, 1, 36], dict(dimensions=3, landmarks_range=192, input_hw=[240, 320], output_hw=[192, 192],
+                           bbox_size_multiplier=1.5, left_rotation_idx=1, right_rotation_idx=4,
+                           subset=[0, 1, 2, 3, 4, 5, 6, 7]), 153)
+CASES["mp_landmarks_to_matrix_v1_odd"] = lambda: landmarks_to_matrix_case(
+    1, [1, 1, 1, 30], dict(dimensions=3, landmarks_range=256, input_hw=[300, 200], output_hw=[96, 128],
+                           bbox_size_multiplier=1.25, left_rotation_idx=8, right_rotation_idx=3,
+                           subset=[9, 2, 5, 6, 0]), 154)
+
+
 # ---- stateful operators (issue 15): LiteRT.js runs them ---------------------------------------------------------
 def string_buffer(strings):
     """TFLite's string tensor buffer: int32 count, count + 1 int32 offsets from the buffer start, the bytes."""
@@ -1428,9 +1478,19 @@ def error_models():
     g = m.graph()
     x = g.input([1, 1, 4, 3], name="input")
     y = g.tensor([1, 4, 4], name="output")
-    g.custom_op("Landmarks2TransformMatrix", [x], [y], version=2)
+    g.custom_op("UnknownCustomOp", [x], [y])  # a custom code no converter will ever have
     g.outputs = [y]
-    out.append(("unsupported_custom.tflite", m, ["no converter for TFLite operator(s) CUSTOM(Landmarks2TransformMatrix)"]))
+    out.append(("unsupported_custom.tflite", m, ["no converter for TFLite operator(s) CUSTOM(UnknownCustomOp)"]))
+    m = Model()
+    g = m.graph()
+    x = g.input([1, 21, 3], name="landmarks")
+    y = g.tensor([1, 4, 4], name="matrix")
+    g.custom_op("Landmarks2TransformMatrix", [x], [y],
+                flex_options(dict(subset_idxs=[0, 30], left_rotation_idx=0, right_rotation_idx=9, output_height=256,
+                                  output_width=256, scale_x=2.6, scale_y=2.6)), version=2)
+    g.outputs = [y]
+    out.append(("landmark_index_out_of_range.tflite", m,
+                ["operator 0 (CUSTOM(Landmarks2TransformMatrix))", "landmark index 30 outside the 21 landmarks"]))
     m = Model()
     g = m.graph()
     v = g.tensor([2], name="output")

@@ -1,0 +1,1 @@
+BMatrixDeterminant:0Jmô¿

@@ -1,0 +1,1 @@
+BTensorListGather:0J0╨L?F▌©nЭ	©©h=?!ос©д%ь>л═?ГN╛©╨L?F▌©nЭ	©©h=?

@@ -1,0 +1,1 @@
+BTensorListStack:0JÈÁø?A¡>¿F«¿iØ˜¿

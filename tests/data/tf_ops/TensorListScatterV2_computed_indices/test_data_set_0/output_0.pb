@@ -1,0 +1,1 @@
+BTensorListGetItem:0JJ¹Ð?`Rî¿
