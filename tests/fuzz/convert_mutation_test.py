@@ -17,6 +17,7 @@ usage: convert_mutation_test.py ONYX SOURCE_DIR SHARED_DIR [--cases N] [--jobs J
 """
 import argparse
 import concurrent.futures
+import copy
 import glob
 import io
 import json
@@ -168,6 +169,11 @@ HOSTILE_JSON = [0, -1, 1, 3, 1.5, -2.5, 1e308, -1e308, 2 ** 31, 2 ** 62, 2 ** 63
 DEEP = "\x00DEEP\x00"
 
 
+def hostile(rng):
+    # A fresh copy: later mutations edit what they insert, which must never change (or nest into) the constants.
+    return copy.deepcopy(rng.choice(HOSTILE_JSON))
+
+
 def json_nodes(value, path, out):
     out.append(path)
     if isinstance(value, dict):
@@ -195,13 +201,13 @@ def mutate_json(text, rng):
         json_nodes(root, (), nodes)
         path = rng.choice(nodes[1:] or nodes)
         if not path:
-            root = rng.choice(HOSTILE_JSON)
+            root = hostile(rng)
             continue
         parent = json_get(root, path[:-1])
         key = path[-1]
         op = rng.random()
         if op < 0.65:
-            parent[key] = rng.choice(HOSTILE_JSON)
+            parent[key] = hostile(rng)
         elif op < 0.75:
             parent[key] = DEEP
             deep = True
@@ -216,7 +222,7 @@ def mutate_json(text, rng):
             elif isinstance(value, (int, float)) and not isinstance(value, bool):
                 parent[key] = -value * 1000003 - 1
             else:
-                parent[key] = rng.choice(HOSTILE_JSON)
+                parent[key] = hostile(rng)
     out = json.dumps(root)
     if deep:
         depth = rng.choice([200, 5000, 100000])

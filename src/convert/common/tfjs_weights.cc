@@ -56,7 +56,9 @@ Result<std::vector<NamedWeight>> ReadTfjsWeights(const nlohmann::json& manifest,
         if (!d.is_number_integer() || d.get<int64_t>() < 0) return InvalidArgument(where + ": invalid shape");
         shape.push_back(d.get<int64_t>());
       }
-      ONYX_ASSIGN_OR_RETURN(int64_t count, CheckedNumElements(shape));
+      auto elements = CheckedNumElements(shape);
+      if (!elements.ok()) return elements.status().WithContext(where);
+      const int64_t count = *elements;
       if (w.contains("dtype") && !w["dtype"].is_string()) return InvalidArgument(where + ": 'dtype' is not a string");
       std::string dtype = w.value("dtype", std::string("float32"));
       std::string stored = dtype;

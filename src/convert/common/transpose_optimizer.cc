@@ -23,16 +23,23 @@ const std::set<std::string>& UnaryOps() {
 }
 const std::set<std::string>& BinaryOps() {
   // Elementwise ops whose every input carries the layout (Sum and Mean take any number of them).
-  static const std::set<std::string> ops = {"Add",         "Sub",   "Mul",   "Div",     "Pow",  "Max",
-                                            "Min",         "PRelu", "Equal", "Greater", "Less", "GreaterOrEqual",
-                                            "LessOrEqual", "And",   "Or",    "Xor",     "Where", "Sum",
-                                            "Mean"};
+  static const std::set<std::string> ops = {
+      "Add",         "Sub", "Mul", "Div", "Pow",   "Max", "Min", "PRelu", "Equal", "Greater", "Less", "GreaterOrEqual",
+      "LessOrEqual", "And", "Or",  "Xor", "Where", "Sum", "Mean"};
   return ops;
 }
 
+// The node's perm, or empty (the Transpose is left alone) when it is not a permutation of 0..rank-1: a converted
+// file's perm is data, and the rewrites below index with it (a bad one is reported when the model is checked).
 std::vector<int64_t> PermOf(const ir::Node& n) {
   const ir::Attribute* a = n.FindAttribute("perm");
-  return a ? a->ints : std::vector<int64_t>{};
+  if (a == nullptr) return {};
+  std::vector<bool> seen(a->ints.size(), false);
+  for (int64_t p : a->ints) {
+    if (p < 0 || p >= static_cast<int64_t>(seen.size()) || seen[static_cast<size_t>(p)]) return {};
+    seen[static_cast<size_t>(p)] = true;
+  }
+  return a->ints;
 }
 
 void SetPerm(ir::Node& n, std::vector<int64_t> perm) {

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <new>
 
 #include "format/tensor_proto.h"
@@ -147,11 +148,26 @@ bool WriteAll(int fd, const std::string& data) {
   _exit(WriteAll(fd, answer) ? 0 : 4);
 }
 
+// Whether this process runs one thread (the entries of /proc/self/task). fork() is only safe then: a lock another
+// thread holds at the fork (malloc's, HDF5's) would stay held in the child for ever.
+bool SingleThreaded() {
+  std::error_code ec;
+  size_t threads = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/task", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    ++threads;
+  }
+  return !ec && threads == 1;
+}
+
 }  // namespace
 
 Result<KerasModelFile> ReadInChildProcess(const std::string& path, KerasReader reader) {
   const char* in_process = std::getenv("ONYX_HDF5_IN_PROCESS");
   if (in_process != nullptr && std::strcmp(in_process, "1") == 0) return reader(path);
+  // In a multithreaded process (Python, onyx serve) the read stays in this process: safe, though not shielded from
+  // libhdf5's own crashes on corrupt files.
+  if (!SingleThreaded()) return reader(path);
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return IoError(path + ": cannot create a pipe: " + std::strerror(errno));
   const pid_t pid = fork();

@@ -14,8 +14,9 @@ using KerasReader = Result<KerasModelFile> (*)(const std::string& path);
 
 // Runs `reader(path)` in a forked child and returns its result (errors keep their code and message). A child killed
 // by a signal or ending otherwise than by handing back a result gives InvalidArgument naming `path`.
-// Call it from a single-threaded process (the CLI): a lock that another thread holds at fork() stays held in the
-// child. ONYX_HDF5_IN_PROCESS=1 reads in this process instead (for debuggers and sanitizers).
+// Only a single-threaded process (the CLI) forks: in one with other threads (Python, onyx serve) a lock another
+// thread holds at fork() would stay held in the child, so the read stays in process there. ONYX_HDF5_IN_PROCESS=1
+// reads in this process always (for debuggers and sanitizers).
 Result<KerasModelFile> ReadInChildProcess(const std::string& path, KerasReader reader);
 
 }  // namespace onyx::convert::keras

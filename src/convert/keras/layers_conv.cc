@@ -29,6 +29,17 @@ Result<ConvParams> ReadParams(const LayerCall& c, size_t n, const std::vector<in
   if (GetStringOr(c.config, "data_format", "channels_last") != "channels_last") {
     return Unsupported(c.Where() + ": data_format channels_first");
   }
+  // Output sizes and SAME pads divide by the strides and multiply by the dilations: both must be positive (and
+  // small enough that kernel * dilation cannot overflow).
+  for (size_t i = 0; i < n; ++i) {
+    for (int64_t v : {p.kernel[i], p.strides[i], p.dilations[i]}) {
+      if (v < 1 || v > (int64_t{1} << 31)) {
+        return InvalidArgument(c.Where() + ": kernel size, strides and dilation_rate must be in 1..2^31, got " +
+                               std::to_string(v));
+      }
+    }
+  }
+  if (p.groups < 1) return InvalidArgument(c.Where() + ": groups must be positive");
   if (p.padding != "valid" && p.padding != "same" && p.padding != "causal") {
     return Unsupported(c.Where() + ": padding '" + p.padding + "'");
   }

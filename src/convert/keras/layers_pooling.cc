@@ -19,6 +19,12 @@ Result<std::vector<KTensor>> Pool(Context& ctx, const LayerCall& c, size_t n, bo
   ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> size,
                         GetInts(c.config, "pool_size", n, std::vector<int64_t>(n, 2), c.Where()));
   ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> strides, GetInts(c.config, "strides", n, size, c.Where()));
+  // Output sizes divide by the strides: window and strides must be positive.
+  for (size_t i = 0; i < n; ++i) {
+    if (size[i] < 1 || strides[i] < 1 || size[i] > (int64_t{1} << 31) || strides[i] > (int64_t{1} << 31)) {
+      return InvalidArgument(c.Where() + ": pool_size and strides must be in 1..2^31");
+    }
+  }
   const std::string padding = GetStringOr(c.config, "padding", "valid");
   std::vector<ir::Attribute> attrs{ir::IntsAttr("kernel_shape", size), ir::IntsAttr("strides", strides)};
   std::vector<int64_t> shape{x.shape[0]};

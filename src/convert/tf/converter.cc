@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <new>
 #include <optional>
 #include <set>
 
@@ -325,6 +326,9 @@ Result<ir::Model> ConvertTfjsGraphModel(const std::string& path, const TfConvert
     return ConvertGraph(root, std::move(weights), path, options, report, &order);
   } catch (const json::exception& e) {
     return InvalidArgument(path + ": a field has the wrong JSON type (" + std::string(e.what()) + ")");
+  } catch (const std::bad_alloc&) {
+    // A size taken from the file (a shape, an fft_length) that no converter bounded: an error, not an abort.
+    return InvalidArgument(path + ": out of memory while converting (a size in the model is too large)");
   }
 }
 

@@ -93,6 +93,14 @@ Status ExpandDims(OpContext& ctx) {
 Status Transpose(OpContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));
   ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> perm, ctx.ConstInts(1, "permutation"));
+  std::vector<bool> seen(perm.size(), false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(perm.size()) || seen[static_cast<size_t>(p)]) {
+      return InvalidArgument(ctx.node.Where() + ": the permutation is not one of 0.." +
+                             std::to_string(static_cast<int64_t>(perm.size()) - 1));
+    }
+    seen[static_cast<size_t>(p)] = true;
+  }
   ctx.SetOutput(0, ctx.b.Op1("Transpose", {x.name}, ctx.Name(), {ir::IntsAttr("perm", perm)}), x.type);
   return Status::Ok();
 }

@@ -164,6 +164,12 @@ Status Irfft(OpContext& ctx) {
     return InvalidArgument(ctx.node.Where() + ": fft_length has " + std::to_string(lengths.size()) +
                            " entries (expected " + std::to_string(kDims) + ", positive)");
   }
+  // The bin map below is built at conversion, n entries: a length no signal has would exhaust memory first.
+  constexpr int64_t kMaxFftLength = int64_t{1} << 24;
+  if (lengths.back() > kMaxFftLength) {
+    return InvalidArgument(ctx.node.Where() + ": fft_length " + std::to_string(lengths.back()) +
+                           " is larger than the converter's limit of " + std::to_string(kMaxFftLength));
+  }
   std::string spectrum = x.name;
   if (kDims == 2) spectrum = Dft(ctx, spectrum, -3, true, false, LengthAt(ctx, fft_length, 0), ctx.Name("outer"));
   const int64_t n = lengths.back();
