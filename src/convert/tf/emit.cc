@@ -33,4 +33,17 @@ std::string AsType(OpContext& ctx, const TfValue& v, DataType type, const std::s
   return CastTo(ctx, v.name, type, suffix);
 }
 
+DataType UnsignedOfWidth(int bits) {
+  switch (bits) {
+    case 8:
+      return DataType::kUint8;
+    case 16:
+      return DataType::kUint16;
+    case 32:
+      return DataType::kUint32;
+    default:
+      return DataType::kUint64;
+  }
+}
+
 }  // namespace onyx::convert::tf

@@ -22,4 +22,8 @@ inline std::string AsInt64(OpContext& ctx, const TfValue& v, const std::string& 
   return AsType(ctx, v, DataType::kInt64, suffix);
 }
 
+// The unsigned integer type of a width in bits (8, 16, 32; 64 otherwise): ONNX's BitShift takes only unsigned
+// types, so bit operations on signed integers go through these.
+DataType UnsignedOfWidth(int bits);
+
 }  // namespace onyx::convert::tf

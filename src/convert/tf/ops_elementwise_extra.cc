@@ -115,19 +115,6 @@ Status Erfc(OpContext& ctx) {
   return Status::Ok();
 }
 
-DataType UnsignedOfWidth(int bits) {
-  switch (bits) {
-    case 8:
-      return DataType::kUint8;
-    case 16:
-      return DataType::kUint16;
-    case 32:
-      return DataType::kUint32;
-    default:
-      return DataType::kUint64;
-  }
-}
-
 // Invert: ~x is -1 - x for signed integers (two's complement, never overflows) and max - x for unsigned ones.
 Status Invert(OpContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(TfValue x, ctx.Input(0));

@@ -1,6 +1,7 @@
 // Comparisons, logical ops, Select and bitwise ops. Comparisons and logical ops broadcast like ONNX's; TF1's Select
 // lines a lower-rank condition up with the leading dims (a vector picks rows), and BitwiseAnd, which ONNX only has
 // from opset 18, is spelled with opset-17 arithmetic on the bits.
+#include "convert/tf/emit.h"
 #include "convert/tf/op_context.h"
 
 namespace onyx::convert::tf {
@@ -63,20 +64,6 @@ Status Select(OpContext& ctx) {
   const std::string cond = ctx.b.Op1("Reshape", {c.name, shape}, ctx.Name("cond"));
   ctx.SetOutput(0, ctx.b.Op1("Where", {cond, t.name, e.name}, ctx.Name()), t.type);
   return Status::Ok();
-}
-
-// The unsigned type of an integer type's width (bits are shifted as unsigned: ONNX's BitShift takes only those).
-DataType UnsignedOfWidth(int bits) {
-  switch (bits) {
-    case 8:
-      return DataType::kUint8;
-    case 16:
-      return DataType::kUint16;
-    case 32:
-      return DataType::kUint32;
-    default:
-      return DataType::kUint64;
-  }
 }
 
 template <typename U>
