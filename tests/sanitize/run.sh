@@ -5,7 +5,7 @@
 # conformance runner forks a child per case): every report goes to a log file under the run's folder, and the run
 # fails if one exists.
 #
-# usage: tests/sanitize/run.sh BUILD_DIR [SET]
+# usage: tests/sanitize/run.sh BUILD_DIR [SET]   (SET: default, all, or a ctest -R regex)
 #   SET = default: the unit tests, the ONNX node suites (onnx 1.12's and the latest, plain and optimized), the real
 #         models, the converter tests (TF ops, TF.js/frozen graphs, SavedModels, TFLite, the Keras corpus and .h5
 #         attribute forms), the CLI's hostile-input test and the mutation fuzz test;
@@ -35,12 +35,12 @@ case "$SET" in
     tests+='|tf_ops|tf_convert|tf_saved_model|tflite_convert|keras_convert|keras_h5_attribute_forms|cli|fuzz_mutations)$'
     ;;
   all) tests='.' ;;
-  *) echo "usage: tests/sanitize/run.sh BUILD_DIR [default|all]" >&2; exit 2 ;;
+  *) tests=$SET ;;  # a ctest -R regex of your own
 esac
 
 start=$(date +%s)
 status=0
-(cd "$BUILD_DIR" && ctest --output-on-failure --timeout 3000 -j "${ONYX_JOBS:-$(nproc)}" -R "$tests") || status=$?
+(cd "$BUILD_DIR" && ctest --output-on-failure --no-tests=error --timeout 3000 -j "${ONYX_JOBS:-$(nproc)}" -R "$tests") || status=$?
 echo "sanitize: tests ran in $(($(date +%s) - start)) s"
 
 reports=$(find "$LOGS" -type f | sort)

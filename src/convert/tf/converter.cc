@@ -13,8 +13,8 @@
 #include <set>
 
 #include "convert/common/converted_model.h"
+#include "convert/common/json_limits.h"
 #include "convert/common/tfjs_weights.h"
-#include "convert/keras/limits.h"
 #include "convert/tf/fold_dilated_conv.h"
 #include "convert/tf/functions.h"
 #include "convert/tf/graph_walk.h"
@@ -29,7 +29,7 @@ using nlohmann::json;
 
 Result<json> ParseJsonText(const std::string& text, const std::string& where) {
   // Copies and walks of the parsed value recurse once per level: deeper text is refused before parsing.
-  ONYX_RETURN_IF_ERROR(keras::CheckJsonDepth(text, where));
+  ONYX_RETURN_IF_ERROR(CheckJsonDepth(text, where));
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return InvalidArgument(where + ": not valid JSON");
   return j;
@@ -102,7 +102,7 @@ bool IsSideEffectOp(const std::string& op) {
 bool IsTfjsGraphModel(const std::string& path) {
   if (!path.ends_with(".json")) return false;
   auto text = ReadFileToString(path);
-  if (!text.ok() || !keras::CheckJsonDepth(*text, path).ok()) return false;
+  if (!text.ok() || !CheckJsonDepth(*text, path).ok()) return false;
   json j = json::parse(*text, nullptr, false);
   if (!j.is_object()) return false;
   // Detection runs outside the converter's guard against wrongly typed fields: nothing here may throw.
