@@ -47,7 +47,7 @@ std::string KindOf(mode_t mode) {
 Status CheckSize(const std::string& path, uint64_t size) {
   if (size > MaxReadFileBytes()) {
     return InvalidArgument("'" + path + "' has " + std::to_string(size) + " bytes, more than the limit of " +
-                             std::to_string(MaxReadFileBytes()) + " (raise it with ONYX_MAX_FILE_BYTES)");
+                           std::to_string(MaxReadFileBytes()) + " (raise it with ONYX_MAX_FILE_BYTES)");
   }
   return Status::Ok();
 }
@@ -105,7 +105,8 @@ Result<ReadOnlyFile> ReadOnlyFile::OpenInside(const std::string& base_dir, const
     Fd next(::openat(dir.get(), parts[i].c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (next.get() < 0) {
       if (errno == ELOOP || errno == ENOTDIR) {
-        return InvalidArgument(quoted + ": '" + parts[i] + "' is a symlink or not a folder (refused: it could lead "
+        return InvalidArgument(quoted + ": '" + parts[i] +
+                               "' is a symlink or not a folder (refused: it could lead "
                                "outside the model's folder)");
       }
       return IoError("cannot open " + quoted + ": " + std::strerror(errno));
@@ -115,7 +116,8 @@ Result<ReadOnlyFile> ReadOnlyFile::OpenInside(const std::string& base_dir, const
   const std::string full = base + "/" + relative;
   Fd fd(::openat(dir.get(), parts.back().c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0) {
-    if (errno == ELOOP) return InvalidArgument(quoted + " is a symlink (refused: it could lead outside the model's folder)");
+    if (errno == ELOOP)
+      return InvalidArgument(quoted + " is a symlink (refused: it could lead outside the model's folder)");
     return IoError("cannot open " + quoted + " in '" + base + "': " + std::strerror(errno));
   }
   struct stat st {};

@@ -29,9 +29,7 @@ class SafeFileTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(root_); }
 
-  static void Write(const fs::path& p, const std::string& text) {
-    std::ofstream(p, std::ios::binary) << text;
-  }
+  static void Write(const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; }
   std::string Model() const { return (root_ / "model").string(); }
 
   static void ExpectRefused(const Result<ReadOnlyFile>& r, const std::string& fragment) {
@@ -63,7 +61,8 @@ TEST_F(SafeFileTest, ReadsFilesInsideTheFolder) {
 
 TEST_F(SafeFileTest, RefusesPathsLeavingTheFolder) {
   ExpectRefused(ReadOnlyFile::OpenInside(Model(), "/etc/passwd", "external data"), "absolute path");
-  ExpectRefused(ReadOnlyFile::OpenInside(Model(), "../outside/secret.bin", "external data"), "leaves the model's folder");
+  ExpectRefused(ReadOnlyFile::OpenInside(Model(), "../outside/secret.bin", "external data"),
+                "leaves the model's folder");
   ExpectRefused(ReadOnlyFile::OpenInside(Model(), "sub/../../outside/secret.bin", "external data"), "'..'");
   ExpectRefused(ReadOnlyFile::OpenInside(Model(), "", "external data"), "empty");
 }

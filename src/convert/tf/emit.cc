@@ -20,7 +20,8 @@ Result<Tensor> ScalarTensor(DataType type, double v) {
 
 Result<std::string> ScalarConst(OpContext& ctx, DataType type, double v, const std::string& suffix) {
   auto t = ScalarTensor(type, v);
-  if (!t.ok()) return Unsupported(ctx.node.Where() + ": no constant of element type " + std::string(DataTypeName(type)));
+  if (!t.ok())
+    return Unsupported(ctx.node.Where() + ": no constant of element type " + std::string(DataTypeName(type)));
   return ctx.b.Constant(ctx.Name(suffix), std::move(t).value());
 }
 

@@ -114,7 +114,8 @@ int FoldDilatedConvolutions(json& nodes, const ConstIntsLookup& const_ints) {
     attr["padding"] = json{{"s", "RVhQTElDSVQ="}};  // base64 "EXPLICIT"
     attr["explicit_paddings"] = IntList({0, 0, pads[0], pads[1], pads[2], pads[3], 0, 0});
     json identity_attr = json::object();
-    if (b2s.contains("attr") && b2s["attr"].is_object() && b2s["attr"].contains("T")) identity_attr["T"] = b2s["attr"]["T"];
+    if (b2s.contains("attr") && b2s["attr"].is_object() && b2s["attr"].contains("T"))
+      identity_attr["T"] = b2s["attr"]["T"];
     b2s["op"] = "Identity";
     b2s["input"] = json::array({b2s_in[0]});
     b2s["attr"] = identity_attr;
