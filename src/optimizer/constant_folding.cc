@@ -6,7 +6,6 @@
 #include <unordered_set>
 
 #include "optimizer/graph_index.h"
-#include "runtime/session.h"
 
 namespace onyx::optimizer {
 namespace {
@@ -75,15 +74,11 @@ std::optional<std::vector<Tensor>> Evaluate(const ir::Node& node,
   for (const auto& out : node.outputs) {
     if (!out.empty()) m.graph.outputs.push_back(ir::ValueInfo{out, std::nullopt, {}, {}});
   }
-  SessionOptions so;
-  so.optimization_level = OptLevel::kDisabled;
-  so.intra_op_num_threads = ctx.options.num_threads;
-  auto session = Session::Create(std::move(m), so);
-  if (!session.ok()) return std::nullopt;
-  std::vector<Value> outs;
-  if (!(*session)->Run({}, {}, &outs).ok()) return std::nullopt;
+  if (!ctx.options.run_constant_model) return std::nullopt;
+  auto outs = ctx.options.run_constant_model(std::move(m));
+  if (!outs.ok()) return std::nullopt;
   std::vector<Tensor> tensors;
-  for (auto& v : outs) {
+  for (auto& v : *outs) {
     if (!v.is_tensor()) return std::nullopt;
     tensors.push_back(std::move(v.tensor()));
   }

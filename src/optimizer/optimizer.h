@@ -5,11 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/status.h"
+#include "core/value.h"
 #include "ir/model.h"
 
 namespace onyx::optimizer {
@@ -23,9 +26,15 @@ Result<OptLevel> ParseOptLevel(std::string_view text);
 Result<OptLevel> OptLevelFromInt(int64_t value);
 std::string_view OptLevelName(OptLevel level);
 
+// Runs a model that has no inputs (one node over initializers) and returns its outputs in order. Constant folding
+// evaluates nodes through it; the runtime provides it (runtime/session.h: ConstantModelRunner), so that the optimizer,
+// a lower layer, never includes the runtime that calls it.
+using ConstantModelRunner = std::function<Result<std::vector<Value>>(ir::Model model)>;
+
 struct OptimizerOptions {
   OptLevel level = OptLevel::kAll;
   int num_threads = 1;  // for the kernels constant folding runs
+  ConstantModelRunner run_constant_model;  // unset: constant folding folds nothing
 };
 
 struct OptimizerStats {

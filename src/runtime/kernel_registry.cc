@@ -1,19 +1,9 @@
 #include "runtime/kernel_registry.h"
 
-#include "ops/op_list.h"
-
 namespace onyx {
 
-const KernelRegistry& KernelRegistry::Global() {
-  static const KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry();
-#define ONYX_REGISTER_FAMILY(name) ops::Register##name##Ops(*r);
-    ONYX_OP_FAMILIES(ONYX_REGISTER_FAMILY)
-#undef ONYX_REGISTER_FAMILY
-    return r;
-  }();
-  return *registry;
-}
+// KernelRegistry::Global() is defined by the ops layer (src/ops/builtin_kernels.cc): the runtime only knows the
+// registry, never the kernels in it.
 
 void KernelRegistry::Add(std::string_view domain, std::string_view op_type, int first_version, int last_version,
                          KernelFactory factory) {

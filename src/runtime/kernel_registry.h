@@ -14,7 +14,8 @@ constexpr int kLatestVersion = 1 << 20;
 
 class KernelRegistry {
  public:
-  // The registry holding every built-in kernel (filled once from the op list in ops/op_list.h).
+  // The registry holding every built-in kernel, filled once from the op list in ops/op_list.h. Defined by the ops
+  // layer (src/ops/builtin_kernels.cc), so that the runtime does not depend on the kernels it runs.
   static const KernelRegistry& Global();
 
   // Registers a kernel for the operator versions (since_version values) first..last, inclusive.

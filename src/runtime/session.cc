@@ -282,6 +282,18 @@ void KeepFreedMemoryMapped() {
 
 }  // namespace
 
+optimizer::ConstantModelRunner ConstantModelRunner(int num_threads) {
+  return [num_threads](ir::Model model) -> Result<std::vector<Value>> {
+    SessionOptions so;
+    so.optimization_level = optimizer::OptLevel::kDisabled;
+    so.intra_op_num_threads = num_threads;
+    ONYX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::Create(std::move(model), so));
+    std::vector<Value> outs;
+    ONYX_RETURN_IF_ERROR(session->Run({}, {}, &outs));
+    return outs;
+  };
+}
+
 Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionOptions& options) {
   std::unique_ptr<Session> s(new Session());
   s->options_ = options;
@@ -296,6 +308,7 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
   optimizer::OptimizerOptions opt;
   opt.level = options.optimization_level;
   opt.num_threads = s->num_threads_;
+  opt.run_constant_model = ConstantModelRunner(s->num_threads_);
   ONYX_RETURN_IF_ERROR(optimizer::OptimizeModel(model, opt, &s->optimizer_stats_));
   if (options.optimization_level >= optimizer::OptLevel::kAll && kernels::BlockedConvolutionIsFast()) {
     // Layout (like ORT's NCHWc transformer, level "all"): after the other passes, so that it sees the folded

@@ -140,4 +140,9 @@ class Session {
   int num_threads_ = 1;
 };
 
+// The optimizer's constant folding evaluator: runs a model without inputs in a session of its own (no
+// optimization, `num_threads` threads). Session::Create passes it to the optimizer; tests that call
+// optimizer::OptimizeModel directly pass it too.
+optimizer::ConstantModelRunner ConstantModelRunner(int num_threads);
+
 }  // namespace onyx

@@ -27,6 +27,7 @@ ir::Model Parse(const std::string& text) {
 ir::Model Optimized(ir::Model m, OptLevel level = OptLevel::kAll) {
   optimizer::OptimizerOptions options;
   options.level = level;
+  options.run_constant_model = ConstantModelRunner(1);
   Status st = optimizer::OptimizeModel(m, options);
   EXPECT_TRUE(st.ok()) << st.message();
   return m;
