@@ -41,18 +41,23 @@ class MessageCapture {
   agusererrf previous_;
 };
 
-struct ContextDeleter {
-  void operator()(GVC_t* gvc) const { gvFreeContext(gvc); }
-};
 struct GraphDeleter {
   void operator()(Agraph_t* g) const { agclose(g); }
 };
 struct RenderDataDeleter {
   void operator()(char* data) const { gvFreeRenderData(data); }
 };
-using ContextPtr = std::unique_ptr<GVC_t, ContextDeleter>;
 using GraphPtr = std::unique_ptr<Agraph_t, GraphDeleter>;
 using RenderDataPtr = std::unique_ptr<char, RenderDataDeleter>;
+
+// One Graphviz context for the whole process, created on first use and never freed (callers hold g_render_mutex).
+// Debian's Graphviz 2.42 keeps the text-span cache of its pango plugin (font names) across contexts: after
+// gvFreeContext, the next context's layout reads the freed names (valgrind and ASan: heap-use-after-free in
+// textspan_size during gvLayout of the second render in a process). One context for good avoids that.
+GVC_t* ProcessContext() {
+  static GVC_t* const gvc = gvContext();
+  return gvc;
+}
 
 // Holds a layout and frees it before the graph goes (declared after the GraphPtr it refers to).
 class Layout {
@@ -101,16 +106,16 @@ Status RenderDot(const std::string& dot, const std::string& format, const std::s
   std::lock_guard<std::mutex> lock(g_render_mutex);
   std::string messages;
   MessageCapture capture(&messages);
-  ContextPtr gvc(gvContext());
-  if (!gvc) return GraphvizError("cannot create a context", messages);
+  GVC_t* gvc = ProcessContext();
+  if (gvc == nullptr) return GraphvizError("cannot create a context", messages);
   GraphPtr graph(agmemread(dot.c_str()));
   if (!graph) return InvalidArgument("graphviz: cannot parse the DOT text: " + Tidy(messages));
-  if (gvLayout(gvc.get(), graph.get(), "dot") != 0) return GraphvizError("dot layout failed", messages);
-  Layout layout(gvc.get(), graph.get());
+  if (gvLayout(gvc, graph.get(), "dot") != 0) return GraphvizError("dot layout failed", messages);
+  Layout layout(gvc, graph.get());
   char* raw = nullptr;
   unsigned int length = 0;
   // Into memory rather than gvRenderFilename: Graphviz exits the process when it cannot open an output file.
-  int rc = gvRenderData(gvc.get(), graph.get(), format.c_str(), &raw, &length);
+  int rc = gvRenderData(gvc, graph.get(), format.c_str(), &raw, &length);
   RenderDataPtr data(raw);
   if (rc != 0 || !data) return GraphvizError("rendering " + format + " failed", messages);
   if (length == 0) return GraphvizError("rendering " + format + " produced nothing", messages);
