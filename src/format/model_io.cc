@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "core/limits.h"
 #include "core/mapped_file.h"
 #include "format/tensor_proto.h"
 
@@ -525,6 +526,20 @@ Status CheckProtobufSize(size_t size) {
   return Status::Ok();
 }
 
+// Nodes of `graph` and its subgraphs, counting stops once past `limit` (the recursion is bounded by the protobuf
+// depth limit the parse enforced).
+int64_t CountNodes(const pb::GraphProto& graph, int64_t limit) {
+  int64_t count = graph.node_size();
+  for (const auto& node : graph.node()) {
+    for (const auto& attr : node.attribute()) {
+      if (count > limit) return count;
+      if (attr.has_g()) count += CountNodes(attr.g(), limit - count);
+      for (const auto& g : attr.graphs()) count += CountNodes(g, limit - count);
+    }
+  }
+  return count;
+}
+
 Result<ir::Model> LoadModelFromStream(google::protobuf::io::ZeroCopyInputStream* stream, size_t size,
                                       const std::string& base_dir, const LoadOptions& options) {
   ONYX_RETURN_IF_ERROR(CheckProtobufSize(size));
@@ -532,11 +547,22 @@ Result<ir::Model> LoadModelFromStream(google::protobuf::io::ZeroCopyInputStream*
   pb::ModelProto& proto = *shared_proto;
   google::protobuf::io::CodedInputStream coded(stream);
   coded.SetTotalBytesLimit(INT32_MAX);
+  const int64_t max_depth = MaxProtobufDepth();
+  coded.SetRecursionLimit(static_cast<int>(std::min<int64_t>(max_depth, INT32_MAX)));
   if (!proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
-    return InvalidArgument("not a valid ONNX model (protobuf parse failed: truncated or corrupt file)");
+    return InvalidArgument(
+        "not a valid ONNX model (protobuf parse failed: truncated or corrupt file, or messages nested deeper than " +
+        std::to_string(max_depth) + " levels; raise that limit with ONYX_MAX_PROTOBUF_DEPTH)");
   }
   if (!proto.has_graph() && proto.opset_import_size() == 0 && !proto.has_ir_version()) {
     return InvalidArgument("not an ONNX model (no graph, no ir_version, no opset_import)");
+  }
+  const int64_t max_nodes = MaxGraphNodes();
+  int64_t nodes = CountNodes(proto.graph(), max_nodes);
+  for (const auto& f : proto.functions()) nodes += f.node_size();
+  if (nodes > max_nodes) {
+    return InvalidArgument("the model has more than " + std::to_string(max_nodes) +
+                           " nodes (subgraphs and functions included); raise that limit with ONYX_MAX_GRAPH_NODES");
   }
   ONYX_ASSIGN_OR_RETURN(ir::Model model,
                         ModelFromProtoBorrowing(std::move(shared_proto), base_dir, options.load_external_data));

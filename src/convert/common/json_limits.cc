@@ -1,16 +1,6 @@
 #include "convert/common/json_limits.h"
 
-#include <cstdlib>
-
 namespace onyx::convert {
-
-int64_t EnvLimit(const char* name, int64_t fallback) {
-  const char* env = std::getenv(name);
-  if (env == nullptr || *env == '\0') return fallback;
-  char* end = nullptr;
-  const long long v = std::strtoll(env, &end, 10);
-  return end != nullptr && *end == '\0' && v > 0 ? static_cast<int64_t>(v) : fallback;
-}
 
 int64_t MaxJsonDepth() {
   // Real Keras configs nest about 5 levels per model plus ~6 for a layer's inbound nodes: 1000 leaves room for the

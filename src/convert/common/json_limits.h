@@ -6,12 +6,12 @@
 #include <string>
 #include <string_view>
 
+#include "core/limits.h"
 #include "core/status.h"
 
 namespace onyx::convert {
 
-// A converter limit from the environment variable `name` (a positive integer), or `fallback` when unset or not one.
-int64_t EnvLimit(const char* name, int64_t fallback);
+using onyx::EnvLimit;  // core/limits.h
 
 // Deepest nesting of arrays and objects accepted (ONYX_MAX_JSON_DEPTH, default 1000).
 int64_t MaxJsonDepth();
