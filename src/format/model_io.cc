@@ -6,9 +6,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 #include "core/limits.h"
 #include "core/mapped_file.h"
+#include "core/safe_write.h"
+#include "format/external_data_writer.h"
 #include "format/tensor_proto.h"
 
 namespace onyx::format {
@@ -77,7 +80,26 @@ void ValueInfoToProto(const ir::ValueInfo& vi, pb::ValueInfoProto* p) {
 }
 
 Result<ir::Attribute> AttributeFromProto(const pb::AttributeProto& p, ExternalDataResolver* resolver);
-void AttributeToProto(const ir::Attribute& a, pb::AttributeProto* p);
+void AttributeToProto(const ir::Attribute& a, pb::AttributeProto* p, ExternalDataWriter* ext);
+void GraphToProtoImpl(const ir::Graph& g, pb::GraphProto* p, ExternalDataWriter* ext);
+
+// A tensor into `p`: its bytes inline, or into the external-data file when one is being written and takes it.
+void TensorOut(const ir::NamedTensor& nt, pb::TensorProto* p, ExternalDataWriter* ext) {
+  if (ext == nullptr || !ext->Takes(nt.tensor)) {
+    NamedTensorToProto(nt, p);
+    return;
+  }
+  if (!nt.name.empty()) p->set_name(nt.name);
+  if (!nt.doc_string.empty()) p->set_doc_string(nt.doc_string);
+  for (const auto& [k, v] : nt.metadata_props) {
+    auto* e = p->add_metadata_props();
+    e->set_key(k);
+    e->set_value(v);
+  }
+  p->set_data_type(static_cast<int32_t>(nt.tensor.type()));
+  for (int64_t d : nt.tensor.shape()) p->add_dims(d);
+  ext->Write(nt.tensor, p);
+}
 
 Result<ir::Node> NodeFromProto(const pb::NodeProto& p, ExternalDataResolver* resolver) {
   ir::Node n;
@@ -98,14 +120,14 @@ Result<ir::Node> NodeFromProto(const pb::NodeProto& p, ExternalDataResolver* res
   return n;
 }
 
-void NodeToProto(const ir::Node& n, pb::NodeProto* p) {
+void NodeToProto(const ir::Node& n, pb::NodeProto* p, ExternalDataWriter* ext) {
   for (const auto& i : n.inputs) p->add_input(i);
   for (const auto& o : n.outputs) p->add_output(o);
   if (!n.name.empty()) p->set_name(n.name);
   p->set_op_type(n.op_type);
   if (!n.domain.empty()) p->set_domain(n.domain);
   if (!n.overload.empty()) p->set_overload(n.overload);
-  for (const auto& a : n.attributes) AttributeToProto(a, p->add_attribute());
+  for (const auto& a : n.attributes) AttributeToProto(a, p->add_attribute(), ext);
   if (!n.doc_string.empty()) p->set_doc_string(n.doc_string);
   MetadataToProto(n.metadata_props, p);
   for (const auto& dc : n.device_configurations) p->add_device_configurations()->ParseFromString(dc);
@@ -173,7 +195,7 @@ Result<ir::Attribute> AttributeFromProto(const pb::AttributeProto& p, ExternalDa
   return a;
 }
 
-void AttributeToProto(const ir::Attribute& a, pb::AttributeProto* p) {
+void AttributeToProto(const ir::Attribute& a, pb::AttributeProto* p, ExternalDataWriter* ext) {
   p->set_name(a.name);
   if (!a.ref_attr_name.empty()) p->set_ref_attr_name(a.ref_attr_name);
   if (!a.doc_string.empty()) p->set_doc_string(a.doc_string);
@@ -190,10 +212,10 @@ void AttributeToProto(const ir::Attribute& a, pb::AttributeProto* p) {
       p->set_s(a.s);
       break;
     case ir::AttrType::kTensor:
-      NamedTensorToProto(a.t, p->mutable_t());
+      TensorOut(a.t, p->mutable_t(), ext);
       break;
     case ir::AttrType::kGraph:
-      if (a.g) GraphToProto(*a.g, p->mutable_g());
+      if (a.g) GraphToProtoImpl(*a.g, p->mutable_g(), ext);
       break;
     case ir::AttrType::kTypeProto:
       if (a.tp) TypeToProto(*a.tp, p->mutable_tp());
@@ -207,8 +229,8 @@ void AttributeToProto(const ir::Attribute& a, pb::AttributeProto* p) {
   for (float f : a.floats) p->add_floats(f);
   for (int64_t i : a.ints) p->add_ints(i);
   for (const auto& s : a.strings) p->add_strings(s);
-  for (const auto& t : a.tensors) NamedTensorToProto(t, p->add_tensors());
-  for (const auto& g : a.graphs) GraphToProto(*g, p->add_graphs());
+  for (const auto& t : a.tensors) TensorOut(t, p->add_tensors(), ext);
+  for (const auto& g : a.graphs) GraphToProtoImpl(*g, p->add_graphs(), ext);
   for (const auto& t : a.type_protos) TypeToProto(t, p->add_type_protos());
   for (const auto& st : a.sparse_tensors) p->add_sparse_tensors()->ParseFromString(st);
 }
@@ -239,15 +261,15 @@ Result<ir::Function> FunctionFromProto(const pb::FunctionProto& p, ExternalDataR
   return f;
 }
 
-void FunctionToProto(const ir::Function& f, pb::FunctionProto* p) {
+void FunctionToProto(const ir::Function& f, pb::FunctionProto* p, ExternalDataWriter* ext) {
   p->set_name(f.name);
   if (!f.domain.empty()) p->set_domain(f.domain);
   if (!f.overload.empty()) p->set_overload(f.overload);
   for (const auto& i : f.inputs) p->add_input(i);
   for (const auto& o : f.outputs) p->add_output(o);
   for (const auto& a : f.attributes) p->add_attribute(a);
-  for (const auto& a : f.attribute_defaults) AttributeToProto(a, p->add_attribute_proto());
-  for (const auto& n : f.nodes) NodeToProto(n, p->add_node());
+  for (const auto& a : f.attribute_defaults) AttributeToProto(a, p->add_attribute_proto(), ext);
+  for (const auto& n : f.nodes) NodeToProto(n, p->add_node(), ext);
   if (!f.doc_string.empty()) p->set_doc_string(f.doc_string);
   for (const auto& o : f.opset_import) {
     auto* op = p->add_opset_import();
@@ -394,10 +416,14 @@ Result<ir::Graph> GraphFromProto(const pb::GraphProto& p, ExternalDataResolver* 
   return g;
 }
 
-void GraphToProto(const ir::Graph& g, pb::GraphProto* p) {
-  for (const auto& n : g.nodes) NodeToProto(n, p->add_node());
+void GraphToProto(const ir::Graph& g, pb::GraphProto* p) { GraphToProtoImpl(g, p, nullptr); }
+
+namespace {
+
+void GraphToProtoImpl(const ir::Graph& g, pb::GraphProto* p, ExternalDataWriter* ext) {
+  for (const auto& n : g.nodes) NodeToProto(n, p->add_node(), ext);
   if (!g.name.empty()) p->set_name(g.name);
-  for (const auto& t : g.initializers) NamedTensorToProto(t, p->add_initializer());
+  for (const auto& t : g.initializers) TensorOut(t, p->add_initializer(), ext);
   for (const auto& st : g.sparse_initializers) p->add_sparse_initializer()->ParseFromString(st);
   if (!g.doc_string.empty()) p->set_doc_string(g.doc_string);
   for (const auto& vi : g.inputs) ValueInfoToProto(vi, p->add_input());
@@ -406,6 +432,8 @@ void GraphToProto(const ir::Graph& g, pb::GraphProto* p) {
   for (const auto& qa : g.quantization_annotation) p->add_quantization_annotation()->ParseFromString(qa);
   MetadataToProto(g.metadata_props, p);
 }
+
+}  // namespace
 
 namespace {
 
@@ -456,7 +484,9 @@ Result<ir::Model> ModelFromProtoImpl(const pb::ModelProto& p, ExternalDataResolv
 
 }  // namespace
 
-void ModelToProto(const ir::Model& m, pb::ModelProto* p) {
+namespace {
+
+void ModelToProtoImpl(const ir::Model& m, pb::ModelProto* p, ExternalDataWriter* ext) {
   p->set_ir_version(m.ir_version);
   for (const auto& o : m.opset_import) {
     auto* op = p->add_opset_import();
@@ -468,12 +498,16 @@ void ModelToProto(const ir::Model& m, pb::ModelProto* p) {
   if (!m.domain.empty()) p->set_domain(m.domain);
   if (m.model_version != 0) p->set_model_version(m.model_version);
   if (!m.doc_string.empty()) p->set_doc_string(m.doc_string);
-  GraphToProto(m.graph, p->mutable_graph());
+  GraphToProtoImpl(m.graph, p->mutable_graph(), ext);
   MetadataToProto(m.metadata_props, p);
   for (const auto& ti : m.training_info) p->add_training_info()->ParseFromString(ti);
-  for (const auto& f : m.functions) FunctionToProto(f, p->add_functions());
+  for (const auto& f : m.functions) FunctionToProto(f, p->add_functions(), ext);
   for (const auto& c : m.configuration) p->add_configuration()->ParseFromString(c);
 }
+
+}  // namespace
+
+void ModelToProto(const ir::Model& m, pb::ModelProto* p) { ModelToProtoImpl(m, p, nullptr); }
 
 namespace {
 
@@ -601,52 +635,75 @@ Result<std::string> SerializeModel(const ir::Model& model) {
 
 namespace {
 
-// Moves large tensors of a serialized graph into an external file.
-void ExternalizeTensors(pb::GraphProto* g, int64_t threshold, const std::string& location, std::string* blob) {
-  auto externalize = [&](pb::TensorProto* t) {
-    if (!t->has_raw_data() || static_cast<int64_t>(t->raw_data().size()) < threshold) return;
-    while (blob->size() % 64 != 0) blob->push_back('\0');  // aligned for memory-mapped use
-    const size_t offset = blob->size();
-    blob->append(t->raw_data());
-    auto add = [t](const std::string& k, const std::string& v) {
-      auto* e = t->add_external_data();
-      e->set_key(k);
-      e->set_value(v);
-    };
-    add("location", location);
-    add("offset", std::to_string(offset));
-    add("length", std::to_string(t->raw_data().size()));
-    t->clear_raw_data();
-    t->set_data_location(pb::TensorProto::EXTERNAL);
-  };
-  for (auto& t : *g->mutable_initializer()) externalize(&t);
-  for (auto& n : *g->mutable_node()) {
-    for (auto& a : *n.mutable_attribute()) {
-      if (a.has_t()) externalize(a.mutable_t());
-      if (a.has_g()) ExternalizeTensors(a.mutable_g(), threshold, location, blob);
-      for (auto& sg : *a.mutable_graphs()) ExternalizeTensors(&sg, threshold, location, blob);
+// Bytes of every tensor a model holds (initializers, tensor attributes, subgraphs, functions).
+int64_t TensorBytes(const ir::Graph& g);
+
+int64_t AttributeTensorBytes(const ir::Attribute& a) {
+  int64_t total = 0;
+  if (a.type == ir::AttrType::kTensor) total += static_cast<int64_t>(a.t.tensor.nbytes());
+  for (const auto& t : a.tensors) total += static_cast<int64_t>(t.tensor.nbytes());
+  if (a.g) total += TensorBytes(*a.g);
+  for (const auto& g : a.graphs) total += TensorBytes(*g);
+  return total;
+}
+
+int64_t TensorBytes(const ir::Graph& g) {
+  int64_t total = 0;
+  for (const auto& t : g.initializers) total += static_cast<int64_t>(t.tensor.nbytes());
+  for (const auto& n : g.nodes) {
+    for (const auto& a : n.attributes) total += AttributeTensorBytes(a);
+  }
+  return total;
+}
+
+int64_t ModelTensorBytes(const ir::Model& m) {
+  int64_t total = TensorBytes(m.graph);
+  for (const auto& f : m.functions) {
+    for (const auto& n : f.nodes) {
+      for (const auto& a : n.attributes) total += AttributeTensorBytes(a);
     }
   }
+  return total;
 }
 
 }  // namespace
 
 Status SaveModel(const ir::Model& model, const std::string& path, const SaveOptions& options) {
+  const fs::path out(path);
+  const std::string dir = out.parent_path().string();
+  const std::string file_name = out.filename().string();
+  using Mode = SaveOptions::ExternalData;
+  const int64_t tensor_bytes = ModelTensorBytes(model);
+  bool external = options.external_data == Mode::kAlways ||
+                  (options.external_data == Mode::kAuto &&
+                   (options.external_data_threshold >= 0 || tensor_bytes > options.auto_external_bytes));
   pb::ModelProto proto;
-  ModelToProto(model, &proto);
-  if (options.external_data_threshold >= 0) {
-    std::string location = options.external_data_location.empty() ? fs::path(path).filename().string() + ".data"
-                                                                  : options.external_data_location;
-    std::string blob;
-    ExternalizeTensors(proto.mutable_graph(), options.external_data_threshold, location, &blob);
-    fs::path data_path = fs::path(path).parent_path() / location;
-    ONYX_RETURN_IF_ERROR(WriteStringToFile(data_path.string(), blob));
+  std::optional<ExternalDataWriter> ext;
+  if (external) {
+    const std::string location =
+        options.external_data_location.empty() ? file_name + ".data" : options.external_data_location;
+    if (location == file_name) {
+      return InvalidArgument("external data '" + location + "' cannot be the model file itself");
+    }
+    ONYX_ASSIGN_OR_RETURN(ExternalDataWriter w, ExternalDataWriter::Create(dir, location,
+                                                                           options.external_data_threshold >= 0
+                                                                               ? options.external_data_threshold
+                                                                               : SaveOptions::kDefaultSizeThreshold,
+                                                                           options.alignment));
+    ext.emplace(std::move(w));
   }
-  std::string out;
-  if (!proto.SerializeToString(&out)) {
-    return InvalidArgument("model too large for one protobuf (2 GiB): save it with external data");
+  ModelToProtoImpl(model, &proto, ext ? &*ext : nullptr);
+  std::string bytes;
+  if (!proto.SerializeToString(&bytes)) {
+    return InvalidArgument(
+        options.external_data == Mode::kNever
+            ? "model too large for one protobuf (2 GiB) and external data was refused (--no-external-data)"
+            : "model too large for one protobuf (2 GiB) even with its tensors in external data");
   }
-  return WriteStringToFile(path, out);
+  ONYX_ASSIGN_OR_RETURN(AtomicFileWriter model_file, AtomicFileWriter::Create(dir, file_name, "model"));
+  ONYX_RETURN_IF_ERROR(model_file.Append(bytes));
+  if (ext) ONYX_RETURN_IF_ERROR(ext->Commit());  // the data first: the model never refers to a missing file
+  return model_file.Commit();
 }
 
 }  // namespace onyx::format

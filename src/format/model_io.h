@@ -23,11 +23,23 @@ Result<ir::Model> LoadModelFromBytes(std::string_view bytes, const std::string& 
                                      const LoadOptions& options = {});
 
 struct SaveOptions {
-  // Tensors of at least this many bytes go to an external-data file (-1: keep everything inside the .onnx file).
+  // Whether tensors go to an external-data file beside the model (as onnx's save_as_external_data):
+  // kAuto when the model's tensors pass auto_external_bytes (a protobuf holds at most 2 GiB) or when
+  // external_data_threshold is set; kAlways; kNever (fails when the model does not fit in one protobuf).
+  enum class ExternalData { kAuto, kAlways, kNever };
+  ExternalData external_data = ExternalData::kAuto;
+  static constexpr int64_t kDefaultSizeThreshold = 1024;
+  // Tensors of at least this many bytes go to the external-data file (-1: kDefaultSizeThreshold, and with kAuto
+  // only when the model is large).
   int64_t external_data_threshold = -1;
-  std::string external_data_location;  // file name beside the model; default "<model file name>.data"
+  std::string external_data_location;  // a plain file name beside the model; default "<model file name>.data"
+  int64_t alignment = 4096;            // each external tensor starts at a multiple of this (memory mapping)
+  int64_t auto_external_bytes = int64_t{3} << 29;  // 1.5 GiB of tensors: room for the rest below 2 GiB
 };
 
+// Writes the model (and its external data) under temporary names in the model's folder and renames them into place:
+// an existing file of the same name (even one memory-mapped as the input's data) is replaced only when all is
+// written. External tensors are streamed from their memory, never copied into the protobuf.
 Status SaveModel(const ir::Model& model, const std::string& path, const SaveOptions& options = {});
 Result<std::string> SerializeModel(const ir::Model& model);
 

@@ -316,12 +316,8 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
     ONYX_RETURN_IF_ERROR(optimizer::ApplyNchwcLayout(model).status());
   }
   if (!options.optimized_model_path.empty()) {
-    // Beyond 1 GiB of tensors, weights go to an external-data file (protobuf caps one message at 2 GiB).
-    int64_t tensor_bytes = 0;
-    for (const auto& t : model.graph.initializers) tensor_bytes += static_cast<int64_t>(t.tensor.nbytes());
-    format::SaveOptions save;
-    if (tensor_bytes > (int64_t{1} << 30)) save.external_data_threshold = 1024;
-    ONYX_RETURN_IF_ERROR(format::SaveModel(model, options.optimized_model_path, save));
+    // A large model's weights go to an external-data file beside it (SaveModel decides: a protobuf holds 2 GiB).
+    ONYX_RETURN_IF_ERROR(format::SaveModel(model, options.optimized_model_path));
   }
   s->model_ = std::make_unique<ir::Model>(std::move(model));
   CompileContext cc{s->model_.get(), &KernelRegistry::Global()};

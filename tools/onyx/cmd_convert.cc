@@ -14,6 +14,7 @@
 #include "convert/tf/saved_model.h"
 #include "convert/tflite/converter.h"
 #include "format/model_io.h"
+#include "save_options.h"
 #include "version/opset_converter.h"
 
 namespace onyx::cli {
@@ -39,7 +40,8 @@ void Help() {
       "A TensorFlow SavedModel directory (saved_model.pb, variables/) is converted for one signature: its variables\n"
       "become constants, and the ONNX inputs and outputs are named by the signature's keys.\n\n"
       "options:\n"
-      "  -o, --output FILE  the ONNX file to write (written to a temporary file, then renamed)\n"
+      "  -o, --output FILE  the ONNX file to write (and its external data: written under temporary names, then\n"
+      "                     renamed)\n"
       "  --opset N          default-domain opset: Keras 13..21 (default 17); .onnx: the target, any known opset\n"
       "  --batch N          fix the batch dimension to N\n"
       "  --dynamic-batch    a symbolic batch dimension 'batch' (the default)\n"
@@ -47,9 +49,11 @@ void Help() {
       "  --outputs-as-nchw NAMES  comma-separated graph outputs (rank >= 3) to give channels-first\n"
       "  --signature NAME   SavedModel: the signature to convert (default serving_default, or the only one)\n"
       "  --tag TAG          SavedModel: the meta graph whose tags include TAG (default serve)\n"
+      "%s"
       "  --quiet            print nothing on success\n"
       "  --list-operators tensorflow|tflite   print the operators the converter handles, one per line\n\n"
-      "Exit codes: 0 converted, 1 conversion failed, 2 usage error, 3 unsupported input.\n");
+      "Exit codes: 0 converted, 1 conversion failed, 2 usage error, 3 unsupported input.\n",
+      kSaveOptionsHelp);
 }
 
 bool ParseInt(const std::string& s, int64_t* out) {
@@ -75,8 +79,8 @@ int ConvertMain(const std::vector<std::string>& args) {
       Error("--list-operators takes tensorflow or tflite");
       return kExitUsage;
     }
-    for (const std::string& op : which == "tensorflow" ? convert::SupportedTensorflowOperators()
-                                                       : convert::SupportedTfliteOperators()) {
+    for (const std::string& op :
+         which == "tensorflow" ? convert::SupportedTensorflowOperators() : convert::SupportedTfliteOperators()) {
       std::printf("%s\n", op.c_str());
     }
     return kExitOk;
@@ -87,7 +91,11 @@ int ConvertMain(const std::vector<std::string>& args) {
   std::optional<int64_t> opset_given;
   convert::tf::SavedModelOptions saved_model;
   bool saved_model_option = false;
+  format::SaveOptions save;
   for (size_t i = 0; i < args.size(); ++i) {
+    const OptionParse parsed = ParseSaveOption(args, i, !input.empty(), &save);
+    if (parsed == OptionParse::kUsageError) return kExitUsage;
+    if (parsed == OptionParse::kTaken) continue;
     const std::string& a = args[i];
     if (a == "--inputs-as-nchw" || a == "--outputs-as-nchw") {
       if (i + 1 >= args.size() || args[i + 1].empty()) {
@@ -158,7 +166,8 @@ int ConvertMain(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   if (!opset_conversion && opset_given && (*opset_given < 13 || *opset_given > 21)) {
-    Error("--opset must be within 13..21 when converting from Keras, TensorFlow or TFLite, got " + std::to_string(*opset_given));
+    Error("--opset must be within 13..21 when converting from Keras, TensorFlow or TFLite, got " +
+          std::to_string(*opset_given));
     return kExitUsage;
   }
   convert::keras::ConvertReport report;
@@ -168,8 +177,7 @@ int ConvertMain(const std::vector<std::string>& args) {
   const bool tflite = !opset_conversion && kind == convert::SourceKind::kTflite;
   const bool tf_frozen = !opset_conversion && kind == convert::SourceKind::kTfFrozenGraph;
   const bool tf_saved = !opset_conversion && kind == convert::SourceKind::kSavedModel;
-  const bool tf_graph =
-      tf_frozen || tf_saved || (!opset_conversion && kind == convert::SourceKind::kTfjsGraph);
+  const bool tf_graph = tf_frozen || tf_saved || (!opset_conversion && kind == convert::SourceKind::kTfjsGraph);
   if (saved_model_option && !tf_saved) {
     Error("--signature and --tag apply to SavedModel directories only");
     return kExitUsage;
@@ -197,35 +205,27 @@ int ConvertMain(const std::vector<std::string>& args) {
     Error(model.status().message());
     return model.status().code() == StatusCode::kUnsupported ? kExitUnsupported : kExitFailure;
   }
-  // Write beside the target, then rename: a failed write never leaves a partial OUT.onnx.
-  const std::string tmp = output + ".tmp" + std::to_string(::getpid());
-  Status saved = format::SaveModel(*model, tmp);
+  // SaveModel writes under temporary names and renames: a failed write never leaves a partial OUT.onnx.
+  Status saved = format::SaveModel(*model, output, save);
   if (!saved.ok()) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    Error(saved.message());
-    return kExitFailure;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, output, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    Error(output + ": cannot write (" + ec.message() + ")");
+    Error(output + ": " + saved.message());
     return kExitFailure;
   }
   if (!quiet && opset_conversion) {
     std::printf("%s -> %s: opset %lld -> %lld, %zu nodes\n", input.c_str(), output.c_str(),
                 static_cast<long long>(from_opset), static_cast<long long>(*opset_given), model->graph.nodes.size());
   } else if (!quiet && tflite) {
-    std::printf("%s -> %s: %d TFLite operators, %d ONNX nodes, opset %lld; Transpose nodes %d -> %d after layout "
-                "optimization\n",
-                input.c_str(), output.c_str(), tflite_report.operators, tflite_report.nodes,
-                static_cast<long long>(options.opset), tflite_report.transposes_before, tflite_report.transposes_after);
+    std::printf(
+        "%s -> %s: %d TFLite operators, %d ONNX nodes, opset %lld; Transpose nodes %d -> %d after layout "
+        "optimization\n",
+        input.c_str(), output.c_str(), tflite_report.operators, tflite_report.nodes,
+        static_cast<long long>(options.opset), tflite_report.transposes_before, tflite_report.transposes_after);
   } else if (!quiet && tf_graph) {
-    std::printf("%s -> %s: %d TensorFlow nodes, %d ONNX nodes, opset %lld; Transpose nodes %d -> %d after layout "
-                "optimization",
-                input.c_str(), output.c_str(), tf_report.tf_nodes, tf_report.nodes, static_cast<long long>(options.opset),
-                tf_report.transposes_before, tf_report.transposes_after);
+    std::printf(
+        "%s -> %s: %d TensorFlow nodes, %d ONNX nodes, opset %lld; Transpose nodes %d -> %d after layout "
+        "optimization",
+        input.c_str(), output.c_str(), tf_report.tf_nodes, tf_report.nodes, static_cast<long long>(options.opset),
+        tf_report.transposes_before, tf_report.transposes_after);
     if (tf_report.dilated_convolutions_folded > 0) {
       std::printf("; %d SpaceToBatchND/BatchToSpaceND pairs folded into dilated convolutions",
                   tf_report.dilated_convolutions_folded);

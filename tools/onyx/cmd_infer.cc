@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "format/model_io.h"
 #include "infer/shape_inference.h"
+#include "save_options.h"
 
 namespace onyx::cli {
 
@@ -11,7 +12,11 @@ int InferMain(const std::vector<std::string>& args) {
   std::string model_path, out_path;
   infer::InferOptions options;
   bool bad_usage = false, list_values = false;
+  format::SaveOptions save;
   for (size_t i = 0; i < args.size(); ++i) {
+    const OptionParse parsed = ParseSaveOption(args, i, !model_path.empty(), &save);
+    if (parsed == OptionParse::kUsageError) return kExitUsage;
+    if (parsed == OptionParse::kTaken) continue;
     const std::string& a = args[i];
     if ((a == "-o" || a == "--output") && i + 1 < args.size()) {
       out_path = args[++i];
@@ -29,7 +34,8 @@ int InferMain(const std::vector<std::string>& args) {
   }
   if (WantsHelp(args) || bad_usage || model_path.empty()) {
     std::printf(
-        "usage: onyx infer MODEL [-o OUT] [--list] [--no-strict] [--no-data-prop]\n\n"
+        "usage: onyx infer MODEL [-o OUT [--external-data[=FILE]] [--size-threshold N]] [--list] [--no-strict]\n"
+        "                  [--no-data-prop]\n\n"
         "Infers the element type and shape of every value (symbolic dims such as N or N*2 where sizes depend on\n"
         "the inputs; small integer tensors computing shapes are followed through Shape/Gather/Concat/...), through\n"
         "If/Loop/Scan bodies, model-local functions, sequences and optionals, and writes them as value_info and\n"
@@ -38,7 +44,9 @@ int InferMain(const std::vector<std::string>& args) {
         "  --list          print every value's inferred type\n"
         "  --no-strict     report conflicts with declared types and inference errors as warnings (the declared\n"
         "                  type is kept) instead of failing\n"
-        "  --no-data-prop  do not follow the values of shape computations\n");
+        "  --no-data-prop  do not follow the values of shape computations\n"
+        "%s",
+        kSaveOptionsHelp);
     return WantsHelp(args) ? kExitOk : kExitUsage;
   }
   auto model = format::LoadModel(model_path);
@@ -63,7 +71,7 @@ int InferMain(const std::vector<std::string>& args) {
     }
   }
   if (!out_path.empty()) {
-    Status saved = format::SaveModel(*model, out_path);
+    Status saved = format::SaveModel(*model, out_path, save);
     if (!saved.ok()) {
       Error(saved.message());
       return kExitFailure;
