@@ -21,14 +21,15 @@ bool ExternalDataWriter::Takes(const Tensor& t) const {
 namespace {
 
 // Tells the kernel that pages of `data` already written out will not be needed soon. On memory mapped from a file
-// (the input's external data) it lets the pages go, so that saving a model larger than memory does not keep it all
-// resident; on anonymous memory MADV_COLD only reorders reclaim (it never discards contents).
+// (the input's external data) the clean pages are reclaimed at once, so that saving a model larger than memory does
+// not keep it all resident (they fault back in from the file if read again). MADV_PAGEOUT never discards contents:
+// anonymous memory is at most swapped out, and stays as it is on a machine without swap.
 void ReleaseWritten(const void* data, size_t n) {
-#ifdef MADV_COLD
+#ifdef MADV_PAGEOUT
   static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
   const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
   const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + n) & ~(page - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_COLD);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_PAGEOUT);
 #else
   (void)data;
   (void)n;
