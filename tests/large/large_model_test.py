@@ -15,7 +15,7 @@ import tempfile
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 ROWS = [0, 12345, 99999, 140000 - 1]  # the rows Gather reads from every tensor
 WIDTH = 1024
@@ -75,6 +75,42 @@ def external_files(model_path):
     return sorted({e.value for t in m.graph.initializer for e in t.external_data if e.key == "location"})
 
 
+def onnx_written_forms(onyx, base):
+    """Models that onnx's own save_model wrote with external data, one file per tensor and all in one file."""
+    failures = []
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((64, 32)).astype(np.float32)
+    b = rng.standard_normal((32,)).astype(np.float32)
+    x = rng.standard_normal((2, 64)).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["t"]), helper.make_node("Add", ["t", "b"], ["y"])], "mm",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 32])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])
+    expected = x @ w + b
+    np.save(os.path.join(base, "x.npy"), x)
+    for one_file in (False, True):
+        folder = os.path.join(base, f"onnx_one_file_{one_file}")
+        os.makedirs(folder)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+        path = os.path.join(folder, "model.onnx")
+        onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=one_file,
+                        location="weights.bin" if one_file else None, size_threshold=0)
+        files = sorted(os.listdir(folder))
+        out = os.path.join(folder, "out")
+        r = subprocess.run([onyx, "run", path, "--input", "x=" + os.path.join(base, "x.npy"), "--output-dir", out],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            failures.append(f"onnx-written external data (all_tensors_to_one_file={one_file}, files {files}): "
+                            f"{r.stderr.strip()}")
+            continue
+        y = np.load(os.path.join(out, "y.npy"))
+        if not np.allclose(y, expected, rtol=1e-5, atol=1e-5):
+            failures.append(f"onnx-written external data (all_tensors_to_one_file={one_file}): wrong outputs")
+        print(f"onnx save_model all_tensors_to_one_file={one_file}: files {files}, loaded and ran")
+    return failures
+
+
 def main():
     onyx, pybuild = sys.argv[1], sys.argv[2]
     tmp = os.environ.get("ONYX_LARGE_TMP", tempfile.gettempdir())
@@ -85,6 +121,7 @@ def main():
     base = tempfile.mkdtemp(prefix="onyx_large_", dir=tmp)
     failures = []
     try:
+        failures += onnx_written_forms(onyx, base)
         src = os.path.join(base, "src")
         os.makedirs(src)
         expected = build(src)
