@@ -5,6 +5,9 @@
 #   ./onyx.sh sanitize  install, build with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan (-O1 -g),
 #                       run the unit tests, node suites and converter tests under them (tests/sanitize/run.sh;
 #                       `./onyx.sh sanitize all` runs every test)
+#   ./onyx.sh fuzz [TARGET|all [SECONDS]]  install, build the libFuzzer targets with clang in build-fuzz
+#                       (tests/fuzz/libfuzzer: one per reader, ASan + UBSan), fuzz TARGET (default all) for SECONDS
+#                       (default 60) each; `./onyx.sh fuzz list` lists the targets
 #   ./onyx.sh setup | build   the first steps alone
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -17,8 +20,8 @@ BUILD_DIR=${ONYX_BUILD_DIR:-build}
 JOBS=${ONYX_JOBS:-$(nproc)}
 
 setup() {
-  local missing=()
-  for p in "${PACKAGES[@]}"; do
+  local missing=() wanted=("${PACKAGES[@]}" "$@")
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if ((${#missing[@]})); then
@@ -67,6 +70,23 @@ sanitize() {
   tests/sanitize/run.sh "$SANITIZE_DIR" "${1:-default}"
 }
 
+# The fuzz build uses clang (libFuzzer ships with Debian's clang-14) in its own folder, at low priority.
+FUZZ_DIR=${ONYX_FUZZ_DIR:-build-fuzz}
+fuzz() {
+  local which=${1:-all} seconds=${2:-60}
+  if [ "$which" = list ]; then
+    for f in tests/fuzz/libfuzzer/fuzz_*.cc; do f=$(basename "$f" .cc); echo "${f#fuzz_}"; done
+    return 0
+  fi
+  if [ ! -f "$FUZZ_DIR/build.ninja" ]; then
+    CC=clang CXX=clang++ cmake -S . -B "$FUZZ_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g" -DONYX_FUZZ=ON -DONYX_BUILD_PYTHON=OFF -DONYX_BUILD_TESTS=OFF \
+      -DONYX_WERROR=OFF
+  fi
+  nice -n 10 cmake --build "$FUZZ_DIR" --target onyx_fuzz_targets -j "$JOBS"
+  tests/fuzz/libfuzzer/run.sh "$FUZZ_DIR" "${ONYX_SHARED_DIR:-../shared}" "$which" "$seconds"
+}
+
 run_tests() {
   (cd "$BUILD_DIR" && ctest --output-on-failure -j "$JOBS")
 }
@@ -77,5 +97,6 @@ case "${1:-}" in
   demo) setup; build; demo ;;
   test) setup; build; run_tests ;;
   sanitize) setup; sanitize "${2:-default}" ;;
-  *) echo "usage: ./onyx.sh demo | test | sanitize [all] | setup | build" >&2; exit 2 ;;
+  fuzz) setup clang libclang-rt-14-dev; fuzz "${2:-all}" "${3:-60}" ;;
+  *) echo "usage: ./onyx.sh demo | test | sanitize [all] | fuzz [TARGET|all|list [SECONDS]] | setup | build" >&2; exit 2 ;;
 esac
