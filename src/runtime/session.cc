@@ -323,6 +323,9 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
   CompileContext cc{s->model_.get(), &KernelRegistry::Global()};
   ONYX_ASSIGN_OR_RETURN(s->plan_, CompileGraph(s->model_->graph, cc, true));
   for (const auto& in : s->model_->graph.inputs) s->inputs_.push_back(&in);
+  for (const ir::ValueInfo* in : s->model_->graph.RealInputs()) {
+    s->required_inputs_.push_back(static_cast<size_t>(in - s->model_->graph.inputs.data()));
+  }
   return s;
 }
 
@@ -391,16 +394,18 @@ Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
   if (run_options.observer) frame.observer = &run_options.observer;
   auto& slots = frame.slots();
   for (const auto& [slot, value] : plan_->constants) slots[static_cast<size_t>(slot)] = value;
-  std::set<std::string> fed;
+  // Which declared inputs were fed, by position (no per-run containers of names: Run is on the hot path of small
+  // models, where a set of strings cost more than the model).
+  std::vector<uint8_t> fed(g.inputs.size(), 0);
   for (const auto& [name, value] : feeds) {
     auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ir::ValueInfo& vi) { return vi.name == name; });
     if (it == g.inputs.end()) return InvalidArgument("'" + name + "' is not an input of the model");
     ONYX_RETURN_IF_ERROR(CheckFeed(*it, value));
     slots[static_cast<size_t>(plan_->slot_of.at(name))] = value;
-    fed.insert(name);
+    fed[static_cast<size_t>(it - g.inputs.begin())] = 1;
   }
-  for (const auto* in : g.RealInputs()) {
-    if (!fed.count(in->name)) return InvalidArgument("input '" + in->name + "' was not fed");
+  for (size_t i : required_inputs_) {
+    if (!fed[i]) return InvalidArgument("input '" + g.inputs[i].name + "' was not fed");
   }
   std::vector<Value> all;
   std::unordered_map<std::string, OpProfile> profile;

@@ -133,6 +133,7 @@ class Session {
   std::unique_ptr<ir::Model> model_;
   std::shared_ptr<const GraphPlan> plan_;
   std::vector<const ir::ValueInfo*> inputs_;
+  std::vector<size_t> required_inputs_;  // positions in graph.inputs of the inputs without an initializer
   SessionOptions options_;
   optimizer::OptimizerStats optimizer_stats_;
   mutable std::mutex profile_mutex_;
