@@ -30,6 +30,7 @@ const Verb kVerbs[] = {
     {"compare", "compare two models' outputs (or one model two ways, or against reference data)", onyx::cli::CompareMain},
     {"serve", "serve a model over HTTP (KServe v2 / Open Inference Protocol REST)", onyx::cli::ServeMain},
     {"visualize", "draw a model's graph (DOT, SVG, PNG, PDF)", onyx::cli::VisualizeMain},
+    {"batch", "run a model over many inputs (folders, .npy/.pb files, images) in batches, resumable", onyx::cli::BatchMain},
 };
 
 void Usage(std::FILE* out) {
