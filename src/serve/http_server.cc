@@ -4,46 +4,55 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "onyx_version.h"
-#include "serve/inference_protocol.h"
+#include "serve/auth.h"
+#include "serve/http_util.h"
 
 namespace onyx::serve {
 namespace {
 
 using nlohmann::json;
+using Clock = std::chrono::steady_clock;
 
-// "/v2/models/{name}" with an optional "/versions/{version}" (only version 1 exists).
-constexpr const char* kModelPath = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
+// When the worker thread began the request it is handling (set by the pre-routing guard, read by the logger: both
+// run on the thread that handles the request).
+thread_local Clock::time_point request_start;
+thread_local bool request_started = false;
 
-void SendJson(httplib::Response& res, int status, const json& body) {
-  res.status = status;
-  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace), "application/json");
-}
-
-void SendError(httplib::Response& res, int status, const std::string& message) {
-  SendJson(res, status, {{"error", message}});
-}
-
-int HttpStatusOf(const Status& st) {
-  switch (st.code()) {
-    case StatusCode::kInvalidArgument:
-    case StatusCode::kNotFound:
-    case StatusCode::kUnsupported:
-      return 400;
-    default:
-      return 500;
+// A client's X-Request-Id is kept when short and printable; anything else is replaced.
+bool UsableRequestId(const std::string& id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (char c : id) {
+    if (c < 0x21 || c > 0x7e || c == '"' || c == '\\') return false;
   }
+  return true;
 }
 
 }  // namespace
 
-InferenceServer::InferenceServer(std::shared_ptr<const Session> session, ServerOptions options)
-    : session_(std::move(session)),
-      options_(std::move(options)),
-      http_(std::make_unique<httplib::Server>()),
-      run_slots_(std::clamp(options_.max_concurrent_runs, 1, 1024)) {
+InferenceServer::InferenceServer(ModelRepository& repository, MetricsRegistry& metrics, RunQueue& runs,
+                                 ServerOptions options)
+    : repository_(repository), metrics_(metrics), runs_(runs), options_(std::move(options)) {
+  if (tls()) {
+    http_ = std::make_unique<httplib::SSLServer>(options_.tls_cert.c_str(), options_.tls_key.c_str());
+  } else {
+    http_ = std::make_unique<httplib::Server>();
+  }
+  // Request ids: a random prefix per server run and a counter, unique across restarts in one log.
+  std::random_device random;
+  char prefix[16];
+  std::snprintf(prefix, sizeof prefix, "%08x", random());
+  request_id_prefix_ = prefix;
+
+  const int threads = std::max(options_.http_threads, 1);
+  // httplib's hook wants a new'd queue it then owns (its own API's convention).
+  http_->new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
   http_->set_payload_max_length(options_.max_request_bytes);
+  http_->set_read_timeout(options_.read_timeout_s, 0);
+  http_->set_write_timeout(options_.write_timeout_s, 0);
+  http_->set_keep_alive_timeout(options_.keep_alive_timeout_s);
   // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, with which a second server on a busy port starts
   // silently and the kernel splits the connections between the two.
   // httplib writes a response's headers and body separately: without TCP_NODELAY the body waits for the client's
@@ -53,127 +62,58 @@ InferenceServer::InferenceServer(std::shared_ptr<const Session> session, ServerO
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
   });
-  if (options_.log) {
-    http_->set_logger([this](const httplib::Request& req, const httplib::Response& res) {
-      options_.log(req.method + " " + req.path + " " + std::to_string(res.status));
-    });
-  }
+  http_->set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+    if (options_.log) options_.log(req.method + " " + req.path + " " + std::to_string(res.status));
+    if (options_.access_log != nullptr) {
+      AccessRecord r;
+      r.request_id = res.get_header_value("X-Request-Id");
+      r.remote = req.remote_addr;
+      r.method = req.method;
+      r.path = req.path;
+      r.status = res.status;
+      r.bytes_in = static_cast<size_t>(std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10));
+      r.bytes_out = res.body.size();
+      if (request_started)
+        r.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - request_start).count();
+      options_.access_log->Write(r);
+    }
+    request_started = false;
+  });
+  AddGuards();
   AddRoutes();
+  AddModelRoutes();
+  AddRepositoryRoutes();
 }
 
 InferenceServer::~InferenceServer() { Stop(); }
 
-void InferenceServer::AddRoutes() {
-  // Whether the request names the served model (and version 1, when it names one); answers 404 otherwise.
-  auto is_our_model = [this](const httplib::Request& req, httplib::Response& res) {
-    const std::string name = req.matches[1];
-    const std::string version = req.matches.size() > 2 ? std::string(req.matches[2]) : "";
-    if (name != options_.model_name) {
-      SendError(res, 404, "model '" + name + "' not found (this server serves '" + options_.model_name + "')");
-      return false;
+void InferenceServer::AddGuards() {
+  // Before routing (and before any body is read): the request id, the header size limit, the token.
+  http_->set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    request_start = Clock::now();
+    request_started = true;
+    std::string id = req.get_header_value("X-Request-Id");
+    if (!UsableRequestId(id)) id = request_id_prefix_ + "-" + std::to_string(next_request_id_++);
+    res.set_header("X-Request-Id", id);
+    size_t header_bytes = 0;
+    for (const auto& [k, v] : req.headers) header_bytes += k.size() + v.size() + 4;
+    if (header_bytes > options_.max_header_bytes) {
+      res.set_header("Connection", "close");
+      SendError(res, 431,
+                "the request's headers hold " + std::to_string(header_bytes) + " bytes, over the limit of " +
+                    std::to_string(options_.max_header_bytes));
+      return httplib::Server::HandlerResponse::Handled;
     }
-    if (!version.empty() && version != "1") {
-      SendError(res, 404, "model '" + name + "' has no version '" + version + "' (only '1')");
-      return false;
+    if (!options_.auth_token.empty() && req.path.rfind("/v2/health/", 0) != 0 &&
+        !BearerTokenMatches(req.get_header_value("Authorization"), options_.auth_token)) {
+      res.set_header("WWW-Authenticate", "Bearer");
+      res.set_header("Connection", "close");
+      SendError(res, 401,
+                req.has_header("Authorization") ? "the bearer token is wrong"
+                                                : "this server needs 'Authorization: Bearer <token>'");
+      return httplib::Server::HandlerResponse::Handled;
     }
-    return true;
-  };
-
-  http_->Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) {
-    SendJson(res, 200, {{"live", true}});
-  });
-  http_->Get("/v2/health/ready", [](const httplib::Request&, httplib::Response& res) {
-    SendJson(res, 200, {{"ready", true}});
-  });
-  http_->Get("/v2", [](const httplib::Request&, httplib::Response& res) {
-    SendJson(res, 200, {{"name", "onyx"}, {"version", ONYX_VERSION_STRING}, {"extensions", {"binary_tensor_data"}}});
-  });
-  http_->Get(kModelPath, [this, is_our_model](const httplib::Request& req, httplib::Response& res) {
-    if (is_our_model(req, res)) SendJson(res, 200, ModelMetadata(*session_, options_.model_name));
-  });
-  http_->Get(std::string(kModelPath) + "/ready",
-             [this, is_our_model](const httplib::Request& req, httplib::Response& res) {
-               if (is_our_model(req, res)) SendJson(res, 200, {{"name", options_.model_name}, {"ready", true}});
-             });
-  // Read through a content reader: httplib parses (and caps at 8 KB) bodies sent as form data otherwise, which is
-  // what clients that set no Content-Type (Python's urllib) send.
-  http_->Post(std::string(kModelPath) + "/infer", [this, is_our_model](const httplib::Request& req,
-                                                                      httplib::Response& res,
-                                                                      const httplib::ContentReader& read) {
-    if (!is_our_model(req, res)) return;
-    // Recorded whichever way the handler returns; `success` is set once the response is built.
-    struct Outcome {
-      InferenceMetrics& metrics;
-      std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-      double queue_seconds = 0, compute_seconds = 0;
-      bool success = false;
-      ~Outcome() {
-        const std::chrono::duration<double> total = std::chrono::steady_clock::now() - start;
-        metrics.Record(success, queue_seconds, compute_seconds, total.count());
-      }
-    } outcome{metrics_};
-    std::string body;
-    read([&body](const char* data, size_t length) {
-      body.append(data, length);
-      return true;
-    });
-    size_t json_size = body.size();
-    if (req.has_header("Inference-Header-Content-Length")) {
-      const std::string h = req.get_header_value("Inference-Header-Content-Length");
-      char* end = nullptr;
-      const unsigned long long n = std::strtoull(h.c_str(), &end, 10);
-      if (h.empty() || *end != '\0') {
-        SendError(res, 400, "Inference-Header-Content-Length '" + h + "' is not a byte count");
-        return;
-      }
-      json_size = static_cast<size_t>(n);
-    }
-    auto request = ParseInferRequest(body, json_size);
-    if (!request.ok()) {
-      SendError(res, 400, request.status().message());
-      return;
-    }
-    std::vector<std::string> names = request->output_names;
-    if (names.empty()) {
-      for (const auto& out : session_->outputs()) names.push_back(out.name);
-    }
-    std::vector<Value> outputs;
-    Status st;
-    {
-      using Clock = std::chrono::steady_clock;
-      const auto queued = Clock::now();
-      struct RunSlot {
-        std::counting_semaphore<1024>& slots;
-        explicit RunSlot(std::counting_semaphore<1024>& s) : slots(s) { slots.acquire(); }
-        ~RunSlot() { slots.release(); }
-      } slot(run_slots_);
-      const auto started = Clock::now();
-      st = session_->Run(request->feeds, request->output_names, &outputs);
-      outcome.queue_seconds = std::chrono::duration<double>(started - queued).count();
-      outcome.compute_seconds = std::chrono::duration<double>(Clock::now() - started).count();
-    }
-    if (!st.ok()) {
-      SendError(res, HttpStatusOf(st), st.message());
-      return;
-    }
-    size_t response_json_size = 0;
-    auto response = BuildInferResponse(options_.model_name, *request, names, outputs, &response_json_size);
-    if (!response.ok()) {
-      SendError(res, HttpStatusOf(response.status()), response.status().message());
-      return;
-    }
-    res.status = 200;
-    outcome.success = true;
-    if (response_json_size != response->size()) {
-      res.set_header("Inference-Header-Content-Length", std::to_string(response_json_size));
-      res.set_content(std::move(response).value(), "application/octet-stream");
-    } else {
-      res.set_content(std::move(response).value(), "application/json");
-    }
-  });
-  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.status = 200;
-    res.set_content(metrics_.PrometheusText(options_.model_name), "text/plain; version=0.0.4");
+    return httplib::Server::HandlerResponse::Unhandled;
   });
   http_->set_error_handler([](const httplib::Request& req, httplib::Response& res) {
     // Only fill in bodies for statuses no handler wrote (unknown paths, methods, oversized payloads).
@@ -181,7 +121,7 @@ void InferenceServer::AddRoutes() {
     if (res.status == 404) {
       SendError(res, 404, "no such endpoint: " + req.method + " " + req.path);
     } else if (res.status == 413) {
-      SendError(res, 413, "the request is larger than the server's limit");
+      SendError(res, 413, "the request is larger than the server's limit (--max-request-mb)");
     } else {
       SendError(res, res.status, "HTTP error " + std::to_string(res.status));
     }
@@ -198,7 +138,69 @@ void InferenceServer::AddRoutes() {
   });
 }
 
+void InferenceServer::AddRoutes() {
+  http_->Get("/v2/health/live", [](const httplib::Request&, httplib::Response& res) {
+    SendJson(res, 200, {{"live", true}});
+  });
+  // Ready once the startup loads are done (the port opens after them); models that failed do not hold the server
+  // back: their own ready endpoints and the index say so.
+  http_->Get("/v2/health/ready", [](const httplib::Request&, httplib::Response& res) {
+    SendJson(res, 200, {{"ready", true}});
+  });
+  http_->Get("/v2", [](const httplib::Request&, httplib::Response& res) {
+    SendJson(res, 200,
+             {{"name", "onyx"},
+              {"version", ONYX_VERSION_STRING},
+              {"extensions", {"binary_tensor_data", "model_repository"}}});
+  });
+  http_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.status = 200;
+    res.set_content(metrics_.PrometheusText(), "text/plain; version=0.0.4");
+  });
+}
+
+void InferenceServer::AddRepositoryRoutes() {
+  http_->Post("/v2/repository/index",
+              [this](const httplib::Request&, httplib::Response& res, const httplib::ContentReader& read) {
+                std::string body;
+                if (!ReadBody(read, std::chrono::seconds(options_.request_timeout_s), res, &body)) return;
+                bool ready_only = false;
+                if (!body.empty()) {
+                  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+                  if (j.is_discarded() || !j.is_object()) {
+                    SendError(res, 400, "the index request body must be a JSON object ({\"ready\": true|false})");
+                    return;
+                  }
+                  if (auto r = j.find("ready"); r != j.end() && r->is_boolean()) ready_only = r->get<bool>();
+                }
+                SendJson(res, 200, repository_.Index(ready_only));
+              });
+  http_->Post(R"(/v2/repository/models/([^/]+)/(load|unload))",
+              [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
+                std::string body;
+                if (!ReadBody(read, std::chrono::seconds(options_.request_timeout_s), res, &body)) return;
+                const std::string name = req.matches[1], action = req.matches[2];
+                if (repository_.mode() != ModelControlMode::kExplicit) {
+                  SendError(res, 403,
+                            "cannot " + action + " '" + name +
+                                "': models are loaded and unloaded only with "
+                                "--model-control-mode explicit");
+                  return;
+                }
+                const Status st = action == "load" ? repository_.Load(name) : repository_.Unload(name);
+                if (!st.ok()) {
+                  SendError(res, st.code() == StatusCode::kNotFound ? 404 : 400, st.message());
+                  return;
+                }
+                SendJson(res, 200, json::object());
+              });
+}
+
 Result<int> InferenceServer::Bind() {
+  if (!http_->is_valid()) {
+    return InvalidArgument("cannot set up TLS with certificate '" + options_.tls_cert + "' and key '" +
+                           options_.tls_key + "' (unreadable, not PEM, or not a pair)");
+  }
   int port = options_.port;
   if (port == 0) {
     port = http_->bind_to_any_port(options_.host);

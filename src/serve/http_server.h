@@ -1,22 +1,30 @@
-// An HTTP server for one model over the Open Inference Protocol (KServe v2 REST), as Triton and KServe expose:
-//   GET  /v2/health/live, /v2/health/ready       liveness, readiness
-//   GET  /v2                                     server metadata
-//   GET  /v2/models/{name}[/versions/1]          model metadata (inputs, outputs, datatypes, shapes)
-//   GET  /v2/models/{name}[/versions/1]/ready    model readiness
-//   POST /v2/models/{name}[/versions/1]/infer    inference (JSON tensors or the binary tensor extension)
-//   GET  /metrics                                request counts and times, Prometheus text format
-// Errors answer {"error": "..."}: 400 for bad requests (the message names the input and the problem), 404 for an
-// unknown model or path, 500 when running the model fails for another reason.
+// The HTTP face of `onyx serve`: the Open Inference Protocol (KServe v2 REST) over a model repository, as Triton and
+// KServe expose it:
+//   GET  /v2/health/live, /v2/health/ready            liveness, readiness (never behind the token)
+//   GET  /v2                                          server metadata
+//   GET  /v2/models/{m}[/versions/{v}]                model metadata (inputs, outputs, datatypes, shapes)
+//   GET  /v2/models/{m}[/versions/{v}]/ready          model readiness (200 ready, 4xx not)
+//   POST /v2/models/{m}[/versions/{v}]/infer          inference (JSON tensors or the binary tensor extension)
+//   POST /v2/repository/index                         the repository's models with state and reason
+//   POST /v2/repository/models/{m}/load | /unload     model control (--model-control-mode explicit)
+//   GET  /metrics                                     Prometheus text, per model and version
+// Errors answer {"error": "..."}: 400 bad request (naming the input and the problem), 401 no or wrong token, 403 model
+// control not enabled, 404 unknown model, version or path, 408 body too slow, 413 body too large, 431 headers too
+// large, 503 queue full, 500 when running the model fails otherwise. Every response carries X-Request-Id (the
+// client's, or one made up) which the access log records.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
-#include <semaphore>
 #include <string>
 
 #include "core/status.h"
-#include "runtime/session.h"
+#include "serve/access_log.h"
 #include "serve/metrics.h"
+#include "serve/model_repository.h"
+#include "serve/run_queue.h"
 
 namespace httplib {
 class Server;
@@ -27,35 +35,50 @@ namespace onyx::serve {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 8000;  // 0: any free port (Bind returns it)
-  std::string model_name = "model";
-  // Inferences that run at once; further requests wait. One keeps each run's intra-op threads to themselves.
-  int max_concurrent_runs = 1;
-  size_t max_request_bytes = size_t{1} << 30;
-  // Called once per request with "METHOD path status" (an access log); may be empty.
+  // Connections served at once (httplib's worker threads; an idle keep-alive connection holds one until
+  // keep_alive_timeout_s). Further connections wait to be accepted.
+  int http_threads = 32;
+  size_t max_request_bytes = size_t{64} << 20;
+  size_t max_header_bytes = size_t{16} << 10;  // all header lines together
+  int64_t max_tensor_elements = int64_t{1} << 27;
+  // Slow clients: each socket read or write may wait this long; a request body must arrive within
+  // request_timeout_s in all.
+  int read_timeout_s = 10, write_timeout_s = 10, keep_alive_timeout_s = 5, request_timeout_s = 60;
+  std::string auth_token;         // empty: no authentication
+  std::string tls_cert, tls_key;  // both set: HTTPS
+  // Called once per request with "METHOD path status" (a plain access log); may be empty.
   std::function<void(const std::string&)> log;
+  AccessLog* access_log = nullptr;  // the JSON-lines access log; may be null
 };
 
 class InferenceServer {
  public:
-  InferenceServer(std::shared_ptr<const Session> session, ServerOptions options);
+  // `repository`, `metrics` and `runs` outlive the server.
+  InferenceServer(ModelRepository& repository, MetricsRegistry& metrics, RunQueue& runs, ServerOptions options);
   ~InferenceServer();
   InferenceServer(const InferenceServer&) = delete;
   InferenceServer& operator=(const InferenceServer&) = delete;
 
   // Binds the listening socket; returns the port (the chosen one when options.port is 0).
   Result<int> Bind();
-  // Serves requests on the bound socket until Stop() (from any thread).
+  // Serves requests on the bound socket until Stop() (from any thread); requests in flight are answered first.
   Status Listen();
   void Stop();
+  bool tls() const { return !options_.tls_cert.empty(); }
 
  private:
   void AddRoutes();
+  void AddModelRoutes();
+  void AddRepositoryRoutes();
+  void AddGuards();
 
-  std::shared_ptr<const Session> session_;
+  ModelRepository& repository_;
+  MetricsRegistry& metrics_;
+  RunQueue& runs_;
   ServerOptions options_;
   std::unique_ptr<httplib::Server> http_;
-  std::counting_semaphore<1024> run_slots_;
-  InferenceMetrics metrics_;
+  std::atomic<uint64_t> next_request_id_{1};
+  std::string request_id_prefix_;
 };
 
 }  // namespace onyx::serve

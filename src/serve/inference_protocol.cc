@@ -14,10 +14,10 @@ struct DatatypeName {
   const char* name;
 };
 constexpr DatatypeName kDatatypes[] = {
-    {DataType::kBool, "BOOL"},     {DataType::kUint8, "UINT8"},     {DataType::kUint16, "UINT16"},
-    {DataType::kUint32, "UINT32"}, {DataType::kUint64, "UINT64"},   {DataType::kInt8, "INT8"},
-    {DataType::kInt16, "INT16"},   {DataType::kInt32, "INT32"},     {DataType::kInt64, "INT64"},
-    {DataType::kFloat16, "FP16"},  {DataType::kFloat, "FP32"},      {DataType::kDouble, "FP64"},
+    {DataType::kBool, "BOOL"},     {DataType::kUint8, "UINT8"},   {DataType::kUint16, "UINT16"},
+    {DataType::kUint32, "UINT32"}, {DataType::kUint64, "UINT64"}, {DataType::kInt8, "INT8"},
+    {DataType::kInt16, "INT16"},   {DataType::kInt32, "INT32"},   {DataType::kInt64, "INT64"},
+    {DataType::kFloat16, "FP16"},  {DataType::kFloat, "FP32"},    {DataType::kDouble, "FP64"},
     {DataType::kString, "BYTES"},  {DataType::kBFloat16, "BF16"},
 };
 
@@ -101,11 +101,21 @@ json ElementToJson(const T& v) {
   }
 }
 
-Result<Tensor> TensorFromJsonData(DataType type, const Shape& shape, const json& data) {
+// The element count of `shape`, at most `max_elements`.
+Result<int64_t> LimitedElementCount(const Shape& shape, int64_t max_elements) {
+  ONYX_ASSIGN_OR_RETURN(const int64_t count, ElementCount(shape));
+  if (count > max_elements) {
+    return InvalidArgument("shape " + ShapeToString(shape) + " has " + std::to_string(count) +
+                           " elements, over the server's limit of " + std::to_string(max_elements));
+  }
+  return count;
+}
+
+Result<Tensor> TensorFromJsonData(DataType type, const Shape& shape, const json& data, int64_t max_elements) {
+  // Check the count before allocating: memory then stays bounded by the request's own size.
+  ONYX_ASSIGN_OR_RETURN(const int64_t count, LimitedElementCount(shape, max_elements));
   std::vector<const json*> flat;
   ONYX_RETURN_IF_ERROR(Flatten(data, &flat, 0));
-  // Check the count before allocating: memory then stays bounded by the request's own size.
-  ONYX_ASSIGN_OR_RETURN(const int64_t count, ElementCount(shape));
   if (static_cast<size_t>(count) != flat.size()) {
     return InvalidArgument("'data' holds " + std::to_string(flat.size()) + " elements, shape " + ShapeToString(shape) +
                            " needs " + std::to_string(count));
@@ -125,7 +135,8 @@ Result<Tensor> TensorFromJsonData(DataType type, const Shape& shape, const json&
 
 // The binary tensor extension: fixed-size elements as raw little-endian bytes; BYTES elements each as a 4-byte
 // little-endian length and the bytes.
-Result<Tensor> TensorFromBinary(DataType type, const Shape& shape, std::string_view bytes) {
+Result<Tensor> TensorFromBinary(DataType type, const Shape& shape, std::string_view bytes, int64_t max_elements) {
+  ONYX_ASSIGN_OR_RETURN(const int64_t count, LimitedElementCount(shape, max_elements));
   if (type == DataType::kString) {
     std::vector<std::string> items;
     size_t pos = 0;
@@ -138,21 +149,21 @@ Result<Tensor> TensorFromBinary(DataType type, const Shape& shape, std::string_v
       items.emplace_back(bytes.substr(pos, len));
       pos += len;
     }
-    ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(type, shape));
-    if (static_cast<size_t>(t.size()) != items.size()) {
+    // Compared before allocating: the shape may claim far more strings than the bytes hold.
+    if (static_cast<size_t>(count) != items.size()) {
       return InvalidArgument("binary data holds " + std::to_string(items.size()) + " strings, shape " +
-                             ShapeToString(shape) + " needs " + std::to_string(t.size()));
+                             ShapeToString(shape) + " needs " + std::to_string(count));
     }
+    ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(type, shape));
     for (size_t i = 0; i < items.size(); ++i) t.data<std::string>()[i] = std::move(items[i]);
     return t;
   }
-  // Validate the shape and count before allocating.
-  ONYX_ASSIGN_OR_RETURN(const int64_t count, ElementCount(shape));
+  // Validate the count against the bytes before allocating.
   const size_t element_bytes = static_cast<size_t>(DataTypeBits(type) / 8);
   if (static_cast<uint64_t>(count) > bytes.size() / element_bytes ||
       static_cast<size_t>(count) * element_bytes != bytes.size()) {
-    return InvalidArgument("binary data has " + std::to_string(bytes.size()) + " bytes, shape " +
-                           ShapeToString(shape) + " of " + std::string(DataTypeName(type)) + " needs " +
+    return InvalidArgument("binary data has " + std::to_string(bytes.size()) + " bytes, shape " + ShapeToString(shape) +
+                           " of " + std::string(DataTypeName(type)) + " needs " +
                            std::to_string(static_cast<uint64_t>(count) * element_bytes));
   }
   ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(type, shape));
@@ -231,7 +242,7 @@ nlohmann::json ModelMetadata(const Session& session, const std::string& model_na
   return {{"name", model_name}, {"versions", {"1"}}, {"platform", "onnx"}, {"inputs", inputs}, {"outputs", outputs}};
 }
 
-Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size) {
+Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size, int64_t max_elements) {
   if (json_size > body.size()) {
     return InvalidArgument("Inference-Header-Content-Length " + std::to_string(json_size) + " exceeds the body's " +
                            std::to_string(body.size()) + " bytes");
@@ -267,12 +278,12 @@ Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size) 
         return InvalidArgument(where + ": binary_data_size " + std::to_string(n) + " but only " +
                                std::to_string(binary.size()) + " bytes are left after the JSON");
       }
-      tensor = TensorFromBinary(*type, *shape, binary.substr(0, n));
+      tensor = TensorFromBinary(*type, *shape, binary.substr(0, n), max_elements);
       binary.remove_prefix(n);
     } else {
       auto data = in.find("data");
       if (data == in.end()) return InvalidArgument(where + " needs 'data' (or parameters.binary_data_size)");
-      tensor = TensorFromJsonData(*type, *shape, *data);
+      tensor = TensorFromJsonData(*type, *shape, *data, max_elements);
     }
     if (!tensor.ok()) return tensor.status().WithContext(where);
     req.feeds.emplace_back(name, Value(std::move(tensor).value()));
@@ -296,8 +307,8 @@ Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size) 
 }
 
 Result<std::string> BuildInferResponse(const std::string& model_name, const InferRequest& request,
-                                       const std::vector<std::string>& output_names,
-                                       const std::vector<Value>& outputs, size_t* json_size) {
+                                       const std::vector<std::string>& output_names, const std::vector<Value>& outputs,
+                                       size_t* json_size, const std::string& model_version) {
   json outs = json::array();
   std::string binary;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -337,7 +348,7 @@ Result<std::string> BuildInferResponse(const std::string& model_name, const Infe
     }
     outs.push_back(std::move(o));
   }
-  json response = {{"model_name", model_name}, {"model_version", "1"}, {"outputs", std::move(outs)}};
+  json response = {{"model_name", model_name}, {"model_version", model_version}, {"outputs", std::move(outs)}};
   if (!request.id.empty()) response["id"] = request.id;
   // BYTES outputs may hold any bytes: invalid UTF-8 is replaced rather than failing the response.
   std::string text = response.dump(-1, ' ', false, json::error_handler_t::replace);

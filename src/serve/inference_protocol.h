@@ -3,13 +3,13 @@
 // and responses. Pure data mapping; the HTTP side is http_server.h.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/status.h"
 #include "core/value.h"
@@ -39,14 +39,16 @@ struct InferRequest {
 // (the Inference-Header-Content-Length header when the binary tensor extension is used, else body.size()). Inputs
 // with "parameters": {"binary_data_size": N} take their bytes, in order, from what follows the JSON. Errors name the
 // input and what is wrong (a missing field, a datatype the model does not declare, a data count that does not match
-// the shape, a value out of the type's range, ...).
-Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size);
+// the shape, a value out of the type's range, ...). A tensor of more than `max_elements` elements is refused before
+// anything is allocated (a server limit: BYTES binary data can declare many empty strings in few bytes).
+inline constexpr int64_t kNoElementLimit = INT64_MAX;
+Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size, int64_t max_elements = kNoElementLimit);
 
 // The response to an inference: {"model_name", "id", "outputs": [{"name", "datatype", "shape", "data"}]}, or with
 // "parameters": {"binary_data_size": N} and the bytes appended after the JSON for outputs sent as binary.
 // `json_size` receives the length of the JSON part (for the Inference-Header-Content-Length header).
 Result<std::string> BuildInferResponse(const std::string& model_name, const InferRequest& request,
-                                       const std::vector<std::string>& output_names,
-                                       const std::vector<Value>& outputs, size_t* json_size);
+                                       const std::vector<std::string>& output_names, const std::vector<Value>& outputs,
+                                       size_t* json_size, const std::string& model_version = "1");
 
 }  // namespace onyx::serve

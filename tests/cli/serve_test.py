@@ -159,7 +159,7 @@ try:
         if line and not line.startswith("#"):
             key, value = line.rsplit(" ", 1)
             series[key] = float(value)
-    m = 'model="blazeface"'
+    m = 'model="blazeface",version="1"'
     check(status == 200 and headers.get("Content-Type", "").startswith("text/plain"), "metrics served as text")
     check(series.get('onyx_inference_requests_total{%s,status="success"}' % m) == 10 and
           series.get('onyx_inference_requests_total{%s,status="failure"}' % m) == 6,

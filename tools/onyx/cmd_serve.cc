@@ -1,13 +1,17 @@
-// onyx serve MODEL: serves a model over HTTP with the Open Inference Protocol (KServe v2 REST).
+// onyx serve MODEL | --model-repository DIR: serves models over HTTP with the Open Inference Protocol (KServe v2
+// REST), as Triton and KServe do (docs/serve.md).
 #include <pthread.h>
 #include <signal.h>
 
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "cli.h"
-#include "open_model.h"
+#include "serve/auth.h"
 #include "serve/http_server.h"
 
 namespace onyx::cli {
@@ -16,34 +20,219 @@ namespace {
 
 void Help() {
   std::printf(
-      "usage: onyx serve MODEL [options]\n\n"
-      "Serves MODEL over HTTP with the Open Inference Protocol (KServe v2 REST, as Triton and KServe speak it):\n"
-      "  GET  /v2/health/live | /v2/health/ready      liveness, readiness\n"
+      "usage: onyx serve MODEL [options]\n"
+      "       onyx serve --model-repository DIR [options]\n\n"
+      "Serves models over HTTP with the Open Inference Protocol (KServe v2 REST, as Triton and KServe speak it):\n"
+      "  GET  /v2/health/live | /v2/health/ready      liveness, readiness (open without the token)\n"
       "  GET  /v2                                     server metadata\n"
-      "  GET  /v2/models/NAME                         inputs and outputs with datatypes and shapes\n"
-      "  GET  /v2/models/NAME/ready                   model readiness\n"
-      "  POST /v2/models/NAME/infer                   inference: {\"inputs\": [{\"name\", \"shape\", \"datatype\",\n"
-      "                                               \"data\"}]} -> {\"outputs\": [...]}; the binary tensor\n"
-      "                                               extension (Inference-Header-Content-Length) for raw bytes\n"
-      "Prints 'listening on http://HOST:PORT' once ready; stops cleanly on SIGINT or SIGTERM.\n\n"
-      "options:\n"
-      "  --host HOST         address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)\n"
-      "  --port N            port (default 8000; 0 picks a free one)\n"
-      "  --name NAME         the model's name in URLs (default: the file name without .onnx)\n"
-      "  --threads N         intra-op threads per inference (default: all cores)\n"
-      "  --concurrency N     inferences running at once; more requests wait (default 1)\n"
-      "  --max-request-mb N  largest request body accepted (default 1024)\n"
-      "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all)\n"
-      "  --quiet             no access log on stderr\n");
+      "  GET  /v2/models/NAME[/versions/V]            inputs and outputs with datatypes and shapes\n"
+      "  GET  /v2/models/NAME[/versions/V]/ready      model readiness\n"
+      "  POST /v2/models/NAME[/versions/V]/infer      inference (JSON tensors or the binary tensor extension)\n"
+      "  POST /v2/repository/index                    models with state and reason\n"
+      "  POST /v2/repository/models/NAME/load|unload  model control (--model-control-mode explicit)\n"
+      "  GET  /metrics                                Prometheus metrics per model and version\n"
+      "Prints 'listening on http[s]://HOST:PORT' once ready; SIGINT/SIGTERM answer the requests in flight, then "
+      "stop.\n\n"
+      "models:\n"
+      "  MODEL                      one model file (.onnx, or .keras/.h5/model.json/.pb/.tflite/SavedModel folder,\n"
+      "                             converted at load), served as version 1\n"
+      "  --name NAME                its name in URLs (default: the file name without the extension)\n"
+      "  --model-repository DIR     Triton's layout: DIR/<model>/<version>/model.onnx, optional "
+      "DIR/<model>/config.json\n"
+      "  --model-control-mode M     none (load all at start), poll (also rescan), explicit (load/unload requests)\n"
+      "  --repository-poll-secs N   rescan interval with poll (default 15)\n"
+      "  --load-model NAME          with explicit: load NAME at start (repeatable)\n"
+      "  --threads N                intra-op threads per run (default: all cores; config.json 'threads' wins)\n"
+      "  --opt-level LEVEL          graph optimization: disabled, basic, extended or all (default all)\n"
+      "  --max-batch-size N         dynamic batching up to N rows for models whose config sets none (default 0: off)\n"
+      "  --max-queue-delay-us N     how long a batch waits to fill (default 0)\n"
+      "limits:\n"
+      "  --concurrency N            model runs at once; more requests wait (default 1)\n"
+      "  --max-queue N              requests waiting for a run before 503s (default 256)\n"
+      "  --http-threads N           connections served at once (default 32)\n"
+      "  --max-request-mb N         largest request body (default 64)\n"
+      "  --max-header-kb N          largest request header block (default 16)\n"
+      "  --max-tensor-elements N    largest input tensor (default 134217728)\n"
+      "  --read-timeout-s N, --write-timeout-s N   per socket read/write (default 10)\n"
+      "  --request-timeout-s N      a request body must arrive within N s (default 60)\n"
+      "security and operations:\n"
+      "  --host HOST                address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)\n"
+      "  --port N                   port (default 8000; 0 picks a free one)\n"
+      "  --auth-token-file FILE     require 'Authorization: Bearer <token>' (the file's first line) but on health\n"
+      "  --tls-cert FILE --tls-key FILE   HTTPS with this PEM certificate and key\n"
+      "  --access-log FILE|-        JSON-lines access log with request ids (- for standard output)\n"
+      "  --quiet                    no plain access log on stderr\n");
 }
 
-bool ParseInt(const std::string& s, int min, int max, int* out) {
-  char* end = nullptr;
-  const long v = std::strtol(s.c_str(), &end, 10);
-  if (s.empty() || *end != '\0' || v < min || v > max) return false;
-  *out = static_cast<int>(v);
-  return true;
+// Options that take a value, and what each sets.
+struct Parsed {
+  std::string model_path, repository, control = "none", token_file, access_log;
+  std::vector<std::string> load_models;
+  int poll_secs = 15, concurrency = 1, max_request_mb = 64, max_header_kb = 16;
+  int64_t max_queue = 256, max_tensor_elements = int64_t{1} << 27;
+  bool quiet = false;
+  serve::ServerOptions server;
+  serve::ServingDefaults defaults;
+  std::string model_name;
+};
+
+// Returns kExitOk, or kExitUsage after printing the problem.
+int ParseArgs(const std::vector<std::string>& args, Parsed* p) {
+  static const std::vector<std::string> kValueOptions = {"--host",
+                                                         "--port",
+                                                         "--name",
+                                                         "--threads",
+                                                         "--concurrency",
+                                                         "--max-request-mb",
+                                                         "--opt-level",
+                                                         "-O",
+                                                         "--model-repository",
+                                                         "--model-control-mode",
+                                                         "--repository-poll-secs",
+                                                         "--load-model",
+                                                         "--max-batch-size",
+                                                         "--max-queue-delay-us",
+                                                         "--max-queue",
+                                                         "--http-threads",
+                                                         "--max-header-kb",
+                                                         "--max-tensor-elements",
+                                                         "--read-timeout-s",
+                                                         "--write-timeout-s",
+                                                         "--request-timeout-s",
+                                                         "--auth-token-file",
+                                                         "--tls-cert",
+                                                         "--tls-key",
+                                                         "--access-log"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (std::find(kValueOptions.begin(), kValueOptions.end(), a) != kValueOptions.end()) {
+      if (i + 1 >= args.size()) {
+        Error(a + " needs a value");
+        return kExitUsage;
+      }
+      const std::string& v = args[++i];
+      bool ok = true;
+      if (a == "--host") {
+        p->server.host = v;
+      } else if (a == "--name") {
+        ok = !v.empty() && v.find('/') == std::string::npos;
+        if (!ok) Error("--name must be a non-empty name without '/'");
+        p->model_name = v;
+      } else if (a == "--port") {
+        ok = ParseIntArg(a, v, 0, 65535, &p->server.port);
+      } else if (a == "--threads") {
+        ok = ParseIntArg(a, v, 0, 4096, &p->defaults.session.intra_op_num_threads);
+      } else if (a == "--concurrency") {
+        ok = ParseIntArg(a, v, 1, 1024, &p->concurrency);
+      } else if (a == "--max-request-mb") {
+        ok = ParseIntArg(a, v, 1, 1 << 20, &p->max_request_mb);
+      } else if (a == "--max-header-kb") {
+        ok = ParseIntArg(a, v, 1, 1 << 20, &p->max_header_kb);
+      } else if (a == "--opt-level" || a == "-O") {
+        auto level = optimizer::ParseOptLevel(v);
+        ok = level.ok();
+        if (!ok) Error(level.status().message());
+        if (ok) p->defaults.session.optimization_level = *level;
+      } else if (a == "--model-repository") {
+        p->repository = v;
+      } else if (a == "--model-control-mode") {
+        ok = serve::ParseModelControlMode(v).ok();
+        if (!ok) Error("--model-control-mode must be none, poll or explicit, got '" + v + "'");
+        p->control = v;
+      } else if (a == "--repository-poll-secs") {
+        ok = ParseIntArg(a, v, 1, 86400, &p->poll_secs);
+      } else if (a == "--load-model") {
+        p->load_models.push_back(v);
+      } else if (a == "--max-batch-size") {
+        ok = ParseIntArg(a, v, int64_t{0}, int64_t{1} << 16, &p->defaults.max_batch_size);
+      } else if (a == "--max-queue-delay-us") {
+        ok = ParseIntArg(a, v, int64_t{0}, int64_t{10'000'000}, &p->defaults.max_queue_delay_us);
+      } else if (a == "--max-queue") {
+        ok = ParseIntArg(a, v, int64_t{1}, int64_t{1} << 20, &p->max_queue);
+      } else if (a == "--http-threads") {
+        ok = ParseIntArg(a, v, 1, 4096, &p->server.http_threads);
+      } else if (a == "--max-tensor-elements") {
+        ok = ParseIntArg(a, v, int64_t{1}, int64_t{1} << 40, &p->max_tensor_elements);
+      } else if (a == "--read-timeout-s") {
+        ok = ParseIntArg(a, v, 1, 3600, &p->server.read_timeout_s);
+      } else if (a == "--write-timeout-s") {
+        ok = ParseIntArg(a, v, 1, 3600, &p->server.write_timeout_s);
+      } else if (a == "--request-timeout-s") {
+        ok = ParseIntArg(a, v, 1, 3600, &p->server.request_timeout_s);
+      } else if (a == "--auth-token-file") {
+        p->token_file = v;
+      } else if (a == "--tls-cert") {
+        p->server.tls_cert = v;
+      } else if (a == "--tls-key") {
+        p->server.tls_key = v;
+      } else if (a == "--access-log") {
+        p->access_log = v;
+      }
+      if (!ok) return kExitUsage;
+    } else if (a == "--quiet") {
+      p->quiet = true;
+    } else if (!a.empty() && a[0] == '-') {
+      Error("unknown option '" + a + "'");
+      return kExitUsage;
+    } else if (p->model_path.empty()) {
+      p->model_path = a;
+    } else {
+      Error("one model file at a time (got '" + p->model_path + "' and '" + a +
+            "'); serve several with "
+            "--model-repository");
+      return kExitUsage;
+    }
+  }
+  if (p->model_path.empty() == p->repository.empty()) {
+    Error(p->model_path.empty() ? "no model given (see 'onyx serve --help')"
+                                : "give a MODEL or --model-repository, not both");
+    return kExitUsage;
+  }
+  if (p->server.tls_cert.empty() != p->server.tls_key.empty()) {
+    Error("--tls-cert and --tls-key go together");
+    return kExitUsage;
+  }
+  if (!p->model_path.empty() && (p->control != "none" || !p->load_models.empty())) {
+    Error("--model-control-mode and --load-model need --model-repository");
+    return kExitUsage;
+  }
+  if (!p->load_models.empty() && p->control != "explicit") {
+    Error("--load-model needs --model-control-mode explicit");
+    return kExitUsage;
+  }
+  p->server.max_request_bytes = static_cast<size_t>(p->max_request_mb) << 20;
+  p->server.max_header_bytes = static_cast<size_t>(p->max_header_kb) << 10;
+  p->server.max_tensor_elements = p->max_tensor_elements;
+  return kExitOk;
 }
+
+// Rescans the repository every `secs` until stopped (--model-control-mode poll).
+class Poller {
+ public:
+  Poller(serve::ModelRepository& repository, int secs)
+      : thread_([this, &repository, secs] {
+          std::unique_lock<std::mutex> lock(mutex_);
+          while (!cv_.wait_for(lock, std::chrono::seconds(secs), [this] { return stop_; })) {
+            lock.unlock();
+            repository.Poll();
+            lock.lock();
+          }
+        }) {}
+  ~Poller() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;  // last: starts once the rest is constructed
+};
 
 }  // namespace
 
@@ -52,89 +241,32 @@ int ServeMain(const std::vector<std::string>& args) {
     Help();
     return kExitOk;
   }
-  std::string model_path;
-  serve::ServerOptions options;
-  options.model_name.clear();
-  SessionOptions session_options;
-  bool quiet = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--host" || a == "--port" || a == "--name" || a == "--threads" || a == "--concurrency" ||
-        a == "--max-request-mb" || a == "--opt-level" || a == "-O") {
-      if (i + 1 >= args.size()) {
-        Error(a + " needs a value");
-        return kExitUsage;
-      }
-      const std::string& v = args[++i];
-      int n = 0;
-      if (a == "--host") {
-        options.host = v;
-      } else if (a == "--name") {
-        if (v.empty() || v.find('/') != std::string::npos) {
-          Error("--name must be a non-empty name without '/'");
-          return kExitUsage;
-        }
-        options.model_name = v;
-      } else if (a == "--port") {
-        if (!ParseInt(v, 0, 65535, &n)) {
-          Error("--port needs a number from 0 to 65535, got '" + v + "'");
-          return kExitUsage;
-        }
-        options.port = n;
-      } else if (a == "--threads") {
-        if (!ParseInt(v, 0, 4096, &n)) {
-          Error("--threads needs a non-negative number, got '" + v + "'");
-          return kExitUsage;
-        }
-        session_options.intra_op_num_threads = n;
-      } else if (a == "--concurrency") {
-        if (!ParseInt(v, 1, 1024, &n)) {
-          Error("--concurrency needs a number from 1 to 1024, got '" + v + "'");
-          return kExitUsage;
-        }
-        options.max_concurrent_runs = n;
-      } else if (a == "--max-request-mb") {
-        if (!ParseInt(v, 1, 1 << 20, &n)) {
-          Error("--max-request-mb needs a positive number, got '" + v + "'");
-          return kExitUsage;
-        }
-        options.max_request_bytes = static_cast<size_t>(n) << 20;
-      } else {
-        auto level = optimizer::ParseOptLevel(v);
-        if (!level.ok()) {
-          Error(level.status().message());
-          return kExitUsage;
-        }
-        session_options.optimization_level = *level;
-      }
-    } else if (a == "--quiet") {
-      quiet = true;
-    } else if (!a.empty() && a[0] == '-') {
-      Error("unknown option '" + a + "'");
-      return kExitUsage;
-    } else if (model_path.empty()) {
-      model_path = a;
-    } else {
-      Error("one model at a time (got '" + model_path + "' and '" + a + "')");
-      return kExitUsage;
-    }
-  }
-  if (model_path.empty()) {
-    Error("no model given (see 'onyx serve --help')");
-    return kExitUsage;
-  }
-  if (options.model_name.empty()) options.model_name = std::filesystem::path(model_path).stem().string();
-  if (options.model_name.empty()) options.model_name = "model";
+  Parsed p;
+  if (int rc = ParseArgs(args, &p); rc != kExitOk) return rc;
 
-  auto session = OpenModel(model_path, session_options);
-  if (!session.ok()) {
-    Error(session.status().message());
-    return session.status().code() == StatusCode::kUnsupported ? kExitUnsupported : kExitFailure;
+  if (!p.token_file.empty()) {
+    auto token = serve::ReadTokenFile(p.token_file);
+    if (!token.ok()) {
+      Error(token.status().message());
+      return kExitFailure;
+    }
+    p.server.auth_token = *token;
   }
-  if (!quiet) options.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  std::unique_ptr<serve::AccessLog> access_log;
+  if (!p.access_log.empty()) {
+    auto opened = serve::AccessLog::Open(p.access_log);
+    if (!opened.ok()) {
+      Error(opened.status().message());
+      return kExitFailure;
+    }
+    access_log = std::move(opened).value();
+    p.server.access_log = access_log.get();
+  }
+  if (!p.quiet) p.server.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
 
   // SIGINT/SIGTERM are taken by one thread that stops the server (stop() is not async-signal-safe, so no handler
-  // calls it); they are blocked here before the server's threads start, so those inherit the mask.
+  // calls it); they are blocked here before any thread starts (model loading, batchers, the server's
+  // workers), so all inherit the mask and none is killed by them.
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
@@ -142,23 +274,65 @@ int ServeMain(const std::vector<std::string>& args) {
   sigaddset(&stop_signals, SIGUSR1);  // sent by this function to end the waiting thread
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  serve::InferenceServer server(std::shared_ptr<const Session>(std::move(session).value()), options);
+  serve::RepositoryOptions repo_options;
+  repo_options.mode = *serve::ParseModelControlMode(p.control);
+  repo_options.defaults = p.defaults;
+  repo_options.load_threads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  if (!p.model_path.empty()) {
+    repo_options.single_path = p.model_path;
+    std::string name = p.model_name;
+    if (name.empty()) name = std::filesystem::path(p.model_path).stem().string();
+    repo_options.single_name = name.empty() ? "model" : name;
+  } else {
+    repo_options.root = p.repository;
+  }
+  serve::MetricsRegistry metrics;
+  serve::RunQueue runs(p.concurrency, p.max_queue);
+  serve::ModelRepository repository(repo_options, runs, metrics);
+  if (Status st = repository.LoadStartup(p.load_models); !st.ok()) {
+    Error(st.message());
+    return kExitFailure;
+  }
+  if (!p.model_path.empty()) {
+    // One model: failing to load it is failing to start.
+    auto model = repository.Find(repo_options.single_name, "");
+    if (!model.ok()) {
+      Error(repository.Index(false)[0].value("reason", model.status().message()));
+      return kExitFailure;
+    }
+  } else {
+    for (const auto& item : repository.Index(false)) {
+      std::fprintf(stderr, "model %s%s: %s%s\n", item.value("name", "").c_str(),
+                   item.contains("version") ? (" version " + item.value("version", "")).c_str() : "",
+                   item.value("state", "not loaded").c_str(),
+                   item.contains("reason") ? (" (" + item.value("reason", "") + ")").c_str() : "");
+    }
+  }
+
+  serve::InferenceServer server(repository, metrics, runs, p.server);
   auto port = server.Bind();
   if (!port.ok()) {
     Error(port.status().message());
     return kExitFailure;
   }
+  std::optional<Poller> poller;
+  if (repo_options.mode == serve::ModelControlMode::kPoll) poller.emplace(repository, p.poll_secs);
   std::thread signal_waiter([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
     server.Stop();
   });
-  std::printf("serving '%s' as model '%s'\nlistening on http://%s:%d\n", model_path.c_str(),
-              options.model_name.c_str(), options.host.c_str(), *port);
+  if (!p.model_path.empty()) {
+    std::printf("serving '%s' as model '%s'\n", p.model_path.c_str(), repo_options.single_name.c_str());
+  } else {
+    std::printf("serving the model repository '%s' (model control: %s)\n", p.repository.c_str(), p.control.c_str());
+  }
+  std::printf("listening on %s://%s:%d\n", server.tls() ? "https" : "http", p.server.host.c_str(), *port);
   std::fflush(stdout);
-  Status st = server.Listen();
+  Status st = server.Listen();  // returns once the requests in flight are answered
   pthread_kill(signal_waiter.native_handle(), SIGUSR1);
   signal_waiter.join();
+  poller.reset();
   if (!st.ok()) {
     Error(st.message());
     return kExitFailure;

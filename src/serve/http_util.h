@@ -1,0 +1,25 @@
+// Helpers the HTTP routes of `onyx serve` share: JSON answers, {"error"} answers, reading a body within limits.
+#pragma once
+
+#include <httplib.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "core/status.h"
+
+namespace onyx::serve {
+
+void SendJson(httplib::Response& res, int status, const nlohmann::json& body);
+void SendError(httplib::Response& res, int status, const std::string& message);
+// The HTTP status of a failed inference Status: the request's fault (bad input, a name the model lacks) 400, the
+// rest 500.
+int HttpStatusOf(const Status& st);
+
+// Reads the whole body through `read`, giving up (false, with an error answer in `res`: 408, 413 or 400) when it
+// takes longer than `timeout` in all or the client breaks off. httplib enforces the size limit and sets 413.
+bool ReadBody(const httplib::ContentReader& read, std::chrono::seconds timeout, httplib::Response& res,
+              std::string* body);
+
+}  // namespace onyx::serve
