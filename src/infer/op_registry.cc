@@ -13,6 +13,7 @@ const OpInferenceRegistry& OpInferenceRegistry::Get() {
     RegisterControlFlowInference(r);
     RegisterSequenceInference(r);
     RegisterMiscInference(r);
+    RegisterContribInference(r);
     return r;
   }();
   return registry;

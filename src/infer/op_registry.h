@@ -36,5 +36,6 @@ void RegisterReductionInference(OpInferenceRegistry& r);
 void RegisterControlFlowInference(OpInferenceRegistry& r);
 void RegisterSequenceInference(OpInferenceRegistry& r);
 void RegisterMiscInference(OpInferenceRegistry& r);
+void RegisterContribInference(OpInferenceRegistry& r);  // com.microsoft
 
 }  // namespace onyx::infer

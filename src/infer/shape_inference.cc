@@ -208,6 +208,8 @@ class GraphInferencer {
       status = InferFunctionCall(node, *function, scope, &results);
     } else if (opset_it != opsets_.end()) {
       since = ResolveSinceVersion(domain, node.op_type, opset_it->second);
+      // Operators outside ONNX's tables with an inference function (ops_contrib.cc) have one version.
+      if (!since && OpInferenceRegistry::Get().Find(domain, node.op_type) != nullptr) since = 1;
       InferenceFn fn = since ? OpInferenceRegistry::Get().Find(domain, node.op_type) : nullptr;
       if (fn != nullptr) {
         std::vector<InferenceContext::InputInfo> inputs(node.inputs.size());

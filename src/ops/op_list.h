@@ -24,6 +24,7 @@ class KernelRegistry;
   X(ImageDecoding)           \
   X(MachineLearning)        \
   X(Nchwc)                  \
+  X(Contrib)                \
   X(Fused) /* last: aliases kernels registered above */
 
 namespace onyx::ops {

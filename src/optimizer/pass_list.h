@@ -23,7 +23,8 @@
   X(FuseMatMulAdd, kExtended)                                                      \
   X(FuseGelu, kExtended)                                                           \
   X(FuseHardSwish, kExtended)                                                      \
-  X(FuseLayerNorm, kExtended)
+  X(FuseLayerNorm, kExtended)                                                      \
+  X(FuseAttention, kExtended)
 
 namespace onyx::optimizer {
 #define ONYX_DECLARE_PASS(name, level) Result<int> Run##name(ir::Graph& graph, const PassContext& ctx);

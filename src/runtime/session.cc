@@ -119,6 +119,9 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
     // onyx's own helper operators (emitted by rewrites such as the Gradient expansion) have one version.
     auto since = node.domain == ir::kInternalDomain ? std::optional<int>(1)
                                                     : ResolveSinceVersion(node.domain, node.op_type, *opset);
+    // Operators outside ONNX's tables that onyx implements (ONNX Runtime's com.microsoft contrib operators and its
+    // SimplifiedLayerNormalization in the default domain) have one version.
+    if (!since && cc.registry->HasOperator(node.domain, node.op_type)) since = 1;
     const KernelFactory* factory = since ? cc.registry->Find(node.domain, node.op_type, *since) : nullptr;
     if (factory == nullptr) {
       std::string op =

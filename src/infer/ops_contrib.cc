@@ -1,0 +1,224 @@
+// Shape and type inference of ONNX Runtime's contrib operators (com.microsoft, plus SimplifiedLayerNormalization
+// in the default domain) that src/ops/contrib implements, and of the optimizer's ai.onyx.internal.FusedAttention.
+// Shapes follow onnxruntime's docs/ContribOperators.md; unknown where they depend on values.
+#include "infer/dim_math.h"
+#include "infer/infer_util.h"
+#include "infer/op_registry.h"
+
+namespace onyx::infer {
+namespace {
+
+constexpr const char* kMs = "com.microsoft";
+
+// Output 0 like input 0 (activations, normalizations).
+Status SameAsInput0(InferenceContext& ctx) {
+  PassThrough(ctx, 0, 0);
+  return Status::Ok();
+}
+
+// Y, mean, inv_std_var, input_skip_bias_sum of the Skip*LayerNormalization operators.
+Status SkipLayerNorm(InferenceContext& ctx) {
+  PassThrough(ctx, 0, 0);
+  const Dims* in = ctx.input_shape(0);
+  std::optional<Dims> stat;
+  if (in != nullptr && !in->empty()) {
+    stat = *in;
+    stat->back() = DimOf(1);
+  }
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    if (ctx.has_output(i)) ctx.set_output_tensor(i, DataType::kFloat, stat);
+  }
+  if (ctx.has_output(3)) PassThrough(ctx, 0, 3);
+  return Status::Ok();
+}
+
+Status SimplifiedLayerNorm(InferenceContext& ctx) {
+  PassThrough(ctx, 0, 0);
+  if (ctx.has_output(1)) {
+    const Dims* in = ctx.input_shape(0);
+    std::optional<Dims> stat;
+    if (in != nullptr) {
+      ONYX_ASSIGN_OR_RETURN(const int64_t axis,
+                            NormalizeAxis(ctx.GetInt("axis", -1), static_cast<int64_t>(in->size())));
+      stat = *in;
+      for (size_t i = static_cast<size_t>(axis); i < stat->size(); ++i) (*stat)[i] = DimOf(1);
+    }
+    ctx.set_output_tensor(1, DataType::kFloat, stat);
+  }
+  return Status::Ok();
+}
+
+Status EmbedLayerNorm(InferenceContext& ctx) {
+  const Dims* ids = ctx.input_shape(0);
+  const Dims* word = ctx.input_shape(2);
+  const DataType t = ctx.input_elem_type(2);
+  std::optional<Dims> out;
+  if (ids != nullptr && ids->size() == 2) {
+    out = Dims{(*ids)[0], (*ids)[1], word != nullptr && word->size() == 2 ? (*word)[1] : UnknownDim()};
+  }
+  ctx.set_output_tensor(0, t, out);
+  if (ctx.has_output(1)) {
+    ctx.set_output_tensor(1, DataType::kInt32,
+                          ids != nullptr && ids->size() == 2 ? std::optional<Dims>(Dims{(*ids)[0]}) : std::nullopt);
+  }
+  if (ctx.has_output(2)) ctx.set_output_tensor(2, t, out);
+  return Status::Ok();
+}
+
+// Attention: output (B, S, v_hidden), present (2, B, N, P + S, H).
+Status Attention(InferenceContext& ctx) {
+  const Dims* x = ctx.input_shape(0);
+  const Dims* w = ctx.input_shape(1);
+  const DataType t = ctx.input_elem_type(0);
+  const int64_t n = ctx.GetInt("num_heads", 0);
+  ir::Dim v_hidden;
+  ir::Dim qk_hidden;
+  if (auto sizes = ctx.GetInts("qkv_hidden_sizes"); sizes && sizes->size() == 3) {
+    qk_hidden = DimOf((*sizes)[0]);
+    v_hidden = DimOf((*sizes)[2]);
+  } else if (w != nullptr && w->size() == 2) {
+    v_hidden = DimFloorDiv((*w)[1], DimOf(3));
+    qk_hidden = v_hidden;
+  }
+  std::optional<Dims> out;
+  if (x != nullptr && x->size() == 3) out = Dims{(*x)[0], (*x)[1], v_hidden};
+  ctx.set_output_tensor(0, t, out);
+  if (ctx.has_output(1)) {
+    std::optional<Dims> present;
+    if (x != nullptr && x->size() == 3 && n > 0) {
+      ir::Dim total = (*x)[1];
+      const Dims* past = ctx.has_input(4) ? ctx.input_shape(4) : nullptr;
+      if (ctx.has_input(4)) total = past != nullptr && past->size() == 5 ? DimAdd((*past)[3], total) : UnknownDim();
+      present = Dims{DimOf(2), (*x)[0], DimOf(n), total, DimFloorDiv(qk_hidden, DimOf(n))};
+    }
+    ctx.set_output_tensor(1, t, present);
+  }
+  return Status::Ok();
+}
+
+// MultiHeadAttention: output (B, S, N * Hv); present_key/value (B, N, P + L, H).
+Status MultiHeadAttention(InferenceContext& ctx) {
+  const Dims* q = ctx.input_shape(0);
+  const Dims* v = ctx.has_input(2) ? ctx.input_shape(2) : nullptr;
+  const DataType t = ctx.input_elem_type(0);
+  const int64_t n = ctx.GetInt("num_heads", 0);
+  std::optional<Dims> out;
+  ir::Dim kv_len, v_hidden;
+  if (v != nullptr && v->size() == 3) {
+    kv_len = (*v)[1];
+    v_hidden = (*v)[2];
+  } else if (v != nullptr && v->size() == 4) {
+    kv_len = (*v)[2];
+    v_hidden = DimMul((*v)[1], (*v)[3]);
+  }
+  if (q != nullptr && q->size() == 3) out = Dims{(*q)[0], (*q)[1], v_hidden};
+  ctx.set_output_tensor(0, t, out);
+  const Dims* past = ctx.has_input(6) ? ctx.input_shape(6) : nullptr;
+  ir::Dim total = kv_len;
+  if (ctx.has_input(6)) total = past != nullptr && past->size() == 4 ? DimAdd((*past)[2], kv_len) : UnknownDim();
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    if (!ctx.has_output(i)) continue;
+    std::optional<Dims> present;
+    if (q != nullptr && q->size() == 3 && n > 0) {
+      const ir::Dim head = i == 1 ? DimFloorDiv((*q)[2], DimOf(n)) : DimFloorDiv(v_hidden, DimOf(n));
+      present = Dims{(*q)[0], DimOf(n), total, head};
+    }
+    ctx.set_output_tensor(i, t, present);
+  }
+  return Status::Ok();
+}
+
+// GroupQueryAttention: output (B, S, N * H); present (B, kvN, max(P, total_sequence_length), H) — the length
+// depends on a value, so it stays unknown unless no past is given and total_sequence_length is known.
+Status GroupQueryAttention(InferenceContext& ctx) {
+  const Dims* q = ctx.input_shape(0);
+  const DataType t = ctx.input_elem_type(0);
+  const int64_t n = ctx.GetInt("num_heads", 0);
+  const int64_t kvn = ctx.GetInt("kv_num_heads", 0);
+  std::optional<Dims> out;
+  ir::Dim head;
+  if (q != nullptr && q->size() == 3 && n > 0) {
+    head = ctx.has_input(1) ? DimFloorDiv((*q)[2], DimOf(n)) : DimFloorDiv((*q)[2], DimOf(n + 2 * kvn));
+    out = Dims{(*q)[0], (*q)[1], DimMul(DimOf(n), head)};
+  }
+  ctx.set_output_tensor(0, t, out);
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    if (!ctx.has_output(i)) continue;
+    std::optional<Dims> present;
+    if (q != nullptr && q->size() == 3 && kvn > 0) present = Dims{(*q)[0], DimOf(kvn), UnknownDim(), head};
+    ctx.set_output_tensor(i, t, present);
+  }
+  return Status::Ok();
+}
+
+Status MatMulNBits(InferenceContext& ctx) {
+  const Dims* a = ctx.input_shape(0);
+  std::optional<Dims> out;
+  if (a != nullptr && !a->empty()) {
+    out = *a;
+    out->back() = DimOf(ctx.GetInt("N", 0));
+  }
+  ctx.set_output_tensor(0, ctx.input_elem_type(0), out);
+  return Status::Ok();
+}
+
+// FusedMatMul: MatMul's shape with transposed operands (batch dims broadcast); transBatch reads a stored
+// (rows, batch..., cols) operand as (batch..., rows, cols).
+Status FusedMatMul(InferenceContext& ctx) {
+  const Dims* a = ctx.input_shape(0);
+  const Dims* b = ctx.input_shape(1);
+  std::optional<Dims> out;
+  if (a != nullptr && b != nullptr && a->size() >= 2 && b->size() >= 2) {
+    auto logical = [](const Dims& d, bool trans_batch) {
+      if (!trans_batch || d.size() < 3) return d;
+      Dims l(d.begin() + 1, d.end() - 1);
+      l.push_back(d.front());
+      l.push_back(d.back());
+      return l;
+    };
+    const Dims la = logical(*a, ctx.GetInt("transBatchA", 0) != 0);
+    const Dims lb = logical(*b, ctx.GetInt("transBatchB", 0) != 0);
+    const bool ta = ctx.GetInt("transA", 0) != 0, tb = ctx.GetInt("transB", 0) != 0;
+    const Dims batch_a(la.begin(), la.end() - 2), batch_b(lb.begin(), lb.end() - 2);
+    ONYX_ASSIGN_OR_RETURN(out, BroadcastShapes({&batch_a, &batch_b}));
+    if (out) {
+      out->push_back(ta ? la.back() : la[la.size() - 2]);
+      out->push_back(tb ? lb[lb.size() - 2] : lb.back());
+    }
+  }
+  ctx.set_output_tensor(0, ctx.input_elem_type(0), out);
+  return Status::Ok();
+}
+
+// FusedAttention: Q's shape with V's last dim.
+Status FusedAttention(InferenceContext& ctx) {
+  const Dims* q = ctx.input_shape(0);
+  const Dims* v = ctx.input_shape(2);
+  std::optional<Dims> out;
+  if (q != nullptr && !q->empty()) {
+    out = *q;
+    out->back() = v != nullptr && !v->empty() ? v->back() : UnknownDim();
+  }
+  ctx.set_output_tensor(0, ctx.input_elem_type(0), out);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterContribInference(OpInferenceRegistry& r) {
+  for (const char* op : {"FastGelu", "BiasGelu", "QuickGelu", "Gelu", "RotaryEmbedding"}) {
+    r.Add(kMs, op, SameAsInput0);
+  }
+  r.Add(kMs, "SkipLayerNormalization", SkipLayerNorm);
+  r.Add(kMs, "SkipSimplifiedLayerNormalization", SkipLayerNorm);
+  r.Add("", "SimplifiedLayerNormalization", SimplifiedLayerNorm);
+  r.Add(kMs, "EmbedLayerNormalization", EmbedLayerNorm);
+  r.Add(kMs, "Attention", Attention);
+  r.Add(kMs, "MultiHeadAttention", MultiHeadAttention);
+  r.Add(kMs, "GroupQueryAttention", GroupQueryAttention);
+  r.Add(kMs, "MatMulNBits", MatMulNBits);
+  r.Add(kMs, "FusedMatMul", FusedMatMul);
+  r.Add("ai.onyx.internal", "FusedAttention", FusedAttention);
+}
+
+}  // namespace onyx::infer

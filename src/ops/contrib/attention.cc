@@ -1,0 +1,171 @@
+// com.microsoft Attention: the BERT/GPT-2 self-attention block of ONNX Runtime's transformer optimizer. One
+// product input x weights (+ bias) gives Q, K, V (qkv_hidden_sizes, default three equal parts); the mask_index
+// forms and the unidirectional (causal) mask hide keys by adding mask_filter_value (default -10000) to their
+// scores, as ORT's CPU kernel does; attention_bias (B or 1, N or 1, S, T) is added too. `past` (2, B, N, P, H)
+// and `present` (2, B, N, P + S, H) carry the key/value cache.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ops/contrib/contrib_ops.h"
+#include "ops/contrib/kv_cache.h"
+#include "ops/contrib/sdpa.h"
+#include "ops/nn/gemm_kernel.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::contrib {
+namespace {
+
+class AttentionKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    ONYX_ASSIGN_OR_RETURN(num_heads_, info.GetRequiredInt("num_heads"));
+    if (num_heads_ <= 0) return info.Error("attribute 'num_heads' must be positive");
+    unidirectional_ = info.GetInt("unidirectional", 0) != 0;
+    qkv_sizes_ = info.GetInts("qkv_hidden_sizes");
+    if (!qkv_sizes_.empty() && qkv_sizes_.size() != 3) return info.Error("attribute 'qkv_hidden_sizes' needs 3 values");
+    scale_ = info.GetFloat("scale", 0.0f);
+    filter_ = info.GetFloat("mask_filter_value", -10000.0f);
+    if (info.GetInt("do_rotary", 0) != 0) return info.UnsupportedError("do_rotary is not implemented for Attention");
+    if (info.GetInt("past_present_share_buffer", 0) != 0) {
+      return info.UnsupportedError("past_present_share_buffer is not implemented");
+    }
+    if (info.has_input(6)) return info.UnsupportedError("input 'past_sequence_length' is not implemented");
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* w, ctx.TensorInput(1));
+    ONYX_RETURN_IF_ERROR(RequireFloat("input", 0, *x));
+    ONYX_RETURN_IF_ERROR(RequireFloat("weights", 1, *w));
+    if (x->rank() != 3 || w->rank() != 2 || w->dim(0) != x->dim(2)) {
+      return InvalidArgument("inputs 'input' " + ShapeToString(x->shape()) + " and 'weights' " +
+                             ShapeToString(w->shape()) + " do not match: expected (B, S, D) and (D, Dq + Dk + Dv)");
+    }
+    const int64_t batch = x->dim(0), seq = x->dim(1), din = x->dim(2), width = w->dim(1);
+    int64_t dq = width / 3, dk = width / 3, dv = width / 3;
+    if (!qkv_sizes_.empty()) {
+      dq = qkv_sizes_[0];
+      dk = qkv_sizes_[1];
+      dv = qkv_sizes_[2];
+    }
+    if (dq + dk + dv != width || dq != dk || dq % num_heads_ != 0 || dv % num_heads_ != 0) {
+      return InvalidArgument("weights " + ShapeToString(w->shape()) + " do not split into Q, K, V hidden sizes " +
+                             std::to_string(dq) + ", " + std::to_string(dk) + ", " + std::to_string(dv) +
+                             " divisible by num_heads " + std::to_string(num_heads_));
+    }
+    const int64_t hs = dq / num_heads_, vhs = dv / num_heads_;
+    const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
+    if (bias != nullptr) {
+      ONYX_RETURN_IF_ERROR(RequireFloat("bias", 2, *bias));
+      if (bias->size() != width) {
+        return InvalidArgument(DescribeInput("bias", 2, *bias) + ", expected [" + std::to_string(width) + "]");
+      }
+    }
+    const Tensor* mask = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    const Tensor* past = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    const Tensor* attn_bias = ctx.has_input(5) ? &ctx.input(5) : nullptr;
+    int64_t past_len = 0;
+    if (past != nullptr) {
+      ONYX_RETURN_IF_ERROR(RequireFloat("past", 4, *past));
+      if (past->rank() != 5 || past->dim(0) != 2 || past->dim(1) != batch || past->dim(2) != num_heads_ ||
+          past->dim(4) != hs || hs != vhs) {
+        return InvalidArgument(DescribeInput("past", 4, *past) + ", expected [2, " + std::to_string(batch) + ", " +
+                               std::to_string(num_heads_) + ", P, " + std::to_string(hs) + "]");
+      }
+      past_len = past->dim(3);
+    }
+    const int64_t total = past_len + seq;
+
+    // QKV = input x weights + bias, [B*S, width].
+    std::vector<float> qkv(static_cast<size_t>(batch * seq * width));
+    if (bias != nullptr) {
+      for (int64_t r = 0; r < batch * seq; ++r) std::copy_n(bias->data<float>(), width, qkv.data() + r * width);
+    }
+    nn::Gemm<float>(false, false, batch * seq, width, din, 1.0f, x->data<float>(), din, w->data<float>(), width,
+                    bias != nullptr ? 1.0f : 0.0f, qkv.data(), width);
+    const StridedRows q{qkv.data(), seq * width, hs, width};
+    const StridedRows k_new{qkv.data() + dq, seq * width, hs, width};
+    const StridedRows v_new{qkv.data() + dq + dk, seq * width, vhs, width};
+
+    const float* past_data = past != nullptr ? past->data<float>() : nullptr;
+    const int64_t past_half = batch * num_heads_ * past_len * hs;
+    Tensor present_k = BuildPresent(past_data, k_new, nullptr, batch, num_heads_, past_len, seq, hs);
+    Tensor present_v = BuildPresent(past_data != nullptr ? past_data + past_half : nullptr, v_new, nullptr, batch,
+                                    num_heads_, past_len, seq, vhs);
+
+    ONYX_ASSIGN_OR_RETURN(std::vector<float> mask3d, BuildAttentionMask(mask, "mask_index", 3, batch, seq, total,
+                                                                        past_len, unidirectional_ && seq > 1, filter_));
+    std::vector<float> combined;
+    SdpaProblem p;
+    ONYX_ASSIGN_OR_RETURN(p.bias, CombineBias(mask3d, attn_bias, batch, num_heads_, seq, total, &combined));
+    p.batch = batch;
+    p.q_heads = p.kv_heads = num_heads_;
+    p.q_len = seq;
+    p.kv_len = total;
+    p.head_size = hs;
+    p.v_head_size = vhs;
+    p.scale = scale_ != 0.0f ? scale_ : 1.0f / std::sqrt(static_cast<float>(hs));
+    p.q = q;
+    p.k = BnshRows(present_k.data<float>(), num_heads_, total, hs);
+    p.v = BnshRows(present_v.data<float>(), num_heads_, total, vhs);
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, {batch, seq, dv});
+    p.out = MutableRows{y.data<float>(), seq * dv, vhs, dv};
+    RunSdpa(p);
+
+    if (ctx.num_outputs() > 1) {
+      Tensor& present = ctx.AllocateOutput(1, DataType::kFloat, {2, batch, num_heads_, total, hs});
+      std::copy_n(present_k.data<float>(), present_k.size(), present.data<float>());
+      std::copy_n(present_v.data<float>(), present_v.size(), present.data<float>() + present_k.size());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int64_t num_heads_ = 0;
+  bool unidirectional_ = false;
+  std::vector<int64_t> qkv_sizes_;
+  float scale_ = 0.0f;
+  float filter_ = -10000.0f;
+};
+
+}  // namespace
+
+// The additive bias of every (b, h, i) row: the converted mask plus attention_bias, in one buffer when both are
+// given (strides in the returned view).
+Result<StridedRows> CombineBias(const std::vector<float>& mask, const Tensor* attn_bias, int64_t batch, int64_t heads,
+                                int64_t q_len, int64_t total, std::vector<float>* storage) {
+  StridedRows view;
+  if (attn_bias == nullptr) {
+    if (mask.empty()) return view;
+    return StridedRows{mask.data(), q_len * total, 0, total};
+  }
+  ONYX_RETURN_IF_ERROR(RequireFloat("attention_bias", 5, *attn_bias));
+  const Shape& s = attn_bias->shape();
+  if (s.size() != 4 || (s[0] != 1 && s[0] != batch) || (s[1] != 1 && s[1] != heads) || s[2] != q_len || s[3] != total) {
+    return InvalidArgument(DescribeInput("attention_bias", 5, *attn_bias) + ", expected [" + std::to_string(batch) +
+                           " or 1, " + std::to_string(heads) + " or 1, " + std::to_string(q_len) + ", " +
+                           std::to_string(total) + "]");
+  }
+  const int64_t bs = s[0] == 1 ? 0 : s[1] * q_len * total;
+  const int64_t hs = s[1] == 1 ? 0 : q_len * total;
+  if (mask.empty()) return StridedRows{attn_bias->data<float>(), bs, hs, total};
+  storage->resize(static_cast<size_t>(batch * heads * q_len * total));
+  const float* ab = attn_bias->data<float>();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t k = 0; k < q_len * total; ++k) {
+        (*storage)[static_cast<size_t>((b * heads + h) * q_len * total + k)] =
+            ab[b * bs + h * hs + k] + mask[static_cast<size_t>(b * q_len * total + k)];
+      }
+    }
+  }
+  return StridedRows{storage->data(), heads * q_len * total, q_len * total, total};
+}
+
+void RegisterAttentionOps(KernelRegistry& registry) {
+  registry.Add(kMsDomain, "Attention", 1, kLatestVersion, MakeFactory<AttentionKernel>());
+}
+
+}  // namespace onyx::ops::contrib

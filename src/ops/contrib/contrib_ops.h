@@ -1,0 +1,56 @@
+// Registration functions of the com.microsoft operator family (ONNX Runtime's contrib operators, semantics as
+// its docs/ContribOperators.md and CPU kernels define them) and the helpers its files share.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "ops/contrib/sdpa.h"
+
+namespace onyx {
+class KernelRegistry;
+}
+
+namespace onyx::ops::contrib {
+
+inline constexpr const char* kMsDomain = "com.microsoft";
+
+void RegisterAttentionOps(KernelRegistry& registry);            // attention.cc: Attention
+void RegisterMultiHeadAttentionOps(KernelRegistry& registry);   // multihead_attention.cc: MultiHeadAttention
+void RegisterGroupQueryAttentionOps(KernelRegistry& registry);  // group_query_attention.cc: GroupQueryAttention
+void RegisterFusedAttentionOps(KernelRegistry& registry);       // fused_attention.cc: ai.onyx.internal.FusedAttention
+void RegisterNormalizationOps(KernelRegistry& registry);        // normalization.cc: Skip(Simplified)LayerNormalization,
+                                                                // SimplifiedLayerNormalization, EmbedLayerNormalization
+void RegisterActivationOps(KernelRegistry& registry);           // activations.cc: FastGelu, BiasGelu, QuickGelu, Gelu
+void RegisterRotaryEmbeddingOps(KernelRegistry& registry);      // rotary_embedding.cc: RotaryEmbedding
+void RegisterMatMulNBitsOps(KernelRegistry& registry);          // matmul_nbits.cc: MatMulNBits
+void RegisterFusedMatMulOps(KernelRegistry& registry);          // fused_matmul.cc: FusedMatMul
+
+// "input 'x' (0) has shape [2, 3]" for error messages.
+std::string DescribeInput(const char* name, int index, const Tensor& t);
+
+// Fails unless the tensor is float32 (the element type the CPU kernels of this family implement).
+Status RequireFloat(const char* name, int index, const Tensor& t);
+
+// Rotates one head vector in place by the angle table row of `pos`: rotary_dim = 2 * half, cos/sin rows of `half`
+// values. Interleaved: pairs (x[2i], x[2i+1]); otherwise halves (x[i], x[i + half]).
+void ApplyRotary(float* x, const float* cos_row, const float* sin_row, int64_t half, bool interleaved);
+
+// ORT's attention masks (mask_index / key_padding_mask) as additive values in [batch, q_len, total_len]:
+// 0 where visible, `filter` where hidden; forms: [B] end lengths, [2B] end and start, [B, T] 0/1, [B, S, T] 0/1
+// (not the 4-D GPT-2 form, which ORT's CPU kernel rejects too), merged with the causal mask when `causal`. Empty
+// when there is nothing to mask.
+// `name`/`index` name the mask input in errors.
+Result<std::vector<float>> BuildAttentionMask(const Tensor* mask, const char* name, int index, int64_t batch,
+                                              int64_t q_len, int64_t total_len, int64_t past_len, bool causal,
+                                              float filter);
+
+// The additive bias of every (b, h, i) row of an attention: a converted mask ([B, S, T], may be empty) plus
+// attention_bias (B or 1, N or 1, S, T; may be null), summed into *storage when both are given. (attention.cc)
+Result<StridedRows> CombineBias(const std::vector<float>& mask, const Tensor* attn_bias, int64_t batch, int64_t heads,
+                                int64_t q_len, int64_t total, std::vector<float>* storage);
+
+}  // namespace onyx::ops::contrib

@@ -1,0 +1,197 @@
+// ai.onyx.internal.FusedAttention, which the optimizer's attention fusion (src/optimizer/attention_fusion.cc)
+// emits for torch's MatMul(Q, K^T) -> scale -> (+ mask) -> Softmax -> MatMul(., V) chain:
+//   Y = softmax(scale * Q K^T + mask) V
+// Inputs Q (..., S, D), K (..., T, D) or, with k_transposed = 1, K^T (..., D, T), V (..., T, Dv) and an optional
+// additive mask, their leading dims broadcasting together as the MatMuls and the Add would broadcast them. One kernel:
+// the heads' products through the shared sgemm, softmax rows vectorized (sdpa.h).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "ir/model.h"
+#include "ops/contrib/contrib_ops.h"
+#include "ops/contrib/sdpa.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::contrib {
+namespace {
+
+// Numpy broadcast of two leading-dim lists.
+Result<Shape> BroadcastLead(const Shape& a, const Shape& b) {
+  Shape out(std::max(a.size(), b.size()), 1);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
+    const int64_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
+    if (x != y && x != 1 && y != 1) {
+      return InvalidArgument("leading dims " + ShapeToString(a) + " and " + ShapeToString(b) + " do not broadcast");
+    }
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+// `t` broadcast (right-aligned) to `shape`, copied.
+Tensor ExpandTo(const Tensor& t, const Shape& shape) {
+  Tensor out = Tensor::Allocate(DataType::kFloat, shape);
+  const int64_t r = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> strides(static_cast<size_t>(r), 0);
+  int64_t acc = 1;
+  for (int64_t i = t.rank() - 1, j = r - 1; i >= 0 && j >= 0; --i, --j) {
+    strides[static_cast<size_t>(j)] = t.dim(i) == 1 ? 0 : acc;
+    acc *= t.dim(i);
+  }
+  const float* src = t.data<float>();
+  float* dst = out.data<float>();
+  std::vector<int64_t> idx(static_cast<size_t>(r), 0);
+  for (int64_t n = 0; n < out.size(); ++n) {
+    int64_t off = 0;
+    for (int64_t j = 0; j < r; ++j) off += idx[static_cast<size_t>(j)] * strides[static_cast<size_t>(j)];
+    dst[n] = src[off];
+    for (int64_t j = r - 1; j >= 0; --j) {
+      if (++idx[static_cast<size_t>(j)] < shape[static_cast<size_t>(j)]) break;
+      idx[static_cast<size_t>(j)] = 0;
+    }
+  }
+  return out;
+}
+
+// The data of `x` with its leading dims broadcast to `lead` (copied into *storage only when they differ).
+const float* Expanded(const Tensor& x, const Shape& lead, std::vector<float>* storage) {
+  Shape full = lead;
+  full.push_back(x.dim(x.rank() - 2));
+  full.push_back(x.dim(x.rank() - 1));
+  if (full == x.shape()) return x.data<float>();
+  Tensor e = ExpandTo(x, full);
+  storage->assign(e.data<float>(), e.data<float>() + e.size());
+  return storage->data();
+}
+
+class FusedAttentionKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    scale_ = info.GetFloat("scale", 1.0f);
+    k_transposed_ = info.GetInt("k_transposed", 0) != 0;
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* q, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* k, ctx.TensorInput(1));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* v, ctx.TensorInput(2));
+    const Tensor* mask = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    ONYX_RETURN_IF_ERROR(RequireFloat("Q", 0, *q));
+    ONYX_RETURN_IF_ERROR(RequireFloat("K", 1, *k));
+    ONYX_RETURN_IF_ERROR(RequireFloat("V", 2, *v));
+    if (mask != nullptr) ONYX_RETURN_IF_ERROR(RequireFloat("mask", 3, *mask));
+    if (q->rank() < 2 || k->rank() < 2 || v->rank() < 2) {
+      return InvalidArgument("inputs Q " + ShapeToString(q->shape()) + ", K " + ShapeToString(k->shape()) + ", V " +
+                             ShapeToString(v->shape()) + " must have rank 2 or more");
+    }
+    const int64_t s = q->dim(q->rank() - 2), d = q->dim(q->rank() - 1);
+    const int64_t t = k_transposed_ ? k->dim(k->rank() - 1) : k->dim(k->rank() - 2);
+    const int64_t kd = k_transposed_ ? k->dim(k->rank() - 2) : k->dim(k->rank() - 1);
+    const int64_t dv = v->dim(v->rank() - 1);
+    if (kd != d || v->dim(v->rank() - 2) != t) {
+      return InvalidArgument("inputs Q " + ShapeToString(q->shape()) + ", K " + ShapeToString(k->shape()) + ", V " +
+                             ShapeToString(v->shape()) + " disagree on the head or key dims");
+    }
+    // The leading (batch, head...) dims broadcast as MatMul and Add broadcast them: Q, K and V (and the mask's)
+    // together.
+    Shape lead;
+    for (const Tensor* x : {q, k, v, mask}) {
+      if (x == nullptr) continue;
+      Shape xl(x->shape().begin(), x->shape().end() - std::min<int64_t>(2, x->rank()));
+      ONYX_ASSIGN_OR_RETURN(lead, BroadcastLead(lead, xl));
+    }
+    int64_t items = 1;
+    for (int64_t e : lead) items *= e;
+    // Q, K, V whose leading dims are not the full ones are expanded (rare: MatMul broadcasting across heads).
+    std::vector<float> qx, kx, vx;
+    const float* qd = Expanded(*q, lead, &qx);
+    const float* kd_ = Expanded(*k, lead, &kx);
+    const float* vd = Expanded(*v, lead, &vx);
+    // Leading dims viewed as (b0, b1): the last leading dim and the product of the others.
+    const int64_t b1 = lead.empty() ? 1 : lead.back();
+    const int64_t b0 = b1 == 0 ? 0 : items / b1;
+    SdpaProblem p;
+    p.batch = b0;
+    p.q_heads = p.kv_heads = b1;
+    p.q_len = s;
+    p.kv_len = t;
+    p.head_size = d;
+    p.v_head_size = dv;
+    p.scale = scale_;
+    p.k_transposed = k_transposed_;
+    p.q = {qd, b1 * s * d, s * d, d};
+    p.k = k_transposed_ ? StridedRows{kd_, b1 * d * t, d * t, t} : StridedRows{kd_, b1 * t * d, t * d, d};
+    p.v = {vd, b1 * t * dv, t * dv, dv};
+    std::vector<float> expanded;
+    if (mask != nullptr) {
+      // Right-aligned strides of the mask over (leading..., s, t); 0 where it broadcasts.
+      Shape full = lead;
+      full.push_back(s);
+      full.push_back(t);
+      const int64_t r = static_cast<int64_t>(full.size());
+      std::vector<int64_t> strides(static_cast<size_t>(r), 0);
+      int64_t acc = 1;
+      for (int64_t i = mask->rank() - 1, j = r - 1; i >= 0; --i, --j) {
+        const int64_t m = mask->dim(i);
+        if (j < 0 || (m != 1 && m != full[static_cast<size_t>(j)])) {
+          return InvalidArgument(DescribeInput("mask", 3, *mask) + ", which does not broadcast to " +
+                                 ShapeToString(full));
+        }
+        strides[static_cast<size_t>(j)] = m == 1 ? 0 : acc;
+        acc *= m;
+      }
+      // Rows stay contiguous along the keys and the leading dims affine in (b0, b1) unless the mask broadcasts
+      // along the keys or over several leading dims with different strides: then it is expanded.
+      bool affine = strides[static_cast<size_t>(r - 1)] == 1 || t == 1;
+      int64_t b0_stride = 0;
+      if (r > 3) {
+        // The leading dims before the last must combine into one stride: all 0, or dense.
+        bool all_zero = true;
+        for (int64_t i = 0; i < r - 3; ++i) all_zero = all_zero && strides[static_cast<size_t>(i)] == 0;
+        int64_t dense = strides[static_cast<size_t>(r - 4)];
+        bool dense_ok = true;
+        for (int64_t i = r - 4; i > 0; --i) {
+          dense_ok = dense_ok && strides[static_cast<size_t>(i - 1)] ==
+                                     strides[static_cast<size_t>(i)] * full[static_cast<size_t>(i)];
+        }
+        if (all_zero) {
+          b0_stride = 0;
+        } else if (dense_ok && r == 4) {
+          b0_stride = dense;
+        } else {
+          affine = false;
+        }
+      }
+      if (affine) {
+        p.bias = {mask->data<float>(), b0_stride, r > 2 ? strides[static_cast<size_t>(r - 3)] : 0,
+                  strides[static_cast<size_t>(r - 2)]};
+      } else {
+        const Tensor full_mask = ExpandTo(*mask, full);
+        expanded.assign(full_mask.data<float>(), full_mask.data<float>() + full_mask.size());
+        p.bias = {expanded.data(), b1 * s * t, s * t, t};
+      }
+    }
+    Shape out_shape = lead;
+    out_shape.push_back(s);
+    out_shape.push_back(dv);
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, out_shape);
+    p.out = {y.data<float>(), b1 * s * dv, s * dv, dv};
+    if (items > 0) RunSdpa(p);
+    return Status::Ok();
+  }
+
+ private:
+  float scale_ = 1.0f;
+  bool k_transposed_ = false;
+};
+
+}  // namespace
+
+void RegisterFusedAttentionOps(KernelRegistry& registry) {
+  registry.Add(ir::kInternalDomain, "FusedAttention", 1, kLatestVersion, MakeFactory<FusedAttentionKernel>());
+}
+
+}  // namespace onyx::ops::contrib

@@ -1,0 +1,143 @@
+// Attention: the scaled dot-product chain torch exports for nn.MultiheadAttention and hand-written attention,
+//   MatMul([Div|Mul c](Q), K^T) -> [Div|Mul c] -> [Add mask] -> Softmax(last axis) -> MatMul(., V)
+// becomes one ai.onyx.internal.FusedAttention(Q, K^T, V, mask; scale, k_transposed = 1) node (src/ops/contrib/
+// fused_attention.cc): one kernel that keeps each head's score matrix in cache instead of writing the scores, the
+// scaled scores, the masked scores and the probabilities as four tensors. When K^T is a Transpose swapping the
+// last two axes of K, the node reads K (k_transposed = 0) and the Transpose goes too. The scale constants must be
+// scalars (folded into one factor in double), every intermediate must have no other reader, and the element type must
+// be known to be float32 (the kernel's type).
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "optimizer/graph_index.h"
+
+namespace onyx::optimizer {
+namespace {
+
+// If `v` is Div(x, c) or Mul(x, c)/Mul(c, x) with a scalar float constant c and `v` has one reader: x, and the
+// factor it applies.
+std::optional<std::pair<std::string, double>> ScaledBy(const GraphIndex& index, const std::string& v) {
+  if (!index.HasSingleReader(v)) return std::nullopt;
+  if (const ir::Node* div = index.ProducerOp(v, "Div"); div != nullptr && div->inputs.size() == 2) {
+    const auto c = ScalarOf(index.Constant(div->inputs[1]));
+    if (c && *c != 0.0 && std::isfinite(*c)) return std::make_pair(div->inputs[0], 1.0 / *c);
+  }
+  if (const ir::Node* mul = index.ProducerOp(v, "Mul"); mul != nullptr && mul->inputs.size() == 2) {
+    for (int k = 0; k < 2; ++k) {
+      const auto c = ScalarOf(index.Constant(mul->inputs[static_cast<size_t>(1 - k)]));
+      if (c && std::isfinite(*c)) return std::make_pair(mul->inputs[static_cast<size_t>(k)], *c);
+    }
+  }
+  return std::nullopt;
+}
+
+struct Scores {
+  std::string q, k_t;
+  double scale = 1.0;
+};
+
+// `v` = [scale](MatMul([scale](Q), K^T)), each step read only by the next.
+std::optional<Scores> MatchScores(const GraphIndex& index, const std::string& v) {
+  Scores s;
+  std::string mm = v;
+  if (auto scaled = ScaledBy(index, v)) {
+    mm = scaled->first;
+    s.scale = scaled->second;
+  }
+  const ir::Node* matmul = index.ProducerOp(mm, "MatMul");
+  if (matmul == nullptr || matmul->inputs.size() != 2 || !index.HasSingleReader(mm)) return std::nullopt;
+  s.q = matmul->inputs[0];
+  s.k_t = matmul->inputs[1];
+  if (auto scaled_q = ScaledBy(index, s.q)) {
+    s.q = scaled_q->first;
+    s.scale *= scaled_q->second;
+  }
+  return s;
+}
+
+// Softmax over the last axis: opset 13+ with axis -1 (the default); before 13 only an explicit axis -1 (the 2-D
+// coercion then also normalizes the last axis alone).
+bool IsLastAxisSoftmax(const ir::Model& model, const ir::Node& softmax) {
+  const auto since = NodeSinceVersion(model, softmax);
+  if (!since) return false;
+  const bool has_axis = softmax.FindAttribute("axis") != nullptr;
+  const int64_t axis = AttrInt(softmax, "axis", *since >= 13 ? -1 : 1);
+  return axis == -1 && (*since >= 13 || has_axis);
+}
+
+// The element type of `value` where the graph fixes it: GraphIndex::ElemType, extended through the operators
+// between a transformer's weights and its attention (Split's later outputs, Slice, Concat, Gather, MatMul, ...),
+// whose outputs take their first input's type.
+std::optional<DataType> TypeOf(const GraphIndex& index, const std::string& value, int depth = 0) {
+  if (auto t = index.ElemType(value)) return t;
+  const int p = index.Producer(value);
+  if (p < 0 || depth > 32) return std::nullopt;
+  const ir::Node& n = index.graph().nodes[static_cast<size_t>(p)];
+  for (const char* op :
+       {"Split", "Slice", "Concat", "Gather", "MatMul", "Gemm", "Softmax", "Squeeze", "Unsqueeze", "Expand", "Flatten",
+        "LayerNormalization", "Transpose", "Reshape", "Add", "Mul", "Div", "Sub"}) {
+    if (IsOnnxOp(n, op) && !n.inputs.empty()) return TypeOf(index, n.inputs[0], depth + 1);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<int> RunFuseAttention(ir::Graph& graph, const PassContext& ctx) {
+  return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
+    const ir::Node& out = graph.nodes[static_cast<size_t>(i)];
+    if (!IsOnnxOp(out, "MatMul") || out.inputs.size() != 2 || out.outputs.size() != 1) return false;
+    const std::string& probs = out.inputs[0];
+    const std::string& v = out.inputs[1];
+    const ir::Node* softmax = index.ProducerOp(probs, "Softmax");
+    if (softmax == nullptr || !index.HasSingleReader(probs) || !IsLastAxisSoftmax(ctx.model, *softmax)) return false;
+    const std::string& logits = softmax->inputs[0];
+    if (!index.HasSingleReader(logits)) return false;
+    std::optional<Scores> scores;
+    std::string mask;
+    if (const ir::Node* add = index.ProducerOp(logits, "Add"); add != nullptr && add->inputs.size() == 2) {
+      for (int side = 0; side < 2 && !scores; ++side) {
+        scores = MatchScores(index, add->inputs[static_cast<size_t>(side)]);
+        if (scores) mask = add->inputs[static_cast<size_t>(1 - side)];
+      }
+    } else {
+      scores = MatchScores(index, logits);
+    }
+    if (!scores) return false;
+    // The kernel computes float32 only: the type must be known.
+    // (MatMul makes Q, K^T and V one type; Add makes the mask the same.)
+    if (TypeOf(index, scores->q) != DataType::kFloat && TypeOf(index, v) != DataType::kFloat) return false;
+    // K^T made by a Transpose that only swaps the last two axes (torch's k.transpose(-1, -2)) and read only here:
+    // the kernel reads K itself, and the Transpose of the whole key cache goes away.
+    std::string k_input = scores->k_t;
+    int64_t k_transposed = 1;
+    if (const ir::Node* tr = index.ProducerOp(scores->k_t, "Transpose");
+        tr != nullptr && tr->inputs.size() == 1 && index.HasSingleReader(scores->k_t)) {
+      const auto perm = AttrInts(*tr, "perm");
+      bool swap_last_two = perm && perm->size() >= 2;
+      for (size_t a = 0; swap_last_two && a + 2 < perm->size(); ++a) {
+        swap_last_two = (*perm)[a] == static_cast<int64_t>(a);
+      }
+      const int64_t r = perm ? static_cast<int64_t>(perm->size()) : 0;
+      if (swap_last_two && (*perm)[static_cast<size_t>(r - 2)] == r - 1 &&
+          (*perm)[static_cast<size_t>(r - 1)] == r - 2) {
+        k_input = tr->inputs[0];
+        k_transposed = 0;
+      }
+    }
+    ir::Node fused;
+    fused.name = out.name;
+    fused.op_type = "FusedAttention";
+    fused.domain = ir::kInternalDomain;
+    fused.inputs = {scores->q, k_input, v};
+    if (!mask.empty()) fused.inputs.push_back(mask);
+    fused.outputs = {out.outputs[0]};
+    SetAttrFloat(fused, "scale", static_cast<float>(scores->scale));
+    SetAttrInt(fused, "k_transposed", k_transposed);
+    graph.nodes[static_cast<size_t>(i)] = std::move(fused);  // the chain's other nodes go to dead-code elimination
+    return true;
+  });
+}
+
+}  // namespace onyx::optimizer

@@ -1,0 +1,1 @@
+Bzero_pointsJPZ—IAv'A―hkAH-9@Tv@ÿ,Aª$AΠ~FAντ!@»ΫAΓTM?Ω#@υϊA΄ª@hqA@ΰϊ@ΥAABkA”IZA±κ	@

@@ -1,0 +1,1 @@
+Bzero_pointsJf\b;๒๖”๛Cี”สำn2ใhๆ
