@@ -5,14 +5,20 @@ Installs onnxruntime-node 1.30.0 from npm into ~/.cache/onyx-bench/ort when miss
 (../shared/bench/export_models.py, needs python3-torch) into ~/.cache/onyx-bench/models when missing, then runs
 onyx and ONNX Runtime alternately, each in its own process, on each model at 1 and 2 threads for several rounds.
 Prints a table of medians: latency of each, ratio onyx/ORT (median of per-round ratios), session-creation ratio,
-peak-RSS ratio, and onyx's GFLOP/s as a share of this CPU's FP32 peak.
+peak-RSS ratio, and onyx's GFLOP/s as a share of this CPU's FP32 peak for the instruction set in effect (measured by
+bench/fma_peak.sh, cached per CPU model: per core on 1 thread, per core with every thread busy beyond that).
+
+--isa avx2|avx512|native runs onyx under ONYX_MAX_ISA (src/kernels/cpu_isa.h: oneDNN, Highway and the blocked layout
+capped, as on a CPU with only that instruction set) and takes that ISA's peak. ONNX Runtime's MLAS honours no such
+variable: its column stays at the CPU's full instruction set (AVX-512 here), so under --isa avx2 the ratio compares
+onyx-as-on-AVX2 with ORT-on-AVX-512, a harder comparison than on a real AVX2 CPU.
 
 Runs with fewer threads than CPUs pin both engines of a round to the same CPUs (taskset), rotating from round to
 round: on the 2-vCPU machines measured here one vCPU is ~30% slower than the other for both engines, so an unpinned
 1-thread process lands on either and the per-round ratio measured where each engine happened to land.
 
 usage: bench/compare.py [--rounds N] [--runs N] [--threads 1,2] [--models a,b|path.onnx,...] [--onyx build/bin/onyx]
-                        [--no-pin]
+                        [--no-pin] [--isa avx2|avx512|native]
 """
 import argparse
 import glob
@@ -30,8 +36,25 @@ SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 CACHE = os.path.expanduser("~/.cache/onyx-bench")
 # GFLOP per inference (multiply-adds counted as 2), as measured for ../shared/bench's exports.
 GFLOP = {"resnet50": 8.18, "mobilenet_v2": 0.60, "squeezenet1_1": 0.70, "bert_like_enc12": 22.35}
-# Peak FP32 of this CPU per core: an AVX-512 FMA loop (../shared/bench/README.md).
-PEAK_GFLOPS_PER_CORE = 173.0
+
+
+def measured_peaks():
+    """This CPU's FP32 FMA peak per core by ISA, {"avx512": {"1": .., "all": .., "threads": n}, "avx2": {..}}."""
+    p = subprocess.run(["sh", os.path.join(HERE, "fma_peak.sh")], capture_output=True, text=True)
+    if p.returncode != 0:
+        print("bench/fma_peak.sh failed:", p.stderr.strip()[-300:], file=sys.stderr)
+        return {}
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def peak_gflops(peaks, isa, threads):
+    """The FP32 peak of `threads` cores for the ISA onyx runs with (the best the CPU has when not capped)."""
+    order = {"avx2": ["avx2"], "avx512": ["avx512", "avx2"], "native": ["avx512", "avx2"]}[isa]
+    for name in order:
+        if name in peaks:
+            per_core = peaks[name]["1"] if threads == 1 else peaks[name]["all"]
+            return name, per_core * threads
+    return None, None
 
 
 def ensure_ort():
@@ -87,7 +110,11 @@ def main():
     ap.add_argument("--models", default=",".join(default_models))
     ap.add_argument("--onyx", default=os.path.join(ROOT, "build", "bin", "onyx"))
     ap.add_argument("--no-pin", action="store_true", help="never pin runs to CPUs")
+    ap.add_argument("--isa", choices=["avx2", "avx512", "native"], default="native",
+                    help="run onyx under ONYX_MAX_ISA=ISA (ONNX Runtime cannot be capped)")
     args = ap.parse_args()
+    peaks = measured_peaks()
+    onyx_env = dict(os.environ, ONYX_MAX_ISA=args.isa)
     cpus = sorted(os.sched_getaffinity(0))
     can_pin = not args.no_pin and shutil.which("taskset") is not None
 
@@ -109,7 +136,7 @@ def main():
             for r in range(args.rounds):
                 o, err = run_json(pinned([args.onyx, "bench", path, "--threads", str(threads), "--runs", str(args.runs),
                                           "--warmup", str(args.warmup), "--json"] + (["--inputs", inputs] if inputs else []),
-                                         threads, r))
+                                         threads, r), onyx_env)
                 if err:
                     error = err
                     break
@@ -130,12 +157,15 @@ def main():
             create = med(onyx_runs, "create_ms") / med(ort_runs, "create_ms")
             rss = med(onyx_runs, "peak_rss_mb") / med(ort_runs, "peak_rss_mb")
             peak = ""
-            if name in GFLOP:
+            peak_isa, peak_value = peak_gflops(peaks, args.isa, threads)
+            if name in GFLOP and peak_value:
                 gflops = GFLOP[name] / (med(onyx_runs, "median_ms") / 1000)
-                peak = f"{100 * gflops / (PEAK_GFLOPS_PER_CORE * threads):.0f}%"
+                peak = f"{100 * gflops / peak_value:.0f}% of {peak_value:.0f} ({peak_isa})"
             rows.append((name, threads, med(onyx_runs, "median_ms"), med(ort_runs, "median_ms"), ratio, create, rss,
                          peak, ""))
     print()
+    if args.isa != "native":
+        print(f"onyx under ONYX_MAX_ISA={args.isa}; ONNX Runtime uncapped (MLAS reads no such variable)\n")
     print("| model | threads | onyx ms | ORT ms | onyx/ORT | create onyx/ORT | peak RSS onyx/ORT | onyx % of peak | note |")
     print("|---|---|---|---|---|---|---|---|---|")
     ratios = []

@@ -2,10 +2,15 @@
 
 #include <omp.h>
 
+#include "kernels/cpu_isa.h"
+
 namespace onyx::kernels {
 
 const dnnl::engine& DnnlEngine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  static const dnnl::engine engine = [] {
+    ApplyIsaCap();  // before oneDNN picks its kernels' ISA
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return engine;
 }
 
@@ -26,17 +31,6 @@ ScopedOmpThreads::~ScopedOmpThreads() {
   if (saved_ > 0) omp_set_num_threads(saved_);
 }
 
-bool BlockedConvolutionIsFast() {
-  static const bool fast = [] {
-    try {
-      const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
-      return isa == dnnl::cpu_isa::avx512_core || isa == dnnl::cpu_isa::avx512_core_vnni ||
-             isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
-    } catch (const dnnl::error&) {
-      return false;
-    }
-  }();
-  return fast;
-}
+bool BlockedConvolutionIsFast() { return NchwcBlockSize() > 0; }
 
 }  // namespace onyx::kernels

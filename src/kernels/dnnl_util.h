@@ -13,9 +13,9 @@ namespace onyx::kernels {
 const dnnl::engine& DnnlEngine();
 dnnl::stream& DnnlStream();
 
-// Whether oneDNN runs 16-channel-blocked (nChw16c) float convolutions with its JIT kernels on this CPU: only with
-// AVX-512 (also as limited by ONEDNN_MAX_CPU_ISA). Elsewhere it would fall back to its reference loops, hundreds of
-// times slower, so the blocked-layout pass stays off.
+// Whether oneDNN runs channel-blocked float convolutions (nChw16c with AVX-512, nChw8c with AVX2: see
+// kernels/cpu_isa.h, NchwcBlockSize) with its JIT kernels on this CPU, as limited by ONYX_MAX_ISA. Elsewhere it would
+// fall back to its reference loops, hundreds of times slower, so the blocked-layout pass stays off.
 bool BlockedConvolutionIsFast();
 
 // Below this many floating-point operations a primitive runs on one thread: splitting it costs more than it

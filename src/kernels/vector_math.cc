@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "kernels/cpu_isa.h"
 #include "kernels/vector_math.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -283,7 +284,10 @@ void Gelu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArr
 void GeluTanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhArray)(in, out, n); }
 void SoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxRowImpl)(in, out, n); }
 void LogSoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(LogSoftmaxRowImpl)(in, out, n); }
-const char* ActiveTargetName() { return HWY_DYNAMIC_DISPATCH(TargetNameImpl)(); }
+const char* ActiveTargetName() {
+  ApplyIsaCap();  // normally done while the library loads; here too so that this report never predates the cap
+  return HWY_DYNAMIC_DISPATCH(TargetNameImpl)();
+}
 
 }  // namespace onyx::kernels
 #endif  // HWY_ONCE

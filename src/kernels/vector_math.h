@@ -44,6 +44,7 @@ void SoftmaxRow(const float* in, float* out, int64_t n);
 void LogSoftmaxRow(const float* in, float* out, int64_t n);
 
 // The instruction set the dispatcher chose for this CPU, in Highway's naming ("AVX3" is AVX-512, "AVX2", "SSE4").
+// ONYX_MAX_ISA=avx2 (kernels/cpu_isa.h) disables the AVX-512 targets, so the choice is then AVX2 at best.
 const char* ActiveTargetName();
 
 }  // namespace onyx::kernels

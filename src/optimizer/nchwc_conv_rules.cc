@@ -78,33 +78,34 @@ void LayoutRewriter::EmitConv(size_t i) {
   for (const auto& a : n.attributes) conv.attributes.push_back(a);
   std::string x = n.inputs[0];
   bool x_blocked = false;
-  std::string suffix = "::nchwc16";
+  std::string suffix = BlockedSuffix();
   if (const Blocked* b = BlockedOf(x); b != nullptr && !b->pad_zero) {
     // A blocked copy whose padding is not zero: block the plain form again (a reorder zero-pads), under a name
     // of its own.
     EnsurePlain(x);
     blocked_.erase(x);
-    suffix = "::nchwc16z";
+    suffix += "z";
   }
   if (const Blocked* b = BlockedOf(x)) {
     x = b->name;
     x_blocked = true;
-  } else if (in_channels >= nchwc::kBlock) {
+  } else if (in_channels >= block_) {
     // Reorder once here; later readers of the same value reuse the blocked copy.
     ir::Node r;
     r.op_type = nchwc::kReorder;
     r.domain = ir::kInternalDomain;
-    r.name = x + "/to_nchwc16";
+    r.name = x + "/to_" + BlockedSuffix().substr(2);
     r.inputs = {x};
     std::string bx = x + suffix;
     blocked_[x] = Blocked{bx, in_channels};
     r.outputs = {bx};
-    r.attributes = {IntAttr("to_blocked", 1)};
+    r.attributes = {IntAttr("to_blocked", 1), IntAttr(nchwc::kBlockAttr, block_)};
     out_.push_back(std::move(r));
     x = bx;
     x_blocked = true;
   }
   conv.attributes.push_back(IntAttr("input_blocked", x_blocked ? 1 : 0));
+  conv.attributes.push_back(IntAttr(nchwc::kBlockAttr, block_));
   conv.inputs = {x, n.inputs[1], n.inputs.size() > 2 ? n.inputs[2] : std::string()};
 
   // Fuse a residual Add (whose other operand is already blocked, with the same channels) and then an activation.
@@ -125,7 +126,7 @@ void LayoutRewriter::EmitConv(size_t i) {
   AbsorbActivation(conv, result, "activation");
   // A 3x3 depthwise convolution reading this 1x1 one's result alone (MobileNet's expand + depthwise pairs) runs
   // as NchwcConv's fused depthwise stage, with its own activation.
-  if (conv.inputs.size() == 3 && IsPointwise(n, *w) && out_channels % nchwc::kBlock == 0) {
+  if (conv.inputs.size() == 3 && IsPointwise(n, *w) && out_channels % block_ == 0) {
     if (auto c = SoleConsumer(result)) {
       const ir::Node& dw = graph_.nodes[*c];
       if (auto stride = FusableDepthwiseStride(dw, out_channels)) {

@@ -3,6 +3,7 @@
 
 #include "ir/graph_edit.h"
 #include "ir/session_constants.h"
+#include "kernels/cpu_isa.h"
 #include "optimizer/nchwc_rewriter.h"
 
 namespace onyx::optimizer::nchwc_layout {
@@ -76,13 +77,13 @@ void LayoutRewriter::EnsurePlain(const std::string& name) {
   r.name = name + "/to_nchw";
   r.inputs = {b.name};
   r.outputs = {name};
-  r.attributes = {IntAttr("to_blocked", 0), IntAttr("channels", b.channels)};
+  r.attributes = {IntAttr("to_blocked", 0), IntAttr("channels", b.channels), IntAttr(nchwc::kBlockAttr, block_)};
   out_.push_back(std::move(r));
   plain_missing_.erase(name);
 }
 
 std::string LayoutRewriter::NewBlocked(const std::string& name, int64_t channels, bool pad_zero) {
-  std::string b = name + "::nchwc16";
+  std::string b = name + BlockedSuffix();
   blocked_[name] = Blocked{b, channels, pad_zero};
   plain_missing_.insert(name);
   return b;
@@ -92,6 +93,12 @@ std::string LayoutRewriter::NewBlocked(const std::string& name, int64_t channels
 
 namespace onyx::optimizer {
 
-Result<int> ApplyNchwcLayout(ir::Model& model) { return nchwc_layout::LayoutRewriter(model).Run(); }
+Result<int> ApplyNchwcLayout(ir::Model& model, int block) {
+  if (block == 0) block = kernels::NchwcBlockSize();
+  if (!ir::nchwc::IsValidBlock(block)) {
+    return InvalidArgument("the blocked layout's channel block is " + std::to_string(block) + ", expected 8 or 16");
+  }
+  return nchwc_layout::LayoutRewriter(model, block).Run();
+}
 
 }  // namespace onyx::optimizer

@@ -51,15 +51,15 @@ bool LayoutRewriter::TryChannelZeroPad(const ir::Node& n) {
     channels += (*z)[1];
   }
   const Blocked pad{x->name, channels, true};
-  const int64_t blocks_in = (x->channels + nchwc::kBlock - 1) / nchwc::kBlock;
-  const int64_t blocks_out = (channels + nchwc::kBlock - 1) / nchwc::kBlock;
+  const int64_t blocks_in = (x->channels + block_ - 1) / block_;
+  const int64_t blocks_out = (channels + block_ - 1) / block_;
   if (blocks_out == blocks_in) {
     blocked_[n.outputs[0]] = pad;  // the same buffer, read with more channels
     plain_missing_.insert(n.outputs[0]);
     return true;
   }
-  Tensor zeros = Tensor::Allocate(
-      DataType::kFloat, {zero_shape[0], blocks_out - blocks_in, zero_shape[2], zero_shape[3], nchwc::kBlock}, true);
+  Tensor zeros = Tensor::Allocate(DataType::kFloat,
+                                  {zero_shape[0], blocks_out - blocks_in, zero_shape[2], zero_shape[3], block_}, true);
   std::string zname = n.outputs[0] + "::zero_blocks";
   // Added after the rewrite: constants_ points into graph_.initializers, which must not reallocate meanwhile.
   new_initializers_.push_back(ir::NamedTensor{zname, "", std::move(zeros), {}, {}});
@@ -95,8 +95,8 @@ bool LayoutRewriter::TryChannelPadNode(const ir::Node& n) {
   const Blocked* x = BlockedOf(n.inputs[0]);
   if (x == nullptr || !x->pad_zero || !plain_missing_.count(n.inputs[0])) return false;
   const int64_t channels = x->channels + p[5];
-  const int64_t blocks_in = (x->channels + nchwc::kBlock - 1) / nchwc::kBlock;
-  const int64_t blocks_out = (channels + nchwc::kBlock - 1) / nchwc::kBlock;
+  const int64_t blocks_in = (x->channels + block_ - 1) / block_;
+  const int64_t blocks_out = (channels + block_ - 1) / block_;
   if (blocks_out == blocks_in) {
     blocked_[n.outputs[0]] = Blocked{x->name, channels, true};  // the same buffer, read with more channels
     plain_missing_.insert(n.outputs[0]);
@@ -130,7 +130,7 @@ bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
     return true;
   }
   // PRelu with one constant slope per channel (or one for all): the slope is laid out in blocks once
-  // ([1, blocks, 1, 1, 16], zero past the channels); PRelu(0) = 0 keeps the padding zero.
+  // ([1, blocks, 1, 1, block], zero past the channels); PRelu(0) = 0 keeps the padding zero.
   if (op == "PRelu" && n.inputs.size() == 2 && only_blocked(n.inputs[0])) {
     const Blocked b = *BlockedOf(n.inputs[0]);
     const Tensor* slope = Constant(n.inputs[1]);
@@ -144,8 +144,8 @@ bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
         if (slope->dim(d) != (axis == 1 ? b.channels : 1)) return false;
       }
     }
-    const int64_t blocks = (b.channels + nchwc::kBlock - 1) / nchwc::kBlock;
-    Tensor blocked_slope = Tensor::Allocate(DataType::kFloat, {1, blocks, 1, 1, nchwc::kBlock}, true);
+    const int64_t blocks = (b.channels + block_ - 1) / block_;
+    Tensor blocked_slope = Tensor::Allocate(DataType::kFloat, {1, blocks, 1, 1, block_}, true);
     for (int64_t c = 0; c < b.channels; ++c) blocked_slope.data<float>()[c] = slope->data<float>()[scalar ? 0 : c];
     std::string slope_name = n.outputs[0] + "::blocked_slope";
     new_initializers_.push_back(ir::NamedTensor{slope_name, "", std::move(blocked_slope), {}, {}});
@@ -218,6 +218,7 @@ bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
       if (a.name != "storage_order") m.attributes.push_back(a);
     }
     m.attributes.push_back(StringAttr("mode", mode));
+    m.attributes.push_back(IntAttr(nchwc::kBlockAttr, block_));
     m.outputs = {NewBlocked(n.outputs[0], b.channels, b.pad_zero)};
     out_.push_back(std::move(m));
     return true;
@@ -232,7 +233,7 @@ bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
     std::vector<std::string> ins;
     for (const auto& in : n.inputs) {
       const Blocked* b = BlockedOf(in);
-      if (b == nullptr || b->channels % nchwc::kBlock != 0) return false;
+      if (b == nullptr || b->channels % block_ != 0) return false;
       any_only_blocked = any_only_blocked || only_blocked(in);
       channels += b->channels;
       ins.push_back(b->name);

@@ -13,11 +13,11 @@
 
 #include "core/status.h"
 #include "ir/model.h"
-#include "ops/nchwc/nchwc_names.h"
+#include "ir/nchwc_ops.h"
 
 namespace onyx::optimizer::nchwc_layout {
 
-namespace nchwc = ops::nchwc;
+namespace nchwc = ir::nchwc;
 
 inline bool IsOnnx(const ir::Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
 
@@ -43,7 +43,8 @@ struct FusedActivation {
 
 class LayoutRewriter {
  public:
-  explicit LayoutRewriter(ir::Model& model) : model_(model), graph_(model.graph) {}
+  // `block`: the channel block of the blocked values it creates (ir/nchwc_ops.h), 8 or 16.
+  LayoutRewriter(ir::Model& model, int block) : model_(model), graph_(model.graph), block_(block) {}
 
   // Rewrites the main graph; returns how many Conv nodes now run blocked.
   Result<int> Run();
@@ -58,6 +59,8 @@ class LayoutRewriter {
   void EnsurePlain(const std::string& name);
   // Records that `name` now exists blocked (only), returning the blocked value's name.
   std::string NewBlocked(const std::string& name, int64_t channels, bool pad_zero = true);
+  // What blocked values' names get appended: "::nchwc16" or "::nchwc8".
+  std::string BlockedSuffix() const { return "::nchwc" + std::to_string(block_); }
 
   // Convolutions and what fuses into them (nchwc_conv_rules.cc).
   // Whether Conv n has what NchwcConv needs: constant float32 4-D weights (and bias) and a valid group.
@@ -93,6 +96,7 @@ class LayoutRewriter {
 
   ir::Model& model_;
   ir::Graph& graph_;
+  const int block_;
   int64_t opset_ = 0;
   std::unordered_map<std::string, const Tensor*> constants_;
   std::unordered_map<std::string, int> uses_;

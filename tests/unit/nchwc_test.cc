@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ir/model.h"
+#include "kernels/cpu_isa.h"
 #include "kernels/dnnl_util.h"
 #include "runtime/session.h"
 #include "text/parser.h"
@@ -95,7 +96,7 @@ int ExpectSameAsReference(const std::string& text, unsigned seed = 1, int* reord
 }
 
 TEST(Nchwc, PlainInputConvWithOddChannelsAndStride) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   EXPECT_EQ(ExpectSameAsReference(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2,3,17,13] x, float[20,3,3,3] w, float[20] b) => (float[2,20,9,7] y) {
@@ -106,7 +107,7 @@ g (float[2,3,17,13] x, float[20,3,3,3] w, float[20] b) => (float[2,20,9,7] y) {
 }
 
 TEST(Nchwc, ChainWithReluClipResidualAndDepthwise) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   // conv -> relu -> depthwise conv (group 24) -> clip(0,6) -> 1x1 conv + residual add (of the relu output) -> out
   EXPECT_EQ(ExpectSameAsReference(R"(
 <ir_version: 8, opset_import: ["" : 13]>
@@ -125,7 +126,7 @@ g (float[1,5,11,9] x, float[24,5,3,3] w1, float[24] b1, float[24,1,3,3] w2, floa
 }
 
 TEST(Nchwc, PointwiseThenDepthwiseFuseAtStrideOneAndTwo) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   // MobileNet-v2's expand (1x1 + Clip 0..6) then depthwise 3x3 (+ Clip): each pair becomes one NchwcConv; odd
   // sizes check the stride-2 output size (ceil(13 / 2) = 7); the second pair's 1x1 has no bias, its
   // depthwise no activation.
@@ -148,7 +149,7 @@ g (float[2,8,13,11] x, float[32,8,1,1] w1, float[32] b1, float[32,1,3,3] w2, flo
 }
 
 TEST(Nchwc, DilatedGroupedConvAndPooling) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   EXPECT_EQ(ExpectSameAsReference(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2,16,15,12] x, float[32,8,3,3] w, float[32] b) => (float[2,32,4,3] m, float[2,32,5,4] a, float[2,32,1,1] ga) {
@@ -163,7 +164,7 @@ g (float[2,16,15,12] x, float[32,8,3,3] w, float[32] b) => (float[2,32,4,3] m, f
 }
 
 TEST(Nchwc, ConcatOfBlockedBranchesAndPlainConsumer) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   // squeezenet's fire module: squeeze 1x1, two expand convs concatenated along channels, then a plain consumer.
   EXPECT_EQ(ExpectSameAsReference(R"(
 <ir_version: 8, opset_import: ["" : 13]>
@@ -182,7 +183,7 @@ g (float[1,16,9,9] x, float[16,16,1,1] ws, float[32,16,1,1] we1, float[32,16,3,3
 }
 
 TEST(Nchwc, ValueReadByConvAndGraphOutput) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   EXPECT_EQ(ExpectSameAsReference(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,16,6,6] x, float[16,16,3,3] w1, float[8,16,1,1] w2) => (float[1,16,6,6] c1, float[1,8,6,6] c2) {
@@ -194,7 +195,7 @@ g (float[1,16,6,6] x, float[16,16,3,3] w1, float[8,16,1,1] w2) => (float[1,16,6,
 }
 
 TEST(Nchwc, WinogradSizedConvWithResidualAndRelu) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   // 3x3 stride-1 convolutions of 16+ -> 64+ channels over >= 400 output pixels take oneDNN's Winograd path.
   EXPECT_EQ(ExpectSameAsReference(R"(
 <ir_version: 8, opset_import: ["" : 13]>
@@ -210,7 +211,7 @@ g (float[1,16,21,23] x, float[64,16,3,3] w1, float[64] b1, float[64,64,3,3] w2) 
 }
 
 TEST(Nchwc, ResidualBufferReusedOnlyWhenNothingReadsItLater) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   // The fused residual sum writes into the residual's buffer when the conv is its last reader (r2); r1 is read
   // again after its fused sum (by the Sigmoid) and r3 is a graph output, so those two must be copied.
   EXPECT_EQ(ExpectSameAsReference(R"(
@@ -235,7 +236,7 @@ g (float[1,16,9,7] x, float[16,16,3,3] w1, float[16,16,3,3] w2, float[16,16,1,1]
 }
 
 TEST(Nchwc, ChannelZeroPadByConcatStaysBlocked) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   // BlazeFace (TF export): channels padded by Concat with ConstantOfShape zeros, then a residual Add. 24 -> 28
   // channels keeps two blocks (the blocked buffer is reused); 28 -> 40 adds a block (zero blocks appended). The
   // padded values are also graph outputs, read back in the plain layout. A Sigmoid's blocked padding holds 0.5, so
@@ -266,7 +267,7 @@ g (float[1,24,10,10] x, float[24,24,3,3] w0, float[28,1,3,3] wd, float[28,28,1,1
 }
 
 TEST(Nchwc, ChannelZeroPadByPadNodeStaysBlocked) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   // BlazeFace (TFLite conversion): channels padded by Pad [0,0,0,0, 0,c,0,0]. 24 -> 28 stays within two blocks
   // (a wider view of the same buffer); 28 -> 40 pads one zero block onto the block axis. p1 is also a graph output
   // (read back plain). A Pad with spatial amounts (p4) is not a channel pad and leaves the blocked layout.
@@ -298,7 +299,7 @@ g (float[1,24,10,10] x, float[24,24,3,3] w0, float[28,1,3,3] wd, float[28,28,1,1
 }
 
 TEST(Nchwc, PReluWithOneSlopePerChannelStaysBlocked) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   // Palm detection (TFLite): PRelu between convolutions, its slope one per channel ([C,1,1]; 20 channels, so the
   // second block is partly padding), then one slope for all ([1]).
   int reorders = -1;
@@ -313,11 +314,13 @@ g (float[1,8,9,9] x, float[20,8,3,3] w0, float[20,1,1] slope, float[20,20,1,1] w
 )",
                                   3, &reorders),
             2);
-  EXPECT_EQ(reorders, 1);  // y out (the first convolution reads the plain x itself); each PRelu run plain would add two
+  // y out (the first convolution reads the plain x itself; with blocks of 8, AVX2, its 8 channels are one whole
+  // block and x is reordered in as well); each PRelu run plain would add two.
+  EXPECT_EQ(reorders, kernels::NchwcBlockSize() == 8 ? 2 : 1);
 }
 
 TEST(Nchwc, HardSwishAndSqueezeExcitationStayBlocked) {
-  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no AVX-512: sessions keep the plain layout";
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   // PaddleOCR's MobileNetV3 blocks: x * relu6(x + 3) / 6 (fused into HardSwish, then into the conv), a
   // squeeze-and-excitation gate (GlobalAveragePool, 1x1 convs, HardSigmoid whose f(0) != 0 dirties the blocked
   // padding, Mul by the zero-padded activation clears it), a Sigmoid gate convolved directly (its padding is not

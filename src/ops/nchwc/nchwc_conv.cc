@@ -8,8 +8,9 @@
 #include <string>
 #include <unordered_map>
 
+#include "ir/nchwc_ops.h"
 #include "kernels/dnnl_util.h"
-#include "ops/nchwc/nchwc_names.h"
+#include "ops/nchwc/nchwc_block.h"
 #include "ops/nchwc/nchwc_ops.h"
 #include "ops/nn/conv_core.h"
 #include "ops/nn/window.h"
@@ -84,11 +85,23 @@ struct Primitives {
   dnnl::convolution_forward dw_primitive;
   memory dw_weights;
   memory dw_bias;
+  // Set when oneDNN has only its reference loops for this convolution in the blocked layout (e.g. its AVX2 kernels
+  // decline dilations of 4 and more): the convolution then runs in the layouts oneDNN chooses (pd's src/dst
+  // descriptors), with reorders from and to the blocked tensors, which keeps it ~100 times faster.
+  bool relayout = false;
+  memory::desc blocked_src;  // the layouts of X and Y
+  memory::desc blocked_dst;
 };
+
+// Whether oneDNN chose its reference implementation (plain C++ loops) for pd.
+bool IsReference(const dnnl::convolution_forward::primitive_desc& pd) {
+  return std::string(pd.impl_info_str()).rfind("ref:", 0) == 0;
+}
 
 class NchwcConvKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
+    ONYX_ASSIGN_OR_RETURN(block_, ParseBlock(info));
     ONYX_RETURN_IF_ERROR(attrs_.Parse(info, false));
     group_ = info.GetInt("group", 1);
     input_blocked_ = info.GetInt("input_blocked", 0) != 0;
@@ -107,6 +120,8 @@ class NchwcConvKernel : public OpKernel {
       bias_ = *b;
     }
     if (group_ < 1 || w->dim(0) % group_ != 0) return info.Error("attribute 'group' does not divide W's dim 0");
+    conv_weights_ = weights_;
+    if (input_blocked_ && group_ == 1 && w->dim(1) < block_) PadInputChannels();
     if (info.has_input(4)) ONYX_RETURN_IF_ERROR(InitDepthwise(info));
     return Status::Ok();
   }
@@ -117,9 +132,10 @@ class NchwcConvKernel : public OpKernel {
     const int64_t channels = weights_.dim(1) * group_;
     Shape logical = x->shape();
     if (input_blocked_) {
-      if (x->rank() != 5 || x->dim(4) != kBlock || x->dim(1) != (channels + kBlock - 1) / kBlock) {
+      if (x->rank() != 5 || x->dim(4) != block_ || x->dim(1) != (channels + block_ - 1) / block_) {
         return InvalidArgument("blocked input 'X' (0) has shape " + ShapeToString(x->shape()) + ", expected [N, " +
-                               std::to_string((channels + kBlock - 1) / kBlock) + ", H, W, 16]");
+                               std::to_string((channels + block_ - 1) / block_) + ", H, W, " + std::to_string(block_) +
+                               "]");
       }
       logical = {x->dim(0), channels, x->dim(2), x->dim(3)};
     }
@@ -128,7 +144,7 @@ class NchwcConvKernel : public OpKernel {
     for (size_t d = 2; d < g.out_shape.size(); ++d) out_pixels *= g.out_shape[d];
     int64_t flops = 2 * g.batch * weights_.dim(0) * out_pixels * weights_.dim(1) * weights_.dim(2) * weights_.dim(3);
     const int64_t m = weights_.dim(0);
-    Shape y_shape{g.batch, (m + kBlock - 1) / kBlock, g.out_shape[2], g.out_shape[3], kBlock};
+    Shape y_shape{g.batch, (m + block_ - 1) / block_, g.out_shape[2], g.out_shape[3], block_};
     if (has_dw_) {
       // 3x3, pads 1: the depthwise output has ceil(size / stride) pixels per axis.
       y_shape[2] = (g.out_shape[2] - 1) / dw_stride_ + 1;
@@ -165,8 +181,9 @@ class NchwcConvKernel : public OpKernel {
     // primitive.
     Tensor between;
     if (has_dw_ && !p.dw_fused) {
-      between = Tensor::Allocate(DataType::kFloat, {y_shape[0], y_shape[1], g.out_shape[2], g.out_shape[3], kBlock});
+      between = Tensor::Allocate(DataType::kFloat, {y_shape[0], y_shape[1], g.out_shape[2], g.out_shape[3], block_});
     }
+    if (p.relayout) return ComputeRelayout(p, *x, y);
     return DnnlCall("NchwcConv", [&] {
       float* conv_out = between.defined() ? between.data<float>() : y.data<float>();
       memory src(p.pd.src_desc(), DnnlEngine(), const_cast<float*>(x->data<float>()));
@@ -193,6 +210,41 @@ class NchwcConvKernel : public OpKernel {
   }
 
  private:
+  // The convolution of a Primitives with relayout: X reordered into the convolution's source layout, Y's residual
+  // (when summed) into its destination layout, and the result back into Y.
+  Status ComputeRelayout(const Primitives& p, const Tensor& x, Tensor& y) {
+    return DnnlCall("NchwcConv", [&] {
+      const dnnl::engine& eng = DnnlEngine();
+      dnnl::stream& stream = DnnlStream();
+      memory x_mem(p.blocked_src, eng, const_cast<float*>(x.data<float>()));
+      memory y_mem(p.blocked_dst, eng, y.data<float>());
+      memory src(p.pd.src_desc(), eng);
+      memory dst(p.pd.dst_desc(), eng);
+      dnnl::reorder(x_mem, src).execute(stream, x_mem, src);
+      if (has_sum_) dnnl::reorder(y_mem, dst).execute(stream, y_mem, dst);
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, dst}};
+      if (bias_.size() > 0) {
+        args.emplace(DNNL_ARG_BIAS, memory(p.pd.bias_desc(), eng, const_cast<float*>(bias_.data<float>())));
+      }
+      p.primitive.execute(stream, args);
+      dnnl::reorder(dst, y_mem).execute(stream, dst, y_mem);
+      stream.wait();
+    });
+  }
+
+  // A blocked input of fewer channels than one block: oneDNN 2.6's JIT kernels decline it (13 channels in blocks
+  // of 16, 5 in blocks of 8: reference loops, ~100 times slower) but take the whole block, whose padding channels
+  // hold zeros (ir/nchwc_ops.h), against zero weights: the same result. Wider inputs with a partial last block
+  // run on the JIT kernels as they are (padding them would add multiplies by zero).
+  void PadInputChannels() {
+    const int64_t m = weights_.dim(0), c = weights_.dim(1), taps = weights_.dim(2) * weights_.dim(3);
+    const int64_t padded = (c + block_ - 1) / block_ * block_;
+    conv_weights_ = Tensor::Allocate(DataType::kFloat, {m, padded, weights_.dim(2), weights_.dim(3)}, true);
+    const float* from = weights_.data<float>();
+    float* to = conv_weights_.data<float>();
+    for (int64_t o = 0; o < m; ++o) std::memcpy(to + o * padded * taps, from + o * c * taps, c * taps * sizeof(float));
+  }
+
   Status InitDepthwise(const KernelInfo& info) {
     const int64_t c = weights_.dim(0);
     const Tensor* dw = info.ConstantInput(4);
@@ -220,16 +272,17 @@ class NchwcConvKernel : public OpKernel {
   Status Build(const nn::ConvGeometry& g, const Shape& logical, const Shape& y_shape) {
     return DnnlCall("NchwcConv: creating the convolution", [&] {
       const int64_t m = weights_.dim(0);
-      const memory::dims src_dims(logical.begin(), logical.end());
+      memory::dims src_dims(logical.begin(), logical.end());
+      src_dims[1] = conv_weights_.dim(1) * group_;  // the padded channels of PadInputChannels
       const memory::dims dst_dims{g.batch, m, g.out_shape[2], g.out_shape[3]};
       memory::dims w_dims;
       if (group_ > 1) {
-        w_dims = {group_, m / group_, weights_.dim(1), weights_.dim(2), weights_.dim(3)};
+        w_dims = {group_, m / group_, conv_weights_.dim(1), weights_.dim(2), weights_.dim(3)};
       } else {
-        w_dims = {m, weights_.dim(1), weights_.dim(2), weights_.dim(3)};
+        w_dims = {m, conv_weights_.dim(1), weights_.dim(2), weights_.dim(3)};
       }
-      const memory::desc src_md(src_dims, memory::data_type::f32, input_blocked_ ? Tag::nChw16c : Tag::nchw);
-      const memory::desc dst_md(dst_dims, memory::data_type::f32, Tag::nChw16c);
+      const memory::desc src_md(src_dims, memory::data_type::f32, input_blocked_ ? BlockedTag(block_) : Tag::nchw);
+      const memory::desc dst_md(dst_dims, memory::data_type::f32, BlockedTag(block_));
       const memory::desc w_any(w_dims, memory::data_type::f32, Tag::any);
       const memory::desc b_md({m}, memory::data_type::f32, Tag::x);
       memory::dims strides, dilations, pad_l, pad_r;
@@ -296,11 +349,26 @@ class NchwcConvKernel : public OpKernel {
           p.pd = dnnl::convolution_forward::primitive_desc(make_desc(dnnl::algorithm::convolution_direct),
                                                            make_attr(false), DnnlEngine());
         }
+        if (IsReference(p.pd)) {
+          // Let oneDNN choose the layouts (its GEMM-based convolution, say); keep that unless it is the reference too.
+          const memory::desc src_any(src_dims, memory::data_type::f32, Tag::any);
+          const memory::desc dst_any(dst_dims, memory::data_type::f32, Tag::any);
+          const auto desc =
+              InferenceConvDesc(dnnl::algorithm::convolution_direct, src_any, w_any, bias_.size() > 0 ? &b_md : nullptr,
+                                dst_any, strides, dilations, pad_l, pad_r);
+          dnnl::convolution_forward::primitive_desc any_pd(desc, make_attr(false), DnnlEngine(), true);
+          if (any_pd && !IsReference(any_pd)) {
+            p.pd = any_pd;
+            p.relayout = true;
+            p.blocked_src = src_md;
+            p.blocked_dst = dst_md;
+          }
+        }
       }
       p.primitive = dnnl::convolution_forward(p.pd);
       p.weights = built_.weights;
       if (!p.weights || p.weights.get_desc() != p.pd.weights_desc()) {
-        p.weights = Reordered(weights_, w_dims, group_ > 1 ? Tag::goihw : Tag::oihw, p.pd.weights_desc());
+        p.weights = Reordered(conv_weights_, w_dims, group_ > 1 ? Tag::goihw : Tag::oihw, p.pd.weights_desc());
       }
       if (p.dw_fused) {
         const memory::dims dw_dims{m, 1, 1, 3, 3};
@@ -319,8 +387,8 @@ class NchwcConvKernel : public OpKernel {
   // The depthwise convolution as a primitive of its own, reading the 1x1 convolution's blocked output.
   void BuildSeparateDepthwise(Primitives& p, const memory::dims& between_dims, const Shape& y_shape) {
     const int64_t m = weights_.dim(0);
-    const memory::desc src_md(between_dims, memory::data_type::f32, Tag::nChw16c);
-    const memory::desc dst_md({y_shape[0], m, y_shape[2], y_shape[3]}, memory::data_type::f32, Tag::nChw16c);
+    const memory::desc src_md(between_dims, memory::data_type::f32, BlockedTag(block_));
+    const memory::desc dst_md({y_shape[0], m, y_shape[2], y_shape[3]}, memory::data_type::f32, BlockedTag(block_));
     const memory::dims dw_dims{m, 1, 1, 3, 3};
     const memory::desc w_any(dw_dims, memory::data_type::f32, Tag::any);
     const memory::dims strides{dw_stride_, dw_stride_}, dilations{0, 0}, pads{1, 1};
@@ -348,11 +416,13 @@ class NchwcConvKernel : public OpKernel {
   }
 
   nn::WindowAttrs attrs_;
+  int block_ = ir::nchwc::kDefaultBlock;
   int64_t group_ = 1;
   bool input_blocked_ = false;
   bool has_sum_ = false;
   Activation activation_;
   Tensor weights_;
+  Tensor conv_weights_;  // what oneDNN convolves with: weights_, or weights_ zero-padded by PadInputChannels
   Tensor bias_;
   bool has_dw_ = false;
   Tensor dw_weights_;

@@ -1,11 +1,17 @@
-// Registration of the blocked-layout kernels (see nchwc_names.h for what each operator does).
+// Registration of the blocked-layout kernels (see ir/nchwc_ops.h for what each operator does).
 #pragma once
+
+#include "ir/nchwc_ops.h"
 
 namespace onyx {
 class KernelRegistry;
 }
 
 namespace onyx::ops::nchwc {
+
+using ir::nchwc::kConv;
+using ir::nchwc::kPool;
+using ir::nchwc::kReorder;
 
 void RegisterNchwcConv(KernelRegistry& registry);
 void RegisterNchwcPool(KernelRegistry& registry);

@@ -3,8 +3,9 @@
 #include <mutex>
 #include <string>
 
+#include "ir/nchwc_ops.h"
 #include "kernels/dnnl_util.h"
-#include "ops/nchwc/nchwc_names.h"
+#include "ops/nchwc/nchwc_block.h"
 #include "ops/nchwc/nchwc_ops.h"
 #include "ops/nn/window.h"
 #include "runtime/kernel_registry.h"
@@ -18,6 +19,7 @@ using Tag = memory::format_tag;
 class NchwcPoolKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
+    ONYX_ASSIGN_OR_RETURN(block_, ParseBlock(info));
     mode_ = info.GetString("mode");
     if (mode_ == "max") {
       alg_ = dnnl::algorithm::pooling_max;
@@ -38,7 +40,7 @@ class NchwcPoolKernel : public OpKernel {
 
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
-    if (x->type() != DataType::kFloat || x->rank() != 5 || x->dim(4) != kBlock) {
+    if (x->type() != DataType::kFloat || x->rank() != 5 || x->dim(4) != block_) {
       return InvalidArgument("input 0 has shape " + ShapeToString(x->shape()) + ", expected a blocked float32 tensor");
     }
     const Shape spatial{x->dim(2), x->dim(3)};
@@ -48,7 +50,7 @@ class NchwcPoolKernel : public OpKernel {
     } else {
       ONYX_ASSIGN_OR_RETURN(axes, nn::ResolveWindow(attrs_, spatial, {}));
     }
-    const Shape logical{x->dim(0), x->dim(1) * kBlock, x->dim(2), x->dim(3)};
+    const Shape logical{x->dim(0), x->dim(1) * block_, x->dim(2), x->dim(3)};
     // Small poolings stay on one thread (kernels/dnnl_util.h). A window read costs about as much as 8 flops of a
     // convolution (memory-bound, no reuse), so the split pays off from about 512K reads.
     int64_t window_reads = x->size();
@@ -64,7 +66,7 @@ class NchwcPoolKernel : public OpKernel {
       pd = pd_;
       primitive = primitive_;
     }
-    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, {x->dim(0), x->dim(1), axes[0].out, axes[1].out, kBlock});
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, {x->dim(0), x->dim(1), axes[0].out, axes[1].out, block_});
     if (y.size() == 0) return Status::Ok();
     return kernels::DnnlCall("NchwcPool", [&] {
       memory src(pd.src_desc(), kernels::DnnlEngine(), const_cast<float*>(x->data<float>()));
@@ -89,8 +91,8 @@ class NchwcPoolKernel : public OpKernel {
     return kernels::DnnlCall("NchwcPool: creating the pooling", [&] {
       const memory::dims src_dims(logical.begin(), logical.end());
       const memory::dims dst_dims{logical[0], logical[1], axes[0].out, axes[1].out};
-      const memory::desc src_md(src_dims, memory::data_type::f32, Tag::nChw16c);
-      const memory::desc dst_md(dst_dims, memory::data_type::f32, Tag::nChw16c);
+      const memory::desc src_md(src_dims, memory::data_type::f32, BlockedTag(block_));
+      const memory::desc dst_md(dst_dims, memory::data_type::f32, BlockedTag(block_));
       const dnnl::pooling_v2_forward::desc desc(dnnl::prop_kind::forward_inference, alg_, src_md, dst_md, strides,
                                                 kernel, dilations, pad_l, pad_r);
       pd_ = dnnl::pooling_v2_forward::primitive_desc(desc, kernels::DnnlEngine());
@@ -100,6 +102,7 @@ class NchwcPoolKernel : public OpKernel {
   }
 
   std::string mode_;
+  int block_ = ir::nchwc::kDefaultBlock;
   dnnl::algorithm alg_ = dnnl::algorithm::pooling_max;
   bool global_ = false;
   nn::WindowAttrs attrs_;

@@ -1,0 +1,46 @@
+// The instruction set onyx computes with, and the user's cap on it: environment variable ONYX_MAX_ISA = avx2 |
+// avx512 | native (unset: native). The cap lets an AVX-512 machine run exactly what an AVX2-only CPU (AMD Zen 2/3,
+// Intel client parts) would run, for tests and measurements. It applies to everything that looks at the CPU:
+// oneDNN (set_max_cpu_isa), the Highway kernels of vector_math (their AVX-512 targets disabled), the blocked
+// layout's channel block (NchwcBlockSize) and the decisions taken from oneDNN's effective ISA (such as
+// int8_gemm.cc's exactness check). The library, the CLI and the Python module all read it here, once per process.
+#pragma once
+
+#include <string_view>
+
+#include "core/status.h"
+
+namespace onyx::kernels {
+
+// What ONYX_MAX_ISA asks for. kAvx512 keeps AVX-512 and its extensions (VNNI, BF16) but not AMX.
+enum class IsaCap { kNative, kAvx512, kAvx2 };
+
+// Parses a value of ONYX_MAX_ISA: "avx2", "avx512" or "native", in any case; empty means native.
+Result<IsaCap> ParseIsaCap(std::string_view text);
+
+// The cap of this process: ONYX_MAX_ISA, read once. A value ParseIsaCap rejects is ignored (native) with one
+// warning on stderr, since the variable is read where no error can be returned.
+IsaCap ProcessIsaCap();
+
+// Applies ProcessIsaCap to oneDNN and Highway. Idempotent and thread-safe; it also runs while the library loads
+// (a static initializer in cpu_isa.cc), so that the cap is in place before any oneDNN primitive or Highway
+// dispatch, including those of code that queries oneDNN directly. oneDNN accepts the cap only before its first
+// use of the ISA; the explicit calls (DnnlEngine, NchwcBlockSize) make the ordering obvious where it matters.
+void ApplyIsaCap();
+
+// The vector ISA of onyx's float kernels, as far as the choices below care.
+enum class Isa { kOther, kAvx2, kAvx512 };
+
+// oneDNN's effective ISA (the CPU's, limited by the cap), after ApplyIsaCap.
+Isa EffectiveIsa();
+const char* IsaName(Isa isa);  // "avx512", "avx2", "other"
+
+// The channel block of the blocked layout (ir/nchwc_ops.h) for `isa`: 16 (nChw16c) with AVX-512, 8 (nChw8c) with
+// AVX2 (one vector register of floats either way, the layout oneDNN's JIT kernels for that ISA use); 0 where
+// oneDNN has no JIT kernels for blocked layouts, so the layout pass stays off.
+int BlockSizeFor(Isa isa);
+
+// BlockSizeFor(EffectiveIsa()), chosen once per process.
+int NchwcBlockSize();
+
+}  // namespace onyx::kernels
