@@ -3,7 +3,9 @@
 (ONYX_INT8_REFERENCE=1), an optional float original in onyx, and ONNX Runtime (bench/ort_runner.js), in alternating
 rounds so that the load of a shared machine spreads over all of them. Prints the median of the round medians (ms).
 
-usage: bench/quant_compare.py ONYX MODEL[:FLOAT_MODEL] ... [--threads 1,2] [--rounds 3] [--runs 30]
+usage: bench/quant_compare.py ONYX MODEL[:FLOAT_MODEL] ... [--threads 1,2] [--rounds 3] [--runs 30] [--no-ref]
+       (--no-ref skips the reference loops, which take seconds per run on the big models; the last columns are the
+       ratios of the medians: onyx int8 / ORT int8 and onyx float / onyx int8)
        (NODE_PATH=~/.cache/onyx-bench/ort/node_modules for ONNX Runtime; it is skipped when node cannot load it)
 """
 import argparse
@@ -38,24 +40,33 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--runs", type=int, default=30)
+    ap.add_argument("--no-ref", action="store_true")
     args = ap.parse_args()
-    print("%-28s %3s %12s %12s %12s %12s" % ("model", "thr", "onyx int8", "onyx ref", "onyx float", "ORT int8"))
+    print("%-28s %3s %12s %12s %12s %12s %10s %10s" % ("model", "thr", "onyx int8", "onyx ref", "onyx float", "ORT int8",
+                                                      "int8/ORT", "float/int8"))
     for spec in args.models:
         model, _, float_model = spec.partition(":")
         for threads in [int(t) for t in args.threads.split(",")]:
             times = {"int8": [], "ref": [], "float": [], "ort": []}
             for _ in range(args.rounds):
                 times["int8"].append(onyx_ms(args.onyx, model, threads, args.runs))
-                times["ref"].append(onyx_ms(args.onyx, model, threads, args.runs, {"ONYX_INT8_REFERENCE": "1"}))
+                if not args.no_ref:
+                    times["ref"].append(onyx_ms(args.onyx, model, threads, args.runs, {"ONYX_INT8_REFERENCE": "1"}))
                 if float_model:
                     times["float"].append(onyx_ms(args.onyx, float_model, threads, args.runs))
                 t = ort_ms(model, threads, args.runs)
                 if t is not None:
                     times["ort"].append(t)
             cell = lambda v: "%12.3f" % statistics.median(v) if v else "%12s" % "-"  # noqa: E731
-            name = os.path.basename(os.path.dirname(model)) or os.path.basename(model)
-            print("%-28s %3d %s %s %s %s" % (name[:28], threads, cell(times["int8"]), cell(times["ref"]),
-                                            cell(times["float"]), cell(times["ort"])))
+            # tests/data/quant/NAME/model.onnx is named by its folder, other files by their own name.
+            name = os.path.basename(model)
+            if name == "model.onnx":
+                name = os.path.basename(os.path.dirname(model))
+            ratio = lambda x, y: "%10.2f" % (statistics.median(times[x]) / statistics.median(times[y])) \
+                if times[x] and times[y] else "%10s" % "-"  # noqa: E731
+            print("%-28s %3d %s %s %s %s %s %s" % (name[:28], threads, cell(times["int8"]), cell(times["ref"]),
+                                                  cell(times["float"]), cell(times["ort"]), ratio("int8", "ort"),
+                                                  ratio("float", "int8")))
             sys.stdout.flush()
 
 

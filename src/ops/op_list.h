@@ -25,6 +25,7 @@ class KernelRegistry;
   X(MachineLearning)        \
   X(Nchwc)                  \
   X(Contrib)                \
+  X(Quantized)              \
   X(Fused) /* last: aliases kernels registered above */
 
 namespace onyx::ops {

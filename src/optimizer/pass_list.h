@@ -16,6 +16,7 @@
   X(CommonSubexpression, kBasic)                                                   \
   X(DeadCodeElimination, kBasic)                                                   \
   /* extended: several nodes become one operator */                                \
+  X(FuseQdqGroups, kExtended) /* before the float fusions: QDQ groups to integer operators */ \
   X(FusePadConv, kExtended)                                                        \
   X(FuseConvBatchNorm, kExtended)                                                  \
   X(FuseConvScaleBias, kExtended)                                                  \

@@ -163,8 +163,13 @@ def qdq(b, x, scale, zp):
     return b.node("DequantizeLinear", [q, s, z], stem="dq")
 
 
-def qdq_weight(b, w, axis=0):
-    """Per-axis symmetric int8 weights, stored quantized and dequantized in the graph."""
+def qdq_weight(b, w, axis=0, per_tensor=False):
+    """Per-axis (or per-tensor) symmetric int8 weights, stored quantized and dequantized in the graph."""
+    if per_tensor:
+        scale = np.array(np.abs(w).max() / 127.0, dtype=np.float32)
+        wq = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+        return b.node("DequantizeLinear", [b.const("wq", wq), b.const("ws", scale),
+                                           b.const("wz", np.array(0, dtype=np.int8))], stem="w")
     moved = np.moveaxis(w, axis, 0).reshape(w.shape[axis], -1)
     scale = (np.abs(moved).max(axis=1) / 127.0).astype(np.float32)
     shape = [1] * w.ndim
@@ -174,12 +179,14 @@ def qdq_weight(b, w, axis=0):
                                        b.const("wz", np.zeros_like(scale, dtype=np.int8))], axis=axis, stem="w")
 
 
-def qdq_conv(b, x, x_scale, cin, cout, k=3, stride=1, group=1):
+def qdq_conv(b, x, x_scale, cin, cout, k=3, stride=1, group=1, per_tensor=False):
     w = b.rng.normal(0, 1.0 / np.sqrt(cin / group * k * k), (cout, cin // group, k, k)).astype(np.float32)
     bias = b.rng.normal(0, 0.1, (cout,)).astype(np.float32)
-    wd = qdq_weight(b, w)
+    wd = qdq_weight(b, w, per_tensor=per_tensor)
     # Bias as int32 at scale x_scale * w_scale[m], as QDQ tools store it.
     w_scale = np.abs(w).reshape(cout, -1).max(axis=1) / 127.0
+    if per_tensor:
+        w_scale = np.full(cout, np.float32(np.abs(w).max() / 127.0))
     b_scale = (np.float32(x_scale) * w_scale).astype(np.float32)
     bq = np.rint(bias / b_scale).astype(np.int32)
     bd = b.node("DequantizeLinear", [b.const("bq", bq), b.const("bs", b_scale)], axis=0, stem="b")
@@ -214,6 +221,62 @@ def qdq_model():
     y = qdq(b, b.node("MatMul", [y, qdq_weight(b, w, axis=1)]), 0.05, u8(128))
     inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 32, 32])
     return b.model("qdq", [inp], [y])
+
+
+def qdq_fused_model():
+    """Only QDQ groups that onyx fuses like ONNX Runtime (src/optimizer/qdq_fusion.cc): Conv (per tensor and per
+    channel, uint8 and int8 activations, depthwise, grouped, strided, 1x1) with a redundant Relu or Clip, a Conv whose
+    Relu the Q does not make redundant (left in float by both), MaxPool/Transpose/Reshape/Flatten between equal Q and
+    DQ (run on 8-bit data), MatMul with per-column and per-tensor weights. ONNX Runtime 1.30's x86-64 CPU build does
+    not fuse Conv/MatMul with int8 activations (QDQIsInt8Allowed), so the int8 branch checks that onyx leaves them
+    unfused too (its Flatten still drops to int8)."""
+    b = Builder(23)
+    u8 = lambda v: np.array(v, dtype=np.uint8)  # noqa: E731
+    i8 = lambda v: np.array(v, dtype=np.int8)  # noqa: E731
+    x = qdq(b, "input", 0.02, u8(128))
+    y = qdq(b, b.node("Relu", [qdq_conv(b, x, 0.02, 3, 16)]), 0.015, u8(0))  # Relu made redundant by zp 0
+    y = qdq(b, b.node("MaxPool", [y], kernel_shape=[2, 2], strides=[2, 2]), 0.015, u8(0))
+    # A residual block: Add with a redundant Relu, then an Add whose output zero point is not 0.
+    r = y
+    t = qdq(b, b.node("Relu", [qdq_conv(b, y, 0.015, 16, 16)]), 0.02, u8(0))
+    y = qdq(b, b.node("Relu", [b.node("Add", [t, r])]), 0.03, u8(0))
+    y = qdq(b, b.node("Add", [y, t]), 0.035, u8(37))
+    y = qdq(b, b.node("Relu", [y]), 0.035, u8(37))  # not fused (Relu is no QDQ target); stays float
+    # Long sums (144 and 576 products) where the float path's rounding moves a few results across a rounding
+    # boundary: ONNX Runtime's fused and unfused outputs differ there, so the comparison tells them apart.
+    y = qdq(b, qdq_conv(b, y, 0.035, 16, 64), 0.02, u8(120))
+    y = qdq(b, qdq_conv(b, y, 0.02, 64, 64, per_tensor=True), 0.1, u8(120))
+    # Exact ties: weights scaled by 2^-7 and y_scale = 2 * x_scale * w_scale make the integer result acc / 2, so odd
+    # accumulators are ties (rounded to even), which the float path's rounding errors push either way.
+    wt = b.rng.integers(-1, 2, (64, 64, 1, 1)).astype(np.int8)
+    wts = np.float32(2.0 ** -7)
+    wtd = b.node("DequantizeLinear", [b.const("wq", wt), b.const("ws", np.array(wts)),
+                                      b.const("wz", np.array(0, np.int8))], stem="w")
+    y = qdq(b, b.node("Conv", [y, wtd]), np.float32(2) * np.float32(0.1) * wts, u8(128))
+    y = qdq(b, qdq_conv(b, y, np.float32(2) * np.float32(0.1) * wts, 64, 64, k=1), 0.025, u8(125))
+    y = qdq(b, qdq_conv(b, y, 0.025, 64, 64, stride=2, group=64), 0.02, u8(131))  # depthwise, stride 2
+    clip_lo, clip_hi = b.const("lo", np.array(0, np.float32)), b.const("hi", np.array(6, np.float32))
+    y = qdq(b, b.node("Clip", [qdq_conv(b, y, 0.02, 64, 24, k=1), clip_lo, clip_hi]), 6 / 255, u8(0))
+    y = qdq(b, qdq_conv(b, y, 6 / 255, 24, 24, group=4, per_tensor=True), 0.03, u8(100))
+    y = qdq(b, b.node("Relu", [qdq_conv(b, y, 0.03, 24, 16)]), 0.01, u8(10))  # not redundant: stays float
+    # GlobalAveragePool, and Adds broadcasting per channel and a quantized scalar constant.
+    g = qdq(b, b.node("GlobalAveragePool", [y]), 0.004, u8(3))
+    gy = qdq(b, b.node("Add", [y, g]), 0.012, u8(9))
+    one = b.node("DequantizeLinear", [b.const("c", u8(200)), b.const("cs", np.array(0.003, np.float32)),
+                                      b.const("cz", u8(50))], stem="dqc")
+    gy = qdq(b, b.node("Add", [one, gy]), 0.013, u8(4))
+    y = qdq(b, b.node("Transpose", [y], perm=[0, 1, 3, 2]), 0.01, u8(10))
+    y = qdq(b, b.node("Reshape", [y, b.const("shape", np.array([1, -1], np.int64))]), 0.01, u8(10))
+    w = b.rng.normal(0, 0.05, (16 * 6 * 6, 10)).astype(np.float32)
+    y = qdq(b, b.node("MatMul", [y, qdq_weight(b, w, axis=1)]), 0.05, u8(128))
+    # int8 activations.
+    z = qdq(b, "input", 0.02, i8(-3))
+    z = qdq(b, qdq_conv(b, z, 0.02, 3, 8, stride=2), 0.02, i8(5))
+    z = qdq(b, b.node("Flatten", [z], axis=1), 0.02, i8(5))
+    w = b.rng.normal(0, 0.03, (8 * 12 * 12, 6)).astype(np.float32)
+    z = qdq(b, b.node("MatMul", [z, qdq_weight(b, w, per_tensor=True)]), 0.04, i8(0))
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 24, 24])
+    return b.model("qdq_fused", [inp], [y, z])
 
 
 # ---- the float operators between quantize steps ----
@@ -323,6 +386,7 @@ def main():
     out = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "data", "quant")
     write(out, "unet_dynamic", unet_dynamic(), (1, 3, 32, 32), 1)
     write(out, "qdq", qdq_model(), (1, 3, 32, 32), 2)
+    write(out, "qdq_fused", qdq_fused_model(), (1, 3, 24, 24), 5)
     write(out, "qlinear", qlinear_model(), (1, 3, 32, 32), 3)
     # ONNX Runtime sums AveragePool-19 (dilations) in another order than AveragePool-7..11: both are checked.
     write(out, "float_ops", float_ops_model(17), (1, 3, 17, 23), 4)

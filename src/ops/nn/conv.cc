@@ -1,10 +1,13 @@
 // Conv, ConvInteger and QLinearConv: one convolution core (conv_core.h) computed in float/double for the float
 // types and in int32 for the quantized ones.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "kernels/int8_gemm.h"
+#include "kernels/int8_requantize.h"
+#include "ops/common/parallel.h"
 #include "ops/nn/conv_core.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
@@ -168,9 +171,30 @@ Result<std::vector<int32_t>> QuantizedConv(const ConvGeometry& g, const Tensor& 
   return acc;
 }
 
+// Validates x's zero point (one value of x's type) and w's (one value or one per output channel, of w's type).
+Status CheckZeroPoints(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, const Tensor& w, const Tensor* w_zp,
+                       const std::string& x_zp_name, const std::string& w_zp_name) {
+  if (x_zp != nullptr) {
+    ONYX_RETURN_IF_ERROR(CheckScalarParam(*x_zp, x_zp_name));
+    if (x_zp->type() != x.type()) return InvalidArgument(x_zp_name + " has a different type than x");
+  }
+  if (w_zp != nullptr) {
+    ONYX_RETURN_IF_ERROR(CheckPerChannel(*w_zp, g.out_channels, true, w_zp_name));
+    if (w_zp->type() != w.type()) return InvalidArgument(w_zp_name + " has a different type than w");
+  }
+  return Status::Ok();
+}
+
+// Pixels per image of a convolution's output.
+int64_t OutputPixels(const ConvGeometry& g) { return OutputSize(g.axes); }
+
 class ConvIntegerKernel : public OpKernel {
  public:
-  Status Init(const KernelInfo& info) override { return ParseConvAttrs(info, &attrs_, &group_); }
+  Status Init(const KernelInfo& info) override {
+    ONYX_RETURN_IF_ERROR(ParseConvAttrs(info, &attrs_, &group_));
+    packed_.Init(info, 1, 3);
+    return Status::Ok();
+  }
 
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
@@ -178,6 +202,18 @@ class ConvIntegerKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x_zp, OptionalTensorInput(ctx, 2));
     ONYX_ASSIGN_OR_RETURN(const Tensor* w_zp, OptionalTensorInput(ctx, 3));
     ONYX_ASSIGN_OR_RETURN(ConvGeometry g, ResolveConv(attrs_, group_, x->shape(), w->shape()));
+    ONYX_RETURN_IF_ERROR(
+        CheckZeroPoints(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)", "input 'w_zero_point' (3)"));
+    std::unique_ptr<int32_t[]> nhwc;
+    ONYX_ASSIGN_OR_RETURN(bool packed, packed_.Run(g, *x, x_zp, ctx.num_threads(), &nhwc));
+    if (packed) {
+      Tensor& y = ctx.AllocateOutput(0, DataType::kInt32, g.out_shape);
+      const int64_t pixels = OutputPixels(g), per_image = pixels * g.out_channels;
+      for (int64_t n = 0; n < g.batch; ++n) {
+        kernels::Int32NhwcToNchw(nhwc.get() + n * per_image, pixels, g.out_channels, y.data<int32_t>() + n * per_image);
+      }
+      return Status::Ok();
+    }
     ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)",
                                                                   "input 'w_zero_point' (3)", ctx.num_threads()));
     Tensor& y = ctx.AllocateOutput(0, DataType::kInt32, g.out_shape);
@@ -188,21 +224,19 @@ class ConvIntegerKernel : public OpKernel {
  private:
   WindowAttrs attrs_;
   int64_t group_ = 1;
+  PackedInt8Conv packed_;
 };
 
-// An int32 accumulator requantized as ONNX Runtime does (MLAS's requantize step): multiplied by the float scale in
-// float, rounded half to even, then the zero point added and the result saturated. Adding the zero point before
-// rounding, or multiplying in double, moves exact and near ties.
-template <typename Q>
-Q RequantizeLikeOrt(int32_t acc, float scale, int32_t zero_point) {
-  const float v = static_cast<float>(acc) * scale;
-  if (std::isnan(v)) return Q(0);
-  return SaturateRound<Q>(static_cast<double>(std::nearbyint(v)) + zero_point);
-}
-
+// QLinearConv requantizes its int32 accumulators as ONNX Runtime does (kernels/int8_requantize.h: float multiply,
+// round half to even, then the zero point, saturated). Adding the zero point before rounding, or multiplying in
+// double, moves exact and near ties.
 class QLinearConvKernel : public OpKernel {
  public:
-  Status Init(const KernelInfo& info) override { return ParseConvAttrs(info, &attrs_, &group_); }
+  Status Init(const KernelInfo& info) override {
+    ONYX_RETURN_IF_ERROR(ParseConvAttrs(info, &attrs_, &group_));
+    packed_.Init(info, 3, 5);
+    return Status::Ok();
+  }
 
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
@@ -229,8 +263,15 @@ class QLinearConvKernel : public OpKernel {
       out_type = y_zp->type();
       yz = Int32Values(*y_zp);
     }
-    ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)",
-                                                                  "input 'w_zero_point' (5)", ctx.num_threads()));
+    ONYX_RETURN_IF_ERROR(
+        CheckZeroPoints(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)", "input 'w_zero_point' (5)"));
+    std::unique_ptr<int32_t[]> nhwc;
+    ONYX_ASSIGN_OR_RETURN(bool packed, packed_.Run(g, *x, x_zp, ctx.num_threads(), &nhwc));
+    std::vector<int32_t> acc;
+    if (!packed) {
+      ONYX_ASSIGN_OR_RETURN(acc, QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)",
+                                               "input 'w_zero_point' (5)", ctx.num_threads()));
+    }
     const float xs = static_cast<float>(x_scale->DoubleAt(0));
     const float ys = static_cast<float>(y_scale->DoubleAt(0));
     std::vector<float> multiplier(static_cast<size_t>(g.out_channels));
@@ -243,6 +284,21 @@ class QLinearConvKernel : public OpKernel {
     return Dispatch<Quant8Types>(out_type, [&](auto tag) {
       using Q = typename decltype(tag)::type;
       Q* out = y.data<Q>();
+      if (packed) {
+        const int64_t per_image = out_size * g.out_channels;
+        const int32_t* b = bias != nullptr ? bias->data<int32_t>() : nullptr;
+        // Threads take blocks of 64 pixels (multiples of the kernel's 8-pixel blocks) of each image.
+        constexpr int64_t kBlock = 64;
+        const int64_t blocks = (out_size + kBlock - 1) / kBlock;
+        for (int64_t n = 0; n < g.batch; ++n) {
+          ParallelFor(blocks, kBlock * g.out_channels, [&](int64_t lo, int64_t hi) {
+            const int64_t p0 = lo * kBlock, p1 = std::min(out_size, hi * kBlock);
+            kernels::RequantizeNhwcToNchw<Q>(nhwc.get() + n * per_image + p0 * g.out_channels, p1 - p0, g.out_channels,
+                                             b, multiplier.data(), yz[0], out + n * per_image + p0, out_size);
+          });
+        }
+        return Status::Ok();
+      }
       size_t i = 0;
       for (int64_t n = 0; n < g.batch; ++n) {
         for (int64_t m = 0; m < g.out_channels; ++m) {
@@ -250,7 +306,7 @@ class QLinearConvKernel : public OpKernel {
           const float mult = multiplier[static_cast<size_t>(m)];
           for (int64_t k = 0; k < out_size; ++k, ++i) {
             const int32_t a = static_cast<int32_t>(static_cast<uint32_t>(acc[i]) + static_cast<uint32_t>(b));
-            out[i] = RequantizeLikeOrt<Q>(a, mult, yz[0]);
+            out[i] = kernels::RequantizeValue<Q>(a, mult, yz[0]);
           }
         }
       }
@@ -261,6 +317,7 @@ class QLinearConvKernel : public OpKernel {
  private:
   WindowAttrs attrs_;
   int64_t group_ = 1;
+  PackedInt8Conv packed_;
 };
 
 }  // namespace

@@ -2,6 +2,10 @@
 
 #include <string>
 
+#include "kernels/dnnl_util.h"
+#include "kernels/int8_conv.h"
+#include "kernels/int8_gemm.h"
+
 namespace onyx::ops::nn {
 
 Result<ConvGeometry> ResolveConv(const WindowAttrs& attrs, int64_t group, const Shape& x, const Shape& w) {
@@ -31,6 +35,68 @@ Result<ConvGeometry> ResolveConv(const WindowAttrs& attrs, int64_t group, const 
   g.out_shape = {g.batch, g.out_channels};
   for (const auto& a : g.axes) g.out_shape.push_back(a.out);
   return g;
+}
+
+PackedInt8Conv::PackedInt8Conv() = default;
+PackedInt8Conv::~PackedInt8Conv() = default;
+
+void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_index) {
+  if (!kernels::Int8GemmIsExact()) return;
+  const Tensor* w = info.ConstantInput(w_index);
+  if (w == nullptr || w->type() != DataType::kInt8 || (w->rank() != 3 && w->rank() != 4)) return;
+  if (info.has_input(w_zp_index)) {
+    const Tensor* z = info.ConstantInput(w_zp_index);
+    if (z == nullptr || z->type() != DataType::kInt8) return;
+    for (int64_t i = 0; i < z->size(); ++i) {
+      if (z->data<int8_t>()[i] != 0) return;
+    }
+  }
+  weights_ = *w;
+  enabled_ = true;
+}
+
+Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, int threads,
+                                 std::unique_ptr<int32_t[]>* acc) {
+  if (!enabled_ || (x.type() != DataType::kUint8 && x.type() != DataType::kInt8)) return false;
+  kernels::Int8ConvDims d;
+  d.batch = g.batch;
+  d.in_channels = g.in_channels;
+  d.out_channels = g.out_channels;
+  d.group = g.group;
+  const WindowAxis* h = g.axes.size() == 2 ? &g.axes[0] : nullptr;  // 1-D runs as 2-D with one row
+  const WindowAxis& w = g.axes.back();
+  if (h != nullptr) {
+    d.in_h = h->in, d.out_h = h->out, d.kernel_h = h->kernel, d.stride_h = h->stride, d.dilation_h = h->dilation;
+    d.pad_top = h->pad_begin, d.pad_bottom = h->pad_end;
+  }
+  d.in_w = w.in, d.out_w = w.out, d.kernel_w = w.kernel, d.stride_w = w.stride, d.dilation_w = w.dilation;
+  d.pad_left = w.pad_begin, d.pad_right = w.pad_end;
+  if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return false;
+  const bool is_signed = x.type() == DataType::kInt8;
+  const int run_threads = kernels::PrimitiveThreads(d.Flops(), threads);
+  std::shared_ptr<kernels::Int8Conv> conv;
+  {
+    // Session::Run may be called from several threads; the primitive is rebuilt only when its inputs change.
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Key key{d, is_signed, run_threads};
+    if (refused_ && refused_key_ == key) return false;
+    if (conv_ == nullptr || !(key_ == key)) {
+      auto made = kernels::Int8Conv::Create(d, is_signed, weights_.data<int8_t>(), run_threads);
+      if (!made.ok()) {  // oneDNN has no fast kernel for this shape: not asked again for it
+        refused_ = true;
+        refused_key_ = key;
+        return false;
+      }
+      conv_ = std::move(*made);
+      key_ = key;
+    }
+    conv = conv_;
+  }
+  int32_t xz = 0;
+  if (x_zp != nullptr) xz = is_signed ? x_zp->data<int8_t>()[0] : x_zp->data<uint8_t>()[0];
+  acc->reset(new int32_t[static_cast<size_t>(d.batch * d.out_h * d.out_w * d.out_channels + conv->OutputSlack())]);
+  ONYX_RETURN_IF_ERROR(conv->Run(x.raw(), xz, acc->get()));
+  return true;
 }
 
 }  // namespace onyx::ops::nn

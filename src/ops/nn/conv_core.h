@@ -3,12 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "core/status.h"
 #include "core/tensor.h"
+#include "kernels/int8_conv.h"
 #include "ops/nn/gemm_kernel.h"
 #include "ops/nn/window.h"
+#include "runtime/kernel.h"
 
 namespace onyx::ops::nn {
 
@@ -48,5 +52,36 @@ void RunConv(const ConvGeometry& g, const T* x, const T* w, T* y) {
     }
   }
 }
+
+// The prepacked int8 path of ConvInteger and QLinearConv (kernels/int8_conv.h, oneDNN's convolution primitive):
+// available when W is a constant int8 tensor of rank 3 or 4 whose zero point, if given, is a constant of zeros
+// (oneDNN takes no weight zero point), on CPUs where the int8 products are exact (kernels::Int8GemmIsExact). The
+// weights are reordered into the primitive's layout when it is built: for each new input shape, type or thread count.
+class PackedInt8Conv {
+ public:
+  PackedInt8Conv();
+  ~PackedInt8Conv();
+  // w_index / w_zp_index: W's and its zero point's input positions.
+  void Init(const KernelInfo& info, size_t w_index, size_t w_zp_index);
+  // The int32 accumulators sum((x - x_zero_point) * w) channels last, [N, out..., M], into `acc` (resized), and true;
+  // false when the path does not apply to x (the caller computes the reference way). x_zp is already validated.
+  Result<bool> Run(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, int threads,
+                   std::unique_ptr<int32_t[]>* acc);
+
+ private:
+  struct Key {
+    kernels::Int8ConvDims dims;
+    bool is_signed = false;
+    int threads = 1;
+    bool operator==(const Key&) const = default;
+  };
+  Tensor weights_;
+  bool enabled_ = false;
+  std::mutex mutex_;
+  std::shared_ptr<kernels::Int8Conv> conv_;  // built for key_
+  Key key_;
+  bool refused_ = false;  // oneDNN had no fast kernel for refused_key_: those inputs take the reference path
+  Key refused_key_;
+};
 
 }  // namespace onyx::ops::nn

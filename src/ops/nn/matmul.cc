@@ -1,9 +1,14 @@
 // MatMul (numpy matmul: batched, broadcasting batch dims, 1-D operands promoted and their dim dropped),
 // MatMulInteger and QLinearMatMul (the same product on zero-point-centred 8-bit values, accumulated in int32).
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
+#include "kernels/dnnl_util.h"
 #include "kernels/int8_gemm.h"
+#include "kernels/int8_matmul.h"
+#include "kernels/int8_requantize.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/gemm_kernel.h"
@@ -150,34 +155,97 @@ bool FastIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp
   return false;
 }
 
-// The int32 product of centred 8-bit operands.
-Result<std::vector<int32_t>> IntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp, const Tensor& b,
-                                            const Tensor* b_zp, const std::string& a_zp_name,
-                                            const std::string& b_zp_name, int threads) {
-  std::vector<int32_t> y(static_cast<size_t>(NumElements(p.out_shape)));
-  if (FastIntegerProduct(p, a, a_zp, b, b_zp, threads, y.data())) return y;
+// The prepacked path of MatMulInteger and QLinearMatMul (kernels/int8_matmul.h, oneDNN's matmul primitive): when B
+// is a constant int8 matrix whose zero point, if given, is a constant 0 (oneDNN takes none for the weights), on CPUs
+// where the int8 products are exact. The weights are reordered when the primitive is built: for each new row count,
+// A type or thread count.
+class PackedInt8MatMul {
+ public:
+  void Init(const KernelInfo& info, size_t b_index, size_t b_zp_index) {
+    if (!kernels::Int8GemmIsExact()) return;
+    const Tensor* b = info.ConstantInput(b_index);
+    if (b == nullptr || b->type() != DataType::kInt8 || b->rank() != 2) return;
+    if (info.has_input(b_zp_index)) {
+      const Tensor* z = info.ConstantInput(b_zp_index);
+      if (z == nullptr || z->type() != DataType::kInt8 || z->size() != 1 || z->data<int8_t>()[0] != 0) return;
+    }
+    weights_ = *b;
+    enabled_ = true;
+  }
+
+  // The int32 product into y, and true; false when the path does not apply (the caller computes it otherwise).
+  Result<bool> Run(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp, int threads, int32_t* y) {
+    if (!enabled_ || (a.type() != DataType::kUint8 && a.type() != DataType::kInt8)) return false;
+    if (a_zp != nullptr && (a_zp->type() != a.type() || a_zp->size() != 1)) return false;
+    if (p.b_matrix != weights_.shape()) return false;
+    for (size_t i = 0; i < p.a_index.size(); ++i) {
+      if (p.b_index[i] != 0 || p.a_index[i] != static_cast<int64_t>(i)) return false;
+    }
+    const int64_t m = p.m * static_cast<int64_t>(p.a_index.size());
+    if (m == 0 || p.n == 0) return false;
+    const bool is_signed = a.type() == DataType::kInt8;
+    const int run_threads = kernels::PrimitiveThreads(2 * m * p.k * p.n, threads);
+    std::shared_ptr<kernels::Int8MatMul> mm;
+    {
+      // Session::Run may be called from several threads; the primitive is rebuilt only when its inputs change.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (mm_ == nullptr || mm_->m() != m || mm_->signed_a() != is_signed || mm_->threads() != run_threads) {
+        auto made = kernels::Int8MatMul::Create(m, p.k, p.n, is_signed, weights_.data<int8_t>(), run_threads);
+        if (!made.ok()) return false;
+        mm_ = std::move(*made);
+      }
+      mm = mm_;
+    }
+    int32_t az = 0;
+    if (a_zp != nullptr) az = is_signed ? a_zp->data<int8_t>()[0] : a_zp->data<uint8_t>()[0];
+    ONYX_RETURN_IF_ERROR(mm->Run(a.raw(), az, y));
+    return true;
+  }
+
+ private:
+  Tensor weights_;
+  bool enabled_ = false;
+  std::mutex mutex_;
+  std::shared_ptr<kernels::Int8MatMul> mm_;
+};
+
+// The int32 product of centred 8-bit operands into y (NumElements(p.out_shape) values).
+Status IntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp, const Tensor& b, const Tensor* b_zp,
+                      const std::string& a_zp_name, const std::string& b_zp_name, int threads, PackedInt8MatMul& packed,
+                      int32_t* y) {
+  ONYX_ASSIGN_OR_RETURN(bool done, packed.Run(p, a, a_zp, threads, y));
+  if (done || FastIntegerProduct(p, a, a_zp, b, b_zp, threads, y)) return Status::Ok();
   const Tensor a2 = a.rank() == 1 ? *a.Reshaped(p.a_matrix) : a;
   const Tensor b2 = b.rank() == 1 ? *b.Reshaped(p.b_matrix) : b;
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> ai,
                         CenteredInt32Broadcast(a2, a_zp, a_zp ? RowParamShape(*a_zp, p) : Shape{}, a_zp_name));
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> bi,
                         CenteredInt32Broadcast(b2, b_zp, b_zp ? b_zp->shape() : Shape{}, b_zp_name));
-  RunMatMul<int32_t>(p, ai.data(), bi.data(), y.data());
-  return y;
-}
-
-Status MatMulIntegerCompute(const KernelInfo&, KernelContext& ctx) {
-  ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
-  ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
-  ONYX_ASSIGN_OR_RETURN(const Tensor* a_zp, OptionalTensorInput(ctx, 2));
-  ONYX_ASSIGN_OR_RETURN(const Tensor* b_zp, OptionalTensorInput(ctx, 3));
-  ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, PlanMatMul(a->shape(), b->shape()));
-  ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, IntegerProduct(plan, *a, a_zp, *b, b_zp, "input 'a_zero_point' (2)",
-                                                                 "input 'b_zero_point' (3)", ctx.num_threads()));
-  Tensor& y = ctx.AllocateOutput(0, DataType::kInt32, plan.out_shape);
-  std::copy(acc.begin(), acc.end(), y.data<int32_t>());
+  RunMatMul<int32_t>(p, ai.data(), bi.data(), y);
   return Status::Ok();
 }
+
+class MatMulIntegerKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    packed_.Init(info, 1, 3);
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* a_zp, OptionalTensorInput(ctx, 2));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* b_zp, OptionalTensorInput(ctx, 3));
+    ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, PlanMatMul(a->shape(), b->shape()));
+    Tensor& y = ctx.AllocateOutput(0, DataType::kInt32, plan.out_shape);
+    return IntegerProduct(plan, *a, a_zp, *b, b_zp, "input 'a_zero_point' (2)", "input 'b_zero_point' (3)",
+                          ctx.num_threads(), packed_, y.data<int32_t>());
+  }
+
+ private:
+  PackedInt8MatMul packed_;
+};
 
 // A QLinearMatMul scale: one value, one per row of the product (M), or (per_column) one per column (N).
 Result<std::vector<double>> ReadScale(const Tensor& t, int64_t per_axis_count, const std::string& name) {
@@ -189,7 +257,7 @@ Result<std::vector<double>> ReadScale(const Tensor& t, int64_t per_axis_count, c
   return ToDoubleVector(t);
 }
 
-Status QLinearMatMulCompute(const KernelInfo&, KernelContext& ctx) {
+Status QLinearMatMulCompute(KernelContext& ctx, PackedInt8MatMul& packed) {
   ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
   ONYX_ASSIGN_OR_RETURN(const Tensor* a_scale, ctx.TensorInput(1));
   ONYX_ASSIGN_OR_RETURN(const Tensor* a_zp, OptionalTensorInput(ctx, 2));
@@ -212,8 +280,9 @@ Status QLinearMatMulCompute(const KernelInfo&, KernelContext& ctx) {
     out_type = y_zp->type();
     yz = Int32Values(*y_zp);
   }
-  ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, IntegerProduct(plan, *a, a_zp, *b, b_zp, "input 'a_zero_point' (2)",
-                                                                 "input 'b_zero_point' (5)", ctx.num_threads()));
+  std::vector<int32_t> acc(static_cast<size_t>(NumElements(plan.out_shape)));
+  ONYX_RETURN_IF_ERROR(IntegerProduct(plan, *a, a_zp, *b, b_zp, "input 'a_zero_point' (2)", "input 'b_zero_point' (5)",
+                                      ctx.num_threads(), packed, acc.data()));
   // The combined scale is formed in the scales' own precision (float32, or float16 rounding for half scales).
   const DataType scale_type = a_scale->type();
   auto combine = [&](double sa, double sb, double sy) -> double {
@@ -233,6 +302,16 @@ Status QLinearMatMulCompute(const KernelInfo&, KernelContext& ctx) {
   return Dispatch<Quant8Types>(out_type, [&](auto tag) {
     using Q = typename decltype(tag)::type;
     Q* out = y.data<Q>();
+    // float32 scales, one for A and Y, one or one per column for B: MLAS's requantization (float product), as ONNX
+    // Runtime's QLinearMatMul computes it with the combined scale a_scale * b_scale / y_scale formed in float.
+    if (scale_type == DataType::kFloat && b_scale->type() == DataType::kFloat && y_scale->type() == DataType::kFloat &&
+        as.size() == 1 && ys.size() == 1 && yz.size() == 1) {
+      std::vector<float> mult(bs.size());
+      for (size_t j = 0; j < bs.size(); ++j) mult[j] = static_cast<float>(combine(as[0], bs[j], ys[0]));
+      kernels::RequantizeRows<Q>(acc.data(), static_cast<int64_t>(acc.size()) / cols, cols, nullptr, mult.data(),
+                                 bs.size() > 1, yz[0], out);
+      return Status::Ok();
+    }
     for (size_t i = 0; i < acc.size(); ++i) {
       const int64_t col = static_cast<int64_t>(i) % cols;
       const int64_t row = (static_cast<int64_t>(i) / cols) % rows;
@@ -244,12 +323,24 @@ Status QLinearMatMulCompute(const KernelInfo&, KernelContext& ctx) {
   });
 }
 
+class QLinearMatMulKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    packed_.Init(info, 3, 5);
+    return Status::Ok();
+  }
+  Status Compute(KernelContext& ctx) override { return QLinearMatMulCompute(ctx, packed_); }
+
+ private:
+  PackedInt8MatMul packed_;
+};
+
 }  // namespace
 
 void RegisterMatMulOps(KernelRegistry& registry) {
   registry.AddFn("", "MatMul", 1, kLatestVersion, MatMulCompute);
-  registry.AddFn("", "MatMulInteger", 10, kLatestVersion, MatMulIntegerCompute);
-  registry.AddFn("", "QLinearMatMul", 10, kLatestVersion, QLinearMatMulCompute);
+  registry.Add("", "MatMulInteger", 10, kLatestVersion, MakeFactory<MatMulIntegerKernel>());
+  registry.Add("", "QLinearMatMul", 10, kLatestVersion, MakeFactory<QLinearMatMulKernel>());
 }
 
 }  // namespace onyx::ops::nn

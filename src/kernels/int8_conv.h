@@ -1,0 +1,62 @@
+// An 8-bit 2-D convolution on oneDNN's convolution primitive with int32 output: u8 or s8 source with one zero point
+// (applied by oneDNN, padding taps included, i.e. they count as the zero point as ONNX specifies), s8 weights without
+// zero point reordered once into the primitive's layout, groups and depthwise as oneDNN grouped convolution. Exact:
+// the int32 sums equal sum((x - x_zero_point) * w) over the taps (checked against the reference loops in
+// tests/unit/int8_conv_test.cc). Used only where Int8GemmIsExact() (VNNI or AMX: no saturating int16 pairs).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "core/status.h"
+
+namespace onyx::kernels {
+
+struct Int8ConvDims {
+  int64_t batch = 1, in_channels = 1, out_channels = 1, group = 1;
+  int64_t in_h = 1, in_w = 1, out_h = 1, out_w = 1;
+  int64_t kernel_h = 1, kernel_w = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t dilation_h = 1, dilation_w = 1;  // as ONNX counts them: 1 = no gap
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+
+  bool operator==(const Int8ConvDims&) const = default;
+  int64_t Flops() const {
+    return 2 * batch * out_channels * out_h * out_w * (in_channels / group) * kernel_h * kernel_w;
+  }
+};
+
+class Int8Conv {
+ public:
+  // Builds the primitive for `dims` and reorders `weights` ([M, C/group, kh, kw] int8, row-major) into its layout.
+  // `threads` is the OpenMP thread count the primitive runs with (Run must be called under the same count).
+  // Fails (the caller falls back) where oneDNN only offers its reference implementation.
+  static Result<std::unique_ptr<Int8Conv>> Create(const Int8ConvDims& dims, bool signed_source, const int8_t* weights,
+                                                  int threads);
+  ~Int8Conv();
+  Int8Conv(const Int8Conv&) = delete;
+  Int8Conv& operator=(const Int8Conv&) = delete;
+
+  // x: [N, C, H, W] uint8 or int8 (as created), channels first; y: [N, OH, OW, M] int32, channels last, followed by
+  // OutputSlack() more int32 that the call may overwrite (see there).
+  Status Run(const void* x, int32_t x_zero_point, int32_t* y) const;
+
+  // oneDNN 2.6.3's AMX 1x1 int8 convolution writes whole tiles of 16 output pixels, past the end of the destination
+  // when the pixel count is not a multiple of 16 (measured: up to 15 pixels x M). Destinations get 64 pixels of
+  // room, sources are copied into buffers with the same margin, and images run one at a time so that one image's
+  // overrun lands in the next one's not yet written rows.
+  int64_t OutputSlack() const { return 64 * dims_.out_channels; }
+
+  const Int8ConvDims& dims() const { return dims_; }
+  int threads() const { return threads_; }
+  const char* implementation() const;
+
+ private:
+  struct Impl;
+  Int8Conv(const Int8ConvDims& dims, int threads, std::unique_ptr<Impl> impl);
+  Int8ConvDims dims_;
+  int threads_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace onyx::kernels

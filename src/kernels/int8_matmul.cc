@@ -1,0 +1,63 @@
+#include "kernels/int8_matmul.h"
+
+#include <string>
+
+#include "kernels/dnnl_util.h"
+
+namespace onyx::kernels {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+using Dt = memory::data_type;
+
+struct Int8MatMul::Impl {
+  dnnl::matmul::primitive_desc pd;
+  dnnl::matmul primitive;
+  memory weights;
+};
+
+Int8MatMul::Int8MatMul(int64_t m, bool signed_a, int threads, std::unique_ptr<Impl> impl)
+    : m_(m), signed_a_(signed_a), threads_(threads), impl_(std::move(impl)) {}
+
+Int8MatMul::~Int8MatMul() = default;
+
+Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
+                                                       int threads) {
+  auto impl = std::make_unique<Impl>();
+  std::string name;
+  const ScopedOmpThreads scoped(threads);
+  ONYX_RETURN_IF_ERROR(DnnlCall("int8 matmul", [&] {
+    const memory::desc a_md({m, k}, signed_a ? Dt::s8 : Dt::u8, Tag::ab);
+    const memory::desc b_md({k, n}, Dt::s8, Tag::any);
+    const memory::desc c_md({m, n}, Dt::s32, Tag::ab);
+    dnnl::primitive_attr attr;
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    impl->pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), attr, DnnlEngine());
+    name = impl->pd.impl_info_str();
+    if (name.rfind("ref", 0) == 0) return;
+    impl->primitive = dnnl::matmul(impl->pd);
+    memory plain({{k, n}, Dt::s8, Tag::ab}, DnnlEngine(), const_cast<int8_t*>(b));
+    impl->weights = memory(impl->pd.weights_desc(), DnnlEngine());
+    dnnl::reorder(plain, impl->weights).execute(DnnlStream(), plain, impl->weights);
+    DnnlStream().wait();
+  }));
+  if (name.rfind("ref", 0) == 0) return Unsupported("oneDNN has only its reference int8 matmul (" + name + ")");
+  return std::unique_ptr<Int8MatMul>(new Int8MatMul(m, signed_a, threads, std::move(impl)));
+}
+
+Status Int8MatMul::Run(const void* a, int32_t a_zero_point, int32_t* c) const {
+  const ScopedOmpThreads scoped(threads_);
+  return DnnlCall("int8 matmul", [&] {
+    int32_t zp = a_zero_point;
+    memory a_mem(impl_->pd.src_desc(), DnnlEngine(), const_cast<void*>(a));
+    memory c_mem(impl_->pd.dst_desc(), DnnlEngine(), c);
+    memory zp_mem({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
+    impl_->primitive.execute(DnnlStream(), {{DNNL_ARG_SRC, a_mem},
+                                            {DNNL_ARG_WEIGHTS, impl_->weights},
+                                            {DNNL_ARG_DST, c_mem},
+                                            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}});
+    DnnlStream().wait();
+  });
+}
+
+}  // namespace onyx::kernels

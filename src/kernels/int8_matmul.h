@@ -1,0 +1,39 @@
+// An 8-bit matrix product with a constant right operand on oneDNN's matmul primitive (AMX or VNNI kernels), int32
+// output: C[M, N] = sum_k (A[m, k] - a_zero_point) * B[k, N], A uint8 or int8 row-major, B int8 without zero point,
+// reordered once into the primitive's layout. Exact like kernels/int8_gemm.h (callers check Int8GemmIsExact()); the
+// primitive is built per row count and thread count.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "core/status.h"
+
+namespace onyx::kernels {
+
+class Int8MatMul {
+ public:
+  // b: [k, n] int8, row-major.
+  static Result<std::unique_ptr<Int8MatMul>> Create(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
+                                                    int threads);
+  ~Int8MatMul();
+  Int8MatMul(const Int8MatMul&) = delete;
+  Int8MatMul& operator=(const Int8MatMul&) = delete;
+
+  // a: [m, k]; c: [m, n].
+  Status Run(const void* a, int32_t a_zero_point, int32_t* c) const;
+
+  int64_t m() const { return m_; }
+  bool signed_a() const { return signed_a_; }
+  int threads() const { return threads_; }
+
+ private:
+  struct Impl;
+  Int8MatMul(int64_t m, bool signed_a, int threads, std::unique_ptr<Impl> impl);
+  int64_t m_;
+  bool signed_a_;
+  int threads_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace onyx::kernels

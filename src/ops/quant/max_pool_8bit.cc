@@ -1,0 +1,83 @@
+// ai.onyx.internal.MaxPool: MaxPool of a 2-D uint8 or int8 image batch [N, C, H, W] (attributes as ONNX MaxPool:
+// kernel_shape, strides, pads, dilations, auto_pad, ceil_mode; no Indices output). The QDQ fusion emits it for
+// DQ -> MaxPool -> Q groups with equal parameters (the maximum commutes with a positive-scale dequantization, so
+// this is exactly what ONNX Runtime's dropped group computes); onyx's general MaxPool handles 8-bit data too but with
+// its N-D reference loops, ~20x slower on ResNet-50's first pooling.
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "ops/common/parallel.h"
+#include "ops/nn/window.h"
+#include "ops/quant/quant_ops.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::quant {
+namespace {
+
+class MaxPool8BitKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    ONYX_RETURN_IF_ERROR(attrs_.Parse(info, true));
+    if (attrs_.kernel_shape.size() != 2) return info.Error("only 2-D pooling is supported");
+    if (info.num_outputs() > 1) return info.Error("the Indices output is not supported");
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    if ((x->type() != DataType::kUint8 && x->type() != DataType::kInt8) || x->rank() != 4) {
+      return InvalidArgument("input 'X' (0) must be a uint8 or int8 [N, C, H, W] tensor, got " +
+                             std::string(DataTypeName(x->type())) + " " + ShapeToString(x->shape()));
+    }
+    ONYX_ASSIGN_OR_RETURN(std::vector<nn::WindowAxis> axes,
+                          nn::ResolveWindow(attrs_, Shape{x->dim(2), x->dim(3)}, Shape{}));
+    const nn::WindowAxis& h = axes[0];
+    const nn::WindowAxis& w = axes[1];
+    Tensor& y = ctx.AllocateOutput(0, x->type(), {x->dim(0), x->dim(1), h.out, w.out});
+    const int64_t planes = x->dim(0) * x->dim(1);
+    auto run = [&](const auto* in, auto* out) {
+      using Q = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
+      ParallelFor(planes, h.in * w.in, [&](int64_t lo, int64_t hi) {
+        for (int64_t p = lo; p < hi; ++p) {
+          const Q* src = in + p * h.in * w.in;
+          Q* dst = out + p * h.out * w.out;
+          for (int64_t oh = 0; oh < h.out; ++oh) {
+            const int64_t ih0 = oh * h.stride - h.pad_begin;
+            for (int64_t ow = 0; ow < w.out; ++ow) {
+              const int64_t iw0 = ow * w.stride - w.pad_begin;
+              Q m = std::numeric_limits<Q>::lowest();
+              for (int64_t kh = 0; kh < h.kernel; ++kh) {
+                const int64_t ih = ih0 + kh * h.dilation;
+                if (ih < 0 || ih >= h.in) continue;
+                const Q* row = src + ih * w.in;
+                for (int64_t kw = 0; kw < w.kernel; ++kw) {
+                  const int64_t iw = iw0 + kw * w.dilation;
+                  if (iw >= 0 && iw < w.in) m = std::max(m, row[iw]);
+                }
+              }
+              dst[oh * w.out + ow] = m;
+            }
+          }
+        }
+      });
+    };
+    if (x->type() == DataType::kUint8) {
+      run(x->data<uint8_t>(), y.data<uint8_t>());
+    } else {
+      run(x->data<int8_t>(), y.data<int8_t>());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  nn::WindowAttrs attrs_;
+};
+
+}  // namespace
+
+void RegisterMaxPool8BitOps(KernelRegistry& registry) {
+  registry.Add(ir::kInternalDomain, "MaxPool", 1, kLatestVersion, MakeFactory<MaxPool8BitKernel>());
+}
+
+}  // namespace onyx::ops::quant

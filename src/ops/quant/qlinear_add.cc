@@ -1,0 +1,146 @@
+// ai.onyx.internal.QLinearAdd(A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point): the sum of
+// two uint8 or int8 tensors (numpy broadcasting) quantized to C's parameters, as ONNX Runtime's com.microsoft
+// QLinearAdd (kernels/int8_qlinear_add.h). Broadcasting follows ONNX Runtime's spans: the output is cut into runs of
+// its innermost dims along which either both operands vary, or one of them is a single value; a single-valued
+// operand takes MLAS's "scalar B" role (when it is A, the two operands and their parameters swap, as ONNX Runtime
+// swaps them).
+#include <string>
+#include <vector>
+
+#include "kernels/int8_qlinear_add.h"
+#include "ops/common/op_util.h"
+#include "ops/common/parallel.h"
+#include "ops/nn/nn_util.h"
+#include "ops/quant/quant_ops.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::quant {
+namespace {
+
+Result<float> ScalarScale(const Tensor& t, const std::string& name) {
+  if (t.type() != DataType::kFloat || t.size() != 1) {
+    return InvalidArgument(name + " must be one float32 value, got " + std::string(DataTypeName(t.type())) + " " +
+                           ShapeToString(t.shape()));
+  }
+  return t.data<float>()[0];
+}
+
+Result<int32_t> ScalarZeroPoint(const Tensor* t, DataType type, const std::string& name) {
+  if (t == nullptr) return 0;
+  if (t->type() != type || t->size() != 1) {
+    return InvalidArgument(name + " must be one " + std::string(DataTypeName(type)) + " value");
+  }
+  return type == DataType::kUint8 ? int32_t{t->data<uint8_t>()[0]} : int32_t{t->data<int8_t>()[0]};
+}
+
+// How operand `which` (0 = A, 1 = B) behaves along output dim d: 0 varies, 1 is a single value (broadcast).
+enum class Run { kBoth, kAScalar, kBScalar };
+
+Status QLinearAddCompute(const KernelInfo&, KernelContext& ctx) {
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a_scale, ctx.TensorInput(1));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a_zp, nn::OptionalTensorInput(ctx, 2));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(3));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b_scale, ctx.TensorInput(4));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b_zp, nn::OptionalTensorInput(ctx, 5));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* c_scale, ctx.TensorInput(6));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* c_zp, nn::OptionalTensorInput(ctx, 7));
+  const DataType type = a->type();
+  if ((type != DataType::kUint8 && type != DataType::kInt8) || b->type() != type) {
+    return InvalidArgument("inputs 'A' and 'B' must both be uint8 or both int8, got " +
+                           std::string(DataTypeName(type)) + " and " + std::string(DataTypeName(b->type())));
+  }
+  ONYX_ASSIGN_OR_RETURN(float sa, ScalarScale(*a_scale, "input 'A_scale' (1)"));
+  ONYX_ASSIGN_OR_RETURN(float sb, ScalarScale(*b_scale, "input 'B_scale' (4)"));
+  ONYX_ASSIGN_OR_RETURN(float sc, ScalarScale(*c_scale, "input 'C_scale' (6)"));
+  ONYX_ASSIGN_OR_RETURN(int32_t za, ScalarZeroPoint(a_zp, type, "input 'A_zero_point' (2)"));
+  ONYX_ASSIGN_OR_RETURN(int32_t zb, ScalarZeroPoint(b_zp, type, "input 'B_zero_point' (5)"));
+  ONYX_ASSIGN_OR_RETURN(int32_t zc, ScalarZeroPoint(c_zp, type, "input 'C_zero_point' (7)"));
+  auto out_shape = BroadcastShapes(a->shape(), b->shape());
+  if (!out_shape.ok()) {
+    return InvalidArgument("inputs 'A' " + ShapeToString(a->shape()) + " and 'B' " + ShapeToString(b->shape()) +
+                           " cannot be broadcast");
+  }
+  Tensor& y = ctx.AllocateOutput(0, type, *out_shape);
+  const Shape& out = *out_shape;
+  const int64_t total = y.size();
+  if (total == 0) return Status::Ok();
+  const std::vector<int64_t> sa_strides = BroadcastStrides(a->shape(), out);
+  const std::vector<int64_t> sb_strides = BroadcastStrides(b->shape(), out);
+  // The innermost run: trailing dims (size-1 output dims ignored) of one kind.
+  auto kind_of = [&](size_t d) {
+    const bool av = sa_strides[d] != 0, bv = sb_strides[d] != 0;
+    return av && bv ? Run::kBoth : av ? Run::kBScalar : Run::kAScalar;
+  };
+  size_t inner = out.size();
+  Run kind = Run::kBoth;
+  bool kind_set = false;
+  int64_t span = 1;
+  while (inner > 0) {
+    const size_t d = inner - 1;
+    if (out[d] == 1) {
+      --inner;
+      continue;
+    }
+    const Run k = kind_of(d);
+    if (kind_set && k != kind) break;
+    kind = k;
+    kind_set = true;
+    span *= out[d];
+    --inner;
+  }
+  // When both operands are single values along every dim (all output dims 1), the one element is a run of both.
+  const Shape outer_shape(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(inner));
+  const int64_t runs = total / span;
+  std::vector<int64_t> a_off(static_cast<size_t>(runs)), b_off(static_cast<size_t>(runs));
+  {
+    std::vector<int64_t> strides[2] = {std::vector<int64_t>(sa_strides.begin(), sa_strides.begin() + inner),
+                                       std::vector<int64_t>(sb_strides.begin(), sb_strides.begin() + inner)};
+    ForEachStrided(outer_shape, strides, [&](int64_t i, const int64_t* off) {
+      a_off[static_cast<size_t>(i)] = off[0];
+      b_off[static_cast<size_t>(i)] = off[1];
+    });
+  }
+  const kernels::QLinearAddParams ab = kernels::MakeQLinearAddParams(sa, za, sb, zb, sc, zc);
+  const kernels::QLinearAddParams ba = kernels::MakeQLinearAddParams(sb, zb, sa, za, sc, zc);
+  auto run = [&](auto* out_data, const auto* ad, const auto* bd) {
+    using Q = std::remove_pointer_t<decltype(out_data)>;
+    auto one_run = [&](int64_t r, int64_t lo, int64_t hi) {
+      Q* o = out_data + r * span + lo;
+      const Q* ar = ad + a_off[static_cast<size_t>(r)];
+      const Q* br = bd + b_off[static_cast<size_t>(r)];
+      switch (kind) {
+        case Run::kBoth:
+          kernels::QLinearAddSpans<Q>(ar + lo, br + lo, hi - lo, ab, o);
+          break;
+        case Run::kBScalar:
+          kernels::QLinearAddScalar<Q>(ar + lo, br[0], hi - lo, ab, o);
+          break;
+        case Run::kAScalar:
+          kernels::QLinearAddScalar<Q>(br + lo, ar[0], hi - lo, ba, o);
+          break;
+      }
+    };
+    if (runs == 1) {
+      ParallelFor(span, 4, [&](int64_t lo, int64_t hi) { one_run(0, lo, hi); });
+    } else {
+      ParallelFor(runs, span * 4, [&](int64_t lo, int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) one_run(r, 0, span);
+      });
+    }
+  };
+  if (type == DataType::kUint8) {
+    run(y.data<uint8_t>(), a->data<uint8_t>(), b->data<uint8_t>());
+  } else {
+    run(y.data<int8_t>(), a->data<int8_t>(), b->data<int8_t>());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterQLinearAddOps(KernelRegistry& registry) {
+  registry.AddFn(ir::kInternalDomain, "QLinearAdd", 1, kLatestVersion, QLinearAddCompute);
+}
+
+}  // namespace onyx::ops::quant

@@ -1,0 +1,87 @@
+// ai.onyx.internal.QLinearGlobalAveragePool(X, x_scale, x_zero_point, y_scale, y_zero_point), channels first: the
+// mean of each [H, W, ...] image of a uint8 or int8 tensor, as ONNX Runtime's com.microsoft operator computes it
+// (MLAS's MlasQLinearGlobalAveragePoolNchw): the exact int32 sum minus x_zero_point * size, requantized with the
+// float scale x_scale / (y_scale * size) (kernels/int8_requantize.h). Like MLAS it refuses images of 2^24 or more
+// elements and scales outside [2^-32, 256), where the result would be constant.
+#include <string>
+
+#include "kernels/int8_requantize.h"
+#include "ops/common/parallel.h"
+#include "ops/nn/nn_util.h"
+#include "ops/quant/quant_ops.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::quant {
+namespace {
+
+class QLinearGlobalAveragePoolKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    if (info.GetInt("channels_last", 0) != 0) return info.UnsupportedError("channels_last=1 is not supported");
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x_scale, ctx.TensorInput(1));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x_zp, nn::OptionalTensorInput(ctx, 2));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* y_scale, ctx.TensorInput(3));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* y_zp, nn::OptionalTensorInput(ctx, 4));
+    const DataType type = x->type();
+    if (type != DataType::kUint8 && type != DataType::kInt8) {
+      return InvalidArgument("input 'X' (0) must be uint8 or int8, got " + std::string(DataTypeName(type)));
+    }
+    if (x->rank() < 3)
+      return InvalidArgument("input 'X' (0) must be [N, C, D1, ...], got " + ShapeToString(x->shape()));
+    for (const Tensor* t : {x_scale, y_scale}) {
+      if (t->type() != DataType::kFloat || t->size() != 1) return InvalidArgument("scales must be one float32 value");
+    }
+    for (const Tensor* t : {x_zp, y_zp}) {
+      if (t != nullptr && (t->type() != type || t->size() != 1)) {
+        return InvalidArgument("zero points must be one value of X's type");
+      }
+    }
+    auto zp = [&](const Tensor* t) -> int32_t {
+      if (t == nullptr) return 0;
+      return type == DataType::kUint8 ? int32_t{t->data<uint8_t>()[0]} : int32_t{t->data<int8_t>()[0]};
+    };
+    const int32_t xz = zp(x_zp), yz = zp(y_zp);
+    const int64_t channels = x->dim(0) * x->dim(1);
+    const int64_t size = x->size() / std::max<int64_t>(channels, 1);
+    if (size >= 0x1000000) return InvalidArgument("images of 2^24 or more elements are not supported");
+    const float scale = x_scale->data<float>()[0] / (y_scale->data<float>()[0] * static_cast<float>(size));
+    if (!(scale >= 0x1.0p-32f && scale < 256.0f)) {
+      return InvalidArgument("x_scale / (y_scale * image size) = " + std::to_string(scale) +
+                             " is outside [2^-32, 256): the result would be constant");
+    }
+    Shape out_shape = x->shape();
+    for (size_t d = 2; d < out_shape.size(); ++d) out_shape[d] = 1;
+    Tensor& y = ctx.AllocateOutput(0, type, out_shape);
+    auto run = [&](const auto* in, auto* out) {
+      using Q = std::remove_pointer_t<decltype(out)>;
+      ParallelFor(channels, size, [&](int64_t lo, int64_t hi) {
+        for (int64_t c = lo; c < hi; ++c) {
+          const Q* p = in + c * size;
+          int32_t sum = -xz * static_cast<int32_t>(size);
+          for (int64_t i = 0; i < size; ++i) sum += p[i];
+          out[c] = kernels::RequantizeValue<Q>(sum, scale, yz);
+        }
+      });
+    };
+    if (type == DataType::kUint8) {
+      run(x->data<uint8_t>(), y.data<uint8_t>());
+    } else {
+      run(x->data<int8_t>(), y.data<int8_t>());
+    }
+    return Status::Ok();
+  }
+};
+
+}  // namespace
+
+void RegisterQLinearPoolOps(KernelRegistry& registry) {
+  registry.Add(ir::kInternalDomain, "QLinearGlobalAveragePool", 1, kLatestVersion,
+               MakeFactory<QLinearGlobalAveragePoolKernel>());
+}
+
+}  // namespace onyx::ops::quant

@@ -1,0 +1,13 @@
+#include "ops/op_list.h"
+#include "ops/quant/quant_ops.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops {
+
+void RegisterQuantizedOps(KernelRegistry& registry) {
+  quant::RegisterQLinearAddOps(registry);
+  quant::RegisterQLinearPoolOps(registry);
+  quant::RegisterMaxPool8BitOps(registry);
+}
+
+}  // namespace onyx::ops

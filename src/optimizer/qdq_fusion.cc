@@ -1,0 +1,385 @@
+// QDQ groups to integer operators, as ONNX Runtime's QDQ selector/action transformer does at level extended, so
+// that a QDQ model computes onyx's integer kernels' (and ONNX Runtime's) results instead of the float path's:
+//
+//   DQ(x), DQ(w)[, DQ(int32 bias)] -> Conv [-> Relu/Clip made redundant by the Q] -> Q   =>  QLinearConv
+//   DQ(a), DQ(b) -> MatMul -> Q                                                         =>  QLinearMatMul
+//   DQ(a), DQ(b) -> Add [-> redundant Relu/Clip] -> Q                    =>  ai.onyx.internal.QLinearAdd
+//   DQ -> GlobalAveragePool [-> redundant Relu/Clip] -> Q                =>  ai.onyx.internal.QLinearGlobalAveragePool
+//   DQ -> MaxPool(12+)/Reshape/Transpose/Squeeze/Unsqueeze/Flatten/Slice/Gather/... -> Q  =>  the op on 8-bit data
+//                                                   (2-D MaxPool as ai.onyx.internal.MaxPool, a fast 8-bit kernel)
+//
+// under ONNX Runtime's conditions (qdq_selectors.cc): the target's output read only by the Q (or by the redundant
+// Relu/Clip, read only by the Q) and not a graph output; every existing input of the target from a DQ; input and
+// output 8-bit types equal; uint8 activations (ONNX Runtime's x86-64 build fuses no int8 ones); an int32 bias, passed
+// through raw as ONNX Runtime does (its DQ scale is assumed to be x_scale * w_scale); for the dropped groups, Q and DQ
+// with the same constant scalar scale (positive for MaxPool) and zero point. A DQ read by other nodes stays for them
+// (ONNX Runtime duplicates it; reading its input directly is the same).
+//
+// Exactness rule: ONNX Runtime also turns DQ -> AveragePool/Mul/Concat/Sigmoid/LeakyRelu/Softmax/Resize/Gemm/Where/
+// Split -> Q into com.microsoft operators onyx does not implement yet. Fusing some groups of a graph and not others
+// would match neither ONNX Runtime's unfused results nor its fused ones, so a graph holding such a group (or one onyx
+// cannot express: per-axis parameters of Add, 16-bit types) is left entirely as it is: its results then stay those of
+// ONNX Runtime at level disabled (docs/quantization.md).
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "optimizer/graph_index.h"
+
+namespace onyx::optimizer {
+namespace {
+
+bool Is8Bit(std::optional<DataType> t) { return t == DataType::kUint8 || t == DataType::kInt8; }
+
+bool IsDropOp(const ir::Node& n);
+
+// The element type of a quantized value: an initializer's type, a QuantizeLinear's output type (from its zero point
+// or output_dtype, uint8 by default), a QLinearConv/QLinearMatMul's (its y_zero_point's, else its x's), a dropped
+// group's op (its input's: groups fused earlier in the scan feed later ones), or what the index knows.
+std::optional<DataType> QuantType(const GraphIndex& index, const std::string& value, int depth = 0) {
+  if (depth > 64) return std::nullopt;
+  if (const Tensor* c = index.Constant(value)) return c->type();
+  auto zero_point_type = [&](const ir::Node& n, size_t zp_input) -> std::optional<DataType> {
+    if (n.inputs.size() <= zp_input || n.inputs[zp_input].empty()) return std::nullopt;
+    if (const Tensor* z = index.Constant(n.inputs[zp_input])) return z->type();
+    return index.ElemType(n.inputs[zp_input]);
+  };
+  if (const ir::Node* q = index.ProducerOp(value, "QuantizeLinear")) {
+    if (q->inputs.size() > 2 && !q->inputs[2].empty()) return zero_point_type(*q, 2);
+    const int64_t od = AttrInt(*q, "output_dtype", 0);
+    if (od != 0) return static_cast<DataType>(od);
+    return DataType::kUint8;
+  }
+  const int p = index.Producer(value);
+  if (p >= 0) {
+    const ir::Node& n = index.graph().nodes[static_cast<size_t>(p)];
+    const bool internal = n.domain == ir::kInternalDomain;
+    if (IsOnnxOp(n, "QLinearConv") || IsOnnxOp(n, "QLinearMatMul") || (internal && n.op_type == "QLinearAdd")) {
+      if (auto t = zero_point_type(n, 7)) return t;
+      return QuantType(index, n.inputs[0], depth + 1);
+    }
+    if (internal && n.op_type == "QLinearGlobalAveragePool") {
+      if (auto t = zero_point_type(n, 4)) return t;
+      return QuantType(index, n.inputs[0], depth + 1);
+    }
+    if ((IsDropOp(n) || (internal && n.op_type == "MaxPool")) && !n.inputs.empty() && n.outputs[0] == value) {
+      if (auto t = QuantType(index, n.inputs[0], depth + 1); t == DataType::kUint8 || t == DataType::kInt8) return t;
+    }
+  }
+  return index.ElemType(value);
+}
+
+// A DequantizeLinear or QuantizeLinear node's parameters.
+struct QParams {
+  std::string data, scale, zero_point;  // zero_point "" when omitted
+  std::optional<DataType> type;         // the quantized side's element type
+  int64_t axis = 1;
+  bool has_block_size = false;
+};
+
+QParams ParamsOf(const GraphIndex& index, const ir::Node& n, bool is_dq) {
+  QParams p;
+  p.data = is_dq ? n.inputs[0] : n.outputs[0];
+  p.scale = n.inputs.size() > 1 ? n.inputs[1] : "";
+  p.zero_point = n.inputs.size() > 2 ? n.inputs[2] : "";
+  p.axis = AttrInt(n, "axis", 1);
+  p.has_block_size = AttrInt(n, "block_size", 0) != 0;
+  p.type = is_dq ? QuantType(index, n.inputs[0]) : QuantType(index, n.outputs[0]);
+  return p;
+}
+
+// One value of a constant scalar (rank 0 or one element) float scale, or nullopt.
+std::optional<float> ConstantScale(const GraphIndex& index, const std::string& name) {
+  const Tensor* t = index.Constant(name);
+  if (t == nullptr || t->size() != 1 || t->type() != DataType::kFloat) return std::nullopt;
+  return t->data<float>()[0];
+}
+
+std::optional<int32_t> ConstantZeroPoint(const GraphIndex& index, const std::string& name, DataType type) {
+  if (name.empty()) return 0;
+  const Tensor* t = index.Constant(name);
+  if (t == nullptr || t->size() != 1 || t->type() != type) return std::nullopt;
+  return type == DataType::kUint8 ? int32_t{t->data<uint8_t>()[0]} : int32_t{t->data<int8_t>()[0]};
+}
+
+// The number of elements of a constant, or -1 when the value is not a constant.
+int64_t ConstantSize(const GraphIndex& index, const std::string& name) {
+  const Tensor* t = index.Constant(name);
+  return t != nullptr ? t->size() : -1;
+}
+
+enum class Verdict { kNone, kFuse, kOrtOnly };
+
+struct Plan {
+  Verdict verdict = Verdict::kNone;
+  ir::Node replacement;    // for kFuse of Conv/MatMul: the node taking the Q's place
+  int drop_target = -1;    // for kFuse of a dropped group: the node that takes the DQ's input and the Q's output
+  std::string drop_input;  // ... the DQ's input
+};
+
+// The Relu or Clip between a target and its Q, when the Q makes it redundant (ONNX Runtime's
+// IsClipMadeRedundantByQ): Relu when the Q's zero point is the type's minimum, Clip when its constant range covers
+// the whole quantized range.
+bool RedundantActivation(const GraphIndex& index, const ir::Node& act, const QParams& q) {
+  if (!Is8Bit(q.type)) return false;
+  const std::optional<float> scale = ConstantScale(index, q.scale);
+  const std::optional<int32_t> zp = ConstantZeroPoint(index, q.zero_point, *q.type);
+  if (!scale || !zp) return false;
+  const int32_t lo = *q.type == DataType::kUint8 ? 0 : -128, hi = *q.type == DataType::kUint8 ? 255 : 127;
+  if (IsOnnxOp(act, "Relu")) return *zp == lo;
+  if (!IsOnnxOp(act, "Clip")) return false;
+  float cmin = -INFINITY, cmax = INFINITY;
+  if (act.inputs.size() > 1 || act.FindAttribute("min") == nullptr) {  // Clip-11+: optional inputs
+    for (size_t k = 1; k < 3; ++k) {
+      if (act.inputs.size() <= k || act.inputs[k].empty()) continue;
+      const std::optional<float> v = ConstantScale(index, act.inputs[k]);
+      if (!v) return false;
+      (k == 1 ? cmin : cmax) = *v;
+    }
+  } else {
+    cmin = AttrFloat(act, "min", -INFINITY);
+    cmax = AttrFloat(act, "max", INFINITY);
+  }
+  const double qmin = std::rint(static_cast<double>(cmin / *scale)) + *zp;
+  const double qmax = std::rint(static_cast<double>(cmax / *scale)) + *zp;
+  return qmin <= lo && qmax >= hi;
+}
+
+// Ops whose QDQ groups ONNX Runtime turns into com.microsoft QLinear* operators (or other fused kernels) that onyx
+// does not have: a graph holding one keeps every group unfused.
+bool OrtFusesUnsupported(const GraphIndex& index, const ir::Node& n) {
+  static const char* kOps[] = {"AveragePool", "LeakyRelu", "Sigmoid",   "Softmax", "Mul",
+                               "Concat",      "Gemm",      "Where",     "Split",   "Resize",
+                               "ArgMax",      "ReduceMax", "ReduceMin", "Einsum",  "Reciprocal"};
+  bool listed = false;
+  for (const char* op : kOps) listed = listed || IsOnnxOp(n, op);
+  if (!listed) return false;
+  for (const auto& in : n.inputs) {
+    if (!in.empty() && index.ProducerOp(in, "DequantizeLinear") != nullptr) return true;
+  }
+  return false;
+}
+
+const char* kDropOps[] = {"MaxPool", "Reshape", "Transpose",      "Squeeze", "Unsqueeze", "Flatten",
+                          "Slice",   "Gather",  "GatherElements", "Expand",  "Tile"};
+
+bool IsDropOp(const ir::Node& n) {
+  for (const char* op : kDropOps) {
+    if (IsOnnxOp(n, op)) return true;
+  }
+  return false;
+}
+
+// The DequantizeLinear producing input k of `target`, or null.
+const ir::Node* DqInput(const GraphIndex& index, const ir::Node& target, size_t k) {
+  if (target.inputs.size() <= k || target.inputs[k].empty()) return nullptr;
+  return index.ProducerOp(target.inputs[k], "DequantizeLinear");
+}
+
+// How many of the target's inputs come from DequantizeLinear nodes.
+int CountDqInputs(const GraphIndex& index, const ir::Node& target) {
+  int count = 0;
+  for (size_t k = 0; k < target.inputs.size(); ++k) count += DqInput(index, target, k) != nullptr;
+  return count;
+}
+
+int CountExistingInputs(const ir::Node& n) {
+  return static_cast<int>(std::count_if(n.inputs.begin(), n.inputs.end(), [](const auto& s) { return !s.empty(); }));
+}
+
+// DQ, DQ -> Add -> Q (ONNX Runtime's BinarySelector) and DQ -> GlobalAveragePool -> Q (UnarySelector): every input
+// from a DQ, all types equal and 8-bit; the operators take one scale and zero point per tensor (ONNX Runtime's
+// kernels insist on that at run time).
+Plan ClassifyElementwise(const GraphIndex& index, const ir::Node& q, const QParams& qp, const ir::Node& target,
+                         int dq_count) {
+  Plan plan;
+  const bool is_add = IsOnnxOp(target, "Add");
+  const size_t inputs = is_add ? 2 : 1;
+  if (target.inputs.size() != inputs || dq_count != static_cast<int>(inputs)) return plan;
+  std::vector<QParams> in;
+  for (size_t k = 0; k < inputs; ++k) in.push_back(ParamsOf(index, *DqInput(index, target, k), true));
+  for (const QParams& p : in) {
+    if (!p.type || !qp.type) {
+      plan.verdict = Verdict::kOrtOnly;
+      return plan;
+    }
+    if (*p.type != *qp.type) return plan;
+  }
+  if (!Is8Bit(qp.type)) {
+    plan.verdict = Verdict::kOrtOnly;  // 16-bit: ONNX Runtime has QLinearAdd for uint16, onyx not
+    return plan;
+  }
+  auto scalar = [&](const QParams& p) {
+    return ConstantSize(index, p.scale) == 1 && !p.has_block_size &&
+           (p.zero_point.empty() || ConstantSize(index, p.zero_point) == 1);
+  };
+  for (const QParams& p : in) {
+    if (!scalar(p)) {
+      plan.verdict = Verdict::kOrtOnly;
+      return plan;
+    }
+  }
+  if (!scalar(qp)) {
+    plan.verdict = Verdict::kOrtOnly;
+    return plan;
+  }
+  ir::Node fused;
+  fused.name = target.name.empty() ? q.name : target.name;
+  fused.domain = ir::kInternalDomain;
+  fused.op_type = is_add ? "QLinearAdd" : "QLinearGlobalAveragePool";
+  for (const QParams& p : in) {
+    fused.inputs.push_back(p.data);
+    fused.inputs.push_back(p.scale);
+    fused.inputs.push_back(p.zero_point);
+  }
+  fused.inputs.push_back(qp.scale);
+  fused.inputs.push_back(qp.zero_point);
+  if (!is_add) SetAttrInt(fused, "channels_last", 0);
+  fused.outputs = {q.outputs[0]};
+  plan.verdict = Verdict::kFuse;
+  plan.replacement = std::move(fused);
+  return plan;
+}
+
+// Node i as the Q of a group; what to do with it.
+Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& index, int i) {
+  Plan plan;
+  const ir::Node& q = graph.nodes[static_cast<size_t>(i)];
+  if (!IsOnnxOp(q, "QuantizeLinear") || q.inputs.size() < 2 || q.outputs.size() != 1) return plan;
+  const QParams qp = ParamsOf(index, q, false);
+  const std::string& v = q.inputs[0];
+  int target_index = index.Producer(v);
+  if (target_index < 0 || !index.HasSingleReader(v)) return plan;
+  const ir::Node* act = nullptr;
+  {
+    const ir::Node& p = graph.nodes[static_cast<size_t>(target_index)];
+    if ((IsOnnxOp(p, "Relu") || IsOnnxOp(p, "Clip")) && p.outputs.size() == 1) {
+      const int t = index.Producer(p.inputs[0]);
+      if (t < 0 || !index.HasSingleReader(p.inputs[0])) return plan;
+      const ir::Node& target = graph.nodes[static_cast<size_t>(t)];
+      if (!IsOnnxOp(target, "Conv") && !IsOnnxOp(target, "MatMul") && !IsOnnxOp(target, "Add") &&
+          !IsOnnxOp(target, "GlobalAveragePool")) {
+        return plan;
+      }
+      if (CountDqInputs(index, target) == 0) return plan;
+      if (!RedundantActivation(index, p, qp)) return plan;  // ONNX Runtime leaves the group unfused too
+      act = &p;
+      target_index = t;
+    }
+  }
+  const ir::Node& target = graph.nodes[static_cast<size_t>(target_index)];
+  (void)act;
+  const int dq_count = CountDqInputs(index, target);
+  if (dq_count == 0 || target.outputs.size() != 1) return plan;
+  const ir::Node* dq0 = DqInput(index, target, 0);
+
+  if (IsDropOp(target)) {
+    if (dq_count != 1 || dq0 == nullptr) return plan;
+    if (IsOnnxOp(target, "MaxPool") && NodeSinceVersion(model, target).value_or(0) < 12) return plan;
+    if (IsOnnxOp(target, "MaxPool") && target.outputs.size() != 1) return plan;
+    const QParams dp = ParamsOf(index, *dq0, true);
+    if (!dp.type || !qp.type || *dp.type != *qp.type) return plan;
+    if (!Is8Bit(dp.type)) {
+      plan.verdict = Verdict::kOrtOnly;  // 16-bit groups: ONNX Runtime drops those too, onyx's kernels lack the types
+      return plan;
+    }
+    const std::optional<float> ds = ConstantScale(index, dp.scale), qs = ConstantScale(index, qp.scale);
+    const std::optional<int32_t> dz = ConstantZeroPoint(index, dp.zero_point, *dp.type);
+    const std::optional<int32_t> qz = ConstantZeroPoint(index, qp.zero_point, *qp.type);
+    if (!ds || !qs || !dz || !qz || *ds != *qs || *dz != *qz) return plan;
+    if (IsOnnxOp(target, "MaxPool") && !(*qs > 0)) return plan;
+    plan.verdict = Verdict::kFuse;
+    plan.drop_target = target_index;
+    plan.drop_input = dq0->inputs[0];
+    return plan;
+  }
+
+  if (IsOnnxOp(target, "Add") || IsOnnxOp(target, "GlobalAveragePool")) {
+    return ClassifyElementwise(index, q, qp, target, dq_count);
+  }
+
+  const bool is_conv = IsOnnxOp(target, "Conv"), is_matmul = IsOnnxOp(target, "MatMul");
+  if (!is_conv && !is_matmul) return plan;
+  if (dq_count != CountExistingInputs(target)) return plan;  // every input from a DQ
+  const ir::Node* dq1 = DqInput(index, target, 1);
+  if (dq0 == nullptr || dq1 == nullptr) return plan;
+  const QParams xp = ParamsOf(index, *dq0, true), wp = ParamsOf(index, *dq1, true);
+  if (!xp.type || !wp.type || !qp.type) {
+    plan.verdict = Verdict::kOrtOnly;  // types onyx cannot see; ONNX Runtime may fuse
+    return plan;
+  }
+  if (*xp.type != *qp.type) return plan;
+  // ONNX Runtime's x86-64 CPU build leaves int8 activations to the float path (QDQIsInt8Allowed() is false there:
+  // MLAS's int8 x int8 kernels can overflow without VNNI), as observed with 1.30.
+  if (*xp.type == DataType::kInt8) return plan;
+  if (!Is8Bit(xp.type) || !Is8Bit(wp.type)) {
+    if (*xp.type == DataType::kUint16 || *xp.type == DataType::kInt16) return plan;  // not fused without 16-bit
+    plan.verdict = Verdict::kOrtOnly;
+    return plan;
+  }
+  // onyx's QLinear kernels take per-tensor activations and output; weights per tensor or per output channel.
+  const bool x_scalar = ConstantSize(index, xp.scale) == 1 && !xp.has_block_size;
+  const bool y_scalar = ConstantSize(index, qp.scale) == 1 && !qp.has_block_size;
+  const int64_t w_scales = ConstantSize(index, wp.scale);
+  const Tensor* w_const = index.Constant(wp.data);
+  bool w_ok = w_scales == 1 && !wp.has_block_size;
+  if (!w_ok && w_scales > 1 && !wp.has_block_size && w_const != nullptr) {
+    w_ok = is_conv ? (wp.axis == 0 && w_const->dim(0) == w_scales)
+                   : (w_const->rank() == 2 && (wp.axis == 1 || wp.axis == -1) && w_const->dim(1) == w_scales);
+  }
+  if (!x_scalar || !y_scalar || !w_ok) {
+    plan.verdict = Verdict::kOrtOnly;
+    return plan;
+  }
+  ir::Node fused;
+  fused.name = target.name.empty() ? q.name : target.name;
+  fused.op_type = is_conv ? "QLinearConv" : "QLinearMatMul";
+  fused.inputs = {xp.data, xp.scale, xp.zero_point, wp.data, wp.scale, wp.zero_point, qp.scale, qp.zero_point};
+  if (is_conv) {
+    fused.attributes = target.attributes;
+    if (target.inputs.size() > 2 && !target.inputs[2].empty()) {
+      const ir::Node* dq2 = DqInput(index, target, 2);
+      if (dq2 == nullptr) return plan;
+      if (QuantType(index, dq2->inputs[0]) != DataType::kInt32) return plan;
+      fused.inputs.push_back(dq2->inputs[0]);
+    }
+  }
+  fused.outputs = {q.outputs[0]};
+  plan.verdict = Verdict::kFuse;
+  plan.replacement = std::move(fused);
+  return plan;
+}
+
+}  // namespace
+
+Result<int> RunFuseQdqGroups(ir::Graph& graph, const PassContext& ctx) {
+  {
+    const GraphIndex index(graph, ctx);
+    for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i) {
+      if (OrtFusesUnsupported(index, graph.nodes[static_cast<size_t>(i)]) ||
+          Classify(ctx.model, graph, index, i).verdict == Verdict::kOrtOnly) {
+        return 0;  // see the exactness rule at the top
+      }
+    }
+  }
+  return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
+    Plan plan = Classify(ctx.model, graph, index, i);
+    if (plan.verdict != Verdict::kFuse) return false;
+    if (plan.drop_target >= 0) {
+      ir::Node& target = graph.nodes[static_cast<size_t>(plan.drop_target)];
+      target.inputs[0] = plan.drop_input;
+      target.outputs[0] = graph.nodes[static_cast<size_t>(i)].outputs[0];
+      // 2-D pooling of 8-bit data has a fast kernel of its own (ops/quant/max_pool_8bit.cc).
+      const auto kernel = AttrInts(target, "kernel_shape");
+      if (IsOnnxOp(target, "MaxPool") && kernel && kernel->size() == 2) target.domain = ir::kInternalDomain;
+      EraseNodes(graph, {i});
+      return true;
+    }
+    graph.nodes[static_cast<size_t>(i)] = std::move(plan.replacement);  // the rest goes to dead-code elimination
+    return true;
+  });
+}
+
+}  // namespace onyx::optimizer

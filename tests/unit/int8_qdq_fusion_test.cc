@@ -1,0 +1,159 @@
+// The QDQ fusion pass (src/optimizer/qdq_fusion.cc): which groups become integer operators, which stay, and that a
+// graph holding a group ONNX Runtime would fuse into an operator onyx lacks is left whole. (Bit-exactness against
+// ONNX Runtime at level all is checked by ctest quant_bit_exact on tests/data/quant/qdq_fused.)
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "ir/graph_edit.h"
+#include "optimizer/optimizer.h"
+#include "runtime/session.h"
+#include "text/parser.h"
+
+namespace onyx {
+namespace {
+
+ir::Model Optimized(const std::string& text, optimizer::OptLevel level = optimizer::OptLevel::kExtended) {
+  auto m = text::ParseModel(text);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  if (!m.ok()) return {};
+  optimizer::OptimizerOptions options;
+  options.level = level;
+  options.run_constant_model = ConstantModelRunner(1);
+  Status st = optimizer::OptimizeModel(*m, options);
+  EXPECT_TRUE(st.ok()) << st.message();
+  // The optimized model must still run.
+  auto session = Session::Create(*m, SessionOptions{});
+  EXPECT_TRUE(session.ok()) << session.status().message();
+  return *m;
+}
+
+int64_t Count(const ir::Model& m, const std::string& op) {
+  auto h = ir::OperatorHistogram(m.graph);
+  return h.count(op) ? h[op] : 0;
+}
+
+// x -> Q(u8) -> DQ -> Conv(DQ(int8 w), DQ(int32 b)) -> ACT -> Q(zp Y_ZP) -> DQ -> y, with ACT and the output zero
+// point chosen by the test; NODE_BETWEEN replaces the tail when given.
+std::string ConvModel(const std::string& act, int y_zp, const std::string& x_type = "uint8") {
+  const std::string conv_out = act.empty() ? "c" : "a";
+  std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,3,5,5] x) => (float[1,4,5,5] y) {
+  xs = Constant<value = float {0.02}>()
+  xz = Constant<value = )" +
+                     x_type + R"( {3}>()
+  w = Constant<value = int8[4,3,1,1] {1,-2,3,4,-5,6,7,8,-9,10,11,-12}>()
+  ws = Constant<value = float[4] {0.01,0.02,0.03,0.04}>()
+  wz = Constant<value = int8[4] {0,0,0,0}>()
+  b = Constant<value = int32[4] {100,-200,300,-400}>()
+  bs = Constant<value = float[4] {0.0002,0.0004,0.0006,0.0008}>()
+  ys = Constant<value = float {0.05}>()
+  yz = Constant<value = )" +
+                     x_type + " {" + std::to_string(y_zp) + R"(}>()
+  q = QuantizeLinear(x, xs, xz)
+  dq = DequantizeLinear(q, xs, xz)
+  wd = DequantizeLinear<axis = 0>(w, ws, wz)
+  bd = DequantizeLinear<axis = 0>(b, bs)
+  c = Conv(dq, wd, bd)
+)";
+  if (!act.empty()) text += "  a = " + act + "(c)\n";
+  text += "  q2 = QuantizeLinear(" + conv_out + R"(, ys, yz)
+  y = DequantizeLinear(q2, ys, yz)
+}
+)";
+  return text;
+}
+
+TEST(QdqFusion, ConvWithRedundantReluBecomesQLinearConv) {
+  ir::Model m = Optimized(ConvModel("Relu", 0));
+  EXPECT_EQ(Count(m, "QLinearConv"), 1);
+  EXPECT_EQ(Count(m, "Conv"), 0);
+  EXPECT_EQ(Count(m, "Relu"), 0);
+}
+
+TEST(QdqFusion, ConvWithoutActivationBecomesQLinearConv) {
+  ir::Model m = Optimized(ConvModel("", 128));
+  EXPECT_EQ(Count(m, "QLinearConv"), 1);
+  EXPECT_EQ(Count(m, "Conv"), 0);
+}
+
+TEST(QdqFusion, ReluThatTheQDoesNotMakeRedundantKeepsTheFloatPath) {
+  // Output zero point 10: Relu clips values the Q would keep, so ONNX Runtime leaves the group alone.
+  ir::Model m = Optimized(ConvModel("Relu", 10));
+  EXPECT_EQ(Count(m, "QLinearConv"), 0);
+  EXPECT_EQ(Count(m, "Conv"), 1);
+}
+
+TEST(QdqFusion, Int8ActivationsKeepTheFloatPath) {
+  // ONNX Runtime's x86-64 build does not fuse Conv groups with int8 activations.
+  ir::Model m = Optimized(ConvModel("", -5, "int8"));
+  EXPECT_EQ(Count(m, "QLinearConv"), 0);
+}
+
+TEST(QdqFusion, NotBelowLevelExtended) {
+  ir::Model m = Optimized(ConvModel("Relu", 0), optimizer::OptLevel::kBasic);
+  EXPECT_EQ(Count(m, "QLinearConv"), 0);
+}
+
+const char* kPoolModel = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1,2,4,4] x) => (float[1,2,2,2] y) {
+  s = Constant<value = float {0.02}>()
+  z = Constant<value = uint8 {100}>()
+  s2 = Constant<value = float {SCALE2}>()
+  q = QuantizeLinear(x, s, z)
+  dq = DequantizeLinear(q, s, z)
+  p = MaxPool<kernel_shape = [2,2], strides = [2,2]>(dq)
+  q2 = QuantizeLinear(p, s2, z)
+  y = DequantizeLinear(q2, s2, z)
+}
+)";
+
+std::string PoolModel(const std::string& scale2) {
+  std::string t = kPoolModel;
+  t.replace(t.find("SCALE2"), 6, scale2);
+  return t;
+}
+
+TEST(QdqFusion, MaxPoolBetweenEqualParametersRunsOn8BitData) {
+  ir::Model m = Optimized(PoolModel("0.02"));
+  EXPECT_EQ(Count(m, "ai.onyx.internal.MaxPool"), 1);  // the fast 2-D 8-bit kernel
+  EXPECT_EQ(Count(m, "QuantizeLinear"), 1);            // the input's
+  EXPECT_EQ(Count(m, "DequantizeLinear"), 1);          // the output's
+}
+
+TEST(QdqFusion, MaxPoolBetweenDifferentScalesStays) {
+  ir::Model m = Optimized(PoolModel("0.03"));
+  EXPECT_EQ(Count(m, "QuantizeLinear"), 2);
+  EXPECT_EQ(Count(m, "DequantizeLinear"), 2);
+}
+
+// The Conv group followed by DQ, DQ -> BINARY -> Q on the Conv's output.
+std::string ConvThenBinary(const std::string& binary) {
+  std::string text = ConvModel("Relu", 0);
+  const std::string tail = "  y = DequantizeLinear(q2, ys, yz)\n";
+  text.replace(text.find(tail), tail.size(),
+               "  d2 = DequantizeLinear(q2, ys, yz)\n  sum = " + binary +
+                   "(d2, d2)\n  q3 = QuantizeLinear(sum, ys, yz)\n  y = DequantizeLinear(q3, ys, yz)\n");
+  return text;
+}
+
+TEST(QdqFusion, AddBecomesQLinearAdd) {
+  ir::Model m = Optimized(ConvThenBinary("Add"));
+  EXPECT_EQ(Count(m, "QLinearConv"), 1);
+  EXPECT_EQ(Count(m, "ai.onyx.internal.QLinearAdd"), 1);
+  EXPECT_EQ(Count(m, "Add"), 0);
+}
+
+TEST(QdqFusion, AGroupOnyxCannotFuseLeavesTheWholeGraph) {
+  // The Conv group is fusable, but DQ, DQ -> Mul -> Q would become ONNX Runtime's com.microsoft QLinearMul, which
+  // onyx does not have: nothing is fused, so every result stays ONNX Runtime's level-disabled one.
+  ir::Model m = Optimized(ConvThenBinary("Mul"));
+  EXPECT_EQ(Count(m, "QLinearConv"), 0);
+  EXPECT_EQ(Count(m, "Conv"), 1);
+}
+
+}  // namespace
+}  // namespace onyx
