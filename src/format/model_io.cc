@@ -89,13 +89,7 @@ void TensorOut(const ir::NamedTensor& nt, pb::TensorProto* p, ExternalDataWriter
     NamedTensorToProto(nt, p);
     return;
   }
-  if (!nt.name.empty()) p->set_name(nt.name);
-  if (!nt.doc_string.empty()) p->set_doc_string(nt.doc_string);
-  for (const auto& [k, v] : nt.metadata_props) {
-    auto* e = p->add_metadata_props();
-    e->set_key(k);
-    e->set_value(v);
-  }
+  NamedTensorHeaderToProto(nt, p);
   p->set_data_type(static_cast<int32_t>(nt.tensor.type()));
   for (int64_t d : nt.tensor.shape()) p->add_dims(d);
   ext->Write(nt.tensor, p);

@@ -222,7 +222,7 @@ Result<ir::NamedTensor> NamedTensorFromProto(const pb::TensorProto& proto, Exter
   return nt;
 }
 
-void NamedTensorToProto(const ir::NamedTensor& nt, pb::TensorProto* p) {
+void NamedTensorHeaderToProto(const ir::NamedTensor& nt, pb::TensorProto* p) {
   if (!nt.name.empty()) p->set_name(nt.name);
   if (!nt.doc_string.empty()) p->set_doc_string(nt.doc_string);
   for (const auto& [k, v] : nt.metadata_props) {
@@ -230,6 +230,10 @@ void NamedTensorToProto(const ir::NamedTensor& nt, pb::TensorProto* p) {
     e->set_key(k);
     e->set_value(v);
   }
+}
+
+void NamedTensorToProto(const ir::NamedTensor& nt, pb::TensorProto* p) {
+  NamedTensorHeaderToProto(nt, p);
   TensorToProto(nt.tensor, p);
 }
 

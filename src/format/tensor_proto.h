@@ -49,6 +49,8 @@ void TensorToProto(const Tensor& tensor, pb::TensorProto* proto);
 
 Result<ir::NamedTensor> NamedTensorFromProto(const pb::TensorProto& proto, ExternalDataResolver* resolver);
 void NamedTensorToProto(const ir::NamedTensor& tensor, pb::TensorProto* proto);
+// Only the name, doc string and metadata of `tensor` (writers that store its bytes elsewhere, as external data).
+void NamedTensorHeaderToProto(const ir::NamedTensor& tensor, pb::TensorProto* proto);
 
 Result<Value> ValueFromSequenceProto(const pb::SequenceProto& proto);
 Result<Value> ValueFromOptionalProto(const pb::OptionalProto& proto);
