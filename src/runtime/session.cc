@@ -401,7 +401,10 @@ Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
   // models, where a set of strings cost more than the model).
   std::vector<uint8_t> fed(g.inputs.size(), 0);
   for (const auto& [name, value] : feeds) {
-    auto it = std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ir::ValueInfo& vi) { return vi.name == name; });
+    // (A plain reference, not the structured binding, in the lambda: clang before 16 cannot capture bindings.)
+    const std::string& feed_name = name;
+    auto it = std::find_if(g.inputs.begin(), g.inputs.end(),
+                           [&](const ir::ValueInfo& vi) { return vi.name == feed_name; });
     if (it == g.inputs.end()) return InvalidArgument("'" + name + "' is not an input of the model");
     ONYX_RETURN_IF_ERROR(CheckFeed(*it, value));
     slots[static_cast<size_t>(plan_->slot_of.at(name))] = value;
