@@ -54,12 +54,14 @@ Result<std::shared_ptr<ServedModel>> ServedModel::Load(const std::string& name, 
   model->metrics_ = std::move(metrics);
   model->runs_ = &runs;
   // Served names: config overrides must name real inputs and outputs.
-  for (const auto& [graph_name, served] : config.input_names) {
+  for (const auto& renamed : config.input_names) {
+    const std::string& graph_name = renamed.first;  // a plain reference: clang < 16 cannot capture bindings
     const bool found = std::any_of(session->inputs().begin(), session->inputs().end(),
                                    [&](const ir::ValueInfo* v) { return v->name == graph_name; });
     if (!found) return InvalidArgument("config.json renames input '" + graph_name + "', which the model lacks");
   }
-  for (const auto& [graph_name, served] : config.output_names) {
+  for (const auto& renamed : config.output_names) {
+    const std::string& graph_name = renamed.first;
     const bool found = std::any_of(session->outputs().begin(), session->outputs().end(),
                                    [&](const ir::ValueInfo& v) { return v.name == graph_name; });
     if (!found) return InvalidArgument("config.json renames output '" + graph_name + "', which the model lacks");
