@@ -2,6 +2,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/logging.h>
 #include <sys/mman.h>
 
 #include <algorithm>
@@ -576,6 +577,9 @@ Result<ir::Model> LoadModelFromStream(google::protobuf::io::ZeroCopyInputStream*
   google::protobuf::io::CodedInputStream coded(stream);
   coded.SetTotalBytesLimit(INT32_MAX);
   const int64_t max_depth = MaxProtobufDepth();
+  // A corrupt file (invalid UTF-8 in a string field, say) makes libprotobuf log its own line to stderr; the error
+  // below is the one line the user gets.
+  google::protobuf::LogSilencer quiet;
   coded.SetRecursionLimit(static_cast<int>(std::min<int64_t>(max_depth, INT32_MAX)));
   if (!proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
     return InvalidArgument(

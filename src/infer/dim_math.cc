@@ -1,6 +1,7 @@
 #include "infer/dim_math.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 
 namespace onyx::infer {
@@ -102,33 +103,52 @@ std::optional<std::pair<Dim, int64_t>> SplitOffset(const Dim& d) {
   return std::nullopt;
 }
 
+// A dim computed with overflow checks: unknown where int64 overflowed (only hostile files hold such dims; the
+// arithmetic must not be undefined behaviour on them).
+Dim CheckedValue(bool overflowed, int64_t value) { return overflowed ? UnknownDim() : Dim::Value(value); }
+
 }  // namespace
 
 Dim DimAdd(const Dim& a, const Dim& b) {
-  if (a.is_value() && b.is_value()) return Dim::Value(a.value + b.value);
+  if (a.is_value() && b.is_value()) {
+    int64_t sum = 0;
+    const bool overflowed = __builtin_add_overflow(a.value, b.value, &sum);  // before sum is read
+    return CheckedValue(overflowed, sum);
+  }
   if (b.is_value()) {
-    if (auto split = SplitOffset(a)) return DimAdd(split->first, Dim::Value(split->second + b.value));
+    int64_t offset = 0;
+    if (auto split = SplitOffset(a); split && !__builtin_add_overflow(split->second, b.value, &offset)) {
+      return DimAdd(split->first, Dim::Value(offset));
+    }
   }
   if (a.kind == Dim::Kind::kUnknown || b.kind == Dim::Kind::kUnknown) return UnknownDim();
   if (b.is_value() && b.value == 0) return a;
   if (a.is_value() && a.value == 0) return b;
-  if (b.is_value() && b.value < 0) return Expression(a, "-", Dim::Value(-b.value), kAdditive);
+  if (b.is_value() && b.value < 0 && b.value != INT64_MIN) return Expression(a, "-", Dim::Value(-b.value), kAdditive);
   if (SameDim(a, b)) return DimMul(a, Dim::Value(2));  // N+N reads better as N*2
   return Expression(a, "+", b, kAdditive);
 }
 
 Dim DimSub(const Dim& a, const Dim& b) {
-  if (a.is_value() && b.is_value()) return Dim::Value(a.value - b.value);
-  if (b.is_value() && a.is_param()) return DimAdd(a, Dim::Value(-b.value));
+  if (a.is_value() && b.is_value()) {
+    int64_t diff = 0;
+    const bool overflowed = __builtin_sub_overflow(a.value, b.value, &diff);  // before diff is read
+    return CheckedValue(overflowed, diff);
+  }
+  if (b.is_value() && a.is_param() && b.value != INT64_MIN) return DimAdd(a, Dim::Value(-b.value));
   if (a.kind == Dim::Kind::kUnknown || b.kind == Dim::Kind::kUnknown) return UnknownDim();
   if (b.is_value() && b.value == 0) return a;
   if (SameDim(a, b)) return Dim::Value(0);
-  if (b.is_value() && b.value < 0) return Expression(a, "+", Dim::Value(-b.value), kAdditive);
+  if (b.is_value() && b.value < 0 && b.value != INT64_MIN) return Expression(a, "+", Dim::Value(-b.value), kAdditive);
   return Expression(a, "-", b, kAdditive);
 }
 
 Dim DimMul(const Dim& a, const Dim& b) {
-  if (a.is_value() && b.is_value()) return Dim::Value(a.value * b.value);
+  if (a.is_value() && b.is_value()) {
+    int64_t product = 0;
+    const bool overflowed = __builtin_mul_overflow(a.value, b.value, &product);  // before product is read
+    return CheckedValue(overflowed, product);
+  }
   if ((a.is_value() && a.value == 0) || (b.is_value() && b.value == 0)) return Dim::Value(0);
   if (a.kind == Dim::Kind::kUnknown || b.kind == Dim::Kind::kUnknown) return UnknownDim();
   if (b.is_value() && b.value == 1) return a;

@@ -83,6 +83,18 @@ TEST(InferDimMath, NumbersAndSymbols) {
   EXPECT_EQ(DimFloorDiv(Dim::Param("N"), Dim::Value(0)).kind, Dim::Kind::kUnknown);
 }
 
+// Dims from a hostile file can be huge: arithmetic that would overflow int64 gives an unknown dim, never undefined
+// behaviour (found by the libFuzzer target fuzz_onnx_model: a Reshape whose dims multiply past 2^63).
+TEST(InferDimMath, OverflowGivesAnUnknownDim) {
+  using ir::Dim;
+  const int64_t big = int64_t{1} << 40;
+  EXPECT_FALSE(DimMul(Dim::Value(big), Dim::Value(big)).is_value());
+  EXPECT_FALSE(DimAdd(Dim::Value(INT64_MAX), Dim::Value(1)).is_value());
+  EXPECT_FALSE(DimSub(Dim::Value(INT64_MIN), Dim::Value(1)).is_value());
+  EXPECT_EQ(DimMul(Dim::Value(big), Dim::Value(4)).value, big * 4);
+  EXPECT_EQ(DimSub(Dim::Param("N"), Dim::Value(INT64_MIN)).kind == Dim::Kind::kValue, false);
+}
+
 TEST(InferSymbolic, ArithmeticOnDims) {
   auto m = Infer(R"(<ir_version: 8, opset_import: ["" : 17]>
 g (float[N, 3] x, float[seq_len, 4] s, float[1, 3, H, W] img, float[8, 3, 3, 3] w, float[3, 5] m3, float[1, 3] bias)

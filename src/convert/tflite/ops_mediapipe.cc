@@ -29,7 +29,9 @@ Result<PoolParams> ReadPoolParams(OpContext& c) {
   PoolParams p;
   std::memcpy(&p, opts.data(), sizeof p);
   if (p.padding != 1 && p.padding != 2) return c.Error("padding " + std::to_string(p.padding));
-  if (p.stride_w < 1 || p.stride_h < 1 || p.filter_w < 1 || p.filter_h < 1 || p.filter_w * p.filter_h > 256) {
+  // Each factor bounded before the product (int: a crafted file's sizes would overflow it).
+  if (p.stride_w < 1 || p.stride_h < 1 || p.filter_w < 1 || p.filter_h < 1 || p.filter_w > 256 || p.filter_h > 256 ||
+      p.filter_w * p.filter_h > 256) {
     return c.Error("strides or filter sizes out of range");
   }
   return p;

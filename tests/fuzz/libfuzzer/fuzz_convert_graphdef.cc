@@ -1,5 +1,5 @@
-// The converter of pb files (frozen_graph.pb): convert to ONNX, then check what it produced. A refusal is fine; a crash,
-// a leak or a hang is a bug.
+// The converter of pb files (frozen_graph.pb): convert to ONNX, then check what it produced. A refusal is fine; a
+// crash, a leak or a hang is a bug.
 #include "checker/checker.h"
 #include "convert/convert_file.h"
 #include "fuzz_util.h"

@@ -6,6 +6,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace onyx;
+  fuzz::ContainForkedChildCrashes();  // libhdf5 runs in a forked child (see fuzz_util.h)
   const std::string path = fuzz::WriteScratch("model.h5", fuzz::AsBytes(data, size));
   auto model = convert::ConvertFile(path, 17);
   if (model.ok()) (void)checker::CheckModel(*model);

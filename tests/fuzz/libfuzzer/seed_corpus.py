@@ -78,6 +78,9 @@ def main():
         seeds.append(("binary", struct.pack("<I", len(j)) + j + struct.pack("<2f", 1.5, -2.0)))
     else:
         sys.exit(f"unknown target {target}")
+    # Inputs that once failed this target (tests/fuzz/libfuzzer/regressions/TARGET) stay in its corpus.
+    for f in sorted(glob.glob(os.path.join(repo, "tests", "fuzz", "libfuzzer", "regressions", target, "*"))):
+        seeds.append((f, open(f, "rb").read()))
     for i, (name, data) in enumerate(seeds):
         with open(os.path.join(out, f"seed_{i:04d}"), "wb") as fh:
             fh.write(data)
