@@ -10,6 +10,7 @@
 #include "checker/checker.h"
 #include "convert/convert_file.h"
 #include "format/model_io.h"
+#include "quantize/quantize.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 #include "text/printer.h"
@@ -353,6 +354,45 @@ PYBIND11_MODULE(_onyx, m) {
         return Unwrap(std::move(model));
       },
       py::arg("path"), py::arg("opset") = 17);
+  m.def(
+      "quantize_model",
+      [](const std::string& input, const std::string& output, const std::string& mode, const std::string& calibration,
+         bool per_channel, bool reduce_range, const std::string& activation_type, const std::string& method,
+         double percentile, int max_samples, const std::vector<std::string>& op_types,
+         const std::vector<std::string>& exclude, int bits, int block, int threads) {
+        // onyx.quantize(): the options as `onyx quantize` takes them; returns the report as JSON text.
+        quantize::QuantizeOptions o;
+        if (mode == "dynamic") o.mode = quantize::Mode::kDynamic;
+        else if (mode == "static") o.mode = quantize::Mode::kStatic;
+        else if (mode == "weight-only" || mode == "weight_only") o.mode = quantize::Mode::kWeightOnly;
+        else Raise(InvalidArgument("mode must be 'dynamic', 'static' or 'weight-only', got '" + mode + "'"));
+        if (method == "minmax") o.method = quantize::CalibrationMethod::kMinMax;
+        else if (method == "percentile") o.method = quantize::CalibrationMethod::kPercentile;
+        else if (method == "entropy") o.method = quantize::CalibrationMethod::kEntropy;
+        else Raise(InvalidArgument("calibrate_method must be 'minmax', 'percentile' or 'entropy', got '" + method + "'"));
+        if (activation_type == "uint8") o.activation_type = DataType::kUint8;
+        else if (activation_type == "int8") o.activation_type = DataType::kInt8;
+        else Raise(InvalidArgument("activation_type must be 'uint8' or 'int8', got '" + activation_type + "'"));
+        o.calibration_dir = calibration;
+        o.per_channel = per_channel;
+        o.reduce_range = reduce_range;
+        o.percentile = percentile;
+        o.max_samples = max_samples;
+        o.op_types = op_types;
+        o.exclude = exclude;
+        o.bits = bits;
+        o.block = block;
+        o.threads = threads;
+        Result<quantize::QuantizeReport> report = [&] {
+          py::gil_scoped_release release;
+          return quantize::QuantizeFile(input, output, o);
+        }();
+        return quantize::ReportToJson(Unwrap(std::move(report)));
+      },
+      py::arg("input"), py::arg("output"), py::arg("mode"), py::arg("calibration"), py::arg("per_channel"),
+      py::arg("reduce_range"), py::arg("activation_type"), py::arg("calibrate_method"), py::arg("percentile"),
+      py::arg("max_samples"), py::arg("op_types"), py::arg("exclude"), py::arg("bits"), py::arg("block"),
+      py::arg("threads"));
   m.def("to_text", [](const ir::Model& model) { return text::PrintModel(model); });
   m.def("parse_text", [](const std::string& s) { return Unwrap(text::ParseModel(s)); });
 

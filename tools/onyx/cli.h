@@ -25,6 +25,7 @@ int CompareMain(const std::vector<std::string>& args);
 int ServeMain(const std::vector<std::string>& args);
 int VisualizeMain(const std::vector<std::string>& args);
 int BatchMain(const std::vector<std::string>& args);
+int QuantizeMain(const std::vector<std::string>& args);
 
 bool WantsHelp(const std::vector<std::string>& args);
 // Prints "onyx: <message>" to stderr.

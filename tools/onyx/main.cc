@@ -31,6 +31,7 @@ const Verb kVerbs[] = {
     {"serve", "serve a model over HTTP (KServe v2 / Open Inference Protocol REST)", onyx::cli::ServeMain},
     {"visualize", "draw a model's graph (DOT, SVG, PNG, PDF)", onyx::cli::VisualizeMain},
     {"batch", "run a model over many inputs (folders, .npy/.pb files, images) in batches, resumable", onyx::cli::BatchMain},
+    {"quantize", "make a quantized model: dynamic, static QDQ (calibrated) or weight-only int4/int8", onyx::cli::QuantizeMain},
 };
 
 void Usage(std::FILE* out) {

@@ -1,0 +1,232 @@
+#include "quantize/calibration.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+#include <set>
+
+#include "format/npy.h"
+#include "format/tensor_proto.h"
+#include "runtime/session.h"
+
+namespace onyx::quantize {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<fs::path> SortedEntries(const fs::path& dir) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) out.push_back(e.path());
+  // Natural order: test_data_set_2 before test_data_set_10.
+  std::sort(out.begin(), out.end(), [](const fs::path& a, const fs::path& b) {
+    const std::string x = a.filename().string(), y = b.filename().string();
+    size_t i = 0, j = 0;
+    while (i < x.size() && j < y.size()) {
+      if (std::isdigit(static_cast<unsigned char>(x[i])) && std::isdigit(static_cast<unsigned char>(y[j]))) {
+        size_t ie = i, je = j;
+        while (ie < x.size() && std::isdigit(static_cast<unsigned char>(x[ie]))) ++ie;
+        while (je < y.size() && std::isdigit(static_cast<unsigned char>(y[je]))) ++je;
+        const std::string nx = x.substr(i, ie - i), ny = y.substr(j, je - j);
+        if (nx.size() != ny.size()) return nx.size() < ny.size();
+        if (nx != ny) return nx < ny;
+        i = ie;
+        j = je;
+      } else {
+        if (x[i] != y[j]) return x[i] < y[j];
+        ++i;
+        ++j;
+      }
+    }
+    return x.size() - i < y.size() - j;
+  });
+  return out;
+}
+
+bool IsDataFile(const fs::path& p) { return p.extension() == ".npy" || p.extension() == ".pb"; }
+
+Result<Value> LoadFile(const std::string& file, const ir::ValueInfo* decl) {
+  if (fs::path(file).extension() == ".npy") {
+    ONYX_ASSIGN_OR_RETURN(Tensor t, format::LoadNpy(file));
+    return Value(std::move(t));
+  }
+  return format::LoadValueFile(file, decl != nullptr && decl->type ? &*decl->type : nullptr);
+}
+
+// Row `row` of a stacked array: [1, ...] or, when the model's input has one dimension less, without the axis.
+Tensor Row(const Tensor& all, int64_t row, const ir::ValueInfo* decl) {
+  Shape shape = all.shape();
+  shape[0] = 1;
+  const int64_t row_bytes = static_cast<int64_t>(all.nbytes()) / all.dim(0);
+  Tensor t = all.View(all.type(), shape, static_cast<size_t>(row * row_bytes)).Clone();
+  if (decl != nullptr && decl->type && decl->type->shape &&
+      static_cast<int64_t>(decl->type->shape->size()) == all.rank() - 1) {
+    shape.erase(shape.begin());
+    auto r = t.Reshaped(shape);
+    if (r.ok()) return std::move(r).value();
+  }
+  return t;
+}
+
+const ir::ValueInfo* FindInput(const ir::Graph& g, const std::string& name) {
+  for (const auto& in : g.inputs) {
+    if (in.name == name) return &in;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<CalibrationSet> CalibrationSet::Open(const std::string& dir, const ir::Graph& graph, int max_samples) {
+  CalibrationSet set;
+  set.graph_ = &graph;
+  if (!fs::is_directory(dir)) return NotFound("calibration folder '" + dir + "' does not exist");
+  const auto inputs = graph.RealInputs();
+  std::vector<fs::path> folders, files;
+  for (const auto& p : SortedEntries(dir)) {
+    if (fs::is_directory(p))
+      folders.push_back(p);
+    else if (IsDataFile(p))
+      files.push_back(p);
+  }
+  auto input_file = [&](const fs::path& folder, size_t k) -> std::string {
+    const std::string name = inputs[k]->name;
+    for (const std::string& stem : {"input_" + std::to_string(k), name}) {
+      for (const char* ext : {".pb", ".npy"}) {
+        if (fs::exists(folder / (stem + ext))) return (folder / (stem + ext)).string();
+      }
+    }
+    return {};
+  };
+  if (!folders.empty()) {
+    for (const auto& folder : folders) {
+      Sample s;
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        std::string f = input_file(folder, k);
+        if (f.empty()) {
+          return NotFound(folder.string() + ": no input_" + std::to_string(k) + ".pb/.npy or " + inputs[k]->name +
+                          ".npy for input '" + inputs[k]->name + "'");
+        }
+        s.files.emplace_back(inputs[k]->name, std::move(f));
+      }
+      set.samples_.push_back(std::move(s));
+    }
+  } else {
+    // NAME.npy per input, samples stacked along axis 0?
+    bool stacked = !inputs.empty();
+    for (const auto* in : inputs) stacked = stacked && fs::exists(fs::path(dir) / (in->name + ".npy"));
+    if (stacked) {
+      int64_t rows = -1;
+      for (const auto* in : inputs) {
+        ONYX_ASSIGN_OR_RETURN(Tensor t, format::LoadNpy((fs::path(dir) / (in->name + ".npy")).string()));
+        if (t.rank() == 0 || (rows >= 0 && t.dim(0) != rows)) {
+          return InvalidArgument(dir + ": stacked calibration arrays need the same number of rows (axis 0)");
+        }
+        rows = t.dim(0);
+        set.stacked_[in->name] = std::move(t);
+      }
+      for (int64_t r = 0; r < rows; ++r) set.samples_.push_back(Sample{{}, r});
+    } else {
+      if (inputs.size() != 1) {
+        return InvalidArgument(dir +
+                               ": loose .npy/.pb files are one sample each, which needs a model with one input "
+                               "(this one has " +
+                               std::to_string(inputs.size()) + "); use a folder per sample or NAME.npy per input");
+      }
+      for (const auto& f : files) set.samples_.push_back(Sample{{{inputs[0]->name, f.string()}}, -1});
+    }
+  }
+  if (set.samples_.empty()) return NotFound("calibration folder '" + dir + "' holds no samples");
+  if (max_samples > 0 && set.samples_.size() > static_cast<size_t>(max_samples)) {
+    set.samples_.resize(static_cast<size_t>(max_samples));
+  }
+  return set;
+}
+
+Result<Feeds> CalibrationSet::Load(size_t i) const {
+  const Sample& s = samples_[i];
+  Feeds feeds;
+  if (s.row >= 0) {
+    for (const auto& [name, all] : stacked_) feeds.emplace_back(name, Row(all, s.row, FindInput(*graph_, name)));
+    return feeds;
+  }
+  for (const auto& [name, file] : s.files) {
+    auto v = LoadFile(file, FindInput(*graph_, name));
+    if (!v.ok()) return v.status().WithContext("calibration input '" + name + "'");
+    feeds.emplace_back(name, std::move(v).value());
+  }
+  return feeds;
+}
+
+Result<std::map<std::string, ObservedTensor>> Calibrate(const ir::Model& model, const std::vector<std::string>& tensors,
+                                                        const CalibrationSet& data, const QuantizeOptions& options,
+                                                        CalibrationStats* stats) {
+  std::map<std::string, ObservedTensor> observed;
+  for (const auto& t : tensors) observed.try_emplace(t, options.num_bins);
+  const size_t per_session = static_cast<size_t>(std::max(options.max_outputs_per_session, 1));
+  const size_t groups = (tensors.size() + per_session - 1) / per_session;
+  const size_t error_samples = std::min(data.size(), static_cast<size_t>(std::max(options.error_samples, 0)));
+  Progress progress{0, static_cast<int64_t>(groups * (data.size() + error_samples)), "calibrating"};
+  SessionOptions so;
+  so.intra_op_num_threads = options.threads;
+  std::set<std::string> graph_outputs;
+  for (const auto& o : model.graph.outputs) graph_outputs.insert(o.name);
+  const int32_t qmin = options.activation_type == DataType::kInt8 ? -128 : 0;
+  const int32_t qmax = options.activation_type == DataType::kInt8 ? 127 : 255;
+
+  for (size_t g = 0; g < groups; ++g) {
+    const size_t begin = g * per_session, end = std::min(tensors.size(), begin + per_session);
+    ir::Model probe = model;
+    std::vector<std::string> names;
+    for (size_t i = begin; i < end; ++i) {
+      names.push_back(tensors[i]);
+      if (graph_outputs.count(tensors[i]) == 0) probe.graph.outputs.push_back(ir::ValueInfo{tensors[i], {}, {}, {}});
+    }
+    ONYX_ASSIGN_OR_RETURN(auto session, Session::Create(std::move(probe), so));
+    ++stats->sessions;
+    auto run = [&](size_t i, std::vector<Value>* outs) -> Status {
+      ONYX_ASSIGN_OR_RETURN(Feeds feeds, data.Load(i));
+      Status st = session->Run(feeds, names, outs);
+      if (!st.ok()) return st.WithContext("calibration sample " + std::to_string(i));
+      ++progress.done;
+      if (options.progress) options.progress(progress);
+      return Status::Ok();
+    };
+    std::vector<Value> outs;
+    progress.stage = "calibrating";
+    for (size_t i = 0; i < data.size(); ++i) {
+      ONYX_RETURN_IF_ERROR(run(i, &outs));
+      for (size_t k = 0; k < names.size(); ++k) {
+        ObservedTensor& o = observed.at(names[k]);
+        if (!outs[k].is_tensor() || outs[k].tensor().type() != DataType::kFloat) {
+          o.is_float = false;
+          continue;
+        }
+        o.seen = true;
+        o.observer.Observe(outs[k].tensor().values<float>());
+      }
+    }
+    for (const auto& n : names) {
+      ObservedTensor& o = observed.at(n);
+      o.range = o.observer.Range(options.method, options.percentile);
+      std::tie(o.scale, o.zero_point) = ActivationParams(o.range.first, o.range.second, options.activation_type);
+    }
+    progress.stage = "measuring";
+    for (size_t i = 0; i < error_samples; ++i) {
+      ONYX_RETURN_IF_ERROR(run(i, &outs));
+      for (size_t k = 0; k < names.size(); ++k) {
+        ObservedTensor& o = observed.at(names[k]);
+        if (!o.is_float || !o.seen) continue;
+        std::span<const float> ref = outs[k].tensor().values<float>();
+        std::vector<float> fq(ref.size());
+        for (size_t j = 0; j < ref.size(); ++j) fq[j] = FakeQuantize(ref[j], o.scale, o.zero_point, qmin, qmax);
+        o.error.Add(ref, fq);
+      }
+    }
+  }
+  for (const auto& [name, o] : observed) stats->observer_bytes += o.observer.MemoryBytes();
+  return observed;
+}
+
+}  // namespace onyx::quantize

@@ -1,0 +1,307 @@
+// Static quantization in the QDQ format, as ONNX Runtime's quantize_static writes it: each activation a quantized
+// operator reads goes through QuantizeLinear -> DequantizeLinear with a scale and zero point from calibration;
+// weights are stored int8 (symmetric) behind a DequantizeLinear; Conv/Gemm biases are stored int32 with scale
+// s_input * s_weight. A Relu (or Clip from 0) whose output is quantized anyway is folded into the range of that
+// quantization: its input takes the Relu's output name and calibrated range, whose zero point sits at the bottom
+// of the integer range, so QuantizeLinear itself clamps the negatives away.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "ir/graph_edit.h"
+#include "quantize/calibration.h"
+#include "quantize/graph_util.h"
+#include "quantize/modes.h"
+#include "quantize/weights.h"
+#include "runtime/session.h"
+
+namespace onyx::quantize {
+
+namespace {
+
+const std::vector<std::string> kStaticOps = {
+    "Conv",   "MatMul", "Gemm", "Add", "Mul", "Concat", "MaxPool", "AveragePool", "GlobalAveragePool",
+    "Resize", "Relu",   "Clip"};
+
+// Inputs of a selected node that are activations to quantize (the rest: weights, biases, shapes, scales).
+std::vector<size_t> ActivationInputs(const ir::Node& n, const ir::Graph& g) {
+  const std::string& op = n.op_type;
+  auto variable = [&](size_t i) {
+    return i < n.inputs.size() && !n.inputs[i].empty() && ConstantTensor(g, n.inputs[i]) == nullptr;
+  };
+  std::vector<size_t> out;
+  if (op == "Conv" || op == "Gemm" || op == "MatMul") {
+    if (variable(0)) out.push_back(0);
+    if (variable(1)) out.push_back(1);  // MatMul/Gemm of two activations (attention)
+  } else if (op == "Add" || op == "Mul" || op == "Concat") {
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      if (variable(i)) out.push_back(i);
+    }
+  } else if (variable(0)) {
+    out.push_back(0);
+  }
+  return out;
+}
+
+// Clip's lower bound when it is a constant 0 (input 1 from opset 11, attribute `min` before).
+bool ClipsAtZero(const ir::Node& n, const ir::Graph& g) {
+  if (n.op_type == "Relu") return true;
+  if (n.op_type != "Clip") return false;
+  if (const ir::Attribute* a = n.FindAttribute("min")) return a->f == 0.0f;
+  if (n.inputs.size() < 2 || n.inputs[1].empty()) return false;
+  const Tensor* lo = ConstantTensor(g, n.inputs[1]);
+  return lo != nullptr && lo->type() == DataType::kFloat && lo->size() == 1 && lo->data<float>()[0] == 0.0f;
+}
+
+// The weight axis of per-channel scales: Conv's output channels, MatMul's columns, Gemm's N.
+int64_t WeightAxis(const ir::Node& n) {
+  if (n.op_type == "Conv") return 0;
+  if (n.op_type == "Gemm") return IntAttribute(n, "transB", 0) != 0 ? 0 : 1;
+  return 1;
+}
+
+bool IsClassifierLike(const Tensor& t) { return t.rank() == 2 && t.dim(1) > 1; }
+
+Status EvaluateAgreement(const ir::Model& float_model, const ir::Model& quantized, const CalibrationSet& data,
+                         const QuantizeOptions& options, QuantizeReport* report) {
+  SessionOptions so;
+  so.intra_op_num_threads = options.threads;
+  ONYX_ASSIGN_OR_RETURN(auto reference, Session::Create(float_model, so));
+  ONYX_ASSIGN_OR_RETURN(auto candidate, Session::Create(quantized, so));
+  const auto& outs = float_model.graph.outputs;
+  std::vector<ErrorAccumulator> errors(outs.size());
+  std::vector<int64_t> rows(outs.size(), 0), same(outs.size(), 0), samples(outs.size(), 0);
+  Progress progress{0, static_cast<int64_t>(data.size()), "evaluating"};
+  for (size_t i = 0; i < data.size(); ++i) {
+    ONYX_ASSIGN_OR_RETURN(Feeds feeds, data.Load(i));
+    std::vector<Value> want, got;
+    ONYX_RETURN_IF_ERROR(reference->Run(feeds, {}, &want));
+    Status st = candidate->Run(feeds, {}, &got);
+    if (!st.ok()) return st.WithContext("the quantized model failed on calibration sample " + std::to_string(i));
+    for (size_t k = 0; k < outs.size() && k < got.size(); ++k) {
+      if (!want[k].is_tensor() || !got[k].is_tensor() || want[k].tensor().type() != DataType::kFloat ||
+          got[k].tensor().type() != DataType::kFloat || want[k].tensor().shape() != got[k].tensor().shape()) {
+        continue;
+      }
+      const Tensor& w = want[k].tensor();
+      const Tensor& q = got[k].tensor();
+      errors[k].Add(w.values<float>(), q.values<float>());
+      ++samples[k];
+      if (IsClassifierLike(w)) {
+        const int64_t c = w.dim(1);
+        for (int64_t r = 0; r < w.dim(0); ++r) {
+          const float* a = w.data<float>() + r * c;
+          const float* b = q.data<float>() + r * c;
+          same[k] += (std::max_element(a, a + c) - a) == (std::max_element(b, b + c) - b) ? 1 : 0;
+          ++rows[k];
+        }
+      }
+    }
+    ++progress.done;
+    if (options.progress) options.progress(progress);
+  }
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (samples[k] == 0) continue;
+    OutputReport r;
+    r.name = outs[k].name;
+    r.error = errors[k].Get();
+    r.samples = samples[k];
+    if (rows[k] > 0) r.top1_agreement = static_cast<double>(same[k]) / static_cast<double>(rows[k]);
+    report->outputs.push_back(std::move(r));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& options, QuantizeReport* report) {
+  if (options.calibration_dir.empty()) return InvalidArgument("static quantization needs a calibration folder");
+  if (options.activation_type != DataType::kUint8 && options.activation_type != DataType::kInt8) {
+    return InvalidArgument("activations are quantized to uint8 or int8");
+  }
+  ONYX_ASSIGN_OR_RETURN(ir::Model model, AtLeastOpset(input, 13, report));
+  ir::Graph& g = model.graph;
+  report->calibration_method = options.method == CalibrationMethod::kMinMax       ? "minmax"
+                               : options.method == CalibrationMethod::kPercentile ? "percentile"
+                                                                                  : "entropy";
+  std::set<std::string> graph_outputs;
+  for (const auto& o : g.outputs) graph_outputs.insert(o.name);
+
+  // 1. Which nodes, and which of their inputs are activations to calibrate.
+  std::vector<bool> selected(g.nodes.size(), false);
+  std::vector<std::string> tensors;
+  std::set<std::string> tensor_set;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const ir::Node& n = g.nodes[i];
+    if (!Selected(n, options, kStaticOps) || n.inputs.empty() || n.outputs.empty()) continue;
+    if (n.op_type == "Conv" || n.op_type == "Gemm") {
+      const Tensor* w = n.inputs.size() > 1 ? ConstantTensor(g, n.inputs[1]) : nullptr;
+      if (n.op_type == "Conv" && (w == nullptr || w->type() != DataType::kFloat)) {
+        report->notes.push_back(n.Describe() + " kept in float: its weight is not a float constant");
+        continue;
+      }
+      if (n.op_type == "Gemm" && IntAttribute(n, "transA", 0) != 0) continue;
+    }
+    selected[i] = true;
+    for (size_t k : ActivationInputs(n, g)) {
+      if (tensor_set.insert(n.inputs[k]).second) tensors.push_back(n.inputs[k]);
+    }
+  }
+
+  // 2. Calibrate them on the float model.
+  ONYX_ASSIGN_OR_RETURN(CalibrationSet data, CalibrationSet::Open(options.calibration_dir, g, options.max_samples));
+  report->calibration_samples = static_cast<int64_t>(data.size());
+  CalibrationStats stats;
+  ONYX_ASSIGN_OR_RETURN(auto observed, Calibrate(model, tensors, data, options, &stats));
+  report->sessions = stats.sessions;
+  report->observer_bytes = stats.observer_bytes;
+  auto quantized = [&](const std::string& t) {
+    auto it = observed.find(t);
+    return it != observed.end() && it->second.is_float && it->second.seen;
+  };
+
+  // 3. Fold Relu/Clip(0, ...) into the quantization of their output.
+  std::map<std::string, std::string> renamed;  // pre-activation value -> the Relu output that replaces it
+  std::vector<bool> removed(g.nodes.size(), false);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const ir::Node& n = g.nodes[i];
+    if (!selected[i] || !ClipsAtZero(n, g) || !quantized(n.outputs[0]) || graph_outputs.count(n.outputs[0]) > 0)
+      continue;
+    const std::string& x = n.inputs[0];
+    const int producer = ir::FindProducer(g, x);
+    if (producer < 0 || graph_outputs.count(x) > 0 || ir::FindConsumers(g, x).size() != 1) continue;
+    // Every reader of the Relu's output must then read the quantized value (the float one would lack the clamp).
+    bool all_selected = true;
+    for (int c : ir::FindConsumers(g, n.outputs[0])) {
+      const auto act = ActivationInputs(g.nodes[static_cast<size_t>(c)], g);
+      bool reads_as_activation = false;
+      for (size_t k : act) reads_as_activation |= g.nodes[static_cast<size_t>(c)].inputs[k] == n.outputs[0];
+      all_selected = all_selected && selected[static_cast<size_t>(c)] && reads_as_activation;
+    }
+    if (!all_selected) continue;
+    for (auto& o : g.nodes[static_cast<size_t>(producer)].outputs) {
+      if (o == x) o = n.outputs[0];
+    }
+    renamed[x] = n.outputs[0];
+    removed[i] = true;
+    ++report->quantized_nodes[n.op_type + " (folded)"];
+  }
+
+  // 4. Rewrite: Q/DQ pairs, quantized weights and biases.
+  Namer namer(g);
+  std::vector<ir::Node> extra;
+  std::map<std::string, std::string> dq_of;  // activation -> its DequantizeLinear output
+  auto activation = [&](const std::string& t) -> std::string {
+    auto it = dq_of.find(t);
+    if (it != dq_of.end()) return it->second;
+    const ObservedTensor& o = observed.at(t);
+    const std::string scale = AddInitializer(g, namer, t + "_scale", Tensor::Scalar<float>(o.scale));
+    const std::string zp = AddInitializer(g, namer, t + "_zero_point",
+                                          options.activation_type == DataType::kInt8
+                                              ? Tensor::Scalar<int8_t>(static_cast<int8_t>(o.zero_point))
+                                              : Tensor::Scalar<uint8_t>(static_cast<uint8_t>(o.zero_point)));
+    const std::string q = namer.Value(t + "_QuantizeLinear_Output");
+    const std::string dq = namer.Value(t + "_DequantizeLinear_Output");
+    extra.push_back(MakeNode("QuantizeLinear", namer.Node(t + "_QuantizeLinear"), {t, scale, zp}, {q}));
+    extra.push_back(MakeNode("DequantizeLinear", namer.Node(t + "_DequantizeLinear"), {q, scale, zp}, {dq}));
+    TensorReport r;
+    r.name = t;
+    r.kind = "activation";
+    r.type = std::string(DataTypeName(options.activation_type));
+    r.scales = {o.scale};
+    r.zero_points = {o.zero_point};
+    r.range_min = o.range.first;
+    r.range_max = o.range.second;
+    r.error_measured = !o.error.empty();
+    if (r.error_measured) r.error = o.error.Get();
+    report->tensors.push_back(std::move(r));
+    return dq_of[t] = dq;
+  };
+  std::map<std::pair<std::string, int64_t>, std::pair<std::string, Tensor>> weight_dq;  // (weight, axis) -> DQ, scales
+  auto weight = [&](const std::string& w, int64_t axis) -> Result<std::pair<std::string, Tensor>> {
+    auto key = std::make_pair(w, options.per_channel ? axis : -1);
+    auto it = weight_dq.find(key);
+    if (it != weight_dq.end()) return it->second;
+    const Tensor tensor = *ConstantTensor(g, w);
+    ONYX_ASSIGN_OR_RETURN(QuantizedTensor qt, QuantizeSymmetric(tensor, key.second, options.reduce_range));
+    report->tensors.push_back(ConstantReport(w, "weight", qt));
+    const std::string q = AddInitializer(g, namer, w + "_quantized", qt.q);
+    const std::string scale = AddInitializer(g, namer, w + "_scale", qt.scale);
+    const std::string zp = AddInitializer(g, namer, w + "_zero_point", qt.zero_point);
+    const std::string dq = namer.Value(w + "_DequantizeLinear_Output");
+    std::vector<ir::Attribute> attrs;
+    if (qt.axis >= 0) attrs.push_back(ir::IntAttr("axis", qt.axis));
+    extra.push_back(MakeNode("DequantizeLinear", namer.Node(w + "_DequantizeLinear"), {q, scale, zp}, {dq}, attrs));
+    return weight_dq[key] = {dq, qt.scale};
+  };
+
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!selected[i] || removed[i]) continue;
+    ir::Node& n = g.nodes[i];
+    bool any = false;
+    const std::vector<size_t> acts = ActivationInputs(n, g);
+    for (size_t k : acts) {
+      std::string t = n.inputs[k];
+      if (!quantized(t)) continue;
+      n.inputs[k] = activation(t);
+      any = true;
+    }
+    const bool has_weight = (n.op_type == "Conv" || n.op_type == "Gemm" || n.op_type == "MatMul") &&
+                            n.inputs.size() > 1 && std::find(acts.begin(), acts.end(), 1) == acts.end();
+    if (has_weight) {
+      const Tensor* w = ConstantTensor(g, n.inputs[1]);
+      const bool weight_ok = w != nullptr && w->type() == DataType::kFloat && (n.op_type == "Conv" || w->rank() == 2);
+      if (weight_ok) {
+        const std::string w_name = n.inputs[1];
+        ONYX_ASSIGN_OR_RETURN(auto wq, weight(w_name, WeightAxis(n)));
+        n.inputs[1] = wq.first;
+        any = true;
+        // Bias: int32 with scale s_input * s_weight (Gemm only when alpha = beta = 1, else it stays float).
+        const bool plain_gemm = n.op_type != "Gemm" ||
+                                (FloatAttribute(n, "alpha", 1.0f) == 1.0f && FloatAttribute(n, "beta", 1.0f) == 1.0f);
+        const std::string x = g.nodes[i].inputs[0];
+        std::string x_float;
+        for (const auto& [t, dq] : dq_of) {
+          if (dq == x) x_float = t;
+        }
+        const Tensor* b = n.op_type != "MatMul" && n.inputs.size() > 2 ? ConstantTensor(g, n.inputs[2]) : nullptr;
+        if (b != nullptr && plain_gemm && !x_float.empty() && b->type() == DataType::kFloat && b->rank() == 1) {
+          const float sx = observed.at(x_float).scale;
+          std::vector<float> scales;
+          for (float sw : wq.second.values<float>()) scales.push_back(sx * sw);
+          if (scales.size() == 1 || static_cast<int64_t>(scales.size()) == b->size()) {
+            const Tensor bias = *b;
+            const std::string b_name = n.inputs[2];
+            ONYX_ASSIGN_OR_RETURN(QuantizedTensor qb, QuantizeBias(bias, scales));
+            report->tensors.push_back(ConstantReport(b_name, "bias", qb));
+            const std::string q = AddInitializer(g, namer, b_name + "_quantized", qb.q);
+            const std::string scale = AddInitializer(g, namer, b_name + "_quantized_scale", qb.scale);
+            const std::string dq = namer.Value(b_name + "_DequantizeLinear_Output");
+            std::vector<ir::Attribute> attrs;
+            if (qb.axis >= 0) attrs.push_back(ir::IntAttr("axis", 0));
+            extra.push_back(
+                MakeNode("DequantizeLinear", namer.Node(b_name + "_DequantizeLinear"), {q, scale}, {dq}, attrs));
+            g.nodes[i].inputs[2] = dq;
+          }
+        }
+      }
+    }
+    if (any) ++report->quantized_nodes[g.nodes[i].op_type];
+  }
+  std::vector<ir::Node> nodes;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!removed[i]) nodes.push_back(std::move(g.nodes[i]));
+  }
+  for (auto& n : extra) nodes.push_back(std::move(n));
+  g.nodes = std::move(nodes);
+  // Value infos of the folded pre-activation values describe names that no longer exist.
+  std::erase_if(g.value_info, [&](const ir::ValueInfo& v) { return renamed.count(v.name) > 0; });
+  ir::RemoveDeadNodes(g);
+  ONYX_RETURN_IF_ERROR(ir::TopologicalSort(g));
+
+  ONYX_RETURN_IF_ERROR(EvaluateAgreement(input, model, data, options, report));
+  return model;
+}
+
+}  // namespace onyx::quantize

@@ -1,0 +1,371 @@
+#!/usr/bin/python3
+"""ctest quantize: `onyx quantize` in its three modes on small torch-made models (tests/quantize/make_models.py),
+on a real model from the shared folder, and against ONNX Runtime 1.30's outputs for the committed quantized
+models of tests/data/quantize (made by tests/quantize/make_reference.py; ONNX Runtime itself is not needed here).
+
+Checks: the quantized models pass `onyx check --full`, have the expected structure (QDQ pairs with ONNX Runtime's
+names, int8 weights, int32 biases, folded Relus; DynamicQuantizeLinear + MatMulInteger/ConvInteger; blocked int4
+DequantizeLinear at opset 21), run in onyx, and follow the float model on a held-out evaluation set (cosine,
+top-1 agreement); calibration memory does not grow with the number of samples; a progress bar only on a tty;
+usage errors exit 2.
+
+usage: test_quantize.py ONYX SOURCE_DIR [SHARED_DIR] [PYTHON_DIR]
+"""
+import glob
+import json
+import os
+import pty
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+FAILURES = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILURES.append(what)
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+
+
+def quantize(onyx, model, out, *args):
+    report = out + ".json"
+    r = run([onyx, "quantize", model, "-o", out, "--report", report, *args])
+    if r.returncode != 0:
+        raise RuntimeError("onyx quantize %s failed (%d): %s" % (" ".join(args), r.returncode, r.stderr))
+    with open(report) as f:
+        return json.load(f)
+
+
+def load_pb(path):
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def onyx_outputs(onyx, model, inputs, tmp):
+    """Runs `model` on each input .pb; returns the list of 'output' arrays."""
+    outs = []
+    for i, pb in enumerate(inputs):
+        d = os.path.join(tmp, "run_%d" % i)
+        r = run([onyx, "run", model, "--input", "input=" + pb, "--output-dir", d, "--threads", "1"])
+        if r.returncode != 0:
+            raise RuntimeError("onyx run %s failed: %s" % (model, r.stderr))
+        outs.append(np.load(os.path.join(d, "output.npy")))
+    return outs
+
+
+def agreement(ref, got):
+    a = np.concatenate([x.ravel() for x in ref]).astype(np.float64)
+    b = np.concatenate([x.ravel() for x in got]).astype(np.float64)
+    cos = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+    top1 = float(np.mean([np.argmax(x) == np.argmax(y) for x, y in zip(ref, got)]))
+    return cos, top1
+
+
+def ops(path):
+    m = onnx.load(path)
+    hist = {}
+    for n in m.graph.node:
+        hist[n.op_type] = hist.get(n.op_type, 0) + 1
+    return m, hist
+
+
+def full_check(onyx, path):
+    r = run([onyx, "check", "--full", path])
+    check(r.returncode == 0, "onyx check --full %s%s" % (os.path.basename(path), "" if r.returncode == 0 else ": " + r.stdout[-500:]))
+
+
+def test_static_cnn(onyx, d, tmp):
+    model = os.path.join(d, "cnn.onnx")
+    evaluation = sorted(glob.glob(os.path.join(d, "cnn_evaluation", "*", "input_0.pb")))
+    ref = onyx_outputs(onyx, model, evaluation, tmp)
+    variants = [("uint8 minmax per-tensor", []),
+                ("int8 entropy per-channel", ["--activation-type", "int8", "--calibrate-method", "entropy", "--per-channel"]),
+                ("uint8 percentile per-channel", ["--calibrate-method", "percentile", "--per-channel"])]
+    for i, (label, extra) in enumerate(variants):
+        out = os.path.join(tmp, "cnn_static_%d.onnx" % i)
+        report = quantize(onyx, model, out, "--mode", "static", "--calibration", os.path.join(d, "cnn_calibration"), *extra)
+        full_check(onyx, out)
+        m, hist = ops(out)
+        act = "int8" if "--activation-type" in extra else "uint8"
+        check(hist.get("Relu", 0) == 0 and hist.get("Clip", 0) == 0,
+              "static %s: every Relu and the Relu6 Clip folded into their quantization (%s)" % (label, hist))
+        check(hist.get("QuantizeLinear", 0) >= 10 and hist.get("DequantizeLinear", 0) >= hist.get("QuantizeLinear", 0) + 7 + 7,
+              "static %s: Q/DQ pairs on activations, DQ on 7 weights and 7 biases (%s)" % (label, hist))
+        inits = {t.name: t for t in m.graph.initializer}
+        weights = [t for n, t in inits.items() if n.endswith("_quantized") and "weight" in n]
+        biases = [t for n, t in inits.items() if n.endswith("_quantized") and "bias" in n]
+        check(len(weights) == 7 and all(t.data_type == onnx.TensorProto.INT8 for t in weights),
+              "static %s: 7 int8 weights" % label)
+        check(len(biases) == 7 and all(t.data_type == onnx.TensorProto.INT32 for t in biases),
+              "static %s: 7 int32 biases" % label)
+        zps = [t for n, t in inits.items() if n.endswith("_zero_point") and "weight" not in n]
+        want = onnx.TensorProto.INT8 if act == "int8" else onnx.TensorProto.UINT8
+        check(zps and all(t.data_type == want for t in zps), "static %s: %s activation zero points" % (label, act))
+        q_names = [n.name for n in m.graph.node if n.op_type == "QuantizeLinear"]
+        check(all(n.endswith("_QuantizeLinear") for n in q_names), "static %s: ONNX Runtime's node names" % label)
+        per_channel = "--per-channel" in extra
+        w_dq = [n for n in m.graph.node if n.op_type == "DequantizeLinear" and "weight" in n.input[0]]
+        check(all(any(a.name == "axis" for a in n.attribute) == per_channel for n in w_dq),
+              "static %s: weight DequantizeLinear %s" % (label, "per axis" if per_channel else "per tensor"))
+        # The bias scale is s_input * s_weight.
+        stem_x = inits["input_scale"] if "input_scale" in inits else None
+        if stem_x is not None:
+            sx = numpy_helper.to_array(stem_x)
+            sw = numpy_helper.to_array(inits["stem.weight_scale"])
+            sb = numpy_helper.to_array(inits["stem.bias_quantized_scale"])
+            check(np.allclose(sb, sx * sw, rtol=1e-6), "static %s: bias scale = input scale x weight scale" % label)
+        got = onyx_outputs(onyx, out, evaluation, tmp)
+        cos, top1 = agreement(ref, got)
+        # Bounds measured on this model (cosine 0.9995-0.99999, top-1 98-100%), with a margin.
+        check(cos >= 0.99 and top1 >= 0.95,
+              "static %s: float vs quantized on %d held-out samples: cosine %.5f, top-1 %.3f" % (label, len(got), cos, top1))
+        o = report["outputs"][0]
+        check(o["samples"] == 32 and o["cosine"] >= 0.99 and o["top1_agreement"] >= 0.95,
+              "static %s: report's calibration-set agreement (cosine %.5f, top-1 %.3f)" % (label, o["cosine"], o["top1_agreement"]))
+        acts = [t for t in report["tensors"] if t["kind"] == "activation"]
+        check(acts and all("cosine" in t and t["type"] == act for t in acts) and
+              all(t["cosine"] > 0.9 for t in report["tensors"] if "cosine" in t),
+              "static %s: report has every tensor's scale, zero point and error" % label)
+
+
+def test_dynamic(onyx, d, tmp):
+    for name, bound in (("mlp", 0.999), ("cnn", 0.995)):
+        model = os.path.join(d, name + ".onnx")
+        evaluation = sorted(glob.glob(os.path.join(d, name + "_evaluation", "*", "input_0.pb")))[:24]
+        ref = onyx_outputs(onyx, model, evaluation, tmp)
+        for per_channel in (False, True):
+            out = os.path.join(tmp, "%s_dynamic_%d.onnx" % (name, per_channel))
+            report = quantize(onyx, model, out, "--mode", "dynamic", *(["--per-channel"] if per_channel else []))
+            full_check(onyx, out)
+            m, hist = ops(out)
+            integer = "MatMulInteger" if name == "mlp" else "ConvInteger"
+            want = 5 if name == "mlp" else 6
+            check(hist.get(integer, 0) == want and hist.get("DynamicQuantizeLinear", 0) >= 1,
+                  "dynamic %s: %d %s after DynamicQuantizeLinear (%s)" % (name, want, integer, hist))
+            if name == "mlp":
+                check(hist.get("MatMul", 0) == 2, "dynamic mlp: the two attention MatMuls of activations stay float")
+            check(len(report["tensors"]) >= want and all(t["type"] == "int8" and t["zero_point"][0] == 0 for t in report["tensors"]),
+                  "dynamic %s: symmetric int8 weights in the report" % name)
+            got = onyx_outputs(onyx, out, evaluation, tmp)
+            cos, top1 = agreement(ref, got)
+            check(cos >= bound, "dynamic %s per_channel=%d: float vs quantized cosine %.6f (>= %g), top-1 %.3f" %
+                  (name, per_channel, cos, bound, top1))
+
+
+def test_weight_only(onyx, d, tmp):
+    model = os.path.join(d, "mlp.onnx")
+    evaluation = sorted(glob.glob(os.path.join(d, "mlp_evaluation", "*", "input_0.pb")))[:24]
+    ref = onyx_outputs(onyx, model, evaluation, tmp)
+    for bits, block, bound in ((4, 32, 0.99), (8, 64, 0.9999)):
+        out = os.path.join(tmp, "mlp_w%d.onnx" % bits)
+        report = quantize(onyx, model, out, "--mode", "weight-only", "--bits", str(bits), "--block", str(block))
+        full_check(onyx, out)
+        m, hist = ops(out)
+        opset = [o.version for o in m.opset_import if o.domain in ("", "ai.onnx")][0]
+        dq = [n for n in m.graph.node if n.op_type == "DequantizeLinear"]
+        attrs = [{a.name: a.i for a in n.attribute} for n in dq]
+        inits = {t.name: t for t in m.graph.initializer}
+        want_type = 22 if bits == 4 else onnx.TensorProto.INT8  # INT4 (onnx 1.12 predates it)
+        check(opset == 21 and len(dq) == 4 and all(a == {"axis": 0, "block_size": block} for a in attrs),
+              "weight-only int%d: opset 21, 4 blocked DequantizeLinear (block_size %d)" % (bits, block))
+        check(all(inits[n.input[0]].data_type == want_type for n in dq), "weight-only int%d: weights stored int%d" % (bits, bits))
+        # The scales are blocked: [ceil(K / block), N].
+        w = inits[dq[0].input[0]]
+        s = inits[dq[0].input[1]]
+        check(list(s.dims) == [-(-w.dims[0] // block), w.dims[1]], "weight-only int%d: scale shape %s for weight %s" %
+              (bits, list(s.dims), list(w.dims)))
+        got = onyx_outputs(onyx, out, evaluation, tmp)
+        cos, _ = agreement(ref, got)
+        check(cos >= bound, "weight-only int%d block %d: float vs quantized cosine %.6f (>= %g)" % (bits, block, cos, bound))
+        check(all(t["block_size"] == block for t in report["tensors"]), "weight-only int%d: report lists blocks" % bits)
+
+
+def test_selection(onyx, d, tmp):
+    """--exclude keeps named nodes in float; --op-types restricts the operators."""
+    model = os.path.join(d, "mlp.onnx")
+    matmuls = [n.name for n in onnx.load(model).graph.node if n.op_type == "MatMul"]
+    out = os.path.join(tmp, "mlp_exclude.onnx")
+    first = next(n for n in matmuls if "qkv" in n)
+    report = quantize(onyx, model, out, "--mode", "dynamic", "--exclude", first)
+    _, hist = ops(out)
+    check(hist.get("MatMulInteger", 0) == 4 and hist.get("MatMul", 0) == 3 and report["quantized_nodes"]["MatMul"] == 3,
+          "dynamic --exclude %s: that MatMul stays float (%s)" % (first, hist))
+    out = os.path.join(tmp, "mlp_gemm_only.onnx")
+    quantize(onyx, model, out, "--mode", "dynamic", "--op-types", "Gemm")
+    _, hist = ops(out)
+    check(hist.get("MatMulInteger", 0) == 1 and hist.get("MatMul", 0) == 6, "dynamic --op-types Gemm: only the Gemm head")
+    out = os.path.join(tmp, "cnn_conv_only.onnx")
+    report = quantize(onyx, os.path.join(d, "cnn.onnx"), out, "--mode", "static", "--calibration",
+                      os.path.join(d, "cnn_calibration"), "--op-types", "Conv", "--max-samples", "4")
+    m, hist = ops(out)
+    gemm = next(n for n in m.graph.node if n.op_type == "Gemm")
+    inits = {t.name for t in m.graph.initializer}
+    check(set(report["quantized_nodes"]) == {"Conv"} and gemm.input[1] in inits and hist.get("Relu", 0) == 5,
+          "static --op-types Conv: Gemm keeps its float weight, Relus stay (%s)" % hist)
+
+
+def test_memory_bounded(onyx, d, tmp):
+    """Observer memory is the same for 10 and 200 calibration samples; peak RSS hardly moves either."""
+    results = []
+    for n in (10, 200):
+        out = os.path.join(tmp, "mlp_mem_%d.onnx" % n)
+        report = out + ".json"
+        proc = subprocess.Popen([onyx, "quantize", os.path.join(d, "mlp.onnx"), "-o", out, "--mode", "static",
+                                 "--calibration", os.path.join(d, "big_calibration"), "--max-samples", str(n),
+                                 "--calibrate-method", "entropy", "--report", report, "--quiet"])
+        _, status, usage = os.wait4(proc.pid, 0)
+        check(status == 0, "static calibration on %d samples" % n)
+        with open(report) as f:
+            r = json.load(f)
+        results.append((r["calibration_samples"], r["observer_bytes"], usage.ru_maxrss))
+    (n10, b10, rss10), (n200, b200, rss200) = results
+    check(n10 == 10 and n200 == 200 and b10 == b200 and b10 > 0,
+          "observer memory: %d bytes for %d samples, %d bytes for %d samples" % (b10, n10, b200, n200))
+    check(rss200 < rss10 * 1.2 + 16384, "peak RSS: %d KiB for 10 samples, %d KiB for 200" % (rss10, rss200))
+
+
+def test_progress_and_usage(onyx, d, tmp):
+    model = os.path.join(d, "cnn.onnx")
+    args = [onyx, "quantize", model, "-o", os.path.join(tmp, "p.onnx"), "--mode", "static", "--calibration",
+            os.path.join(d, "cnn_calibration"), "--max-samples", "4"]
+    r = run(args)
+    check(r.returncode == 0 and "\r" not in r.stderr, "no progress bar when stderr is not a tty")
+    master, slave = pty.openpty()
+    p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    p.wait()
+    os.close(master)
+    check(p.returncode == 0 and b"\rcalibrating [" in seen and b"/" in seen, "a one-line progress bar on a tty")
+    for bad, code in (([model], 2), ([model, "-o", "x.onnx", "--mode", "fast"], 2),
+                      ([model, "-o", "x.onnx", "--mode", "static"], 2),
+                      ([model, "-o", "x.onnx", "--mode", "weight-only", "--block", "48"], 2),
+                      ([model, "-o", os.path.join(tmp, "x.onnx"), "--mode", "static", "--calibration", "/nonexistent"], 1)):
+        r = run([onyx, "quantize", *bad])
+        check(r.returncode == code and r.stderr.startswith("onyx: "), "quantize %s exits %d (%s)" % (" ".join(bad[1:]), code, r.stderr.strip()[:80]))
+
+
+def test_npy_calibration(onyx, d, tmp):
+    """Calibration from loose .npy files and from NAME.npy stacks gives the same ranges as from .pb folders."""
+    sets = [os.path.join(d, "cnn_calibration", "test_data_set_%d" % i, "input_0.pb") for i in range(8)]
+    arrays = [load_pb(p) for p in sets]
+    loose = os.path.join(tmp, "npy_loose")
+    stacked = os.path.join(tmp, "npy_stacked")
+    os.makedirs(loose)
+    os.makedirs(stacked)
+    for i, a in enumerate(arrays):
+        np.save(os.path.join(loose, "sample_%d.npy" % i), a)
+    np.save(os.path.join(stacked, "input.npy"), np.concatenate(arrays, 0))
+    reports = []
+    for folder in (os.path.join(d, "cnn_calibration"), loose, stacked):
+        reports.append(quantize(onyx, os.path.join(d, "cnn.onnx"), os.path.join(tmp, "npy.onnx"), "--mode", "static",
+                                "--calibration", folder, "--max-samples", "8"))
+    ranges = [[(t["name"], t["range"]) for t in r["tensors"] if t["kind"] == "activation"] for r in reports]
+    check(ranges[0] == ranges[1] == ranges[2] and reports[1]["calibration_samples"] == 8,
+          "calibration from .pb folders, loose .npy and stacked NAME.npy agree")
+
+
+def test_real_model(onyx, shared, tmp):
+    model = os.path.join(shared, "models", "onnx", "ch_ppocr_mobile_v2.0_cls_infer.onnx")
+    if not os.path.exists(model):
+        print("skip real model: %s not found" % model)
+        return
+    inp = onnx.load(model).graph.input[0]
+    dims = [1, 3, 48, 192]  # PaddleOCR's text direction classifier: [N, 3, 48, W]
+    rng = np.random.default_rng(5)
+    cal = os.path.join(tmp, "real_cal")
+    for i in range(12):
+        x = (rng.random(dims, dtype=np.float32) - 0.5) * 2
+        x = (x + np.roll(x, 1, -1) + np.roll(x, 1, -2)) / 3
+        os.makedirs(os.path.join(cal, "test_data_set_%d" % i))
+        with open(os.path.join(cal, "test_data_set_%d" % i, "input_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(x, inp.name).SerializeToString())
+    out = os.path.join(tmp, "real_static.onnx")
+    report = quantize(onyx, model, out, "--mode", "static", "--calibration", cal, "--per-channel")
+    full_check(onyx, out)
+    o = report["outputs"][0]
+    check(o["cosine"] >= 0.99, "real model %s static QDQ: output cosine %.5f, top-1 %.3f over %d samples" %
+          (os.path.basename(model), o["cosine"], o.get("top1_agreement", -1), o["samples"]))
+
+
+def test_ort_reference(onyx, source, tmp):
+    """The committed quantized models give ONNX Runtime 1.30's outputs in onyx."""
+    folders = sorted(glob.glob(os.path.join(source, "tests", "data", "quantize", "*", "")))
+    check(len(folders) >= 3, "reference data: %d quantized models in tests/data/quantize" % len(folders))
+    for folder in folders:
+        name = os.path.basename(folder.rstrip("/"))
+        full_check(onyx, os.path.join(folder, "model.onnx"))
+        sets = sorted(glob.glob(os.path.join(folder, "test_data_set_*")))
+        for s in sets:
+            want = load_pb(os.path.join(s, "output_0.pb"))
+            got = onyx_outputs(onyx, os.path.join(folder, "model.onnx"), [os.path.join(s, "input_0.pb")], tmp)[0]
+            diff = float(np.abs(got - want).max())
+            check(got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5 * float(np.abs(want).max())),
+                  "%s/%s: onyx vs ONNX Runtime max difference %.3g" % (name, os.path.basename(s), diff))
+
+
+def test_python(python_dir, d, tmp):
+    if not python_dir or not os.path.isdir(os.path.join(python_dir, "onyx")):
+        print("skip python: no built module given")
+        return
+    sys.path.insert(0, python_dir)
+    try:
+        import onyx as onyx_module
+    except ImportError as e:
+        print("skip python: %s" % e)
+        return
+    out = os.path.join(tmp, "py_static.onnx")
+    report = onyx_module.quantize(os.path.join(d, "cnn.onnx"), out, mode="static",
+                                  calibration=os.path.join(d, "cnn_calibration"), per_channel=True, max_samples=8)
+    check(os.path.exists(out) and report["mode"] == "static" and report["calibration_samples"] == 8 and
+          report["outputs"][0]["cosine"] > 0.99, "onyx.quantize(mode='static') from Python")
+    try:
+        onyx_module.quantize(os.path.join(d, "cnn.onnx"), out, mode="sideways")
+        check(False, "onyx.quantize rejects an unknown mode")
+    except onyx_module.InvalidArgument:
+        check(True, "onyx.quantize rejects an unknown mode")
+
+
+def main():
+    onyx, source = sys.argv[1], sys.argv[2]
+    shared = sys.argv[3] if len(sys.argv) > 3 else ""
+    python_dir = sys.argv[4] if len(sys.argv) > 4 else ""
+    with tempfile.TemporaryDirectory() as tmp:
+        d = os.path.join(tmp, "models")
+        subprocess.run(["/usr/bin/python3", os.path.join(source, "tests", "quantize", "make_models.py"), d,
+                        "--calibration", "32", "--evaluation", "64", "--big-calibration", "200"], check=True)
+        for test in (lambda: test_static_cnn(onyx, d, tmp), lambda: test_dynamic(onyx, d, tmp),
+                     lambda: test_weight_only(onyx, d, tmp), lambda: test_selection(onyx, d, tmp),
+                     lambda: test_memory_bounded(onyx, d, tmp),
+                     lambda: test_progress_and_usage(onyx, d, tmp), lambda: test_npy_calibration(onyx, d, tmp),
+                     lambda: test_real_model(onyx, shared, tmp), lambda: test_ort_reference(onyx, source, tmp),
+                     lambda: test_python(python_dir, d, tmp)):
+            try:
+                test()
+            except Exception as e:  # a crash in one part fails it, the rest still run
+                check(False, "%s: %s" % (type(e).__name__, e))
+    print("%d failures" % len(FAILURES))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
