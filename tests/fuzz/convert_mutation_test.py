@@ -387,7 +387,9 @@ BUILDERS = {"tflite": build_tflite, "tfjs": build_tfjs, "pb": build_pb, "saved_m
 def convert(onyx, model, out):
     """None when onyx behaved (exit 0-3 in time, at most one stderr line naming the file), else the reason."""
     try:
-        p = subprocess.run([onyx, "convert", model, "-o", out, "--quiet"], capture_output=True, timeout=20)
+        # A corrupt .h5 may loop inside libhdf5: onyx kills its reader child after ONYX_MAX_HDF5_READ_SECONDS.
+        env = dict(os.environ, ONYX_MAX_HDF5_READ_SECONDS="8")
+        p = subprocess.run([onyx, "convert", model, "-o", out, "--quiet"], capture_output=True, timeout=20, env=env)
     except subprocess.TimeoutExpired:
         return "timeout (20 s)"
     err = p.stderr.decode(errors="replace").strip()

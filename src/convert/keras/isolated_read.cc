@@ -1,16 +1,20 @@
 #include "convert/keras/isolated_read.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <new>
 
+#include "core/limits.h"
 #include "format/tensor_proto.h"
 
 namespace onyx::convert::keras {
@@ -160,6 +164,10 @@ bool SingleThreaded() {
   return !ec && threads == 1;
 }
 
+// How long the HDF5 reader child may take (ONYX_MAX_HDF5_READ_SECONDS, default 600: reading a multi-gigabyte
+// model takes seconds; a corrupt file can loop for ever).
+int64_t MaxHdf5ReadSeconds() { return EnvLimit("ONYX_MAX_HDF5_READ_SECONDS", 600); }
+
 }  // namespace
 
 Result<KerasModelFile> ReadInChildProcess(const std::string& path, KerasReader reader) {
@@ -181,17 +189,36 @@ Result<KerasModelFile> ReadInChildProcess(const std::string& path, KerasReader r
     RunChild(fds[1], path, reader);
   }
   close(fds[1]);
+  // A corrupt file can also send libhdf5 into an endless loop: the child gets a deadline, then is killed.
+  const int64_t limit_s = MaxHdf5ReadSeconds();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit_s);
   std::string answer;
   char buf[1 << 16];
+  bool timed_out = false;
   for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd pfd{fds[0], POLLIN, 0};
+    const int ready = poll(&pfd, 1, static_cast<int>(std::min<int64_t>(left.count(), INT32_MAX)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready == 0) continue;  // the deadline check above ends the wait
     const ssize_t n = read(fds[0], buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     answer.append(buf, static_cast<size_t>(n));
   }
   close(fds[0]);
+  if (timed_out) kill(pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) {
+    return InvalidArgument(path + ": corrupt HDF5 data (reading it took longer than " + std::to_string(limit_s) +
+                           " s; raise the limit with ONYX_MAX_HDF5_READ_SECONDS)");
   }
   if (WIFSIGNALED(status)) {
     return InvalidArgument(
