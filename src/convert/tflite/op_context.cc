@@ -174,6 +174,16 @@ Result<Tensor> OpContext::ConstantOf(int32_t i) {
     return dense;
   }
   Shape shape(t->shape.begin(), t->shape.end());
+  if (type != DataType::kString) {
+    // The bytes the shape needs, checked against the buffer before anything is allocated: a crafted shape can claim
+    // gigabytes that the file does not hold.
+    ONYX_ASSIGN_OR_RETURN(int64_t count, CheckedNumElements(shape));
+    const size_t needed = DataTypeStorageBytes(type, static_cast<size_t>(count));
+    if (needed != t->data.size()) {
+      return Error("constant '" + t->name + "' has " + std::to_string(t->data.size()) + " bytes, its shape " +
+                   ShapeToString(shape) + " needs " + std::to_string(needed));
+    }
+  }
   ONYX_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(type, shape));
   if (type == DataType::kString) {
     ONYX_RETURN_IF_ERROR(DecodeStrings(*t, out));
