@@ -14,6 +14,7 @@ else
   targets=("$which")
 fi
 export ONYX_MAX_FILE_BYTES=$((64 << 20))    # keep one input's allocations well under the RSS limit
+export ONYX_MAX_HDF5_READ_SECONDS=5         # a looping libhdf5 child is killed well within the 10 s timeout
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 failed=0
