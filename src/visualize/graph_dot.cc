@@ -1,6 +1,8 @@
 #include "visualize/graph_dot.h"
 
 #include <cstdio>
+#include <deque>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -110,6 +112,27 @@ struct Scope {
   std::unordered_map<std::string, std::string> producers;
   std::unordered_map<std::string, const ir::NamedTensor*> initializers;
 };
+
+// A Constant node's value, when the picture shows it inside its consumers' boxes as Netron does (one box per Constant
+// turned PP-OCR's 471-node graph into a PNG 4,481 px wide): a numeric value_* form whose output is not a graph output.
+std::optional<Tensor> FoldableConstant(const ir::Node& node, const std::unordered_set<std::string>& graph_outputs) {
+  if (node.op_type != "Constant" || !node.domain.empty() || node.outputs.size() != 1 ||
+      graph_outputs.count(node.outputs[0])) {
+    return std::nullopt;
+  }
+  for (const auto& a : node.attributes) {
+    if (a.name == "value" && a.type == ir::AttrType::kTensor) return a.t.tensor;
+    if (a.name == "value_float" && a.type == ir::AttrType::kFloat) return Tensor::Scalar<float>(a.f);
+    if (a.name == "value_int" && a.type == ir::AttrType::kInt) return Tensor::Scalar<int64_t>(a.i);
+    if (a.name == "value_floats" && a.type == ir::AttrType::kFloats) {
+      return Tensor::FromVector<float>(a.floats, {static_cast<int64_t>(a.floats.size())});
+    }
+    if (a.name == "value_ints" && a.type == ir::AttrType::kInts) {
+      return Tensor::FromVector<int64_t>(a.ints, {static_cast<int64_t>(a.ints.size())});
+    }
+  }
+  return std::nullopt;
+}
 
 class DotWriter {
  public:
@@ -311,16 +334,33 @@ class DotWriter {
       scope.producers[vi.name] = id;
       WriteValueNode(depth, id, vi, /*input=*/true);
     }
+    // Constants are drawn inside their consumers' boxes, like initializers (unless initializers are hidden).
+    std::unordered_set<std::string> graph_outputs;
+    for (const auto& vi : graph.outputs) graph_outputs.insert(vi.name);
+    std::vector<bool> folded(graph.nodes.size(), false);
+    if (options_.initializers) {
+      for (size_t k = 0; k < graph.nodes.size(); ++k) {
+        if (auto value = FoldableConstant(graph.nodes[k], graph_outputs)) {
+          ir::NamedTensor& c = constants_.emplace_back();
+          c.name = graph.nodes[k].outputs[0];
+          c.tensor = std::move(*value);
+          scope.initializers[c.name] = &c;
+          folded[k] = true;
+        }
+      }
+    }
     // Ids first, so that edges resolve whatever order the nodes come in.
     std::vector<std::string> ids;
     ids.reserve(graph.nodes.size());
-    for (const auto& node : graph.nodes) {
+    for (size_t k = 0; k < graph.nodes.size(); ++k) {
       ids.push_back(NewId("n"));
-      for (const auto& out : node.outputs) {
+      if (folded[k]) continue;
+      for (const auto& out : graph.nodes[k].outputs) {
         if (!out.empty()) scope.producers[out] = ids.back();
       }
     }
     for (size_t k = 0; k < graph.nodes.size(); ++k) {
+      if (folded[k]) continue;
       if (HasSubgraphs(graph.nodes[k])) {
         WriteControlNode(graph.nodes[k], ids[k], scope, depth);
       } else {
@@ -340,6 +380,7 @@ class DotWriter {
   const std::unordered_map<std::string, std::string>* types_;
   std::string out_;
   std::vector<Edge> edges_;
+  std::deque<ir::NamedTensor> constants_;  // folded Constant values (stable addresses for Scope::initializers)
   int next_id_ = 0;
   int cluster_count_ = 0;
 };

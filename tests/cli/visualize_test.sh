@@ -115,6 +115,16 @@ if [ -d "$SHARED/models/onnx" ]; then
     grep -q '<I>then_branch</I>' "$TMP/out" && grep -q '<I>else_branch</I>' "$TMP/out" && ok ||
       bad "silero: no If branch clusters"
   fi
+  # PP-OCR's classifier (471 nodes, 250 of them Constants): readable at 100%, one vertical chain. Constants are drawn
+  # inside their consumers' boxes, so the PNG stays within 2,000 px of width (it was 4,481 with a box per Constant).
+  pp="$SHARED/models/onnx/ch_ppocr_mobile_v2.0_cls_infer.onnx"
+  if [ -f "$pp" ]; then
+    expect_rc "ppocr png" 0 "$ONYX" visualize "$pp" -o "$TMP/pp.png" || true
+    width=$(/usr/bin/python3 -c "import struct,sys; print(struct.unpack('>I', open(sys.argv[1],'rb').read(24)[16:20])[0])" "$TMP/pp.png" 2>/dev/null || echo 0)
+    [ "$width" -gt 0 ] && [ "$width" -le 2000 ] && ok || bad "ppocr PNG is $width px wide (at most 2000)"
+    expect_rc "ppocr dot" 0 "$ONYX" visualize "$pp" || true
+    ! grep -q '<B>Constant</B>' "$TMP/out" && ok || bad "ppocr: Constant nodes drawn as boxes of their own"
+  fi
 else
   echo "note: $SHARED/models/onnx not found, shared models skipped"
 fi

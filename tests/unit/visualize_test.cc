@@ -155,6 +155,34 @@ TEST(VisualizeDot, InitializersAreFoldedIntoTheirConsumer) {
   EXPECT_EQ(Count(hidden, " -> "), 5u);
 }
 
+TEST(VisualizeDot, ConstantNodesAreFoldedLikeInitializersUnlessTheyAreOutputs) {
+  ir::Model model = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2] x) => (float[2] y, float[2] c2) {
+  c1 = Constant<value = float[2] {1.5, 2.5}>()
+  k = Constant<value_ints = [0, -1]>()
+  t = Add(x, c1)
+  r = Reshape(t, k)
+  y = Identity(r)
+  c2 = Constant<value_float = 3.0>()
+}
+)");
+  std::string dot = Dot(model);
+  auto add = IdsOf(dot, "Add");
+  ASSERT_EQ(add.size(), 1u);
+  // c1 is shown inside Add's box with its values, k inside Reshape's; neither has a box of its own.
+  EXPECT_NE(NodeLine(dot, add[0]).find("[1.5,2.5]"), std::string::npos) << NodeLine(dot, add[0]);
+  auto reshape = IdsOf(dot, "Reshape");
+  ASSERT_EQ(reshape.size(), 1u);
+  EXPECT_NE(NodeLine(dot, reshape[0]).find("[0,-1]"), std::string::npos) << NodeLine(dot, reshape[0]);
+  // c2 is a graph output: it keeps its box and its edge.
+  EXPECT_EQ(IdsOf(dot, "Constant").size(), 1u) << dot;
+  // Hidden initializers hide nothing else: the Constants are then drawn as boxes.
+  DotOptions hide;
+  hide.initializers = false;
+  EXPECT_EQ(IdsOf(Dot(model, hide), "Constant").size(), 3u);
+}
+
 TEST(VisualizeDot, OldStyleInitializersListedAsInputsAreStillFolded) {
   // IR < 4: initializers appear among the graph inputs too; they are weights, not inputs to draw.
   ir::Model model = Parse(kConvModel);
