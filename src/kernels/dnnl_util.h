@@ -24,8 +24,16 @@ bool BlockedConvolutionIsFast();
 // 4M favoured PaddleOCR and BlazeFace by ~7% but cost MobileNet-v2 ~6%; 1M the reverse.
 inline constexpr int64_t kSmallPrimitiveFlops = int64_t{2} << 20;
 
-// The thread count to build and run a primitive of `flops` work with, given the session's `threads`.
-inline int PrimitiveThreads(int64_t flops, int threads) { return flops < kSmallPrimitiveFlops ? 1 : threads; }
+// A primitive that streams at least this many bytes of an operand from memory takes the threads even when its flops
+// are few: it is bandwidth-bound, and every core's share of the bandwidth helps (a decoder's per-token step, 1 x 512
+// by a 512 x 1536 weight: 2 threads gave 1.5x the tokens/s of 1).
+inline constexpr int64_t kLargeStreamBytes = int64_t{1} << 20;
+
+// The thread count to build and run a primitive of `flops` work that streams `streamed_bytes` of operands (0 when
+// not worth counting), given the session's `threads`.
+inline int PrimitiveThreads(int64_t flops, int threads, int64_t streamed_bytes = 0) {
+  return flops < kSmallPrimitiveFlops && streamed_bytes < kLargeStreamBytes ? 1 : threads;
+}
 
 // Sets OpenMP's thread count for the calling thread (oneDNN reads it when it creates and runs a primitive) and
 // restores it when it goes out of scope; does nothing when `threads` already is the count.

@@ -41,12 +41,10 @@ void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
   if (m <= 0 || n <= 0) return;
   if constexpr (std::is_same_v<T, float>) {
     // oneDNN's JIT sgemm (AVX2/AVX-512 picked at run time, OpenMP threads); row-major, BLAS semantics for beta = 0.
-    // Small products (RNN steps, audio convolutions) stay on one thread (kernels/dnnl_util.h). A product of few rows
-    // with a large B (a decoder's per-token step: 1 x 512 by 512 x 1536) is small in flops but streams B from memory:
-    // it is bandwidth-bound, and every core's share of the bandwidth helps, so B of 1 MiB or more takes the threads.
-    const bool streams_large_b = m <= 8 && n * k * static_cast<int64_t>(sizeof(T)) >= (int64_t{1} << 20);
+    // Small products (RNN steps, audio convolutions) stay on one thread, unless they stream a large B from memory
+    // (a decoder's 1-row steps): kernels/dnnl_util.h.
     const kernels::ScopedOmpThreads threads(
-        streams_large_b ? omp_get_max_threads() : kernels::PrimitiveThreads(2 * m * n * k, omp_get_max_threads()));
+        kernels::PrimitiveThreads(2 * m * n * k, omp_get_max_threads(), n * k * static_cast<int64_t>(sizeof(T))));
     if (k > 0 && dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) ==
                      dnnl_success) {
       return;
