@@ -95,24 +95,24 @@ class AttentionKernel : public OpKernel {
     Tensor present_v = BuildPresent(past_data != nullptr ? past_data + past_half : nullptr, v_new, nullptr, batch,
                                     num_heads_, past_len, seq, vhs);
 
-    ONYX_ASSIGN_OR_RETURN(std::vector<float> mask3d, BuildAttentionMask(mask, "mask_index", 3, batch, seq, total,
-                                                                        past_len, unidirectional_ && seq > 1, filter_));
-    std::vector<float> combined;
-    SdpaProblem p;
-    ONYX_ASSIGN_OR_RETURN(p.bias, CombineBias(mask3d, attn_bias, batch, num_heads_, seq, total, &combined));
-    p.batch = batch;
-    p.q_heads = p.kv_heads = num_heads_;
-    p.q_len = seq;
-    p.kv_len = total;
-    p.head_size = hs;
-    p.v_head_size = vhs;
-    p.scale = scale_ != 0.0f ? scale_ : 1.0f / std::sqrt(static_cast<float>(hs));
-    p.q = q;
-    p.k = BnshRows(present_k.data<float>(), num_heads_, total, hs);
-    p.v = BnshRows(present_v.data<float>(), num_heads_, total, vhs);
-    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, {batch, seq, dv});
-    p.out = MutableRows{y.data<float>(), seq * dv, vhs, dv};
-    RunSdpa(p);
+    AttentionOverPresent a;
+    a.mask = mask;
+    a.mask_name = "mask_index";
+    a.mask_index = 3;
+    a.attn_bias = attn_bias;
+    a.batch = batch;
+    a.heads = num_heads_;
+    a.q_len = seq;
+    a.past_len = past_len;
+    a.head_size = hs;
+    a.v_head_size = vhs;
+    a.causal = unidirectional_ && seq > 1;
+    a.mask_filter = filter_;
+    a.scale = scale_;
+    a.q = q;
+    a.present_k = &present_k;
+    a.present_v = &present_v;
+    ONYX_RETURN_IF_ERROR(AttendOverPresent(a, ctx));
 
     if (ctx.num_outputs() > 1) {
       Tensor& present = ctx.AllocateOutput(1, DataType::kFloat, {2, batch, num_heads_, total, hs});
@@ -162,6 +162,31 @@ Result<StridedRows> CombineBias(const std::vector<float>& mask, const Tensor* at
     }
   }
   return StridedRows{storage->data(), heads * q_len * total, q_len * total, total};
+}
+
+Status AttendOverPresent(const AttentionOverPresent& a, KernelContext& ctx) {
+  const int64_t total = a.present_k->dim(2);  // the caches hold the past rows and the new ones
+  ONYX_ASSIGN_OR_RETURN(std::vector<float> mask3d,
+                        BuildAttentionMask(a.mask, a.mask_name, a.mask_index, a.batch, a.q_len, total, a.past_len,
+                                           a.causal, a.mask_filter));
+  std::vector<float> combined;
+  SdpaProblem p;
+  ONYX_ASSIGN_OR_RETURN(p.bias, CombineBias(mask3d, a.attn_bias, a.batch, a.heads, a.q_len, total, &combined));
+  p.batch = a.batch;
+  p.q_heads = p.kv_heads = a.heads;
+  p.q_len = a.q_len;
+  p.kv_len = total;
+  p.head_size = a.head_size;
+  p.v_head_size = a.v_head_size;
+  p.scale = a.scale != 0.0f ? a.scale : 1.0f / std::sqrt(static_cast<float>(a.head_size));
+  p.q = a.q;
+  p.k = BnshRows(a.present_k->data<float>(), a.heads, total, a.head_size);
+  p.v = BnshRows(a.present_v->data<float>(), a.heads, total, a.v_head_size);
+  const int64_t dv = a.heads * a.v_head_size;
+  Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, {a.batch, a.q_len, dv});
+  p.out = MutableRows{y.data<float>(), a.q_len * dv, a.v_head_size, dv};
+  RunSdpa(p);
+  return Status::Ok();
 }
 
 void RegisterAttentionOps(KernelRegistry& registry) {

@@ -11,6 +11,7 @@
 #include "ops/contrib/sdpa.h"
 
 namespace onyx {
+class KernelContext;
 class KernelRegistry;
 }
 
@@ -52,5 +53,23 @@ Result<std::vector<float>> BuildAttentionMask(const Tensor* mask, const char* na
 // attention_bias (B or 1, N or 1, S, T; may be null), summed into *storage when both are given. (attention.cc)
 Result<StridedRows> CombineBias(const std::vector<float>& mask, const Tensor* attn_bias, int64_t batch, int64_t heads,
                                 int64_t q_len, int64_t total, std::vector<float>* storage);
+
+// What Attention and MultiHeadAttention do once their present keys and values are built: the mask (in ORT's forms,
+// BuildAttentionMask) and attention_bias combined into one additive bias, then one attention of `q` over the present
+// caches ([batch, heads, total, size]) into output 0, [batch, q_len, heads * v_head_size]. (attention.cc)
+struct AttentionOverPresent {
+  const Tensor* mask = nullptr;  // may be null
+  const char* mask_name = "";    // the mask input's name and index, for errors
+  int mask_index = 0;
+  const Tensor* attn_bias = nullptr;  // may be null
+  int64_t batch = 0, heads = 0, q_len = 0, past_len = 0, head_size = 0, v_head_size = 0;
+  bool causal = false;
+  float mask_filter = -10000.0f;
+  float scale = 0.0f;  // 0: 1 / sqrt(head_size)
+  StridedRows q;
+  const Tensor* present_k = nullptr;
+  const Tensor* present_v = nullptr;
+};
+Status AttendOverPresent(const AttentionOverPresent& a, KernelContext& ctx);
 
 }  // namespace onyx::ops::contrib

@@ -125,30 +125,29 @@ class MultiHeadAttentionKernel : public OpKernel {
       }
       past_len = past_key->dim(2);
     }
-    const int64_t total = past_len + kv_len;
     Tensor present_k =
         BuildPresent(past_key ? past_key->data<float>() : nullptr, k_new, k_bias, batch, n, past_len, kv_len, hs);
     Tensor present_v =
         BuildPresent(past_value ? past_value->data<float>() : nullptr, v_new, v_bias, batch, n, past_len, kv_len, vhs);
 
-    ONYX_ASSIGN_OR_RETURN(std::vector<float> mask3d, BuildAttentionMask(mask, "key_padding_mask", 4, batch, seq, total,
-                                                                        past_len, unidirectional_ && seq > 1, filter_));
-    std::vector<float> combined;
-    SdpaProblem p;
-    ONYX_ASSIGN_OR_RETURN(p.bias, CombineBias(mask3d, attn_bias, batch, n, seq, total, &combined));
-    p.batch = batch;
-    p.q_heads = p.kv_heads = n;
-    p.q_len = seq;
-    p.kv_len = total;
-    p.head_size = hs;
-    p.v_head_size = vhs;
-    p.scale = scale_ != 0.0f ? scale_ : 1.0f / std::sqrt(static_cast<float>(hs));
-    p.q = q;
-    p.k = BnshRows(present_k.data<float>(), n, total, hs);
-    p.v = BnshRows(present_v.data<float>(), n, total, vhs);
-    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, {batch, seq, dv});
-    p.out = MutableRows{y.data<float>(), seq * dv, vhs, dv};
-    RunSdpa(p);
+    AttentionOverPresent a;
+    a.mask = mask;
+    a.mask_name = "key_padding_mask";
+    a.mask_index = 4;
+    a.attn_bias = attn_bias;
+    a.batch = batch;
+    a.heads = n;
+    a.q_len = seq;
+    a.past_len = past_len;
+    a.head_size = hs;
+    a.v_head_size = vhs;
+    a.causal = unidirectional_ && seq > 1;
+    a.mask_filter = filter_;
+    a.scale = scale_;
+    a.q = q;
+    a.present_k = &present_k;
+    a.present_v = &present_v;
+    ONYX_RETURN_IF_ERROR(AttendOverPresent(a, ctx));
     if (ctx.num_outputs() > 1) ctx.SetOutput(1, Value(std::move(present_k)));
     if (ctx.num_outputs() > 2) ctx.SetOutput(2, Value(std::move(present_v)));
     return Status::Ok();
