@@ -357,4 +357,12 @@ Result<std::string> BuildInferResponse(const std::string& model_name, const Infe
   return text;
 }
 
+Result<Tensor> TensorFromRawBytes(DataType type, const Shape& shape, std::string_view bytes, int64_t max_elements) {
+  return TensorFromBinary(type, shape, bytes, max_elements);
+}
+
+Result<int64_t> RequestElementCount(const Shape& shape, int64_t max_elements) {
+  return LimitedElementCount(shape, max_elements);
+}
+
 }  // namespace onyx::serve

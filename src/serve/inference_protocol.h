@@ -51,4 +51,14 @@ Result<std::string> BuildInferResponse(const std::string& model_name, const Infe
                                        const std::vector<std::string>& output_names, const std::vector<Value>& outputs,
                                        size_t* json_size, const std::string& model_version = "1");
 
+// Added for the gRPC face (src/serve/grpc/), which carries the same tensors in protobuf fields:
+// The bytes of one tensor in the binary tensor extension's layout, which is also gRPC's raw_input_contents: fixed-size
+// elements as raw little-endian bytes, BOOL one byte each, BYTES each a 4-byte little-endian length and the bytes.
+// Errors say what does not match (the caller names the input); more than `max_elements` elements are refused before
+// anything is allocated.
+Result<Tensor> TensorFromRawBytes(DataType type, const Shape& shape, std::string_view bytes,
+                                  int64_t max_elements = kNoElementLimit);
+// The element count of a requested shape: a negative dim, a count past int64 or over `max_elements` is an error.
+Result<int64_t> RequestElementCount(const Shape& shape, int64_t max_elements = kNoElementLimit);
+
 }  // namespace onyx::serve

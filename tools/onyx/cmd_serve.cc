@@ -1,5 +1,5 @@
 // onyx serve MODEL | --model-repository DIR: serves models over HTTP with the Open Inference Protocol (KServe v2
-// REST), as Triton and KServe do (docs/serve.md).
+// REST), and over gRPC with its GRPCInferenceService on --grpc-port, as Triton and KServe do (docs/serve.md).
 #include <pthread.h>
 #include <signal.h>
 
@@ -13,6 +13,9 @@
 #include "cli.h"
 #include "serve/auth.h"
 #include "serve/http_server.h"
+#ifdef ONYX_HAVE_GRPC
+#include "serve/grpc/grpc_server.h"
+#endif
 
 namespace onyx::cli {
 
@@ -31,8 +34,11 @@ void Help() {
       "  POST /v2/repository/index                    models with state and reason\n"
       "  POST /v2/repository/models/NAME/load|unload  model control (--model-control-mode explicit)\n"
       "  GET  /metrics                                Prometheus metrics per model and version\n"
-      "Prints 'listening on http[s]://HOST:PORT' once ready; SIGINT/SIGTERM answer the requests in flight, then "
-      "stop.\n\n"
+      "and, with --grpc-port, the same over gRPC (KServe v2 GRPCInferenceService, package inference: ServerLive,\n"
+      "ServerReady, ModelReady, ServerMetadata, ModelMetadata, ModelInfer, RepositoryIndex, RepositoryModelLoad,\n"
+      "RepositoryModelUnload).\n"
+      "Prints 'listening on http[s]://HOST:PORT' (then 'listening on grpc[s]://HOST:PORT') once ready; SIGINT/SIGTERM\n"
+      "answer the requests in flight, then stop.\n\n"
       "models:\n"
       "  MODEL                      one model file (.onnx, or .keras/.h5/model.json/.pb/.tflite/SavedModel folder,\n"
       "                             converted at load), served as version 1\n"
@@ -58,6 +64,7 @@ void Help() {
       "security and operations:\n"
       "  --host HOST                address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)\n"
       "  --port N                   port (default 8000; 0 picks a free one)\n"
+      "  --grpc-port N              also serve gRPC on port N (0 picks a free one; default: no gRPC)\n"
       "  --auth-token-file FILE     require 'Authorization: Bearer <token>' (the file's first line) but on health\n"
       "  --tls-cert FILE --tls-key FILE   HTTPS with this PEM certificate and key\n"
       "  --access-log FILE|-        JSON-lines access log with request ids (- for standard output)\n"
@@ -69,6 +76,7 @@ struct Parsed {
   std::string model_path, repository, control = "none", token_file, access_log;
   std::vector<std::string> load_models;
   int poll_secs = 15, concurrency = 1, max_request_mb = 64, max_header_kb = 16;
+  int grpc_port = -1;  // -1: no gRPC server
   int64_t max_queue = 256, max_tensor_elements = int64_t{1} << 27;
   bool quiet = false;
   serve::ServerOptions server;
@@ -80,6 +88,7 @@ struct Parsed {
 int ParseArgs(const std::vector<std::string>& args, Parsed* p) {
   static const std::vector<std::string> kValueOptions = {"--host",
                                                          "--port",
+                                                         "--grpc-port",
                                                          "--name",
                                                          "--threads",
                                                          "--concurrency",
@@ -120,6 +129,8 @@ int ParseArgs(const std::vector<std::string>& args, Parsed* p) {
         p->model_name = v;
       } else if (a == "--port") {
         ok = ParseIntArg(a, v, 0, 65535, &p->server.port);
+      } else if (a == "--grpc-port") {
+        ok = ParseIntArg(a, v, 0, 65535, &p->grpc_port);
       } else if (a == "--threads") {
         ok = ParseIntArg(a, v, 0, 4096, &p->defaults.session.intra_op_num_threads);
       } else if (a == "--concurrency") {
@@ -315,12 +326,35 @@ int ServeMain(const std::vector<std::string>& args) {
     Error(port.status().message());
     return kExitFailure;
   }
+#ifdef ONYX_HAVE_GRPC
+  std::optional<serve::GrpcServer> grpc_server;
+  int grpc_port = 0;
+  if (p.grpc_port >= 0) {
+    grpc_server.emplace(repository, runs, p.server, p.grpc_port);
+    auto bound = grpc_server->Start();
+    if (!bound.ok()) {
+      Error(bound.status().message());
+      return kExitFailure;
+    }
+    grpc_port = *bound;
+  }
+#else
+  if (p.grpc_port >= 0) {
+    Error("--grpc-port: this onyx was built without gRPC");
+    return kExitFailure;
+  }
+#endif
   std::optional<Poller> poller;
   if (repo_options.mode == serve::ModelControlMode::kPoll) poller.emplace(repository, p.poll_secs);
   std::thread signal_waiter([&] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
+    // Both servers stop taking requests at once; each answers those in flight (the gRPC one waits for its own
+    // here, HTTP's Listen() for its own).
     server.Stop();
+#ifdef ONYX_HAVE_GRPC
+    if (grpc_server) grpc_server->Shutdown();
+#endif
   });
   if (!p.model_path.empty()) {
     std::printf("serving '%s' as model '%s'\n", p.model_path.c_str(), repo_options.single_name.c_str());
@@ -328,6 +362,11 @@ int ServeMain(const std::vector<std::string>& args) {
     std::printf("serving the model repository '%s' (model control: %s)\n", p.repository.c_str(), p.control.c_str());
   }
   std::printf("listening on %s://%s:%d\n", server.tls() ? "https" : "http", p.server.host.c_str(), *port);
+#ifdef ONYX_HAVE_GRPC
+  if (grpc_server) {
+    std::printf("listening on %s://%s:%d\n", grpc_server->tls() ? "grpcs" : "grpc", p.server.host.c_str(), grpc_port);
+  }
+#endif
   std::fflush(stdout);
   Status st = server.Listen();  // returns once the requests in flight are answered
   pthread_kill(signal_waiter.native_handle(), SIGUSR1);
