@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "core/status.h"
 
@@ -26,13 +27,30 @@ struct Int8ConvDims {
   }
 };
 
+// Requantization inside the convolution (oneDNN output scales, 8-bit destination): y = saturate(round_half_even(
+// float(acc + bias) * scale[m])) with a destination zero point of 0. Equal to kernels/int8_requantize.h's
+// RequantizeValue only while float(acc) + float(bias) is float(acc + bias), i.e. while |acc| and |bias| stay below
+// 2^24: FusedRequantIsExact checks that bound from the weights at creation.
+struct Int8ConvRequant {
+  bool signed_output = false;
+  std::vector<float> scales;  // 1 or out_channels values
+  std::vector<int32_t> bias;  // empty or out_channels values
+};
+
+// Whether |sum((x - x_zero_point) * w[m])| < 2^24 and |bias[m]| < 2^24 for every output channel m of `weights`
+// ([M, K] row-major, int8) and bias (empty: none), for any x with x - x_zero_point in [source_low, source_high]
+// (source_low <= 0 <= source_high).
+bool FusedRequantIsExact(const int8_t* weights, int64_t out_channels, int64_t per_channel,
+                         const std::vector<int32_t>& bias, int32_t source_low, int32_t source_high);
+
 class Int8Conv {
  public:
   // Builds the primitive for `dims` and reorders `weights` ([M, C/group, kh, kw] int8, row-major) into its layout.
   // `threads` is the OpenMP thread count the primitive runs with (Run must be called under the same count).
   // Fails (the caller falls back) where oneDNN only offers its reference implementation.
+  // With `requant`, the primitive writes 8-bit results (RunNhwc only; no slack needed in y).
   static Result<std::unique_ptr<Int8Conv>> Create(const Int8ConvDims& dims, bool signed_source, const int8_t* weights,
-                                                  int threads);
+                                                  int threads, const Int8ConvRequant* requant = nullptr);
   ~Int8Conv();
   Int8Conv(const Int8Conv&) = delete;
   Int8Conv& operator=(const Int8Conv&) = delete;
@@ -40,6 +58,12 @@ class Int8Conv {
   // x: [N, C, H, W] uint8 or int8 (as created), channels first; y: [N, OH, OW, M] int32, channels last, followed by
   // OutputSlack() more int32 that the call may overwrite (see there).
   Status Run(const void* x, int32_t x_zero_point, int32_t* y) const;
+  // The same with x channels last, [N, H, W, C] (the 8-bit layout between fused operators,
+  // optimizer/int8_nhwc_layout.h): no reorder; x is copied into a buffer with margin only where oneDNN's kernel
+  // could read past its end (see OutputSlack).
+  // y: int32 sums with OutputSlack() room, or with a fused requantization 8-bit values [N, OH, OW, M] exactly.
+  Status RunNhwc(const void* x, int32_t x_zero_point, void* y) const;
+  bool fused_requant() const;
 
   // oneDNN 2.6.3's AMX 1x1 int8 convolution writes whole tiles of 16 output pixels, past the end of the destination
   // when the pixel count is not a multiple of 16 (measured: up to 15 pixels x M). Destinations get 64 pixels of

@@ -16,6 +16,8 @@
 #include "ir/gradient.h"
 #include "ir/session_constants.h"
 #include "kernels/dnnl_util.h"
+#include "kernels/int8_gemm.h"
+#include "optimizer/int8_nhwc_layout.h"
 #include "optimizer/nchwc_layout.h"
 #include "runtime/kernel_registry.h"
 #include "schema/op_versions.h"
@@ -317,6 +319,10 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
     // Layout (like ORT's NCHWc transformer, level "all"): after the other passes, so that it sees the folded
     // BatchNormalizations and the graph it rewrites no longer changes.
     ONYX_RETURN_IF_ERROR(optimizer::ApplyNchwcLayout(model).status());
+  }
+  if (options.optimization_level >= optimizer::OptLevel::kAll && kernels::Int8GemmIsExact()) {
+    // 8-bit activations channels last between the int8 convolutions (where oneDNN's int8 kernels are exact).
+    ONYX_RETURN_IF_ERROR(optimizer::ApplyInt8NhwcLayout(model).status());
   }
   if (!options.optimized_model_path.empty()) {
     // A large model's weights go to an external-data file beside it (SaveModel decides: a protobuf holds 2 GiB).

@@ -2,7 +2,9 @@
 // kernel_shape, strides, pads, dilations, auto_pad, ceil_mode; no Indices output). The QDQ fusion emits it for
 // DQ -> MaxPool -> Q groups with equal parameters (the maximum commutes with a positive-scale dequantization, so
 // this is exactly what ONNX Runtime's dropped group computes); onyx's general MaxPool handles 8-bit data too but with
-// its N-D reference loops, ~20x slower on ResNet-50's first pooling.
+// its N-D reference loops, ~20x slower on ResNet-50's first pooling. With channels_last = 1 (from the int8 layout
+// pass, optimizer/int8_nhwc_layout.h) the image is [N, H, W, C] and the output [N, OH, OW, C]: the maximum then runs
+// over whole pixels of contiguous channels.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -15,21 +17,30 @@
 namespace onyx::ops::quant {
 namespace {
 
+// dst[i] = max(dst[i], src[i]): one pass over a pixel's channels (distinct buffers: vectorized).
+template <typename Q>
+void MaxInto(Q* __restrict dst, const Q* __restrict src, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) dst[i] = dst[i] > src[i] ? dst[i] : src[i];
+}
+
 class MaxPool8BitKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
     ONYX_RETURN_IF_ERROR(attrs_.Parse(info, true));
     if (attrs_.kernel_shape.size() != 2) return info.Error("only 2-D pooling is supported");
     if (info.num_outputs() > 1) return info.Error("the Indices output is not supported");
+    channels_last_ = info.GetInt("channels_last", 0) != 0;
     return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
     if ((x->type() != DataType::kUint8 && x->type() != DataType::kInt8) || x->rank() != 4) {
-      return InvalidArgument("input 'X' (0) must be a uint8 or int8 [N, C, H, W] tensor, got " +
+      return InvalidArgument(std::string("input 'X' (0) must be a uint8 or int8 ") +
+                             (channels_last_ ? "[N, H, W, C]" : "[N, C, H, W]") + " tensor, got " +
                              std::string(DataTypeName(x->type())) + " " + ShapeToString(x->shape()));
     }
+    if (channels_last_) return ComputeChannelsLast(ctx, *x);
     ONYX_ASSIGN_OR_RETURN(std::vector<nn::WindowAxis> axes,
                           nn::ResolveWindow(attrs_, Shape{x->dim(2), x->dim(3)}, Shape{}));
     const nn::WindowAxis& h = axes[0];
@@ -70,7 +81,45 @@ class MaxPool8BitKernel : public OpKernel {
     return Status::Ok();
   }
 
+  Status ComputeChannelsLast(KernelContext& ctx, const Tensor& x) {
+    ONYX_ASSIGN_OR_RETURN(std::vector<nn::WindowAxis> axes,
+                          nn::ResolveWindow(attrs_, Shape{x.dim(1), x.dim(2)}, Shape{}));
+    const nn::WindowAxis& h = axes[0];
+    const nn::WindowAxis& w = axes[1];
+    const int64_t c = x.dim(3);
+    Tensor& y = ctx.AllocateOutput(0, x.type(), {x.dim(0), h.out, w.out, c});
+    auto run = [&](const auto* in, auto* out) {
+      using Q = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
+      ParallelFor(x.dim(0) * h.out, w.out * c * h.kernel * w.kernel, [&](int64_t lo, int64_t hi) {
+        for (int64_t row = lo; row < hi; ++row) {
+          const int64_t n = row / h.out, oh = row % h.out;
+          const Q* image = in + n * h.in * w.in * c;
+          for (int64_t ow = 0; ow < w.out; ++ow) {
+            Q* dst = out + ((n * h.out + oh) * w.out + ow) * c;
+            std::fill(dst, dst + c, std::numeric_limits<Q>::lowest());
+            for (int64_t kh = 0; kh < h.kernel; ++kh) {
+              const int64_t ih = oh * h.stride - h.pad_begin + kh * h.dilation;
+              if (ih < 0 || ih >= h.in) continue;
+              for (int64_t kw = 0; kw < w.kernel; ++kw) {
+                const int64_t iw = ow * w.stride - w.pad_begin + kw * w.dilation;
+                if (iw < 0 || iw >= w.in) continue;
+                MaxInto(dst, image + (ih * w.in + iw) * c, c);
+              }
+            }
+          }
+        }
+      });
+    };
+    if (x.type() == DataType::kUint8) {
+      run(x.data<uint8_t>(), y.data<uint8_t>());
+    } else {
+      run(x.data<int8_t>(), y.data<int8_t>());
+    }
+    return Status::Ok();
+  }
+
  private:
+  bool channels_last_ = false;
   nn::WindowAttrs attrs_;
 };
 

@@ -2,8 +2,11 @@
 // mean of each [H, W, ...] image of a uint8 or int8 tensor, as ONNX Runtime's com.microsoft operator computes it
 // (MLAS's MlasQLinearGlobalAveragePoolNchw): the exact int32 sum minus x_zero_point * size, requantized with the
 // float scale x_scale / (y_scale * size) (kernels/int8_requantize.h). Like MLAS it refuses images of 2^24 or more
-// elements and scales outside [2^-32, 256), where the result would be constant.
+// elements and scales outside [2^-32, 256), where the result would be constant. With channels_last = 1 (from the int8
+// layout pass) X is [N, D1, ..., C] and Y is written [N, C, 1, ...], which is the same memory as [N, 1, ..., C]:
+// the sums are exact integers either way, so the result is the channels-first one.
 #include <string>
+#include <vector>
 
 #include "kernels/int8_requantize.h"
 #include "ops/common/parallel.h"
@@ -17,7 +20,7 @@ namespace {
 class QLinearGlobalAveragePoolKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
-    if (info.GetInt("channels_last", 0) != 0) return info.UnsupportedError("channels_last=1 is not supported");
+    channels_last_ = info.GetInt("channels_last", 0) != 0;
     return Status::Ok();
   }
 
@@ -46,7 +49,8 @@ class QLinearGlobalAveragePoolKernel : public OpKernel {
       return type == DataType::kUint8 ? int32_t{t->data<uint8_t>()[0]} : int32_t{t->data<int8_t>()[0]};
     };
     const int32_t xz = zp(x_zp), yz = zp(y_zp);
-    const int64_t channels = x->dim(0) * x->dim(1);
+    const int64_t c = channels_last_ ? x->dim(x->rank() - 1) : x->dim(1);
+    const int64_t channels = x->dim(0) * c;
     const int64_t size = x->size() / std::max<int64_t>(channels, 1);
     if (size >= 0x1000000) return InvalidArgument("images of 2^24 or more elements are not supported");
     const float scale = x_scale->data<float>()[0] / (y_scale->data<float>()[0] * static_cast<float>(size));
@@ -54,17 +58,33 @@ class QLinearGlobalAveragePoolKernel : public OpKernel {
       return InvalidArgument("x_scale / (y_scale * image size) = " + std::to_string(scale) +
                              " is outside [2^-32, 256): the result would be constant");
     }
-    Shape out_shape = x->shape();
-    for (size_t d = 2; d < out_shape.size(); ++d) out_shape[d] = 1;
+    Shape out_shape(x->shape().size(), 1);
+    out_shape[0] = x->dim(0);
+    out_shape[1] = c;
     Tensor& y = ctx.AllocateOutput(0, type, out_shape);
     auto run = [&](const auto* in, auto* out) {
       using Q = std::remove_pointer_t<decltype(out)>;
+      if (channels_last_) {
+        ParallelFor(x->dim(0), size * c, [&](int64_t lo, int64_t hi) {
+          std::vector<int32_t> sums(static_cast<size_t>(c));
+          for (int64_t n = lo; n < hi; ++n) {
+            std::fill(sums.begin(), sums.end(), -xz * static_cast<int32_t>(size));
+            const Q* image = in + n * size * c;
+            for (int64_t i = 0; i < size; ++i) {
+              for (int64_t k = 0; k < c; ++k) sums[static_cast<size_t>(k)] += image[i * c + k];
+            }
+            for (int64_t k = 0; k < c; ++k)
+              out[n * c + k] = kernels::RequantizeValue<Q>(sums[static_cast<size_t>(k)], scale, yz);
+          }
+        });
+        return;
+      }
       ParallelFor(channels, size, [&](int64_t lo, int64_t hi) {
-        for (int64_t c = lo; c < hi; ++c) {
-          const Q* p = in + c * size;
+        for (int64_t ch = lo; ch < hi; ++ch) {
+          const Q* p = in + ch * size;
           int32_t sum = -xz * static_cast<int32_t>(size);
           for (int64_t i = 0; i < size; ++i) sum += p[i];
-          out[c] = kernels::RequantizeValue<Q>(sum, scale, yz);
+          out[ch] = kernels::RequantizeValue<Q>(sum, scale, yz);
         }
       });
     };
@@ -75,6 +95,9 @@ class QLinearGlobalAveragePoolKernel : public OpKernel {
     }
     return Status::Ok();
   }
+
+ private:
+  bool channels_last_ = false;
 };
 
 }  // namespace

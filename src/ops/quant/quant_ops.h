@@ -11,5 +11,6 @@ namespace onyx::ops::quant {
 void RegisterQLinearAddOps(KernelRegistry& registry);
 void RegisterQLinearPoolOps(KernelRegistry& registry);
 void RegisterMaxPool8BitOps(KernelRegistry& registry);
+void RegisterQLinearConvNhwcOps(KernelRegistry& registry);
 
 }  // namespace onyx::ops::quant

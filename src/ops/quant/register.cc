@@ -8,6 +8,7 @@ void RegisterQuantizedOps(KernelRegistry& registry) {
   quant::RegisterQLinearAddOps(registry);
   quant::RegisterQLinearPoolOps(registry);
   quant::RegisterMaxPool8BitOps(registry);
+  quant::RegisterQLinearConvNhwcOps(registry);
 }
 
 }  // namespace onyx::ops

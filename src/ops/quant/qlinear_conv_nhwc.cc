@@ -1,0 +1,257 @@
+// ai.onyx.internal.QLinearConv with channels_last = 1: ONNX QLinearConv (same inputs and attributes) on 8-bit images
+// laid out [N, H, W, C], giving [N, OH, OW, M]. The int8 layout pass (optimizer/int8_nhwc_layout.h) emits it so
+// that 8-bit activations stay channels last between convolutions, the layout oneDNN's int8 kernels read and write:
+// no reorder of the input and no transposition of the output, only the requantization of the int32 sums, computed
+// as ONNX Runtime's MLAS computes it (kernels/int8_requantize.h), so the results are QLinearConv's bit for bit.
+// Weights must be constant int8 with zero points of 0 (the pass checks); where oneDNN has only its reference
+// kernel for a shape, direct loops compute the same sums.
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/dnnl_util.h"
+#include "kernels/int8_conv.h"
+#include "kernels/int8_gemm.h"
+#include "kernels/int8_requantize.h"
+#include "ops/common/parallel.h"
+#include "ops/nn/conv_core.h"
+#include "ops/nn/nn_util.h"
+#include "ops/quant/quant_ops.h"
+#include "runtime/kernel_registry.h"
+
+namespace onyx::ops::quant {
+namespace {
+
+// sum over taps of (x - x_zero_point) * w for channels-last x [N, H, W, C], w [M, C/g, KH, KW]: the reference
+// where oneDNN declines a shape.
+template <typename A>
+void DirectNhwcSums(const nn::ConvGeometry& g, const A* x, int32_t xz, const int8_t* w, int32_t* acc) {
+  const nn::WindowAxis& ah = g.axes[0];
+  const nn::WindowAxis& aw = g.axes[1];
+  const int64_t c = g.in_channels, m_all = g.out_channels;
+  const int64_t cg = c / g.group, mg = m_all / g.group;
+  ParallelFor(g.batch * ah.out, aw.out * m_all * cg * ah.kernel * aw.kernel, [&](int64_t lo, int64_t hi) {
+    for (int64_t row = lo; row < hi; ++row) {
+      const int64_t n = row / ah.out, oh = row % ah.out;
+      for (int64_t ow = 0; ow < aw.out; ++ow) {
+        int32_t* out = acc + ((n * ah.out + oh) * aw.out + ow) * m_all;
+        for (int64_t m = 0; m < m_all; ++m) {
+          const int64_t gi = m / mg;
+          int32_t sum = 0;
+          for (int64_t kh = 0; kh < ah.kernel; ++kh) {
+            const int64_t ih = oh * ah.stride - ah.pad_begin + kh * ah.dilation;
+            if (ih < 0 || ih >= ah.in) continue;
+            for (int64_t kw = 0; kw < aw.kernel; ++kw) {
+              const int64_t iw = ow * aw.stride - aw.pad_begin + kw * aw.dilation;
+              if (iw < 0 || iw >= aw.in) continue;
+              const A* px = x + ((n * ah.in + ih) * aw.in + iw) * c + gi * cg;
+              const int8_t* pw = w + ((m * cg) * ah.kernel + kh) * aw.kernel + kw;
+              for (int64_t ci = 0; ci < cg; ++ci) {
+                sum += (static_cast<int32_t>(px[ci]) - xz) * pw[ci * ah.kernel * aw.kernel];
+              }
+            }
+          }
+          out[m] = sum;
+        }
+      }
+    }
+  });
+}
+
+class QLinearConvNhwcKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    if (info.GetInt("channels_last", 0) != 1) return info.Error("only channels_last = 1 is implemented");
+    ONYX_RETURN_IF_ERROR(attrs_.Parse(info, false));
+    if (attrs_.ceil_mode) return info.Error("QLinearConv has no attribute 'ceil_mode'");
+    group_ = info.GetInt("group", 1);
+    if (group_ < 1) return info.Error("attribute 'group' must be >= 1, got " + std::to_string(group_));
+    const Tensor* w = info.ConstantInput(3);
+    if (w == nullptr || w->type() != DataType::kInt8 || w->rank() != 4) {
+      return info.Error("input 'w' (3) must be a constant int8 [M, C/group, KH, KW] tensor");
+    }
+    if (info.has_input(5)) {
+      const Tensor* z = info.ConstantInput(5);
+      if (z == nullptr || z->type() != DataType::kInt8) return info.Error("input 'w_zero_point' (5) must be constant");
+      for (int64_t i = 0; i < z->size(); ++i) {
+        if (z->data<int8_t>()[i] != 0) return info.Error("input 'w_zero_point' (5) must be all zeros");
+      }
+    }
+    weights_ = *w;
+    PrepareFusedRequant(info);
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x_scale, ctx.TensorInput(1));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x_zp, nn::OptionalTensorInput(ctx, 2));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* w_scale, ctx.TensorInput(4));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* y_scale, ctx.TensorInput(6));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* y_zp, nn::OptionalTensorInput(ctx, 7));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* bias, nn::OptionalTensorInput(ctx, 8));
+    if ((x->type() != DataType::kUint8 && x->type() != DataType::kInt8) || x->rank() != 4) {
+      return InvalidArgument("input 'x' (0) must be a uint8 or int8 [N, H, W, C] tensor, got " +
+                             std::string(DataTypeName(x->type())) + " " + ShapeToString(x->shape()));
+    }
+    const Shape nchw{x->dim(0), x->dim(3), x->dim(1), x->dim(2)};
+    ONYX_ASSIGN_OR_RETURN(nn::ConvGeometry g, nn::ResolveConv(attrs_, group_, nchw, weights_.shape()));
+    ONYX_RETURN_IF_ERROR(nn::CheckScalarParam(*x_scale, "input 'x_scale' (1)"));
+    ONYX_RETURN_IF_ERROR(nn::CheckScalarParam(*y_scale, "input 'y_scale' (6)"));
+    if (w_scale->size() != 1 && w_scale->size() != g.out_channels) {
+      return InvalidArgument("input 'w_scale' (4) has " + std::to_string(w_scale->size()) + " values, expected 1 or " +
+                             std::to_string(g.out_channels));
+    }
+    if (bias != nullptr && (bias->type() != DataType::kInt32 || bias->size() != g.out_channels)) {
+      return InvalidArgument("input 'B' (8) must be " + std::to_string(g.out_channels) + " int32 values");
+    }
+    int32_t xz = 0, yz = 0;
+    if (x_zp != nullptr) {
+      ONYX_RETURN_IF_ERROR(nn::CheckScalarParam(*x_zp, "input 'x_zero_point' (2)"));
+      if (x_zp->type() != x->type()) return InvalidArgument("input 'x_zero_point' (2) has a different type than x");
+      xz = nn::Int32Values(*x_zp)[0];
+    }
+    DataType out_type = x->type();
+    if (y_zp != nullptr) {
+      ONYX_RETURN_IF_ERROR(nn::CheckScalarParam(*y_zp, "input 'y_zero_point' (7)"));
+      out_type = y_zp->type();
+      yz = nn::Int32Values(*y_zp)[0];
+    }
+    const nn::WindowAxis& ah = g.axes[0];
+    const nn::WindowAxis& aw = g.axes[1];
+    const int64_t pixels = g.batch * ah.out * aw.out;
+    const std::shared_ptr<kernels::Int8Conv> conv = Primitive(g, x->type(), ctx.num_threads());
+    if (conv != nullptr && conv->fused_requant() && out_type == fused_output_type_) {
+      Tensor& y = ctx.AllocateOutput(0, out_type, {g.batch, ah.out, aw.out, g.out_channels});
+      return conv->RunNhwc(x->raw(), xz, y.raw());
+    }
+    const int64_t slack = conv != nullptr ? conv->OutputSlack() : 0;
+    std::unique_ptr<int32_t[]> acc(new int32_t[static_cast<size_t>(pixels * g.out_channels + slack)]);
+    if (conv != nullptr) {
+      ONYX_RETURN_IF_ERROR(conv->RunNhwc(x->raw(), xz, acc.get()));
+    } else if (x->type() == DataType::kUint8) {
+      DirectNhwcSums(g, x->data<uint8_t>(), xz, weights_.data<int8_t>(), acc.get());
+    } else {
+      DirectNhwcSums(g, x->data<int8_t>(), xz, weights_.data<int8_t>(), acc.get());
+    }
+    const float xs = static_cast<float>(x_scale->DoubleAt(0));
+    const float ys = static_cast<float>(y_scale->DoubleAt(0));
+    std::vector<float> multiplier(static_cast<size_t>(g.out_channels));
+    for (int64_t m = 0; m < g.out_channels; ++m) {
+      const float ws = static_cast<float>(w_scale->DoubleAt(w_scale->size() == 1 ? 0 : m));
+      multiplier[static_cast<size_t>(m)] = xs * ws / ys;
+    }
+    Tensor& y = ctx.AllocateOutput(0, out_type, {g.batch, ah.out, aw.out, g.out_channels});
+    const int32_t* b = bias != nullptr ? bias->data<int32_t>() : nullptr;
+    return Dispatch<nn::Quant8Types>(out_type, [&](auto tag) {
+      using Q = typename decltype(tag)::type;
+      Q* out = y.data<Q>();
+      ParallelFor(pixels, g.out_channels * 4, [&](int64_t lo, int64_t hi) {
+        kernels::RequantizeRows<Q>(acc.get() + lo * g.out_channels, hi - lo, g.out_channels, b, multiplier.data(), true,
+                                   yz, out + lo * g.out_channels);
+      });
+      return Status::Ok();
+    });
+  }
+
+ private:
+  // The oneDNN primitive for these dims, built once per input shape, type and thread count; null where oneDNN has
+  // only its reference kernel (the direct loops run instead).
+  std::shared_ptr<kernels::Int8Conv> Primitive(const nn::ConvGeometry& g, DataType type, int threads) {
+    kernels::Int8ConvDims d;
+    d.batch = g.batch;
+    d.in_channels = g.in_channels;
+    d.out_channels = g.out_channels;
+    d.group = g.group;
+    const nn::WindowAxis& h = g.axes[0];
+    const nn::WindowAxis& w = g.axes[1];
+    d.in_h = h.in, d.out_h = h.out, d.kernel_h = h.kernel, d.stride_h = h.stride, d.dilation_h = h.dilation;
+    d.pad_top = h.pad_begin, d.pad_bottom = h.pad_end;
+    d.in_w = w.in, d.out_w = w.out, d.kernel_w = w.kernel, d.stride_w = w.stride, d.dilation_w = w.dilation;
+    d.pad_left = w.pad_begin, d.pad_right = w.pad_end;
+    // oneDNN's int8 products saturate in int16 pairs without VNNI/AMX: the direct loops are exact everywhere.
+    if (!kernels::Int8GemmIsExact()) return nullptr;
+    if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return nullptr;
+    const Key key{d, type == DataType::kInt8, kernels::PrimitiveThreads(d.Flops(), threads)};
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (built_ && key_ == key) return conv_;
+    // The fused requantization holds for the source type its bound was checked for.
+    const bool fuse = requant_.has_value() && key.is_signed == fused_signed_source_;
+    auto made =
+        kernels::Int8Conv::Create(d, key.is_signed, weights_.data<int8_t>(), key.threads, fuse ? &*requant_ : nullptr);
+    conv_ = made.ok() ? std::shared_ptr<kernels::Int8Conv>(std::move(*made)) : nullptr;
+    key_ = key;
+    built_ = true;
+    return conv_;
+  }
+
+  // When every quantization parameter is a constant and y's zero point is 0, oneDNN requantizes inside the
+  // convolution (8-bit output, no int32 pass over memory), provided the float sums are provably exact
+  // (kernels::FusedRequantIsExact). A destination zero point would be added before oneDNN rounds, where MLAS adds it
+  // after: the two differ on ties, so that case keeps the separate pass.
+  void PrepareFusedRequant(const KernelInfo& info) {
+    auto constant = [&](size_t i) { return info.has_input(i) ? info.ConstantInput(i) : nullptr; };
+    const Tensor* xs = constant(1);
+    const Tensor* xz = constant(2);
+    const Tensor* ws = constant(4);
+    const Tensor* ys = constant(6);
+    const Tensor* yz = constant(7);
+    const Tensor* b = constant(8);
+    if (xs == nullptr || ws == nullptr || ys == nullptr || xs->size() != 1 || ys->size() != 1) return;
+    if ((info.has_input(2) && xz == nullptr) || (info.has_input(7) && yz == nullptr) ||
+        (info.has_input(8) && b == nullptr)) {
+      return;
+    }
+    if (yz != nullptr && (yz->size() != 1 || nn::Int32Values(*yz)[0] != 0)) return;
+    if (xz != nullptr && xz->size() != 1) return;
+    const int64_t m_count = weights_.dim(0);
+    if (ws->size() != 1 && ws->size() != m_count) return;
+    if (b != nullptr && (b->type() != DataType::kInt32 || b->size() != m_count)) return;
+    kernels::Int8ConvRequant r;
+    r.signed_output = yz != nullptr && yz->type() == DataType::kInt8;
+    fused_signed_source_ = xz != nullptr && xz->type() == DataType::kInt8;
+    fused_output_type_ = yz != nullptr ? yz->type() : fused_signed_source_ ? DataType::kInt8 : DataType::kUint8;
+    r.signed_output = fused_output_type_ == DataType::kInt8;
+    const float x_scale = static_cast<float>(xs->DoubleAt(0));
+    const float y_scale = static_cast<float>(ys->DoubleAt(0));
+    for (int64_t m = 0; m < (ws->size() == 1 ? 1 : m_count); ++m) {
+      r.scales.push_back(x_scale * static_cast<float>(ws->DoubleAt(m)) / y_scale);
+    }
+    if (b != nullptr) r.bias.assign(b->data<int32_t>(), b->data<int32_t>() + m_count);
+    const int32_t zx = xz != nullptr ? nn::Int32Values(*xz)[0] : 0;
+    const int32_t q_low = fused_signed_source_ ? -128 : 0, q_high = fused_signed_source_ ? 127 : 255;
+    if (!kernels::FusedRequantIsExact(weights_.data<int8_t>(), m_count, weights_.size() / std::max<int64_t>(m_count, 1),
+                                      r.bias, q_low - zx, q_high - zx)) {
+      return;
+    }
+    requant_ = std::move(r);
+  }
+
+  struct Key {
+    kernels::Int8ConvDims dims;
+    bool is_signed = false;
+    int threads = 1;
+    bool operator==(const Key&) const = default;
+  };
+  nn::WindowAttrs attrs_;
+  int64_t group_ = 1;
+  Tensor weights_;
+  std::mutex mutex_;
+  bool built_ = false;
+  Key key_;
+  std::shared_ptr<kernels::Int8Conv> conv_;
+  std::optional<kernels::Int8ConvRequant> requant_;
+  bool fused_signed_source_ = false;
+  DataType fused_output_type_ = DataType::kUint8;
+};
+
+}  // namespace
+
+void RegisterQLinearConvNhwcOps(KernelRegistry& registry) {
+  registry.Add(ir::kInternalDomain, "QLinearConv", 1, kLatestVersion, MakeFactory<QLinearConvNhwcKernel>());
+}
+
+}  // namespace onyx::ops::quant

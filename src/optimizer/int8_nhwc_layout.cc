@@ -1,0 +1,171 @@
+// The 8-bit layout pass (optimizer/int8_nhwc_layout.h).
+#include "optimizer/int8_nhwc_layout.h"
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/graph_edit.h"
+#include "ir/session_constants.h"
+
+namespace onyx::optimizer {
+namespace {
+
+bool IsOnnx(const ir::Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
+bool IsInternal(const ir::Node& n, const char* op) { return n.domain == ir::kInternalDomain && n.op_type == op; }
+bool Has(const ir::Node& n, size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); }
+
+class Int8NhwcRewriter {
+ public:
+  explicit Int8NhwcRewriter(ir::Graph& graph) : graph_(graph) {}
+
+  int Run() {
+    constants_ = ir::SessionConstants(graph_);
+    int converted = 0;
+    for (const ir::Node& n : graph_.nodes) {
+      if (ConvEligible(n)) {
+        EmitConv(n);
+        ++converted;
+      } else if (!TryPassThrough(n)) {
+        for (const auto& name : ir::NodeReads(n)) EnsureChannelsFirst(name);
+        out_.push_back(n);
+      }
+    }
+    if (converted == 0) return 0;
+    for (const auto& out : graph_.outputs) EnsureChannelsFirst(out.name);
+    graph_.nodes = std::move(out_);
+    ir::RemoveDeadNodes(graph_);
+    return converted;
+  }
+
+ private:
+  const Tensor* Constant(const std::string& name) const {
+    auto it = constants_.find(name);
+    return it == constants_.end() ? nullptr : it->second;
+  }
+
+  // QLinearConv over 2-D images with constant int8 weights [M, C/g, KH, KW] whose zero points are all 0 (what
+  // oneDNN's int8 convolution takes).
+  bool ConvEligible(const ir::Node& n) const {
+    if (!IsOnnx(n) || n.op_type != "QLinearConv" || n.outputs.size() != 1 || !Has(n, 0) || !Has(n, 3)) return false;
+    const Tensor* w = Constant(n.inputs[3]);
+    if (w == nullptr || w->type() != DataType::kInt8 || w->rank() != 4) return false;
+    if (Has(n, 5)) {
+      const Tensor* z = Constant(n.inputs[5]);
+      if (z == nullptr || z->type() != DataType::kInt8) return false;
+      for (int64_t i = 0; i < z->size(); ++i) {
+        if (z->data<int8_t>()[i] != 0) return false;
+      }
+    }
+    if (const auto* a = n.FindAttribute("auto_pad"); a != nullptr && a->s != "NOTSET" && !a->s.empty()) {
+      return a->s == "VALID" || a->s == "SAME_UPPER" || a->s == "SAME_LOWER";
+    }
+    return true;
+  }
+
+  // The channels-last form of `name`: the existing one, or a Transpose emitted now (the channels-first value stays).
+  std::string ChannelsLast(const std::string& name) {
+    auto it = channels_last_.find(name);
+    if (it != channels_last_.end()) return it->second;
+    const std::string to = name + "::nhwc";
+    out_.push_back(Transpose(name, to, {0, 2, 3, 1}));
+    channels_last_[name] = to;
+    return to;
+  }
+
+  // Records that `name` now exists channels last only.
+  std::string NewChannelsLast(const std::string& name) {
+    const std::string to = name + "::nhwc";
+    channels_last_[name] = to;
+    first_missing_.insert(name);
+    return to;
+  }
+
+  // Emits the Transpose back to channels first under the original name, once, where only the channels-last form
+  // exists.
+  void EnsureChannelsFirst(const std::string& name) {
+    if (!first_missing_.count(name)) return;
+    out_.push_back(Transpose(channels_last_.at(name), name, {0, 3, 1, 2}));
+    first_missing_.erase(name);
+  }
+
+  static ir::Node Transpose(const std::string& from, const std::string& to, std::vector<int64_t> perm) {
+    ir::Node t;
+    t.op_type = "Transpose";
+    t.name = to + "/transpose";
+    t.inputs = {from};
+    t.outputs = {to};
+    t.attributes = {ir::IntsAttr("perm", std::move(perm))};
+    return t;
+  }
+
+  static void SetChannelsLast(ir::Node& n) {
+    for (auto& a : n.attributes) {
+      if (a.name == "channels_last") {
+        a = ir::IntAttr("channels_last", 1);
+        return;
+      }
+    }
+    n.attributes.push_back(ir::IntAttr("channels_last", 1));
+  }
+
+  void EmitConv(const ir::Node& n) {
+    ir::Node m = n;
+    m.domain = ir::kInternalDomain;
+    m.inputs[0] = ChannelsLast(n.inputs[0]);
+    SetChannelsLast(m);
+    m.outputs = {NewChannelsLast(n.outputs[0])};
+    out_.push_back(std::move(m));
+  }
+
+  bool OnlyChannelsLast(const std::string& name) const { return first_missing_.count(name) > 0; }
+
+  bool TryPassThrough(const ir::Node& n) {
+    // A pooling of a value that exists channels last only.
+    if ((IsInternal(n, "MaxPool") || IsInternal(n, "QLinearGlobalAveragePool")) && Has(n, 0) &&
+        OnlyChannelsLast(n.inputs[0]) && n.outputs.size() == 1) {
+      if (const auto* a = n.FindAttribute("kernel_shape");
+          IsInternal(n, "MaxPool") && (a == nullptr || a->ints.size() != 2)) {
+        return false;
+      }
+      ir::Node m = n;
+      m.inputs[0] = channels_last_.at(n.inputs[0]);
+      SetChannelsLast(m);
+      // The global pooling's [N, C, 1, 1] result is the same memory in both layouts: it is written channels first.
+      if (IsInternal(n, "MaxPool")) m.outputs = {NewChannelsLast(n.outputs[0])};
+      out_.push_back(std::move(m));
+      return true;
+    }
+    // The sum of two values that both exist channels last (4-D both: the layout commutes with broadcasting).
+    if (IsInternal(n, "QLinearAdd") && Has(n, 0) && Has(n, 3) && n.outputs.size() == 1 &&
+        channels_last_.count(n.inputs[0]) && channels_last_.count(n.inputs[3]) &&
+        (OnlyChannelsLast(n.inputs[0]) || OnlyChannelsLast(n.inputs[3]))) {
+      ir::Node m = n;
+      m.inputs[0] = channels_last_.at(n.inputs[0]);
+      m.inputs[3] = channels_last_.at(n.inputs[3]);
+      m.outputs = {NewChannelsLast(n.outputs[0])};
+      out_.push_back(std::move(m));
+      return true;
+    }
+    return false;
+  }
+
+  ir::Graph& graph_;
+  std::unordered_map<std::string, const Tensor*> constants_;
+  std::unordered_map<std::string, std::string> channels_last_;  // value -> its channels-last copy
+  std::unordered_set<std::string> first_missing_;               // values that exist channels last only
+  std::vector<ir::Node> out_;
+};
+
+}  // namespace
+
+Result<int> ApplyInt8NhwcLayout(ir::Model& model) {
+  const int converted = Int8NhwcRewriter(model.graph).Run();
+  if (converted > 0 && !model.OpsetVersion(ir::kInternalDomain)) {
+    model.opset_import.push_back({ir::kInternalDomain, 1});
+  }
+  return converted;
+}
+
+}  // namespace onyx::optimizer
