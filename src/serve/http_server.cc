@@ -9,6 +9,7 @@
 #include "onyx_version.h"
 #include "serve/auth.h"
 #include "serve/http_util.h"
+#include "serve/web_graph.h"
 
 namespace onyx::serve {
 namespace {
@@ -30,11 +31,22 @@ bool UsableRequestId(const std::string& id) {
   return true;
 }
 
+// The web page's static shell (GET / and /ui/*) is public, as the health routes: it holds no data, asks for the
+// token, and sends it with every API call it makes.
+bool IsPublic(const httplib::Request& req) {
+  if (req.path.rfind("/v2/health/", 0) == 0) return true;
+  return (req.method == "GET" || req.method == "HEAD") && (req.path == "/" || req.path.rfind("/ui/", 0) == 0);
+}
+
 }  // namespace
 
 InferenceServer::InferenceServer(ModelRepository& repository, MetricsRegistry& metrics, RunQueue& runs,
                                  ServerOptions options)
-    : repository_(repository), metrics_(metrics), runs_(runs), options_(std::move(options)) {
+    : repository_(repository),
+      metrics_(metrics),
+      runs_(runs),
+      options_(std::move(options)),
+      graphs_(std::make_unique<GraphPictures>()) {
   if (tls()) {
     http_ = std::make_unique<httplib::SSLServer>(options_.tls_cert.c_str(), options_.tls_key.c_str());
   } else {
@@ -83,6 +95,7 @@ InferenceServer::InferenceServer(ModelRepository& repository, MetricsRegistry& m
   AddRoutes();
   AddModelRoutes();
   AddRepositoryRoutes();
+  AddWebRoutes();
 }
 
 InferenceServer::~InferenceServer() { Stop(); }
@@ -104,7 +117,7 @@ void InferenceServer::AddGuards() {
                     std::to_string(options_.max_header_bytes));
       return httplib::Server::HandlerResponse::Handled;
     }
-    if (!options_.auth_token.empty() && req.path.rfind("/v2/health/", 0) != 0 &&
+    if (!options_.auth_token.empty() && !IsPublic(req) &&
         !BearerTokenMatches(req.get_header_value("Authorization"), options_.auth_token)) {
       res.set_header("WWW-Authenticate", "Bearer");
       res.set_header("Connection", "close");

@@ -8,6 +8,8 @@
 //   POST /v2/repository/index                         the repository's models with state and reason
 //   POST /v2/repository/models/{m}/load | /unload     model control (--model-control-mode explicit)
 //   GET  /metrics                                     Prometheus text, per model and version
+//   GET  /, /ui/{file}                                the web page (static files built in; no token needed)
+//   GET  /v2/models/{m}[/versions/{v}]/graph.svg      the model's graph picture (`onyx visualize`'s SVG)
 // Errors answer {"error": "..."}: 400 bad request (naming the input and the problem), 401 no or wrong token, 403 model
 // control not enabled, 404 unknown model, version or path, 408 body too slow, 413 body too large, 431 headers too
 // large, 503 queue full, 500 when running the model fails otherwise. Every response carries X-Request-Id (the
@@ -31,6 +33,8 @@ class Server;
 }
 
 namespace onyx::serve {
+
+class GraphPictures;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
@@ -70,6 +74,7 @@ class InferenceServer {
   void AddRoutes();
   void AddModelRoutes();
   void AddRepositoryRoutes();
+  void AddWebRoutes();  // web_routes.cc
   void AddGuards();
 
   ModelRepository& repository_;
@@ -77,6 +82,7 @@ class InferenceServer {
   RunQueue& runs_;
   ServerOptions options_;
   std::unique_ptr<httplib::Server> http_;
+  std::unique_ptr<GraphPictures> graphs_;  // the web page's graph pictures, per loaded model version
   std::atomic<uint64_t> next_request_id_{1};
   std::string request_id_prefix_;
 };
