@@ -70,32 +70,41 @@ void Detach(const onyx_session& session, Value& value) {
   }
 }
 
-Status RunSession(const onyx_session* session, const char* const* input_names, const onyx_tensor_view* inputs,
+// The feeds (caller buffers borrowed) and the wanted output names of a run, checked before running.
+Status PrepareRun(const onyx_session* session, const char* const* input_names, const onyx_tensor_view* inputs,
                   size_t num_inputs, const char* const* output_names, size_t num_outputs, bool all_allowed,
-                  std::vector<Value>* results) {
+                  std::vector<std::pair<std::string, Value>>* feeds, std::vector<std::string>* wanted) {
   ONYX_RETURN_IF_ERROR(CheckNotNull(session, "session"));
   if (num_inputs > 0) {
     ONYX_RETURN_IF_ERROR(CheckNotNull(input_names, "input_names"));
     ONYX_RETURN_IF_ERROR(CheckNotNull(inputs, "inputs"));
   }
   if (num_outputs > 0 || !all_allowed) ONYX_RETURN_IF_ERROR(CheckNotNull(output_names, "output_names"));
-  std::vector<std::pair<std::string, Value>> feeds;
-  feeds.reserve(num_inputs);
+  feeds->reserve(num_inputs);
   for (size_t i = 0; i < num_inputs; ++i) {
     if (input_names[i] == nullptr) return onyx::InvalidArgument("input_names[" + std::to_string(i) + "] is NULL");
     ONYX_ASSIGN_OR_RETURN(Tensor t, ToTensor(*session, inputs[i], input_names[i]));
-    feeds.emplace_back(input_names[i], Value(std::move(t)));
+    feeds->emplace_back(input_names[i], Value(std::move(t)));
   }
-  std::vector<std::string> wanted;
-  wanted.reserve(num_outputs);
+  wanted->reserve(num_outputs);
   for (size_t i = 0; i < num_outputs; ++i) {
     if (output_names[i] == nullptr) return onyx::InvalidArgument("output_names[" + std::to_string(i) + "] is NULL");
     // Checked before running: a misspelt name should not cost a whole run.
     bool known = false;
     for (const onyx_io_info& out : session->outputs) known = known || out.name == output_names[i];
     if (!known) return onyx::InvalidArgument(std::string("'") + output_names[i] + "' is not an output of the model");
-    wanted.emplace_back(output_names[i]);
+    wanted->emplace_back(output_names[i]);
   }
+  return Status::Ok();
+}
+
+Status RunSession(const onyx_session* session, const char* const* input_names, const onyx_tensor_view* inputs,
+                  size_t num_inputs, const char* const* output_names, size_t num_outputs, bool all_allowed,
+                  std::vector<Value>* results) {
+  std::vector<std::pair<std::string, Value>> feeds;
+  std::vector<std::string> wanted;
+  ONYX_RETURN_IF_ERROR(
+      PrepareRun(session, input_names, inputs, num_inputs, output_names, num_outputs, all_allowed, &feeds, &wanted));
   ONYX_RETURN_IF_ERROR(session->session->Run(feeds, wanted, results));
   for (Value& v : *results) Detach(*session, v);
   return Status::Ok();
@@ -135,38 +144,26 @@ onyx_status* onyx_session_run_into(const onyx_session* session, const char* cons
                                    size_t num_outputs, onyx_tensor_view* outputs) {
   return Guard(__func__, [&]() -> Status {
     if (num_outputs > 0) ONYX_RETURN_IF_ERROR(CheckNotNull(outputs, "outputs"));
-    std::vector<Value> results;
+    std::vector<std::pair<std::string, Value>> feeds;
+    std::vector<std::string> wanted;
     ONYX_RETURN_IF_ERROR(
-        RunSession(session, input_names, inputs, num_inputs, output_names, num_outputs, false, &results));
-    // Check every buffer before writing any.
-    for (size_t i = 0; i < results.size(); ++i) {
+        PrepareRun(session, input_names, inputs, num_inputs, output_names, num_outputs, false, &feeds, &wanted));
+    // The caller's buffers as tensors; Session::RunInto checks each against its output (type and shape) before
+    // writing any, and copies the results straight in (no intermediate output values).
+    std::vector<Tensor> buffers;
+    std::vector<size_t> capacities;
+    buffers.reserve(num_outputs);
+    capacities.reserve(num_outputs);
+    for (size_t i = 0; i < num_outputs; ++i) {
       const std::string what = std::string("output '") + output_names[i] + "'";
-      if (!results[i].is_tensor()) {
-        return onyx::InvalidArgument(what + " is a " + results[i].KindName() +
-                                     "; only tensors can be written into buffers");
-      }
-      const Tensor& t = results[i].tensor();
-      if (t.type() == DataType::kString) {
-        return onyx::Unsupported(what + " is a string tensor: use onyx_session_run for string outputs");
-      }
       ONYX_ASSIGN_OR_RETURN(DataType type, TypeOf(outputs[i], what));
       ONYX_ASSIGN_OR_RETURN(onyx::Shape shape, ShapeOf(outputs[i], what));
-      if (type != t.type() || shape != t.shape()) {
-        return onyx::InvalidArgument(what + " is " + std::string(onyx::DataTypeName(t.type())) + " " +
-                                     onyx::ShapeToString(t.shape()) + ", the buffer is described as " +
-                                     std::string(onyx::DataTypeName(type)) + " " + onyx::ShapeToString(shape));
-      }
-      if (outputs[i].size_bytes < t.nbytes()) {
-        return onyx::InvalidArgument(what + " needs " + std::to_string(t.nbytes()) + " bytes, the buffer has " +
-                                     std::to_string(outputs[i].size_bytes));
-      }
-      if (t.nbytes() > 0 && outputs[i].data == nullptr) return onyx::InvalidArgument(what + ": data is NULL");
+      auto count = onyx::CheckedNumElements(shape);
+      if (!count.ok()) return count.status().WithContext(what);
+      buffers.push_back(Tensor::Borrow(type, std::move(shape), outputs[i].data, nullptr));
+      capacities.push_back(outputs[i].size_bytes);
     }
-    for (size_t i = 0; i < results.size(); ++i) {
-      const Tensor& t = results[i].tensor();
-      if (t.nbytes() > 0) std::memcpy(outputs[i].data, t.raw(), t.nbytes());
-    }
-    return Status::Ok();
+    return session->session->RunInto(feeds, wanted, buffers, capacities);
   });
 }
 

@@ -42,11 +42,20 @@ namespace {
 
 constexpr size_t kAlignment = 64;
 
+// The deleter of blocks from AllocateBlock; it records the block's size, which Dismantle reads back through
+// std::get_deleter to tell such blocks (a buffer pool's, reusable for any tensor that fits) from any other storage.
+struct AlignedBlockDeleter {
+  size_t capacity = 0;
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+
 std::shared_ptr<void> AllocateStorage(DataType type, int64_t count, bool zero) {
   if (type == DataType::kString) {
     auto strings = std::shared_ptr<std::string[]>(new std::string[static_cast<size_t>(count > 0 ? count : 1)]);
     return std::shared_ptr<void>(strings, strings.get());
   }
+  // Not an AllocateBlock block: a buffer pool takes back only its own blocks (sized by its classes), so that
+  // tensors kernels allocate for themselves every run return to malloc instead of piling up in a pool.
   size_t bytes = DataTypeStorageBytes(type, static_cast<size_t>(count));
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
@@ -57,6 +66,41 @@ std::shared_ptr<void> AllocateStorage(DataType type, int64_t count, bool zero) {
 }
 
 }  // namespace
+
+std::shared_ptr<void> Tensor::AllocateBlock(size_t bytes) {
+  size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  if (rounded == 0) rounded = kAlignment;
+  void* p = std::aligned_alloc(kAlignment, rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  return std::shared_ptr<void>(p, AlignedBlockDeleter{rounded});
+}
+
+Tensor::Parts Tensor::Dismantle() {
+  Parts parts;
+  parts.shape = std::move(shape_);
+  parts.shape.clear();
+  // The last holder of a block gives it back even when it is a view into part of it (a Split or Slice output).
+  if (type_ != DataType::kString && storage_ != nullptr && storage_.use_count() == 1) {
+    if (const auto* deleter = std::get_deleter<AlignedBlockDeleter>(storage_)) {
+      parts.capacity = deleter->capacity;
+      parts.block = std::move(storage_);
+    }
+  }
+  storage_.reset();
+  type_ = DataType::kUndefined;
+  size_ = 0;
+  data_ = nullptr;
+  shape_.clear();
+  return parts;
+}
+
+void Tensor::Reset() {
+  storage_.reset();
+  type_ = DataType::kUndefined;
+  size_ = 0;
+  data_ = nullptr;
+  shape_.clear();
+}
 
 Result<Tensor> Tensor::Create(DataType type, Shape shape, bool zero) {
   if (!IsValidDataType(static_cast<int32_t>(type))) {

@@ -36,6 +36,10 @@ class Tensor {
   static Tensor Allocate(DataType type, Shape shape, bool zero = false);
   // A view over bytes owned elsewhere; `keeper` keeps them alive (may be null when the caller guarantees it).
   static Tensor Borrow(DataType type, Shape shape, void* data, std::shared_ptr<void> keeper);
+  // A block of `bytes` (64-byte aligned, uninitialized) for a buffer pool (runtime/buffer_pool.h): Borrow over it,
+  // keeping the block as the keeper, gives a tensor whose storage Dismantle hands back. (Allocate's own storage
+  // is not such a block: it returns to malloc.)
+  static std::shared_ptr<void> AllocateBlock(size_t bytes);
   // A scalar or 1-D tensor from values.
   template <typename T>
   static Tensor FromVector(const std::vector<T>& values, Shape shape);
@@ -84,6 +88,18 @@ class Tensor {
   bool shares_storage_with(const Tensor& other) const { return storage_ == other.storage_; }
   // Whether this tensor is the only holder of its storage (no copy, view or borrower shares it).
   bool owns_storage_alone() const { return storage_ != nullptr && storage_.use_count() == 1; }
+
+  // What Dismantle leaves: the shape's vector, and the storage when it can be reused for another tensor.
+  struct Parts {
+    Shape shape;
+    std::shared_ptr<void> block;  // null unless this tensor was the last holder of an AllocateBlock block
+    size_t capacity = 0;          // the block's bytes
+  };
+  // Takes the tensor apart, leaving it undefined (a buffer pool reuses the parts without allocating).
+  Parts Dismantle();
+  // Makes the tensor undefined and drops its storage, keeping the shape vector's capacity, so that assigning a
+  // tensor to it again copies the shape without allocating (a session's feed slots, reassigned every run).
+  void Reset();
 
   // Reads element i of an integer tensor (any integer type) as int64; for shape-like inputs.
   int64_t IntAt(int64_t i) const;

@@ -2,6 +2,9 @@
 
 #include <omp.h>
 
+#include <cstdlib>
+#include <new>
+
 #include "kernels/cpu_isa.h"
 
 namespace onyx::kernels {
@@ -29,6 +32,54 @@ ScopedOmpThreads::ScopedOmpThreads(int threads) {
 
 ScopedOmpThreads::~ScopedOmpThreads() {
   if (saved_ > 0) omp_set_num_threads(saved_);
+}
+
+void DnnlArgs::Add(int arg, const dnnl::memory::desc& md) {
+  memories_.emplace_back(md, DnnlEngine(), static_cast<void*>(DNNL_MEMORY_NONE));
+  args_.push_back(dnnl_exec_arg_t{arg, memories_.back().get()});
+}
+
+void DnnlArgs::AddScratchpad(const dnnl::memory::desc& md) {
+  const size_t bytes = md.get_size();
+  if (bytes == 0) return;
+  if (bytes > scratchpad_bytes_) {
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded);
+    if (p == nullptr) throw std::bad_alloc();
+    scratchpad_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+    scratchpad_bytes_ = rounded;
+  }
+  memories_.emplace_back(md, DnnlEngine(), scratchpad_.get());
+  args_.push_back(dnnl_exec_arg_t{DNNL_ARG_SCRATCHPAD, memories_.back().get()});
+}
+
+void DnnlArgs::Set(int arg, const void* data) {
+  for (size_t i = 0; i < args_.size(); ++i) {
+    if (args_[i].arg == arg) {
+      memories_[i].set_data_handle(const_cast<void*>(data));
+      return;
+    }
+  }
+  throw dnnl::error(dnnl_invalid_arguments, "DnnlArgs::Set: no such argument");
+}
+
+void DnnlArgs::Execute(const dnnl::primitive& primitive) const {
+  dnnl::stream& stream = DnnlStream();
+  dnnl::error::wrap_c_api(
+      dnnl_primitive_execute(primitive.get(), stream.get(), static_cast<int>(args_.size()), args_.data()),
+      "could not execute a primitive");
+  stream.wait();
+}
+
+void DnnlArgs::Clear() {
+  args_.clear();
+  memories_.clear();
+}
+
+dnnl::primitive_attr UserScratchpadAttr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
 }
 
 bool BlockedConvolutionIsFast() { return NchwcBlockSize() > 0; }

@@ -2,9 +2,11 @@
 // thread, and the conversion of oneDNN's exceptions into onyx's Status (library code never lets them escape).
 #pragma once
 
+#include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/status.h"
 
@@ -47,6 +49,34 @@ class ScopedOmpThreads {
  private:
   int saved_ = 0;
 };
+
+// A primitive's arguments, built once and pointed at each run's buffers. oneDNN's C++ calls made afresh per run
+// (a dnnl::memory per argument, an args map, execute's vector of C arguments) cost ~5 heap allocations per
+// argument and execution (issue 18: no allocation per run in steady state); this keeps them. Not thread-safe: a
+// kernel whose runs may overlap uses it under a try_lock and builds arguments per call when it is busy.
+class DnnlArgs {
+ public:
+  // Adds argument `arg` (DNNL_ARG_SRC, ...) of layout `md`; Set gives its data before each Execute.
+  void Add(int arg, const dnnl::memory::desc& md);
+  // For a primitive created with scratchpad_mode::user (UserScratchpadAttr): its scratchpad of `md`'s size, held
+  // here (grown only when a rebuilt primitive needs more), instead of oneDNN's own per execution.
+  void AddScratchpad(const dnnl::memory::desc& md);
+  // Points argument `arg` at `data`.
+  void Set(int arg, const void* data);
+  // Runs `primitive` on the calling thread's stream with these arguments and waits; throws dnnl::error.
+  void Execute(const dnnl::primitive& primitive) const;
+  void Clear();
+  bool empty() const { return args_.empty(); }
+
+ private:
+  std::vector<dnnl::memory> memories_;  // per argument, in args_' order
+  std::vector<dnnl_exec_arg_t> args_;
+  std::shared_ptr<void> scratchpad_;
+  size_t scratchpad_bytes_ = 0;
+};
+
+// Primitive attributes that leave the scratchpad to the caller (DnnlArgs::AddScratchpad).
+dnnl::primitive_attr UserScratchpadAttr();
 
 // Runs f (which may throw dnnl::error) and turns a failure into an Internal error naming `what`.
 template <typename F>

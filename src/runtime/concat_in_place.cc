@@ -42,7 +42,16 @@ ConcatInPlace::RunState ConcatInPlace::StartRun() const {
   return run;
 }
 
-std::optional<Tensor> ConcatInPlace::PlaceOutput(RunState& run, int slot, DataType type, const Shape& shape) const {
+void ConcatInPlace::RestartRun(RunState& run) const {
+  if (groups_.empty()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  run.layouts = learned_;  // same length: copies into the existing vector
+  run.buffers.resize(groups_.size());
+  for (Tensor& b : run.buffers) b = Tensor();
+}
+
+std::optional<Tensor> ConcatInPlace::PlaceOutput(RunState& run, int slot, DataType type, Shape&& shape,
+                                                 BufferPool* pool) const {
   auto it = input_of_slot_.find(slot);
   if (it == input_of_slot_.end()) return std::nullopt;
   const auto [g, k] = it->second;
@@ -51,8 +60,11 @@ std::optional<Tensor> ConcatInPlace::PlaceOutput(RunState& run, int slot, DataTy
     return std::nullopt;
   }
   Tensor& buffer = run.buffers[static_cast<size_t>(g)];
-  if (!buffer.defined()) buffer = Tensor::Allocate(type, layout->output_shape);
-  return buffer.View(type, shape, layout->offsets[static_cast<size_t>(k)]);
+  if (!buffer.defined()) {
+    buffer = pool != nullptr ? pool->AllocateCopyingShape(type, layout->output_shape)
+                             : Tensor::Allocate(type, layout->output_shape);
+  }
+  return buffer.View(type, std::move(shape), layout->offsets[static_cast<size_t>(k)]);
 }
 
 bool ConcatInPlace::Assemble(RunState& run, int group, const std::vector<const Value*>& ins, Value* out) const {

@@ -18,6 +18,7 @@
 #include "core/tensor.h"
 #include "core/value.h"
 #include "ir/model.h"
+#include "runtime/buffer_pool.h"
 
 namespace onyx {
 
@@ -53,9 +54,13 @@ class ConcatInPlace {
   int GroupOfStep(int step) const;
 
   RunState StartRun() const;
+  // Prepares a RunState used before for another run (same effect as StartRun, reusing its vectors).
+  void RestartRun(RunState& run) const;
   // A producer asks for output slot `slot`: a view into its Concat's output when the learned layout expects
-  // exactly this type and shape there; nullopt for an ordinary allocation.
-  std::optional<Tensor> PlaceOutput(RunState& run, int slot, DataType type, const Shape& shape) const;
+  // exactly this type and shape there (the whole output comes from `pool` when given; `shape` is moved into the
+  // view); nullopt for an ordinary allocation (`shape` is left as it was).
+  std::optional<Tensor> PlaceOutput(RunState& run, int slot, DataType type, Shape&& shape,
+                                    BufferPool* pool = nullptr) const;
   // Before Concat group g runs: when every input sits in place in this run's buffer, sets *out to that buffer
   // and returns true (the step needs no copy).
   bool Assemble(RunState& run, int group, const std::vector<const Value*>& ins, Value* out) const;

@@ -94,12 +94,15 @@ Result<const Tensor*> KernelContext::TensorInput(size_t i) const {
   return &inputs_[i]->tensor();
 }
 
-Tensor& KernelContext::AllocateOutput(size_t i, DataType type, Shape shape) {
-  if (frame_ != nullptr && step_ >= 0) {
-    if (std::optional<Tensor> placed = frame_->PlaceOutput(step_, i, type, shape)) {
-      (*outputs_)[i] = Value(std::move(*placed));
-      return (*outputs_)[i].tensor();
-    }
+Tensor& KernelContext::AllocateOutput(size_t i, DataType type, const Shape& shape) {
+  if (frame_ != nullptr) return AllocateOutput(i, type, frame_->pool().CopyShape(shape));
+  return AllocateOutput(i, type, Shape(shape));
+}
+
+Tensor& KernelContext::AllocateOutput(size_t i, DataType type, Shape&& shape) {
+  if (frame_ != nullptr) {
+    (*outputs_)[i] = Value(frame_->AllocateOutput(step_, i, type, std::move(shape)));
+    return (*outputs_)[i].tensor();
   }
   (*outputs_)[i] = Value(Tensor::Allocate(type, std::move(shape)));
   return (*outputs_)[i].tensor();

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,7 @@
 
 namespace onyx {
 
-class GraphPlan;     // a compiled (sub)graph, owned by the session
+class GraphPlan;       // a compiled (sub)graph, owned by the session
 class ExecutionFrame;  // the values of one running (sub)graph
 
 class KernelInfo {
@@ -34,7 +35,7 @@ class KernelInfo {
 
   const ir::Node& node() const { return node_; }
   const std::string& op_type() const { return node_.op_type; }
-  int64_t opset() const { return opset_; }          // the version of the node's domain the model imports
+  int64_t opset() const { return opset_; }              // the version of the node's domain the model imports
   int since_version() const { return since_version_; }  // the operator version in force at that opset
   size_t num_inputs() const { return node_.inputs.size(); }
   size_t num_outputs() const { return node_.outputs.size(); }
@@ -53,7 +54,7 @@ class KernelInfo {
   std::vector<int64_t> GetInts(std::string_view name, const std::vector<int64_t>& default_value = {}) const;
   std::vector<float> GetFloats(std::string_view name, const std::vector<float>& default_value = {}) const;
   std::vector<std::string> GetStrings(std::string_view name, const std::vector<std::string>& default_value = {}) const;
-  const Tensor* GetTensor(std::string_view name) const;  // null when absent
+  const Tensor* GetTensor(std::string_view name) const;    // null when absent
   const ir::Graph* GetGraph(std::string_view name) const;  // null when absent
   Result<int64_t> GetRequiredInt(std::string_view name) const;
   Result<std::string> GetRequiredString(std::string_view name) const;
@@ -75,9 +76,20 @@ class KernelInfo {
 class KernelContext {
  public:
   // `step` is the kernel's position in its frame's plan (-1 outside a plan).
-  KernelContext(std::vector<const Value*> inputs, std::vector<Value>* outputs, ExecutionFrame* frame,
+  KernelContext(std::vector<const Value*> inputs, std::vector<Value>* outputs, ExecutionFrame* frame, int num_threads,
+                int step = -1)
+      : owned_inputs_(std::move(inputs)),
+        inputs_(owned_inputs_),
+        outputs_(outputs),
+        frame_(frame),
+        num_threads_(num_threads),
+        step_(step) {}
+  // The same over inputs the caller keeps alive (the executor's per-frame list: no vector per step).
+  KernelContext(std::span<const Value* const> inputs, std::vector<Value>* outputs, ExecutionFrame* frame,
                 int num_threads, int step = -1)
-      : inputs_(std::move(inputs)), outputs_(outputs), frame_(frame), num_threads_(num_threads), step_(step) {}
+      : inputs_(inputs), outputs_(outputs), frame_(frame), num_threads_(num_threads), step_(step) {}
+  KernelContext(const KernelContext&) = delete;
+  KernelContext& operator=(const KernelContext&) = delete;
 
   size_t num_inputs() const { return inputs_.size(); }
   // Whether input i is given (omitted optional inputs and inputs past the end are not).
@@ -91,7 +103,12 @@ class KernelContext {
   size_t num_outputs() const { return outputs_->size(); }
   // Allocates output i (uninitialized) and returns it for the kernel to fill. It may be a slice of a larger
   // buffer (runtime/concat_in_place.h): write only through this tensor, and set outputs with SetOutput otherwise.
-  Tensor& AllocateOutput(size_t i, DataType type, Shape shape);
+  // Inside a session the buffer comes from the frame's pool (runtime/buffer_pool.h): no heap allocation once the
+  // same shapes ran before.
+  Tensor& AllocateOutput(size_t i, DataType type, Shape&& shape);
+  // The same with a copy of `shape` (an input's, a cached one) made in a vector the frame recycles, where a copy at
+  // the call site would allocate every run.
+  Tensor& AllocateOutput(size_t i, DataType type, const Shape& shape);
   void SetOutput(size_t i, Value v) { (*outputs_)[i] = std::move(v); }
   // Output `out` as input `in`'s own buffer, for kernels that can compute in place (a convolution adding its
   // result onto a residual): non-null only when this node is the input's last reader and nothing else holds its
@@ -104,7 +121,8 @@ class KernelContext {
   int num_threads() const { return num_threads_; }
 
  private:
-  std::vector<const Value*> inputs_;
+  std::vector<const Value*> owned_inputs_;  // set by the vector constructor only
+  std::span<const Value* const> inputs_;
   std::vector<Value>* outputs_;
   ExecutionFrame* frame_;
   int num_threads_;

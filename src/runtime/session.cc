@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <new>
 #include <set>
 #include <stdexcept>
@@ -33,11 +34,50 @@ const Value* ExecutionFrame::Lookup(const std::string& name) const {
   return parent_ != nullptr ? parent_->Lookup(name) : nullptr;
 }
 
-std::optional<Tensor> ExecutionFrame::PlaceOutput(int step, size_t output, DataType type, const Shape& shape) {
-  if (plan_.concat_in_place.empty()) return std::nullopt;
-  const auto& outs = plan_.steps[static_cast<size_t>(step)].outputs;
-  if (output >= outs.size() || outs[output] < 0) return std::nullopt;
-  return plan_.concat_in_place.PlaceOutput(concat_run_, outs[output], type, shape);
+Tensor ExecutionFrame::AllocateOutput(int step, size_t output, DataType type, Shape shape) {
+  if (step >= 0 && !plan_.concat_in_place.empty()) {
+    const auto& outs = plan_.steps[static_cast<size_t>(step)].outputs;
+    if (output < outs.size() && outs[output] >= 0) {
+      if (std::optional<Tensor> placed =
+              plan_.concat_in_place.PlaceOutput(concat_run_, outs[output], type, std::move(shape), &pool_)) {
+        return std::move(*placed);
+      }
+    }
+  }
+  return pool_.Allocate(type, std::move(shape));
+}
+
+namespace {
+
+// Whether slot value `v` is constant `c` itself (same storage, data, type and shape), as a reused frame keeps it.
+bool HoldsConstant(const Value& v, const Value& c) {
+  if (!v.is_tensor() || !c.is_tensor()) return false;
+  const Tensor& a = v.tensor();
+  const Tensor& b = c.tensor();
+  return a.shares_storage_with(b) && a.raw() == b.raw() && a.type() == b.type() && a.shape() == b.shape();
+}
+
+}  // namespace
+
+void ExecutionFrame::BeginRun() {
+  plan_.concat_in_place.RestartRun(concat_run_);
+  for (const auto& [slot, value] : plan_.constants) {
+    Value& v = slots_[static_cast<size_t>(slot)];
+    if (!HoldsConstant(v, value)) v = value;
+  }
+}
+
+void ExecutionFrame::EndRun() {
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    Value& v = slots_[s];
+    const int c = s < plan_.constant_of_slot.size() ? plan_.constant_of_slot[s] : -1;
+    if (c >= 0 && HoldsConstant(v, plan_.constants[static_cast<size_t>(c)].second)) continue;
+    if (s < plan_.is_input_slot.size() && plan_.is_input_slot[s] && v.is_tensor()) {
+      v.tensor().Reset();  // the next run's feed copies its shape into this vector
+      continue;
+    }
+    pool_.Release(v);
+  }
 }
 
 namespace {
@@ -180,7 +220,20 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
       ++readers[static_cast<size_t>(it->second)];
     }
   }
+  plan->constant_of_slot.assign(static_cast<size_t>(plan->num_slots), -1);
+  for (size_t c = 0; c < plan->constants.size(); ++c) {
+    plan->constant_of_slot[static_cast<size_t>(plan->constants[c].first)] = static_cast<int>(c);
+  }
+  plan->is_input_slot.assign(static_cast<size_t>(plan->num_slots), 0);
+  for (int s : plan->input_slots) plan->is_input_slot[static_cast<size_t>(s)] = 1;
   std::unordered_set<int> keep(plan->output_slots.begin(), plan->output_slots.end());
+  // Initializers stay for the whole run (and across runs of a reused frame): the model holds their storage, so
+  // releasing them would free nothing.
+  for (const auto& [s, value] : plan->constants) keep.insert(s);
+  // A main graph's inputs too: the caller's feeds hold their storage for the whole run, and a session's frame keeps
+  // the slot's shape vector for the next run's feed (ExecutionFrame::EndRun). (A subgraph's inputs are its own:
+  // they are released, and a kernel may compute in place over them.)
+  if (is_main) keep.insert(plan->input_slots.begin(), plan->input_slots.end());
   for (size_t s = 0; s < last_reader.size(); ++s) {
     if (last_reader[s] >= 0 && !keep.count(static_cast<int>(s))) {
       plan->steps[static_cast<size_t>(last_reader[s])].release_after.push_back(static_cast<int>(s));
@@ -200,11 +253,14 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
 
 }  // namespace
 
-Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Value>* outputs) {
+Status ExecuteSteps(const GraphPlan& plan, ExecutionFrame& frame) {
   auto& slots = frame.slots();
+  // One list of inputs and one of outputs for every step (reused: no vectors per step).
+  std::vector<const Value*>& ins = frame.step_inputs;
+  std::vector<Value>& outs = frame.step_outputs;
   for (size_t step_index = 0; step_index < plan.steps.size(); ++step_index) {
     const GraphPlan::Step& step = plan.steps[step_index];
-    std::vector<const Value*> ins(step.inputs.size(), nullptr);
+    ins.assign(step.inputs.size(), nullptr);
     for (size_t i = 0; i < step.inputs.size(); ++i) {
       if (step.inputs[i] < 0) continue;
       const Value& v = slots[static_cast<size_t>(step.inputs[i])];
@@ -213,7 +269,8 @@ Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Val
       }
       ins[i] = &v;
     }
-    std::vector<Value> outs(step.outputs.size());
+    outs.clear();
+    outs.resize(step.outputs.size());
     const int concat_group = plan.concat_in_place.GroupOfStep(static_cast<int>(step_index));
     Status st;
     const auto start =
@@ -221,7 +278,8 @@ Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Val
     if (concat_group >= 0 && plan.concat_in_place.Assemble(frame.concat_run(), concat_group, ins, &outs[0])) {
       // Every input was written in place: the output is already assembled.
     } else {
-      KernelContext ctx(ins, &outs, &frame, frame.num_threads, static_cast<int>(step_index));
+      KernelContext ctx(std::span<const Value* const>(ins), &outs, &frame, frame.num_threads,
+                        static_cast<int>(step_index));
       try {
         st = step.kernel->Compute(ctx);
       } catch (const std::bad_alloc&) {
@@ -254,8 +312,15 @@ Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Val
       slots[static_cast<size_t>(step.outputs[i])] = std::move(outs[i]);
       if (frame.observer != nullptr) (*frame.observer)(*step.node, i, slots[static_cast<size_t>(step.outputs[i])]);
     }
-    for (int s : step.release_after) slots[static_cast<size_t>(s)] = Value();
+    for (int s : step.release_after) frame.ReleaseSlot(s);
   }
+  outs.clear();
+  return Status::Ok();
+}
+
+Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Value>* outputs) {
+  ONYX_RETURN_IF_ERROR(ExecuteSteps(plan, frame));
+  auto& slots = frame.slots();
   outputs->clear();
   for (size_t i = 0; i < plan.output_slots.size(); ++i) {
     const Value& v = slots[static_cast<size_t>(plan.output_slots[i])];
@@ -394,55 +459,170 @@ Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
   return Run(feeds, output_names, outputs, RunOptions{});
 }
 
-Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
-                    const std::vector<std::string>& output_names, std::vector<Value>* outputs,
-                    const RunOptions& run_options) const {
+// A frame for one run: an idle one of an earlier run (its buffer pool warm) or a new one; given back cleaned.
+class Session::FrameLease {
+ public:
+  explicit FrameLease(const Session& session) : session_(session) {
+    {
+      std::lock_guard<std::mutex> lock(session.frames_mutex_);
+      if (!session.idle_frames_.empty()) {
+        frame_ = std::move(session.idle_frames_.back());
+        session.idle_frames_.pop_back();
+      }
+    }
+    if (frame_ == nullptr) frame_ = std::make_unique<ExecutionFrame>(*session.plan_, nullptr);
+    frame_->num_threads = session.num_threads_;
+    frame_->observer = nullptr;
+    frame_->profile = nullptr;
+    frame_->profile_per_node = session.options_.profile_per_node;
+    frame_->BeginRun();
+  }
+  ~FrameLease() {
+    frame_->EndRun();
+    frame_->observer = nullptr;
+    frame_->profile = nullptr;
+    std::lock_guard<std::mutex> lock(session_.frames_mutex_);
+    session_.idle_frames_.push_back(std::move(frame_));
+  }
+  FrameLease(const FrameLease&) = delete;
+  FrameLease& operator=(const FrameLease&) = delete;
+  ExecutionFrame& frame() { return *frame_; }
+
+ private:
+  const Session& session_;
+  std::unique_ptr<ExecutionFrame> frame_;
+};
+
+Status Session::BindFeeds(ExecutionFrame& frame, const std::vector<std::pair<std::string, Value>>& feeds) const {
   const ir::Graph& g = model_->graph;
-  ExecutionFrame frame(*plan_, nullptr);
-  frame.num_threads = num_threads_;
-  if (run_options.observer) frame.observer = &run_options.observer;
   auto& slots = frame.slots();
-  for (const auto& [slot, value] : plan_->constants) slots[static_cast<size_t>(slot)] = value;
   // Which declared inputs were fed, by position (no per-run containers of names: Run is on the hot path of small
   // models, where a set of strings cost more than the model).
-  std::vector<uint8_t> fed(g.inputs.size(), 0);
+  std::vector<uint8_t>& fed = frame.fed;
+  fed.assign(g.inputs.size(), 0);
   for (const auto& [name, value] : feeds) {
     // (A plain reference, not the structured binding, in the lambda: clang before 16 cannot capture bindings.)
     const std::string& feed_name = name;
-    auto it = std::find_if(g.inputs.begin(), g.inputs.end(),
-                           [&](const ir::ValueInfo& vi) { return vi.name == feed_name; });
+    auto it =
+        std::find_if(g.inputs.begin(), g.inputs.end(), [&](const ir::ValueInfo& vi) { return vi.name == feed_name; });
     if (it == g.inputs.end()) return InvalidArgument("'" + name + "' is not an input of the model");
     ONYX_RETURN_IF_ERROR(CheckFeed(*it, value));
+    // A copy into the slot's tensor, whose shape vector is kept from the last run (ExecutionFrame::EndRun).
     slots[static_cast<size_t>(plan_->slot_of.at(name))] = value;
     fed[static_cast<size_t>(it - g.inputs.begin())] = 1;
   }
   for (size_t i : required_inputs_) {
     if (!fed[i]) return InvalidArgument("input '" + g.inputs[i].name + "' was not fed");
   }
-  std::vector<Value> all;
-  std::unordered_map<std::string, OpProfile> profile;
-  if (options_.enable_profiling) frame.profile = &profile;
-  frame.profile_per_node = options_.profile_per_node;
-  ONYX_RETURN_IF_ERROR(ExecutePlan(*plan_, frame, &all));
-  if (options_.enable_profiling) {
-    std::lock_guard<std::mutex> lock(profile_mutex_);
-    for (const auto& [key, p] : profile) {
-      OpProfile& total = profile_[key];
-      total.op = key;
-      total.total_ms += p.total_ms;
-      total.calls += p.calls;
-    }
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    // An optional input left out: its initializer (set by BeginRun) or nothing.
+    const auto s = static_cast<size_t>(plan_->input_slots[i]);
+    if (!fed[i] && plan_->constant_of_slot[s] < 0) slots[s] = Value();
   }
+  return Status::Ok();
+}
+
+Status Session::Execute(ExecutionFrame& frame) const {
+  if (!options_.enable_profiling) return ExecuteSteps(*plan_, frame);
+  std::unordered_map<std::string, OpProfile> profile;
+  frame.profile = &profile;
+  ONYX_RETURN_IF_ERROR(ExecuteSteps(*plan_, frame));
+  std::lock_guard<std::mutex> lock(profile_mutex_);
+  for (const auto& [key, p] : profile) {
+    OpProfile& total = profile_[key];
+    total.op = key;
+    total.total_ms += p.total_ms;
+    total.calls += p.calls;
+  }
+  return Status::Ok();
+}
+
+Result<size_t> Session::OutputIndex(const std::string& name) const {
+  const auto& outs = model_->graph.outputs;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (outs[i].name == name) return i;
+  }
+  return InvalidArgument("'" + name + "' is not an output of the model");
+}
+
+Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
+                    const std::vector<std::string>& output_names, std::vector<Value>* outputs,
+                    const RunOptions& run_options) const {
+  FrameLease lease(*this);
+  ExecutionFrame& frame = lease.frame();
+  if (run_options.observer) frame.observer = &run_options.observer;
+  ONYX_RETURN_IF_ERROR(BindFeeds(frame, feeds));
+  ONYX_RETURN_IF_ERROR(Execute(frame));
+  // The main graph has no enclosing scope: every output is in its slot (a graph input or initializer included).
+  auto& slots = frame.slots();
+  auto output_value = [&](size_t i) -> Result<const Value*> {
+    const Value& v = slots[static_cast<size_t>(plan_->output_slots[i])];
+    if (v.empty()) return Internal("graph output '" + model_->graph.outputs[i].name + "' was not computed");
+    return &v;
+  };
   if (output_names.empty()) {
-    *outputs = std::move(all);
+    for (size_t i = 0; i < plan_->output_slots.size(); ++i) ONYX_RETURN_IF_ERROR(output_value(i).status());
+    outputs->clear();
+    for (size_t i = 0; i < plan_->output_slots.size(); ++i) outputs->push_back(**output_value(i));
     return Status::Ok();
   }
-  outputs->clear();
   for (const auto& name : output_names) {
-    size_t i = 0;
-    while (i < g.outputs.size() && g.outputs[i].name != name) ++i;
-    if (i == g.outputs.size()) return InvalidArgument("'" + name + "' is not an output of the model");
-    outputs->push_back(all[i]);
+    ONYX_ASSIGN_OR_RETURN(size_t i, OutputIndex(name));
+    ONYX_RETURN_IF_ERROR(output_value(i).status());
+  }
+  outputs->clear();
+  for (const auto& name : output_names) outputs->push_back(**output_value(*OutputIndex(name)));
+  return Status::Ok();
+}
+
+Status Session::RunInto(const std::vector<std::pair<std::string, Value>>& feeds,
+                        const std::vector<std::string>& output_names, std::span<Tensor> outputs,
+                        std::span<const size_t> capacities) const {
+  const size_t count = output_names.empty() ? plan_->output_slots.size() : output_names.size();
+  if (outputs.size() != count) {
+    return InvalidArgument("RunInto: " + std::to_string(count) + " outputs requested, " +
+                           std::to_string(outputs.size()) + " tensors given");
+  }
+  FrameLease lease(*this);
+  ExecutionFrame& frame = lease.frame();
+  ONYX_RETURN_IF_ERROR(BindFeeds(frame, feeds));
+  ONYX_RETURN_IF_ERROR(Execute(frame));
+  auto& slots = frame.slots();
+  auto index_of = [&](size_t k) -> Result<size_t> {
+    if (output_names.empty()) return k;
+    return OutputIndex(output_names[k]);
+  };
+  // Check every output before writing any.
+  for (size_t k = 0; k < count; ++k) {
+    ONYX_ASSIGN_OR_RETURN(size_t i, index_of(k));
+    const std::string& name = model_->graph.outputs[i].name;
+    const Value& v = slots[static_cast<size_t>(plan_->output_slots[i])];
+    if (v.empty()) return Internal("graph output '" + name + "' was not computed");
+    if (!v.is_tensor()) {
+      return InvalidArgument("output '" + name + "' is a " + v.KindName() +
+                             "; only tensors can be written into buffers");
+    }
+    const Tensor& t = v.tensor();
+    if (t.type() == DataType::kString) {
+      return Unsupported("output '" + name + "' is a string tensor: only numeric outputs are written into given " +
+                         "tensors (Run returns strings)");
+    }
+    const Tensor& dst = outputs[k];
+    if (dst.type() != t.type() || dst.shape() != t.shape()) {
+      return InvalidArgument("output '" + name + "' is " + std::string(DataTypeName(t.type())) + " " +
+                             ShapeToString(t.shape()) + ", the tensor given is " +
+                             std::string(DataTypeName(dst.type())) + " " + ShapeToString(dst.shape()));
+    }
+    if (k < capacities.size() && capacities[k] < t.nbytes()) {
+      return InvalidArgument("output '" + name + "' needs " + std::to_string(t.nbytes()) + " bytes, the buffer has " +
+                             std::to_string(capacities[k]));
+    }
+    if (t.nbytes() > 0 && dst.raw() == nullptr) return InvalidArgument("output '" + name + "': data is NULL");
+  }
+  for (size_t k = 0; k < count; ++k) {
+    const size_t i = *index_of(k);
+    const Tensor& t = slots[static_cast<size_t>(plan_->output_slots[i])].tensor();
+    if (t.nbytes() > 0 && outputs[k].raw() != t.raw()) std::memcpy(outputs[k].raw(), t.raw(), t.nbytes());
   }
   return Status::Ok();
 }

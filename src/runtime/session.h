@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -14,6 +15,7 @@
 #include "core/value.h"
 #include "ir/model.h"
 #include "optimizer/optimizer.h"
+#include "runtime/buffer_pool.h"
 #include "runtime/concat_in_place.h"
 #include "runtime/kernel.h"
 
@@ -68,6 +70,10 @@ class GraphPlan {
   std::vector<int> input_slots;                         // the graph's declared inputs, in order
   std::vector<int> output_slots;                        // the graph's outputs, in order
   std::vector<std::pair<std::string, int>> outer_refs;  // values read from enclosing graphs
+  // Per slot: the index in `constants` of its initializer, -1 for none. Constant slots are never released during
+  // a run (the model holds their storage anyway), so a reused frame keeps them from one run to the next.
+  std::vector<int> constant_of_slot;
+  std::vector<uint8_t> is_input_slot;  // per slot: a declared input of the graph
   const ir::Graph* graph = nullptr;
   ConcatInPlace concat_in_place;  // Concats whose producers may write straight into their output
 };
@@ -79,10 +85,20 @@ class ExecutionFrame {
       : plan_(plan), parent_(parent), concat_run_(plan.concat_in_place.StartRun()) {
     slots_.resize(static_cast<size_t>(plan.num_slots));
   }
+  const GraphPlan& plan() const { return plan_; }
   std::vector<Value>& slots() { return slots_; }
   ConcatInPlace::RunState& concat_run() { return concat_run_; }
-  // Where output `output` of step `step` goes when its Concat takes it in place (KernelContext::AllocateOutput).
-  std::optional<Tensor> PlaceOutput(int step, size_t output, DataType type, const Shape& shape);
+  // The buffer of output `output` of step `step` (-1 outside a plan): a slice of its Concat's output when the
+  // Concat takes it in place, else a block from this frame's pool (KernelContext::AllocateOutput).
+  Tensor AllocateOutput(int step, size_t output, DataType type, Shape shape);
+  // Empties slot s, giving its buffer back to the pool when nothing else holds it.
+  void ReleaseSlot(int s) { pool_.Release(slots_[static_cast<size_t>(s)]); }
+  // A frame kept by a session between runs (main graphs): BeginRun sets the constants that are not already in
+  // place and forgets the Concat buffers of the last run; EndRun empties the slots (buffers back to the pool, feed
+  // slots keep their shape vectors), so that runs of repeated shapes allocate nothing here.
+  void BeginRun();
+  void EndRun();
+  BufferPool& pool() { return pool_; }
   // Whether step `step` is the last reader of its input `input` (KernelContext::ReuseInputAsOutput).
   bool IsLastRead(int step, size_t input) const {
     const auto& last = plan_.steps[static_cast<size_t>(step)].last_read;
@@ -94,15 +110,22 @@ class ExecutionFrame {
   std::unordered_map<std::string, OpProfile>* profile = nullptr;  // set when the session profiles
   bool profile_per_node = false;
   const ValueObserver* observer = nullptr;  // main-graph frames only (RunOptions::observer)
+  // Scratch reused step after step and run after run (the executor's and Session::Run's lists).
+  std::vector<const Value*> step_inputs;
+  std::vector<Value> step_outputs;
+  std::vector<uint8_t> fed;
 
  private:
   const GraphPlan& plan_;
   const ExecutionFrame* parent_;
   std::vector<Value> slots_;
   ConcatInPlace::RunState concat_run_;
+  BufferPool pool_;
 };
 
-// Runs a plan in a frame whose inputs (and outer references) are already set; collects the outputs.
+// Runs a plan's steps in a frame whose inputs (and outer references) are already set.
+Status ExecuteSteps(const GraphPlan& plan, ExecutionFrame& frame);
+// ExecuteSteps, then collects the outputs.
 Status ExecutePlan(const GraphPlan& plan, ExecutionFrame& frame, std::vector<Value>* outputs);
 
 class Session {
@@ -127,9 +150,24 @@ class Session {
              std::vector<Value>* outputs) const;
   Status Run(const std::vector<std::pair<std::string, Value>>& feeds, const std::vector<std::string>& output_names,
              std::vector<Value>* outputs, const RunOptions& run_options) const;
+  // Runs the model and writes the outputs (all of them in graph order when `output_names` is empty) into the
+  // caller's tensors, which must already have each output's type and shape (strings are not supported). Nothing
+  // is written unless every output fits. With shapes that ran before, a run allocates no heap memory in the
+  // runtime itself (kernels may still allocate temporaries: tests/unit/steady_state_alloc_test.cc).
+  // `capacities` (optional, bytes per output) says how much memory each tensor's data really has, when a caller
+  // describes a buffer by the shape it expects (the C API): an output that would not fit is an error.
+  Status RunInto(const std::vector<std::pair<std::string, Value>>& feeds, const std::vector<std::string>& output_names,
+                 std::span<Tensor> outputs, std::span<const size_t> capacities = {}) const;
 
  private:
+  class FrameLease;
   Session() = default;
+  // Sets the feeds in a frame (BeginRun done) after checking them against the declared inputs.
+  Status BindFeeds(ExecutionFrame& frame, const std::vector<std::pair<std::string, Value>>& feeds) const;
+  // Runs the plan in `frame` (feeds bound), profiling when enabled.
+  Status Execute(ExecutionFrame& frame) const;
+  // The position in graph.outputs of `name`.
+  Result<size_t> OutputIndex(const std::string& name) const;
   std::unique_ptr<ir::Model> model_;
   std::shared_ptr<const GraphPlan> plan_;
   std::vector<const ir::ValueInfo*> inputs_;
@@ -139,6 +177,9 @@ class Session {
   mutable std::mutex profile_mutex_;
   mutable std::unordered_map<std::string, OpProfile> profile_;
   int num_threads_ = 1;
+  // Frames of finished runs, reused by the next ones (with their buffer pools): one per run in flight at once.
+  mutable std::mutex frames_mutex_;
+  mutable std::vector<std::unique_ptr<ExecutionFrame>> idle_frames_;
 };
 
 // The optimizer's constant folding evaluator: runs a model without inputs in a session of its own (no

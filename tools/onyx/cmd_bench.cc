@@ -1,4 +1,5 @@
 // onyx bench MODEL: session-creation time, run latency statistics and peak memory.
+#include <dlfcn.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -20,7 +21,9 @@ void Help() {
   std::printf(
       "usage: onyx bench MODEL [options]\n\n"
       "Creates a session, runs the model on random inputs and prints create_ms, median_ms, min_ms, mean_ms,\n"
-      "p90_ms and peak_rss_mb (the process's peak resident memory).\n\n"
+      "p90_ms and peak_rss_mb (the process's peak resident memory). Run under the malloc-counting hook\n"
+      "(LD_PRELOAD=liballoc_counter.so, built from tests/alloc/alloc_counter.c) it also prints allocs_per_run, the\n"
+      "heap allocations per timed run.\n\n"
       "options:\n"
       "  --threads N         intra-op threads (default: all cores)\n"
       "  --runs N            timed runs (default 50)\n"
@@ -28,6 +31,7 @@ void Help() {
       "  --dim NAME=VALUE    value of a symbolic dimension (default 1)\n"
       "  --inputs DIR        feed DIR/input_N.pb (ONNX test-data layout) instead of random inputs\n"
       "  --json              one JSON line instead of text\n"
+      "  --into              write the outputs into tensors allocated once (Session::RunInto) instead of Run\n"
       "  --profile           also print the time per operator type over the timed runs\n"
       "  --profile-nodes     the same per node\n"
       "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all)\n"
@@ -40,6 +44,12 @@ double PeakRssMb() {
   return static_cast<double>(ru.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
+// The allocation count of the malloc-counting hook (tests/alloc/alloc_counter.c) when it is preloaded, else null.
+using AllocCounter = unsigned long long (*)();
+AllocCounter FindAllocCounter() {
+  return reinterpret_cast<AllocCounter>(dlsym(RTLD_DEFAULT, "onyx_alloc_counter_count"));
+}
+
 }  // namespace
 
 int BenchMain(const std::vector<std::string>& args) {
@@ -50,6 +60,7 @@ int BenchMain(const std::vector<std::string>& args) {
   std::string model_path;
   int runs = 50, warmup = 5;
   bool json = false;
+  bool into = false;
   std::map<std::string, int64_t> dims;
   std::string inputs_dir;
   SessionOptions options;
@@ -87,6 +98,8 @@ int BenchMain(const std::vector<std::string>& args) {
       }
     } else if (a == "--json") {
       json = true;
+    } else if (a == "--into") {
+      into = true;
     } else if (a == "--profile" || a == "--profile-nodes") {
       options.enable_profiling = true;
       options.profile_per_node = options.profile_per_node || a == "--profile-nodes";
@@ -123,10 +136,26 @@ int BenchMain(const std::vector<std::string>& args) {
   }
   const std::vector<std::pair<std::string, Value>> feeds = std::move(built->values);
   std::vector<Value> outputs;
-  std::vector<double> times;
-  for (int i = 0; i < warmup + runs; ++i) {
-    auto s = Clock::now();
+  std::vector<Tensor> into_outputs;  // --into: allocated once from a first Run's outputs
+  if (into) {
     Status st = (*session)->Run(feeds, {}, &outputs);
+    for (const Value& v : outputs) {
+      if (st.ok() && !v.is_tensor()) st = InvalidArgument("--into needs tensor outputs");
+      if (st.ok()) into_outputs.push_back(Tensor::Allocate(v.tensor().type(), v.tensor().shape()));
+    }
+    if (!st.ok()) {
+      Error(st.message());
+      return kExitFailure;
+    }
+  }
+  const AllocCounter alloc_counter = FindAllocCounter();
+  unsigned long long allocs_before = 0;
+  std::vector<double> times;
+  times.reserve(static_cast<size_t>(runs));
+  for (int i = 0; i < warmup + runs; ++i) {
+    if (i == warmup && alloc_counter != nullptr) allocs_before = alloc_counter();
+    auto s = Clock::now();
+    Status st = into ? (*session)->RunInto(feeds, {}, into_outputs) : (*session)->Run(feeds, {}, &outputs);
     auto e = Clock::now();
     if (!st.ok()) {
       Error(st.message());
@@ -135,6 +164,9 @@ int BenchMain(const std::vector<std::string>& args) {
     if (i >= warmup) times.push_back(ms(s, e));
     if (i + 1 == warmup) (*session)->ClearProfile();
   }
+  // Allocations of the timed runs (the timing's own vector was reserved before).
+  const double allocs_per_run =
+      alloc_counter != nullptr ? static_cast<double>(alloc_counter() - allocs_before) / static_cast<double>(runs) : -1;
   std::sort(times.begin(), times.end());
   const size_t n = times.size();
   const double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
@@ -146,14 +178,17 @@ int BenchMain(const std::vector<std::string>& args) {
   if (json) {
     std::printf(
         "{\"create_ms\": %.3f, \"median_ms\": %.3f, \"min_ms\": %.3f, \"mean_ms\": %.3f, \"p90_ms\": %.3f, "
-        "\"peak_rss_mb\": %.1f, \"runs\": %zu, \"opt_level\": \"%s\", \"nodes\": %lld}\n",
+        "\"peak_rss_mb\": %.1f, \"runs\": %zu, \"opt_level\": \"%s\", \"nodes\": %lld",
         create, median, times[0], mean, p90, PeakRssMb(), n, level.c_str(), nodes);
+    if (allocs_per_run >= 0) std::printf(", \"allocs_per_run\": %.1f", allocs_per_run);
+    std::printf("}\n");
   } else {
     std::printf("model:       %s\n", model_path.c_str());
     std::printf("create_ms:   %.3f\nmedian_ms:   %.3f\nmin_ms:      %.3f\nmean_ms:     %.3f\np90_ms:      %.3f\n",
                 create, median, times[0], mean, p90);
     std::printf("peak_rss_mb: %.1f\nruns:        %zu\n", PeakRssMb(), n);
     std::printf("opt_level:   %s (%lld nodes)\n", level.c_str(), nodes);
+    if (allocs_per_run >= 0) std::printf("allocs_per_run: %.1f\n", allocs_per_run);
   }
   if (options.enable_profiling) {
     const auto profile = (*session)->Profile();

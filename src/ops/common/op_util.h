@@ -30,7 +30,16 @@ void ForEachStrided(const Shape& shape, const std::vector<int64_t> (&strides)[N]
   const int64_t total = NumElements(shape);
   if (total == 0) return;
   const size_t rank = shape.size();
-  std::vector<int64_t> idx(rank, 0);
+  // The index on the stack for the usual ranks: a run calls this for many nodes, and a vector each time would be
+  // a heap allocation per call (issue 18).
+  constexpr size_t kInlineRank = 12;
+  int64_t inline_idx[kInlineRank] = {};
+  std::vector<int64_t> heap_idx;
+  int64_t* idx = inline_idx;
+  if (rank > kInlineRank) {
+    heap_idx.assign(rank, 0);
+    idx = heap_idx.data();
+  }
   int64_t off[N] = {};
   for (int64_t linear = 0; linear < total; ++linear) {
     f(linear, off);

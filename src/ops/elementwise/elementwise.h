@@ -159,6 +159,9 @@ class BinaryBroadcast {
   Status Init(const KernelInfo& info);
   // B as it broadcasts against A (reshaped for the legacy rule) and the output shape.
   Status Resolve(const Tensor& a, const Tensor& b, Tensor* b_view, Shape* out_shape) const;
+  // Whether B lines up with A as it is, with A's shape as the output's (equal shapes): Resolve's answer without
+  // its copies.
+  bool SameShapes(const Tensor& a, const Tensor& b) const { return a.shape() == b.shape(); }
 
  private:
   bool legacy_ = false;
@@ -184,16 +187,23 @@ class BinaryKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
     ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
     ONYX_RETURN_IF_ERROR(CheckSameType(*a, *b));
+    // Equal shapes (the common case) need no broadcast view or shape of their own: no allocation but the output's.
     Tensor bv;
-    Shape out_shape;
-    ONYX_RETURN_IF_ERROR(broadcast_.Resolve(*a, *b, &bv, &out_shape));
+    Shape resolved_shape;
+    const Tensor* bp = b;
+    const Shape* out_shape = &a->shape();
+    if (!broadcast_.SameShapes(*a, *b)) {
+      ONYX_RETURN_IF_ERROR(broadcast_.Resolve(*a, *b, &bv, &resolved_shape));
+      bp = &bv;
+      out_shape = &resolved_shape;
+    }
     return Dispatch<List>(a->type(), [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
       using Out = std::conditional_t<Fn::kBoolOutput, bool, T>;
       if constexpr (Fn::kDivides && std::is_integral_v<T>) {
-        if (NumElements(out_shape) > 0) {
-          const T* pb = bv.data<T>();
-          for (int64_t i = 0; i < bv.size(); ++i) {
+        if (NumElements(*out_shape) > 0) {
+          const T* pb = bp->data<T>();
+          for (int64_t i = 0; i < bp->size(); ++i) {
             if (pb[i] == T{0}) {
               return InvalidArgument("input 'B' (1) has a zero at index " + std::to_string(i) +
                                      ": integer division by zero");
@@ -201,9 +211,9 @@ class BinaryKernel : public OpKernel {
           }
         }
       }
-      Tensor& out = ctx.AllocateOutput(0, DataTypeOf<Out>::value, out_shape);
+      Tensor& out = ctx.AllocateOutput(0, DataTypeOf<Out>::value, *out_shape);
       BroadcastBinary<T, T, Out>(
-          *a, bv, out, [this](const T& x, const T& y) { return static_cast<Out>(fn_(ToCompute(x), ToCompute(y))); });
+          *a, *bp, out, [this](const T& x, const T& y) { return static_cast<Out>(fn_(ToCompute(x), ToCompute(y))); });
       return Status::Ok();
     });
   }

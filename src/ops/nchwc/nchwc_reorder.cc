@@ -1,5 +1,7 @@
 // NchwcReorder: float32 [N, C, H, W] <-> blocked [N, ceil(C/b), H, W, b] through oneDNN's reorder (which writes
 // zeros into the padding channels of a blocked result).
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "ir/nchwc_ops.h"
@@ -28,37 +30,80 @@ class NchwcReorderKernel : public OpKernel {
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
     if (x->type() != DataType::kFloat) return InvalidArgument("input 0 must be float32");
-    memory::dims dims;
-    Tensor* y = nullptr;
-    if (to_blocked_) {
-      if (x->rank() != 4)
-        return InvalidArgument("input 0 has shape " + ShapeToString(x->shape()) + ", expected rank 4");
-      dims = {x->dim(0), x->dim(1), x->dim(2), x->dim(3)};
-      y = &ctx.AllocateOutput(0, DataType::kFloat,
-                              {x->dim(0), (x->dim(1) + block_ - 1) / block_, x->dim(2), x->dim(3), block_});
-    } else {
-      if (x->rank() != 5 || x->dim(4) != block_ || x->dim(1) != (channels_ + block_ - 1) / block_) {
-        return InvalidArgument("blocked input 0 has shape " + ShapeToString(x->shape()) + " for " +
-                               std::to_string(channels_) + " channels");
-      }
-      dims = {x->dim(0), channels_, x->dim(2), x->dim(3)};
-      y = &ctx.AllocateOutput(0, DataType::kFloat, {x->dim(0), channels_, x->dim(2), x->dim(3)});
+    if (to_blocked_ && x->rank() != 4) {
+      return InvalidArgument("input 0 has shape " + ShapeToString(x->shape()) + ", expected rank 4");
     }
-    if (y->size() == 0) return Status::Ok();
+    if (!to_blocked_ && (x->rank() != 5 || x->dim(4) != block_ || x->dim(1) != (channels_ + block_ - 1) / block_)) {
+      return InvalidArgument("blocked input 0 has shape " + ShapeToString(x->shape()) + " for " +
+                             std::to_string(channels_) + " channels");
+    }
+    std::shared_ptr<const Built> built;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (built_ == nullptr || built_->input_shape != x->shape()) {
+        ONYX_ASSIGN_OR_RETURN(built_, Build(x->shape()));
+      }
+      built = built_;
+    }
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, built->output_shape);
+    if (y.size() == 0) return Status::Ok();
     return kernels::DnnlCall("NchwcReorder", [&] {
-      const memory::desc plain(dims, memory::data_type::f32, Tag::nchw);
-      const memory::desc blocked(dims, memory::data_type::f32, BlockedTag(block_));
-      memory src(to_blocked_ ? plain : blocked, kernels::DnnlEngine(), const_cast<float*>(x->data<float>()));
-      memory dst(to_blocked_ ? blocked : plain, kernels::DnnlEngine(), y->data<float>());
-      dnnl::reorder(src, dst).execute(kernels::DnnlStream(), src, dst);
-      kernels::DnnlStream().wait();
+      // The arguments built once (no allocation per run) unless another run of this node holds them.
+      std::unique_lock<std::mutex> args_lock(args_mutex_, std::try_to_lock);
+      kernels::DnnlArgs local;
+      kernels::DnnlArgs& args = args_lock.owns_lock() ? args_ : local;
+      if (!args_lock.owns_lock() || args_for_ != built) {
+        args.Clear();
+        args.Add(DNNL_ARG_FROM, built->src_md);
+        args.Add(DNNL_ARG_TO, built->dst_md);
+        if (args_lock.owns_lock()) args_for_ = built;
+      }
+      args.Set(DNNL_ARG_FROM, x->data<float>());
+      args.Set(DNNL_ARG_TO, y.data<float>());
+      args.Execute(built->primitive);
     });
   }
 
  private:
+  // The reorder for one input shape (created once: a reorder primitive per run costs its creation every time).
+  struct Built {
+    Shape input_shape;
+    Shape output_shape;
+    memory::desc src_md, dst_md;
+    dnnl::reorder primitive;
+  };
+
+  Result<std::shared_ptr<const Built>> Build(const Shape& input_shape) const {
+    auto built = std::make_shared<Built>();
+    built->input_shape = input_shape;
+    memory::dims dims;
+    const Shape& x = input_shape;
+    if (to_blocked_) {
+      dims = {x[0], x[1], x[2], x[3]};
+      built->output_shape = {x[0], (x[1] + block_ - 1) / block_, x[2], x[3], block_};
+    } else {
+      dims = {x[0], channels_, x[2], x[3]};
+      built->output_shape = {x[0], channels_, x[2], x[3]};
+    }
+    ONYX_RETURN_IF_ERROR(kernels::DnnlCall("NchwcReorder: creating the reorder", [&] {
+      const memory::desc plain(dims, memory::data_type::f32, Tag::nchw);
+      const memory::desc blocked(dims, memory::data_type::f32, BlockedTag(block_));
+      built->src_md = to_blocked_ ? plain : blocked;
+      built->dst_md = to_blocked_ ? blocked : plain;
+      built->primitive = dnnl::reorder(
+          dnnl::reorder::primitive_desc(kernels::DnnlEngine(), built->src_md, kernels::DnnlEngine(), built->dst_md));
+    }));
+    return std::shared_ptr<const Built>(std::move(built));
+  }
+
   int block_ = ir::nchwc::kDefaultBlock;
   bool to_blocked_ = true;
   int64_t channels_ = -1;
+  std::mutex mutex_;  // guards built_
+  std::shared_ptr<const Built> built_;
+  std::mutex args_mutex_;  // guards args_ and args_for_
+  kernels::DnnlArgs args_;
+  std::shared_ptr<const Built> args_for_;  // what args_ were built for
 };
 
 }  // namespace

@@ -74,8 +74,16 @@ bool TiledTranspose(const E* in, E* out, const Shape& dims, const std::vector<in
   if (k == rank) return false;
   const size_t d = rank - 1;
   const int64_t nk = dims[k], nd = dims[d], sd = ss[d], dk = ds[k];
-  Shape outer;
-  std::vector<int64_t> os, od;
+  // Scratch kept per thread (see CopyScratch).
+  thread_local Shape outer_scratch;
+  thread_local std::vector<int64_t> strides_scratch[2];
+  Shape& outer = outer_scratch;
+  std::vector<int64_t>(&strides)[2] = strides_scratch;
+  std::vector<int64_t>& os = strides[0];
+  std::vector<int64_t>& od = strides[1];
+  outer.clear();
+  os.clear();
+  od.clear();
   for (size_t i = 0; i < rank; ++i) {
     if (i == k || i == d) continue;
     outer.push_back(dims[i]);
@@ -100,21 +108,41 @@ bool TiledTranspose(const E* in, E* out, const Shape& dims, const std::vector<in
     block(in, out);
     return true;
   }
-  const std::vector<int64_t> strides[2] = {os, od};
   ForEachStrided(outer, strides, [&](int64_t, const int64_t* off) { block(in + off[0], out + off[1]); });
   return true;
 }
+
+// The collapsed dims and strides of one StridedCopy, kept per thread and reused: copies run many times per model
+// run (Transpose, Slice, Concat, Split, attention's head splits), and fresh vectors would cost ~9 heap allocations
+// each time (issue 18). Used through references bound on the calling thread, so that lambdas running on other
+// threads read this thread's copy.
+struct CopyScratch {
+  Shape dims, outer;
+  std::vector<int64_t> ss, ds;
+  std::vector<int64_t> outer_strides[2];  // source, destination
+  std::vector<int64_t> strides[2];        // source, destination (the uncollapsed walk)
+};
 
 }  // namespace
 
 void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_t>& src_strides, Tensor& dst,
                  int64_t dst_offset, const std::vector<int64_t>& dst_strides, const Shape& shape) {
   if (NumElements(shape) == 0) return;
-  Shape dims;
-  std::vector<int64_t> ss, ds;
+  thread_local CopyScratch scratch_of_thread;
+  CopyScratch& scratch = scratch_of_thread;
+  Shape& dims = scratch.dims;
+  std::vector<int64_t>& ss = scratch.ss;
+  std::vector<int64_t>& ds = scratch.ds;
+  dims.clear();
+  ss.clear();
+  ds.clear();
   CollapseDims(shape, src_strides, dst_strides, &dims, &ss, &ds);
-  Shape outer;
-  std::vector<int64_t> outer_src, outer_dst;
+  Shape& outer = scratch.outer;
+  std::vector<int64_t>& outer_src = scratch.outer_strides[0];
+  std::vector<int64_t>& outer_dst = scratch.outer_strides[1];
+  outer.clear();
+  outer_src.clear();
+  outer_dst.clear();
   int64_t run = 0;
   // Concat, Split, Slice and the like mostly move long contiguous runs: copy those with memcpy.
   if (!IsSubByte(src.type()) && src.type() != DataType::kString &&
@@ -134,7 +162,7 @@ void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_
       });
       return;
     }
-    const std::vector<int64_t> strides[2] = {outer_src, outer_dst};
+    const std::vector<int64_t>(&strides)[2] = scratch.outer_strides;
     const int64_t outer_count = NumElements(outer);
     if (outer_count > 1 && static_cast<int64_t>(bytes) * outer_count >= (int64_t{1} << 17)) {
       // Many runs (a Concat of several images or rows): split them across the threads.
@@ -182,7 +210,9 @@ void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_
     }
     if (done) return;
   }
-  const std::vector<int64_t> strides[2] = {src_strides, dst_strides};
+  std::vector<int64_t>(&strides)[2] = scratch.strides;
+  strides[0].assign(src_strides.begin(), src_strides.end());
+  strides[1].assign(dst_strides.begin(), dst_strides.end());
   if (IsSubByte(src.type())) {
     const int bits = DataTypeBits(src.type());
     ForEachStrided(shape, strides, [&](int64_t, const int64_t* off) {

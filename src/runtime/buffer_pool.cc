@@ -1,0 +1,72 @@
+#include "runtime/buffer_pool.h"
+
+#include <bit>
+
+namespace onyx {
+namespace {
+
+// Shapes are small; past this many spare vectors a release simply frees its shape.
+constexpr size_t kMaxSpareShapes = 1024;
+
+}  // namespace
+
+BufferPool::BufferPool() {
+  // The lists grow during the first runs only (to the number of blocks ever live at once); reserved up front so
+  // that most graphs never grow them at all.
+  free_.reserve(256);
+  spare_shapes_.reserve(256);
+}
+
+size_t BufferPool::ClassBytes(size_t bytes) {
+  const size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded <= 4096) return rounded == 0 ? 64 : rounded;
+  const size_t step = std::bit_floor(rounded) / 8;
+  return (rounded + step - 1) / step * step;
+}
+
+Tensor BufferPool::Allocate(DataType type, Shape shape) {
+  if (type == DataType::kString) return Tensor::Allocate(type, std::move(shape));
+  const size_t need = DataTypeStorageBytes(type, static_cast<size_t>(NumElements(shape)));
+  const size_t limit = ClassBytes(need);
+  // The smallest free block that holds `need` within the class (blocks from elsewhere may be smaller than a class).
+  size_t best = free_.size();
+  for (size_t i = 0; i < free_.size(); ++i) {
+    const size_t c = free_[i].capacity;
+    if (c >= need && c <= limit && (best == free_.size() || c < free_[best].capacity)) best = i;
+  }
+  std::shared_ptr<void> block;
+  if (best < free_.size()) {
+    block = std::move(free_[best].storage);
+    free_[best] = std::move(free_.back());
+    free_.pop_back();
+  } else {
+    block = Tensor::AllocateBlock(limit);
+  }
+  void* data = block.get();
+  return Tensor::Borrow(type, std::move(shape), data, std::move(block));
+}
+
+Shape BufferPool::CopyShape(const Shape& shape) {
+  Shape copy;
+  if (!spare_shapes_.empty()) {
+    copy = std::move(spare_shapes_.back());
+    spare_shapes_.pop_back();
+  }
+  copy.assign(shape.begin(), shape.end());
+  return copy;
+}
+
+void BufferPool::Release(Value& v) {
+  if (v.is_tensor()) {
+    Tensor::Parts parts = v.tensor().Dismantle();
+    if (parts.block != nullptr) {
+      free_.push_back(Block{parts.capacity, std::move(parts.block)});
+    }
+    if (parts.shape.capacity() > 0 && spare_shapes_.size() < kMaxSpareShapes) {
+      spare_shapes_.push_back(std::move(parts.shape));
+    }
+  }
+  v = Value();
+}
+
+}  // namespace onyx
