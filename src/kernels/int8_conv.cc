@@ -1,6 +1,8 @@
 #include "kernels/int8_conv.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "kernels/dnnl_util.h"
+#include "kernels/tuning_cache.h"
 
 namespace onyx::kernels {
 
@@ -62,6 +65,99 @@ bool FusedRequantIsExact(const int8_t* weights, int64_t out_channels, int64_t pe
 
 bool Int8Conv::fused_requant() const { return impl_->fused; }
 
+namespace {
+
+bool IsAmx(const dnnl::convolution_forward::primitive_desc& pd) {
+  return std::string(pd.impl_info_str()).find("amx") != std::string::npos;
+}
+
+std::string Signature(const Int8ConvDims& d, const memory::desc& src, bool fused, int threads) {
+  auto dim = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
+  return "int8conv/" + std::string(src.data_type() == Dt::s8 ? "s8" : "u8") + (fused ? "/fused" : "/s32") + "/n" +
+         std::to_string(d.batch) + "/c" + std::to_string(d.in_channels) + "/m" + std::to_string(d.out_channels) + "/g" +
+         std::to_string(d.group) + "/in" + dim(d.in_h, d.in_w) + "/k" + dim(d.kernel_h, d.kernel_w) + "/s" +
+         dim(d.stride_h, d.stride_w) + "/d" + dim(d.dilation_h, d.dilation_w) + "/p" + dim(d.pad_top, d.pad_left) + "-" +
+         dim(d.pad_bottom, d.pad_right) + "/t" + std::to_string(threads);
+}
+
+}  // namespace
+
+// oneDNN offers its AMX kernels first wherever the CPU has AMX, but they pay a tile configuration per call that small
+// convolutions (MobileNet's 1x1 layers of a few channels) never earn back, while the big ones run up to 2x faster
+// than on VNNI. Which wins depends on the shape and the CPU, so the two are timed on the real shape (the tuning
+// cache, kernels/tuning_cache.h, remembers the choice per CPU model); the fixed rule is oneDNN's order.
+dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
+    const Int8ConvDims& d, const dnnl::convolution_forward::primitive_desc& first, memory plain_weights, bool fused,
+    int threads) {
+  const TuningMode mode = CurrentTuningMode();
+  if (mode == TuningMode::kOff || !IsAmx(first)) return first;
+  dnnl::convolution_forward::primitive_desc alternative = first;
+  bool found = false;
+  while (alternative.next_impl()) {
+    const std::string name = alternative.impl_info_str();
+    if (name.find("amx") == std::string::npos && name.rfind("ref", 0) != 0) {
+      found = true;
+      break;
+    }
+  }
+  if (!found) return first;
+  const auto cache = TuningCache::Process();
+  const std::string signature = Signature(d, first.src_desc(), fused, threads);
+  const char* kNames[2] = {"amx", "vnni"};
+  if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
+    cache->NoteDecision(signature, *entry, false);
+    return entry->choice == kNames[1] ? alternative : first;
+  }
+  if (mode == TuningMode::kCache && !cache->MissBudgetLeft()) return first;
+  const auto start = std::chrono::steady_clock::now();
+  const dnnl::convolution_forward::primitive_desc pds[2] = {first, alternative};
+  dnnl::convolution_forward convs[2];
+  memory weights[2];
+  for (int i = 0; i < 2; ++i) {
+    convs[i] = dnnl::convolution_forward(pds[i]);
+    weights[i] = memory(pds[i].weights_desc(), DnnlEngine());
+    dnnl::reorder(plain_weights, weights[i]).execute(DnnlStream(), plain_weights, weights[i]);
+  }
+  // Scratch images with the AMX margin (OutputSlack); their values do not change the time of integer products.
+  const size_t src_bytes = static_cast<size_t>(d.in_channels * (d.in_h * d.in_w + kMarginPixels));
+  const size_t dst_bytes = static_cast<size_t>(d.out_channels * (d.out_h * d.out_w + kMarginPixels)) * sizeof(int32_t);
+  std::vector<uint8_t> src(src_bytes, 1), dst(dst_bytes);
+  int32_t zp = 0;
+  memory zp_mem({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
+  memory bias;
+  if (first.bias_desc().get_size() > 0) {
+    bias = memory(first.bias_desc(), DnnlEngine());
+    std::memset(bias.get_data_handle(), 0, first.bias_desc().get_size());
+  }
+  const std::vector<double> ms =
+      TimeCandidates(2,
+                     [&](size_t i) {
+                       return DnnlCall("int8 convolution (timing)", [&] {
+                         memory src_mem(pds[i].src_desc(), DnnlEngine(), src.data());
+                         memory dst_mem(pds[i].dst_desc(), DnnlEngine(), dst.data());
+                         std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src_mem},
+                                                              {DNNL_ARG_WEIGHTS, weights[i]},
+                                                              {DNNL_ARG_DST, dst_mem},
+                                                              {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}};
+                         if (bias) args.emplace(DNNL_ARG_BIAS, bias);
+                         convs[i].execute(DnnlStream(), args);
+                         DnnlStream().wait();
+                       });
+                     },
+                     {threads, threads});
+  cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  const size_t pick = PickFastest(ms, 0);
+  TuningEntry entry{kNames[pick], {}};
+  for (size_t i = 0; i < 2; ++i) {
+    if (std::isfinite(ms[i])) entry.times.push_back({kNames[i], ms[i]});
+  }
+  if (std::isfinite(ms[pick])) {
+    (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
+    cache->NoteDecision(signature, entry, true);
+  }
+  return pds[pick];
+}
+
 Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool signed_source, const int8_t* weights,
                                                    int threads, const Int8ConvRequant* requant) {
   auto impl = std::make_unique<Impl>();
@@ -103,8 +199,10 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool s
     impl->pd = dnnl::convolution_forward::primitive_desc(desc, attr, DnnlEngine());
     impl_name = impl->pd.impl_info_str();
     if (impl_name.rfind("ref", 0) == 0) return;  // refused below
-    impl->conv = dnnl::convolution_forward(impl->pd);
     memory plain({w_dims, Dt::s8, d.group == 1 ? Tag::oihw : Tag::goihw}, DnnlEngine(), const_cast<int8_t*>(weights));
+    impl->pd = ChooseImplementation(d, impl->pd, plain, requant != nullptr, threads);
+    impl_name = impl->pd.impl_info_str();
+    impl->conv = dnnl::convolution_forward(impl->pd);
     impl->weights = memory(impl->pd.weights_desc(), DnnlEngine());
     dnnl::reorder(plain, impl->weights).execute(DnnlStream(), plain, impl->weights);
     impl->reorder_source = d.in_channels > 1 && d.in_h * d.in_w > 1;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <vector>
 
 #include "core/status.h"
@@ -77,6 +78,10 @@ class Int8Conv {
 
  private:
   struct Impl;
+  // oneDNN's first implementation, or the fastest of it and the best non-AMX one on this shape (see the .cc).
+  static dnnl::convolution_forward::primitive_desc ChooseImplementation(
+      const Int8ConvDims& d, const dnnl::convolution_forward::primitive_desc& first, dnnl::memory plain_weights,
+      bool fused, int threads);
   Int8Conv(const Int8ConvDims& dims, int threads, std::unique_ptr<Impl> impl);
   Int8ConvDims dims_;
   int threads_;

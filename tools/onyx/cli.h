@@ -26,6 +26,7 @@ int ServeMain(const std::vector<std::string>& args);
 int VisualizeMain(const std::vector<std::string>& args);
 int BatchMain(const std::vector<std::string>& args);
 int QuantizeMain(const std::vector<std::string>& args);
+int TuneMain(const std::vector<std::string>& args);
 
 bool WantsHelp(const std::vector<std::string>& args);
 // Prints "onyx: <message>" to stderr.

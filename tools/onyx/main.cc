@@ -32,6 +32,7 @@ const Verb kVerbs[] = {
     {"visualize", "draw a model's graph (DOT, SVG, PNG, PDF)", onyx::cli::VisualizeMain},
     {"batch", "run a model over many inputs (folders, .npy/.pb files, images) in batches, resumable", onyx::cli::BatchMain},
     {"quantize", "make a quantized model: dynamic, static QDQ (calibrated) or weight-only int4/int8", onyx::cli::QuantizeMain},
+    {"tune", "time convolution choices on this CPU for a model's shapes and keep the fastest in the tuning cache", onyx::cli::TuneMain},
 };
 
 void Usage(std::FILE* out) {

@@ -1,15 +1,21 @@
 // NchwcConv: a 2-D float32 convolution through oneDNN's convolution primitive, reading plain or blocked input and
 // writing blocked output, with bias, an optional residual sum and an activation fused as post-ops. The weights
-// are reordered into the primitive's layout once; the primitive is rebuilt only when the input shape changes.
+// are reordered into the primitive's layout once; the primitive is rebuilt only when the input shape changes. Where
+// there is a choice (direct or Winograd, one thread or the session's), the first run of a shape takes it by fixed
+// rules or by timing the candidates on the real input, as ONYX_TUNING says (kernels/tuning_cache.h).
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "ir/nchwc_ops.h"
 #include "kernels/dnnl_util.h"
+#include "kernels/tuning_cache.h"
 #include "ops/nchwc/nchwc_block.h"
 #include "ops/nchwc/nchwc_ops.h"
 #include "ops/nn/conv_core.h"
@@ -21,13 +27,24 @@ namespace {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
+using kernels::CurrentTuningMode;
 using kernels::DnnlCall;
 using kernels::DnnlEngine;
 using kernels::DnnlStream;
 using kernels::PrimitiveThreads;
 using kernels::ScopedOmpThreads;
+using kernels::TuningCache;
+using kernels::TuningEntry;
+using kernels::TuningMode;
+
+// Between these many flops a convolution's thread count (one, or the session's) is timed where tuning is on. Above
+// the band every thread pays off (32 MFLOP take >= ~100 us on one core, against ~20 us for a oneDNN parallel
+// region); below it one thread does (256 KFLOP are a few us of work): there the fixed rule holds on any CPU.
+constexpr int64_t kTuneThreadsFromFlops = kernels::kSmallPrimitiveFlops / 8;
+constexpr int64_t kTuneThreadsBelowFlops = 16 * kernels::kSmallPrimitiveFlops;
 
 struct Activation {
+  std::string name;  // the ONNX operator's name, empty for none
   std::optional<dnnl::algorithm> alg;
   float alpha = 0;
   float beta = 0;
@@ -37,6 +54,7 @@ struct Activation {
 Result<Activation> ParseActivation(const KernelInfo& info, const std::string& attr) {
   const std::string name = info.GetString(attr);
   Activation a;
+  a.name = name;
   a.alpha = info.GetFloat(attr + "_alpha", 0);
   a.beta = info.GetFloat(attr + "_beta", 0);
   if (name.empty()) return a;
@@ -91,6 +109,9 @@ struct Primitives {
   bool relayout = false;
   memory::desc blocked_src;  // the layouts of X and Y
   memory::desc blocked_dst;
+  Shape between_shape;  // set when a separate depthwise primitive reads the 1x1 result from a buffer of this shape
+  int threads = 1;      // the thread count it was built for and runs with
+  bool winograd = false;
 };
 
 // Whether oneDNN chose its reference implementation (plain C++ loops) for pd.
@@ -151,14 +172,14 @@ class NchwcConvKernel : public OpKernel {
       y_shape[3] = (g.out_shape[3] - 1) / dw_stride_ + 1;
       flops += 2 * 9 * g.batch * m * y_shape[2] * y_shape[3];
     }
-    const ScopedOmpThreads threads(PrimitiveThreads(flops, ctx.num_threads()));
     Primitives p;
     {
       // Session::Run may be called from several threads; the primitives are rebuilt only for a new input shape.
       std::lock_guard<std::mutex> lock(mutex_);
-      if (logical != built_for_) ONYX_RETURN_IF_ERROR(Build(g, logical, y_shape));
+      if (logical != built_for_) ONYX_RETURN_IF_ERROR(Build(g, logical, y_shape, *x, flops, ctx.num_threads()));
       p = built_;
     }
+    const ScopedOmpThreads threads(p.threads);
     Tensor* y_out = nullptr;
     if (has_sum_) {
       ONYX_ASSIGN_OR_RETURN(const Tensor* sum, ctx.TensorInput(3));
@@ -176,17 +197,20 @@ class NchwcConvKernel : public OpKernel {
     } else {
       y_out = &ctx.AllocateOutput(0, DataType::kFloat, y_shape);
     }
-    Tensor& y = *y_out;
+    return Execute(p, *x, *y_out);
+  }
+
+ private:
+  // Runs the convolution of `p` on x into y (onto y's contents when a residual is summed).
+  Status Execute(const Primitives& p, const Tensor& x, Tensor& y) {
+    if (p.relayout) return ComputeRelayout(p, x, y);
     // Without the fused depthwise post-op, the 1x1 result goes through a buffer of its own into the depthwise
     // primitive.
     Tensor between;
-    if (has_dw_ && !p.dw_fused) {
-      between = Tensor::Allocate(DataType::kFloat, {y_shape[0], y_shape[1], g.out_shape[2], g.out_shape[3], block_});
-    }
-    if (p.relayout) return ComputeRelayout(p, *x, y);
+    if (!p.between_shape.empty()) between = Tensor::Allocate(DataType::kFloat, p.between_shape);
     return DnnlCall("NchwcConv", [&] {
       float* conv_out = between.defined() ? between.data<float>() : y.data<float>();
-      memory src(p.pd.src_desc(), DnnlEngine(), const_cast<float*>(x->data<float>()));
+      memory src(p.pd.src_desc(), DnnlEngine(), const_cast<float*>(x.data<float>()));
       memory dst(p.pd.dst_desc(), DnnlEngine(), conv_out);
       std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, dst}};
       if (bias_.size() > 0) {
@@ -209,7 +233,6 @@ class NchwcConvKernel : public OpKernel {
     });
   }
 
- private:
   // The convolution of a Primitives with relayout: X reordered into the convolution's source layout, Y's residual
   // (when summed) into its destination layout, and the result back into Y.
   Status ComputeRelayout(const Primitives& p, const Tensor& x, Tensor& y) {
@@ -269,106 +292,265 @@ class NchwcConvKernel : public OpKernel {
     return Status::Ok();
   }
 
-  Status Build(const nn::ConvGeometry& g, const Shape& logical, const Shape& y_shape) {
-    return DnnlCall("NchwcConv: creating the convolution", [&] {
+  // How one convolution is computed: oneDNN's algorithm and the thread count it is built and run with.
+  struct Choice {
+    bool winograd = false;
+    int threads = 1;
+    std::string Name() const { return std::string(winograd ? "winograd" : "direct") + "/t" + std::to_string(threads); }
+    bool operator==(const Choice&) const = default;
+  };
+
+  // What every candidate for one input shape shares.
+  struct Setup {
+    memory::dims src_dims, dst_dims, w_dims, strides, dilations, pad_l, pad_r;
+    memory::desc src_md, dst_md, w_any, b_md;
+    Shape y_shape;
+    Shape between_shape;  // the 1x1 output before a depthwise convolution of its own
+    int64_t out_pixels_2d = 0;
+  };
+
+  Setup MakeSetup(const nn::ConvGeometry& g, const Shape& logical, const Shape& y_shape) const {
+    Setup s;
+    const int64_t m = weights_.dim(0);
+    s.src_dims.assign(logical.begin(), logical.end());
+    s.src_dims[1] = conv_weights_.dim(1) * group_;  // the padded channels of PadInputChannels
+    s.dst_dims = {g.batch, m, g.out_shape[2], g.out_shape[3]};
+    if (group_ > 1) {
+      s.w_dims = {group_, m / group_, conv_weights_.dim(1), weights_.dim(2), weights_.dim(3)};
+    } else {
+      s.w_dims = {m, conv_weights_.dim(1), weights_.dim(2), weights_.dim(3)};
+    }
+    s.src_md = memory::desc(s.src_dims, memory::data_type::f32, input_blocked_ ? BlockedTag(block_) : Tag::nchw);
+    s.dst_md = memory::desc(s.dst_dims, memory::data_type::f32, BlockedTag(block_));
+    s.w_any = memory::desc(s.w_dims, memory::data_type::f32, Tag::any);
+    s.b_md = memory::desc({m}, memory::data_type::f32, Tag::x);
+    for (const auto& a : g.axes) {
+      s.strides.push_back(a.stride);
+      s.dilations.push_back(a.dilation - 1);
+      s.pad_l.push_back(a.pad_begin);
+      s.pad_r.push_back(a.pad_end);
+    }
+    s.y_shape = y_shape;
+    s.between_shape = {y_shape[0], y_shape[1], g.out_shape[2], g.out_shape[3], block_};
+    s.out_pixels_2d = g.out_shape[2] * g.out_shape[3];
+    return s;
+  }
+
+  dnnl::convolution_forward::desc MakeDesc(const Setup& s, dnnl::algorithm alg) const {
+    return InferenceConvDesc(alg, s.src_md, s.w_any, bias_.size() > 0 ? &s.b_md : nullptr, s.dst_md, s.strides,
+                             s.dilations, s.pad_l, s.pad_r);
+  }
+
+  dnnl::primitive_attr MakeAttr(bool with_dw) const {
+    dnnl::post_ops ops;
+    if (has_sum_) ops.append_sum(1.0f);
+    AppendActivation(ops, activation_);
+    if (with_dw) {
+      ops.append_dw(memory::data_type::f32, dw_bias_.size() > 0 ? memory::data_type::f32 : memory::data_type::undef,
+                    memory::data_type::f32, 3, dw_stride_, 1, 0, {});
+      AppendActivation(ops, dw_activation_);
+    }
+    dnnl::primitive_attr attr;
+    attr.set_post_ops(ops);
+    return attr;
+  }
+
+  // Whether Winograd is a candidate at all: a 3x3 stride-1 undilated convolution of one group (oneDNN may still
+  // decline it for the channel counts or post-ops).
+  bool WinogradShape(const Setup& s) const {
+    return !has_dw_ && group_ == 1 && weights_.dim(2) == 3 && weights_.dim(3) == 3 && s.strides == memory::dims{1, 1} &&
+           s.dilations == memory::dims{0, 0};
+  }
+
+  // The fixed rule (ONYX_TUNING=off, and the choice kept where timing cannot tell the candidates apart): Winograd
+  // F(2x2, 3x3) for 3x3 stride-1 convolutions where oneDNN has it (about 2.25x fewer multiplies). Its input/output
+  // transforms cost in proportion to (channels in + out) x pixels and its multiplies run as small GEMMs over the
+  // 2x2 tiles, so it pays off with many tiles or many channels: measured inside the whole graph on an AMD EPYC,
+  // SqueezeNet's 55x55 and 27x27 expand convs (16/32 -> 64/128 channels) gain 25-35%, its 13x13 ones (48/64
+  // channels) lose; ResNet-50's 14x14 and 7x7 convs (256/512) gain. On an Intel Xeon the same 3x3 convs run about
+  // as fast direct, which is why the choice is timed per CPU where tuning is on.
+  bool WinogradByRule(const Setup& s) const {
+    const int64_t fewer_channels = std::min(weights_.dim(0), weights_.dim(1));
+    return WinogradShape(s) && fewer_channels >= 16 && weights_.dim(0) >= 64 &&
+           (s.out_pixels_2d >= 400 || fewer_channels >= 128);
+  }
+
+  // The tuning cache's key for this convolution on this input: everything that changes which candidate wins.
+  std::string Signature(const Setup& s, int session_threads) const {
+    auto dims = [](const memory::dims& d) {
+      std::string out;
+      for (size_t i = 0; i < d.size(); ++i) out += (i ? "x" : "") + std::to_string(d[i]);
+      return out;
+    };
+    std::string sig = "nchwc_conv2d src=" + dims(s.src_dims) + (input_blocked_ ? "/blocked" : "/plain") +
+                      std::to_string(block_) + " w=" + dims(s.w_dims) + " s=" + dims(s.strides) +
+                      " d=" + dims(s.dilations) + " p=" + dims(s.pad_l) + "_" + dims(s.pad_r) +
+                      " bias=" + std::to_string(bias_.size() > 0) + " sum=" + std::to_string(has_sum_) +
+                      " act=" + (activation_.name.empty() ? "none" : activation_.name);
+    if (has_dw_) {
+      sig += " dw=s" + std::to_string(dw_stride_) + "/bias" + std::to_string(dw_bias_.size() > 0) + "/" +
+             (dw_activation_.name.empty() ? "none" : dw_activation_.name);
+    }
+    return sig + " threads=" + std::to_string(session_threads);
+  }
+
+  // Builds the primitives for input shape `logical` (x is the input at hand, which the timing runs on): by the
+  // fixed rules, or by the candidate the tuning cache names, or by timing the candidates (kernels/tuning_cache.h).
+  Status Build(const nn::ConvGeometry& g, const Shape& logical, const Shape& y_shape, const Tensor& x, int64_t flops,
+               int session_threads) {
+    const Setup s = MakeSetup(g, logical, y_shape);
+    const Choice fixed{WinogradByRule(s), PrimitiveThreads(flops, session_threads)};
+    std::vector<Choice> candidates;
+    std::vector<int> thread_counts{fixed.threads};
+    if (session_threads > 1 && flops >= kTuneThreadsFromFlops && flops < kTuneThreadsBelowFlops) {
+      thread_counts = {1, session_threads};
+    }
+    for (const bool winograd : WinogradShape(s) ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
+      for (const int t : thread_counts) candidates.push_back({winograd, t});
+    }
+    std::vector<memory> weights_pool;
+    if (built_.weights) weights_pool.push_back(built_.weights);
+    auto install = [&](Primitives p) {
+      built_ = std::move(p);
+      built_for_ = logical;
+      return Status::Ok();
+    };
+    const TuningMode mode = CurrentTuningMode();
+    if (mode == TuningMode::kOff || candidates.size() < 2) {
+      ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, fixed, weights_pool));
+      return install(std::move(p));
+    }
+    const auto cache = TuningCache::Process();
+    const std::string signature = Signature(s, session_threads);
+    if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
+      auto it = std::find_if(candidates.begin(), candidates.end(),
+                             [&](const Choice& c) { return c.Name() == entry->choice; });
+      if (it != candidates.end()) {
+        ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, *it, weights_pool));
+        cache->NoteDecision(signature, *entry, false);
+        return install(std::move(p));
+      }
+    }
+    if (mode == TuningMode::kCache && !cache->MissBudgetLeft()) {
+      ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, fixed, weights_pool));
+      return install(std::move(p));
+    }
+    // Each candidate built (Winograd only where oneDNN takes it) and run on x into a scratch output.
+    const auto tuning_start = std::chrono::steady_clock::now();
+    struct SpendOnExit {  // counts the time against the budget however Build leaves
+      const std::shared_ptr<TuningCache>& cache;
+      std::chrono::steady_clock::time_point start;
+      ~SpendOnExit() {
+        cache->SpendMissTime(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      }
+    } spend{cache, tuning_start};
+    std::vector<Primitives> built;
+    std::vector<Choice> tried;
+    Choice fixed_effective = fixed;
+    for (const Choice& c : candidates) {
+      auto p = Create(s, c, weights_pool);
+      if (!p.ok()) return p.status();
+      if (c.winograd && !p->winograd) {
+        if (c == fixed) fixed_effective.winograd = false;  // declined: the rule's choice is the direct one
+        continue;
+      }
+      built.push_back(std::move(*p));
+      tried.push_back(c);
+    }
+    if (tried.size() < 2) {
+      ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, fixed_effective, weights_pool));
+      return install(std::move(p));
+    }
+    Tensor scratch = Tensor::Allocate(DataType::kFloat, y_shape, true);
+    std::vector<int> thread_counts_tried;
+    for (const Choice& c : tried) thread_counts_tried.push_back(c.threads);
+    const std::vector<double> ms = kernels::TimeCandidates(
+        tried.size(),
+        [&](size_t i) {
+          const ScopedOmpThreads threads(tried[i].threads);
+          return Execute(built[i], x, scratch);
+        },
+        thread_counts_tried);
+    if (!std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
+      // Some candidate never ran undisturbed (another process held a CPU): nothing trustworthy to record; the
+      // fixed rule for now, and a later session measures again.
+      ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, fixed_effective, weights_pool));
+      return install(std::move(p));
+    }
+    const auto fixed_at = std::find(tried.begin(), tried.end(), fixed_effective);
+    const size_t pick = kernels::PickFastest(ms, static_cast<size_t>(fixed_at - tried.begin()));
+    TuningEntry entry{tried[pick].Name(), {}};
+    for (size_t i = 0; i < tried.size(); ++i) entry.times.push_back({tried[i].Name(), ms[i]});
+    (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
+    cache->NoteDecision(signature, entry, true);
+    return install(std::move(built[pick]));
+  }
+
+  // The primitives of candidate `c` for setup `s`, built with c's thread count (oneDNN sizes its work split by the
+  // threads in force at creation). Reordered weights are shared through `pool` between candidates of one layout.
+  Result<Primitives> Create(const Setup& s, const Choice& c, std::vector<memory>& pool) {
+    const ScopedOmpThreads threads(c.threads);
+    Primitives p;
+    p.threads = c.threads;
+    ONYX_RETURN_IF_ERROR(DnnlCall("NchwcConv: creating the convolution", [&] {
       const int64_t m = weights_.dim(0);
-      memory::dims src_dims(logical.begin(), logical.end());
-      src_dims[1] = conv_weights_.dim(1) * group_;  // the padded channels of PadInputChannels
-      const memory::dims dst_dims{g.batch, m, g.out_shape[2], g.out_shape[3]};
-      memory::dims w_dims;
-      if (group_ > 1) {
-        w_dims = {group_, m / group_, conv_weights_.dim(1), weights_.dim(2), weights_.dim(3)};
-      } else {
-        w_dims = {m, conv_weights_.dim(1), weights_.dim(2), weights_.dim(3)};
-      }
-      const memory::desc src_md(src_dims, memory::data_type::f32, input_blocked_ ? BlockedTag(block_) : Tag::nchw);
-      const memory::desc dst_md(dst_dims, memory::data_type::f32, BlockedTag(block_));
-      const memory::desc w_any(w_dims, memory::data_type::f32, Tag::any);
-      const memory::desc b_md({m}, memory::data_type::f32, Tag::x);
-      memory::dims strides, dilations, pad_l, pad_r;
-      for (const auto& a : g.axes) {
-        strides.push_back(a.stride);
-        dilations.push_back(a.dilation - 1);
-        pad_l.push_back(a.pad_begin);
-        pad_r.push_back(a.pad_end);
-      }
-      auto make_desc = [&](dnnl::algorithm alg) {
-        return InferenceConvDesc(alg, src_md, w_any, bias_.size() > 0 ? &b_md : nullptr, dst_md, strides, dilations,
-                                 pad_l, pad_r);
-      };
-      auto make_attr = [&](bool with_dw) {
-        dnnl::post_ops ops;
-        if (has_sum_) ops.append_sum(1.0f);
-        AppendActivation(ops, activation_);
-        if (with_dw) {
-          ops.append_dw(memory::data_type::f32, dw_bias_.size() > 0 ? memory::data_type::f32 : memory::data_type::undef,
-                        memory::data_type::f32, 3, dw_stride_, 1, 0, {});
-          AppendActivation(ops, dw_activation_);
-        }
-        dnnl::primitive_attr attr;
-        attr.set_post_ops(ops);
-        return attr;
-      };
-      Primitives p;
       if (has_dw_) {
         // The depthwise post-op where oneDNN fuses it into this 1x1 convolution with the output ONNX defines;
         // otherwise a depthwise primitive of its own runs after it.
         try {
-          p.pd = dnnl::convolution_forward::primitive_desc(make_desc(dnnl::algorithm::convolution_direct),
-                                                           make_attr(true), DnnlEngine());
-          p.dw_fused = p.pd.dst_desc().dims() == memory::dims{y_shape[0], m, y_shape[2], y_shape[3]};
+          p.pd = dnnl::convolution_forward::primitive_desc(MakeDesc(s, dnnl::algorithm::convolution_direct),
+                                                           MakeAttr(true), DnnlEngine());
+          p.dw_fused = p.pd.dst_desc().dims() == memory::dims{s.y_shape[0], m, s.y_shape[2], s.y_shape[3]};
         } catch (const dnnl::error&) {
           p.dw_fused = false;
         }
-        if (!p.dw_fused) BuildSeparateDepthwise(p, dst_dims, y_shape);
+        if (!p.dw_fused) {
+          BuildSeparateDepthwise(p, s.dst_dims, s.y_shape);
+          p.between_shape = s.between_shape;
+        }
       }
       if (!has_dw_ || !p.dw_fused) {
-        // Winograd F(2x2, 3x3) for 3x3 stride-1 convolutions where oneDNN has it (about 2.25x fewer multiplies);
-        // direct convolution everywhere else, and wherever oneDNN declines Winograd for this shape or these
-        // post-ops. Its input/output transforms cost in proportion to (channels in + out) x pixels and its
-        // multiplies run as small GEMMs over the 2x2 tiles, so it pays off with many tiles or many channels:
-        // measured inside the whole graph, SqueezeNet's 55x55 and 27x27 expand convs (16/32 -> 64/128 channels)
-        // gain 25-35%, its 13x13 ones (48/64 channels) lose; ResNet-50's 14x14 and 7x7 convs (256/512) gain.
-        const int64_t out_pixels_2d = g.out_shape[2] * g.out_shape[3];
-        const int64_t fewer_channels = std::min(weights_.dim(0), weights_.dim(1));
-        const bool winograd_shape = group_ == 1 && weights_.dim(2) == 3 && weights_.dim(3) == 3 &&
-                                    strides == memory::dims{1, 1} && dilations == memory::dims{0, 0} &&
-                                    fewer_channels >= 16 && weights_.dim(0) >= 64 &&
-                                    (out_pixels_2d >= 400 || fewer_channels >= 128);
+        // Winograd where chosen and oneDNN takes it for this shape and these post-ops; direct otherwise.
         bool built = false;
-        if (winograd_shape) {
+        if (c.winograd) {
           try {
-            p.pd = dnnl::convolution_forward::primitive_desc(make_desc(dnnl::algorithm::convolution_winograd),
-                                                             make_attr(false), DnnlEngine());
+            p.pd = dnnl::convolution_forward::primitive_desc(MakeDesc(s, dnnl::algorithm::convolution_winograd),
+                                                             MakeAttr(false), DnnlEngine());
             built = true;
           } catch (const dnnl::error&) {
             built = false;
           }
         }
+        p.winograd = built;
         if (!built) {
-          p.pd = dnnl::convolution_forward::primitive_desc(make_desc(dnnl::algorithm::convolution_direct),
-                                                           make_attr(false), DnnlEngine());
+          p.pd = dnnl::convolution_forward::primitive_desc(MakeDesc(s, dnnl::algorithm::convolution_direct),
+                                                           MakeAttr(false), DnnlEngine());
         }
         if (IsReference(p.pd)) {
           // Let oneDNN choose the layouts (its GEMM-based convolution, say); keep that unless it is the reference too.
-          const memory::desc src_any(src_dims, memory::data_type::f32, Tag::any);
-          const memory::desc dst_any(dst_dims, memory::data_type::f32, Tag::any);
-          const auto desc =
-              InferenceConvDesc(dnnl::algorithm::convolution_direct, src_any, w_any, bias_.size() > 0 ? &b_md : nullptr,
-                                dst_any, strides, dilations, pad_l, pad_r);
-          dnnl::convolution_forward::primitive_desc any_pd(desc, make_attr(false), DnnlEngine(), true);
+          const memory::desc src_any(s.src_dims, memory::data_type::f32, Tag::any);
+          const memory::desc dst_any(s.dst_dims, memory::data_type::f32, Tag::any);
+          const auto desc = InferenceConvDesc(dnnl::algorithm::convolution_direct, src_any, s.w_any,
+                                              bias_.size() > 0 ? &s.b_md : nullptr, dst_any, s.strides, s.dilations,
+                                              s.pad_l, s.pad_r);
+          dnnl::convolution_forward::primitive_desc any_pd(desc, MakeAttr(false), DnnlEngine(), true);
           if (any_pd && !IsReference(any_pd)) {
             p.pd = any_pd;
             p.relayout = true;
-            p.blocked_src = src_md;
-            p.blocked_dst = dst_md;
+            p.blocked_src = s.src_md;
+            p.blocked_dst = s.dst_md;
           }
         }
       }
       p.primitive = dnnl::convolution_forward(p.pd);
-      p.weights = built_.weights;
-      if (!p.weights || p.weights.get_desc() != p.pd.weights_desc()) {
-        p.weights = Reordered(conv_weights_, w_dims, group_ > 1 ? Tag::goihw : Tag::oihw, p.pd.weights_desc());
+      const auto same_layout =
+          std::find_if(pool.begin(), pool.end(), [&](const memory& w) { return w.get_desc() == p.pd.weights_desc(); });
+      if (same_layout != pool.end()) {
+        p.weights = *same_layout;
+      } else {
+        p.weights = Reordered(conv_weights_, s.w_dims, group_ > 1 ? Tag::goihw : Tag::oihw, p.pd.weights_desc());
+        pool.push_back(p.weights);
       }
       if (p.dw_fused) {
         const memory::dims dw_dims{m, 1, 1, 3, 3};
@@ -379,9 +561,8 @@ class NchwcConvKernel : public OpKernel {
                                 p.pd.query_md(dnnl::query::exec_arg_md, DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS));
         }
       }
-      built_ = p;
-      built_for_ = logical;
-    });
+    }));
+    return p;
   }
 
   // The depthwise convolution as a primitive of its own, reading the 1x1 convolution's blocked output.

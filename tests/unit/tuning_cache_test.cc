@@ -1,0 +1,436 @@
+// The tuning cache (kernels/tuning_cache.h): the file round trip, what is ignored (corrupt, oversized, foreign
+// files), the separation of keys by CPU, instruction-set cap and thread count, the noise rule, and the blocked
+// convolution's use of it in each ONYX_TUNING mode.
+#include "kernels/tuning_cache.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "kernels/cpu_isa.h"
+#include "kernels/dnnl_util.h"
+#include "runtime/session.h"
+#include "text/parser.h"
+
+namespace onyx {
+namespace {
+
+namespace fs = std::filesystem;
+using kernels::TuningCache;
+using kernels::TuningEntry;
+using kernels::TuningMode;
+
+fs::path TempDir(const std::string& name) {
+  fs::path p = fs::temp_directory_path() / ("onyx_tuning_test_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+std::string ReadText(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteText(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+TuningEntry Entry(const std::string& choice, double a, double b) {
+  return TuningEntry{choice, {{"direct/t1", a}, {"winograd/t1", b}}};
+}
+
+TEST(TuningCache, ParsesModes) {
+  EXPECT_EQ(*kernels::ParseTuningMode(""), TuningMode::kCache);
+  EXPECT_EQ(*kernels::ParseTuningMode("OFF"), TuningMode::kOff);
+  EXPECT_EQ(*kernels::ParseTuningMode("cache"), TuningMode::kCache);
+  EXPECT_EQ(*kernels::ParseTuningMode("Always"), TuningMode::kAlways);
+  EXPECT_FALSE(kernels::ParseTuningMode("sometimes").ok());
+}
+
+TEST(TuningCache, CpuFileNameIsOnePlainComponent) {
+  EXPECT_EQ(kernels::CpuFileName("Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz"),
+            "Intel_R_Xeon_R_Platinum_8481C_CPU_2.70GHz");
+  EXPECT_EQ(kernels::CpuFileName("../../etc/passwd"), "etc_passwd");
+  EXPECT_EQ(kernels::CpuFileName(""), "unknown-cpu");
+  EXPECT_LE(kernels::CpuFileName(std::string(500, 'a')).size(), 96u);
+  EXPECT_FALSE(kernels::CpuModelName().empty());
+}
+
+TEST(TuningCache, RoundTripThroughTheFile) {
+  const fs::path dir = TempDir("roundtrip");
+  {
+    TuningCache cache(dir.string(), "Test CPU 1", "avx512");
+    EXPECT_FALSE(cache.Find("conv a").has_value());
+    ASSERT_TRUE(cache.Record("conv a", Entry("winograd/t1", 2.5, 1.25)).ok());
+    ASSERT_TRUE(cache.Record("conv b", Entry("direct/t1", 1.0, 3.0)).ok());
+    EXPECT_EQ(cache.path(), (dir / "Test_CPU_1.json").string());
+  }
+  ASSERT_TRUE(fs::exists(dir / "Test_CPU_1.json"));
+  TuningCache again(dir.string(), "Test CPU 1", "avx512");
+  auto a = again.Find("conv a");
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->choice, "winograd/t1");
+  ASSERT_EQ(a->times.size(), 2u);
+  double direct = 0, winograd = 0;
+  for (const auto& t : a->times) (t.candidate == "direct/t1" ? direct : winograd) = t.ms;
+  EXPECT_DOUBLE_EQ(direct, 2.5);
+  EXPECT_DOUBLE_EQ(winograd, 1.25);
+  ASSERT_TRUE(again.Find("conv b").has_value());
+  EXPECT_EQ(again.Find("conv b")->choice, "direct/t1");
+  EXPECT_TRUE(again.warnings().empty());
+  // Found in the file, but not recorded by this object: mode always re-times it.
+  EXPECT_FALSE(again.Find("conv a", /*recorded_only=*/true).has_value());
+  fs::remove_all(dir);
+}
+
+TEST(TuningCache, KeysAreSeparatedByCpuAndIsa) {
+  const fs::path dir = TempDir("keys");
+  TuningCache avx512(dir.string(), "Test CPU 1", "avx512");
+  ASSERT_TRUE(avx512.Record("conv a", Entry("winograd/t1", 2, 1)).ok());
+  // Another CPU model: its own file, nothing shared.
+  TuningCache other_cpu(dir.string(), "Test CPU 2", "avx512");
+  EXPECT_FALSE(other_cpu.Find("conv a").has_value());
+  ASSERT_TRUE(other_cpu.Record("conv a", Entry("direct/t1", 1, 2)).ok());
+  EXPECT_TRUE(fs::exists(dir / "Test_CPU_2.json"));
+  // Another instruction-set cap in the same file: separate keys, and writing one keeps the other's.
+  TuningCache avx2(dir.string(), "Test CPU 1", "avx2");
+  EXPECT_FALSE(avx2.Find("conv a").has_value());
+  ASSERT_TRUE(avx2.Record("conv a", Entry("direct/t1", 1, 2)).ok());
+  TuningCache reread(dir.string(), "Test CPU 1", "avx512");
+  ASSERT_TRUE(reread.Find("conv a").has_value());
+  EXPECT_EQ(reread.Find("conv a")->choice, "winograd/t1");
+  TuningCache reread2(dir.string(), "Test CPU 1", "avx2");
+  EXPECT_EQ(reread2.Find("conv a")->choice, "direct/t1");
+  // Two names that share a file name ("Test CPU 1" and "Test_CPU_1"): the file says whose it is, so the other
+  // ignores it (with a warning) rather than taking another CPU's choices.
+  TuningCache clash(dir.string(), "Test_CPU_1", "avx512");
+  EXPECT_FALSE(clash.Find("conv a").has_value());
+  EXPECT_EQ(clash.warnings().size(), 1u);
+  fs::remove_all(dir);
+}
+
+TEST(TuningCache, WritersMergeInsteadOfDropping) {
+  // Two processes (two cache objects) filling one file: each write keeps what the other wrote before it.
+  const fs::path dir = TempDir("merge");
+  TuningCache first(dir.string(), "Test CPU 1", "avx512");
+  TuningCache second(dir.string(), "Test CPU 1", "avx512");
+  EXPECT_FALSE(first.Find("x").has_value());  // both have read the (missing) file
+  EXPECT_FALSE(second.Find("x").has_value());
+  ASSERT_TRUE(first.Record("conv a", Entry("direct/t1", 1, 2)).ok());
+  ASSERT_TRUE(second.Record("conv b", Entry("winograd/t1", 2, 1)).ok());
+  TuningCache reread(dir.string(), "Test CPU 1", "avx512");
+  EXPECT_TRUE(reread.Find("conv a").has_value());
+  EXPECT_TRUE(reread.Find("conv b").has_value());
+  // No temporary files left behind.
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+  EXPECT_EQ(files, 1);
+  fs::remove_all(dir);
+}
+
+TEST(TuningCache, CorruptFilesAreIgnoredAndReplaced) {
+  const fs::path dir = TempDir("corrupt");
+  const fs::path file = dir / "Test_CPU_1.json";
+  const std::string bad_files[] = {
+      "{\"format\": \"onyx-tuning-1\", \"cpu\": \"Test CPU 1\", \"entries\": {\"avx512|conv a\": {\"choi",
+      "\x00\x01\x02 not json at all",
+      "[1, 2, 3]",
+      "{\"format\": \"something-else\", \"cpu\": \"Test CPU 1\", \"entries\": {}}",
+      "{\"format\": \"onyx-tuning-1\", \"cpu\": \"Test CPU 1\", \"entries\": 7}",
+  };
+  for (const auto& text : bad_files) {
+    WriteText(file, text);
+    TuningCache cache(dir.string(), "Test CPU 1", "avx512");
+    EXPECT_FALSE(cache.Find("conv a").has_value()) << text;
+    EXPECT_EQ(cache.warnings().size(), 1u) << text;
+    // Recording replaces the bad file with a good one.
+    ASSERT_TRUE(cache.Record("conv a", Entry("direct/t1", 1, 2)).ok());
+    TuningCache reread(dir.string(), "Test CPU 1", "avx512");
+    EXPECT_TRUE(reread.Find("conv a").has_value()) << text;
+    EXPECT_TRUE(reread.warnings().empty()) << text;
+  }
+  // Malformed entries are skipped one by one; good ones beside them still count.
+  WriteText(file,
+            "{\"format\": \"onyx-tuning-1\", \"cpu\": \"Test CPU 1\", \"entries\": {"
+            "\"avx512|good\": {\"choice\": \"direct/t1\", \"times_ms\": {\"direct/t1\": 1}},"
+            "\"avx512|no choice\": {\"times_ms\": {}},"
+            "\"avx512|bad time\": {\"choice\": \"direct/t1\", \"times_ms\": {\"direct/t1\": \"fast\"}}}}");
+  TuningCache partial(dir.string(), "Test CPU 1", "avx512");
+  EXPECT_TRUE(partial.Find("good").has_value());
+  EXPECT_FALSE(partial.Find("no choice").has_value());
+  EXPECT_FALSE(partial.Find("bad time").has_value());
+  EXPECT_EQ(partial.warnings().size(), 1u);
+  // A file over the size limit is not even read.
+  WriteText(file, std::string(TuningCache::kMaxFileBytes + 1, ' '));
+  TuningCache huge(dir.string(), "Test CPU 1", "avx512");
+  EXPECT_FALSE(huge.Find("good").has_value());
+  ASSERT_EQ(huge.warnings().size(), 1u);
+  EXPECT_NE(huge.warnings()[0].find("limit"), std::string::npos) << huge.warnings()[0];
+  // A folder where the file should be: a warning, and Record reports the failure instead of crashing.
+  fs::remove(file);
+  fs::create_directories(file);
+  TuningCache blocked(dir.string(), "Test CPU 1", "avx512");
+  EXPECT_FALSE(blocked.Find("good").has_value());
+  EXPECT_FALSE(blocked.Record("good", Entry("direct/t1", 1, 2)).ok());
+  EXPECT_TRUE(blocked.Find("good").has_value());  // still used by this process
+  fs::remove_all(dir);
+}
+
+TEST(TuningCache, TimeCandidatesIgnoresRunsThatLackedTheirThreads) {
+  // Candidate 1 spends its runs off the CPU (as a thread does when other processes hold the CPUs): its CPU time is
+  // far below its wall time, so none of its runs count; candidate 0 computes throughout and counts.
+  const auto ms = kernels::TimeCandidates(2,
+                                          [&](size_t i) {
+                                            if (i == 1) {
+                                              std::this_thread::sleep_for(std::chrono::microseconds(300));
+                                              return Status::Ok();
+                                            }
+                                            const auto until =
+                                                std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+                                            while (std::chrono::steady_clock::now() < until) {
+                                            }
+                                            return Status::Ok();
+                                          },
+                                          {1, 1});
+  EXPECT_TRUE(std::isfinite(ms[0]));
+  EXPECT_TRUE(std::isinf(ms[1]));
+}
+
+TEST(TuningCache, NoiseKeepsTheFixedChoice) {
+  // Candidate 0 is the fixed rule's choice.
+  EXPECT_EQ(kernels::PickFastest({1.00, 0.98}, 0), 0u);  // 2% faster: noise
+  EXPECT_EQ(kernels::PickFastest({1.00, 0.90}, 0), 1u);  // 10% faster: taken
+  EXPECT_EQ(kernels::PickFastest({1.00, 1.20, 0.50}, 1), 2u);
+  EXPECT_EQ(kernels::PickFastest({0.90, 1.00}, 1), 0u);
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(kernels::PickFastest({inf, 1.0}, 0), 1u);  // the fixed choice failed to run
+}
+
+TEST(TuningCache, TimeCandidatesGivesFailuresInfinity) {
+  int calls[2] = {0, 0};
+  const auto ms = kernels::TimeCandidates(2,
+                                          [&](size_t i) {
+                                            ++calls[i];
+                                            // Busy for ~0.2 ms so that the run's CPU time is measurable against its
+                                            // wall time.
+                                            const auto until =
+                                                std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+                                            while (std::chrono::steady_clock::now() < until) {
+                                            }
+                                            return i == 1 ? Internal("declined") : Status::Ok();
+                                          },
+                                          {1, 1});
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_TRUE(std::isfinite(ms[0]));
+  EXPECT_GE(ms[0], 0);
+  EXPECT_TRUE(std::isinf(ms[1]));
+  EXPECT_EQ(calls[1], 1);  // not retried after failing its warm-up
+  EXPECT_GE(calls[0], 3);  // warm-up and at least two timed rounds
+}
+
+// --- The blocked convolution's use of the cache ---
+
+// A 3x3 stride-1 convolution (Winograd is a candidate) small enough that its thread count is one too, then a 1x1.
+constexpr const char* kConvModel = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,32,20,20] x, float[64,32,3,3] w, float[64] b, float[32,64,1,1] w2) => (float[1,32,20,20] y) {
+  c = Conv<pads = [1,1,1,1]>(x, w, b)
+  r = Relu(c)
+  y = Conv(r, w2)
+}
+)";
+
+// The model with every input but x as an initializer (as weights must be for the blocked path), or as it is.
+ir::Model ConvModel(bool constant_weights) {
+  auto parsed = text::ParseModel(kConvModel);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  ir::Model m = *parsed;
+  if (!constant_weights) return m;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  m.graph.inputs.clear();
+  for (const auto& in : parsed->graph.inputs) {
+    if (in.name == "x") {
+      m.graph.inputs.push_back(in);
+      continue;
+    }
+    Shape shape;
+    for (const auto& d : *in.type->shape) shape.push_back(d.value);
+    Tensor t = Tensor::Allocate(DataType::kFloat, shape);
+    for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = dist(rng);
+    m.graph.initializers.push_back(ir::NamedTensor{in.name, "", t, {}, {}});
+  }
+  return m;
+}
+
+Tensor Input() {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  Tensor x = Tensor::Allocate(DataType::kFloat, {1, 32, 20, 20});
+  for (int64_t i = 0; i < x.size(); ++i) x.data<float>()[i] = dist(rng);
+  return x;
+}
+
+// Runs the blocked model once with `threads` threads; returns its output.
+Tensor RunConv(int threads) {
+  SessionOptions options;
+  options.intra_op_num_threads = threads;
+  auto session = Session::Create(ConvModel(true), options);
+  EXPECT_TRUE(session.ok()) << session.status().message();
+  if (!session.ok()) return {};
+  std::vector<Value> out;
+  Status st = (*session)->Run({{"x", Value(Input())}}, {}, &out);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return st.ok() ? out[0].tensor() : Tensor();
+}
+
+void ExpectClose(const Tensor& want, const Tensor& got) {
+  ASSERT_EQ(want.shape(), got.shape());
+  int bad = 0;
+  for (int64_t i = 0; i < want.size() && bad < 5; ++i) {
+    const float a = want.data<float>()[i], b = got.data<float>()[i];
+    if (std::fabs(a - b) > 1e-4f + 1e-4f * std::fabs(a)) {
+      ADD_FAILURE() << "element " << i << ": reference " << a << ", tuned " << b;
+      ++bad;
+    }
+  }
+}
+
+// Whether the 3x3 convolution has a choice at 1 thread: direct or Winograd (AVX-512 only in oneDNN 2.6). Most tests
+// below tune at 1 thread: 1-thread timings are rarely refused on a loaded machine, 2-thread ones often are.
+bool HasWinograd() { return kernels::EffectiveIsa() == kernels::Isa::kAvx512; }
+
+// Points the process's cache at a fresh folder and sets the mode for one test; restores both afterwards.
+class TunedConv : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU";
+    dir_ = TempDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+    TuningCache::ResetProcess(dir_.string());
+  }
+  void TearDown() override {
+    kernels::SetTuningModeOverride(std::nullopt);
+    TuningCache::ResetProcess(kernels::DefaultTuningDir());
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+  // The reference: the unoptimized session (plain Conv kernels).
+  Tensor Reference() {
+    SessionOptions options;
+    options.optimization_level = optimizer::OptLevel::kDisabled;
+    auto session = Session::Create(ConvModel(true), options);
+    EXPECT_TRUE(session.ok()) << session.status().message();
+    std::vector<Value> out;
+    EXPECT_TRUE((*session)->Run({{"x", Value(Input())}}, {}, &out).ok());
+    return out[0].tensor();
+  }
+  // Runs the model in mode always at `threads` threads until `want` shapes were measured and recorded, each try as
+  // a new process would (a fresh cache object): a timing that other processes disturbed records nothing
+  // (TimeCandidates), so on a busy machine it may take a few tries. Returns the last try's decisions.
+  std::vector<kernels::TuningDecision> TuneUntil(int threads, size_t want, const Tensor& reference) {
+    kernels::SetTuningModeOverride(TuningMode::kAlways);
+    std::vector<kernels::TuningDecision> decisions;
+    for (int attempt = 0; attempt < 20 && decisions.size() < want; ++attempt) {
+      TuningCache::ResetProcess(dir_.string());
+      ExpectClose(reference, RunConv(threads));
+      decisions = TuningCache::Process()->Decisions();
+    }
+    return decisions;
+  }
+  fs::path dir_;
+};
+
+TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
+  const Tensor want = Reference();
+  // One thread: the 3x3 convolution chooses between direct and Winograd (oneDNN 2.6 has Winograd with AVX-512
+  // only: elsewhere there is no choice); the 1x1 has no choice.
+  const bool winograd = HasWinograd();
+  const auto t1 = TuneUntil(1, 1, want);
+  if (!winograd) {
+    EXPECT_TRUE(t1.empty());
+  } else {
+    ASSERT_EQ(t1.size(), 1u);
+    EXPECT_TRUE(t1[0].measured);
+    EXPECT_NE(t1[0].signature.find("w=64x32x3x3"), std::string::npos) << t1[0].signature;
+    EXPECT_NE(t1[0].signature.find(" threads=1"), std::string::npos) << t1[0].signature;
+    EXPECT_EQ(t1[0].entry.times.size(), 2u);
+    EXPECT_TRUE(t1[0].entry.choice == "direct/t1" || t1[0].entry.choice == "winograd/t1") << t1[0].entry.choice;
+  }
+  // Two threads: both convolutions are small enough for their thread count to be timed too. Every 2-thread timing
+  // is refused while other processes keep a CPU busy (a loaded 2-CPU machine can stay so for minutes).
+  const auto t2 = TuneUntil(2, 2, want);
+  if (t2.size() < 2) GTEST_SKIP() << "2-thread timings disturbed by other processes in every try";
+  ASSERT_EQ(t2.size(), 2u);
+  for (const auto& d : t2) {
+    EXPECT_TRUE(d.measured) << d.signature;
+    EXPECT_NE(d.signature.find(" threads=2"), std::string::npos) << d.signature;
+    const bool is_3x3 = d.signature.find("x3x3") != std::string::npos;
+    EXPECT_EQ(d.entry.times.size(), is_3x3 && winograd ? 4u : 2u) << d.signature;
+  }
+  // The same convolutions at different thread counts are separate keys in one file.
+  const std::string file = ReadText(TuningCache::Process()->path());
+  EXPECT_EQ(file.find("threads=1") != std::string::npos, winograd);
+  EXPECT_NE(file.find("threads=2"), std::string::npos);
+}
+
+TEST_F(TunedConv, CacheModeReusesWhatWasMeasured) {
+  if (!HasWinograd()) GTEST_SKIP() << "no choice at 1 thread without AVX-512";
+  const size_t measured = TuneUntil(1, 1, Reference()).size();
+  ASSERT_EQ(measured, 1u);
+  const std::string before = ReadText(TuningCache::Process()->path());
+  // A new process (a fresh cache object over the same folder) in cache mode: every choice comes from the file.
+  TuningCache::ResetProcess(dir_.string());
+  kernels::SetTuningModeOverride(TuningMode::kCache);
+  ExpectClose(Reference(), RunConv(1));
+  const auto decisions = TuningCache::Process()->Decisions();
+  EXPECT_EQ(decisions.size(), measured);
+  for (const auto& d : decisions) EXPECT_FALSE(d.measured) << d.signature;
+  EXPECT_EQ(ReadText(TuningCache::Process()->path()), before);
+}
+
+TEST_F(TunedConv, CacheModeStopsTimingMissesPastTheBudget) {
+  if (!HasWinograd()) GTEST_SKIP() << "no choice at 1 thread without AVX-512";
+  kernels::SetTuningModeOverride(TuningMode::kCache);
+  TuningCache::Process()->SpendMissTime(TuningCache::kMissBudgetMs);
+  ExpectClose(Reference(), RunConv(1));  // the fixed rules, neither timed nor recorded
+  EXPECT_TRUE(TuningCache::Process()->Decisions().empty());
+  EXPECT_FALSE(fs::exists(TuningCache::Process()->path()));
+  // With budget left, the same misses are timed and recorded (retried while other processes disturb the timing).
+  for (int attempt = 0; attempt < 20 && TuningCache::Process()->Decisions().empty(); ++attempt) {
+    TuningCache::ResetProcess(dir_.string());
+    ExpectClose(Reference(), RunConv(1));
+  }
+  EXPECT_FALSE(TuningCache::Process()->Decisions().empty());
+  EXPECT_TRUE(fs::exists(TuningCache::Process()->path()));
+}
+
+TEST_F(TunedConv, OffModeChangesNothing) {
+  if (!HasWinograd()) GTEST_SKIP() << "no choice at 1 thread without AVX-512";
+  kernels::SetTuningModeOverride(TuningMode::kOff);
+  ExpectClose(Reference(), RunConv(1));
+  EXPECT_TRUE(TuningCache::Process()->Decisions().empty());
+  EXPECT_FALSE(fs::exists(TuningCache::Process()->path()));
+  // A file present is neither read nor written.
+  ASSERT_FALSE(TuneUntil(1, 1, Reference()).empty());
+  const std::string before = ReadText(TuningCache::Process()->path());
+  TuningCache::ResetProcess(dir_.string());
+  kernels::SetTuningModeOverride(TuningMode::kOff);
+  ExpectClose(Reference(), RunConv(1));
+  EXPECT_TRUE(TuningCache::Process()->Decisions().empty());
+  EXPECT_EQ(ReadText(TuningCache::Process()->path()), before);
+}
+
+}  // namespace
+}  // namespace onyx
