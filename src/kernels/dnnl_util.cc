@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <cstdlib>
+#include <memory>
 #include <new>
 
 #include "kernels/cpu_isa.h"
@@ -83,5 +84,28 @@ dnnl::primitive_attr UserScratchpadAttr() {
 }
 
 bool BlockedConvolutionIsFast() { return NchwcBlockSize() > 0; }
+
+dnnl::memory ThreadScratchpad(const dnnl::memory::desc& md) {
+  struct Buffer {
+    std::unique_ptr<uint8_t[]> data;
+    size_t bytes = 0;
+  };
+  thread_local Buffer buffer;
+  const size_t need = md.get_size();
+  if (need > buffer.bytes) {
+    buffer.data.reset(new uint8_t[need + 64]);
+    buffer.bytes = need;
+  }
+  // oneDNN wants its scratchpad 64-byte aligned.
+  void* aligned = buffer.data.get();
+  size_t space = need + 64;
+  std::align(64, need, aligned, space);
+  return dnnl::memory(md, DnnlEngine(), aligned);
+}
+
+void AddThreadScratchpad(const dnnl::primitive_desc_base& pd, std::unordered_map<int, dnnl::memory>& args) {
+  const dnnl::memory::desc md = pd.scratchpad_desc();
+  if (md.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, ThreadScratchpad(md));
+}
 
 }  // namespace onyx::kernels

@@ -5,6 +5,7 @@
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -75,8 +76,17 @@ class DnnlArgs {
   size_t scratchpad_bytes_ = 0;
 };
 
-// Primitive attributes that leave the scratchpad to the caller (DnnlArgs::AddScratchpad).
+// Primitive attributes that leave the scratchpad to the caller (DnnlArgs::AddScratchpad, ThreadScratchpad).
+//
+// Every primitive a kernel keeps between runs must be created so: oneDNN (as Debian builds it, without
+// ONEDNN_ENABLE_CONCURRENT_EXEC) gives a primitive in its default scratchpad mode ONE scratchpad, which two runs of a
+// session executing the primitive at once would share (wrong results, crashes: tests/unit/concurrent_runs_test.cc).
 dnnl::primitive_attr UserScratchpadAttr();
+// The calling thread's scratchpad as a memory of `md` (a primitive's scratchpad_desc()): one buffer per thread, grown
+// when a primitive needs more, shared by the primitives the thread runs one after another.
+dnnl::memory ThreadScratchpad(const dnnl::memory::desc& md);
+// Adds DNNL_ARG_SCRATCHPAD (the thread's) to `args` when `pd` (created with UserScratchpadAttr) needs one.
+void AddThreadScratchpad(const dnnl::primitive_desc_base& pd, std::unordered_map<int, dnnl::memory>& args);
 
 // Runs f (which may throw dnnl::error) and turns a failure into an Internal error naming `what`.
 template <typename F>

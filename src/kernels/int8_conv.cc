@@ -27,6 +27,7 @@ struct Int8Conv::Impl {
   bool reorder_source = false;
   memory::desc nchw_src;
   dnnl::reorder to_nhwc;
+  dnnl::reorder::primitive_desc to_nhwc_pd;
   bool amx = false;    // an AMX kernel: may touch whole 16-pixel tiles past the image (OutputSlack)
   bool fused = false;  // requantizes into an 8-bit destination
   memory bias;         // s32 [M] when fused with a bias
@@ -76,8 +77,8 @@ std::string Signature(const Int8ConvDims& d, const memory::desc& src, bool fused
   return "int8conv/" + std::string(src.data_type() == Dt::s8 ? "s8" : "u8") + (fused ? "/fused" : "/s32") + "/n" +
          std::to_string(d.batch) + "/c" + std::to_string(d.in_channels) + "/m" + std::to_string(d.out_channels) + "/g" +
          std::to_string(d.group) + "/in" + dim(d.in_h, d.in_w) + "/k" + dim(d.kernel_h, d.kernel_w) + "/s" +
-         dim(d.stride_h, d.stride_w) + "/d" + dim(d.dilation_h, d.dilation_w) + "/p" + dim(d.pad_top, d.pad_left) + "-" +
-         dim(d.pad_bottom, d.pad_right) + "/t" + std::to_string(threads);
+         dim(d.stride_h, d.stride_w) + "/d" + dim(d.dilation_h, d.dilation_w) + "/p" + dim(d.pad_top, d.pad_left) +
+         "-" + dim(d.pad_bottom, d.pad_right) + "/t" + std::to_string(threads);
 }
 
 }  // namespace
@@ -140,6 +141,7 @@ dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
                                                               {DNNL_ARG_DST, dst_mem},
                                                               {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}};
                          if (bias) args.emplace(DNNL_ARG_BIAS, bias);
+                         AddThreadScratchpad(pds[i], args);
                          convs[i].execute(DnnlStream(), args);
                          DnnlStream().wait();
                        });
@@ -186,7 +188,7 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool s
                                                     dnnl::algorithm::convolution_direct, src_md, w_any, dst_md,
                                                     {d.stride_h, d.stride_w}, {d.dilation_h - 1, d.dilation_w - 1},
                                                     {d.pad_top, d.pad_left}, {d.pad_bottom, d.pad_right});
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = UserScratchpadAttr();  // runs of a session may execute it at once
     attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     if (requant != nullptr) {
       attr.set_output_scales(requant->scales.size() == 1 ? 0 : 1 << 1, requant->scales);
@@ -208,7 +210,9 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool s
     impl->reorder_source = d.in_channels > 1 && d.in_h * d.in_w > 1;
     if (impl->reorder_source) {
       impl->nchw_src = memory::desc(src_dims, src_type, Tag::nchw);
-      impl->to_nhwc = dnnl::reorder(dnnl::reorder::primitive_desc(DnnlEngine(), impl->nchw_src, DnnlEngine(), src_md));
+      impl->to_nhwc_pd =
+          dnnl::reorder::primitive_desc(DnnlEngine(), impl->nchw_src, DnnlEngine(), src_md, UserScratchpadAttr());
+      impl->to_nhwc = dnnl::reorder(impl->to_nhwc_pd);
     }
     DnnlStream().wait();
   }));
@@ -233,16 +237,20 @@ Status Int8Conv::Run(const void* x, int32_t x_zero_point, int32_t* y) const {
       if (impl_->reorder_source) {
         memory from(impl_->nchw_src, DnnlEngine(), const_cast<uint8_t*>(image));
         memory to(impl_->pd.src_desc(), DnnlEngine(), nhwc.get());
-        impl_->to_nhwc.execute(DnnlStream(), from, to);
+        std::unordered_map<int, memory> reorder_args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+        AddThreadScratchpad(impl_->to_nhwc_pd, reorder_args);
+        impl_->to_nhwc.execute(DnnlStream(), reorder_args);
       } else {
         std::memcpy(nhwc.get(), image, static_cast<size_t>(image_bytes));
       }
       memory src_mem(impl_->pd.src_desc(), DnnlEngine(), nhwc.get());
       memory dst_mem(impl_->pd.dst_desc(), DnnlEngine(), y + n * out_image);
-      impl_->conv.execute(DnnlStream(), {{DNNL_ARG_SRC, src_mem},
-                                         {DNNL_ARG_WEIGHTS, impl_->weights},
-                                         {DNNL_ARG_DST, dst_mem},
-                                         {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}});
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src_mem},
+                                           {DNNL_ARG_WEIGHTS, impl_->weights},
+                                           {DNNL_ARG_DST, dst_mem},
+                                           {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}};
+      AddThreadScratchpad(impl_->pd, args);
+      impl_->conv.execute(DnnlStream(), args);
     }
     DnnlStream().wait();
   });
@@ -285,6 +293,7 @@ Status Int8Conv::RunNhwc(const void* x, int32_t x_zero_point, void* y) const {
                                            {DNNL_ARG_DST, dst_mem},
                                            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}};
       if (impl_->bias) args.emplace(DNNL_ARG_BIAS, impl_->bias);
+      AddThreadScratchpad(impl_->pd, args);
       impl_->conv.execute(DnnlStream(), args);
       if (destination != nullptr) {
         DnnlStream().wait();

@@ -1,6 +1,7 @@
 #include "kernels/int8_matmul.h"
 
 #include <string>
+#include <unordered_map>
 
 #include "kernels/dnnl_util.h"
 
@@ -30,7 +31,7 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
     const memory::desc a_md({m, k}, signed_a ? Dt::s8 : Dt::u8, Tag::ab);
     const memory::desc b_md({k, n}, Dt::s8, Tag::any);
     const memory::desc c_md({m, n}, Dt::s32, Tag::ab);
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = UserScratchpadAttr();  // runs of a session may execute it at once
     attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     impl->pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), attr, DnnlEngine());
     name = impl->pd.impl_info_str();
@@ -52,10 +53,12 @@ Status Int8MatMul::Run(const void* a, int32_t a_zero_point, int32_t* c) const {
     memory a_mem(impl_->pd.src_desc(), DnnlEngine(), const_cast<void*>(a));
     memory c_mem(impl_->pd.dst_desc(), DnnlEngine(), c);
     memory zp_mem({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
-    impl_->primitive.execute(DnnlStream(), {{DNNL_ARG_SRC, a_mem},
-                                            {DNNL_ARG_WEIGHTS, impl_->weights},
-                                            {DNNL_ARG_DST, c_mem},
-                                            {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}});
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, a_mem},
+                                         {DNNL_ARG_WEIGHTS, impl_->weights},
+                                         {DNNL_ARG_DST, c_mem},
+                                         {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}};
+    AddThreadScratchpad(impl_->pd, args);
+    impl_->primitive.execute(DnnlStream(), args);
     DnnlStream().wait();
   });
 }

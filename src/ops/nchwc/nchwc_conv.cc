@@ -220,6 +220,7 @@ class NchwcConvKernel : public OpKernel {
         args.emplace(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, p.dw_weights);
         if (dw_bias_.size() > 0) args.emplace(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, p.dw_bias);
       }
+      kernels::AddThreadScratchpad(p.pd, args);
       p.primitive.execute(DnnlStream(), args);
       if (between.defined()) {
         memory dw_src(p.dw_pd.src_desc(), DnnlEngine(), conv_out);
@@ -227,6 +228,7 @@ class NchwcConvKernel : public OpKernel {
         std::unordered_map<int, memory> dw_args{
             {DNNL_ARG_SRC, dw_src}, {DNNL_ARG_WEIGHTS, p.dw_weights}, {DNNL_ARG_DST, dw_dst}};
         if (dw_bias_.size() > 0) dw_args.emplace(DNNL_ARG_BIAS, p.dw_bias);
+        kernels::AddThreadScratchpad(p.dw_pd, dw_args);
         p.dw_primitive.execute(DnnlStream(), dw_args);
       }
       DnnlStream().wait();
@@ -249,6 +251,7 @@ class NchwcConvKernel : public OpKernel {
       if (bias_.size() > 0) {
         args.emplace(DNNL_ARG_BIAS, memory(p.pd.bias_desc(), eng, const_cast<float*>(bias_.data<float>())));
       }
+      kernels::AddThreadScratchpad(p.pd, args);
       p.primitive.execute(stream, args);
       dnnl::reorder(dst, y_mem).execute(stream, dst, y_mem);
       stream.wait();
@@ -350,7 +353,7 @@ class NchwcConvKernel : public OpKernel {
                     memory::data_type::f32, 3, dw_stride_, 1, 0, {});
       AppendActivation(ops, dw_activation_);
     }
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = kernels::UserScratchpadAttr();
     attr.set_post_ops(ops);
     return attr;
   }
@@ -575,7 +578,7 @@ class NchwcConvKernel : public OpKernel {
     const memory::dims strides{dw_stride_, dw_stride_}, dilations{0, 0}, pads{1, 1};
     dnnl::post_ops ops;
     AppendActivation(ops, dw_activation_);
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = kernels::UserScratchpadAttr();
     attr.set_post_ops(ops);
     const memory::desc b_md({m}, memory::data_type::f32, Tag::x);
     const auto desc = InferenceConvDesc(dnnl::algorithm::convolution_direct, src_md, w_any,
