@@ -3,15 +3,22 @@
 #   1. BlazeFace (models/blazeface), binary tensor requests, concurrency 8 for DURATION s: errors, requests/s,
 #      p50/p99 latency.
 #   2. ResNet-50 (~/.cache/onyx-bench/models/resnet50.onnx, its batch dim made symbolic in a copy), concurrency 16
-#      for DURATION s, without and with dynamic batching (--max-batch-size 16 --max-queue-delay-us 5000).
-# Not part of ctest. Needs /usr/bin/python3 with numpy and onnx (Debian), and wrk.
+#      for DURATION s, without and with dynamic batching (--max-batch-size 16 --max-queue-delay-us 5000), ROUNDS
+#      times alternating (the machine's noise then hits both alike), with SERVE_OPTS (default "--threads 2").
+#   3. `onyx batch` over 64 ResNet-50 inputs, --batch-size 1 against --batch-size 8, ROUNDS times alternating, with
+#      BATCH_OPTS (default "--workers 1 --threads 2").
+# Not part of ctest. Needs /usr/bin/python3 with numpy and onnx (Debian), and wrk. SKIP_BLAZEFACE=1,
+# SKIP_SERVE=1, SKIP_BATCH=1 leave parts out.
 #
-#   bench/serve_load.sh [ONYX_BINARY] [DURATION_S]      (defaults: build/bin/onyx, 20)
+#   bench/serve_load.sh [ONYX_BINARY] [DURATION_S]      (defaults: build/bin/onyx, 20; ROUNDS default 1)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ONYX=${1:-$ROOT/build/bin/onyx}
 DURATION=${2:-20}
+ROUNDS=${ROUNDS:-1}
+SERVE_OPTS=${SERVE_OPTS:---threads 2}
+BATCH_OPTS=${BATCH_OPTS:---workers 1 --threads 2}
 RESNET=${RESNET:-$HOME/.cache/onyx-bench/models/resnet50.onnx}
 command -v wrk >/dev/null || { echo "wrk is missing (apt-get install wrk)" >&2; exit 1; }
 TMP=$(mktemp -d)
@@ -40,6 +47,11 @@ for v in (m.graph.input[0], m.graph.output[0]):
     v.type.tensor_type.shape.dim[0].dim_param = "N"
 onnx.save(m, f"{tmp}/resnet50_dyn.onnx")
 body("resnet50", m.graph.input[0].name, (1, 3, 224, 224))
+import os
+os.makedirs(f"{tmp}/items")
+rng = np.random.default_rng(1)
+for i in range(64):
+    np.save(f"{tmp}/items/img{i:02d}.npy", rng.random((1, 3, 224, 224), dtype=np.float32))
 PY
 
 cat > "$TMP/post.lua" <<'LUA'
@@ -80,13 +92,30 @@ load() {
   curl -s "$URL/metrics" | grep -E "^onyx_inference_batch_size_(sum|count)" || true
 }
 
-serve "$ROOT/models/blazeface/model.onnx" blazeface --threads 1 --concurrency 2
-load blazeface 8 "BlazeFace, binary, concurrency 8, ${DURATION}s (--threads 1 --concurrency 2)"
-stop
+if [ -z "${SKIP_BLAZEFACE:-}" ]; then
+  serve "$ROOT/models/blazeface/model.onnx" blazeface --threads 1 --concurrency 2
+  load blazeface 8 "BlazeFace, binary, concurrency 8, ${DURATION}s (--threads 1 --concurrency 2)"
+  stop
+fi
 
-serve "$TMP/resnet50_dyn.onnx" resnet50
-load resnet50 16 "ResNet-50, binary, concurrency 16, ${DURATION}s, no batching"
-stop
-serve "$TMP/resnet50_dyn.onnx" resnet50 --max-batch-size 16 --max-queue-delay-us 5000
-load resnet50 16 "ResNet-50, binary, concurrency 16, ${DURATION}s, dynamic batching (max 16, 5 ms)"
-stop
+for round in $(seq "$ROUNDS"); do
+  if [ -z "${SKIP_SERVE:-}" ]; then
+    # shellcheck disable=SC2086  # SERVE_OPTS is a list of options
+    serve "$TMP/resnet50_dyn.onnx" resnet50 $SERVE_OPTS
+    load resnet50 16 "round $round: ResNet-50, binary, concurrency 16, ${DURATION}s, no batching ($SERVE_OPTS)"
+    stop
+    # shellcheck disable=SC2086
+    serve "$TMP/resnet50_dyn.onnx" resnet50 $SERVE_OPTS --max-batch-size 16 --max-queue-delay-us 5000
+    load resnet50 16 "round $round: ResNet-50, binary, concurrency 16, ${DURATION}s, dynamic batching (max 16, 5 ms; $SERVE_OPTS)"
+    stop
+  fi
+  if [ -z "${SKIP_BATCH:-}" ]; then
+    for bs in 1 8; do
+      rm -rf "$TMP/out"
+      echo "== round $round: onyx batch, 64 ResNet-50 inputs, --batch-size $bs $BATCH_OPTS"
+      # shellcheck disable=SC2086
+      "$ONYX" batch "$TMP/resnet50_dyn.onnx" --inputs "$TMP/items" --output-dir "$TMP/out" --batch-size "$bs" \
+        $BATCH_OPTS
+    done
+  fi
+done

@@ -1,6 +1,7 @@
 // The per-model routes of InferenceServer: metadata, readiness and inference.
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "serve/http_server.h"
@@ -14,6 +15,12 @@ using nlohmann::json;
 
 // "/v2/models/{name}" with an optional "/versions/{version}".
 constexpr const char* kModelPath = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
+
+// Decimal digits only (what Content-Length and Inference-Header-Content-Length carry).
+bool IsByteCount(const std::string& text) {
+  return !text.empty() && text.size() <= 19 &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
 
 std::string VersionOf(const httplib::Request& req) {
   return req.matches.size() > 2 ? std::string(req.matches[2]) : std::string();
@@ -55,71 +62,76 @@ void InferenceServer::AddModelRoutes() {
   });
   // Read through a content reader: httplib parses (and caps at 8 KB) bodies sent as form data otherwise, which is
   // what clients that set no Content-Type (Python's urllib) send.
-  http_->Post(std::string(kModelPath) + "/infer",
-              [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
-                auto found = repository_.Find(req.matches[1], VersionOf(req));
-                if (!found.ok()) {
-                  // The body stays unread: the connection cannot carry another request.
-                  res.set_header("Connection", "close");
-                  SendError(res, 404, found.status().message());
-                  return;
-                }
-                // Held to the end: an unload meanwhile frees the model only after this request is answered.
-                const std::shared_ptr<ServedModel> model = std::move(found).value();
-                Outcome outcome(model->metrics());
-                std::string body;
-                if (!ReadBody(read, std::chrono::seconds(options_.request_timeout_s), res, &body)) return;
-                size_t json_size = body.size();
-                if (req.has_header("Inference-Header-Content-Length")) {
-                  const std::string h = req.get_header_value("Inference-Header-Content-Length");
-                  char* end = nullptr;
-                  const unsigned long long n = std::strtoull(h.c_str(), &end, 10);
-                  if (h.empty() || *end != '\0') {
-                    SendError(res, 400, "Inference-Header-Content-Length '" + h + "' is not a byte count");
-                    return;
-                  }
-                  json_size = static_cast<size_t>(n);
-                }
-                auto request = ParseInferRequest(body, json_size, options_.max_tensor_elements);
-                if (!request.ok()) {
-                  SendError(res, 400, request.status().message());
-                  return;
-                }
-                body = std::string();  // the tensors hold their own copies now
-                std::vector<std::string> served_outputs;
-                if (Status st = model->Prepare(*request, &served_outputs); !st.ok()) {
-                  SendError(res, 400, st.message());
-                  return;
-                }
-                RunQueue::Ticket ticket = runs_.Admit();
-                if (!ticket) {
-                  res.set_header("Retry-After", "1");
-                  SendError(res, 503,
-                            "the server is busy: " + std::to_string(runs_.max_waiting()) +
-                                " inference requests already wait (--max-queue); retry later");
-                  return;
-                }
-                auto outputs = model->Run(*request, std::move(ticket), &outcome.timing);
-                if (!outputs.ok()) {
-                  SendError(res, HttpStatusOf(outputs.status()), outputs.status().message());
-                  return;
-                }
-                size_t response_json_size = 0;
-                auto response = BuildInferResponse(model->name(), *request, served_outputs, *outputs,
-                                                   &response_json_size, model->version());
-                if (!response.ok()) {
-                  SendError(res, HttpStatusOf(response.status()), response.status().message());
-                  return;
-                }
-                res.status = 200;
-                outcome.success = true;
-                if (response_json_size != response->size()) {
-                  res.set_header("Inference-Header-Content-Length", std::to_string(response_json_size));
-                  res.set_content(std::move(response).value(), "application/octet-stream");
-                } else {
-                  res.set_content(std::move(response).value(), "application/json");
-                }
-              });
+  http_->Post(std::string(kModelPath) + "/infer", [this](const httplib::Request& req, httplib::Response& res,
+                                                         const httplib::ContentReader& read) {
+    // httplib reads a Content-Length that is not a number as 0: the body would then be parsed as the
+    // next request. Say what is wrong instead.
+    if (req.has_header("Content-Length") && !IsByteCount(req.get_header_value("Content-Length"))) {
+      res.set_header("Connection", "close");
+      SendError(res, 400, "Content-Length '" + req.get_header_value("Content-Length") + "' is not a byte count");
+      return;
+    }
+    auto found = repository_.Find(req.matches[1], VersionOf(req));
+    if (!found.ok()) {
+      // The body stays unread: the connection cannot carry another request.
+      res.set_header("Connection", "close");
+      SendError(res, 404, found.status().message());
+      return;
+    }
+    // Held to the end: an unload meanwhile frees the model only after this request is answered.
+    const std::shared_ptr<ServedModel> model = std::move(found).value();
+    Outcome outcome(model->metrics());
+    std::string body;
+    if (!ReadBody(read, std::chrono::seconds(options_.request_timeout_s), res, &body)) return;
+    size_t json_size = body.size();
+    if (req.has_header("Inference-Header-Content-Length")) {
+      const std::string h = req.get_header_value("Inference-Header-Content-Length");
+      if (!IsByteCount(h)) {
+        SendError(res, 400, "Inference-Header-Content-Length '" + h + "' is not a byte count");
+        return;
+      }
+      json_size = static_cast<size_t>(std::stoull(h));
+    }
+    auto request = ParseInferRequest(body, json_size, options_.max_tensor_elements);
+    if (!request.ok()) {
+      SendError(res, 400, request.status().message());
+      return;
+    }
+    body = std::string();  // the tensors hold their own copies now
+    std::vector<std::string> served_outputs;
+    if (Status st = model->Prepare(*request, &served_outputs); !st.ok()) {
+      SendError(res, 400, st.message());
+      return;
+    }
+    RunQueue::Ticket ticket = runs_.Admit();
+    if (!ticket) {
+      res.set_header("Retry-After", "1");
+      SendError(res, 503,
+                "the server is busy: " + std::to_string(runs_.max_waiting()) +
+                    " inference requests already wait (--max-queue); retry later");
+      return;
+    }
+    auto outputs = model->Run(*request, std::move(ticket), &outcome.timing);
+    if (!outputs.ok()) {
+      SendError(res, HttpStatusOf(outputs.status()), outputs.status().message());
+      return;
+    }
+    size_t response_json_size = 0;
+    auto response =
+        BuildInferResponse(model->name(), *request, served_outputs, *outputs, &response_json_size, model->version());
+    if (!response.ok()) {
+      SendError(res, HttpStatusOf(response.status()), response.status().message());
+      return;
+    }
+    res.status = 200;
+    outcome.success = true;
+    if (response_json_size != response->size()) {
+      res.set_header("Inference-Header-Content-Length", std::to_string(response_json_size));
+      res.set_content(std::move(response).value(), "application/octet-stream");
+    } else {
+      res.set_content(std::move(response).value(), "application/json");
+    }
+  });
 }
 
 }  // namespace onyx::serve

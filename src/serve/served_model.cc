@@ -115,7 +115,7 @@ nlohmann::json ServedModel::Metadata(const std::vector<std::string>& versions) c
 }
 
 Status ServedModel::Prepare(InferRequest& request, std::vector<std::string>* served_outputs) const {
-  std::set<std::string> seen;
+  std::set<std::string> seen, fed;  // served names, graph names
   int64_t rows = -1;
   for (auto& [name, value] : request.feeds) {
     auto graph_name = input_graph_.find(name);
@@ -163,6 +163,15 @@ Status ServedModel::Prepare(InferRequest& request, std::vector<std::string>* ser
       }
     }
     name = graph_name->second;
+    fed.insert(name);
+  }
+  // Checked here rather than left to the run: the answer names the input as the client knows it, and with batching
+  // a request without inputs would otherwise queue with no rows.
+  for (const ir::ValueInfo* in : session_->model().graph.RealInputs()) {
+    if (fed.count(in->name) == 0) {
+      return InvalidArgument("model '" + name_ + "' needs input '" + Served(input_served_, in->name) +
+                             "', which the request does not give");
+    }
   }
   served_outputs->clear();
   if (request.output_names.empty()) {
