@@ -81,10 +81,10 @@ def real_model_case(onyx, base, failures):
     with open(os.path.join(inputs, "bad_truncated.npy"), "r+b") as f:
         f.truncate(1000)
     out = os.path.join(base, "ppocr_out")
-    # One worker: two runs at once on this model's shared session currently give wrong answers now and then (a
-    # runtime/kernel bug, reported separately: `--workers 2` here reproduces it in about half the runs).
+    # Two workers share the session: two runs at once must each give their own answer (oneDNN primitives once
+    # shared one scratchpad and gave wrong answers here in about half the runs).
     cmd = [onyx, "batch", PPOCR_MODEL, "--inputs", inputs, "--output-dir", out, "--batch-size", "16", "--workers",
-           "1"]
+           "2"]
     t0 = time.time()
     r = subprocess.run(cmd, capture_output=True, text=True)
     print(f"real model: {r.stdout.strip()} ({time.time() - t0:.1f} s)")
