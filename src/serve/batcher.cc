@@ -38,8 +38,10 @@ DynamicBatcher::DynamicBatcher(const Session& session, int64_t max_batch_size, i
       max_batch_size_(std::max<int64_t>(max_batch_size, 1)),
       max_delay_(max_queue_delay_us),
       runs_(runs),
-      metrics_(metrics),
-      worker_([this] { Loop(); }) {}
+      metrics_(metrics) {
+  const int workers = std::clamp(runs.max_concurrent_runs(), 1, 64);
+  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Loop(); });
+}
 
 DynamicBatcher::~DynamicBatcher() {
   {
@@ -47,7 +49,7 @@ DynamicBatcher::~DynamicBatcher() {
     stop_ = true;
   }
   cv_.notify_all();
-  worker_.join();
+  for (std::thread& w : workers_) w.join();
 }
 
 Result<std::vector<Value>> DynamicBatcher::Run(Feeds feeds, const std::vector<std::string>& output_names,
@@ -84,9 +86,14 @@ void DynamicBatcher::Loop() {
     cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping, nothing left
     // Wait for the batch to fill, at most max_delay_ after the oldest request arrived. When stopping, what is
-    // queued runs at once.
-    const Clock::time_point deadline = queue_.front()->enqueued + max_delay_;
-    while (!stop_ && CompatibleRows() < max_batch_size_ && Clock::now() < deadline) cv_.wait_until(lock, deadline);
+    // queued runs at once. Another worker may take the oldest request meanwhile: then start over.
+    const Pending* oldest = queue_.front();
+    const Clock::time_point deadline = oldest->enqueued + max_delay_;
+    auto still_oldest = [&] { return !queue_.empty() && queue_.front() == oldest; };
+    while (!stop_ && still_oldest() && CompatibleRows() < max_batch_size_ && Clock::now() < deadline) {
+      cv_.wait_until(lock, deadline);
+    }
+    if (!still_oldest()) continue;
     std::vector<Pending*> batch = {queue_.front()};
     queue_.pop_front();
     int64_t rows = batch[0]->rows;

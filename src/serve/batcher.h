@@ -3,7 +3,9 @@
 // requests that agree on input names, element types, the dims after the first and the outputs asked for share a
 // batch; others wait for the next. Requests are validated before they get here, and should a batched run still
 // fail, its requests are run one by one so that each gets its own answer: a bad request never fails its
-// batch-mates. One worker thread per batcher; it drains what is queued before the destructor returns.
+// batch-mates. As many worker threads as the server runs models at once (--concurrency), each forming and running
+// its own batches, so that batching does not cap a model at one run at a time; they drain what is queued before the
+// destructor returns.
 #pragma once
 
 #include <chrono>
@@ -62,7 +64,7 @@ class DynamicBatcher {
   std::condition_variable cv_;
   std::deque<Pending*> queue_;  // each owned by the thread blocked in Run()
   bool stop_ = false;
-  std::thread worker_;
+  std::vector<std::thread> workers_;
 };
 
 }  // namespace onyx::serve

@@ -5,7 +5,9 @@
 namespace onyx::serve {
 
 RunQueue::RunQueue(int max_concurrent_runs, int64_t max_waiting)
-    : slots_(std::clamp(max_concurrent_runs, 1, 1024)), max_waiting_(std::max<int64_t>(max_waiting, 1)) {}
+    : max_concurrent_runs_(std::clamp(max_concurrent_runs, 1, 1024)),
+      slots_(max_concurrent_runs_),
+      max_waiting_(std::max<int64_t>(max_waiting, 1)) {}
 
 RunQueue::Ticket& RunQueue::Ticket::operator=(Ticket&& o) noexcept {
   if (this != &o) {

@@ -42,10 +42,12 @@ class RunQueue {
     RunQueue& queue_;
   };
 
+  int max_concurrent_runs() const { return max_concurrent_runs_; }
   int64_t waiting() const { return waiting_.load(); }
   int64_t max_waiting() const { return max_waiting_; }
 
  private:
+  const int max_concurrent_runs_;
   std::counting_semaphore<1024> slots_;
   std::atomic<int64_t> waiting_{0};
   const int64_t max_waiting_;
