@@ -174,9 +174,21 @@ class NchwcConvKernel : public OpKernel {
     }
     Primitives p;
     {
-      // Session::Run may be called from several threads; the primitives are rebuilt only for a new input shape.
+      // Session::Run may be called from several threads; the primitives are built once per input shape and kept
+      // for the last kShapesKept shapes (a server's dynamic batches alternate between a few batch sizes).
       std::lock_guard<std::mutex> lock(mutex_);
-      if (logical != built_for_) ONYX_RETURN_IF_ERROR(Build(g, logical, y_shape, *x, flops, ctx.num_threads()));
+      if (logical != built_for_) {
+        auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const auto& e) { return e.first == logical; });
+        if (kept != kept_.end()) {
+          built_ = kept->second;
+          built_for_ = logical;
+          std::rotate(kept_.begin(), kept, kept + 1);  // most recent first
+        } else {
+          ONYX_RETURN_IF_ERROR(Build(g, logical, y_shape, *x, flops, ctx.num_threads()));
+          kept_.insert(kept_.begin(), {logical, built_});
+          if (kept_.size() > kShapesKept) kept_.pop_back();
+        }
+      }
       p = built_;
     }
     const ScopedOmpThreads threads(p.threads);
@@ -411,8 +423,10 @@ class NchwcConvKernel : public OpKernel {
     for (const bool winograd : WinogradShape(s) ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
       for (const int t : thread_counts) candidates.push_back({winograd, t});
     }
-    std::vector<memory> weights_pool;
-    if (built_.weights) weights_pool.push_back(built_.weights);
+    std::vector<memory> weights_pool;  // reordered weights are shared between the shapes' primitives
+    for (const auto& [shape, kept] : kept_) {
+      if (kept.weights) weights_pool.push_back(kept.weights);
+    }
     auto install = [&](Primitives p) {
       built_ = std::move(p);
       built_for_ = logical;
@@ -616,6 +630,8 @@ class NchwcConvKernel : public OpKernel {
   std::mutex mutex_;
   Shape built_for_;
   Primitives built_;
+  static constexpr size_t kShapesKept = 8;
+  std::vector<std::pair<Shape, Primitives>> kept_;  // built_ among them, most recent first
 };
 
 }  // namespace
