@@ -177,15 +177,18 @@ class QLinearConvNhwcKernel : public OpKernel {
     if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return nullptr;
     const Key key{d, type == DataType::kInt8, kernels::PrimitiveThreads(d.Flops(), threads)};
     std::lock_guard<std::mutex> lock(mutex_);
-    if (built_ && key_ == key) return conv_;
+    // Kept for the last few input shapes: a server's dynamic batches alternate between batch sizes.
+    auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const auto& e) { return e.first == key; });
+    if (kept != kept_.end()) return kept->second;
     // The fused requantization holds for the source type its bound was checked for.
     const bool fuse = requant_.has_value() && key.is_signed == fused_signed_source_;
     auto made =
         kernels::Int8Conv::Create(d, key.is_signed, weights_.data<int8_t>(), key.threads, fuse ? &*requant_ : nullptr);
-    conv_ = made.ok() ? std::shared_ptr<kernels::Int8Conv>(std::move(*made)) : nullptr;
-    key_ = key;
-    built_ = true;
-    return conv_;
+    std::shared_ptr<kernels::Int8Conv> conv =
+        made.ok() ? std::shared_ptr<kernels::Int8Conv>(std::move(*made)) : nullptr;
+    kept_.insert(kept_.begin(), {key, conv});
+    if (kept_.size() > kShapesKept) kept_.pop_back();
+    return conv;
   }
 
   // When every quantization parameter is a constant and y's zero point is 0, oneDNN requantizes inside the
@@ -240,9 +243,8 @@ class QLinearConvNhwcKernel : public OpKernel {
   int64_t group_ = 1;
   Tensor weights_;
   std::mutex mutex_;
-  bool built_ = false;
-  Key key_;
-  std::shared_ptr<kernels::Int8Conv> conv_;
+  static constexpr size_t kShapesKept = 8;
+  std::vector<std::pair<Key, std::shared_ptr<kernels::Int8Conv>>> kept_;  // most recent first; null: direct loops
   std::optional<kernels::Int8ConvRequant> requant_;
   bool fused_signed_source_ = false;
   DataType fused_output_type_ = DataType::kUint8;
