@@ -25,7 +25,8 @@
   X(FuseGelu, kExtended)                                                           \
   X(FuseHardSwish, kExtended)                                                      \
   X(FuseLayerNorm, kExtended)                                                      \
-  X(FuseAttention, kExtended)
+  X(FuseAttention, kExtended)                                                      \
+  X(FuseDynamicQuantMatMul, kExtended) /* last: the passes above read types through the unfused Cast */
 
 namespace onyx::optimizer {
 #define ONYX_DECLARE_PASS(name, level) Result<int> Run##name(ir::Graph& graph, const PassContext& ctx);

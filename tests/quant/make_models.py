@@ -1,6 +1,10 @@
 #!/usr/bin/python3
 """Builds the quantized test models of tests/data/quant (Debian python3-onnx 1.12, numpy; fixed seeds).
 
+  transformer_dynamic.onnx  two encoder-like layers, every MatMul dynamically quantized as ORT's quantize_dynamic
+                     writes it (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul [-> Add bias, either order],
+                     per tensor and per column, 3-D and 2-D), joined by exactly computed float operators; references
+                     at levels disabled and all (ONNX Runtime fuses the chains at all), only the layers' outputs listed.
   unet_dynamic.onnx  a dynamically quantized U-Net-like network, written the way ONNX Runtime's dynamic
                      quantization writes convolutions: DynamicQuantizeLinear -> ConvInteger (int8 weights) -> Cast ->
                      Mul by x_scale * w_scale (per tensor or per channel) -> Add bias, with Relu, dilated 3x3
@@ -42,6 +46,7 @@ class Builder:
         self.rng = np.random.default_rng(seed)
         self.nodes, self.inits, self.outputs = [], [], []
         self.count = 0
+        self.list_steps = True  # list the quantization steps' values as graph outputs
 
     def name(self, stem):
         self.count += 1
@@ -55,7 +60,7 @@ class Builder:
     def node(self, op, inputs, n_out=1, stem=None, **attrs):
         outs = [self.name(stem or op.lower()) for _ in range(n_out)]
         self.nodes.append(helper.make_node(op, inputs, outs, name=self.name("n_" + op), **attrs))
-        if ALL_INTERMEDIATES or op in QUANTIZE_STEPS:
+        if ALL_INTERMEDIATES or (self.list_steps and op in QUANTIZE_STEPS):
             self.outputs.extend(outs)
         return outs if n_out > 1 else outs[0]
 
@@ -151,6 +156,62 @@ def unet_dynamic():
     b.node("DynamicQuantizeLinear", [b.node("Neg", [b.node("Abs", [x])])], n_out=3, stem="dql")
     inp = helper.make_tensor_value_info(x, TensorProto.FLOAT, [1, 3, 32, 32])
     return b.model("unet_dynamic", [inp], [seg, logits])
+
+
+# ---- a dynamically quantized transformer-like encoder ----
+
+def dyn_matmul(b, x, k, n, bias="second", per_column=False, w_zero_point=True):
+    """DynamicQuantizeLinear -> MatMulInteger(int8 W) -> Cast -> Mul(x_scale * w_scale) [-> Add(bias)], as ORT's
+    quantize_dynamic writes a MatMul (bias "first" puts it first in the Add, as PyTorch exports write it)."""
+    w = b.rng.normal(0, 1.0 / np.sqrt(k), (k, n)).astype(np.float32)
+    if per_column:
+        w_scale = (np.abs(w).max(axis=0) / 127.0).astype(np.float32)
+        w_scale_name = b.const("w_scale", w_scale)
+    else:
+        w_scale = np.float32(np.abs(w).max() / 127.0)
+        w_scale_name = b.const("w_scale", np.array(w_scale, dtype=np.float32))
+    wq = np.clip(np.rint(w / w_scale), -127, 127).astype(np.int8)
+    xq, xs, xz = b.node("DynamicQuantizeLinear", [x], n_out=3, stem="dql")
+    inputs = [xq, b.const("w", wq), xz]
+    if w_zero_point:
+        inputs.append(b.const("w_zp", np.array(0, dtype=np.int8)))
+    acc = b.node("MatMulInteger", inputs)
+    f = b.node("Cast", [acc], to=TensorProto.FLOAT)
+    y = b.node("Mul", [f, b.node("Mul", [xs, w_scale_name], stem="scale")], stem="scaled")
+    if bias == "none":
+        return y
+    c = b.const("bias", b.rng.normal(0, 0.1, (n,)).astype(np.float32))
+    return b.node("Add", [c, y] if bias == "first" else [y, c], stem="biased")
+
+
+def transformer_dynamic():
+    """Two encoder-like layers whose every MatMul is dynamically quantized (the chains onyx and ONNX Runtime fuse at
+    level extended into MatMulIntegerToFloat / DynamicQuantizeMatMul), joined by float operators that both compute
+    exactly (Slice, Mul, Add, Relu, Reshape), so that the outputs at level all check the fused kernels bit for bit.
+    Only the layers' outputs are graph outputs: a listed MatMulInteger result would keep its chain unfused."""
+    b = Builder(21)
+    b.list_steps = False
+    seq, hidden = 16, 64
+    x = "input"
+    layers = []
+    for layer in range(2):
+        qkv = dyn_matmul(b, x, hidden, 3 * hidden, bias="first")
+        part = [b.node("Slice", [qkv, b.const("start", np.array([i * hidden], np.int64)),
+                                 b.const("end", np.array([(i + 1) * hidden], np.int64)),
+                                 b.const("axis", np.array([2], np.int64))]) for i in range(3)]
+        mix = b.node("Relu", [b.node("Add", [b.node("Mul", [part[0], part[1]]), part[2]])])
+        proj = dyn_matmul(b, mix, hidden, hidden, bias="second", per_column=True)
+        x1 = b.node("Add", [x, proj], stem="residual")
+        if layer == 1:  # a 2-D product: [seq, hidden] through Reshape
+            x1 = b.node("Reshape", [x1, b.const("shape", np.array([seq, hidden], np.int64))])
+        ff = b.node("Relu", [dyn_matmul(b, x1, hidden, 2 * hidden, bias="second", w_zero_point=layer == 0)])
+        ff2 = dyn_matmul(b, ff, 2 * hidden, hidden, bias="none" if layer == 1 else "first")
+        x = b.node("Add", [x1, ff2], stem="residual")
+        if layer == 1:
+            x = b.node("Reshape", [x, b.const("shape", np.array([1, seq, hidden], np.int64))])
+        layers.append(x)
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, seq, hidden])
+    return b.model("transformer_dynamic", [inp], layers[::-1])
 
 
 # ---- QDQ ----
@@ -385,6 +446,7 @@ def main():
     ALL_INTERMEDIATES = len(args) != len(sys.argv) - 1
     out = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "data", "quant")
     write(out, "unet_dynamic", unet_dynamic(), (1, 3, 32, 32), 1)
+    write(out, "transformer_dynamic", transformer_dynamic(), (1, 16, 64), 6)
     write(out, "qdq", qdq_model(), (1, 3, 32, 32), 2)
     write(out, "qdq_fused", qdq_fused_model(), (1, 3, 24, 24), 5)
     write(out, "qlinear", qlinear_model(), (1, 3, 32, 32), 3)

@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "ops/common/parallel.h"
+
 namespace onyx::ops {
 namespace {
 
@@ -297,6 +299,57 @@ Status Narrow(const Widened& w, const CastOptions& options, Tensor& out) {
   });
 }
 
+// ---- direct conversions ----
+
+// Pairs where a plain static_cast computes what widening and narrowing compute: an integer or bool source to any
+// integer, bool, float or double destination (the wide value is exact, and one conversion of it rounds or wraps as
+// static_cast does), and float <-> double. These are the casts models run on large tensors (MatMulInteger's int32
+// sums to float, index and shape arithmetic), so they skip the widened copy and vectorize. Float sources to integers
+// keep the general path (its NaN and out-of-range rules).
+using DirectIntTypes = TypeList<int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, bool>;
+using DirectToTypes =
+    TypeList<float, double, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t, bool>;
+
+bool IsDirectInt(DataType t) { return (IsInteger(t) && !IsSubByte(t)) || t == DataType::kBool; }
+
+template <typename From, typename To>
+void ConvertDirect(const From* in, To* out, int64_t n) {
+  ParallelFor(n, 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) out[i] = static_cast<To>(in[i]);
+  });
+}
+
+// Converts and returns true for the pairs above; false for every other pair.
+bool TryDirectCast(const Tensor& in, Tensor& out) {
+  const DataType from = in.type(), to = out.type();
+  const bool float_pair =
+      (from == DataType::kFloat || from == DataType::kDouble) && (to == DataType::kFloat || to == DataType::kDouble);
+  const bool to_direct = to == DataType::kFloat || to == DataType::kDouble || IsDirectInt(to);
+  if (!float_pair && !(IsDirectInt(from) && to_direct)) return false;
+  const int64_t n = in.size();
+  if (float_pair) {
+    return Dispatch<TypeList<float, double>>(from,
+                                             [&](auto ftag) {
+                                               using From = typename decltype(ftag)::type;
+                                               return Dispatch<TypeList<float, double>>(to, [&](auto ttag) {
+                                                 ConvertDirect(in.data<From>(),
+                                                               out.data<typename decltype(ttag)::type>(), n);
+                                                 return Status::Ok();
+                                               });
+                                             })
+        .ok();
+  }
+  return Dispatch<DirectIntTypes>(from,
+                                  [&](auto ftag) {
+                                    using From = typename decltype(ftag)::type;
+                                    return Dispatch<DirectToTypes>(to, [&](auto ttag) {
+                                      ConvertDirect(in.data<From>(), out.data<typename decltype(ttag)::type>(), n);
+                                      return Status::Ok();
+                                    });
+                                  })
+      .ok();
+}
+
 // ---- numbers -> strings ----
 
 // Shortest decimal digits of a value and its decimal exponent: value = 0.d1d2...dn * 10^(exponent + 1).
@@ -483,6 +536,7 @@ Status CastInto(const Tensor& in, const CastOptions& options, Tensor& out) {
     for (int64_t i = 0; i < n; ++i) p[i] = FormatElement(in, i);
     return Status::Ok();
   }
+  if (TryDirectCast(in, out)) return Status::Ok();
   Widened w;
   if (from == DataType::kString) {
     ONYX_RETURN_IF_ERROR(WidenStrings(in, to, w));

@@ -12,5 +12,6 @@ void RegisterQLinearAddOps(KernelRegistry& registry);
 void RegisterQLinearPoolOps(KernelRegistry& registry);
 void RegisterMaxPool8BitOps(KernelRegistry& registry);
 void RegisterQLinearConvNhwcOps(KernelRegistry& registry);
+void RegisterMatMulIntegerToFloatOps(KernelRegistry& registry);
 
 }  // namespace onyx::ops::quant

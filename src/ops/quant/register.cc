@@ -9,6 +9,7 @@ void RegisterQuantizedOps(KernelRegistry& registry) {
   quant::RegisterQLinearPoolOps(registry);
   quant::RegisterMaxPool8BitOps(registry);
   quant::RegisterQLinearConvNhwcOps(registry);
+  quant::RegisterMatMulIntegerToFloatOps(registry);
 }
 
 }  // namespace onyx::ops
