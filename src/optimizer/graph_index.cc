@@ -128,6 +128,13 @@ const Tensor* GraphIndex::Constant(const std::string& value) const {
   return it == constants_.end() ? nullptr : it->second;
 }
 
+namespace {
+bool IsDynamicQuantMatMul(const ir::Node& n) {
+  return n.domain == ir::kInternalDomain &&
+         (n.op_type == "DynamicQuantizeMatMul" || n.op_type == "MatMulIntegerToFloat");
+}
+}  // namespace
+
 std::optional<DataType> GraphIndex::ElemType(const std::string& value) const { return ElemTypeImpl(value, 0); }
 
 std::optional<DataType> GraphIndex::ElemTypeImpl(const std::string& value, int depth) const {
@@ -151,6 +158,8 @@ std::optional<DataType> GraphIndex::ElemTypeImpl(const std::string& value, int d
     if (IsValidDataType(static_cast<int32_t>(to))) return static_cast<DataType>(to);
     return std::nullopt;
   }
+  // The dynamic-quantization fusion's float products (optimizer/dynamic_quant_fusion.cc).
+  if (IsDynamicQuantMatMul(n)) return DataType::kFloat;
   if (IsOnnxOp(n, "Shape") || IsOnnxOp(n, "Size") || IsOnnxOp(n, "NonZero") || IsOnnxOp(n, "ArgMax") ||
       IsOnnxOp(n, "ArgMin")) {
     return DataType::kInt64;
@@ -183,6 +192,7 @@ std::optional<int64_t> GraphIndex::RankImpl(const std::string& value, int depth)
   if (n.outputs.empty() || n.outputs[0] != value) return std::nullopt;
   if (IsOnnxOp(n, "Flatten") || IsOnnxOp(n, "Gemm")) return 2;
   if (IsOnnxOp(n, "Conv") && n.inputs.size() > 1) return RankImpl(n.inputs[1], depth + 1);
+  if (IsDynamicQuantMatMul(n) && !n.inputs.empty()) return RankImpl(n.inputs[0], depth + 1);  // W is 2-D
   if (KeepsInputRank(n) && !n.inputs.empty()) return RankImpl(n.inputs[0], depth + 1);
   return std::nullopt;
 }
