@@ -1,5 +1,7 @@
 #include "quantize/calibration.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <memory>
@@ -7,6 +9,7 @@
 
 #include "format/npy.h"
 #include "format/tensor_proto.h"
+#include "quantize/calibration_plan.h"
 #include "runtime/session.h"
 
 namespace onyx::quantize {
@@ -159,32 +162,50 @@ Result<Feeds> CalibrationSet::Load(size_t i) const {
   return feeds;
 }
 
+namespace {
+
+// Runs `f(k)` for k in [0, n) on `threads` threads. Each k touches only its own observer, so the results are the
+// same as one thread's; the tensors differ in size, hence the dynamic schedule.
+template <typename F>
+void ForEachTensor(size_t n, int threads, F&& f) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && n > 1)
+  for (size_t k = 0; k < n; ++k) f(k);
+}
+
+}  // namespace
+
 Result<std::map<std::string, ObservedTensor>> Calibrate(const ir::Model& model, const std::vector<std::string>& tensors,
                                                         const CalibrationSet& data, const QuantizeOptions& options,
                                                         CalibrationStats* stats) {
   std::map<std::string, ObservedTensor> observed;
   for (const auto& t : tensors) observed.try_emplace(t, options.num_bins);
-  const size_t per_session = static_cast<size_t>(std::max(options.max_outputs_per_session, 1));
-  const size_t groups = (tensors.size() + per_session - 1) / per_session;
+  if (tensors.empty() || data.size() == 0) return observed;
+  // One session (one run per sample) for every observed tensor when their values fit the budget together.
+  ONYX_ASSIGN_OR_RETURN(Feeds first, data.Load(0));
+  const CalibrationGroups plan = GroupObservedTensors(tensors, ObservedTensorBytes(model, tensors, first),
+                                                      std::max<int64_t>(options.max_observed_bytes, 0),
+                                                      std::max(options.max_outputs_per_session, 0));
+  first.clear();
+  stats->observed_bytes_per_run = plan.largest_group_bytes;
   const size_t error_samples = std::min(data.size(), static_cast<size_t>(std::max(options.error_samples, 0)));
-  Progress progress{0, static_cast<int64_t>(groups * (data.size() + error_samples)), "calibrating"};
+  Progress progress{0, static_cast<int64_t>(plan.groups.size() * (data.size() + error_samples)), "calibrating"};
   SessionOptions so;
   so.intra_op_num_threads = options.threads;
+  const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
   std::set<std::string> graph_outputs;
   for (const auto& o : model.graph.outputs) graph_outputs.insert(o.name);
   const int32_t qmin = options.activation_type == DataType::kInt8 ? -128 : 0;
   const int32_t qmax = options.activation_type == DataType::kInt8 ? 127 : 255;
 
-  for (size_t g = 0; g < groups; ++g) {
-    const size_t begin = g * per_session, end = std::min(tensors.size(), begin + per_session);
+  for (const std::vector<std::string>& names : plan.groups) {
     ir::Model probe = model;
-    std::vector<std::string> names;
-    for (size_t i = begin; i < end; ++i) {
-      names.push_back(tensors[i]);
-      if (graph_outputs.count(tensors[i]) == 0) probe.graph.outputs.push_back(ir::ValueInfo{tensors[i], {}, {}, {}});
+    for (const auto& t : names) {
+      if (graph_outputs.count(t) == 0) probe.graph.outputs.push_back(ir::ValueInfo{t, {}, {}, {}});
     }
     ONYX_ASSIGN_OR_RETURN(auto session, Session::Create(std::move(probe), so));
     ++stats->sessions;
+    std::vector<ObservedTensor*> group;
+    for (const auto& n : names) group.push_back(&observed.at(n));
     auto run = [&](size_t i, std::vector<Value>* outs) -> Status {
       ONYX_ASSIGN_OR_RETURN(Feeds feeds, data.Load(i));
       Status st = session->Run(feeds, names, outs);
@@ -197,32 +218,32 @@ Result<std::map<std::string, ObservedTensor>> Calibrate(const ir::Model& model, 
     progress.stage = "calibrating";
     for (size_t i = 0; i < data.size(); ++i) {
       ONYX_RETURN_IF_ERROR(run(i, &outs));
-      for (size_t k = 0; k < names.size(); ++k) {
-        ObservedTensor& o = observed.at(names[k]);
+      ForEachTensor(group.size(), threads, [&](size_t k) {
+        ObservedTensor& o = *group[k];
         if (!outs[k].is_tensor() || outs[k].tensor().type() != DataType::kFloat) {
           o.is_float = false;
-          continue;
+          return;
         }
         o.seen = true;
         o.observer.Observe(outs[k].tensor().values<float>());
-      }
+      });
     }
-    for (const auto& n : names) {
-      ObservedTensor& o = observed.at(n);
+    ForEachTensor(group.size(), threads, [&](size_t k) {
+      ObservedTensor& o = *group[k];
       o.range = o.observer.Range(options.method, options.percentile);
       std::tie(o.scale, o.zero_point) = ActivationParams(o.range.first, o.range.second, options.activation_type);
-    }
+    });
     progress.stage = "measuring";
     for (size_t i = 0; i < error_samples; ++i) {
       ONYX_RETURN_IF_ERROR(run(i, &outs));
-      for (size_t k = 0; k < names.size(); ++k) {
-        ObservedTensor& o = observed.at(names[k]);
-        if (!o.is_float || !o.seen) continue;
+      ForEachTensor(group.size(), threads, [&](size_t k) {
+        ObservedTensor& o = *group[k];
+        if (!o.is_float || !o.seen) return;
         std::span<const float> ref = outs[k].tensor().values<float>();
         std::vector<float> fq(ref.size());
         for (size_t j = 0; j < ref.size(); ++j) fq[j] = FakeQuantize(ref[j], o.scale, o.zero_point, qmin, qmax);
         o.error.Add(ref, fq);
-      }
+      });
     }
   }
   for (const auto& [name, o] : observed) stats->observer_bytes += o.observer.MemoryBytes();

@@ -1,6 +1,7 @@
 // Calibration: reading a calibration set from a folder and observing chosen tensors of a float model over it,
-// through onyx's own Session (the observed tensors become graph outputs, a batch of them per session so memory
-// stays bounded on big models).
+// through onyx's own Session. The observed tensors become graph outputs of a copy of the model, all of them in one
+// session (one run per sample) when their values fit QuantizeOptions::max_observed_bytes together, else in groups
+// that do (calibration_plan.h).
 #pragma once
 
 #include <cstdint>
@@ -55,8 +56,9 @@ struct ObservedTensor {
 };
 
 struct CalibrationStats {
-  int64_t sessions = 0;
+  int64_t sessions = 0;  // calibration sessions: each runs every sample once
   size_t observer_bytes = 0;
+  int64_t observed_bytes_per_run = 0;  // estimated bytes of observed values one run holds (the largest group)
 };
 
 // Runs `model` on every sample of `data`, observing `tensors`; then sets each float tensor's range (by the

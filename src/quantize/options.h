@@ -39,9 +39,12 @@ struct QuantizeOptions {
   std::string calibration_dir;
   DataType activation_type = DataType::kUint8;  // or kInt8
   CalibrationMethod method = CalibrationMethod::kMinMax;
-  double percentile = 99.999;         // --calibrate-method percentile: share of |x| kept
-  int num_bins = 2048;                // histogram bins per observed tensor (fixed: memory does not grow)
-  int max_outputs_per_session = 64;   // observed tensors added as graph outputs at a time (bounds memory)
+  double percentile = 99.999;  // --calibrate-method percentile: share of |x| kept
+  int num_bins = 2048;         // histogram bins per observed tensor (fixed: memory does not grow)
+  // The observed tensors become graph outputs, which a run holds until it ends: they share one session (each sample
+  // runs once) as long as their values take at most this many bytes together (0: no limit), else they are split.
+  int64_t max_observed_bytes = int64_t{1} << 30;
+  int max_outputs_per_session = 0;    // and at most this many observed tensors per session (0: no limit)
   int max_samples = 0;                // 0: every sample of the calibration folder
   int error_samples = 4;              // activation quantization error is measured on this many samples
   std::vector<std::string> exclude;   // node names left in float

@@ -60,8 +60,9 @@ std::string ReportToJson(const QuantizeReport& r) {
   o << "{\n  \"mode\": " << JsonString(r.mode);
   if (!r.calibration_method.empty()) o << ",\n  \"calibration_method\": " << JsonString(r.calibration_method);
   o << ",\n  \"calibration_samples\": " << r.calibration_samples << ",\n  \"calibration_sessions\": " << r.sessions
-    << ",\n  \"observer_bytes\": " << r.observer_bytes << ",\n  \"opset\": [" << r.opset_from << ", " << r.opset_to
-    << "],\n  \"quantized_nodes\": {";
+    << ",\n  \"observer_bytes\": " << r.observer_bytes
+    << ",\n  \"observed_bytes_per_run\": " << r.observed_bytes_per_run << ",\n  \"opset\": [" << r.opset_from << ", "
+    << r.opset_to << "],\n  \"quantized_nodes\": {";
   bool first = true;
   for (const auto& [op, n] : r.quantized_nodes) {
     o << (first ? "" : ", ") << JsonString(op) << ": " << n;

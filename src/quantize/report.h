@@ -35,8 +35,9 @@ struct QuantizeReport {
   std::string mode;  // "dynamic", "static", "weight-only"
   std::string calibration_method;
   int64_t calibration_samples = 0;
-  int64_t sessions = 0;                            // calibration sessions (observed tensors are added in batches)
+  int64_t sessions = 0;                            // calibration sessions (each runs every sample once)
   size_t observer_bytes = 0;                       // memory of all histogram observers together
+  int64_t observed_bytes_per_run = 0;              // estimated observed values one calibration run holds
   std::map<std::string, int64_t> quantized_nodes;  // op_type -> count
   int64_t opset_from = 0, opset_to = 0;
   std::vector<TensorReport> tensors;

@@ -156,6 +156,7 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
   ONYX_ASSIGN_OR_RETURN(auto observed, Calibrate(model, tensors, data, options, &stats));
   report->sessions = stats.sessions;
   report->observer_bytes = stats.observer_bytes;
+  report->observed_bytes_per_run = stats.observed_bytes_per_run;
   auto quantized = [&](const std::string& t) {
     auto it = observed.find(t);
     return it != observed.end() && it->second.is_float && it->second.seen;

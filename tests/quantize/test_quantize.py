@@ -6,8 +6,10 @@ models of tests/data/quantize (made by tests/quantize/make_reference.py; ONNX Ru
 Checks: the quantized models pass `onyx check --full`, have the expected structure (QDQ pairs with ONNX Runtime's
 names, int8 weights, int32 biases, folded Relus; DynamicQuantizeLinear + MatMulInteger/ConvInteger; blocked int4
 DequantizeLinear at opset 21), run in onyx, and follow the float model on a held-out evaluation set (cosine,
-top-1 agreement); calibration memory does not grow with the number of samples; a progress bar only on a tty;
-usage errors exit 2.
+top-1 agreement); calibration memory does not grow with the number of samples; one calibration session (each
+sample runs once) when the observed values fit --calibration-memory, the same ranges (to float rounding) from one
+session and from many, minmax ranges equal to numpy's min/max of the values; a progress bar only on a tty, whose
+counts end full; usage errors exit 2.
 
 usage: test_quantize.py ONYX SOURCE_DIR [SHARED_DIR] [PYTHON_DIR]
 """
@@ -15,6 +17,7 @@ import glob
 import json
 import os
 import pty
+import re
 import subprocess
 import sys
 import tempfile
@@ -228,11 +231,93 @@ def test_memory_bounded(onyx, d, tmp):
         check(status == 0, "static calibration on %d samples" % n)
         with open(report) as f:
             r = json.load(f)
-        results.append((r["calibration_samples"], r["observer_bytes"], usage.ru_maxrss))
-    (n10, b10, rss10), (n200, b200, rss200) = results
-    check(n10 == 10 and n200 == 200 and b10 == b200 and b10 > 0,
-          "observer memory: %d bytes for %d samples, %d bytes for %d samples" % (b10, n10, b200, n200))
+        results.append((r["calibration_samples"], r["observer_bytes"], usage.ru_maxrss, r["calibration_sessions"]))
+    (n10, b10, rss10, s10), (n200, b200, rss200, s200) = results
+    check(n10 == 10 and n200 == 200 and b10 == b200 and b10 > 0 and s10 == s200 == 1,
+          "observer memory: %d bytes for %d samples, %d bytes for %d samples (one pass: %d and %d sessions)" %
+          (b10, n10, b200, n200, s10, s200))
     check(rss200 < rss10 * 1.2 + 16384, "peak RSS: %d KiB for 10 samples, %d KiB for 200" % (rss10, rss200))
+
+
+def activation_params(report):
+    return {t["name"]: (t["range"], t["scale"], t["zero_point"]) for t in report["tensors"] if t["kind"] == "activation"}
+
+
+def close_params(a, b, rtol):
+    """Same tensors, ranges and scales equal within `rtol` (relative to the tensor's largest |range| end)."""
+    if set(a) != set(b):
+        return False
+    for name in a:
+        (ra, sa, za), (rb, sb, zb) = a[name], b[name]
+        scale = max(abs(ra[0]), abs(ra[1]), 1e-30)
+        if abs(ra[0] - rb[0]) > rtol * scale or abs(ra[1] - rb[1]) > rtol * scale or abs(sa[0] - sb[0]) > rtol * abs(sa[0]):
+            return False
+    return True
+
+
+def test_one_pass(onyx, d, tmp):
+    """Calibration runs each sample once with every observed tensor exposed (one session) when their values fit
+    --calibration-memory, in groups of sessions otherwise; the ranges do not depend on the grouping."""
+    model = os.path.join(d, "cnn.onnx")
+    cal = os.path.join(d, "cnn_calibration")
+    # The activations' sizes from onnx's own shape inference: what one run of the single session holds.
+    inferred = onnx.shape_inference.infer_shapes(onnx.load(model))
+    sizes = {}
+    for vi in list(inferred.graph.value_info) + list(inferred.graph.input) + list(inferred.graph.output):
+        dims = [x.dim_value for x in vi.type.tensor_type.shape.dim]
+        sizes[vi.name] = 4 * int(np.prod(dims))
+    for method in ("minmax", "entropy", "percentile"):
+        out = os.path.join(tmp, "one_pass_%s.onnx" % method)
+        one = quantize(onyx, model, out, "--mode", "static", "--calibration", cal, "--calibrate-method", method,
+                       "--max-samples", "8")
+        acts = activation_params(one)
+        # Folded Relus (and Relu6 Clips): their input is observed too, under a name the report does not list.
+        folded = [n.input[0] for n in onnx.load(model).graph.node if n.op_type in ("Relu", "Clip") and n.output[0] in acts]
+        held = sum(sizes[n] for n in set(acts) | set(folded))
+        check(one["calibration_sessions"] == 1 and one["observed_bytes_per_run"] == held,
+              "%s: one calibration session holding %d bytes of observed values per run (shape inference: %d)" %
+              (method, one["observed_bytes_per_run"], held))
+        single = quantize(onyx, model, out, "--mode", "static", "--calibration", cal, "--calibrate-method", method,
+                          "--max-samples", "8", "--outputs-per-session", "1")
+        budget = quantize(onyx, model, out, "--mode", "static", "--calibration", cal, "--calibrate-method", method,
+                          "--max-samples", "8", "--calibration-memory", "0.2")
+        observed = len(set(acts) | set(folded))
+        check(single["calibration_sessions"] == observed,
+              "%s --outputs-per-session 1: %d sessions for %d observed tensors" % (method, single["calibration_sessions"], observed))
+        check(1 < budget["calibration_sessions"] < single["calibration_sessions"] and
+              0 < budget["observed_bytes_per_run"] <= max(0.2 * 2**20, max(sizes[n] for n in acts)),
+              "%s --calibration-memory 0.2: %d sessions of at most %d bytes" %
+              (method, budget["calibration_sessions"], budget["observed_bytes_per_run"]))
+        # Each session's optimizer may fuse differently around what it observes (fused kernels round differently):
+        # the ranges agree to float rounding, not bit for bit.
+        check(close_params(acts, activation_params(single), 1e-5) and close_params(acts, activation_params(budget), 1e-5),
+              "%s: the same ranges and scales from 1 session, %d sessions and %d sessions" %
+              (method, single["calibration_sessions"], budget["calibration_sessions"]))
+        if method != "minmax":
+            continue
+        # minmax against numpy's min and max of the same values: the tensors exposed as outputs of a copy of the
+        # model run unoptimized by `onyx run`, one sample at a time.
+        m = onnx.load(model)
+        names = sorted(acts)
+        for k, name in enumerate(names):
+            m.graph.node.append(onnx.helper.make_node("Identity", [name], ["observed_%d" % k]))
+            m.graph.output.append(onnx.helper.make_empty_tensor_value_info("observed_%d" % k))
+        probe = os.path.join(tmp, "one_pass_probe.onnx")
+        onnx.save(m, probe)
+        lo, hi = {}, {}
+        for i in range(8):  # the first 8 samples in onyx's (natural) order
+            pb = os.path.join(cal, "test_data_set_%d" % i, "input_0.pb")
+            o = os.path.join(tmp, "probe_%d" % i)
+            r = run([onyx, "run", probe, "--input", "input=" + pb, "--output-dir", o, "--opt-level", "disabled"])
+            if r.returncode != 0:
+                raise RuntimeError("onyx run probe: " + r.stderr)
+            for k, name in enumerate(names):
+                v = np.load(os.path.join(o, "observed_%d.npy" % k))
+                lo[name] = min(lo.get(name, np.inf), float(v.min()))
+                hi[name] = max(hi.get(name, -np.inf), float(v.max()))
+        want = {n: ([lo[n], hi[n]],) + acts[n][1:] for n in names}
+        check(close_params(acts, want, 1e-5),
+              "minmax ranges of %d activations equal numpy's min/max over 8 samples" % len(names))
 
 
 def test_progress_and_usage(onyx, d, tmp):
@@ -256,6 +341,15 @@ def test_progress_and_usage(onyx, d, tmp):
     p.wait()
     os.close(master)
     check(p.returncode == 0 and b"\rcalibrating [" in seen and b"/" in seen, "a one-line progress bar on a tty")
+    # One calibration session: 4 calibration runs then 4 measuring runs count to 8 of 8, then 4 evaluation runs.
+    frames = [(m.group(1).decode(), int(m.group(2)), int(m.group(3)))
+              for m in re.finditer(rb"\r(\w+) *\[[#.]+\] (\d+)/(\d+)", seen)]
+    last = {}
+    for stage, done, total in frames:
+        last[stage] = (done, total)
+    check(last == {"calibrating": (4, 8), "measuring": (8, 8), "evaluating": (4, 4)} and
+          all(done <= total for _, done, total in frames),
+          "progress counts every run once and ends full (%s)" % last)
     for bad, code in (([model], 2), ([model, "-o", "x.onnx", "--mode", "fast"], 2),
                       ([model, "-o", "x.onnx", "--mode", "static"], 2),
                       ([model, "-o", "x.onnx", "--mode", "weight-only", "--block", "48"], 2),
@@ -355,7 +449,7 @@ def main():
                         "--calibration", "32", "--evaluation", "64", "--big-calibration", "200"], check=True)
         for test in (lambda: test_static_cnn(onyx, d, tmp), lambda: test_dynamic(onyx, d, tmp),
                      lambda: test_weight_only(onyx, d, tmp), lambda: test_selection(onyx, d, tmp),
-                     lambda: test_memory_bounded(onyx, d, tmp),
+                     lambda: test_memory_bounded(onyx, d, tmp), lambda: test_one_pass(onyx, d, tmp),
                      lambda: test_progress_and_usage(onyx, d, tmp), lambda: test_npy_calibration(onyx, d, tmp),
                      lambda: test_real_model(onyx, shared, tmp), lambda: test_ort_reference(onyx, source, tmp),
                      lambda: test_python(python_dir, d, tmp)):

@@ -34,7 +34,9 @@ void Help() {
       "  --activation-type T       static: uint8 (default) or int8\n"
       "  --max-samples N           static: use the first N calibration samples\n"
       "  --bins N                  histogram bins per observed tensor (default 2048)\n"
-      "  --outputs-per-session N   static: observed tensors per calibration session (default 64; less memory)\n"
+      "  --calibration-memory MB   static: observed values one calibration run may hold (default 1024): all\n"
+      "                            observed tensors share one run per sample when they fit, else groups do\n"
+      "  --outputs-per-session N   static: at most N observed tensors per calibration session (default: any)\n"
       "  --op-types A,B,...        operators to quantize (default: the mode's set)\n"
       "  --exclude NODE...         node names to leave in float (comma-separated or repeated)\n"
       "  --bits 4|8                weight-only: bits per weight (default 4)\n"
@@ -103,8 +105,8 @@ int QuantizeMain(const std::vector<std::string>& args) {
       }
     } else if (a == "-o" || a == "--output" || a == "--mode" || a == "--calibration" || a == "--calibrate-method" ||
                a == "--percentile" || a == "--activation-type" || a == "--max-samples" || a == "--bins" ||
-               a == "--outputs-per-session" || a == "--op-types" || a == "--bits" || a == "--block" ||
-               a == "--threads" || a == "--report") {
+               a == "--outputs-per-session" || a == "--calibration-memory" || a == "--op-types" || a == "--bits" ||
+               a == "--block" || a == "--threads" || a == "--report") {
       if (!value(&v)) return kExitUsage;
       if (a == "-o" || a == "--output") {
         output = v;
@@ -152,6 +154,10 @@ int QuantizeMain(const std::vector<std::string>& args) {
         if (!ParseIntArg(a, v, 1, 1 << 30, &options.max_samples)) return kExitUsage;
       } else if (a == "--bins") {
         if (!ParseIntArg(a, v, 256, 1 << 16, &options.num_bins)) return kExitUsage;
+      } else if (a == "--calibration-memory") {
+        double mb = 0;
+        if (!ParseFloatArg(a, v, 0.001, 1 << 24, &mb)) return kExitUsage;
+        options.max_observed_bytes = static_cast<int64_t>(mb * (1 << 20));
       } else if (a == "--outputs-per-session") {
         if (!ParseIntArg(a, v, 1, 1 << 20, &options.max_outputs_per_session)) return kExitUsage;
       } else if (a == "--bits") {
