@@ -84,10 +84,11 @@ stop() {
 # load NAME CONNECTIONS LABEL: a short warm-up, then the measured run; prints wrk's summary and the batch sizes.
 load() {
   local name=$1 conns=$2 label=$3
-  BODY="$TMP/$name.body" HDR_LEN=$(cat "$TMP/$name.hdr") wrk -t2 -c"$conns" -d3s --timeout 60s -s "$TMP/post.lua" \
+  local threads=$((conns < 2 ? 1 : 2))  # wrk needs a connection per thread
+  BODY="$TMP/$name.body" HDR_LEN=$(cat "$TMP/$name.hdr") wrk -t"$threads" -c"$conns" -d3s --timeout 60s -s "$TMP/post.lua" \
     "$URL/v2/models/$name/infer" >/dev/null
   echo "== $label"
-  BODY="$TMP/$name.body" HDR_LEN=$(cat "$TMP/$name.hdr") wrk -t2 -c"$conns" -d"${DURATION}s" --timeout 60s --latency \
+  BODY="$TMP/$name.body" HDR_LEN=$(cat "$TMP/$name.hdr") wrk -t"$threads" -c"$conns" -d"${DURATION}s" --timeout 60s --latency \
     -s "$TMP/post.lua" "$URL/v2/models/$name/infer" | grep -E "Latency|50%|99%|Requests/sec|requests in|Non-2xx|Socket errors"
   curl -s "$URL/metrics" | grep -E "^onyx_inference_batch_size_(sum|count)" || true
 }
@@ -95,7 +96,11 @@ load() {
 if [ -z "${SKIP_BLAZEFACE:-}" ]; then
   serve "$ROOT/models/blazeface/model.onnx" blazeface --threads 1 --concurrency 2
   load blazeface 8 "BlazeFace, binary, concurrency 8, ${DURATION}s (--threads 1 --concurrency 2)"
+  # Concurrency 1: the end-to-end latency against the run alone (issue 20: at most the run time + 0.3 ms).
+  load blazeface 1 "BlazeFace, binary, concurrency 1, ${DURATION}s (--threads 1 --concurrency 2)"
   stop
+  echo "the run alone (onyx bench --threads 1):"
+  "$ONYX" bench "$ROOT/models/blazeface/model.onnx" --threads 1 --runs 200 | grep -E "median_ms|min_ms"
 fi
 
 for round in $(seq "$ROUNDS"); do

@@ -1,8 +1,10 @@
 // onyx serve MODEL | --model-repository DIR: serves models over HTTP with the Open Inference Protocol (KServe v2
 // REST), and over gRPC with its GRPCInferenceService on --grpc-port, as Triton and KServe do (docs/serve.md).
 #include <pthread.h>
+#include <malloc.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
@@ -254,6 +256,10 @@ int ServeMain(const std::vector<std::string>& args) {
   }
   Parsed p;
   if (int rc = ParseArgs(args, &p); rc != kExitOk) return rc;
+  // glibc gives each of the server's many threads (HTTP, gRPC, batchers) an arena of its own, up to 8 per core; memory
+  // freed in one (an unloaded model's, a large request's) is then rarely reused by the others, and RSS grew ~20% over
+  // 100 unload/load cycles. As many arenas as cores keep allocations from contending without that spread.
+  mallopt(M_ARENA_MAX, static_cast<int>(std::max(2u, std::thread::hardware_concurrency())));
 
   if (!p.token_file.empty()) {
     auto token = serve::ReadTokenFile(p.token_file);
