@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "ir/graph_edit.h"
+#include "optimizer/pass_list.h"
 #include "quantize/calibration.h"
 #include "quantize/graph_util.h"
 #include "quantize/modes.h"
@@ -115,6 +116,27 @@ Status EvaluateAgreement(const ir::Model& float_model, const ir::Model& quantize
 
 }  // namespace
 
+// BatchNormalization after a convolution is folded into the convolution's weights and bias first, as ONNX Runtime's
+// quantization pre-processing does: the folded weights are quantized per channel with their real scale, where a Conv
+// quantized ahead of its BatchNormalization has its error multiplied by the BN scale (trained MobileNet-v2 of
+// ../shared, bench/quantize_quality_trained.py: top-1 agreement with float 94.4% unfolded, 97.6% folded).
+namespace {
+
+Status FoldBatchNormalizations(ir::Model& model, QuantizeReport* report) {
+  optimizer::OptimizerOptions options;
+  options.level = optimizer::OptLevel::kExtended;
+  const optimizer::PassContext ctx{model, options, true};
+  ONYX_ASSIGN_OR_RETURN(int folded, optimizer::RunFuseConvBatchNorm(model.graph, ctx));
+  if (folded == 0) return Status::Ok();
+  ONYX_RETURN_IF_ERROR(optimizer::RunDeadCodeElimination(model.graph, ctx).status());
+  ONYX_RETURN_IF_ERROR(ir::TopologicalSort(model.graph));
+  report->notes.push_back(std::to_string(folded) +
+                          " BatchNormalization node(s) folded into the convolution before them");
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& options, QuantizeReport* report) {
   if (options.calibration_dir.empty()) return InvalidArgument("static quantization needs a calibration folder");
   if (options.activation_type != DataType::kUint8 && options.activation_type != DataType::kInt8) {
@@ -122,6 +144,7 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
   }
   ONYX_ASSIGN_OR_RETURN(ir::Model model, AtLeastOpset(input, 13, report));
   ir::Graph& g = model.graph;
+  ONYX_RETURN_IF_ERROR(FoldBatchNormalizations(model, report));
   report->calibration_method = options.method == CalibrationMethod::kMinMax       ? "minmax"
                                : options.method == CalibrationMethod::kPercentile ? "percentile"
                                                                                   : "entropy";
