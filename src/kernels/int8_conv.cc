@@ -72,6 +72,19 @@ bool IsAmx(const dnnl::convolution_forward::primitive_desc& pd) {
   return std::string(pd.impl_info_str()).find("amx") != std::string::npos;
 }
 
+// Runs `conv` (of `pd`) on one image: src -> dst, with x's zero point and, when given, the bias; on the calling
+// thread's scratchpad.
+void ExecuteImage(const dnnl::convolution_forward& conv, const dnnl::convolution_forward::primitive_desc& pd,
+                  const memory& weights, const memory& bias, const memory& zero_point, const void* src, void* dst) {
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(pd.src_desc(), DnnlEngine(), const_cast<void*>(src))},
+                                       {DNNL_ARG_WEIGHTS, weights},
+                                       {DNNL_ARG_DST, memory(pd.dst_desc(), DnnlEngine(), dst)},
+                                       {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, bias);
+  AddThreadScratchpad(pd, args);
+  conv.execute(DnnlStream(), args);
+}
+
 std::string Signature(const Int8ConvDims& d, const memory::desc& src, bool fused, int threads) {
   auto dim = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
   return "int8conv/" + std::string(src.data_type() == Dt::s8 ? "s8" : "u8") + (fused ? "/fused" : "/s32") + "/n" +
@@ -134,15 +147,7 @@ dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
       TimeCandidates(2,
                      [&](size_t i) {
                        return DnnlCall("int8 convolution (timing)", [&] {
-                         memory src_mem(pds[i].src_desc(), DnnlEngine(), src.data());
-                         memory dst_mem(pds[i].dst_desc(), DnnlEngine(), dst.data());
-                         std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src_mem},
-                                                              {DNNL_ARG_WEIGHTS, weights[i]},
-                                                              {DNNL_ARG_DST, dst_mem},
-                                                              {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}};
-                         if (bias) args.emplace(DNNL_ARG_BIAS, bias);
-                         AddThreadScratchpad(pds[i], args);
-                         convs[i].execute(DnnlStream(), args);
+                         ExecuteImage(convs[i], pds[i], weights[i], bias, zp_mem, src.data(), dst.data());
                          DnnlStream().wait();
                        });
                      },
@@ -219,7 +224,7 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool s
   if (impl_name.rfind("ref", 0) == 0) {
     return Unsupported("oneDNN has only its reference int8 convolution (" + impl_name + ") for this shape");
   }
-  impl->amx = impl_name.find("amx") != std::string::npos;
+  impl->amx = IsAmx(impl->pd);
   return std::unique_ptr<Int8Conv>(new Int8Conv(d, threads, std::move(impl)));
 }
 
@@ -243,22 +248,11 @@ Status Int8Conv::Run(const void* x, int32_t x_zero_point, int32_t* y) const {
       } else {
         std::memcpy(nhwc.get(), image, static_cast<size_t>(image_bytes));
       }
-      memory src_mem(impl_->pd.src_desc(), DnnlEngine(), nhwc.get());
-      memory dst_mem(impl_->pd.dst_desc(), DnnlEngine(), y + n * out_image);
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src_mem},
-                                           {DNNL_ARG_WEIGHTS, impl_->weights},
-                                           {DNNL_ARG_DST, dst_mem},
-                                           {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}};
-      AddThreadScratchpad(impl_->pd, args);
-      impl_->conv.execute(DnnlStream(), args);
+      ExecuteImage(impl_->conv, impl_->pd, impl_->weights, impl_->bias, zp_mem, nhwc.get(), y + n * out_image);
     }
     DnnlStream().wait();
   });
 }
-
-}  // namespace onyx::kernels
-
-namespace onyx::kernels {
 
 Status Int8Conv::RunNhwc(const void* x, int32_t x_zero_point, void* y) const {
   const ScopedOmpThreads scoped(threads_);
@@ -286,15 +280,8 @@ Status Int8Conv::RunNhwc(const void* x, int32_t x_zero_point, void* y) const {
         image = source.get();
       }
       uint8_t* out = static_cast<uint8_t*>(y) + static_cast<size_t>(n * out_image) * out_element;
-      memory src_mem(impl_->pd.src_desc(), DnnlEngine(), const_cast<uint8_t*>(image));
-      memory dst_mem(impl_->pd.dst_desc(), DnnlEngine(), destination != nullptr ? destination.get() : out);
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src_mem},
-                                           {DNNL_ARG_WEIGHTS, impl_->weights},
-                                           {DNNL_ARG_DST, dst_mem},
-                                           {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}};
-      if (impl_->bias) args.emplace(DNNL_ARG_BIAS, impl_->bias);
-      AddThreadScratchpad(impl_->pd, args);
-      impl_->conv.execute(DnnlStream(), args);
+      ExecuteImage(impl_->conv, impl_->pd, impl_->weights, impl_->bias, zp_mem, image,
+                   destination != nullptr ? destination.get() : out);
       if (destination != nullptr) {
         DnnlStream().wait();
         std::memcpy(out, destination.get(), static_cast<size_t>(out_image));

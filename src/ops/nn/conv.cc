@@ -272,13 +272,7 @@ class QLinearConvKernel : public OpKernel {
       ONYX_ASSIGN_OR_RETURN(acc, QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)",
                                                "input 'w_zero_point' (5)", ctx.num_threads()));
     }
-    const float xs = static_cast<float>(x_scale->DoubleAt(0));
-    const float ys = static_cast<float>(y_scale->DoubleAt(0));
-    std::vector<float> multiplier(static_cast<size_t>(g.out_channels));
-    for (int64_t m = 0; m < g.out_channels; ++m) {
-      const float ws = static_cast<float>(w_scale->DoubleAt(w_scale->size() == 1 ? 0 : m));
-      multiplier[static_cast<size_t>(m)] = xs * ws / ys;
-    }
+    const std::vector<float> multiplier = QLinearConvScales(*x_scale, *w_scale, *y_scale, g.out_channels);
     Tensor& y = ctx.AllocateOutput(0, out_type, g.out_shape);
     const int64_t out_size = OutputSize(g.axes);
     return Dispatch<Quant8Types>(out_type, [&](auto tag) {

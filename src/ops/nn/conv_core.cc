@@ -37,6 +37,35 @@ Result<ConvGeometry> ResolveConv(const WindowAttrs& attrs, int64_t group, const 
   return g;
 }
 
+kernels::Int8ConvDims Int8ConvDimsOf(const ConvGeometry& g) {
+  kernels::Int8ConvDims d;
+  d.batch = g.batch;
+  d.in_channels = g.in_channels;
+  d.out_channels = g.out_channels;
+  d.group = g.group;
+  const WindowAxis* h = g.axes.size() == 2 ? &g.axes[0] : nullptr;  // 1-D runs as 2-D with one row
+  const WindowAxis& w = g.axes.back();
+  if (h != nullptr) {
+    d.in_h = h->in, d.out_h = h->out, d.kernel_h = h->kernel, d.stride_h = h->stride, d.dilation_h = h->dilation;
+    d.pad_top = h->pad_begin, d.pad_bottom = h->pad_end;
+  }
+  d.in_w = w.in, d.out_w = w.out, d.kernel_w = w.kernel, d.stride_w = w.stride, d.dilation_w = w.dilation;
+  d.pad_left = w.pad_begin, d.pad_right = w.pad_end;
+  return d;
+}
+
+std::vector<float> QLinearConvScales(const Tensor& x_scale, const Tensor& w_scale, const Tensor& y_scale,
+                                     int64_t out_channels) {
+  const float xs = static_cast<float>(x_scale.DoubleAt(0));
+  const float ys = static_cast<float>(y_scale.DoubleAt(0));
+  std::vector<float> scales(static_cast<size_t>(out_channels));
+  for (int64_t m = 0; m < out_channels; ++m) {
+    const float ws = static_cast<float>(w_scale.DoubleAt(w_scale.size() == 1 ? 0 : m));
+    scales[static_cast<size_t>(m)] = xs * ws / ys;
+  }
+  return scales;
+}
+
 PackedInt8Conv::PackedInt8Conv() = default;
 PackedInt8Conv::~PackedInt8Conv() = default;
 
@@ -58,19 +87,7 @@ void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_in
 Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, int threads,
                                  std::unique_ptr<int32_t[]>* acc) {
   if (!enabled_ || (x.type() != DataType::kUint8 && x.type() != DataType::kInt8)) return false;
-  kernels::Int8ConvDims d;
-  d.batch = g.batch;
-  d.in_channels = g.in_channels;
-  d.out_channels = g.out_channels;
-  d.group = g.group;
-  const WindowAxis* h = g.axes.size() == 2 ? &g.axes[0] : nullptr;  // 1-D runs as 2-D with one row
-  const WindowAxis& w = g.axes.back();
-  if (h != nullptr) {
-    d.in_h = h->in, d.out_h = h->out, d.kernel_h = h->kernel, d.stride_h = h->stride, d.dilation_h = h->dilation;
-    d.pad_top = h->pad_begin, d.pad_bottom = h->pad_end;
-  }
-  d.in_w = w.in, d.out_w = w.out, d.kernel_w = w.kernel, d.stride_w = w.stride, d.dilation_w = w.dilation;
-  d.pad_left = w.pad_begin, d.pad_right = w.pad_end;
+  const kernels::Int8ConvDims d = Int8ConvDimsOf(g);
   if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return false;
   const bool is_signed = x.type() == DataType::kInt8;
   const int run_threads = kernels::PrimitiveThreads(d.Flops(), threads);

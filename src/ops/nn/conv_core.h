@@ -53,6 +53,14 @@ void RunConv(const ConvGeometry& g, const T* x, const T* w, T* y) {
   }
 }
 
+// The dims of oneDNN's int8 convolution (kernels/int8_conv.h) for `g`, 2-D or 1-D (as 2-D with one row).
+kernels::Int8ConvDims Int8ConvDimsOf(const ConvGeometry& g);
+
+// Per output channel, the float scale QLinearConv requantizes its int32 sums with: x_scale * w_scale[m] / y_scale,
+// multiplied in that order in float as ONNX Runtime does (x_scale, y_scale one value; w_scale one or out_channels).
+std::vector<float> QLinearConvScales(const Tensor& x_scale, const Tensor& w_scale, const Tensor& y_scale,
+                                     int64_t out_channels);
+
 // The prepacked int8 path of ConvInteger and QLinearConv (kernels/int8_conv.h, oneDNN's convolution primitive):
 // available when W is a constant int8 tensor of rank 3 or 4 whose zero point, if given, is a constant of zeros
 // (oneDNN takes no weight zero point), on CPUs where the int8 products are exact (kernels::Int8GemmIsExact). The

@@ -137,13 +137,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     } else {
       DirectNhwcSums(g, x->data<int8_t>(), xz, weights_.data<int8_t>(), acc.get());
     }
-    const float xs = static_cast<float>(x_scale->DoubleAt(0));
-    const float ys = static_cast<float>(y_scale->DoubleAt(0));
-    std::vector<float> multiplier(static_cast<size_t>(g.out_channels));
-    for (int64_t m = 0; m < g.out_channels; ++m) {
-      const float ws = static_cast<float>(w_scale->DoubleAt(w_scale->size() == 1 ? 0 : m));
-      multiplier[static_cast<size_t>(m)] = xs * ws / ys;
-    }
+    const std::vector<float> multiplier = nn::QLinearConvScales(*x_scale, *w_scale, *y_scale, g.out_channels);
     Tensor& y = ctx.AllocateOutput(0, out_type, {g.batch, ah.out, aw.out, g.out_channels});
     const int32_t* b = bias != nullptr ? bias->data<int32_t>() : nullptr;
     return Dispatch<nn::Quant8Types>(out_type, [&](auto tag) {
@@ -161,17 +155,7 @@ class QLinearConvNhwcKernel : public OpKernel {
   // The oneDNN primitive for these dims, built once per input shape, type and thread count; null where oneDNN has
   // only its reference kernel (the direct loops run instead).
   std::shared_ptr<kernels::Int8Conv> Primitive(const nn::ConvGeometry& g, DataType type, int threads) {
-    kernels::Int8ConvDims d;
-    d.batch = g.batch;
-    d.in_channels = g.in_channels;
-    d.out_channels = g.out_channels;
-    d.group = g.group;
-    const nn::WindowAxis& h = g.axes[0];
-    const nn::WindowAxis& w = g.axes[1];
-    d.in_h = h.in, d.out_h = h.out, d.kernel_h = h.kernel, d.stride_h = h.stride, d.dilation_h = h.dilation;
-    d.pad_top = h.pad_begin, d.pad_bottom = h.pad_end;
-    d.in_w = w.in, d.out_w = w.out, d.kernel_w = w.kernel, d.stride_w = w.stride, d.dilation_w = w.dilation;
-    d.pad_left = w.pad_begin, d.pad_right = w.pad_end;
+    const kernels::Int8ConvDims d = nn::Int8ConvDimsOf(g);
     // oneDNN's int8 products saturate in int16 pairs without VNNI/AMX: the direct loops are exact everywhere.
     if (!kernels::Int8GemmIsExact()) return nullptr;
     if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return nullptr;
@@ -218,11 +202,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     fused_signed_source_ = xz != nullptr && xz->type() == DataType::kInt8;
     fused_output_type_ = yz != nullptr ? yz->type() : fused_signed_source_ ? DataType::kInt8 : DataType::kUint8;
     r.signed_output = fused_output_type_ == DataType::kInt8;
-    const float x_scale = static_cast<float>(xs->DoubleAt(0));
-    const float y_scale = static_cast<float>(ys->DoubleAt(0));
-    for (int64_t m = 0; m < (ws->size() == 1 ? 1 : m_count); ++m) {
-      r.scales.push_back(x_scale * static_cast<float>(ws->DoubleAt(m)) / y_scale);
-    }
+    r.scales = nn::QLinearConvScales(*xs, *ws, *ys, m_count);
     if (b != nullptr) r.bias.assign(b->data<int32_t>(), b->data<int32_t>() + m_count);
     const int32_t zx = xz != nullptr ? nn::Int32Values(*xz)[0] : 0;
     const int32_t q_low = fused_signed_source_ ? -128 : 0, q_high = fused_signed_source_ ? 127 : 255;
