@@ -31,9 +31,7 @@ import json
 import os
 import random
 import shutil
-import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -42,6 +40,9 @@ from collections import Counter, defaultdict
 
 import numpy as np
 from onnx import load_tensor, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_harness import Checks, port_of, rss_kb, start_server, stop_server  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -441,41 +442,16 @@ with open(os.path.join(repo, "affine", "config.json"), "w") as f:
                "inputs": {"x": "features"}}, f)
 
 
-def rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+checks = Checks()
+check, failures = checks.check, checks.failures
 
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-
-
-proc = subprocess.Popen([args.onyx, "serve", "--model-repository", repo, "--port", "0", "--threads", "1",
-                         "--concurrency", "2", "--http-threads", "64", "--max-request-mb", str(MAX_REQUEST_MB),
-                         "--read-timeout-s", str(READ_TIMEOUT_S), "--write-timeout-s", str(READ_TIMEOUT_S),
-                         "--request-timeout-s", str(REQUEST_TIMEOUT_S), "--quiet"],
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+proc, base, _ = start_server([args.onyx, "serve", "--model-repository", repo, "--port", "0", "--threads", "1",
+                              "--concurrency", "2", "--http-threads", "64", "--max-request-mb", str(MAX_REQUEST_MB),
+                              "--read-timeout-s", str(READ_TIMEOUT_S), "--write-timeout-s", str(READ_TIMEOUT_S),
+                              "--request-timeout-s", str(REQUEST_TIMEOUT_S), "--quiet"])
+port = port_of(base)
 try:
-    port = None
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("listening on "):
-            port = int(line.rsplit(":", 1)[1])
-            break
-    if port is None:
-        proc.kill()
-        raise SystemExit("the server did not start: " + proc.stderr.read())
 
     # Every malformed kind once, alone, first: a clear per-kind verdict (and the regression checks).
     for kind, (fn, *_rest) in KINDS.items():
@@ -576,12 +552,7 @@ try:
     check(growth <= 0.10, "RSS at the end at most 10% above its value after the warm-up")
 finally:
     if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            code = proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            code = None
+        code = stop_server(proc)
         check(code == 0, f"SIGTERM stops the server with exit 0 (got {code})")
     else:
         check(False, f"the server exited by itself with {proc.returncode}: {proc.stderr.read()[-2000:]}")

@@ -26,6 +26,10 @@ import urllib.request
 import numpy as np
 from onnx import TensorProto, helper, load_tensor, numpy_helper, save
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serve_harness  # noqa: E402
+from serve_harness import Checks  # noqa: E402
+
 ONYX = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -34,13 +38,8 @@ FACE = os.path.join(ROOT, "models", "blazeface")
 TFLITE = os.path.join(ROOT, "tests", "data", "tflite_ops", "log")
 DATA = os.path.join(HERE, "data")
 REFS = json.load(open(os.path.join(DATA, "requests.json")))
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
+checks = Checks()
+check, failures = checks.check, checks.failures
 
 
 # ------------------------------------------------------------------ the client stubs, from the .proto
@@ -62,31 +61,11 @@ import grpc_predict_v2_pb2_grpc as pb_grpc  # noqa: E402
 
 def start_server(*args):
     """Starts `onyx serve` with gRPC on a free port; returns (process, HTTP base URL, gRPC target)."""
-    proc = subprocess.Popen([ONYX, "serve", "--port", "0", "--grpc-port", "0", *args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    http = target = None
-    deadline = time.time() + 60
-    while time.time() < deadline and target is None:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("listening on http"):
-            http = line.split("listening on ", 1)[1].strip()
-        elif line.startswith("listening on grpc"):
-            target = line.split("://", 1)[1].strip()
-    if target is None:
-        proc.kill()
-        raise SystemExit("the server did not start: " + proc.stderr.read())
-    return proc, http, target
+    return serve_harness.start_server([ONYX, "serve", "--port", "0", "--grpc-port", "0", *args])
 
 
 def stop_server(proc, sig=signal.SIGTERM):
-    proc.send_signal(sig)
-    try:
-        return proc.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        return None
+    return serve_harness.stop_server(proc, sig, timeout=60)
 
 
 def call(method, request, metadata=None, timeout=60):

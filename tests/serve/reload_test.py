@@ -17,8 +17,6 @@ import http.client
 import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -27,6 +25,9 @@ from collections import Counter
 
 import numpy as np
 from onnx import load_tensor, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from serve_harness import Checks, port_of, rss_kb, start_server, stop_server  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -49,21 +50,8 @@ FACE_HDR = json.dumps({"inputs": [{"name": "input:0", "shape": list(face_x.shape
                        "outputs": [{"name": "Identity:0", "parameters": {"binary_data": True}}]}).encode()
 FACE_BODY = FACE_HDR + face_x.astype("<f4").tobytes()
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
-
-
-def rss_kb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+checks = Checks()
+check, failures = checks.check, checks.failures
 
 
 class Client:
@@ -147,23 +135,11 @@ with open(os.path.join(repo, "affine", "config.json"), "w") as f:
     json.dump({"version_policy": {"all": {}}, "max_batch_size": 8, "max_queue_delay_us": 2000, "threads": 1,
                "inputs": {"x": "features"}}, f)
 
-proc = subprocess.Popen([args.onyx, "serve", "--model-repository", repo, "--model-control-mode", "explicit",
-                         "--load-model", "face", "--load-model", "face_b", "--load-model", "affine", "--port", "0",
-                         "--threads", "1", "--concurrency", "2", "--quiet"],
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+proc, base, _ = start_server([args.onyx, "serve", "--model-repository", repo, "--model-control-mode", "explicit",
+                              "--load-model", "face", "--load-model", "face_b", "--load-model", "affine", "--port",
+                              "0", "--threads", "1", "--concurrency", "2", "--quiet"])
+port = port_of(base)
 try:
-    port = None
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("listening on "):
-            port = int(line.rsplit(":", 1)[1])
-            break
-    if port is None:
-        proc.kill()
-        raise SystemExit("the server did not start: " + proc.stderr.read())
 
     stop = threading.Event()
     lock = threading.Lock()
@@ -275,12 +251,7 @@ try:
     check(proc.poll() is None, "the server is alive")
 finally:
     if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            code = proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            code = None
+        code = stop_server(proc)
         check(code == 0, f"SIGTERM stops the server with exit 0 (got {code})")
     else:
         check(False, f"the server exited by itself with {proc.returncode}: {proc.stderr.read()[-2000:]}")

@@ -25,6 +25,10 @@ import urllib.request
 import numpy as np
 from onnx import load_tensor, numpy_helper
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serve_harness  # noqa: E402
+from serve_harness import Checks  # noqa: E402
+
 ONYX = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -32,13 +36,8 @@ FACE = os.path.join(ROOT, "models", "blazeface")
 TFLITE = os.path.join(ROOT, "tests", "data", "tflite_ops", "log")
 DATA = os.path.join(HERE, "data")
 REFS = json.load(open(os.path.join(DATA, "requests.json")))
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what, flush=True)
-    if not cond:
-        failures.append(what)
+checks = Checks()
+check, failures = checks.check, checks.failures
 
 
 def request(url, body=None, headers=None, method=None, context=None):
@@ -70,26 +69,11 @@ def get_json(url, headers=None, context=None):
 
 
 def start_server(*args):
-    proc = subprocess.Popen([ONYX, "serve", "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("listening on "):
-            return proc, line.split("listening on ", 1)[1].strip()
-    proc.kill()
-    raise SystemExit("the server did not start: " + proc.stderr.read())
+    proc, base, _ = serve_harness.start_server([ONYX, "serve", "--port", "0", *args])
+    return proc, base
 
 
-def stop_server(proc, sig=signal.SIGTERM):
-    proc.send_signal(sig)
-    try:
-        return proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        return None
+stop_server = serve_harness.stop_server
 
 
 def metric_series(base, headers=None):

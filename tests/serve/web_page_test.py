@@ -16,16 +16,18 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import sys
 import tempfile
-import time
 import urllib.error
 import urllib.request
 import zlib
 
 import numpy as np
 from onnx import load_tensor, numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import serve_harness  # noqa: E402
+from serve_harness import Checks  # noqa: E402
 
 ONYX = os.path.abspath(sys.argv[1])
 ARTIFACTS = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.getcwd())
@@ -47,13 +49,8 @@ if not CHROMIUM or not DRIVER or webdriver is None:
     print("skip: needs chromium, chromium-driver and python3-selenium (Debian packages)")
     sys.exit(77)
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
+checks = Checks()
+check, failures = checks.check, checks.failures
 
 
 def request(url, body=None, headers=None):
@@ -67,25 +64,12 @@ def request(url, body=None, headers=None):
 
 
 def start_server(*args):
-    proc = subprocess.Popen([ONYX, "serve", *args, "--port", "0", "--quiet"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if line.startswith("listening on "):
-            return proc, line.split("listening on ", 1)[1].strip()
-    proc.kill()
-    raise SystemExit("the server did not start: " + proc.stderr.read())
+    proc, base, _ = serve_harness.start_server([ONYX, "serve", *args, "--port", "0", "--quiet"])
+    return proc, base
 
 
 def stop_server(proc):
-    proc.terminate()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    serve_harness.stop_server(proc)
 
 
 def write_png(path, rgb):
