@@ -523,6 +523,10 @@ Status Session::BindFeeds(ExecutionFrame& frame, const std::vector<std::pair<std
 }
 
 Status Session::Execute(ExecutionFrame& frame) const {
+  // OpenMP's thread count is a per-thread setting: a run from any thread but the one that created the session (a
+  // server's HTTP worker, a Python or batch worker thread) would otherwise get OpenMP's default, every core, in
+  // oneDNN's primitives and onyx's own parallel loops alike, whatever intra_op_num_threads says.
+  kernels::ScopedOmpThreads omp_threads(num_threads_);
   if (!options_.enable_profiling) return ExecuteSteps(*plan_, frame);
   std::unordered_map<std::string, OpProfile> profile;
   frame.profile = &profile;

@@ -82,6 +82,12 @@ void InferenceServer::AddModelRoutes() {
     const std::shared_ptr<ServedModel> model = std::move(found).value();
     Outcome outcome(model->metrics());
     std::string body;
+    // One buffer of the announced size (httplib hands the body over in 4 KB pieces: growing the string as they
+    // come copied an image-sized body several times). Capped: the payload limit refuses more anyway.
+    if (req.has_header("Content-Length")) {
+      body.reserve(std::min<size_t>(std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10),
+                                    options_.max_request_bytes));
+    }
     if (!ReadBody(read, std::chrono::seconds(options_.request_timeout_s), res, &body)) return;
     size_t json_size = body.size();
     if (req.has_header("Inference-Header-Content-Length")) {

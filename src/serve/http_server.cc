@@ -65,6 +65,7 @@ InferenceServer::InferenceServer(ModelRepository& repository, MetricsRegistry& m
   http_->set_read_timeout(options_.read_timeout_s, 0);
   http_->set_write_timeout(options_.write_timeout_s, 0);
   http_->set_keep_alive_timeout(options_.keep_alive_timeout_s);
+  http_->set_keep_alive_max_count(static_cast<size_t>(options_.keep_alive_max_requests));
   // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, with which a second server on a busy port starts
   // silently and the kernel splits the connections between the two.
   // httplib writes a response's headers and body separately: without TCP_NODELAY the body waits for the client's

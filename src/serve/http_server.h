@@ -48,6 +48,9 @@ struct ServerOptions {
   // Slow clients: each socket read or write may wait this long; a request body must arrive within
   // request_timeout_s in all.
   int read_timeout_s = 10, write_timeout_s = 10, keep_alive_timeout_s = 5, request_timeout_s = 60;
+  // Requests one keep-alive connection may carry before the server closes it (httplib's default is 5: a client
+  // sending one request after another then paid a new connection, and a thread handoff, every fifth request).
+  int keep_alive_max_requests = 10000;
   std::string auth_token;         // empty: no authentication
   std::string tls_cert, tls_key;  // both set: HTTPS
   // Called once per request with "METHOD path status" (a plain access log); may be empty.

@@ -306,11 +306,42 @@ Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size, 
   return req;
 }
 
+namespace {
+
+// The binary-data-extension bytes of one tensor: raw little-endian elements, one byte per bool, 4-byte
+// length-prefixed strings.
+size_t BinaryBytes(const Tensor& t) {
+  if (t.type() == DataType::kString) {
+    size_t n = 0;
+    for (const auto& s : t.values<std::string>()) n += 4 + s.size();
+    return n;
+  }
+  if (t.type() == DataType::kBool) return static_cast<size_t>(t.size());
+  return t.nbytes();
+}
+
+void AppendBinary(const Tensor& t, std::string* out) {
+  if (t.type() == DataType::kString) {
+    for (const auto& s : t.values<std::string>()) {
+      const auto len = static_cast<uint32_t>(s.size());
+      out->append(reinterpret_cast<const char*>(&len), 4);
+      *out += s;
+    }
+  } else if (t.type() == DataType::kBool) {
+    for (bool b : t.values<bool>()) out->push_back(b ? 1 : 0);
+  } else {
+    out->append(static_cast<const char*>(t.raw()), t.nbytes());
+  }
+}
+
+}  // namespace
+
 Result<std::string> BuildInferResponse(const std::string& model_name, const InferRequest& request,
                                        const std::vector<std::string>& output_names, const std::vector<Value>& outputs,
                                        size_t* json_size, const std::string& model_version) {
   json outs = json::array();
-  std::string binary;
+  std::vector<const Tensor*> binary;  // the outputs sent as binary data, in order, after the JSON
+  size_t binary_bytes = 0;
   for (size_t i = 0; i < outputs.size(); ++i) {
     const std::string& name = output_names.at(i);
     const Value& v = outputs[i];
@@ -324,19 +355,10 @@ Result<std::string> BuildInferResponse(const std::string& model_name, const Infe
     auto flag = request.binary_output.find(name);
     const bool as_binary = flag != request.binary_output.end() ? flag->second : request.binary_outputs_by_default;
     if (as_binary) {
-      const size_t before = binary.size();
-      if (t.type() == DataType::kString) {
-        for (const auto& s : t.values<std::string>()) {
-          const auto len = static_cast<uint32_t>(s.size());
-          binary.append(reinterpret_cast<const char*>(&len), 4);
-          binary += s;
-        }
-      } else if (t.type() == DataType::kBool) {
-        for (bool b : t.values<bool>()) binary.push_back(b ? 1 : 0);
-      } else {
-        binary.append(static_cast<const char*>(t.raw()), t.nbytes());
-      }
-      o["parameters"] = {{"binary_data_size", binary.size() - before}};
+      const size_t bytes = BinaryBytes(t);
+      o["parameters"] = {{"binary_data_size", bytes}};
+      binary.push_back(&t);
+      binary_bytes += bytes;
     } else {
       json data = json::array();
       ONYX_RETURN_IF_ERROR(Dispatch<AllTypes>(t.type(), [&](auto tag) -> Status {
@@ -353,7 +375,9 @@ Result<std::string> BuildInferResponse(const std::string& model_name, const Infe
   // BYTES outputs may hold any bytes: invalid UTF-8 is replaced rather than failing the response.
   std::string text = response.dump(-1, ' ', false, json::error_handler_t::replace);
   *json_size = text.size();
-  text += binary;
+  // The outputs' bytes are copied once, into a buffer sized for all of them.
+  text.reserve(text.size() + binary_bytes);
+  for (const Tensor* t : binary) AppendBinary(*t, &text);
   return text;
 }
 

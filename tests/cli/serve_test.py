@@ -100,6 +100,22 @@ try:
         ok = ok and np.allclose(got, ref, atol=1e-4)
     check(ok and offset == len(body), "binary inference: all 4 outputs as raw bytes match the reference")
 
+    # One keep-alive connection carries request after request (httplib's default closed it every 5th: a client then
+    # paid a new connection for every fifth request).
+    import http.client
+    host, port = base.split("//", 1)[1].rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+    kept = 0
+    for _ in range(12):
+        conn.request("POST", "/v2/models/blazeface/infer", body=header + x.astype("<f4").tobytes(),
+                     headers={"Inference-Header-Content-Length": str(len(header)),
+                              "Content-Type": "application/octet-stream"})
+        r = conn.getresponse()
+        r.read()
+        kept += r.status == 200 and (r.getheader("Connection") or "").lower() != "close"
+    conn.close()
+    check(kept == 12, f"one connection carries 12 requests without being closed ({kept} kept it open)")
+
     # Concurrent requests (two run at once, the rest wait) all get their own right answer.
     def one(scale):
         xs = (x * scale).astype(np.float32)
@@ -161,12 +177,12 @@ try:
             series[key] = float(value)
     m = 'model="blazeface",version="1"'
     check(status == 200 and headers.get("Content-Type", "").startswith("text/plain"), "metrics served as text")
-    check(series.get('onyx_inference_requests_total{%s,status="success"}' % m) == 10 and
+    check(series.get('onyx_inference_requests_total{%s,status="success"}' % m) == 22 and
           series.get('onyx_inference_requests_total{%s,status="failure"}' % m) == 6,
-          "metrics count 10 successful and 6 failed inferences")
+          "metrics count 22 successful and 6 failed inferences")
     buckets = [v for k, v in series.items() if k.startswith("onyx_inference_request_duration_seconds_bucket")]
-    check(buckets == sorted(buckets) and buckets[-1] == 16 and
-          series.get("onyx_inference_request_duration_seconds_count{%s}" % m) == 16 and
+    check(buckets == sorted(buckets) and buckets[-1] == 28 and
+          series.get("onyx_inference_request_duration_seconds_count{%s}" % m) == 28 and
           series.get("onyx_inference_compute_seconds_total{%s}" % m, 0) > 0,
           "request-duration histogram is cumulative and counts every inference")
 finally:

@@ -1,7 +1,7 @@
 // onyx serve MODEL | --model-repository DIR: serves models over HTTP with the Open Inference Protocol (KServe v2
 // REST), and over gRPC with its GRPCInferenceService on --grpc-port, as Triton and KServe do (docs/serve.md).
-#include <pthread.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 
 #include <algorithm>
@@ -58,6 +58,7 @@ void Help() {
       "  --concurrency N            model runs at once; more requests wait (default 1)\n"
       "  --max-queue N              requests waiting for a run before 503s (default 256)\n"
       "  --http-threads N           connections served at once (default 32)\n"
+      "  --keep-alive-requests N    requests one connection may carry before it is closed (default 10000)\n"
       "  --max-request-mb N         largest request body (default 64)\n"
       "  --max-header-kb N          largest request header block (default 16)\n"
       "  --max-tensor-elements N    largest input tensor (default 134217728)\n"
@@ -105,6 +106,7 @@ int ParseArgs(const std::vector<std::string>& args, Parsed* p) {
                                                          "--max-queue-delay-us",
                                                          "--max-queue",
                                                          "--http-threads",
+                                                         "--keep-alive-requests",
                                                          "--max-header-kb",
                                                          "--max-tensor-elements",
                                                          "--read-timeout-s",
@@ -164,6 +166,8 @@ int ParseArgs(const std::vector<std::string>& args, Parsed* p) {
         ok = ParseIntArg(a, v, int64_t{1}, int64_t{1} << 20, &p->max_queue);
       } else if (a == "--http-threads") {
         ok = ParseIntArg(a, v, 1, 4096, &p->server.http_threads);
+      } else if (a == "--keep-alive-requests") {
+        ok = ParseIntArg(a, v, 1, 1 << 30, &p->server.keep_alive_max_requests);
       } else if (a == "--max-tensor-elements") {
         ok = ParseIntArg(a, v, int64_t{1}, int64_t{1} << 40, &p->max_tensor_elements);
       } else if (a == "--read-timeout-s") {
