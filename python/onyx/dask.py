@@ -44,6 +44,18 @@ def _session(model, threads):
         return s
 
 
+def _probe(model):
+    """The session map_blocks/map_partitions use in the calling process to learn names, output shape and dtype: one
+    per model, kept (creating a session for every call cost more than scoring a few hundred small items)."""
+    key = ("probe", _model_key(model))
+    with _LOCK:
+        s = _SESSIONS.get(key)
+        if s is None:
+            s = InferenceSession(model if isinstance(model, (str, os.PathLike)) else bytes(model))
+            _SESSIONS[key] = s
+        return s
+
+
 def session_creations():
     """How many sessions this process has created (run it on each worker with ``client.run``)."""
     return _CREATED[0]
@@ -59,7 +71,7 @@ def _run_batches(session, input_name, output_name, block, batch_size):
 
 
 def _names(model, input_name, output_name):
-    probe = InferenceSession(model if isinstance(model, (str, os.PathLike)) else bytes(model))
+    probe = _probe(model)
     inputs = [i.name for i in probe.get_inputs()]
     outputs = [o.name for o in probe.get_outputs()]
     if input_name is None:
