@@ -40,6 +40,19 @@ void DnnlArgs::Add(int arg, const dnnl::memory::desc& md) {
   args_.push_back(dnnl_exec_arg_t{arg, memories_.back().get()});
 }
 
+void DnnlArgs::Add(int arg, const dnnl::memory& memory) {
+  memories_.push_back(memory);
+  args_.push_back(dnnl_exec_arg_t{arg, memories_.back().get()});
+}
+
+void DnnlArgs::AddThreadScratchpad(const dnnl::memory::desc& md) {
+  const size_t bytes = md.get_size();
+  if (bytes == 0) return;
+  thread_scratchpad_ = static_cast<int>(args_.size());
+  thread_scratchpad_bytes_ = bytes;
+  Add(DNNL_ARG_SCRATCHPAD, md);
+}
+
 void DnnlArgs::AddScratchpad(const dnnl::memory::desc& md) {
   const size_t bytes = md.get_size();
   if (bytes == 0) return;
@@ -64,17 +77,22 @@ void DnnlArgs::Set(int arg, const void* data) {
   throw dnnl::error(dnnl_invalid_arguments, "DnnlArgs::Set: no such argument");
 }
 
-void DnnlArgs::Execute(const dnnl::primitive& primitive) const {
+void DnnlArgs::Execute(const dnnl::primitive& primitive, bool wait) const {
   dnnl::stream& stream = DnnlStream();
+  if (thread_scratchpad_ >= 0) {
+    memories_[static_cast<size_t>(thread_scratchpad_)].set_data_handle(ThreadScratchpadData(thread_scratchpad_bytes_));
+  }
   dnnl::error::wrap_c_api(
       dnnl_primitive_execute(primitive.get(), stream.get(), static_cast<int>(args_.size()), args_.data()),
       "could not execute a primitive");
-  stream.wait();
+  if (wait) stream.wait();
 }
 
 void DnnlArgs::Clear() {
   args_.clear();
   memories_.clear();
+  thread_scratchpad_ = -1;
+  thread_scratchpad_bytes_ = 0;
 }
 
 dnnl::primitive_attr UserScratchpadAttr() {
@@ -85,22 +103,25 @@ dnnl::primitive_attr UserScratchpadAttr() {
 
 bool BlockedConvolutionIsFast() { return NchwcBlockSize() > 0; }
 
-dnnl::memory ThreadScratchpad(const dnnl::memory::desc& md) {
+void* ThreadScratchpadData(size_t bytes) {
   struct Buffer {
     std::unique_ptr<uint8_t[]> data;
     size_t bytes = 0;
   };
   thread_local Buffer buffer;
-  const size_t need = md.get_size();
-  if (need > buffer.bytes) {
-    buffer.data.reset(new uint8_t[need + 64]);
-    buffer.bytes = need;
+  if (bytes > buffer.bytes) {
+    buffer.data.reset(new uint8_t[bytes + 64]);
+    buffer.bytes = bytes;
   }
   // oneDNN wants its scratchpad 64-byte aligned.
   void* aligned = buffer.data.get();
-  size_t space = need + 64;
-  std::align(64, need, aligned, space);
-  return dnnl::memory(md, DnnlEngine(), aligned);
+  size_t space = bytes + 64;
+  std::align(64, bytes, aligned, space);
+  return aligned;
+}
+
+dnnl::memory ThreadScratchpad(const dnnl::memory::desc& md) {
+  return dnnl::memory(md, DnnlEngine(), ThreadScratchpadData(md.get_size()));
 }
 
 void AddThreadScratchpad(const dnnl::primitive_desc_base& pd, std::unordered_map<int, dnnl::memory>& args) {

@@ -59,13 +59,19 @@ class DnnlArgs {
  public:
   // Adds argument `arg` (DNNL_ARG_SRC, ...) of layout `md`; Set gives its data before each Execute.
   void Add(int arg, const dnnl::memory::desc& md);
+  // Adds argument `arg` as `memory` itself (weights reordered once, say): no Set needed.
+  void Add(int arg, const dnnl::memory& memory);
   // For a primitive created with scratchpad_mode::user (UserScratchpadAttr): its scratchpad of `md`'s size, held
   // here (grown only when a rebuilt primitive needs more), instead of oneDNN's own per execution.
   void AddScratchpad(const dnnl::memory::desc& md);
+  // For a primitive created with UserScratchpadAttr: the scratchpad of `md`'s size is the executing thread's
+  // (ThreadScratchpad's buffer, shared by the primitives a thread runs one after another), pointed at by Execute.
+  void AddThreadScratchpad(const dnnl::memory::desc& md);
   // Points argument `arg` at `data`.
   void Set(int arg, const void* data);
-  // Runs `primitive` on the calling thread's stream with these arguments and waits; throws dnnl::error.
-  void Execute(const dnnl::primitive& primitive) const;
+  // Runs `primitive` on the calling thread's stream with these arguments; waits unless `wait` is false (the caller
+  // then waits on DnnlStream() before reading the results).
+  void Execute(const dnnl::primitive& primitive, bool wait = true) const;
   void Clear();
   bool empty() const { return args_.empty(); }
 
@@ -74,6 +80,8 @@ class DnnlArgs {
   std::vector<dnnl_exec_arg_t> args_;
   std::shared_ptr<void> scratchpad_;
   size_t scratchpad_bytes_ = 0;
+  int thread_scratchpad_ = -1;  // the index in args_ of a thread scratchpad, -1 for none
+  size_t thread_scratchpad_bytes_ = 0;
 };
 
 // Primitive attributes that leave the scratchpad to the caller (DnnlArgs::AddScratchpad, ThreadScratchpad).
@@ -85,6 +93,8 @@ dnnl::primitive_attr UserScratchpadAttr();
 // The calling thread's scratchpad as a memory of `md` (a primitive's scratchpad_desc()): one buffer per thread, grown
 // when a primitive needs more, shared by the primitives the thread runs one after another.
 dnnl::memory ThreadScratchpad(const dnnl::memory::desc& md);
+// The calling thread's scratchpad buffer, at least `bytes` long and 64-byte aligned (what ThreadScratchpad wraps).
+void* ThreadScratchpadData(size_t bytes);
 // Adds DNNL_ARG_SCRATCHPAD (the thread's) to `args` when `pd` (created with UserScratchpadAttr) needs one.
 void AddThreadScratchpad(const dnnl::primitive_desc_base& pd, std::unordered_map<int, dnnl::memory>& args);
 

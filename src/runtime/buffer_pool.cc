@@ -1,5 +1,6 @@
 #include "runtime/buffer_pool.h"
 
+#include <algorithm>
 #include <bit>
 
 namespace onyx {
@@ -7,6 +8,9 @@ namespace {
 
 // Shapes are small; past this many spare vectors a release simply frees its shape.
 constexpr size_t kMaxSpareShapes = 1024;
+// A shape vector CopyShape has to (re)allocate gets room for this many dims at least: spare vectors are taken in any
+// order, and one sized for rank 2 would otherwise reallocate the next time a rank-4 shape gets it.
+constexpr size_t kMinShapeCapacity = 8;
 
 }  // namespace
 
@@ -52,6 +56,7 @@ Shape BufferPool::CopyShape(const Shape& shape) {
     copy = std::move(spare_shapes_.back());
     spare_shapes_.pop_back();
   }
+  if (copy.capacity() < shape.size()) copy.reserve(std::max(shape.size(), kMinShapeCapacity));
   copy.assign(shape.begin(), shape.end());
   return copy;
 }

@@ -111,8 +111,17 @@ Tensor& KernelContext::AllocateOutput(size_t i, DataType type, Shape&& shape) {
 Tensor* KernelContext::ReuseInputAsOutput(size_t in, size_t out) {
   if (frame_ == nullptr || step_ < 0 || !has_input(in) || !inputs_[in]->is_tensor()) return nullptr;
   if (!frame_->IsLastRead(step_, in) || !inputs_[in]->tensor().owns_storage_alone()) return nullptr;
-  (*outputs_)[out] = *inputs_[in];
+  const Tensor& t = inputs_[in]->tensor();
+  SetOutputView(out, t, t.shape());
   return &(*outputs_)[out].tensor();
+}
+
+void KernelContext::SetOutputView(size_t i, const Tensor& in, const Shape& shape) {
+  (*outputs_)[i] = Value(in.View(in.type(), CopyShape(shape), 0));
+}
+
+Shape KernelContext::CopyShape(const Shape& shape) const {
+  return frame_ != nullptr ? frame_->pool().CopyShape(shape) : Shape(shape);
 }
 
 Status KernelContext::RunSubgraph(const GraphPlan& plan, std::vector<Value> inputs, std::vector<Value>* outputs) const {

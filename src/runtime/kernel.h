@@ -110,6 +110,11 @@ class KernelContext {
   // the call site would allocate every run.
   Tensor& AllocateOutput(size_t i, DataType type, const Shape& shape);
   void SetOutput(size_t i, Value v) { (*outputs_)[i] = std::move(v); }
+  // Sets output i to a view of `in`'s data as `shape` (the same element count: the caller checked it), the shape
+  // copied into a vector the frame recycles: a Reshape-like output without a heap allocation per run.
+  void SetOutputView(size_t i, const Tensor& in, const Shape& shape);
+  // `shape` copied into a vector the frame recycles (a plain copy outside a frame).
+  Shape CopyShape(const Shape& shape) const;
   // Output `out` as input `in`'s own buffer, for kernels that can compute in place (a convolution adding its
   // result onto a residual): non-null only when this node is the input's last reader and nothing else holds its
   // storage (not a graph input, initializer, output or view), so that no one can see the overwrite.

@@ -52,6 +52,21 @@ Result<Shape> BroadcastShapes(const std::vector<Shape>& shapes) {
   return out;
 }
 
+void BroadcastStridesInto(const Shape& in, const Shape& out, std::vector<int64_t>& strides) {
+  strides.assign(out.size(), 0);
+  const size_t lead = out.size() - in.size();
+  int64_t stride = 1;
+  for (size_t i = in.size(); i-- > 0;) {
+    strides[lead + i] = in[i] == 1 ? 0 : stride;
+    stride *= in[i];
+  }
+}
+
+BroadcastScratch& ThreadBroadcastScratch() {
+  thread_local BroadcastScratch scratch;
+  return scratch;
+}
+
 std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
   std::vector<int64_t> strides(out.size(), 0);
   std::vector<int64_t> in_strides = RowMajorStrides(in);

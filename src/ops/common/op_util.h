@@ -22,6 +22,17 @@ Result<Shape> BroadcastShapes(const std::vector<Shape>& shapes);
 
 // Strides (in elements) to read `in` as if it had shape `out` (0 where broadcast). `in` must broadcast to `out`.
 std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out);
+// The same into `strides` (resized; no allocation once its capacity suffices).
+void BroadcastStridesInto(const Shape& in, const Shape& out, std::vector<int64_t>& strides);
+
+// The vectors BroadcastBinary works in, one set per thread and reused, so that a broadcast costs no allocation per
+// call once a thread has seen the rank.
+struct BroadcastScratch {
+  std::vector<int64_t> full[2];
+  Shape dims;
+  std::vector<int64_t> sa, sb;
+};
+BroadcastScratch& ThreadBroadcastScratch();
 
 // Iterates over every index of `shape` in row-major order, calling f(linear_index, offsets...) where each offset
 // advances by the matching stride vector. Handles rank 0 and empty shapes.
@@ -85,11 +96,19 @@ void BroadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
     });
     return;
   }
-  const std::vector<int64_t> full_a = BroadcastStrides(a.shape(), out.shape());
-  const std::vector<int64_t> full_b = BroadcastStrides(b.shape(), out.shape());
+  // The calling thread's scratch, bound here: the parallel loop below reads it through these references.
+  BroadcastScratch& scratch = ThreadBroadcastScratch();
+  BroadcastStridesInto(a.shape(), out.shape(), scratch.full[0]);
+  BroadcastStridesInto(b.shape(), out.shape(), scratch.full[1]);
+  const std::vector<int64_t>& full_a = scratch.full[0];
+  const std::vector<int64_t>& full_b = scratch.full[1];
   // Collapse: drop size-1 dims, merge neighbours that both inputs walk the same way.
-  Shape dims;
-  std::vector<int64_t> sa, sb;
+  Shape& dims = scratch.dims;
+  std::vector<int64_t>& sa = scratch.sa;
+  std::vector<int64_t>& sb = scratch.sb;
+  dims.clear();
+  sa.clear();
+  sb.clear();
   for (size_t d = 0; d < out.shape().size(); ++d) {
     const int64_t len = out.shape()[d];
     if (len == 1) continue;
@@ -107,8 +126,8 @@ void BroadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
   const int64_t ia = sa.back();
   const int64_t ib = sb.back();
   if (inner < 8 || ia > 1 || ib > 1) {
-    std::vector<int64_t> strides[2] = {full_a, full_b};
-    ForEachStrided(out.shape(), strides, [&](int64_t i, const int64_t* off) { po[i] = f(pa[off[0]], pb[off[1]]); });
+    ForEachStrided(out.shape(), scratch.full,
+                   [&](int64_t i, const int64_t* off) { po[i] = f(pa[off[0]], pb[off[1]]); });
     return;
   }
   const size_t outer_rank = dims.size() - 1;

@@ -5,6 +5,8 @@
 // additive mask, their leading dims broadcasting together as the MatMuls and the Add would broadcast them. One kernel:
 // the heads' products through the shared sgemm, softmax rows vectorized (sdpa.h).
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -83,38 +85,31 @@ class FusedAttentionKernel : public OpKernel {
     ONYX_RETURN_IF_ERROR(RequireFloat("K", 1, *k));
     ONYX_RETURN_IF_ERROR(RequireFloat("V", 2, *v));
     if (mask != nullptr) ONYX_RETURN_IF_ERROR(RequireFloat("mask", 3, *mask));
-    if (q->rank() < 2 || k->rank() < 2 || v->rank() < 2) {
-      return InvalidArgument("inputs Q " + ShapeToString(q->shape()) + ", K " + ShapeToString(k->shape()) + ", V " +
-                             ShapeToString(v->shape()) + " must have rank 2 or more");
+    std::shared_ptr<const Layout> layout;
+    {
+      // The last run's layout when the shapes are this run's (Session::Run may be called from several threads): no
+      // allocation per run.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (layout_ != nullptr && layout_->q_shape == q->shape() && layout_->k_shape == k->shape() &&
+          layout_->v_shape == v->shape() && layout_->has_mask == (mask != nullptr) &&
+          (mask == nullptr || layout_->mask_shape == mask->shape())) {
+        layout = layout_;
+      }
     }
-    const int64_t s = q->dim(q->rank() - 2), d = q->dim(q->rank() - 1);
-    const int64_t t = k_transposed_ ? k->dim(k->rank() - 1) : k->dim(k->rank() - 2);
-    const int64_t kd = k_transposed_ ? k->dim(k->rank() - 2) : k->dim(k->rank() - 1);
-    const int64_t dv = v->dim(v->rank() - 1);
-    if (kd != d || v->dim(v->rank() - 2) != t) {
-      return InvalidArgument("inputs Q " + ShapeToString(q->shape()) + ", K " + ShapeToString(k->shape()) + ", V " +
-                             ShapeToString(v->shape()) + " disagree on the head or key dims");
+    if (layout == nullptr) {
+      ONYX_ASSIGN_OR_RETURN(layout, Resolve(*q, *k, *v, mask));
+      std::lock_guard<std::mutex> lock(mutex_);
+      layout_ = layout;
     }
-    // The leading (batch, head...) dims broadcast as MatMul and Add broadcast them: Q, K and V (and the mask's)
-    // together.
-    Shape lead;
-    for (const Tensor* x : {q, k, v, mask}) {
-      if (x == nullptr) continue;
-      Shape xl(x->shape().begin(), x->shape().end() - std::min<int64_t>(2, x->rank()));
-      ONYX_ASSIGN_OR_RETURN(lead, BroadcastLead(lead, xl));
-    }
-    int64_t items = 1;
-    for (int64_t e : lead) items *= e;
+    const Layout& l = *layout;
+    const int64_t s = l.s, d = l.d, t = l.t, dv = l.dv, b1 = l.b1;
     // Q, K, V whose leading dims are not the full ones are expanded (rare: MatMul broadcasting across heads).
     std::vector<float> qx, kx, vx;
-    const float* qd = Expanded(*q, lead, &qx);
-    const float* kd_ = Expanded(*k, lead, &kx);
-    const float* vd = Expanded(*v, lead, &vx);
-    // Leading dims viewed as (b0, b1): the last leading dim and the product of the others.
-    const int64_t b1 = lead.empty() ? 1 : lead.back();
-    const int64_t b0 = b1 == 0 ? 0 : items / b1;
+    const float* qd = l.expand[0] ? Expanded(*q, l.lead, &qx) : q->data<float>();
+    const float* kd_ = l.expand[1] ? Expanded(*k, l.lead, &kx) : k->data<float>();
+    const float* vd = l.expand[2] ? Expanded(*v, l.lead, &vx) : v->data<float>();
     SdpaProblem p;
-    p.batch = b0;
+    p.batch = l.b0;
     p.q_heads = p.kv_heads = b1;
     p.q_len = s;
     p.kv_len = t;
@@ -127,8 +122,88 @@ class FusedAttentionKernel : public OpKernel {
     p.v = {vd, b1 * t * dv, t * dv, dv};
     std::vector<float> expanded;
     if (mask != nullptr) {
-      // Right-aligned strides of the mask over (leading..., s, t); 0 where it broadcasts.
+      if (l.mask_affine) {
+        p.bias = {mask->data<float>(), l.mask_strides[0], l.mask_strides[1], l.mask_strides[2]};
+      } else {
+        const Tensor full_mask = ExpandTo(*mask, l.mask_full);
+        expanded.assign(full_mask.data<float>(), full_mask.data<float>() + full_mask.size());
+        p.bias = {expanded.data(), b1 * s * t, s * t, t};
+      }
+    }
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, l.out_shape);
+    p.out = {y.data<float>(), b1 * s * dv, s * dv, dv};
+    if (l.items > 0) RunSdpa(p);
+    return Status::Ok();
+  }
+
+ private:
+  // What the input shapes resolve to: the problem's dims, the broadcast leading dims and how the mask is read.
+  struct Layout {
+    Shape q_shape, k_shape, v_shape, mask_shape;
+    bool has_mask = false;
+    int64_t s = 0, d = 0, t = 0, dv = 0;
+    Shape lead;
+    int64_t items = 1, b0 = 0, b1 = 1;
+    bool expand[3] = {false, false, false};  // Q, K, V need their leading dims expanded
+    bool mask_affine = false;                // the mask is read in place with mask_strides (b0, b1, row)
+    int64_t mask_strides[3] = {0, 0, 0};
+    Shape mask_full;  // (lead..., s, t): what a non-affine mask is expanded to
+    Shape out_shape;
+  };
+
+  Result<std::shared_ptr<const Layout>> Resolve(const Tensor& q_in, const Tensor& k_in, const Tensor& v_in,
+                                                const Tensor* mask) const {
+    const Tensor* q = &q_in;
+    const Tensor* k = &k_in;
+    const Tensor* v = &v_in;
+    if (q->rank() < 2 || k->rank() < 2 || v->rank() < 2) {
+      return InvalidArgument("inputs Q " + ShapeToString(q->shape()) + ", K " + ShapeToString(k->shape()) + ", V " +
+                             ShapeToString(v->shape()) + " must have rank 2 or more");
+    }
+    auto l = std::make_shared<Layout>();
+    l->q_shape = q->shape();
+    l->k_shape = k->shape();
+    l->v_shape = v->shape();
+    l->has_mask = mask != nullptr;
+    if (mask != nullptr) l->mask_shape = mask->shape();
+    const int64_t s = q->dim(q->rank() - 2), d = q->dim(q->rank() - 1);
+    const int64_t t = k_transposed_ ? k->dim(k->rank() - 1) : k->dim(k->rank() - 2);
+    const int64_t kd = k_transposed_ ? k->dim(k->rank() - 2) : k->dim(k->rank() - 1);
+    const int64_t dv = v->dim(v->rank() - 1);
+    if (kd != d || v->dim(v->rank() - 2) != t) {
+      return InvalidArgument("inputs Q " + ShapeToString(q->shape()) + ", K " + ShapeToString(k->shape()) + ", V " +
+                             ShapeToString(v->shape()) + " disagree on the head or key dims");
+    }
+    l->s = s;
+    l->d = d;
+    l->t = t;
+    l->dv = dv;
+    // The leading (batch, head...) dims broadcast as MatMul and Add broadcast them: Q, K and V (and the mask's)
+    // together.
+    Shape& lead = l->lead;
+    for (const Tensor* x : {q, k, v, mask}) {
+      if (x == nullptr) continue;
+      Shape xl(x->shape().begin(), x->shape().end() - std::min<int64_t>(2, x->rank()));
+      ONYX_ASSIGN_OR_RETURN(lead, BroadcastLead(lead, xl));
+    }
+    int64_t items = 1;
+    for (int64_t e : lead) items *= e;
+    l->items = items;
+    const Tensor* qkv[3] = {q, k, v};
+    for (size_t i = 0; i < 3; ++i) {
       Shape full = lead;
+      full.push_back(qkv[i]->dim(qkv[i]->rank() - 2));
+      full.push_back(qkv[i]->dim(qkv[i]->rank() - 1));
+      l->expand[i] = full != qkv[i]->shape();
+    }
+    // Leading dims viewed as (b0, b1): the last leading dim and the product of the others.
+    const int64_t b1 = lead.empty() ? 1 : lead.back();
+    l->b1 = b1;
+    l->b0 = b1 == 0 ? 0 : items / b1;
+    if (mask != nullptr) {
+      // Right-aligned strides of the mask over (leading..., s, t); 0 where it broadcasts.
+      Shape& full = l->mask_full;
+      full = lead;
       full.push_back(s);
       full.push_back(t);
       const int64_t r = static_cast<int64_t>(full.size());
@@ -165,27 +240,24 @@ class FusedAttentionKernel : public OpKernel {
           affine = false;
         }
       }
+      l->mask_affine = affine;
       if (affine) {
-        p.bias = {mask->data<float>(), b0_stride, r > 2 ? strides[static_cast<size_t>(r - 3)] : 0,
-                  strides[static_cast<size_t>(r - 2)]};
-      } else {
-        const Tensor full_mask = ExpandTo(*mask, full);
-        expanded.assign(full_mask.data<float>(), full_mask.data<float>() + full_mask.size());
-        p.bias = {expanded.data(), b1 * s * t, s * t, t};
+        l->mask_strides[0] = b0_stride;
+        l->mask_strides[1] = r > 2 ? strides[static_cast<size_t>(r - 3)] : 0;
+        l->mask_strides[2] = strides[static_cast<size_t>(r - 2)];
       }
     }
-    Shape out_shape = lead;
-    out_shape.push_back(s);
-    out_shape.push_back(dv);
-    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, out_shape);
-    p.out = {y.data<float>(), b1 * s * dv, s * dv, dv};
-    if (items > 0) RunSdpa(p);
-    return Status::Ok();
+    l->out_shape = lead;
+    l->out_shape.push_back(s);
+    l->out_shape.push_back(dv);
+    return std::shared_ptr<const Layout>(std::move(l));
   }
 
  private:
   float scale_ = 1.0f;
   bool k_transposed_ = false;
+  std::mutex mutex_;  // guards layout_
+  std::shared_ptr<const Layout> layout_;
 };
 
 }  // namespace

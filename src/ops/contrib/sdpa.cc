@@ -26,8 +26,10 @@ void RunSdpa(const SdpaProblem& p) {
     // for the same cores).
     std::optional<kernels::ScopedOmpThreads> one_thread;
     if (omp_in_parallel()) one_thread.emplace(1);
-    std::vector<float> scores(static_cast<size_t>(p.q_len * n));
-    std::vector<float> tmp(static_cast<size_t>(n));
+    // The scores of one head, in a buffer of the executing thread reused from call to call (no allocation per run).
+    thread_local std::vector<float> thread_scores;
+    std::vector<float>& scores = thread_scores;
+    if (scores.size() < static_cast<size_t>(p.q_len * n)) scores.resize(static_cast<size_t>(p.q_len * n));
     for (int64_t item = begin; item < end; ++item) {
       const int64_t b = item / p.q_heads;
       const int64_t h = item % p.q_heads;

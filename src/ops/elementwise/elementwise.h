@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -162,6 +164,8 @@ class BinaryBroadcast {
   // Whether B lines up with A as it is, with A's shape as the output's (equal shapes): Resolve's answer without
   // its copies.
   bool SameShapes(const Tensor& a, const Tensor& b) const { return a.shape() == b.shape(); }
+  // Whether B is read as it is (numpy broadcasting, opset 7 on): the output shape depends on the shapes alone.
+  bool Multidirectional() const { return !legacy_; }
 
  private:
   bool legacy_ = false;
@@ -192,7 +196,23 @@ class BinaryKernel : public OpKernel {
     Shape resolved_shape;
     const Tensor* bp = b;
     const Shape* out_shape = &a->shape();
-    if (!broadcast_.SameShapes(*a, *b)) {
+    std::shared_ptr<const BroadcastMemo> memo;
+    const bool same = broadcast_.SameShapes(*a, *b);
+    if (!same && broadcast_.Multidirectional()) {
+      // The output shape of the last shapes broadcast, kept: no allocation per run (Session::Run may be called from
+      // several threads).
+      {
+        std::lock_guard<std::mutex> lock(memo_mutex_);
+        if (memo_ != nullptr && memo_->a_shape == a->shape() && memo_->b_shape == b->shape()) memo = memo_;
+      }
+      if (memo == nullptr) {
+        ONYX_ASSIGN_OR_RETURN(Shape shape, BroadcastShapes(a->shape(), b->shape()));
+        memo = std::make_shared<const BroadcastMemo>(BroadcastMemo{a->shape(), b->shape(), std::move(shape)});
+        std::lock_guard<std::mutex> lock(memo_mutex_);
+        memo_ = memo;
+      }
+      out_shape = &memo->out_shape;
+    } else if (!same) {
       ONYX_RETURN_IF_ERROR(broadcast_.Resolve(*a, *b, &bv, &resolved_shape));
       bp = &bv;
       out_shape = &resolved_shape;
@@ -219,8 +239,13 @@ class BinaryKernel : public OpKernel {
   }
 
  private:
+  struct BroadcastMemo {
+    Shape a_shape, b_shape, out_shape;
+  };
   BinaryBroadcast broadcast_;
   Fn fn_;
+  std::mutex memo_mutex_;  // guards memo_
+  std::shared_ptr<const BroadcastMemo> memo_;
 };
 
 template <typename List, typename Fn>

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -150,47 +151,17 @@ class NchwcConvKernel : public OpKernel {
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
     if (x->type() != DataType::kFloat) return InvalidArgument("input 'X' (0) must be float32");
-    const int64_t channels = weights_.dim(1) * group_;
-    Shape logical = x->shape();
-    if (input_blocked_) {
-      if (x->rank() != 5 || x->dim(4) != block_ || x->dim(1) != (channels + block_ - 1) / block_) {
-        return InvalidArgument("blocked input 'X' (0) has shape " + ShapeToString(x->shape()) + ", expected [N, " +
-                               std::to_string((channels + block_ - 1) / block_) + ", H, W, " + std::to_string(block_) +
-                               "]");
-      }
-      logical = {x->dim(0), channels, x->dim(2), x->dim(3)};
-    }
-    ONYX_ASSIGN_OR_RETURN(nn::ConvGeometry g, nn::ResolveConv(attrs_, group_, logical, weights_.shape()));
-    int64_t out_pixels = 1;
-    for (size_t d = 2; d < g.out_shape.size(); ++d) out_pixels *= g.out_shape[d];
-    int64_t flops = 2 * g.batch * weights_.dim(0) * out_pixels * weights_.dim(1) * weights_.dim(2) * weights_.dim(3);
-    const int64_t m = weights_.dim(0);
-    Shape y_shape{g.batch, (m + block_ - 1) / block_, g.out_shape[2], g.out_shape[3], block_};
-    if (has_dw_) {
-      // 3x3, pads 1: the depthwise output has ceil(size / stride) pixels per axis.
-      y_shape[2] = (g.out_shape[2] - 1) / dw_stride_ + 1;
-      y_shape[3] = (g.out_shape[3] - 1) / dw_stride_ + 1;
-      flops += 2 * 9 * g.batch * m * y_shape[2] * y_shape[3];
-    }
-    Primitives p;
+    // The input shape of the last run, with what it resolved to, taken without copying (no allocation per run).
+    std::shared_ptr<const Prepared> prepared;
     {
-      // Session::Run may be called from several threads; the primitives are built once per input shape and kept
-      // for the last kShapesKept shapes (a server's dynamic batches alternate between a few batch sizes).
       std::lock_guard<std::mutex> lock(mutex_);
-      if (logical != built_for_) {
-        auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const auto& e) { return e.first == logical; });
-        if (kept != kept_.end()) {
-          built_ = kept->second;
-          built_for_ = logical;
-          std::rotate(kept_.begin(), kept, kept + 1);  // most recent first
-        } else {
-          ONYX_RETURN_IF_ERROR(Build(g, logical, y_shape, *x, flops, ctx.num_threads()));
-          kept_.insert(kept_.begin(), {logical, built_});
-          if (kept_.size() > kShapesKept) kept_.pop_back();
-        }
-      }
-      p = built_;
+      if (prepared_ != nullptr && prepared_->x_shape == x->shape()) prepared = prepared_;
     }
+    if (prepared == nullptr) {
+      ONYX_ASSIGN_OR_RETURN(prepared, Prepare(*x, ctx.num_threads()));
+    }
+    const Primitives& p = prepared->primitives;
+    const Shape& y_shape = prepared->y_shape;
     const ScopedOmpThreads threads(p.threads);
     Tensor* y_out = nullptr;
     if (has_sum_) {
@@ -209,41 +180,126 @@ class NchwcConvKernel : public OpKernel {
     } else {
       y_out = &ctx.AllocateOutput(0, DataType::kFloat, y_shape);
     }
-    return Execute(p, *x, *y_out);
+    if (p.relayout) return ComputeRelayout(p, *x, *y_out);
+    // The arguments built once per shape (no allocation per run) unless another run of this node holds them.
+    std::unique_lock<std::mutex> args_lock(exec_mutex_, std::try_to_lock);
+    ExecState local;
+    ExecState& state = args_lock.owns_lock() ? exec_ : local;
+    if (!args_lock.owns_lock() || exec_for_ != prepared) {
+      ONYX_RETURN_IF_ERROR(PrepareExec(p, state));
+      if (args_lock.owns_lock()) exec_for_ = prepared;
+    }
+    return Execute(p, state, *x, *y_out);
   }
 
  private:
-  // Runs the convolution of `p` on x into y (onto y's contents when a residual is summed).
-  Status Execute(const Primitives& p, const Tensor& x, Tensor& y) {
-    if (p.relayout) return ComputeRelayout(p, x, y);
-    // Without the fused depthwise post-op, the 1x1 result goes through a buffer of its own into the depthwise
-    // primitive.
+  // What one input shape resolved to: the output shape and the primitives.
+  struct Prepared {
+    Shape x_shape;  // as given (blocked or plain)
+    Shape y_shape;  // blocked
+    Primitives primitives;
+  };
+
+  // Per execution: the arguments of the convolution (and of a separate depthwise one) and the buffer between the
+  // two, built once per Prepared and pointed at each run's tensors.
+  struct ExecState {
+    kernels::DnnlArgs conv;
+    kernels::DnnlArgs dw;
     Tensor between;
-    if (!p.between_shape.empty()) between = Tensor::Allocate(DataType::kFloat, p.between_shape);
+  };
+
+  // Resolves input `x`'s shape (validates it, computes the output shape, finds or builds the primitives) and makes
+  // it the one the next runs take without resolving.
+  Result<std::shared_ptr<const Prepared>> Prepare(const Tensor& x, int session_threads) {
+    const int64_t channels = weights_.dim(1) * group_;
+    Shape logical = x.shape();
+    if (input_blocked_) {
+      if (x.rank() != 5 || x.dim(4) != block_ || x.dim(1) != (channels + block_ - 1) / block_) {
+        return InvalidArgument("blocked input 'X' (0) has shape " + ShapeToString(x.shape()) + ", expected [N, " +
+                               std::to_string((channels + block_ - 1) / block_) + ", H, W, " + std::to_string(block_) +
+                               "]");
+      }
+      logical = {x.dim(0), channels, x.dim(2), x.dim(3)};
+    }
+    ONYX_ASSIGN_OR_RETURN(nn::ConvGeometry g, nn::ResolveConv(attrs_, group_, logical, weights_.shape()));
+    int64_t out_pixels = 1;
+    for (size_t d = 2; d < g.out_shape.size(); ++d) out_pixels *= g.out_shape[d];
+    int64_t flops = 2 * g.batch * weights_.dim(0) * out_pixels * weights_.dim(1) * weights_.dim(2) * weights_.dim(3);
+    const int64_t m = weights_.dim(0);
+    auto prepared = std::make_shared<Prepared>();
+    prepared->x_shape = x.shape();
+    Shape& y_shape = prepared->y_shape;
+    y_shape = {g.batch, (m + block_ - 1) / block_, g.out_shape[2], g.out_shape[3], block_};
+    if (has_dw_) {
+      // 3x3, pads 1: the depthwise output has ceil(size / stride) pixels per axis.
+      y_shape[2] = (g.out_shape[2] - 1) / dw_stride_ + 1;
+      y_shape[3] = (g.out_shape[3] - 1) / dw_stride_ + 1;
+      flops += 2 * 9 * g.batch * m * y_shape[2] * y_shape[3];
+    }
+    // Session::Run may be called from several threads; the primitives are built once per input shape and kept
+    // for the last kShapesKept shapes (a server's dynamic batches alternate between a few batch sizes).
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (logical != built_for_) {
+      auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const auto& e) { return e.first == logical; });
+      if (kept != kept_.end()) {
+        built_ = kept->second;
+        built_for_ = logical;
+        std::rotate(kept_.begin(), kept, kept + 1);  // most recent first
+      } else {
+        ONYX_RETURN_IF_ERROR(Build(g, logical, y_shape, x, flops, session_threads));
+        kept_.insert(kept_.begin(), {logical, built_});
+        if (kept_.size() > kShapesKept) kept_.pop_back();
+      }
+    }
+    prepared->primitives = built_;
+    prepared_ = prepared;
+    return std::shared_ptr<const Prepared>(std::move(prepared));
+  }
+
+  // Builds `state`'s arguments for the primitives of `p` (not a relayout one).
+  Status PrepareExec(const Primitives& p, ExecState& state) const {
     return DnnlCall("NchwcConv", [&] {
-      float* conv_out = between.defined() ? between.data<float>() : y.data<float>();
-      memory src(p.pd.src_desc(), DnnlEngine(), const_cast<float*>(x.data<float>()));
-      memory dst(p.pd.dst_desc(), DnnlEngine(), conv_out);
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, dst}};
+      state.conv.Clear();
+      state.dw.Clear();
+      state.between = Tensor();
+      state.conv.Add(DNNL_ARG_SRC, p.pd.src_desc());
+      state.conv.Add(DNNL_ARG_WEIGHTS, p.weights);
+      state.conv.Add(DNNL_ARG_DST, p.pd.dst_desc());
       if (bias_.size() > 0) {
-        args.emplace(DNNL_ARG_BIAS, memory(p.pd.bias_desc(), DnnlEngine(), const_cast<float*>(bias_.data<float>())));
+        state.conv.Add(DNNL_ARG_BIAS, p.pd.bias_desc());
+        state.conv.Set(DNNL_ARG_BIAS, bias_.data<float>());
       }
       if (p.dw_fused) {
-        args.emplace(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, p.dw_weights);
-        if (dw_bias_.size() > 0) args.emplace(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, p.dw_bias);
+        state.conv.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, p.dw_weights);
+        if (dw_bias_.size() > 0) state.conv.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, p.dw_bias);
       }
-      kernels::AddThreadScratchpad(p.pd, args);
-      p.primitive.execute(DnnlStream(), args);
-      if (between.defined()) {
-        memory dw_src(p.dw_pd.src_desc(), DnnlEngine(), conv_out);
-        memory dw_dst(p.dw_pd.dst_desc(), DnnlEngine(), y.data<float>());
-        std::unordered_map<int, memory> dw_args{
-            {DNNL_ARG_SRC, dw_src}, {DNNL_ARG_WEIGHTS, p.dw_weights}, {DNNL_ARG_DST, dw_dst}};
-        if (dw_bias_.size() > 0) dw_args.emplace(DNNL_ARG_BIAS, p.dw_bias);
-        kernels::AddThreadScratchpad(p.dw_pd, dw_args);
-        p.dw_primitive.execute(DnnlStream(), dw_args);
+      state.conv.AddThreadScratchpad(p.pd.scratchpad_desc());
+      if (!p.between_shape.empty()) {
+        // Without the fused depthwise post-op, the 1x1 result goes through a buffer of its own into the depthwise
+        // primitive.
+        state.between = Tensor::Allocate(DataType::kFloat, p.between_shape);
+        state.dw.Add(DNNL_ARG_SRC, p.dw_pd.src_desc());
+        state.dw.Set(DNNL_ARG_SRC, state.between.data<float>());
+        state.dw.Add(DNNL_ARG_WEIGHTS, p.dw_weights);
+        state.dw.Add(DNNL_ARG_DST, p.dw_pd.dst_desc());
+        if (dw_bias_.size() > 0) state.dw.Add(DNNL_ARG_BIAS, p.dw_bias);
+        state.dw.AddThreadScratchpad(p.dw_pd.scratchpad_desc());
       }
-      DnnlStream().wait();
+    });
+  }
+
+  // Runs the convolution of `p` (not a relayout one) on x into y (onto y's contents when a residual is summed), with
+  // `state` prepared for p.
+  Status Execute(const Primitives& p, ExecState& state, const Tensor& x, Tensor& y) const {
+    return DnnlCall("NchwcConv", [&] {
+      const bool between = state.between.defined();
+      state.conv.Set(DNNL_ARG_SRC, x.data<float>());
+      state.conv.Set(DNNL_ARG_DST, between ? state.between.data<float>() : y.data<float>());
+      state.conv.Execute(p.primitive, /*wait=*/!between);
+      if (between) {
+        state.dw.Set(DNNL_ARG_DST, y.data<float>());
+        state.dw.Execute(p.dw_primitive);
+      }
     });
   }
 
@@ -486,7 +542,10 @@ class NchwcConvKernel : public OpKernel {
         tried.size(),
         [&](size_t i) {
           const ScopedOmpThreads threads(tried[i].threads);
-          return Execute(built[i], x, scratch);
+          if (built[i].relayout) return ComputeRelayout(built[i], x, scratch);
+          ExecState state;
+          ONYX_RETURN_IF_ERROR(PrepareExec(built[i], state));
+          return Execute(built[i], state, x, scratch);
         },
         thread_counts_tried);
     if (!std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
@@ -627,7 +686,11 @@ class NchwcConvKernel : public OpKernel {
   Tensor dw_bias_;
   int64_t dw_stride_ = 1;
   Activation dw_activation_;
-  std::mutex mutex_;
+  std::mutex mutex_;                          // guards prepared_, built_for_, built_ and kept_
+  std::shared_ptr<const Prepared> prepared_;  // the last input shape's
+  std::mutex exec_mutex_;                     // guards exec_ and exec_for_
+  ExecState exec_;
+  std::shared_ptr<const Prepared> exec_for_;  // what exec_ was prepared for
   Shape built_for_;
   Primitives built_;
   static constexpr size_t kShapesKept = 8;

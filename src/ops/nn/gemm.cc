@@ -53,10 +53,19 @@ class GemmKernel : public OpKernel {
                              std::to_string(kb) + "x" + std::to_string(n) + " (A " + ShapeToString(a->shape()) +
                              ", B " + ShapeToString(b->shape()) + ")");
     }
-    const Shape out_shape = {m, n};
+    // [m, n] in a vector of the calling thread (the frame copies it into a recycled one): no allocation per run.
+    thread_local Shape thread_out_shape(2);
+    Shape& out_shape = thread_out_shape;
+    out_shape[0] = m;
+    out_shape[1] = n;
     if (c != nullptr) {
-      auto bs = BroadcastShapes(out_shape, c->shape());
-      if (c->rank() > 2 || !bs.ok() || *bs != out_shape) {
+      // C broadcasts to [m, n] without changing it: each of its (right-aligned) dims is 1 or the output's.
+      bool fits = c->rank() <= 2;
+      for (int64_t i = 0; fits && i < c->rank(); ++i) {
+        const int64_t d = c->dim(c->rank() - 1 - i);
+        fits = d == 1 || d == out_shape[static_cast<size_t>(1 - i)];
+      }
+      if (!fits) {
         return InvalidArgument("input 'C' (2) with shape " + ShapeToString(c->shape()) + " does not broadcast to " +
                                ShapeToString(out_shape));
       }

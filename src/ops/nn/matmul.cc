@@ -93,25 +93,50 @@ void RunMatMul(const MatMulPlan& p, const T* a, const T* b, T* y) {
 
 using MatMulTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>;
 
-Status MatMulCompute(const KernelInfo&, KernelContext& ctx) {
-  ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
-  ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
-  if (a->type() != b->type()) {
-    return InvalidArgument("inputs A and B have different types " + std::string(DataTypeName(a->type())) + " and " +
-                           std::string(DataTypeName(b->type())));
+// MatMul, with the plan of the last pair of input shapes kept: a run of the same shapes takes it without planning
+// again (no allocation per run).
+class MatMulKernel : public OpKernel {
+ public:
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
+    if (a->type() != b->type()) {
+      return InvalidArgument("inputs A and B have different types " + std::string(DataTypeName(a->type())) + " and " +
+                             std::string(DataTypeName(b->type())));
+    }
+    std::shared_ptr<const Planned> planned;
+    {
+      // Session::Run may be called from several threads.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (planned_ != nullptr && planned_->a_shape == a->shape() && planned_->b_shape == b->shape()) planned = planned_;
+    }
+    if (planned == nullptr) {
+      ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, PlanMatMul(a->shape(), b->shape()));
+      planned = std::make_shared<const Planned>(Planned{a->shape(), b->shape(), std::move(plan)});
+      std::lock_guard<std::mutex> lock(mutex_);
+      planned_ = planned;
+    }
+    const MatMulPlan& plan = planned->plan;
+    Tensor& y = ctx.AllocateOutput(0, a->type(), plan.out_shape);
+    return Dispatch<MatMulTypes>(a->type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      ComputeView<T> av(*a);
+      ComputeView<T> bv(*b);
+      ComputeOutput<T> yv(y);
+      RunMatMul(plan, av.data(), bv.data(), yv.data());
+      yv.Finish();
+      return Status::Ok();
+    });
   }
-  ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, PlanMatMul(a->shape(), b->shape()));
-  Tensor& y = ctx.AllocateOutput(0, a->type(), plan.out_shape);
-  return Dispatch<MatMulTypes>(a->type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    ComputeView<T> av(*a);
-    ComputeView<T> bv(*b);
-    ComputeOutput<T> yv(y);
-    RunMatMul(plan, av.data(), bv.data(), yv.data());
-    yv.Finish();
-    return Status::Ok();
-  });
-}
+
+ private:
+  struct Planned {
+    Shape a_shape, b_shape;
+    MatMulPlan plan;
+  };
+  std::mutex mutex_;  // guards planned_
+  std::shared_ptr<const Planned> planned_;
+};
 
 // Zero points of A apply per row: a 1-D one of M values is read as [M, 1]; B's apply per column.
 Shape RowParamShape(const Tensor& t, const MatMulPlan& p) {
@@ -338,7 +363,7 @@ class QLinearMatMulKernel : public OpKernel {
 }  // namespace
 
 void RegisterMatMulOps(KernelRegistry& registry) {
-  registry.AddFn("", "MatMul", 1, kLatestVersion, MatMulCompute);
+  registry.Add("", "MatMul", 1, kLatestVersion, MakeFactory<MatMulKernel>());
   registry.Add("", "MatMulInteger", 10, kLatestVersion, MakeFactory<MatMulIntegerKernel>());
   registry.Add("", "QLinearMatMul", 10, kLatestVersion, MakeFactory<QLinearMatMulKernel>());
 }

@@ -1,6 +1,8 @@
 // InstanceNormalization, LayerNormalization, GroupNormalization and MeanVarianceNormalization: each normalizes
 // runs of elements to zero mean and unit (biased) variance, then applies its own scale and bias.
 #include <cmath>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "ops/common/op_util.h"
@@ -101,6 +103,15 @@ class LayerNormKernel : public OpKernel {
     }
     stash_type_ = static_cast<DataType>(stash);
     for (size_t i = 1; i < info.num_outputs() && i < 3; ++i) requested_[i] = !info.node().outputs[i].empty();
+    // Scale and B as doubles once when they are initializers (the usual case), not per run.
+    const Tensor* scale = info.ConstantInput(1);
+    const Tensor* bias = info.has_input(2) ? info.ConstantInput(2) : nullptr;
+    if (scale != nullptr && IsFloatingPoint(scale->type()) && (!info.has_input(2) || bias != nullptr) &&
+        (bias == nullptr || IsFloatingPoint(bias->type()))) {
+      const_params_ = true;
+      const_scale_ = ToDoubleVector(*scale);
+      const_bias_ = bias != nullptr ? ToDoubleVector(*bias) : std::vector<double>{0.0};
+    }
     return Status::Ok();
   }
 
@@ -111,22 +122,46 @@ class LayerNormKernel : public OpKernel {
     if (x->rank() == 0) return InvalidArgument("input 'X' (0) must have rank >= 1");
     ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, x->rank()));
     const Shape& xs = x->shape();
-    for (const Tensor* t : {scale, bias}) {
-      if (t == nullptr) continue;
-      auto bs = BroadcastShapes(xs, t->shape());
-      if (!bs.ok() || *bs != xs) {
-        return InvalidArgument("Scale/B shape " + ShapeToString(t->shape()) + " does not broadcast to X " +
-                               ShapeToString(xs));
+    const Shape no_shape;
+    const Shape& b_shape = bias != nullptr ? bias->shape() : no_shape;
+    bool checked = false;
+    {
+      // The shapes the last run checked (Session::Run may be called from several threads).
+      std::lock_guard<std::mutex> lock(checked_mutex_);
+      checked = checked_ != nullptr && checked_->x == xs && checked_->scale == scale->shape() &&
+                checked_->bias == b_shape && checked_->has_bias == (bias != nullptr) &&
+                checked_->scale_type == scale->type() && checked_->bias_type == (bias ? bias->type() : scale->type());
+    }
+    if (!checked) {
+      for (const Tensor* t : {scale, bias}) {
+        if (t == nullptr) continue;
+        auto bs = BroadcastShapes(xs, t->shape());
+        if (!bs.ok() || *bs != xs) {
+          return InvalidArgument("Scale/B shape " + ShapeToString(t->shape()) + " does not broadcast to X " +
+                                 ShapeToString(xs));
+        }
+        ONYX_RETURN_IF_ERROR(CheckFloatParam(*t, "Scale and B"));
       }
-      ONYX_RETURN_IF_ERROR(CheckFloatParam(*t, "Scale and B"));
+      auto c = std::make_shared<const Checked>(
+          Checked{xs, scale->shape(), b_shape, bias != nullptr, scale->type(), bias ? bias->type() : scale->type()});
+      std::lock_guard<std::mutex> lock(checked_mutex_);
+      checked_ = std::move(c);
     }
     const int64_t rows = ShapeProduct(xs, 0, static_cast<size_t>(axis));
     const int64_t len = ShapeProduct(xs, static_cast<size_t>(axis), xs.size());
-    const std::vector<double> s = ToDoubleVector(*scale);
-    const std::vector<double> b = bias != nullptr ? ToDoubleVector(*bias) : std::vector<double>{0.0};
-    const Shape b_shape = bias != nullptr ? bias->shape() : Shape{};
+    std::vector<double> run_scale, run_bias;
+    if (!const_params_) {
+      run_scale = ToDoubleVector(*scale);
+      run_bias = bias != nullptr ? ToDoubleVector(*bias) : std::vector<double>{0.0};
+    }
+    const std::vector<double>& s = const_params_ ? const_scale_ : run_scale;
+    const std::vector<double>& b = const_params_ ? const_bias_ : run_bias;
     Tensor& y = ctx.AllocateOutput(0, x->type(), xs);
-    std::vector<double> mean, inv_std;
+    // The row statistics in the calling thread's vectors (bound here: the parallel loops read them through these
+    // references), reused from run to run.
+    thread_local std::vector<double> thread_mean, thread_inv_std;
+    std::vector<double>& mean = thread_mean;
+    std::vector<double>& inv_std = thread_inv_std;
     ONYX_RETURN_IF_ERROR(Dispatch<FloatTypes>(x->type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
@@ -156,6 +191,7 @@ class LayerNormKernel : public OpKernel {
       });
       return Status::Ok();
     }));
+    if (!requested_[1] && !requested_[2]) return Status::Ok();
     // Mean and InvStdDev keep the reduced axes as 1s, in the stash type.
     Shape stat_shape = xs;
     for (size_t d = static_cast<size_t>(axis); d < stat_shape.size(); ++d) stat_shape[d] = 1;
@@ -173,10 +209,19 @@ class LayerNormKernel : public OpKernel {
   }
 
  private:
+  struct Checked {
+    Shape x, scale, bias;
+    bool has_bias = false;
+    DataType scale_type = DataType::kUndefined, bias_type = DataType::kUndefined;
+  };
   int64_t axis_ = -1;
   double epsilon_ = 1e-5;
   DataType stash_type_ = DataType::kFloat;
   bool requested_[3] = {true, false, false};
+  bool const_params_ = false;  // Scale and B are initializers, held as doubles below
+  std::vector<double> const_scale_, const_bias_;
+  std::mutex checked_mutex_;  // guards checked_
+  std::shared_ptr<const Checked> checked_;
 };
 
 class GroupNormKernel : public OpKernel {

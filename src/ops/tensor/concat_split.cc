@@ -1,4 +1,7 @@
 // Concat and Split: joining tensors along an axis and cutting one apart.
+#include <memory>
+#include <mutex>
+
 #include "ops/common/op_util.h"
 #include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
@@ -14,7 +17,50 @@ class ConcatKernel : public OpKernel {
     return Status::Ok();
   }
   Status Compute(KernelContext& ctx) override {
-    if (ctx.num_inputs() == 0) return InvalidArgument("Concat needs at least one input");
+    const size_t n = ctx.num_inputs();
+    if (n == 0) return InvalidArgument("Concat needs at least one input");
+    std::shared_ptr<const Plan> plan;
+    {
+      // The last run's plan when the input shapes and type are this run's (Session::Run may be called from several
+      // threads): no allocation per run.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (plan_ != nullptr && Matches(ctx, *plan_)) plan = plan_;
+    }
+    if (plan == nullptr) {
+      ONYX_ASSIGN_OR_RETURN(plan, MakePlan(ctx));
+      std::lock_guard<std::mutex> lock(mutex_);
+      plan_ = plan;
+    }
+    Tensor& out = ctx.AllocateOutput(0, plan->type, plan->out_shape);
+    for (size_t i = 0; i < n; ++i) {
+      const Tensor& t = ctx.input(i);
+      StridedCopy(t, 0, plan->in_strides[i], out, plan->offsets[i], plan->out_strides, t.shape());
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // The copies for one list of input shapes: each input's strides and where it starts in the output.
+  struct Plan {
+    DataType type = DataType::kUndefined;
+    std::vector<Shape> in_shapes;
+    Shape out_shape;
+    std::vector<int64_t> out_strides;
+    std::vector<std::vector<int64_t>> in_strides;
+    std::vector<int64_t> offsets;  // in elements of the output
+  };
+
+  static bool Matches(const KernelContext& ctx, const Plan& plan) {
+    if (ctx.num_inputs() != plan.in_shapes.size()) return false;
+    for (size_t i = 0; i < plan.in_shapes.size(); ++i) {
+      if (!ctx.has_input(i) || !ctx.input_value(i).is_tensor()) return false;
+      const Tensor& t = ctx.input(i);
+      if (t.type() != plan.type || t.shape() != plan.in_shapes[i]) return false;
+    }
+    return true;
+  }
+
+  Result<std::shared_ptr<const Plan>> MakePlan(const KernelContext& ctx) const {
     std::vector<const Tensor*> inputs;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) {
       ONYX_ASSIGN_OR_RETURN(const Tensor* t, ctx.TensorInput(i));
@@ -24,7 +70,10 @@ class ConcatKernel : public OpKernel {
     if (first.rank() == 0) return InvalidArgument("input 0 is a scalar; Concat needs tensors of rank >= 1");
     ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, first.rank()));
     const size_t ax = static_cast<size_t>(axis);
-    Shape out_shape = first.shape();
+    auto plan = std::make_shared<Plan>();
+    plan->type = first.type();
+    Shape& out_shape = plan->out_shape;
+    out_shape = first.shape();
     out_shape[ax] = 0;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor& t = *inputs[i];
@@ -38,18 +87,20 @@ class ConcatKernel : public OpKernel {
       }
       out_shape[ax] += t.dim(axis);
     }
-    Tensor& out = ctx.AllocateOutput(0, first.type(), out_shape);
-    const std::vector<int64_t> out_strides = RowMajorStrides(out_shape);
+    plan->out_strides = RowMajorStrides(out_shape);
     int64_t offset = 0;
     for (const Tensor* t : inputs) {
-      StridedCopy(*t, 0, RowMajorStrides(t->shape()), out, offset * out_strides[ax], out_strides, t->shape());
+      plan->in_shapes.push_back(t->shape());
+      plan->in_strides.push_back(RowMajorStrides(t->shape()));
+      plan->offsets.push_back(offset * plan->out_strides[ax]);
       offset += t->dim(axis);
     }
-    return Status::Ok();
+    return std::shared_ptr<const Plan>(std::move(plan));
   }
 
- private:
   int64_t axis_ = 1;
+  std::mutex mutex_;  // guards plan_
+  std::shared_ptr<const Plan> plan_;
 };
 
 class SplitKernel : public OpKernel {
@@ -72,6 +123,51 @@ class SplitKernel : public OpKernel {
   }
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    const bool split_given = (since_ == 1 || since_ >= 13) && ctx.has_input(1);
+    const Tensor* split_input = nullptr;
+    if (split_given) {
+      ONYX_ASSIGN_OR_RETURN(split_input, ctx.TensorInput(1));
+    }
+    std::shared_ptr<const Plan> plan;
+    {
+      // The last run's plan when the input shape and split are this run's (Session::Run may be called from several
+      // threads): no allocation per run.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (plan_ != nullptr && plan_->in_shape == x->shape() && plan_->split_given == split_given &&
+          plan_->out_shapes.size() == ctx.num_outputs() &&
+          (split_input == nullptr || HoldsInts(*split_input, plan_->split_input))) {
+        plan = plan_;
+      }
+    }
+    if (plan == nullptr) {
+      ONYX_ASSIGN_OR_RETURN(plan, MakePlan(ctx, *x, split_given));
+      std::lock_guard<std::mutex> lock(mutex_);
+      plan_ = plan;
+    }
+    for (size_t i = 0; i < plan->out_shapes.size(); ++i) {
+      Tensor& out = ctx.AllocateOutput(i, x->type(), plan->out_shapes[i]);
+      StridedCopy(*x, plan->offsets[i], plan->in_strides, out, 0, plan->out_strides[i], plan->out_shapes[i]);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // The copies for one input shape and split: each output's shape and strides and where it starts in the input.
+  struct Plan {
+    Shape in_shape;
+    bool split_given = false;
+    std::vector<int64_t> split_input;  // the split input as given
+    std::vector<int64_t> in_strides;
+    std::vector<Shape> out_shapes;
+    std::vector<std::vector<int64_t>> out_strides;
+    std::vector<int64_t> offsets;  // in elements of the input
+  };
+
+  Result<std::shared_ptr<const Plan>> MakePlan(const KernelContext& ctx, const Tensor& input, bool split_given) const {
+    const Tensor* x = &input;
+    auto plan = std::make_shared<Plan>();
+    plan->in_shape = x->shape();
+    plan->split_given = split_given;
     ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, x->rank()));
     if (x->rank() == 0) return InvalidArgument("input 'input' (0) is a scalar; Split needs rank >= 1");
     const int64_t dim = x->dim(axis);
@@ -79,9 +175,10 @@ class SplitKernel : public OpKernel {
     std::vector<int64_t> split;
     bool has_split = has_split_attr_;
     if (has_split) split = split_attr_;
-    if ((since_ == 1 || since_ >= 13) && ctx.has_input(1)) {
+    if (split_given) {
       has_split = true;
       ONYX_ASSIGN_OR_RETURN(split, IntsInput(ctx, 1, "split"));
+      plan->split_input = split;
     }
     if (!has_split) {
       const int64_t parts = num_outputs_attr_ > 0 ? num_outputs_attr_ : n_out;
@@ -114,16 +211,17 @@ class SplitKernel : public OpKernel {
       return InvalidArgument("'split' " + ShapeToString(split) + " sums to " + std::to_string(sum) +
                              ", but axis " + std::to_string(axis) + " has dimension " + std::to_string(dim));
     }
-    const std::vector<int64_t> in_strides = RowMajorStrides(x->shape());
+    plan->in_strides = RowMajorStrides(x->shape());
     int64_t offset = 0;
     for (size_t i = 0; i < split.size(); ++i) {
       Shape shape = x->shape();
       shape[static_cast<size_t>(axis)] = split[i];
-      Tensor& out = ctx.AllocateOutput(i, x->type(), shape);
-      StridedCopy(*x, offset * in_strides[static_cast<size_t>(axis)], in_strides, out, 0, RowMajorStrides(shape), shape);
+      plan->out_strides.push_back(RowMajorStrides(shape));
+      plan->out_shapes.push_back(std::move(shape));
+      plan->offsets.push_back(offset * plan->in_strides[static_cast<size_t>(axis)]);
       offset += split[i];
     }
-    return Status::Ok();
+    return std::shared_ptr<const Plan>(std::move(plan));
   }
 
  private:
@@ -132,6 +230,8 @@ class SplitKernel : public OpKernel {
   bool has_split_attr_ = false;
   std::vector<int64_t> split_attr_;
   int64_t num_outputs_attr_ = 0;
+  std::mutex mutex_;  // guards plan_
+  std::shared_ptr<const Plan> plan_;
 };
 
 }  // namespace

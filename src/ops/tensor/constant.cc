@@ -94,7 +94,8 @@ class ConstantKernel : public OpKernel {
     return Status::Ok();
   }
   Status Compute(KernelContext& ctx) override {
-    ctx.SetOutput(0, value_);
+    // A view of the value (its storage shared, its shape in a vector the frame recycles): no allocation per run.
+    ctx.SetOutputView(0, value_, value_.shape());
     return Status::Ok();
   }
 
@@ -129,6 +130,14 @@ class ConstantOfShapeKernel : public OpKernel {
 using RangeTypes = TypeList<float, double, Float16, BFloat16, int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t,
                             uint32_t, uint64_t>;
 
+// Output 0 of ctx as a 1-D tensor of n elements of `type`, its shape [n] made in a vector of the calling thread
+// (the frame copies it into a recycled one): no allocation per run.
+Tensor& AllocateVectorOutput(KernelContext& ctx, DataType type, int64_t n) {
+  thread_local Shape thread_shape(1);
+  thread_shape[0] = n;
+  return ctx.AllocateOutput(0, type, static_cast<const Shape&>(thread_shape));
+}
+
 Status RangeCompute(const KernelInfo&, KernelContext& ctx) {
   const Tensor* in[3];
   for (size_t i = 0; i < 3; ++i) {
@@ -150,7 +159,7 @@ Status RangeCompute(const KernelInfo&, KernelContext& ctx) {
       const __int128 count = span / delta + ((span % delta != 0) && ((span > 0) == (delta > 0)) ? 1 : 0);
       if (count > (__int128{1} << 40)) return InvalidArgument("Range would produce too many elements");
       n = count > 0 ? static_cast<int64_t>(count) : 0;
-      Tensor& out = ctx.AllocateOutput(0, in[0]->type(), {n});
+      Tensor& out = AllocateVectorOutput(ctx, in[0]->type(), n);
       for (int64_t i = 0; i < n; ++i) out.data<T>()[i] = static_cast<T>(start + i * delta);
     } else {
       const double start = ToDouble(in[0]->data<T>()[0]), limit = ToDouble(in[1]->data<T>()[0]);
@@ -162,7 +171,7 @@ Status RangeCompute(const KernelInfo&, KernelContext& ctx) {
         return InvalidArgument("Range would produce too many elements");
       }
       n = count > 0 ? static_cast<int64_t>(count) : 0;
-      Tensor& out = ctx.AllocateOutput(0, in[0]->type(), {n});
+      Tensor& out = AllocateVectorOutput(ctx, in[0]->type(), n);
       using CT = ComputeType<T>;
       for (int64_t i = 0; i < n; ++i) {
         out.data<T>()[i] = T(static_cast<CT>(static_cast<CT>(start) + static_cast<CT>(i) * static_cast<CT>(delta)));

@@ -1,4 +1,7 @@
 // Gather, GatherElements and GatherND: reading elements or slices at positions given by an index tensor.
+#include <memory>
+#include <mutex>
+
 #include "ops/common/op_util.h"
 #include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
@@ -38,16 +41,31 @@ class GatherKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, data->rank()));
     const Shape& ds = data->shape();
     const size_t ax = static_cast<size_t>(axis);
-    Shape out_shape(ds.begin(), ds.begin() + axis);
-    out_shape.insert(out_shape.end(), indices->shape().begin(), indices->shape().end());
-    out_shape.insert(out_shape.end(), ds.begin() + axis + 1, ds.end());
+    std::shared_ptr<const Shapes> shapes;
+    {
+      // The last run's output shape when the input shapes are this run's (Session::Run may be called from several
+      // threads): no allocation per run.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (shapes_ != nullptr && shapes_->data == ds && shapes_->indices == indices->shape()) shapes = shapes_;
+    }
+    if (shapes == nullptr) {
+      Shape out_shape(ds.begin(), ds.begin() + axis);
+      out_shape.insert(out_shape.end(), indices->shape().begin(), indices->shape().end());
+      out_shape.insert(out_shape.end(), ds.begin() + axis + 1, ds.end());
+      shapes = std::make_shared<const Shapes>(Shapes{ds, indices->shape(), std::move(out_shape)});
+      std::lock_guard<std::mutex> lock(mutex_);
+      shapes_ = shapes;
+    }
     const int64_t outer = DimProduct(ds, 0, ax), dim = ds[ax], inner = DimProduct(ds, ax + 1, ds.size());
     const int64_t n_idx = indices->size();
-    std::vector<int64_t> idx(static_cast<size_t>(n_idx));
+    // The checked indices in the calling thread's vector, reused from run to run.
+    thread_local std::vector<int64_t> thread_idx;
+    std::vector<int64_t>& idx = thread_idx;
+    idx.resize(static_cast<size_t>(n_idx));
     for (int64_t i = 0; i < n_idx; ++i) {
       ONYX_ASSIGN_OR_RETURN(idx[static_cast<size_t>(i)], IndexAt(*indices, i, dim));
     }
-    Tensor& out = ctx.AllocateOutput(0, data->type(), out_shape);
+    Tensor& out = ctx.AllocateOutput(0, data->type(), shapes->out);
     return DispatchCopy(data->type(), [&](auto tag) {
       using C = typename decltype(tag)::type;
       const C* in = data->data<C>();
@@ -64,7 +82,12 @@ class GatherKernel : public OpKernel {
   }
 
  private:
+  struct Shapes {
+    Shape data, indices, out;
+  };
   int64_t axis_ = 0;
+  std::mutex mutex_;  // guards shapes_
+  std::shared_ptr<const Shapes> shapes_;
 };
 
 class GatherElementsKernel : public OpKernel {

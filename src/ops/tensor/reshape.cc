@@ -1,6 +1,8 @@
 // Operators that change only the shape of a tensor (the output shares the input's storage), plus Identity, Shape
 // and Size.
 #include <algorithm>
+#include <memory>
+#include <mutex>
 
 #include "ops/common/op_util.h"
 #include "ops/tensor/tensor_util.h"
@@ -67,21 +69,48 @@ class ReshapeKernel : public OpKernel {
   }
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* data, ctx.TensorInput(0));
-    std::vector<int64_t> requested = shape_attr_;
+    const Tensor* shape = nullptr;
     if (since_ >= 5) {
-      ONYX_ASSIGN_OR_RETURN(const Tensor* shape, ctx.TensorInput(1));
-      if (shape->rank() != 1) {
-        return InvalidArgument("input 'shape' (1) has shape " + ShapeToString(shape->shape()) + ", expected 1-D");
-      }
-      ONYX_ASSIGN_OR_RETURN(requested, IntsInput(ctx, 1, "shape"));
+      ONYX_ASSIGN_OR_RETURN(shape, ctx.TensorInput(1));
     }
-    ONYX_ASSIGN_OR_RETURN(Shape out_shape, ReshapeTarget(data->shape(), requested, allowzero_));
-    ONYX_ASSIGN_OR_RETURN(Tensor out, data->Reshaped(std::move(out_shape)));
-    ctx.SetOutput(0, std::move(out));
+    std::shared_ptr<const Resolved> resolved;
+    {
+      // The last run's input shape and requested shape, when they are this run's (Session::Run may be called from
+      // several threads).
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (resolved_ != nullptr && resolved_->in_shape == data->shape() &&
+          (shape == nullptr || (shape->rank() == 1 && HoldsInts(*shape, resolved_->requested)))) {
+        resolved = resolved_;
+      }
+    }
+    if (resolved == nullptr) {
+      std::vector<int64_t> requested = shape_attr_;
+      if (shape != nullptr) {
+        if (shape->rank() != 1) {
+          return InvalidArgument("input 'shape' (1) has shape " + ShapeToString(shape->shape()) + ", expected 1-D");
+        }
+        ONYX_ASSIGN_OR_RETURN(requested, IntsInput(ctx, 1, "shape"));
+      }
+      ONYX_ASSIGN_OR_RETURN(Shape out_shape, ReshapeTarget(data->shape(), requested, allowzero_));
+      if (NumElements(out_shape) != data->size()) {
+        return InvalidArgument("cannot reshape " + ShapeToString(data->shape()) + " to " + ShapeToString(out_shape));
+      }
+      resolved = std::make_shared<const Resolved>(Resolved{data->shape(), std::move(requested), std::move(out_shape)});
+      std::lock_guard<std::mutex> lock(mutex_);
+      resolved_ = resolved;
+    }
+    ctx.SetOutputView(0, *data, resolved->out_shape);
     return Status::Ok();
   }
 
  private:
+  struct Resolved {
+    Shape in_shape;
+    std::vector<int64_t> requested;
+    Shape out_shape;
+  };
+  std::mutex mutex_;  // guards resolved_
+  std::shared_ptr<const Resolved> resolved_;
   int since_ = 0;
   bool allowzero_ = false;
   std::vector<int64_t> shape_attr_;
@@ -104,16 +133,53 @@ class SqueezeKernel : public OpKernel {
   }
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* data, ctx.TensorInput(0));
+    const Tensor* axes_input = nullptr;
+    if (axes_from_input_ && ctx.has_input(1)) {
+      ONYX_ASSIGN_OR_RETURN(axes_input, ctx.TensorInput(1));
+    }
+    std::shared_ptr<const Resolved> resolved;
+    {
+      // The last run's output shape when the input shape and axes are this run's (Session::Run may be called from
+      // several threads): no allocation per run.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (resolved_ != nullptr && resolved_->in_shape == data->shape() &&
+          resolved_->axes_given == (axes_input != nullptr) &&
+          (axes_input == nullptr || HoldsInts(*axes_input, resolved_->axes))) {
+        resolved = resolved_;
+      }
+    }
+    if (resolved == nullptr) {
+      ONYX_ASSIGN_OR_RETURN(resolved, Resolve(ctx, *data, axes_input != nullptr));
+      std::lock_guard<std::mutex> lock(mutex_);
+      resolved_ = resolved;
+    }
+    ctx.SetOutputView(0, *data, resolved->out_shape);
+    return Status::Ok();
+  }
+
+ private:
+  struct Resolved {
+    Shape in_shape;
+    bool axes_given = false;
+    std::vector<int64_t> axes;  // the axes input as given
+    Shape out_shape;
+  };
+
+  Result<std::shared_ptr<const Resolved>> Resolve(const KernelContext& ctx, const Tensor& data, bool axes_given) const {
+    auto resolved = std::make_shared<Resolved>();
+    resolved->in_shape = data.shape();
+    resolved->axes_given = axes_given;
     bool has_axes = has_axes_;
     std::vector<int64_t> axes = axes_;
-    if (axes_from_input_ && ctx.has_input(1)) {
+    if (axes_given) {
       has_axes = true;
       ONYX_ASSIGN_OR_RETURN(axes, IntsInput(ctx, 1, "axes"));
+      resolved->axes = axes;
     }
-    const Shape& in = data->shape();
-    Shape out;
+    const Shape& in = data.shape();
+    Shape& out = resolved->out_shape;
     if (unsqueeze_) {
-      const int64_t out_rank = data->rank() + static_cast<int64_t>(axes.size());
+      const int64_t out_rank = data.rank() + static_cast<int64_t>(axes.size());
       ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> norm, NormalizeAxes(axes, out_rank));
       std::vector<bool> inserted(static_cast<size_t>(out_rank), false);
       for (int64_t a : norm) inserted[static_cast<size_t>(a)] = true;
@@ -124,7 +190,7 @@ class SqueezeKernel : public OpKernel {
         if (d != 1) out.push_back(d);
       }
     } else {
-      ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> norm, NormalizeAxes(axes, data->rank()));
+      ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> norm, NormalizeAxes(axes, data.rank()));
       for (int64_t a : norm) {
         if (in[static_cast<size_t>(a)] != 1) {
           return InvalidArgument("cannot squeeze axis " + std::to_string(a) + " of shape " + ShapeToString(in) +
@@ -135,9 +201,10 @@ class SqueezeKernel : public OpKernel {
         if (std::find(norm.begin(), norm.end(), static_cast<int64_t>(i)) == norm.end()) out.push_back(in[i]);
       }
     }
-    ONYX_ASSIGN_OR_RETURN(Tensor t, data->Reshaped(std::move(out)));
-    ctx.SetOutput(0, std::move(t));
-    return Status::Ok();
+    if (NumElements(out) != data.size()) {
+      return InvalidArgument("cannot reshape " + ShapeToString(in) + " to " + ShapeToString(out));
+    }
+    return std::shared_ptr<const Resolved>(std::move(resolved));
   }
 
  private:
@@ -145,6 +212,8 @@ class SqueezeKernel : public OpKernel {
   bool axes_from_input_ = false;
   bool has_axes_ = false;
   std::vector<int64_t> axes_;
+  std::mutex mutex_;  // guards resolved_
+  std::shared_ptr<const Resolved> resolved_;
 };
 
 class FlattenKernel : public OpKernel {
@@ -161,9 +230,11 @@ class FlattenKernel : public OpKernel {
       return InvalidArgument("attribute 'axis' " + std::to_string(axis_) + " is out of range for rank " + std::to_string(rank));
     }
     const size_t axis = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
-    Shape out = {DimProduct(data->shape(), 0, axis), DimProduct(data->shape(), axis, data->shape().size())};
-    ONYX_ASSIGN_OR_RETURN(Tensor t, data->Reshaped(std::move(out)));
-    ctx.SetOutput(0, std::move(t));
+    // [outer, inner] in a vector of the calling thread: the frame copies it into a recycled one.
+    thread_local Shape thread_out_shape(2);
+    thread_out_shape[0] = DimProduct(data->shape(), 0, axis);
+    thread_out_shape[1] = DimProduct(data->shape(), axis, data->shape().size());
+    ctx.SetOutputView(0, *data, thread_out_shape);
     return Status::Ok();
   }
 
@@ -186,7 +257,10 @@ class ShapeKernel : public OpKernel {
     const int64_t start = clamp(start_);
     const int64_t end = has_end_ ? clamp(end_) : rank;
     const int64_t n = std::max<int64_t>(end - start, 0);
-    Tensor& out = ctx.AllocateOutput(0, DataType::kInt64, {n});
+    // The output's shape [n] in a vector of the calling thread: the frame copies it into a recycled one.
+    thread_local Shape thread_out_shape(1);
+    thread_out_shape[0] = n;
+    Tensor& out = ctx.AllocateOutput(0, DataType::kInt64, static_cast<const Shape&>(thread_out_shape));
     for (int64_t i = 0; i < n; ++i) out.data<int64_t>()[i] = data->dim(start + i);
     return Status::Ok();
   }

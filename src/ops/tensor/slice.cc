@@ -1,5 +1,7 @@
 // Slice: starts/ends/axes as attributes in version 1, as inputs (plus steps) from version 10.
 #include <algorithm>
+#include <memory>
+#include <mutex>
 
 #include "ops/common/op_util.h"
 #include "ops/tensor/tensor_util.h"
@@ -25,6 +27,48 @@ class SliceKernel : public OpKernel {
   }
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* data, ctx.TensorInput(0));
+    std::shared_ptr<const Planned> planned;
+    {
+      // The last run's plan when its input shape and index inputs are this run's (Session::Run may be called from
+      // several threads): no allocation per run.
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (planned_ != nullptr && planned_->in_shape == data->shape() && SameIndexInputs(ctx, *planned_)) {
+        planned = planned_;
+      }
+    }
+    if (planned == nullptr) {
+      ONYX_ASSIGN_OR_RETURN(planned, Plan(ctx, *data));
+      std::lock_guard<std::mutex> lock(mutex_);
+      planned_ = planned;
+    }
+    Tensor& out = ctx.AllocateOutput(0, data->type(), planned->out_shape);
+    StridedCopy(*data, planned->src_offset, planned->src_strides, out, 0, planned->dst_strides, planned->out_shape);
+    return Status::Ok();
+  }
+
+ private:
+  // One slicing resolved: the index inputs it was resolved from (opset 10+), the output shape and the copy.
+  struct Planned {
+    Shape in_shape;
+    std::vector<int64_t> inputs[4];  // starts, ends, axes, steps as given (empty when absent)
+    bool given[4] = {false, false, false, false};
+    Shape out_shape;
+    int64_t src_offset = 0;
+    std::vector<int64_t> src_strides, dst_strides;
+  };
+
+  bool SameIndexInputs(const KernelContext& ctx, const Planned& p) const {
+    if (attrs_) return true;
+    for (size_t i = 0; i < 4; ++i) {
+      const bool given = ctx.has_input(i + 1);
+      if (given != p.given[i]) return false;
+      if (given && (!ctx.input_value(i + 1).is_tensor() || !HoldsInts(ctx.input(i + 1), p.inputs[i]))) return false;
+    }
+    return true;
+  }
+
+  Result<std::shared_ptr<const Planned>> Plan(const KernelContext& ctx, const Tensor& data) const {
+    auto planned = std::make_shared<Planned>();
     std::vector<int64_t> starts = starts_, ends = ends_, axes = axes_, steps;
     bool has_axes = has_axes_;
     if (!attrs_) {
@@ -37,6 +81,11 @@ class SliceKernel : public OpKernel {
       if (ctx.has_input(4)) {
         ONYX_ASSIGN_OR_RETURN(steps, IntsInput(ctx, 4, "steps"));
       }
+      planned->inputs[0] = starts;
+      planned->inputs[1] = ends;
+      planned->inputs[2] = has_axes ? axes : std::vector<int64_t>{};
+      planned->inputs[3] = steps;
+      for (size_t i = 0; i < 4; ++i) planned->given[i] = ctx.has_input(i + 1);
     }
     const size_t n = starts.size();
     if (ends.size() != n) {
@@ -50,9 +99,10 @@ class SliceKernel : public OpKernel {
     if (axes.size() != n || steps.size() != n) {
       return InvalidArgument("'axes' and 'steps' must have as many entries as 'starts' (" + std::to_string(n) + ")");
     }
-    ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> norm_axes, NormalizeAxes(axes, data->rank()));
+    ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> norm_axes, NormalizeAxes(axes, data.rank()));
 
-    const Shape& in = data->shape();
+    const Shape& in = data.shape();
+    planned->in_shape = in;
     const std::vector<int64_t> in_strides = RowMajorStrides(in);
     Shape out_shape = in;
     std::vector<int64_t> src_strides = in_strides;
@@ -81,15 +131,18 @@ class SliceKernel : public OpKernel {
       if (count > 0) src_offset += start * in_strides[a];
       src_strides[a] = in_strides[a] * step;
     }
-    Tensor& out = ctx.AllocateOutput(0, data->type(), out_shape);
-    StridedCopy(*data, src_offset, src_strides, out, 0, RowMajorStrides(out_shape), out_shape);
-    return Status::Ok();
+    planned->dst_strides = RowMajorStrides(out_shape);
+    planned->out_shape = std::move(out_shape);
+    planned->src_strides = std::move(src_strides);
+    planned->src_offset = src_offset;
+    return std::shared_ptr<const Planned>(std::move(planned));
   }
 
- private:
   bool attrs_ = false;
   bool has_axes_ = false;
   std::vector<int64_t> starts_, ends_, axes_;
+  std::mutex mutex_;  // guards planned_
+  std::shared_ptr<const Planned> planned_;
 };
 
 }  // namespace

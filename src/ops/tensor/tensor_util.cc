@@ -272,6 +272,16 @@ Result<std::vector<int64_t>> IntsInput(const KernelContext& ctx, size_t i, const
   return t->ToInt64Vector();
 }
 
+bool HoldsInts(const Tensor& t, const std::vector<int64_t>& values) {
+  if (!IsInteger(t.type()) || IsSubByte(t.type()) || t.rank() > 1 || t.size() != static_cast<int64_t>(values.size())) {
+    return false;
+  }
+  for (int64_t i = 0; i < t.size(); ++i) {
+    if (t.IntAt(i) != values[static_cast<size_t>(i)]) return false;
+  }
+  return true;
+}
+
 int64_t DimProduct(const Shape& shape, size_t begin, size_t end) {
   int64_t n = 1;
   for (size_t i = begin; i < end && i < shape.size(); ++i) n *= shape[i];

@@ -78,6 +78,10 @@ Tensor Filled(const Tensor& value, const Shape& shape);
 // Input i as int64 values (0-D or 1-D integer tensor); `what` names it in errors.
 Result<std::vector<int64_t>> IntsInput(const KernelContext& ctx, size_t i, const std::string& what);
 
+// Whether `t` is a 0-D or 1-D integer tensor holding exactly `values`, read without a copy: kernels keep what they
+// derived from the last run's shape-like inputs and check it this way (no allocation per run).
+bool HoldsInts(const Tensor& t, const std::vector<int64_t>& values);
+
 // Product of shape[begin, end).
 int64_t DimProduct(const Shape& shape, size_t begin, size_t end);
 

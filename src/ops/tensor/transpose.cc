@@ -1,4 +1,7 @@
 // Transpose and the two block rearrangements defined as reshape + transpose (DepthToSpace, SpaceToDepth).
+#include <memory>
+#include <mutex>
+
 #include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
 
@@ -14,7 +17,38 @@ class TransposeKernel : public OpKernel {
   }
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* data, ctx.TensorInput(0));
-    const int64_t rank = data->rank();
+    std::shared_ptr<const Planned> planned;
+    {
+      // The last input shape's plan (Session::Run may be called from several threads).
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (planned_ != nullptr && planned_->in_shape == data->shape()) planned = planned_;
+    }
+    if (planned == nullptr) {
+      ONYX_ASSIGN_OR_RETURN(planned, Plan(data->shape()));
+      std::lock_guard<std::mutex> lock(mutex_);
+      planned_ = planned;
+    }
+    if (planned->view) {
+      ctx.SetOutputView(0, *data, planned->out_shape);
+      return Status::Ok();
+    }
+    Tensor& out = ctx.AllocateOutput(0, data->type(), planned->out_shape);
+    StridedCopy(*data, 0, planned->src_strides, out, 0, planned->dst_strides, planned->out_shape);
+    return Status::Ok();
+  }
+
+ private:
+  // What Permute does for one input shape, resolved once: the output shape and either a view of the input (only
+  // axes of size 1 move) or the strides of the copy.
+  struct Planned {
+    Shape in_shape;
+    Shape out_shape;
+    bool view = false;
+    std::vector<int64_t> src_strides, dst_strides;
+  };
+
+  Result<std::shared_ptr<const Planned>> Plan(const Shape& in_shape) const {
+    const auto rank = static_cast<int64_t>(in_shape.size());
     std::vector<int64_t> perm = perm_;
     if (!has_perm_) {
       perm.resize(static_cast<size_t>(rank));
@@ -22,7 +56,7 @@ class TransposeKernel : public OpKernel {
     }
     if (static_cast<int64_t>(perm.size()) != rank) {
       return InvalidArgument("attribute 'perm' has " + std::to_string(perm.size()) + " entries but the input " +
-                             ShapeToString(data->shape()) + " has rank " + std::to_string(rank));
+                             ShapeToString(in_shape) + " has rank " + std::to_string(rank));
     }
     std::vector<bool> seen(static_cast<size_t>(rank), false);
     for (int64_t p : perm) {
@@ -32,13 +66,32 @@ class TransposeKernel : public OpKernel {
       }
       seen[static_cast<size_t>(p)] = true;
     }
-    ctx.SetOutput(0, Permute(*data, data->shape(), perm));
-    return Status::Ok();
+    auto planned = std::make_shared<Planned>();
+    planned->in_shape = in_shape;
+    const std::vector<int64_t> in_strides = RowMajorStrides(in_shape);
+    planned->out_shape.resize(perm.size());
+    planned->src_strides.resize(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) {
+      planned->out_shape[i] = in_shape[static_cast<size_t>(perm[i])];
+      planned->src_strides[i] = in_strides[static_cast<size_t>(perm[i])];
+    }
+    // As Permute: when only axes of size 1 move, the elements stay where they are.
+    int64_t last_moved = -1;
+    bool order_kept = true;
+    for (int64_t p : perm) {
+      if (in_shape[static_cast<size_t>(p)] == 1) continue;
+      order_kept = order_kept && p > last_moved;
+      last_moved = p;
+    }
+    planned->view = order_kept;
+    planned->dst_strides = RowMajorStrides(planned->out_shape);
+    return std::shared_ptr<const Planned>(std::move(planned));
   }
 
- private:
   bool has_perm_ = false;
   std::vector<int64_t> perm_;
+  std::mutex mutex_;  // guards planned_
+  std::shared_ptr<const Planned> planned_;
 };
 
 // DepthToSpace (to_space) and SpaceToDepth on NCHW inputs.
