@@ -136,9 +136,7 @@ Result<Tensor> Tensor::Reshaped(Shape new_shape) const {
   if (n != size_) {
     return InvalidArgument("cannot reshape " + ShapeToString(shape_) + " to " + ShapeToString(new_shape));
   }
-  Tensor t = *this;
-  t.shape_ = std::move(new_shape);
-  return t;
+  return View(type_, std::move(new_shape), 0);  // not a copy of *this: that would copy the old shape first
 }
 
 Tensor Tensor::View(DataType type, Shape shape, size_t byte_offset) const {
