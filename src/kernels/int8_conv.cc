@@ -197,6 +197,13 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool s
     attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
     if (requant != nullptr) {
       attr.set_output_scales(requant->scales.size() == 1 ? 0 : 1 << 1, requant->scales);
+      if (requant->zero_point != 0) {
+        // Round half to even first, then add the zero point to the integer value (see Int8ConvRequant).
+        dnnl::post_ops ops;
+        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
+        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, 1.f, static_cast<float>(requant->zero_point));
+        attr.set_post_ops(ops);
+      }
       impl->fused = true;
       if (with_bias) {
         impl->bias = memory(bias_md, DnnlEngine());

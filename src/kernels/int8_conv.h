@@ -29,13 +29,16 @@ struct Int8ConvDims {
 };
 
 // Requantization inside the convolution (oneDNN output scales, 8-bit destination): y = saturate(round_half_even(
-// float(acc + bias) * scale[m])) with a destination zero point of 0. Equal to kernels/int8_requantize.h's
-// RequantizeValue only while float(acc) + float(bias) is float(acc + bias), i.e. while |acc| and |bias| stay below
-// 2^24: FusedRequantIsExact checks that bound from the weights at creation.
+// float(acc + bias) * scale[m]) + zero_point). Equal to kernels/int8_requantize.h's RequantizeValue only while
+// float(acc) + float(bias) is float(acc + bias), i.e. while |acc| and |bias| stay below 2^24: FusedRequantIsExact
+// checks that bound from the weights at creation. A non-zero zero point is not oneDNN's destination zero point,
+// which it adds before rounding (round(v + z) differs from round(v) + z on ties when z is odd, and v + z may round
+// in float): the primitive rounds in a post-op first, then adds it to the integer-valued result (exact).
 struct Int8ConvRequant {
   bool signed_output = false;
   std::vector<float> scales;  // 1 or out_channels values
   std::vector<int32_t> bias;  // empty or out_channels values
+  int32_t zero_point = 0;
 };
 
 // Whether |sum((x - x_zero_point) * w[m])| < 2^24 and |bias[m]| < 2^24 for every output channel m of `weights`

@@ -24,6 +24,7 @@ struct FusedCase {
   std::vector<float> scales;  // 1 or M values
   bool with_bias = false;
   bool extreme_weights = false;  // every weight +-127 (sums near the bound)
+  int32_t y_zero_point = 0;
 };
 
 void Check(const FusedCase& c, unsigned seed) {
@@ -55,6 +56,7 @@ void Check(const FusedCase& c, unsigned seed) {
   r.signed_output = c.signed_output;
   r.scales = c.scales;
   r.bias = bias;
+  r.zero_point = c.y_zero_point;
   auto fused = Int8Conv::Create(d, c.signed_source, w.data(), 1, &r);
   auto plain = Int8Conv::Create(d, c.signed_source, w.data(), 1);
   ASSERT_TRUE(fused.ok()) << fused.status().message();
@@ -67,10 +69,10 @@ void Check(const FusedCase& c, unsigned seed) {
   std::vector<uint8_t> expected(static_cast<size_t>(out_size)), got(static_cast<size_t>(out_size));
   if (c.signed_output) {
     RequantizeRows<int8_t>(acc.data(), pixels, d.out_channels, bias.empty() ? nullptr : bias.data(), c.scales.data(),
-                           c.scales.size() > 1, 0, reinterpret_cast<int8_t*>(expected.data()));
+                           c.scales.size() > 1, c.y_zero_point, reinterpret_cast<int8_t*>(expected.data()));
   } else {
     RequantizeRows<uint8_t>(acc.data(), pixels, d.out_channels, bias.empty() ? nullptr : bias.data(), c.scales.data(),
-                            c.scales.size() > 1, 0, expected.data());
+                            c.scales.size() > 1, c.y_zero_point, expected.data());
   }
   ASSERT_TRUE((*fused)->RunNhwc(x.data(), c.x_zero_point, got.data()).ok());
   int64_t differing = 0, first = -1;
@@ -140,6 +142,17 @@ TEST_F(Int8ConvFused, DepthwiseAndGrouped) {
 TEST_F(Int8ConvFused, SumsNearTheBound) {
   // 512 weights of +-127 by sources at 255: |sums| up to 255 * 127 * 512 = 16.58M, just below 2^24.
   Check({Dims(1, 512, 16, 4, 4, 1, 1, 0), false, false, 0, {3e-6f}, false, true}, 10);
+}
+
+TEST_F(Int8ConvFused, OutputZeroPointAddedAfterRounding) {
+  // MLAS rounds, then adds y's zero point: with an odd zero point and scale 1/2 every odd sum is a tie that rounding
+  // after the addition would move by one; an even one, outputs that saturate at both ends.
+  Check({Dims(1, 16, 32, 9, 9, 3, 1, 1), false, false, 0, {0.5f}, false, false, 127}, 11);
+  Check({Dims(1, 16, 32, 9, 9, 3, 1, 1), false, true, 0, {0.25f}, true, false, -3}, 12);
+  Check({Dims(2, 64, 64, 14, 14, 3, 1, 1), false, false, 0, PerChannel(64, 13), true, false, 131}, 13);
+  Check({Dims(1, 256, 512, 7, 7, 1, 1, 0), false, false, 0, PerChannel(512, 14), true, false, 98}, 14);
+  Check({Dims(1, 32, 32, 12, 12, 3, 1, 1, 32), false, false, 0, PerChannel(32, 15), true, false, 77}, 15);
+  Check({Dims(1, 32, 48, 15, 15, 3, 2, 1), true, true, -7, PerChannel(48, 16), true, false, 5}, 16);
 }
 
 TEST(FusedRequantBound, AdmitsUpTo2Pow24AndCountsSignsApart) {

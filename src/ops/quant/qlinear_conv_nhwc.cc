@@ -168,6 +168,9 @@ class QLinearConvNhwcKernel : public OpKernel {
     const bool fuse = requant_.has_value() && key.is_signed == fused_signed_source_;
     auto made =
         kernels::Int8Conv::Create(d, key.is_signed, weights_.data<int8_t>(), key.threads, fuse ? &*requant_ : nullptr);
+    if (!made.ok() && fuse) {  // no fast kernel with the requantization fused: the int32 sums and the separate pass
+      made = kernels::Int8Conv::Create(d, key.is_signed, weights_.data<int8_t>(), key.threads, nullptr);
+    }
     std::shared_ptr<kernels::Int8Conv> conv =
         made.ok() ? std::shared_ptr<kernels::Int8Conv>(std::move(*made)) : nullptr;
     kept_.insert(kept_.begin(), {key, conv});
@@ -175,10 +178,9 @@ class QLinearConvNhwcKernel : public OpKernel {
     return conv;
   }
 
-  // When every quantization parameter is a constant and y's zero point is 0, oneDNN requantizes inside the
-  // convolution (8-bit output, no int32 pass over memory), provided the float sums are provably exact
-  // (kernels::FusedRequantIsExact). A destination zero point would be added before oneDNN rounds, where MLAS adds it
-  // after: the two differ on ties, so that case keeps the separate pass.
+  // When every quantization parameter is a constant, oneDNN requantizes inside the convolution (8-bit output, no
+  // int32 pass over memory), provided the float sums are provably exact (kernels::FusedRequantIsExact); y's zero
+  // point is added after rounding, as MLAS does (kernels::Int8ConvRequant).
   void PrepareFusedRequant(const KernelInfo& info) {
     auto constant = [&](size_t i) { return info.has_input(i) ? info.ConstantInput(i) : nullptr; };
     const Tensor* xs = constant(1);
@@ -192,7 +194,7 @@ class QLinearConvNhwcKernel : public OpKernel {
         (info.has_input(8) && b == nullptr)) {
       return;
     }
-    if (yz != nullptr && (yz->size() != 1 || nn::Int32Values(*yz)[0] != 0)) return;
+    if (yz != nullptr && yz->size() != 1) return;
     if (xz != nullptr && xz->size() != 1) return;
     const int64_t m_count = weights_.dim(0);
     if (ws->size() != 1 && ws->size() != m_count) return;
@@ -204,6 +206,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     r.signed_output = fused_output_type_ == DataType::kInt8;
     r.scales = nn::QLinearConvScales(*xs, *ws, *ys, m_count);
     if (b != nullptr) r.bias.assign(b->data<int32_t>(), b->data<int32_t>() + m_count);
+    r.zero_point = yz != nullptr ? nn::Int32Values(*yz)[0] : 0;
     const int32_t zx = xz != nullptr ? nn::Int32Values(*xz)[0] : 0;
     const int32_t q_low = fused_signed_source_ ? -128 : 0, q_high = fused_signed_source_ ? 127 : 255;
     if (!kernels::FusedRequantIsExact(weights_.data<int8_t>(), m_count, weights_.size() / std::max<int64_t>(m_count, 1),
