@@ -15,18 +15,18 @@ Images: natural photographs shipped by Debian packages (python3-skimage's data, 
 grace_hopper, the photographs of jigzo-data's puzzles, lomiri-wallpapers-16.04 and mate-backgrounds' nature
 wallpapers); the source photos are split into two disjoint halves, one for calibration and one for evaluation, and
 each set is made of random crops (35-100% of the short side), horizontal flips and small brightness/contrast
-jitter of its own photos. Each model is converted with `onyx convert`, its BatchNormalizations folded into the
-Convs (`onyx run --opt-level extended --optimized-model`, as ONNX Runtime's quantization pre-processing does; the
-unfolded model is measured once too), quantized with `onyx quantize --mode static --per-channel` for each
-calibration method, and the float and int8 models run in onyx (the Python module) on the same evaluation images:
+jitter of its own photos. Each model is converted with `onyx convert` and quantized with `onyx quantize --mode
+static --per-channel` for each calibration method (onyx quantize folds BatchNormalization, Pad and MatMul + Add
+itself and corrects the biases; --quantize-options passes e.g. --no-bias-correction; --prefold quantizes the model
+optimized by `onyx run --opt-level extended --optimized-model` instead, and the converted one once too), and the float and int8 models run in onyx (the Python module) on the same evaluation images:
 top-1 agreement, top-5 overlap (top-2 for the 5-class models), output cosine, and the float top-1 margin of the
 images whose top-1 flipped. With --ort N, the onyx-quantized models also run in ONNX Runtime (onnxruntime-node, at
 optimization disabled and all) on the first N images: same top-1 as onyx's int8?
 
 usage: PYTHONPATH=build/python bench/quantize_quality_trained.py ONYX [--work DIR] [--models SHARED_MODELS]
        [--only mnv1,nsfw,nsfw_mid,ppocr] [--methods minmax,percentile,entropy] [--calibration 100]
-       [--evaluation 250] [--exclude MODEL:NODE+NODE,...] [--op-types MODEL:OP+OP,...] [--no-fold] [--ort N]
-       [--threads N]
+       [--evaluation 250] [--exclude MODEL:NODE+NODE,...] [--op-types MODEL:OP+OP,...] [--prefold] [--ort N]
+       [--threads N] [--quantize-options='--no-bias-correction ...']
 needs: apt-get install python3-skimage jigzo-data lomiri-wallpapers-16.04 mate-backgrounds (missing photos are
 skipped; node and ~/.cache/onyx-bench/ort/node_modules for --ort)
 """
@@ -307,7 +307,11 @@ def main():
     ap.add_argument("--op-types", default="", help="MODEL:OP+OP,... operator set for an extra run per item")
     ap.add_argument("--ort", type=int, default=0, help="run the int8 models in ONNX Runtime on N images")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--no-fold", action="store_true", help="quantize the converted models as they are")
+    ap.add_argument("--prefold", action="store_true",
+                    help="quantize the model optimized by onyx run --opt-level extended (and the converted one once)")
+    ap.add_argument("--no-fold", action="store_true", help="(the default now; kept for old command lines)")
+    ap.add_argument("--quantize-options", default="",
+                    help="extra options for every onyx quantize run, e.g. '--no-bias-correction --no-prepare'")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
 
@@ -342,7 +346,7 @@ def main():
                                      int(np.sum(srt[:, -1] - srt[:, -2] < 0.01)), len(ref)), flush=True)
         methods = args.methods.split(",")
         sample = os.path.join(cal_dir, "test_data_set_0", "input_0.pb")
-        qmodel = fpath if args.no_fold else folded_model(args.onyx, fpath, args.work, name, input_name, sample) or fpath
+        qmodel = fpath if not args.prefold else folded_model(args.onyx, fpath, args.work, name, input_name, sample) or fpath
         runs = []  # (label, model to quantize, method, extra options)
         if qmodel != fpath and count_nodes(qmodel, "BatchNormalization") < count_nodes(fpath, "BatchNormalization"):
             runs.append(("unfolded " + methods[0], fpath, methods[0], []))
@@ -356,6 +360,7 @@ def main():
                    "--per-channel", "--calibrate-method", method, "--report", qpath + ".json", "--quiet"]
             for key, value in opts:
                 cmd += [key, value]
+            cmd += args.quantize_options.split()
             run(cmd)
             secs = time.time() - start
             qout = outputs(session(qpath, args.threads), input_name, evaluation)

@@ -359,7 +359,8 @@ PYBIND11_MODULE(_onyx, m) {
       [](const std::string& input, const std::string& output, const std::string& mode, const std::string& calibration,
          bool per_channel, bool reduce_range, const std::string& activation_type, const std::string& method,
          double percentile, int max_samples, const std::vector<std::string>& op_types,
-         const std::vector<std::string>& exclude, int bits, int block, int threads) {
+         const std::vector<std::string>& exclude, int bits, int block, int threads, bool prepare,
+         bool bias_correction) {
         // onyx.quantize(): the options as `onyx quantize` takes them; returns the report as JSON text.
         quantize::QuantizeOptions o;
         if (mode == "dynamic") o.mode = quantize::Mode::kDynamic;
@@ -383,6 +384,8 @@ PYBIND11_MODULE(_onyx, m) {
         o.bits = bits;
         o.block = block;
         o.threads = threads;
+        o.prepare = prepare;
+        o.bias_correction = bias_correction;
         Result<quantize::QuantizeReport> report = [&] {
           py::gil_scoped_release release;
           return quantize::QuantizeFile(input, output, o);
@@ -392,7 +395,7 @@ PYBIND11_MODULE(_onyx, m) {
       py::arg("input"), py::arg("output"), py::arg("mode"), py::arg("calibration"), py::arg("per_channel"),
       py::arg("reduce_range"), py::arg("activation_type"), py::arg("calibrate_method"), py::arg("percentile"),
       py::arg("max_samples"), py::arg("op_types"), py::arg("exclude"), py::arg("bits"), py::arg("block"),
-      py::arg("threads"));
+      py::arg("threads"), py::arg("prepare") = true, py::arg("bias_correction") = true);
   m.def("to_text", [](const ir::Model& model) { return text::PrintModel(model); });
   m.def("parse_text", [](const std::string& s) { return Unwrap(text::ParseModel(s)); });
 

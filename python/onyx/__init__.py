@@ -21,14 +21,16 @@ __version__ = "0.1.0"
 
 def quantize(model_path, output_path, mode="dynamic", calibration=None, per_channel=False, reduce_range=False,
              activation_type="uint8", calibrate_method="minmax", percentile=99.999, max_samples=0, op_types=None,
-             exclude=None, bits=4, block=32, threads=0):
+             exclude=None, bits=4, block=32, threads=0, prepare=True, bias_correction=True):
     """Writes a quantized copy of the model at ``model_path`` to ``output_path`` (as ``onyx quantize`` does) and
     returns the report as a dict: per quantized tensor its scale, zero point and error; for ``mode="static"`` the
     float-vs-quantized agreement of the outputs on the calibration set.
 
     mode: "dynamic" (MatMul/Gemm/Conv weights int8, activations quantized at run time), "static" (QDQ; needs
     ``calibration``, a folder of test_data_set_N/input_K.pb or .npy samples) or "weight-only" (MatMul weights as
-    blockwise int4/int8: ``bits``, ``block``)."""
+    blockwise int4/int8: ``bits``, ``block``). Static mode folds BatchNormalization, Pad and MatMul + Add first
+    (``prepare``) and corrects the biases for the mean error of the int8 weights (``bias_correction``), as
+    ``onyx quantize`` does without --no-prepare / --no-bias-correction."""
     import json
     import os
 
@@ -38,5 +40,5 @@ def quantize(model_path, output_path, mode="dynamic", calibration=None, per_chan
                                   "" if calibration is None else os.fspath(calibration), bool(per_channel),
                                   bool(reduce_range), activation_type, calibrate_method, float(percentile),
                                   int(max_samples), list(op_types or []), list(exclude or []), int(bits), int(block),
-                                  int(threads))
+                                  int(threads), bool(prepare), bool(bias_correction))
     return json.loads(report)

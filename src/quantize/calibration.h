@@ -51,6 +51,9 @@ struct ObservedTensor {
   float scale = 1;
   int32_t zero_point = 0;
   ErrorAccumulator error;  // QuantizeLinear -> DequantizeLinear vs float on the first samples
+  // Entropy calibration: the clipped range is kept only when its squared QDQ error on the first samples is at most
+  // that of the min/max range (a saturated Relu6 output, a spike at 6, is not an outlier to clip).
+  bool kept_minmax = false;
 
   explicit ObservedTensor(int bins) : observer(bins) {}
 };
@@ -63,7 +66,7 @@ struct CalibrationStats {
 
 // Runs `model` on every sample of `data`, observing `tensors`; then sets each float tensor's range (by the
 // options' method), its quantization parameters for options.activation_type, and measures its quantization error
-// on the first options.error_samples samples.
+// on the first options.error_samples samples (entropy: and keeps the min/max range where clipping errs more there).
 Result<std::map<std::string, ObservedTensor>> Calibrate(const ir::Model& model, const std::vector<std::string>& tensors,
                                                         const CalibrationSet& data, const QuantizeOptions& options,
                                                         CalibrationStats* stats);

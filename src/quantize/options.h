@@ -44,9 +44,15 @@ struct QuantizeOptions {
   // The observed tensors become graph outputs, which a run holds until it ends: they share one session (each sample
   // runs once) as long as their values take at most this many bytes together (0: no limit), else they are split.
   int64_t max_observed_bytes = int64_t{1} << 30;
-  int max_outputs_per_session = 0;    // and at most this many observed tensors per session (0: no limit)
-  int max_samples = 0;                // 0: every sample of the calibration folder
-  int error_samples = 4;              // activation quantization error is measured on this many samples
+  int max_outputs_per_session = 0;  // and at most this many observed tensors per session (0: no limit)
+  int max_samples = 0;              // 0: every sample of the calibration folder
+  int error_samples = 4;            // activation quantization error is measured on this many samples
+  // Before quantizing, fold BatchNormalization, zero Pads and per-channel Mul/Add into Convs, MatMul + Add into Gemm,
+  // constant-fold and clean up (standard ONNX only: prepare.h).
+  bool prepare = true;
+  // Subtract from each quantized Conv/Gemm's bias the mean error its int8 weights add to each output channel over
+  // the calibration samples (bias_correction.h).
+  bool bias_correction = true;
   std::vector<std::string> exclude;   // node names left in float
   std::vector<std::string> op_types;  // empty: the default set of the mode
   int threads = 0;                    // calibration sessions' threads (0: all cores)

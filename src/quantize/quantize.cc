@@ -1,6 +1,5 @@
 #include "quantize/quantize.h"
 
-
 #include <algorithm>
 
 #include "format/model_io.h"

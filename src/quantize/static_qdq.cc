@@ -10,10 +10,11 @@
 #include <utility>
 
 #include "ir/graph_edit.h"
-#include "optimizer/pass_list.h"
+#include "quantize/bias_correction.h"
 #include "quantize/calibration.h"
 #include "quantize/graph_util.h"
 #include "quantize/modes.h"
+#include "quantize/prepare.h"
 #include "quantize/weights.h"
 #include "runtime/session.h"
 
@@ -116,27 +117,6 @@ Status EvaluateAgreement(const ir::Model& float_model, const ir::Model& quantize
 
 }  // namespace
 
-// BatchNormalization after a convolution is folded into the convolution's weights and bias first, as ONNX Runtime's
-// quantization pre-processing does: the folded weights are quantized per channel with their real scale, where a Conv
-// quantized ahead of its BatchNormalization has its error multiplied by the BN scale (trained MobileNet-v2 of
-// ../shared, bench/quantize_quality_trained.py: top-1 agreement with float 94.4% unfolded, 97.6% folded).
-namespace {
-
-Status FoldBatchNormalizations(ir::Model& model, QuantizeReport* report) {
-  optimizer::OptimizerOptions options;
-  options.level = optimizer::OptLevel::kExtended;
-  const optimizer::PassContext ctx{model, options, true};
-  ONYX_ASSIGN_OR_RETURN(int folded, optimizer::RunFuseConvBatchNorm(model.graph, ctx));
-  if (folded == 0) return Status::Ok();
-  ONYX_RETURN_IF_ERROR(optimizer::RunDeadCodeElimination(model.graph, ctx).status());
-  ONYX_RETURN_IF_ERROR(ir::TopologicalSort(model.graph));
-  report->notes.push_back(std::to_string(folded) +
-                          " BatchNormalization node(s) folded into the convolution before them");
-  return Status::Ok();
-}
-
-}  // namespace
-
 Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& options, QuantizeReport* report) {
   if (options.calibration_dir.empty()) return InvalidArgument("static quantization needs a calibration folder");
   if (options.activation_type != DataType::kUint8 && options.activation_type != DataType::kInt8) {
@@ -144,7 +124,28 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
   }
   ONYX_ASSIGN_OR_RETURN(ir::Model model, AtLeastOpset(input, 13, report));
   ir::Graph& g = model.graph;
-  ONYX_RETURN_IF_ERROR(FoldBatchNormalizations(model, report));
+  QuantizeOptions selection = options;  // with --exclude names mapped onto the prepared graph
+  std::vector<std::string>& exclude = selection.exclude;
+  if (options.prepare) {
+    // --exclude names nodes of the input model. Folding keeps a Conv's name, but MatMul + Add becomes a Gemm named
+    // after the Add: such an excluded node is found again by its weight, which the fused node still reads.
+    std::map<std::string, std::string> weight_of;  // excluded node -> its weight input
+    for (const ir::Node& n : g.nodes) {
+      if (n.inputs.size() > 1 &&
+          std::find(options.exclude.begin(), options.exclude.end(), n.name) != options.exclude.end())
+        weight_of[n.name] = n.inputs[1];
+    }
+    ONYX_RETURN_IF_ERROR(PrepareForQuantization(model, options.threads, report));
+    for (const auto& [name, w] : weight_of) {
+      if (std::any_of(g.nodes.begin(), g.nodes.end(), [&](const ir::Node& n) { return n.name == name; })) continue;
+      for (const ir::Node& n : g.nodes) {
+        if (n.inputs.size() > 1 && n.inputs[1] == w && ConstantTensor(g, w) != nullptr) {
+          exclude.push_back(n.name);
+          report->notes.push_back("--exclude " + name + ": applies to " + n.Describe() + ", which it was folded into");
+        }
+      }
+    }
+  }
   report->calibration_method = options.method == CalibrationMethod::kMinMax       ? "minmax"
                                : options.method == CalibrationMethod::kPercentile ? "percentile"
                                                                                   : "entropy";
@@ -157,7 +158,7 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
   std::set<std::string> tensor_set;
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const ir::Node& n = g.nodes[i];
-    if (!Selected(n, options, kStaticOps) || n.inputs.empty() || n.outputs.empty()) continue;
+    if (!Selected(n, selection, kStaticOps) || n.inputs.empty() || n.outputs.empty()) continue;
     if (n.op_type == "Conv" || n.op_type == "Gemm") {
       const Tensor* w = n.inputs.size() > 1 ? ConstantTensor(g, n.inputs[1]) : nullptr;
       if (n.op_type == "Conv" && (w == nullptr || w->type() != DataType::kFloat)) {
@@ -167,8 +168,47 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
       if (n.op_type == "Gemm" && IntAttribute(n, "transA", 0) != 0) continue;
     }
     selected[i] = true;
-    for (size_t k : ActivationInputs(n, g)) {
-      if (tensor_set.insert(n.inputs[k]).second) tensors.push_back(n.inputs[k]);
+  }
+  // Whether a selected Relu (or Clip from 0) can fold into its producer's output quantization: the producer is
+  // quantized, reads nothing else from it, and every reader of the Relu's output is a quantized operator reading it
+  // as an activation (the float value would lack the clamp).
+  auto foldable = [&](size_t i) {
+    const ir::Node& n = g.nodes[i];
+    const std::string& x = n.inputs[0];
+    const int producer = ir::FindProducer(g, x);
+    if (producer < 0 || !selected[static_cast<size_t>(producer)] || graph_outputs.count(x) > 0 ||
+        graph_outputs.count(n.outputs[0]) > 0 || ir::FindConsumers(g, x).size() != 1) {
+      return false;
+    }
+    const std::vector<int> readers = ir::FindConsumers(g, n.outputs[0]);
+    for (int c : readers) {
+      const ir::Node& r = g.nodes[static_cast<size_t>(c)];
+      bool reads_as_activation = false;
+      for (size_t k : ActivationInputs(r, g)) reads_as_activation |= r.inputs[k] == n.outputs[0];
+      if (!selected[static_cast<size_t>(c)] || !reads_as_activation) return false;
+    }
+    return !readers.empty();
+  };
+  // A Relu/Clip is quantized only to fold into its producer: one that cannot (after an excluded or float producer,
+  // or read by a float operator) stays float, else it would quantize its producer's pre-activation output (negative
+  // values included: a coarser scale) only for a float operator to read. Deselecting one can unfold another.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const ir::Node& n = g.nodes[i];
+      if (!selected[i] || (n.op_type != "Relu" && n.op_type != "Clip")) continue;
+      const int producer = ir::FindProducer(g, n.inputs[0]);
+      const bool keep = ClipsAtZero(n, g) ? foldable(i) : producer >= 0 && selected[static_cast<size_t>(producer)];
+      if (!keep) {
+        selected[i] = false;
+        changed = true;
+      }
+    }
+  }
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (!selected[i]) continue;
+    for (size_t k : ActivationInputs(g.nodes[i], g)) {
+      if (tensor_set.insert(g.nodes[i].inputs[k]).second) tensors.push_back(g.nodes[i].inputs[k]);
     }
   }
 
@@ -184,26 +224,39 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
     auto it = observed.find(t);
     return it != observed.end() && it->second.is_float && it->second.seen;
   };
+  if (options.method == CalibrationMethod::kEntropy) {
+    const auto kept =
+        std::count_if(observed.begin(), observed.end(), [](const auto& o) { return o.second.kept_minmax; });
+    if (kept > 0) {
+      report->notes.push_back(std::to_string(kept) +
+                              " activation(s) keep their min/max range: the entropy threshold's QDQ error was larger");
+    }
+  }
+
+  // 2b. Bias correction of the Conv/Gemm whose weights will be int8 (the same weights the rewrite below makes).
+  if (options.bias_correction) {
+    std::vector<BiasCorrectionTarget> targets;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      const ir::Node& n = g.nodes[i];
+      if (!selected[i] || (n.op_type != "Conv" && n.op_type != "Gemm") || n.inputs.size() < 2) continue;
+      if (!quantized(n.inputs[0])) continue;  // a float input keeps the layer's output in float precision anyway
+      targets.push_back({i, options.per_channel ? WeightAxis(n) : -1});
+    }
+    ONYX_ASSIGN_OR_RETURN(int corrected, CorrectBiases(model, targets, data, options));
+    if (corrected > 0) {
+      report->notes.push_back("bias correction: " + std::to_string(corrected) +
+                              " bias(es) corrected for the mean error of their int8 weights");
+    }
+  }
 
   // 3. Fold Relu/Clip(0, ...) into the quantization of their output.
   std::map<std::string, std::string> renamed;  // pre-activation value -> the Relu output that replaces it
   std::vector<bool> removed(g.nodes.size(), false);
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const ir::Node& n = g.nodes[i];
-    if (!selected[i] || !ClipsAtZero(n, g) || !quantized(n.outputs[0]) || graph_outputs.count(n.outputs[0]) > 0)
-      continue;
+    if (!selected[i] || !ClipsAtZero(n, g) || !quantized(n.outputs[0]) || !foldable(i)) continue;
     const std::string& x = n.inputs[0];
     const int producer = ir::FindProducer(g, x);
-    if (producer < 0 || graph_outputs.count(x) > 0 || ir::FindConsumers(g, x).size() != 1) continue;
-    // Every reader of the Relu's output must then read the quantized value (the float one would lack the clamp).
-    bool all_selected = true;
-    for (int c : ir::FindConsumers(g, n.outputs[0])) {
-      const auto act = ActivationInputs(g.nodes[static_cast<size_t>(c)], g);
-      bool reads_as_activation = false;
-      for (size_t k : act) reads_as_activation |= g.nodes[static_cast<size_t>(c)].inputs[k] == n.outputs[0];
-      all_selected = all_selected && selected[static_cast<size_t>(c)] && reads_as_activation;
-    }
-    if (!all_selected) continue;
     for (auto& o : g.nodes[static_cast<size_t>(producer)].outputs) {
       if (o == x) o = n.outputs[0];
     }

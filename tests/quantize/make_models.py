@@ -7,6 +7,11 @@
 - mlp.onnx: a transformer-ish block over [1, 16, 64] tokens: MatMul projections (3-D inputs), attention
   (MatMul of two activations, Softmax), LayerNorm, Gelu-ish MLP, a residual, and a 2-D Gemm head.
 
+- prep.onnx: Pad -> Conv (no bias) -> BatchNormalization -> Relu -> Identity -> GlobalAveragePool -> Flatten ->
+  MatMul + Add, written with onnx.helper (torch folds BatchNormalization itself), for what onyx quantize folds first;
+- relu6.onnx: Conv -> Clip(0, 6) -> Conv where 2 of the 16 channels always saturate at 6 and the others stay
+  mostly under 1.5 (a spike at the top of the range, as in trained MobileNets), for entropy calibration;
+
 and calibration / evaluation folders of test_data_set_N/input_0.pb from the same input distributions.
 
 usage: make_models.py OUT_DIR [--calibration N] [--evaluation N] [--big-calibration N]
@@ -112,6 +117,50 @@ def export(model, example, path):
     onnx.checker.check_model(onnx.load(path))
 
 
+def prep_model(path):
+    from onnx import helper, TensorProto
+    rng = np.random.default_rng(4)
+    c = 8
+    init = [numpy_helper.from_array(a.astype(np.float32) if a.dtype != np.int64 else a, n) for n, a in (
+        ("pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64)),
+        ("w", rng.normal(0, 0.3, (c, 3, 3, 3))),
+        ("bn_scale", rng.uniform(0.2, 3.0, c)), ("bn_bias", rng.normal(0, 0.5, c)),
+        ("bn_mean", rng.normal(0, 0.5, c)), ("bn_var", rng.uniform(0.3, 2.0, c)),
+        ("fc_w", rng.normal(0, 0.5, (c, 4))), ("fc_b", rng.normal(0, 0.1, 4)))]
+    nodes = [helper.make_node("Pad", ["input", "pads"], ["padded"], name="pad"),
+             helper.make_node("Conv", ["padded", "w"], ["conv"], name="conv"),
+             helper.make_node("BatchNormalization", ["conv", "bn_scale", "bn_bias", "bn_mean", "bn_var"], ["bn"],
+                              name="bn"),
+             helper.make_node("Relu", ["bn"], ["relu"], name="relu"),
+             helper.make_node("Identity", ["relu"], ["same"], name="identity"),
+             helper.make_node("GlobalAveragePool", ["same"], ["gap"], name="gap"),
+             helper.make_node("Flatten", ["gap"], ["flat"], name="flatten"),
+             helper.make_node("MatMul", ["flat", "fc_w"], ["mm"], name="fc"),
+             helper.make_node("Add", ["mm", "fc_b"], ["output"], name="fc_bias")]
+    graph = helper.make_graph(nodes, "prep", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 16, 16])],
+                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 4])], init)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
+def relu6_model(path):
+    from onnx import helper, TensorProto
+    rng = np.random.default_rng(5)
+    init = [numpy_helper.from_array(a.astype(np.float32), n) for n, a in (
+        ("w1", rng.normal(0, 0.5, (16, 3, 1, 1))), ("b1", np.array([8.0] * 2 + [-0.5] * 14)),
+        ("lo", np.array(0.0)), ("hi", np.array(6.0)),
+        ("w2", rng.normal(0, 0.3, (4, 16, 1, 1))), ("b2", np.zeros(4)))]
+    nodes = [helper.make_node("Conv", ["input", "w1", "b1"], ["conv1"], name="conv1"),
+             helper.make_node("Clip", ["conv1", "lo", "hi"], ["relu6"], name="relu6"),
+             helper.make_node("Conv", ["relu6", "w2", "b2"], ["output"], name="conv2")]
+    graph = helper.make_graph(nodes, "relu6", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 8, 8])],
+                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, 4, 8, 8])], init)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
@@ -134,6 +183,13 @@ def main():
     tokens = np.random.default_rng(2).normal(size=(args.calibration + args.evaluation, 1, 16, 64)).astype(np.float32)
     save_sets(os.path.join(args.out, "mlp_calibration"), list(tokens[:args.calibration]))
     save_sets(os.path.join(args.out, "mlp_evaluation"), list(tokens[args.calibration:]))
+    prep_model(os.path.join(args.out, "prep.onnx"))
+    x = np.random.default_rng(6).normal(size=(args.calibration + args.evaluation, 1, 3, 16, 16)).astype(np.float32)
+    save_sets(os.path.join(args.out, "prep_calibration"), list(x[:args.calibration]))
+    save_sets(os.path.join(args.out, "prep_evaluation"), list(x[args.calibration:]))
+    relu6_model(os.path.join(args.out, "relu6.onnx"))
+    x = np.random.default_rng(7).normal(size=(args.calibration, 1, 3, 8, 8)).astype(np.float32)
+    save_sets(os.path.join(args.out, "relu6_calibration"), list(x))
     if args.big_calibration:
         big = np.random.default_rng(3).normal(size=(args.big_calibration, 1, 16, 64)).astype(np.float32)
         save_sets(os.path.join(args.out, "big_calibration"), list(big))

@@ -218,6 +218,142 @@ def test_selection(onyx, d, tmp):
           "static --op-types Conv: Gemm keeps its float weight, Relus stay (%s)" % hist)
 
 
+def test_exclude_static(onyx, d, tmp):
+    """--exclude in static mode: the excluded Conv keeps its float weight, the Relu after it stays a float Relu, and
+    no QuantizeLinear reads the excluded Conv's output (only a float operator does)."""
+    model = os.path.join(d, "cnn.onnx")
+    conv = next(n for n in onnx.load(model).graph.node if n.op_type == "Conv" and n.input[1] == "c1.weight")
+    out = os.path.join(tmp, "cnn_exclude_c1.onnx")
+    report = quantize(onyx, model, out, "--mode", "static", "--calibration", os.path.join(d, "cnn_calibration"),
+                      "--exclude", conv.name, "--per-channel")
+    full_check(onyx, out)
+    m, hist = ops(out)
+    c1 = [n for n in m.graph.node if n.name == conv.name]
+    readers = [n for n in m.graph.node if c1 and c1[0].output[0] in n.input]
+    check(len(c1) == 1 and c1[0].input[1] == "c1.weight" and
+          any(n.op_type == "Conv" and n.input[1] != "c1.weight" and "DequantizeLinear" in n.input[1] for n in m.graph.node),
+          "static --exclude %s: that Conv keeps its float weight, the others are int8" % conv.name)
+    check([n.op_type for n in readers] == ["Relu"] and
+          not any(n.op_type == "QuantizeLinear" and n.input[0] == c1[0].output[0] for n in m.graph.node),
+          "static --exclude: the Relu after the excluded Conv stays float and reads it directly (%s)" %
+          [n.op_type for n in readers])
+    # The stem's Relu feeds the excluded Conv too, so it cannot fold into the stem's quantization: it stays float
+    # on the stem's float output, which then needs no QuantizeLinear (only that float Relu reads it).
+    stem = next(n for n in m.graph.node if n.op_type == "Conv" and "stem.weight" in n.input[1])
+    stem_readers = [n.op_type for n in m.graph.node if stem.output[0] in n.input]
+    check(stem_readers == ["Relu"] and hist.get("Relu", 0) == 2,
+          "static --exclude: the stem's Relu (read by the excluded Conv) stays float, no QuantizeLinear before it "
+          "(%s; %d Relus)" % (stem_readers, hist.get("Relu", 0)))
+    relu_out = readers[0].output[0] if readers else ""
+    check(any(n.op_type == "QuantizeLinear" and n.input[0] == relu_out for n in m.graph.node),
+          "static --exclude: the Relu's output is quantized for the int8 Conv after it")
+    evaluation = sorted(glob.glob(os.path.join(d, "cnn_evaluation", "*", "input_0.pb")))
+    cos, top1 = agreement(onyx_outputs(onyx, model, evaluation, tmp), onyx_outputs(onyx, out, evaluation, tmp))
+    check(cos >= 0.99 and top1 >= 0.95, "static --exclude: cosine %.5f, top-1 %.3f on held-out samples" % (cos, top1))
+
+
+def test_prepare(onyx, d, tmp):
+    """Static mode folds Pad and BatchNormalization into the Conv, MatMul + Add into Gemm and drops Identity first
+    (standard ONNX only); --no-prepare keeps the graph as it is."""
+    model = os.path.join(d, "prep.onnx")
+    evaluation = sorted(glob.glob(os.path.join(d, "prep_evaluation", "*", "input_0.pb")))
+    ref = onyx_outputs(onyx, model, evaluation, tmp)
+    out = os.path.join(tmp, "prep_q.onnx")
+    report = quantize(onyx, model, out, "--mode", "static", "--calibration", os.path.join(d, "prep_calibration"),
+                      "--per-channel")
+    full_check(onyx, out)
+    m, hist = ops(out)
+    check(all(hist.get(op, 0) == 0 for op in ("Pad", "BatchNormalization", "Identity", "MatMul", "Add", "Relu")) and
+          hist.get("Conv") == 1 and hist.get("Gemm") == 1 and all(n.domain in ("", "ai.onnx") for n in m.graph.node),
+          "prepare: Pad, BatchNormalization, Identity folded, MatMul + Add is a Gemm, Relu folded (%s)" % hist)
+    inits = {t.name: t for t in m.graph.initializer}
+    gemm = next(n for n in m.graph.node if n.op_type == "Gemm")
+    check(all(inits.get(n.input[0], onnx.TensorProto()).data_type in (onnx.TensorProto.INT8, onnx.TensorProto.INT32)
+              for n in m.graph.node if n.op_type == "DequantizeLinear" and n.output[0] in gemm.input[1:]),
+          "prepare: the Gemm has an int8 weight and an int32 bias")
+    notes = " ".join(report["notes"])
+    check(all(p in notes for p in ("FusePadConv", "FuseConvBatchNorm", "FuseMatMulAdd", "EliminateIdentity")),
+          "prepare: the report names the folds (%s)" % notes)
+    cos, top1 = agreement(ref, onyx_outputs(onyx, out, evaluation, tmp))
+    check(cos >= 0.999 and top1 >= 0.95, "prepare: float vs quantized cosine %.5f, top-1 %.3f" % (cos, top1))
+    excluded = os.path.join(tmp, "prep_exclude_fc.onnx")
+    report = quantize(onyx, model, excluded, "--mode", "static", "--calibration", os.path.join(d, "prep_calibration"),
+                      "--exclude", "fc", "--max-samples", "4")
+    m, hist = ops(excluded)
+    gemm = [n for n in m.graph.node if n.op_type == "Gemm"]
+    check(len(gemm) == 1 and gemm[0].input[1] == "fc_w" and hist.get("MatMul", 0) == 0 and
+          any("--exclude fc: applies to" in n for n in report["notes"]),
+          "prepare: --exclude of the MatMul folded into a Gemm keeps that Gemm in float (%s)" % hist)
+    raw = os.path.join(tmp, "prep_raw.onnx")
+    quantize(onyx, model, raw, "--mode", "static", "--calibration", os.path.join(d, "prep_calibration"),
+             "--no-prepare", "--max-samples", "4")
+    _, hist = ops(raw)
+    check(hist.get("BatchNormalization") == 1 and hist.get("Pad") == 1, "--no-prepare keeps Pad and BatchNormalization")
+
+
+def dequantized_bias(m, conv):
+    inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    dq = next(n for n in m.graph.node if n.output[0] == conv.input[2])
+    return inits[dq.input[0]].astype(np.float64) * inits[dq.input[1]].astype(np.float64), inits[dq.input[1]]
+
+
+def test_bias_correction(onyx, d, tmp):
+    """Bias correction: the first Conv's int32 bias is b - E[(W_q - W) x] per output channel over the calibration
+    samples (computed here independently with numpy and torch), and it reduces the output error of the prep model
+    (per-tensor weights: a large rounding error)."""
+    import torch
+    model = os.path.join(d, "cnn.onnx")
+    cal = sorted(glob.glob(os.path.join(d, "cnn_calibration", "*", "input_0.pb")))
+    out = os.path.join(tmp, "cnn_bias.onnx")
+    report = quantize(onyx, model, out, "--mode", "static", "--calibration", os.path.join(d, "cnn_calibration"))
+    src = onnx.load(model)
+    inits = {t.name: numpy_helper.to_array(t) for t in src.graph.initializer}
+    stem = next(n for n in src.graph.node if n.op_type == "Conv" and n.input[1] == "stem.weight")
+    w, b = inits["stem.weight"].astype(np.float64), inits[stem.input[2]].astype(np.float64)
+    scale = np.float32(np.abs(inits["stem.weight"]).max()) / np.float32(127)
+    dw = np.clip(np.round(inits["stem.weight"] / scale), -127, 127) * np.float64(scale) - w  # per tensor, half to even
+    x = torch.from_numpy(np.concatenate([load_pb(p) for p in cal]).astype(np.float64))
+    err = torch.nn.functional.conv2d(x, torch.from_numpy(dw), padding=1).mean(dim=(0, 2, 3)).numpy()
+    m = onnx.load(out)
+    conv = next(n for n in m.graph.node if n.op_type == "Conv" and "stem.weight" in n.input[1])
+    got, bias_scale = dequantized_bias(m, conv)
+    # the int32 bias rounds to its scale; the runtime's mean is float32 sums
+    tol = np.asarray(bias_scale, np.float64) * 0.5 + 1e-5 * np.abs(b - err).max()
+    check(np.all(np.abs(got - (b - err)) <= tol) and np.abs(err).max() > 4 * tol.max(),
+          "bias correction: stem bias = b - E[dW x] (max difference %.3g, correction up to %.3g)" %
+          (np.abs(got - (b - err)).max(), np.abs(err).max()))
+    check(any("bias correction: 7 bias" in n for n in report["notes"]), "bias correction: 7 biases corrected, reported")
+    plain = os.path.join(tmp, "cnn_no_bias.onnx")
+    quantize(onyx, model, plain, "--mode", "static", "--calibration", os.path.join(d, "cnn_calibration"),
+             "--no-bias-correction")
+    got, _ = dequantized_bias(onnx.load(plain), next(n for n in onnx.load(plain).graph.node
+                                                      if n.op_type == "Conv" and "stem.weight" in n.input[1]))
+    check(np.all(np.abs(got - b) <= tol), "--no-bias-correction keeps the float bias")
+    model = os.path.join(d, "prep.onnx")
+    evaluation = sorted(glob.glob(os.path.join(d, "prep_evaluation", "*", "input_0.pb")))
+    ref = np.stack(onyx_outputs(onyx, model, evaluation, tmp)).astype(np.float64)
+    mse = []
+    for extra in ([], ["--no-bias-correction"]):
+        out = os.path.join(tmp, "prep_bc_%d.onnx" % len(extra))
+        quantize(onyx, model, out, "--mode", "static", "--calibration", os.path.join(d, "prep_calibration"), *extra)
+        mse.append(float(np.mean((np.stack(onyx_outputs(onyx, out, evaluation, tmp)) - ref) ** 2)))
+    check(mse[0] < 0.5 * mse[1], "bias correction: held-out output MSE %.3g, %.3g without" % (mse[0], mse[1]))
+
+
+def test_entropy_saturated(onyx, d, tmp):
+    """Entropy calibration keeps the [0, 6] range of a saturated Relu6 (its KL threshold, ~1.2, clips the two
+    always-saturated channels and has the larger QDQ error), and says so."""
+    out = os.path.join(tmp, "relu6_entropy.onnx")
+    report = quantize(onyx, os.path.join(d, "relu6.onnx"), out, "--mode", "static", "--calibration",
+                      os.path.join(d, "relu6_calibration"), "--calibrate-method", "entropy")
+    act = {t["name"]: t for t in report["tensors"] if t["kind"] == "activation"}
+    r = act.get("relu6", {}).get("range", [0, 0])
+    check(abs(r[0]) < 1e-6 and abs(r[1] - 6.0) < 1e-4 and act["relu6"]["cosine"] > 0.9999,
+          "entropy: the saturated Relu6 keeps its range %s (QDQ cosine %.6f)" % (r, act.get("relu6", {}).get("cosine", 0)))
+    check(any("keep their min/max range" in n for n in report["notes"]) and report["outputs"][0]["cosine"] > 0.999,
+          "entropy: noted; output cosine %.6f" % report["outputs"][0]["cosine"])
+
+
 def test_memory_bounded(onyx, d, tmp):
     """Observer memory is the same for 10 and 200 calibration samples; peak RSS hardly moves either."""
     results = []
@@ -341,13 +477,14 @@ def test_progress_and_usage(onyx, d, tmp):
     p.wait()
     os.close(master)
     check(p.returncode == 0 and b"\rcalibrating [" in seen and b"/" in seen, "a one-line progress bar on a tty")
-    # One calibration session: 4 calibration runs then 4 measuring runs count to 8 of 8, then 4 evaluation runs.
+    # One calibration session: 4 calibration runs then 4 measuring runs count to 8 of 8, then 4 bias-correction
+    # runs and 4 evaluation runs.
     frames = [(m.group(1).decode(), int(m.group(2)), int(m.group(3)))
               for m in re.finditer(rb"\r(\w+) *\[[#.]+\] (\d+)/(\d+)", seen)]
     last = {}
     for stage, done, total in frames:
         last[stage] = (done, total)
-    check(last == {"calibrating": (4, 8), "measuring": (8, 8), "evaluating": (4, 4)} and
+    check(last == {"calibrating": (4, 8), "measuring": (8, 8), "correcting": (4, 4), "evaluating": (4, 4)} and
           all(done <= total for _, done, total in frames),
           "progress counts every run once and ends full (%s)" % last)
     for bad, code in (([model], 2), ([model, "-o", "x.onnx", "--mode", "fast"], 2),
@@ -431,7 +568,13 @@ def test_python(python_dir, d, tmp):
     report = onyx_module.quantize(os.path.join(d, "cnn.onnx"), out, mode="static",
                                   calibration=os.path.join(d, "cnn_calibration"), per_channel=True, max_samples=8)
     check(os.path.exists(out) and report["mode"] == "static" and report["calibration_samples"] == 8 and
-          report["outputs"][0]["cosine"] > 0.99, "onyx.quantize(mode='static') from Python")
+          report["outputs"][0]["cosine"] > 0.99 and any("bias correction" in n for n in report["notes"]),
+          "onyx.quantize(mode='static') from Python")
+    report = onyx_module.quantize(os.path.join(d, "cnn.onnx"), out, mode="static",
+                                  calibration=os.path.join(d, "cnn_calibration"), max_samples=4, bias_correction=False,
+                                  prepare=False)
+    check(not any("bias correction" in n or "before quantizing" in n for n in report["notes"]),
+          "onyx.quantize(bias_correction=False, prepare=False)")
     try:
         onyx_module.quantize(os.path.join(d, "cnn.onnx"), out, mode="sideways")
         check(False, "onyx.quantize rejects an unknown mode")
@@ -449,6 +592,8 @@ def main():
                         "--calibration", "32", "--evaluation", "64", "--big-calibration", "200"], check=True)
         for test in (lambda: test_static_cnn(onyx, d, tmp), lambda: test_dynamic(onyx, d, tmp),
                      lambda: test_weight_only(onyx, d, tmp), lambda: test_selection(onyx, d, tmp),
+                     lambda: test_exclude_static(onyx, d, tmp), lambda: test_prepare(onyx, d, tmp),
+                     lambda: test_bias_correction(onyx, d, tmp), lambda: test_entropy_saturated(onyx, d, tmp),
                      lambda: test_memory_bounded(onyx, d, tmp), lambda: test_one_pass(onyx, d, tmp),
                      lambda: test_progress_and_usage(onyx, d, tmp), lambda: test_npy_calibration(onyx, d, tmp),
                      lambda: test_real_model(onyx, shared, tmp), lambda: test_ort_reference(onyx, source, tmp),

@@ -37,6 +37,10 @@ void Help() {
       "  --calibration-memory MB   static: observed values one calibration run may hold (default 1024): all\n"
       "                            observed tensors share one run per sample when they fit, else groups do\n"
       "  --outputs-per-session N   static: at most N observed tensors per calibration session (default: any)\n"
+      "  --no-prepare              static: quantize the graph as it is (default: fold BatchNormalization, Pad,\n"
+      "                            per-channel Mul/Add into Conv and MatMul + Add into Gemm first, standard ONNX)\n"
+      "  --no-bias-correction      static: keep the biases (default: subtract the mean error the int8 weights\n"
+      "                            add to each output channel over the calibration samples)\n"
       "  --op-types A,B,...        operators to quantize (default: the mode's set)\n"
       "  --exclude NODE...         node names to leave in float (comma-separated or repeated)\n"
       "  --bits 4|8                weight-only: bits per weight (default 4)\n"
@@ -92,6 +96,10 @@ int QuantizeMain(const std::vector<std::string>& args) {
       options.per_channel = true;
     } else if (a == "--reduce-range") {
       options.reduce_range = true;
+    } else if (a == "--no-prepare") {
+      options.prepare = false;
+    } else if (a == "--no-bias-correction") {
+      options.bias_correction = false;
     } else if (a == "--quiet") {
       quiet = true;
     } else if (a == "--verbose") {

@@ -1,1 +1,1 @@
-BoutputJŸD>4A¡z-¿h±‚À
+BoutputJ’òn>ÓAÎ—E¿ yƒÀ
