@@ -47,6 +47,8 @@ def dask_rate(model, x, workers, fixed_batch, data):
         batch = 1 if fixed_batch else 32
         onyx.dask.map_blocks(model, arr[:1], batch_size=batch).compute()  # this process's probe session
         if data == "workers":
+            # Made on the workers themselves (as blocks a worker reads from storage), spread over them, kept there.
+            arr = da.random.RandomState(0).standard_normal(arr.shape, chunks=arr.chunks).astype(np.float32)
             arr = arr.persist()
             distributed.wait(arr)
             t = time.perf_counter()
