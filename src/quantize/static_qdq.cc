@@ -136,7 +136,8 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
         weight_of[n.name] = n.inputs[1];
     }
     ONYX_RETURN_IF_ERROR(PrepareForQuantization(model, options.threads, report));
-    for (const auto& [name, w] : weight_of) {
+    for (const auto& [excluded, w] : weight_of) {
+      const std::string& name = excluded;  // a plain reference for the lambda: clang before 16 cannot capture bindings
       if (std::any_of(g.nodes.begin(), g.nodes.end(), [&](const ir::Node& n) { return n.name == name; })) continue;
       for (const ir::Node& n : g.nodes) {
         if (n.inputs.size() > 1 && n.inputs[1] == w && ConstantTensor(g, w) != nullptr) {
