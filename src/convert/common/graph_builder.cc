@@ -15,7 +15,12 @@ GraphBuilder::GraphBuilder(ir::Graph* graph) : graph_(graph) {
 
 std::string GraphBuilder::Fresh(const std::string& base) {
   std::string name = base.empty() ? "v" : base;
-  for (int k = 1; used_.count(name); ++k) name = base + "_" + std::to_string(k);
+  if (used_.count(name)) {
+    int64_t& k = next_suffix_.try_emplace(base, 1).first->second;
+    do {
+      name = base + "_" + std::to_string(k++);
+    } while (used_.count(name));
+  }
   used_.insert(name);
   return name;
 }

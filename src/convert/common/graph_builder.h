@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/tensor.h"
@@ -46,6 +47,10 @@ class GraphBuilder {
  private:
   ir::Graph* graph_;
   std::set<std::string> used_;
+  // Per base, the suffix Fresh tries first: every smaller one is taken (names are never released), so a base asked
+  // for n times costs n lookups in all, not n^2 / 2 (an unrolled sequence of thousands of steps names each step's
+  // values from the same bases).
+  std::unordered_map<std::string, int64_t> next_suffix_;
   std::string doc_;
 };
 

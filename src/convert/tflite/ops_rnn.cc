@@ -9,6 +9,7 @@
 
 #include "convert/tflite/lstm_gates.h"
 #include "convert/tflite/op_context.h"
+#include "core/limits.h"
 
 namespace onyx::convert::tflite {
 namespace {
@@ -191,6 +192,13 @@ Result<std::vector<std::string>> Steps(OpContext& c, const std::string& x, bool 
   const int64_t steps = time_major ? s[0] : s[1];
   *batch = time_major ? s[1] : s[0];
   if (steps <= 0 || *batch <= 0) return c.Unsupported("a sequence without static length and batch");
+  // The length is a dim the file claims, and every step becomes a few dozen nodes: bounded before any is made.
+  const int64_t max_steps = EnvLimit("ONYX_MAX_UNROLLED_STEPS", 10000);
+  if (steps > max_steps) {
+    return c.Error("a sequence of " + std::to_string(steps) + " steps: an LSTM that ONNX LSTM cannot express is " +
+                   "unrolled step by step, up to " + std::to_string(max_steps) +
+                   " steps (raise the limit with ONYX_MAX_UNROLLED_STEPS)");
+  }
   std::vector<std::string> out;
   for (int64_t t = 0; t < steps; ++t) {
     std::string v = c.b.Op1("Slice",

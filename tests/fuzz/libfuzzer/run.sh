@@ -3,6 +3,8 @@
 # project's and ../shared's files (seed_corpus.py), then fuzzes with ASan + UBSan for SECONDS per target. A crash,
 # leak or timeout (> 10 s for one input) writes the input to BUILD_DIR/fuzz-artifacts/TARGET/ and fails.
 # usage: run.sh BUILD_DIR SHARED_DIR TARGET|all [SECONDS]
+#   ONYX_FUZZ_FLAGS: more libFuzzer flags, e.g. ONYX_FUZZ_FLAGS=-runs=1000000 (stop after a million executions, or
+#   at SECONDS, whichever comes first).
 set -uo pipefail
 build=$1 shared=$2 which=$3 seconds=${4:-60}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,8 +35,9 @@ for t in "${targets[@]}"; do
   # libFuzzer's RSS-limit thread would make it read in process, so those targets bound memory by malloc instead.
   limits=(-rss_limit_mb=4096)
   case "$t" in convert_keras_*) limits=(-rss_limit_mb=0 -malloc_limit_mb=4096) ;; esac
+  read -r -a extra <<<"${ONYX_FUZZ_FLAGS:-}"
   "$bin" "$corpus" "${dict[@]}" -max_total_time="$seconds" -timeout=10 "${limits[@]}" -max_len=1048576 \
-    -artifact_prefix="$artifacts/" -print_final_stats=1 >"$log" 2>&1
+    -artifact_prefix="$artifacts/" -print_final_stats=1 "${extra[@]}" >"$log" 2>&1
   rc=$?
   grep -E "^#[0-9]+ +(DONE|INITED)|stat::number_of_executed_units|stat::peak_rss_mb|cov:" "$log" | tail -3
   if [ $rc -ne 0 ]; then
