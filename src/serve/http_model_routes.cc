@@ -2,7 +2,11 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <memory>
+#include <optional>
+#include <string_view>
 
 #include "serve/http_server.h"
 #include "serve/http_util.h"
@@ -81,29 +85,51 @@ void InferenceServer::AddModelRoutes() {
     // Held to the end: an unload meanwhile frees the model only after this request is answered.
     const std::shared_ptr<ServedModel> model = std::move(found).value();
     Outcome outcome(model->metrics());
-    std::string body;
-    // One buffer of the announced size (httplib hands the body over in 4 KB pieces: growing the string as they
-    // come copied an image-sized body several times). Capped: the payload limit refuses more anyway.
-    if (req.has_header("Content-Length")) {
-      body.reserve(std::min<size_t>(std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10),
-                                    options_.max_request_bytes));
+    // Both sizes as announced (digits that fit in 64 bits; checked again against what arrives).
+    auto byte_count = [&](const char* header) -> std::optional<size_t> {
+      if (!req.has_header(header)) return std::nullopt;
+      const std::string v = req.get_header_value(header);
+      size_t n = 0;
+      const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+      if (!IsByteCount(v) || ec != std::errc() || end != v.data() + v.size()) return std::nullopt;
+      return n;
+    };
+    const std::optional<size_t> content_length = byte_count("Content-Length");
+    const std::optional<size_t> header_length = byte_count("Inference-Header-Content-Length");
+    if (req.has_header("Inference-Header-Content-Length") && !header_length) {
+      res.set_header("Connection", "close");  // the body stays unread
+      SendError(res, 400,
+                "Inference-Header-Content-Length '" + req.get_header_value("Inference-Header-Content-Length") +
+                    "' is not a byte count");
+      return;
     }
-    if (!ReadBody(read, std::chrono::seconds(options_.request_timeout_s), res, &body)) return;
-    size_t json_size = body.size();
-    if (req.has_header("Inference-Header-Content-Length")) {
-      const std::string h = req.get_header_value("Inference-Header-Content-Length");
-      if (!IsByteCount(h)) {
-        SendError(res, 400, "Inference-Header-Content-Length '" + h + "' is not a byte count");
-        return;
-      }
-      json_size = static_cast<size_t>(std::stoull(h));
+    const auto timeout = std::chrono::seconds(options_.request_timeout_s);
+    std::shared_ptr<void> block;  // the body, when read into a block its binary tensors can be views of
+    std::string body_text;
+    std::string_view body;
+    if (content_length && header_length && *header_length <= *content_length &&
+        *content_length <= options_.max_request_bytes) {
+      // Placed so that the binary part starts 64-byte aligned: an input tensor whose bytes come first is then a view
+      // of the body (no copy of an image-sized input).
+      const size_t pad = (64 - *header_length % 64) % 64;
+      block = Tensor::AllocateBlock(*content_length + pad);
+      char* start = static_cast<char*>(block.get()) + pad;
+      size_t got = 0;
+      if (!ReadBodyInto(read, timeout, res, start, *content_length, &got)) return;
+      body = std::string_view(start, got);
+    } else {
+      // One buffer of the announced size (httplib hands the body over in 4 KB pieces).
+      if (content_length) body_text.reserve(std::min(*content_length, options_.max_request_bytes));
+      if (!ReadBody(read, timeout, res, &body_text)) return;
+      body = body_text;
     }
-    auto request = ParseInferRequest(body, json_size, options_.max_tensor_elements);
+    const size_t json_size = header_length ? *header_length : body.size();
+    auto request = ParseInferRequest(body, json_size, options_.max_tensor_elements, block);
     if (!request.ok()) {
       SendError(res, 400, request.status().message());
       return;
     }
-    body = std::string();  // the tensors hold their own copies now
+    body_text = std::string();  // the tensors hold their own copies (or share `block`) now
     std::vector<std::string> served_outputs;
     if (Status st = model->Prepare(*request, &served_outputs); !st.ok()) {
       SendError(res, 400, st.message());

@@ -1,5 +1,7 @@
 #include "serve/http_util.h"
 
+#include <cstring>
+
 namespace onyx::serve {
 
 void SendJson(httplib::Response& res, int status, const nlohmann::json& body) {
@@ -22,16 +24,22 @@ int HttpStatusOf(const Status& st) {
   }
 }
 
-bool ReadBody(const httplib::ContentReader& read, std::chrono::seconds timeout, httplib::Response& res,
-              std::string* body) {
+namespace {
+
+// Reads the body through `read` into `sink` (false from it: more bytes than announced), with ReadBody's errors.
+template <typename Sink>
+bool ReadBodyWith(const httplib::ContentReader& read, std::chrono::seconds timeout, httplib::Response& res, Sink sink) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool too_slow = false;
+  bool too_slow = false, too_long = false;
   const bool ok = read([&](const char* data, size_t length) {
-    body->append(data, length);
+    if (!sink(data, length)) {
+      too_long = true;
+      return false;
+    }
     if (std::chrono::steady_clock::now() > deadline) too_slow = true;
     return !too_slow;
   });
-  if (ok && !too_slow) return true;
+  if (ok && !too_slow && !too_long) return true;
   // The rest of the body is unread: the connection cannot carry another request.
   res.set_header("Connection", "close");
   if (too_slow) {
@@ -41,6 +49,33 @@ bool ReadBody(const httplib::ContentReader& read, std::chrono::seconds timeout, 
   } else {
     SendError(res, 400, "the request body could not be read (cut short, or a Content-Length it does not match)");
   }
+  return false;
+}
+
+}  // namespace
+
+bool ReadBody(const httplib::ContentReader& read, std::chrono::seconds timeout, httplib::Response& res,
+              std::string* body) {
+  return ReadBodyWith(read, timeout, res, [&](const char* data, size_t length) {
+    body->append(data, length);
+    return true;
+  });
+}
+
+bool ReadBodyInto(const httplib::ContentReader& read, std::chrono::seconds timeout, httplib::Response& res,
+                  char* buffer, size_t capacity, size_t* size) {
+  *size = 0;
+  if (!ReadBodyWith(read, timeout, res, [&](const char* data, size_t length) {
+        if (length > capacity - *size) return false;
+        std::memcpy(buffer + *size, data, length);
+        *size += length;
+        return true;
+      })) {
+    return false;
+  }
+  if (*size == capacity) return true;
+  res.set_header("Connection", "close");
+  SendError(res, 400, "the request body could not be read (cut short, or a Content-Length it does not match)");
   return false;
 }
 

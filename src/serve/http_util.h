@@ -21,5 +21,8 @@ int HttpStatusOf(const Status& st);
 // takes longer than `timeout` in all or the client breaks off. httplib enforces the size limit and sets 413.
 bool ReadBody(const httplib::ContentReader& read, std::chrono::seconds timeout, httplib::Response& res,
               std::string* body);
+// The same into `buffer`, whose `capacity` is the announced Content-Length: a body of another size is a 400.
+bool ReadBodyInto(const httplib::ContentReader& read, std::chrono::seconds timeout, httplib::Response& res,
+                  char* buffer, size_t capacity, size_t* size);
 
 }  // namespace onyx::serve

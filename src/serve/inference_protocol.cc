@@ -242,7 +242,8 @@ nlohmann::json ModelMetadata(const Session& session, const std::string& model_na
   return {{"name", model_name}, {"versions", {"1"}}, {"platform", "onnx"}, {"inputs", inputs}, {"outputs", outputs}};
 }
 
-Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size, int64_t max_elements) {
+Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size, int64_t max_elements,
+                                       const std::shared_ptr<void>& body_keeper) {
   if (json_size > body.size()) {
     return InvalidArgument("Inference-Header-Content-Length " + std::to_string(json_size) + " exceeds the body's " +
                            std::to_string(body.size()) + " bytes");
@@ -278,7 +279,16 @@ Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size, 
         return InvalidArgument(where + ": binary_data_size " + std::to_string(n) + " but only " +
                                std::to_string(binary.size()) + " bytes are left after the JSON");
       }
-      tensor = TensorFromBinary(*type, *shape, binary.substr(0, n), max_elements);
+      const bool viewable = body_keeper != nullptr && *type != DataType::kString && *type != DataType::kBool && n > 0 &&
+                            reinterpret_cast<uintptr_t>(binary.data()) % 64 == 0;
+      auto count = LimitedElementCount(*shape, max_elements);
+      if (viewable && count.ok() && static_cast<uint64_t>(*count) <= n &&
+          static_cast<uint64_t>(*count) * static_cast<uint64_t>(DataTypeBits(*type) / 8) == n) {
+        // The bytes fit the shape exactly: a view of them where they lie rather than a copy.
+        tensor = Tensor::Borrow(*type, *shape, const_cast<char*>(binary.data()), body_keeper);
+      } else {
+        tensor = TensorFromBinary(*type, *shape, binary.substr(0, n), max_elements);  // a copy, or the error
+      }
       binary.remove_prefix(n);
     } else {
       auto data = in.find("data");

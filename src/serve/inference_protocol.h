@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -42,7 +43,10 @@ struct InferRequest {
 // the shape, a value out of the type's range, ...). A tensor of more than `max_elements` elements is refused before
 // anything is allocated (a server limit: BYTES binary data can declare many empty strings in few bytes).
 inline constexpr int64_t kNoElementLimit = INT64_MAX;
-Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size, int64_t max_elements = kNoElementLimit);
+// With `body_keeper` (an owner of the memory `body` lies in), binary fixed-size tensors whose bytes start 64-byte
+// aligned are views of the body, kept alive by it, instead of copies.
+Result<InferRequest> ParseInferRequest(std::string_view body, size_t json_size, int64_t max_elements = kNoElementLimit,
+                                       const std::shared_ptr<void>& body_keeper = nullptr);
 
 // The response to an inference: {"model_name", "id", "outputs": [{"name", "datatype", "shape", "data"}]}, or with
 // "parameters": {"binary_data_size": N} and the bytes appended after the JSON for outputs sent as binary.

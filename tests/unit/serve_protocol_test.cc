@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 
 #include "serve/inference_protocol.h"
 #include "serve/metrics.h"
@@ -84,8 +85,8 @@ TEST(ServeProtocol, RejectsBadRequestsNamingTheProblem) {
   m = error(R"({"inputs": [{"name": "x", "shape": [1], "datatype": "BOOL", "data": [1]}]})");
   EXPECT_NE(m.find("true or false"), std::string::npos) << m;
   // Nesting deeper than any tensor is refused instead of recursing without bound.
-  std::string deep = R"({"inputs": [{"name": "x", "shape": [1], "datatype": "FP32", "data": )" +
-                     std::string(100, '[') + "1" + std::string(100, ']') + "}]}";
+  std::string deep = R"({"inputs": [{"name": "x", "shape": [1], "datatype": "FP32", "data": )" + std::string(100, '[') +
+                     "1" + std::string(100, ']') + "}]}";
   EXPECT_NE(error(deep).find("nested"), std::string::npos);
 }
 
@@ -119,6 +120,33 @@ TEST(ServeProtocol, ParsesBinaryTensorsAfterTheJson) {
   auto bad = ParseInferRequest(wrong + std::string(8, '\0'), wrong.size());
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("needs 12"), std::string::npos) << bad.status().message();
+}
+
+TEST(ServeProtocol, AlignedBinaryInputsAreViewsOfTheBody) {
+  const std::string header = R"({"inputs": [{"name": "f", "shape": [2, 8], "datatype": "FP32",
+                                             "parameters": {"binary_data_size": 64}},
+                                            {"name": "g", "shape": [3], "datatype": "FP32",
+                                             "parameters": {"binary_data_size": 12}}]})";
+  const size_t pad = (64 - header.size() % 64) % 64;
+  std::shared_ptr<void> block = Tensor::AllocateBlock(pad + header.size() + 76);
+  char* start = static_cast<char*>(block.get()) + pad;
+  std::memcpy(start, header.data(), header.size());
+  float* binary = reinterpret_cast<float*>(start + header.size());
+  for (int i = 0; i < 19; ++i) binary[i] = static_cast<float>(i);
+  auto req = ParseInferRequest(std::string_view(start, header.size() + 76), header.size(), kNoElementLimit, block);
+  ASSERT_TRUE(req.ok()) << req.status().message();
+  // The binary part starts 64-byte aligned: the first input is a view of the body.
+  const Tensor& f = req->feeds[0].second.tensor();
+  const Tensor& g = req->feeds[1].second.tensor();
+  EXPECT_EQ(f.data<float>(), binary);
+  EXPECT_EQ(f.data<float>()[15], 15.0f);
+  EXPECT_EQ(g.data<float>()[2], 18.0f);
+  block.reset();  // the request keeps the body alive
+  EXPECT_EQ(f.data<float>()[3], 3.0f);
+  // Without an owner, or with bytes that do not fit the shape, a copy or the error as before.
+  auto copied = ParseInferRequest(std::string_view(start, header.size() + 76), header.size());
+  ASSERT_TRUE(copied.ok());
+  EXPECT_NE(copied->feeds[0].second.tensor().data<float>(), binary);
 }
 
 TEST(ServeProtocol, BuildsJsonAndBinaryResponses) {
