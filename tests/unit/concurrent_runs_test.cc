@@ -10,19 +10,14 @@
 #include <vector>
 
 #include "kernels/tuning_cache.h"
+#include "op_test_helpers.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
 namespace onyx {
 namespace {
 
-std::string Floats(int64_t n, unsigned seed, float scale) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-scale, scale);
-  std::string s;
-  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(d(rng));
-  return s;
-}
+std::string Floats(int64_t n, unsigned seed, float scale) { return testing::RandomFloatsText(n, seed, scale); }
 
 // A 3x3 convolution of 64 channels (Winograd where oneDNN has it), a 1x1 with a residual sum and a strided 1x1
 // (oneDNN reduces it to unit stride in its scratchpad): ResNet's layers, through the blocked layout at level all.

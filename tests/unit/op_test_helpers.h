@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,15 @@ namespace onyx::testing {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+// n uniform values in [-scale, scale] from `seed`, comma-separated: a constant's data in the ONNX text syntax.
+inline std::string RandomFloatsText(int64_t n, unsigned seed, float scale) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-scale, scale);
+  std::string s;
+  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(d(rng));
+  return s;
+}
 
 template <typename T>
 Tensor T_(std::vector<T> values, Shape shape) {

@@ -11,19 +11,14 @@
 #include <thread>
 #include <vector>
 
+#include "op_test_helpers.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
 namespace onyx {
 namespace {
 
-std::string Floats(int64_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-0.05f, 0.05f);
-  std::string s;
-  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(d(rng));
-  return s;
-}
+std::string Floats(int64_t n, unsigned seed) { return testing::RandomFloatsText(n, seed, 0.05f); }
 
 int ThreadsOfThisProcess() {
   int n = 0;
