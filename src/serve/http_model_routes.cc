@@ -8,6 +8,7 @@
 #include <optional>
 #include <string_view>
 
+#include "serve/connection_socket.h"
 #include "serve/http_server.h"
 #include "serve/http_util.h"
 #include "serve/inference_protocol.h"
@@ -43,6 +44,25 @@ struct Outcome {
   RunTiming timing;
   bool success = false;
 };
+
+// Below this, httplib's 4 KB pieces cost little next to finding the connection's socket.
+constexpr size_t kDirectReadMinBytes = 64 << 10;
+
+// A block for a request body of `bytes`: the one this thread used for its previous request when nothing holds it
+// any more (the request's tensors are views of it) and it is large enough. Saves a large malloc and free per request
+// (and the page faults of memory glibc gave back); blocks of up to kKeptBodyBytes are kept, one per HTTP thread.
+constexpr size_t kKeptBodyBytes = 8 << 20;
+std::shared_ptr<void> BodyBlock(size_t bytes) {
+  thread_local std::shared_ptr<void> kept;
+  thread_local size_t kept_bytes = 0;
+  if (kept != nullptr && kept.use_count() == 1 && kept_bytes >= bytes) return kept;
+  std::shared_ptr<void> block = Tensor::AllocateBlock(bytes);
+  if (bytes <= kKeptBodyBytes) {
+    kept = block;
+    kept_bytes = bytes;
+  }
+  return block;
+}
 
 }  // namespace
 
@@ -112,10 +132,16 @@ void InferenceServer::AddModelRoutes() {
       // Placed so that the binary part starts 64-byte aligned: an input tensor whose bytes come first is then a view
       // of the body (no copy of an image-sized input).
       const size_t pad = (64 - *header_length % 64) % 64;
-      block = Tensor::AllocateBlock(*content_length + pad);
+      block = BodyBlock(*content_length + pad);
       char* start = static_cast<char*>(block.get()) + pad;
       size_t got = 0;
-      if (!ReadBodyInto(read, timeout, res, start, *content_length, &got)) return;
+      // The socket is read directly only where httplib would pass the bytes on as they come.
+      std::optional<int> socket;
+      if (!tls() && !req.has_header("Content-Encoding") && !req.has_header("Transfer-Encoding") &&
+          *content_length > kDirectReadMinBytes) {
+        socket = ConnectionSocket(req);
+      }
+      if (!ReadBodyInto(read, timeout, res, start, *content_length, &got, socket)) return;
       body = std::string_view(start, got);
     } else {
       // One buffer of the announced size (httplib hands the body over in 4 KB pieces).

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "core/status.h"
@@ -22,7 +23,9 @@ int HttpStatusOf(const Status& st);
 bool ReadBody(const httplib::ContentReader& read, std::chrono::seconds timeout, httplib::Response& res,
               std::string* body);
 // The same into `buffer`, whose `capacity` is the announced Content-Length: a body of another size is a 400.
+// With `socket` (the request's connection, see connection_socket.h; only for a body httplib would pass on as it
+// comes: no TLS, no Content-Encoding, no chunks), what httplib has not buffered yet is read from it directly.
 bool ReadBodyInto(const httplib::ContentReader& read, std::chrono::seconds timeout, httplib::Response& res,
-                  char* buffer, size_t capacity, size_t* size);
+                  char* buffer, size_t capacity, size_t* size, std::optional<int> socket = std::nullopt);
 
 }  // namespace onyx::serve
