@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <new>
+#include <stdexcept>
 
 #include "convert/keras/converter.h"
 #include "convert/tf/converter.h"
@@ -54,7 +56,9 @@ SourceKind DetectSource(const std::string& path) {
   return SourceKind::kKeras;
 }
 
-Result<ir::Model> ConvertFile(const std::string& path, int64_t opset) {
+namespace {
+
+Result<ir::Model> ConvertBySource(const std::string& path, int64_t opset) {
   switch (DetectSource(path)) {
     case SourceKind::kTflite:
       return tflite::ConvertTfliteFile(path, opset);
@@ -74,6 +78,22 @@ Result<ir::Model> ConvertFile(const std::string& path, int64_t opset) {
     }
   }
   return Internal("unknown source kind");
+}
+
+}  // namespace
+
+Result<ir::Model> ConvertFile(const std::string& path, int64_t opset) {
+  // The readers check the sizes a file claims before allocating; this is the net under them, so that a size one
+  // of them missed is an error and not an abort (every caller: the CLI, Python, the C API, a serving repository).
+  try {
+    return ConvertBySource(path, opset);
+  } catch (const std::bad_alloc&) {
+    return InvalidArgument("converting '" + path +
+                           "' needs more memory than there is (a size in the file is too large)");
+  } catch (const std::length_error&) {
+    return InvalidArgument("converting '" + path +
+                           "' asks for a container larger than possible (a size in the file is too large)");
+  }
 }
 
 std::vector<std::string> SupportedTensorflowOperators() {

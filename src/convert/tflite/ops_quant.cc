@@ -3,6 +3,7 @@
 #include <functional>
 
 #include "convert/tflite/op_context.h"
+#include "core/safe_file.h"
 
 namespace onyx::convert::tflite {
 namespace {
@@ -100,8 +101,18 @@ Result<Tensor> DensifySparse(const TfliteTensor& t, DataType type) {
     }
   }
   Shape shape(t.shape.begin(), t.shape.end());
-  ONYX_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(type, shape, true));
   const size_t width = DataTypeStorageBytes(type, 1);
+  // The dense tensor goes into the converted model: it may be no larger than a file onyx reads (the shape comes from
+  // the file and could ask for any size).
+  uint64_t dense_bytes = width;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && dense_bytes > MaxReadFileBytes() / static_cast<uint64_t>(d))) {
+      return InvalidArgument("sparse tensor '" + t.name + "' densifies to more than " +
+                             std::to_string(MaxReadFileBytes()) + " bytes (raise it with ONYX_MAX_FILE_BYTES)");
+    }
+    dense_bytes *= static_cast<uint64_t>(d);
+  }
+  ONYX_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(type, shape, true));
   const size_t stored = t.data.size() / width;
   const std::vector<int64_t> strides = RowMajorStrides(shape);
   std::vector<int64_t> coords(levels, 0);
