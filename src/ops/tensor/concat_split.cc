@@ -1,7 +1,7 @@
 // Concat and Split: joining tensors along an axis and cutting one apart.
 #include <memory>
-#include <mutex>
 
+#include "ops/common/kept_plan.h"
 #include "ops/common/op_util.h"
 #include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
@@ -19,18 +19,9 @@ class ConcatKernel : public OpKernel {
   Status Compute(KernelContext& ctx) override {
     const size_t n = ctx.num_inputs();
     if (n == 0) return InvalidArgument("Concat needs at least one input");
-    std::shared_ptr<const Plan> plan;
-    {
-      // The last run's plan when the input shapes and type are this run's (Session::Run may be called from several
-      // threads): no allocation per run.
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (plan_ != nullptr && Matches(ctx, *plan_)) plan = plan_;
-    }
-    if (plan == nullptr) {
-      ONYX_ASSIGN_OR_RETURN(plan, MakePlan(ctx));
-      std::lock_guard<std::mutex> lock(mutex_);
-      plan_ = plan;
-    }
+    ONYX_ASSIGN_OR_RETURN(
+        std::shared_ptr<const Plan> plan,
+        plan_.FindOrMake([&](const Plan& p) { return Matches(ctx, p); }, [&] { return MakePlan(ctx); }));
     Tensor& out = ctx.AllocateOutput(0, plan->type, plan->out_shape);
     for (size_t i = 0; i < n; ++i) {
       const Tensor& t = ctx.input(i);
@@ -78,7 +69,8 @@ class ConcatKernel : public OpKernel {
     for (size_t i = 0; i < inputs.size(); ++i) {
       const Tensor& t = *inputs[i];
       bool compatible = t.rank() == first.rank() && t.type() == first.type();
-      for (size_t d = 0; compatible && d < out_shape.size(); ++d) compatible = d == ax || t.dim(static_cast<int64_t>(d)) == first.dim(static_cast<int64_t>(d));
+      for (size_t d = 0; compatible && d < out_shape.size(); ++d)
+        compatible = d == ax || t.dim(static_cast<int64_t>(d)) == first.dim(static_cast<int64_t>(d));
       if (!compatible) {
         return InvalidArgument("input " + std::to_string(i) + " (" + std::string(DataTypeName(t.type())) + " " +
                                ShapeToString(t.shape()) + ") does not match input 0 (" +
@@ -99,8 +91,7 @@ class ConcatKernel : public OpKernel {
   }
 
   int64_t axis_ = 1;
-  std::mutex mutex_;  // guards plan_
-  std::shared_ptr<const Plan> plan_;
+  KeptPlan<Plan> plan_;  // the last run's input shapes and type, and the copies they gave
 };
 
 class SplitKernel : public OpKernel {
@@ -128,22 +119,14 @@ class SplitKernel : public OpKernel {
     if (split_given) {
       ONYX_ASSIGN_OR_RETURN(split_input, ctx.TensorInput(1));
     }
-    std::shared_ptr<const Plan> plan;
-    {
-      // The last run's plan when the input shape and split are this run's (Session::Run may be called from several
-      // threads): no allocation per run.
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (plan_ != nullptr && plan_->in_shape == x->shape() && plan_->split_given == split_given &&
-          plan_->out_shapes.size() == ctx.num_outputs() &&
-          (split_input == nullptr || HoldsInts(*split_input, plan_->split_input))) {
-        plan = plan_;
-      }
-    }
-    if (plan == nullptr) {
-      ONYX_ASSIGN_OR_RETURN(plan, MakePlan(ctx, *x, split_given));
-      std::lock_guard<std::mutex> lock(mutex_);
-      plan_ = plan;
-    }
+    ONYX_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan,
+                          plan_.FindOrMake(
+                              [&](const Plan& p) {
+                                return p.in_shape == x->shape() && p.split_given == split_given &&
+                                       p.out_shapes.size() == ctx.num_outputs() &&
+                                       (split_input == nullptr || HoldsInts(*split_input, p.split_input));
+                              },
+                              [&] { return MakePlan(ctx, *x, split_given); }));
     for (size_t i = 0; i < plan->out_shapes.size(); ++i) {
       Tensor& out = ctx.AllocateOutput(i, x->type(), plan->out_shapes[i]);
       StridedCopy(*x, plan->offsets[i], plan->in_strides, out, 0, plan->out_strides[i], plan->out_shapes[i]);
@@ -208,8 +191,8 @@ class SplitKernel : public OpKernel {
       sum += s;
     }
     if (sum != dim) {
-      return InvalidArgument("'split' " + ShapeToString(split) + " sums to " + std::to_string(sum) +
-                             ", but axis " + std::to_string(axis) + " has dimension " + std::to_string(dim));
+      return InvalidArgument("'split' " + ShapeToString(split) + " sums to " + std::to_string(sum) + ", but axis " +
+                             std::to_string(axis) + " has dimension " + std::to_string(dim));
     }
     plan->in_strides = RowMajorStrides(x->shape());
     int64_t offset = 0;
@@ -230,8 +213,7 @@ class SplitKernel : public OpKernel {
   bool has_split_attr_ = false;
   std::vector<int64_t> split_attr_;
   int64_t num_outputs_attr_ = 0;
-  std::mutex mutex_;  // guards plan_
-  std::shared_ptr<const Plan> plan_;
+  KeptPlan<Plan> plan_;  // the last run's input shape and split, and the copies they gave
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Gather, GatherElements and GatherND: reading elements or slices at positions given by an index tensor.
 #include <memory>
-#include <mutex>
 
+#include "ops/common/kept_plan.h"
 #include "ops/common/op_util.h"
 #include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
@@ -41,20 +41,14 @@ class GatherKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, data->rank()));
     const Shape& ds = data->shape();
     const size_t ax = static_cast<size_t>(axis);
-    std::shared_ptr<const Shapes> shapes;
-    {
-      // The last run's output shape when the input shapes are this run's (Session::Run may be called from several
-      // threads): no allocation per run.
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (shapes_ != nullptr && shapes_->data == ds && shapes_->indices == indices->shape()) shapes = shapes_;
-    }
+    std::shared_ptr<const Shapes> shapes =
+        shapes_.Find([&](const Shapes& s) { return s.data == ds && s.indices == indices->shape(); });
     if (shapes == nullptr) {
       Shape out_shape(ds.begin(), ds.begin() + axis);
       out_shape.insert(out_shape.end(), indices->shape().begin(), indices->shape().end());
       out_shape.insert(out_shape.end(), ds.begin() + axis + 1, ds.end());
       shapes = std::make_shared<const Shapes>(Shapes{ds, indices->shape(), std::move(out_shape)});
-      std::lock_guard<std::mutex> lock(mutex_);
-      shapes_ = shapes;
+      shapes_.Keep(shapes);
     }
     const int64_t outer = DimProduct(ds, 0, ax), dim = ds[ax], inner = DimProduct(ds, ax + 1, ds.size());
     const int64_t n_idx = indices->size();
@@ -86,8 +80,7 @@ class GatherKernel : public OpKernel {
     Shape data, indices, out;
   };
   int64_t axis_ = 0;
-  std::mutex mutex_;  // guards shapes_
-  std::shared_ptr<const Shapes> shapes_;
+  KeptPlan<Shapes> shapes_;  // the last run's input shapes and the output shape they gave
 };
 
 class GatherElementsKernel : public OpKernel {
@@ -110,7 +103,8 @@ class GatherElementsKernel : public OpKernel {
     for (int64_t d = 0; d < data->rank(); ++d) {
       if (d != axis && indices->dim(d) > data->dim(d)) {
         return InvalidArgument("input 'indices' (1) shape " + ShapeToString(indices->shape()) +
-                               " exceeds 'data' shape " + ShapeToString(data->shape()) + " on axis " + std::to_string(d));
+                               " exceeds 'data' shape " + ShapeToString(data->shape()) + " on axis " +
+                               std::to_string(d));
       }
     }
     std::vector<int64_t> strides[1] = {RowMajorStrides(data->shape())};
@@ -171,8 +165,8 @@ class GatherNDKernel : public OpKernel {
     }
     const int64_t m = indices->dim(q - 1);
     if (m < 1 || m > r - b) {
-      return InvalidArgument("the last dimension of 'indices' " + ShapeToString(indices->shape()) +
-                             " must be in [1, " + std::to_string(r - b) + "]");
+      return InvalidArgument("the last dimension of 'indices' " + ShapeToString(indices->shape()) + " must be in [1, " +
+                             std::to_string(r - b) + "]");
     }
     const Shape& ds = data->shape();
     Shape out_shape(indices->shape().begin(), indices->shape().end() - 1);

@@ -2,8 +2,8 @@
 // and Size.
 #include <algorithm>
 #include <memory>
-#include <mutex>
 
+#include "ops/common/kept_plan.h"
 #include "ops/common/op_util.h"
 #include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
@@ -24,7 +24,8 @@ Result<Shape> ReshapeTarget(const Shape& in, const std::vector<int64_t>& request
       infer_at = static_cast<int64_t>(i);
       continue;
     }
-    if (d < -1) return InvalidArgument("shape " + ShapeToString(requested) + " has invalid dimension " + std::to_string(d));
+    if (d < -1)
+      return InvalidArgument("shape " + ShapeToString(requested) + " has invalid dimension " + std::to_string(d));
     if (d == 0) {
       has_zero = true;
       if (!allowzero) {
@@ -36,7 +37,8 @@ Result<Shape> ReshapeTarget(const Shape& in, const std::vector<int64_t>& request
       }
     }
     out[i] = d;
-    if (d != 0 && known > (int64_t{1} << 62) / d) return InvalidArgument("shape " + ShapeToString(requested) + " is too large");
+    if (d != 0 && known > (int64_t{1} << 62) / d)
+      return InvalidArgument("shape " + ShapeToString(requested) + " is too large");
     known *= d;
   }
   const int64_t total = NumElements(in);
@@ -73,17 +75,11 @@ class ReshapeKernel : public OpKernel {
     if (since_ >= 5) {
       ONYX_ASSIGN_OR_RETURN(shape, ctx.TensorInput(1));
     }
-    std::shared_ptr<const Resolved> resolved;
-    {
-      // The last run's input shape and requested shape, when they are this run's (Session::Run may be called from
-      // several threads).
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (resolved_ != nullptr && resolved_->in_shape == data->shape() &&
-          (shape == nullptr || (shape->rank() == 1 && HoldsInts(*shape, resolved_->requested)))) {
-        resolved = resolved_;
-      }
-    }
-    if (resolved == nullptr) {
+    auto fits = [&](const Resolved& r) {
+      return r.in_shape == data->shape() &&
+             (shape == nullptr || (shape->rank() == 1 && HoldsInts(*shape, r.requested)));
+    };
+    auto resolve = [&]() -> Result<std::shared_ptr<const Resolved>> {
       std::vector<int64_t> requested = shape_attr_;
       if (shape != nullptr) {
         if (shape->rank() != 1) {
@@ -95,10 +91,9 @@ class ReshapeKernel : public OpKernel {
       if (NumElements(out_shape) != data->size()) {
         return InvalidArgument("cannot reshape " + ShapeToString(data->shape()) + " to " + ShapeToString(out_shape));
       }
-      resolved = std::make_shared<const Resolved>(Resolved{data->shape(), std::move(requested), std::move(out_shape)});
-      std::lock_guard<std::mutex> lock(mutex_);
-      resolved_ = resolved;
-    }
+      return std::make_shared<const Resolved>(Resolved{data->shape(), std::move(requested), std::move(out_shape)});
+    };
+    ONYX_ASSIGN_OR_RETURN(std::shared_ptr<const Resolved> resolved, resolved_.FindOrMake(fits, resolve));
     ctx.SetOutputView(0, *data, resolved->out_shape);
     return Status::Ok();
   }
@@ -109,8 +104,7 @@ class ReshapeKernel : public OpKernel {
     std::vector<int64_t> requested;
     Shape out_shape;
   };
-  std::mutex mutex_;  // guards resolved_
-  std::shared_ptr<const Resolved> resolved_;
+  KeptPlan<Resolved> resolved_;  // the last run's input shape and requested shape, and what they gave
   int since_ = 0;
   bool allowzero_ = false;
   std::vector<int64_t> shape_attr_;
@@ -137,22 +131,13 @@ class SqueezeKernel : public OpKernel {
     if (axes_from_input_ && ctx.has_input(1)) {
       ONYX_ASSIGN_OR_RETURN(axes_input, ctx.TensorInput(1));
     }
-    std::shared_ptr<const Resolved> resolved;
-    {
-      // The last run's output shape when the input shape and axes are this run's (Session::Run may be called from
-      // several threads): no allocation per run.
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (resolved_ != nullptr && resolved_->in_shape == data->shape() &&
-          resolved_->axes_given == (axes_input != nullptr) &&
-          (axes_input == nullptr || HoldsInts(*axes_input, resolved_->axes))) {
-        resolved = resolved_;
-      }
-    }
-    if (resolved == nullptr) {
-      ONYX_ASSIGN_OR_RETURN(resolved, Resolve(ctx, *data, axes_input != nullptr));
-      std::lock_guard<std::mutex> lock(mutex_);
-      resolved_ = resolved;
-    }
+    ONYX_ASSIGN_OR_RETURN(std::shared_ptr<const Resolved> resolved,
+                          resolved_.FindOrMake(
+                              [&](const Resolved& r) {
+                                return r.in_shape == data->shape() && r.axes_given == (axes_input != nullptr) &&
+                                       (axes_input == nullptr || HoldsInts(*axes_input, r.axes));
+                              },
+                              [&] { return Resolve(ctx, *data, axes_input != nullptr); }));
     ctx.SetOutputView(0, *data, resolved->out_shape);
     return Status::Ok();
   }
@@ -212,22 +197,23 @@ class SqueezeKernel : public OpKernel {
   bool axes_from_input_ = false;
   bool has_axes_ = false;
   std::vector<int64_t> axes_;
-  std::mutex mutex_;  // guards resolved_
-  std::shared_ptr<const Resolved> resolved_;
+  KeptPlan<Resolved> resolved_;  // the last run's input shape and axes, and the output shape they gave
 };
 
 class FlattenKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
     axis_ = info.GetInt("axis", 1);
-    if (info.since_version() < 11 && axis_ < 0) return info.Error("attribute 'axis' must not be negative before version 11");
+    if (info.since_version() < 11 && axis_ < 0)
+      return info.Error("attribute 'axis' must not be negative before version 11");
     return Status::Ok();
   }
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* data, ctx.TensorInput(0));
     const int64_t rank = data->rank();
     if (axis_ < -rank || axis_ > rank) {
-      return InvalidArgument("attribute 'axis' " + std::to_string(axis_) + " is out of range for rank " + std::to_string(rank));
+      return InvalidArgument("attribute 'axis' " + std::to_string(axis_) + " is out of range for rank " +
+                             std::to_string(rank));
     }
     const size_t axis = static_cast<size_t>(axis_ < 0 ? axis_ + rank : axis_);
     // [outer, inner] in a vector of the calling thread: the frame copies it into a recycled one.

@@ -1,8 +1,8 @@
 // Slice: starts/ends/axes as attributes in version 1, as inputs (plus steps) from version 10.
 #include <algorithm>
 #include <memory>
-#include <mutex>
 
+#include "ops/common/kept_plan.h"
 #include "ops/common/op_util.h"
 #include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
@@ -27,20 +27,10 @@ class SliceKernel : public OpKernel {
   }
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* data, ctx.TensorInput(0));
-    std::shared_ptr<const Planned> planned;
-    {
-      // The last run's plan when its input shape and index inputs are this run's (Session::Run may be called from
-      // several threads): no allocation per run.
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (planned_ != nullptr && planned_->in_shape == data->shape() && SameIndexInputs(ctx, *planned_)) {
-        planned = planned_;
-      }
-    }
-    if (planned == nullptr) {
-      ONYX_ASSIGN_OR_RETURN(planned, Plan(ctx, *data));
-      std::lock_guard<std::mutex> lock(mutex_);
-      planned_ = planned;
-    }
+    ONYX_ASSIGN_OR_RETURN(
+        std::shared_ptr<const Planned> planned,
+        planned_.FindOrMake([&](const Planned& p) { return p.in_shape == data->shape() && SameIndexInputs(ctx, p); },
+                            [&] { return Plan(ctx, *data); }));
     Tensor& out = ctx.AllocateOutput(0, data->type(), planned->out_shape);
     StridedCopy(*data, planned->src_offset, planned->src_strides, out, 0, planned->dst_strides, planned->out_shape);
     return Status::Ok();
@@ -89,7 +79,8 @@ class SliceKernel : public OpKernel {
     }
     const size_t n = starts.size();
     if (ends.size() != n) {
-      return InvalidArgument("'starts' has " + std::to_string(n) + " entries but 'ends' has " + std::to_string(ends.size()));
+      return InvalidArgument("'starts' has " + std::to_string(n) + " entries but 'ends' has " +
+                             std::to_string(ends.size()));
     }
     if (!has_axes) {
       axes.resize(n);
@@ -141,8 +132,7 @@ class SliceKernel : public OpKernel {
   bool attrs_ = false;
   bool has_axes_ = false;
   std::vector<int64_t> starts_, ends_, axes_;
-  std::mutex mutex_;  // guards planned_
-  std::shared_ptr<const Planned> planned_;
+  KeptPlan<Planned> planned_;  // the last run's input shape and index inputs, and the copy they gave
 };
 
 }  // namespace
