@@ -246,17 +246,30 @@ Status TransformTensorBilinear(OpContext& c) {
   ONYX_ASSIGN_OR_RETURN(std::string matrix, c.Input(1));
   const int64_t oh = out[1], ow = out[2];
   const float shift = c.op().version >= 2 ? 0.5f : 0.0f;
-  ONYX_ASSIGN_OR_RETURN(Tensor grid, Tensor::Create(DataType::kFloat, {oh * ow, 3}));
-  for (int64_t y = 0; y < oh; ++y) {
-    for (int64_t x0 = 0; x0 < ow; ++x0) {
-      float* row = grid.data<float>() + (y * ow + x0) * 3;
-      row[0] = static_cast<float>(x0) + shift;
-      row[1] = static_cast<float>(y) + shift;
-      row[2] = 1;
-    }
-  }
-  std::string points =
-      c.b.Op1("MatMul", {c.b.Constant(c.Name("pixels"), std::move(grid)), AffineRows(c, matrix)}, c.Name("source"));
+  // The pixels (x + shift, y + shift, 1), row-major, [Ho * Wo, 3]: computed in the graph (Range, Expand) rather than
+  // stored as a constant, whose size would follow the output shape the file states (a converter must not allocate
+  // what a file merely claims; a 256x256 output would also add 768 KB to the model).
+  const auto scalar = [&](const char* what, int64_t v) {
+    return c.b.Constant(c.Name(what), Tensor::FromVector<int64_t>({v}, {}));
+  };
+  const auto coordinates = [&](const char* what, int64_t n) {
+    std::string v = c.b.Op1("Range", {scalar("from", 0), scalar("to", n), scalar("step", 1)}, c.Name(what));
+    v = c.b.Op1("Cast", {v}, c.Name(what), {ir::IntAttr("to", static_cast<int64_t>(DataType::kFloat))});
+    if (shift != 0) v = c.b.Op1("Add", {v, F(c, "shift", shift)}, c.Name(what));
+    return v;
+  };
+  const std::string plane = c.b.ConstInts(c.Name("plane"), {oh, ow});
+  const auto channel = [&](const std::string& v, const std::vector<int64_t>& as) {
+    std::string e = c.b.Op1("Reshape", {v, c.b.ConstInts(c.Name("as"), as)}, c.Name("coordinate"));
+    e = c.b.Op1("Expand", {e, plane}, c.Name("coordinate"));
+    return c.b.Op1("Unsqueeze", {e, c.b.ConstInts(c.Name("last"), {-1})}, c.Name("coordinate"));
+  };
+  std::string grid = c.b.Op1("Concat",
+                             {channel(coordinates("xs", ow), {1, ow}), channel(coordinates("ys", oh), {oh, 1}),
+                              channel(F(c, "one", 1), {1, 1})},
+                             c.Name("pixels"), {ir::IntAttr("axis", 2)});
+  grid = c.b.Op1("Reshape", {grid, c.b.ConstInts(c.Name("rows"), {-1, 3})}, c.Name("pixels"));
+  std::string points = c.b.Op1("MatMul", {grid, AffineRows(c, matrix)}, c.Name("source"));
   if (shift != 0) points = c.b.Op1("Sub", {points, F(c, "half", shift)}, c.Name("source"));
   // Inside [0, W - 1] x [0, H - 1].
   const Tensor hi = Tensor::FromVector<float>({static_cast<float>(in[2] - 1), static_cast<float>(in[1] - 1)}, {2});
