@@ -161,10 +161,13 @@ Result<std::vector<std::string>> ExplicitLstm(OpContext& c, const std::vector<st
                                               const LstmLayout& layout, const LstmOptions& options,
                                               const std::string& tag) {
   ONYX_ASSIGN_OR_RETURN(Weights w, ReadWeights(c, layout, tag));
-  ONYX_ASSIGN_OR_RETURN(Tensor h0, Tensor::Create(DataType::kFloat, {batch, w.n_output}, true));
-  ONYX_ASSIGN_OR_RETURN(Tensor c0, Tensor::Create(DataType::kFloat, {batch, w.n_cell}, true));
-  std::string h = c.b.Constant(c.Name(tag + "output_state"), std::move(h0));
-  std::string cell = c.b.Constant(c.Name(tag + "cell_state"), std::move(c0));
+  // The zero initial states are expanded in the graph: the batch comes from the file's input shape, and a converter
+  // must not allocate what a file merely claims.
+  const std::string zero = c.b.ConstFloat(c.Name("zero"), 0);
+  std::string h = c.b.Op1("Expand", {zero, c.b.ConstInts(c.Name(tag + "output_state_shape"), {batch, w.n_output})},
+                          c.Name(tag + "output_state"));
+  std::string cell = c.b.Op1("Expand", {zero, c.b.ConstInts(c.Name(tag + "cell_state_shape"), {batch, w.n_cell})},
+                             c.Name(tag + "cell_state"));
   const std::string one = c.b.ConstFloat(c.Name("one"), 1);
   std::vector<std::string> outs;
   for (const std::string& x : steps) {

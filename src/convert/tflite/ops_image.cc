@@ -162,8 +162,9 @@ Status NonMaxSuppression(OpContext& c, bool v5) {
     // The selected boxes' scores, zeros in the padding.
     ONYX_ASSIGN_OR_RETURN(std::string flat_scores, c.Input(1));
     std::string s = c.b.Op1("Gather", {flat_scores, idx}, c.Name("scores_selected"), {ir::IntAttr("axis", 0)});
-    const std::string zeros =
-        c.b.Constant(c.Name("score_zeros"), Tensor::Allocate(DataType::kFloat, {max_out[0]}, true));
+    // Expanded in the graph: max_output_size is the file's number, not an allocation the converter should make.
+    const std::string zeros = c.b.Op1(
+        "Expand", {c.b.ConstFloat(c.Name("zero"), 0), c.b.ConstInts(c.Name("count"), max_out)}, c.Name("score_zeros"));
     s = c.b.Op1("Concat", {s, zeros}, c.Name("scores_padded"), {ir::IntAttr("axis", 0)});
     ONYX_RETURN_IF_ERROR(c.SetOutput(c.b.Op1("Slice", {s, starts, ends}, c.Name("selected_scores")), next++));
   }

@@ -234,12 +234,17 @@ Status DynamicUpdateSlice(OpContext& c) {
   return c.SetOutput(c.b.Op1("ScatterND", {operand, idx, update}, c.Name("dynamic_update_slice")));
 }
 
-// An [m, n] bool constant, true on the main diagonal.
+// An [m, n] bool tensor, true on the main diagonal, computed in the graph (row index == column index) rather than
+// stored: m and n come from shapes the file states, and a converter must not allocate what a file merely claims.
 Result<std::string> Eye(OpContext& c, int64_t m, int64_t n) {
-  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(DataType::kBool, {m, n}, true));
-  auto* p = static_cast<bool*>(t.raw());
-  for (int64_t i = 0; i < std::min(m, n); ++i) p[i * n + i] = true;
-  return c.b.Constant(c.Name("eye"), std::move(t));
+  const auto index = [&](int64_t count, int64_t axis) {
+    const auto scalar = [&](int64_t v) {
+      return c.b.Constant(c.Name("eye_bound"), Tensor::FromVector<int64_t>({v}, {}));
+    };
+    const std::string r = c.b.Op1("Range", {scalar(0), scalar(count), scalar(1)}, c.Name("eye_index"));
+    return c.b.Op1("Unsqueeze", {r, c.b.ConstInts(c.Name("eye_axis"), {axis})}, c.Name("eye_index"));
+  };
+  return c.b.Op1("Equal", {index(m, 1), index(n, 0)}, c.Name("eye"));
 }
 
 // MATRIX_DIAG(diagonal [..., N]) -> [..., N, N]: the diagonal as a column, kept on the identity's true cells.
