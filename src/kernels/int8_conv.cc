@@ -1,10 +1,12 @@
 #include "kernels/int8_conv.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +33,12 @@ struct Int8Conv::Impl {
   bool amx = false;    // an AMX kernel: may touch whole 16-pixel tiles past the image (OutputSlack)
   bool fused = false;  // requantizes into an 8-bit destination
   memory bias;         // s32 [M] when fused with a bias
+  // RunNhwc's arguments, built once (a dnnl::memory per argument and an argument map per call cost ~25 heap
+  // allocations and several microseconds per convolution, MobileNet has 52); used under a try_lock, a run that finds
+  // them busy (concurrent runs of a session) builds its own.
+  std::mutex args_mutex;
+  DnnlArgs args;
+  int32_t args_zero_point = 0;  // what args' zero-point memory points at
 };
 
 namespace {
@@ -94,6 +102,34 @@ std::string Signature(const Int8ConvDims& d, const memory::desc& src, bool fused
          "-" + dim(d.pad_bottom, d.pad_right) + "/t" + std::to_string(threads);
 }
 
+// An AMX kernel runs on a unit that powers down while no AMX code runs: the first AMX convolution after other
+// work pays its warm-up, which timing the candidates back to back never sees. Measured on this Xeon: in
+// MobileNet-v2, the first AMX layer took ~0.05 ms more in the model than timed alone (features.15, 1x1 160 -> 960
+// on 7x7: 0.080 ms against 0.022 timed, 0.031 on VNNI; with it on VNNI, features.18, 320 -> 1280: 0.087 against
+// 0.038), the AMX layers after it their timed cost. So AMX needs a clear win, by more than a margin of the order of
+// that warm-up, until some layer has taken it by such a win: from then on the process runs AMX layers anyway (their
+// unit warm in every run, as in ResNet-50, whose stem and 3x3 layers win by 0.1 to 0.25 ms), and the plain fastest
+// is taken as before (AMX unless VNNI beats it by 3%). MobileNet's 1x1 layers win by 0 to 26 us: all VNNI. Only
+// the speed depends on the choice (both kernels are exact), and so on the order in which layers are created.
+constexpr double kAmxWarmupMarginMs = 0.03;
+std::atomic<bool> amx_taken_clearly{false};
+
+// 0 (AMX) or 1 (VNNI) from the two measured times; `fallback` when either is missing.
+size_t AmxOrVnni(const std::vector<TunedTime>& times, size_t fallback) {
+  double amx = -1, vnni = -1;
+  for (const TunedTime& t : times) {
+    if (t.candidate == "amx") amx = t.ms;
+    if (t.candidate == "vnni") vnni = t.ms;
+  }
+  if (!(amx >= 0 && vnni >= 0 && std::isfinite(amx) && std::isfinite(vnni))) return fallback;
+  if (amx + kAmxWarmupMarginMs < vnni) {
+    amx_taken_clearly.store(true, std::memory_order_relaxed);
+    return 0;
+  }
+  if (amx_taken_clearly.load(std::memory_order_relaxed)) return PickFastest({amx, vnni}, 0);
+  return 1;
+}
+
 }  // namespace
 
 // oneDNN offers its AMX kernels first wherever the CPU has AMX, but they pay a tile configuration per call that small
@@ -119,6 +155,8 @@ dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
   const std::string signature = Signature(d, first.src_desc(), fused, threads);
   const char* kNames[2] = {"amx", "vnni"};
   if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
+    // The times decide (entries recorded before the warm-up margin hold the plain fastest as their choice).
+    entry->choice = kNames[AmxOrVnni(entry->times, entry->choice == kNames[1] ? 1 : 0)];
     cache->NoteDecision(signature, *entry, false);
     return entry->choice == kNames[1] ? alternative : first;
   }
@@ -153,11 +191,12 @@ dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
                      },
                      {threads, threads});
   cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  const size_t pick = PickFastest(ms, 0);
-  TuningEntry entry{kNames[pick], {}};
+  TuningEntry entry{"", {}};
   for (size_t i = 0; i < 2; ++i) {
     if (std::isfinite(ms[i])) entry.times.push_back({kNames[i], ms[i]});
   }
+  const size_t pick = AmxOrVnni(entry.times, PickFastest(ms, 0));
+  entry.choice = kNames[pick];
   if (std::isfinite(ms[pick])) {
     (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
     cache->NoteDecision(signature, entry, true);
@@ -232,6 +271,16 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool s
     return Unsupported("oneDNN has only its reference int8 convolution (" + impl_name + ") for this shape");
   }
   impl->amx = IsAmx(impl->pd);
+  ONYX_RETURN_IF_ERROR(DnnlCall("int8 convolution arguments", [&] {
+    Impl& i = *impl;
+    i.args.Add(DNNL_ARG_SRC, i.pd.src_desc());
+    i.args.Add(DNNL_ARG_WEIGHTS, i.weights);
+    i.args.Add(DNNL_ARG_DST, i.pd.dst_desc());
+    i.args.Add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
+               memory({{1}, Dt::s32, Tag::x}, DnnlEngine(), &i.args_zero_point));
+    if (i.bias) i.args.Add(DNNL_ARG_BIAS, i.bias);
+    i.args.AddThreadScratchpad(i.pd.scratchpad_desc());
+  }));
   return std::unique_ptr<Int8Conv>(new Int8Conv(d, threads, std::move(impl)));
 }
 
@@ -277,9 +326,16 @@ Status Int8Conv::RunNhwc(const void* x, int32_t x_zero_point, void* y) const {
     if (impl_->fused)
       destination.reset(new uint8_t[static_cast<size_t>(out_image + kMarginPixels * dims_.out_channels)]);
   }
-  return DnnlCall("int8 convolution", [&] {
+  static const std::string kWhat = "int8 convolution";  // built once: DnnlCall takes a std::string
+  return DnnlCall(kWhat, [&] {
+    std::unique_lock<std::mutex> args_lock(impl_->args_mutex, std::try_to_lock);
     int32_t zp = x_zero_point;
-    memory zp_mem({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
+    memory zp_mem;  // only for a run that builds its own arguments
+    if (args_lock.owns_lock()) {
+      impl_->args_zero_point = x_zero_point;
+    } else {
+      zp_mem = memory({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
+    }
     for (int64_t n = 0; n < dims_.batch; ++n) {
       const uint8_t* image = static_cast<const uint8_t*>(x) + n * image_bytes;
       if (source != nullptr) {
@@ -287,8 +343,14 @@ Status Int8Conv::RunNhwc(const void* x, int32_t x_zero_point, void* y) const {
         image = source.get();
       }
       uint8_t* out = static_cast<uint8_t*>(y) + static_cast<size_t>(n * out_image) * out_element;
-      ExecuteImage(impl_->conv, impl_->pd, impl_->weights, impl_->bias, zp_mem, image,
-                   destination != nullptr ? destination.get() : out);
+      void* dst = destination != nullptr ? destination.get() : out;
+      if (args_lock.owns_lock()) {
+        impl_->args.Set(DNNL_ARG_SRC, image);
+        impl_->args.Set(DNNL_ARG_DST, dst);
+        impl_->args.Execute(impl_->conv, false);
+      } else {
+        ExecuteImage(impl_->conv, impl_->pd, impl_->weights, impl_->bias, zp_mem, image, dst);
+      }
       if (destination != nullptr) {
         DnnlStream().wait();
         std::memcpy(out, destination.get(), static_cast<size_t>(out_image));

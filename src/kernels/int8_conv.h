@@ -81,7 +81,8 @@ class Int8Conv {
 
  private:
   struct Impl;
-  // oneDNN's first implementation, or the fastest of it and the best non-AMX one on this shape (see the .cc).
+  // oneDNN's first implementation, or the best non-AMX one on this shape where AMX does not win clearly enough to
+  // pay its unit's warm-up (see the .cc).
   static dnnl::convolution_forward::primitive_desc ChooseImplementation(
       const Int8ConvDims& d, const dnnl::convolution_forward::primitive_desc& first, dnnl::memory plain_weights,
       bool fused, int threads);

@@ -22,6 +22,14 @@ class Int8NhwcRewriter {
 
   int Run() {
     constants_ = ir::SessionConstants(graph_);
+    for (const ir::Node& n : graph_.nodes) {
+      for (const auto& out : n.outputs) producers_[out] = &n;
+    }
+    for (const auto* infos : {&graph_.inputs, &graph_.value_info}) {
+      for (const auto& v : *infos) {
+        if (v.type && v.type->is_tensor()) types_[v.name] = v.type->elem_type;
+      }
+    }
     int converted = 0;
     for (const ir::Node& n : graph_.nodes) {
       if (ConvEligible(n)) {
@@ -69,9 +77,46 @@ class Int8NhwcRewriter {
     auto it = channels_last_.find(name);
     if (it != channels_last_.end()) return it->second;
     const std::string to = name + "::nhwc";
-    out_.push_back(Transpose(name, to, {0, 2, 3, 1}));
+    auto producer = producers_.find(name);
+    if (producer != producers_.end() && QuantizesFloatPerTensor(*producer->second)) {
+      out_.push_back(QuantizeChannelsLast(*producer->second, to));
+    } else {
+      out_.push_back(Transpose(name, to, {0, 2, 3, 1}));
+    }
     channels_last_[name] = to;
     return to;
+  }
+
+  // A QuantizeLinear of float32 data to 8 bits with one constant scale and zero point (a model's input, typically):
+  // the int8 kernels then quantize straight into channels last, one pass over the floats instead of the quantized
+  // copy and its Transpose. Attributes that change the result for these types (block_size, output_dtype,
+  // precision) keep the general path.
+  bool QuantizesFloatPerTensor(const ir::Node& n) const {
+    if (!IsOnnx(n) || n.op_type != "QuantizeLinear" || n.outputs.size() != 1 || !Has(n, 0) || !Has(n, 1)) {
+      return false;
+    }
+    for (const auto& a : n.attributes) {
+      if (a.name != "axis" && a.name != "saturate") return false;
+    }
+    auto type = types_.find(n.inputs[0]);
+    if (type == types_.end() || type->second != DataType::kFloat) return false;
+    const Tensor* scale = Constant(n.inputs[1]);
+    if (scale == nullptr || scale->type() != DataType::kFloat || scale->size() != 1) return false;
+    if (!Has(n, 2)) return true;  // uint8
+    const Tensor* zp = Constant(n.inputs[2]);
+    return zp != nullptr && zp->size() == 1 && (zp->type() == DataType::kUint8 || zp->type() == DataType::kInt8);
+  }
+
+  // ai.onyx.internal.QuantizeLinear<channels_last = 1>: the quantization of `q` written [N, H, W, C] as `to`.
+  static ir::Node QuantizeChannelsLast(const ir::Node& q, const std::string& to) {
+    ir::Node m;
+    m.op_type = "QuantizeLinear";
+    m.domain = ir::kInternalDomain;
+    m.name = to + "/quantize";
+    m.inputs = q.inputs;
+    m.outputs = {to};
+    m.attributes = {ir::IntAttr("channels_last", 1)};
+    return m;
   }
 
   // Records that `name` now exists channels last only.
@@ -148,11 +193,32 @@ class Int8NhwcRewriter {
       out_.push_back(std::move(m));
       return true;
     }
+    // A concatenation along the channels (ai.onyx.internal.QLinearConcat, axis 1) of values that all exist channels
+    // last (4-D: they come from the channels-last operators), one of them only so.
+    if (IsInternal(n, "QLinearConcat") && n.outputs.size() == 1 && n.inputs.size() >= 5 &&
+        (n.inputs.size() - 2) % 3 == 0 && n.FindAttribute("channels_last") == nullptr) {
+      const auto* axis = n.FindAttribute("axis");
+      if (axis == nullptr || (axis->i != 1 && axis->i != -3)) return false;
+      bool all = true, one_only = false;
+      for (size_t i = 2; i < n.inputs.size(); i += 3) {
+        all = all && channels_last_.count(n.inputs[i]) > 0;
+        one_only = one_only || OnlyChannelsLast(n.inputs[i]);
+      }
+      if (!all || !one_only) return false;
+      ir::Node m = n;
+      for (size_t i = 2; i < n.inputs.size(); i += 3) m.inputs[i] = channels_last_.at(n.inputs[i]);
+      SetChannelsLast(m);
+      m.outputs = {NewChannelsLast(n.outputs[0])};
+      out_.push_back(std::move(m));
+      return true;
+    }
     return false;
   }
 
   ir::Graph& graph_;
   std::unordered_map<std::string, const Tensor*> constants_;
+  std::unordered_map<std::string, const ir::Node*> producers_;  // into graph_.nodes, unchanged until the end of Run
+  std::unordered_map<std::string, DataType> types_;             // element types the graph declares
   std::unordered_map<std::string, std::string> channels_last_;  // value -> its channels-last copy
   std::unordered_set<std::string> first_missing_;               // values that exist channels last only
   std::vector<ir::Node> out_;

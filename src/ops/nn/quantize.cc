@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -26,19 +27,25 @@ namespace {
 int FirstVersionFor(DataType t) {
   switch (t) {
     case DataType::kUint8:
-    case DataType::kInt8: return 10;
+    case DataType::kInt8:
+      return 10;
     case DataType::kFloat8E4M3FN:
     case DataType::kFloat8E4M3FNUZ:
     case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ: return 19;
+    case DataType::kFloat8E5M2FNUZ:
+      return 19;
     case DataType::kUint16:
     case DataType::kInt16:
     case DataType::kUint4:
-    case DataType::kInt4: return 21;
-    case DataType::kFloat4E2M1: return 23;
+    case DataType::kInt4:
+      return 21;
+    case DataType::kFloat4E2M1:
+      return 23;
     case DataType::kUint2:
-    case DataType::kInt2: return 25;
-    default: return 0;
+    case DataType::kInt2:
+      return 25;
+    default:
+      return 0;
   }
 }
 
@@ -49,8 +56,8 @@ Status CheckQuantizedType(DataType t, int since_version, const char* what) {
   }
   if (since_version < first) {
     return InvalidArgument(std::string(what) + " " + std::string(DataTypeName(t)) + " needs operator version " +
-                           std::to_string(first) + " or later (this node is version " +
-                           std::to_string(since_version) + ")");
+                           std::to_string(first) + " or later (this node is version " + std::to_string(since_version) +
+                           ")");
   }
   return Status::Ok();
 }
@@ -58,27 +65,51 @@ Status CheckQuantizedType(DataType t, int since_version, const char* what) {
 // [lo, hi] of the integer quantized types; false for the float ones.
 bool IntegerRange(DataType t, double& lo, double& hi) {
   switch (t) {
-    case DataType::kUint8: lo = 0, hi = 255; return true;
-    case DataType::kInt8: lo = -128, hi = 127; return true;
-    case DataType::kUint16: lo = 0, hi = 65535; return true;
-    case DataType::kInt16: lo = -32768, hi = 32767; return true;
-    case DataType::kInt32: lo = -2147483648.0, hi = 2147483647.0; return true;
-    case DataType::kUint4: lo = 0, hi = 15; return true;
-    case DataType::kInt4: lo = -8, hi = 7; return true;
-    case DataType::kUint2: lo = 0, hi = 3; return true;
-    case DataType::kInt2: lo = -2, hi = 1; return true;
-    default: return false;
+    case DataType::kUint8:
+      lo = 0, hi = 255;
+      return true;
+    case DataType::kInt8:
+      lo = -128, hi = 127;
+      return true;
+    case DataType::kUint16:
+      lo = 0, hi = 65535;
+      return true;
+    case DataType::kInt16:
+      lo = -32768, hi = 32767;
+      return true;
+    case DataType::kInt32:
+      lo = -2147483648.0, hi = 2147483647.0;
+      return true;
+    case DataType::kUint4:
+      lo = 0, hi = 15;
+      return true;
+    case DataType::kInt4:
+      lo = -8, hi = 7;
+      return true;
+    case DataType::kUint2:
+      lo = 0, hi = 3;
+      return true;
+    case DataType::kInt2:
+      lo = -2, hi = 1;
+      return true;
+    default:
+      return false;
   }
 }
 
 // Element i of a tensor of any numeric type, the packed and float8 types included, as a double (exact).
 double ElementAt(const Tensor& t, int64_t i) {
   switch (t.type()) {
-    case DataType::kInt4: return GetInt4(t.raw(), i);
-    case DataType::kUint4: return GetUint4(t.raw(), i);
-    case DataType::kInt2: return GetInt2(t.raw(), i);
-    case DataType::kUint2: return GetUint2(t.raw(), i);
-    case DataType::kFloat4E2M1: return Float4E2M1ToFloat(GetPackedNibble(t.raw(), i));
+    case DataType::kInt4:
+      return GetInt4(t.raw(), i);
+    case DataType::kUint4:
+      return GetUint4(t.raw(), i);
+    case DataType::kInt2:
+      return GetInt2(t.raw(), i);
+    case DataType::kUint2:
+      return GetUint2(t.raw(), i);
+    case DataType::kFloat4E2M1:
+      return Float4E2M1ToFloat(GetPackedNibble(t.raw(), i));
     default:
       if (IsFloat8(t.type())) return Float8ToFloat(t.type(), t.data<uint8_t>()[i]);
       return t.DoubleAt(i);
@@ -96,10 +127,14 @@ std::vector<double> ElementsOf(const Tensor& t) {
 // quotients computed here.
 double RoundTo(DataType p, double v) {
   switch (p) {
-    case DataType::kFloat: return static_cast<float>(v);
-    case DataType::kFloat16: return static_cast<float>(Float16(static_cast<float>(v)));
-    case DataType::kBFloat16: return static_cast<float>(BFloat16(static_cast<float>(v)));
-    default: return v;
+    case DataType::kFloat:
+      return static_cast<float>(v);
+    case DataType::kFloat16:
+      return static_cast<float>(Float16(static_cast<float>(v)));
+    case DataType::kBFloat16:
+      return static_cast<float>(BFloat16(static_cast<float>(v)));
+    default:
+      return v;
   }
 }
 
@@ -132,13 +167,15 @@ struct ScaleLayout {
   }
 };
 
+// (Names as C strings here and in CheckZeroPoint: a std::string per run would be a heap allocation per node.)
 Result<ScaleLayout> MakeLayout(const Shape& x, const Tensor& scale, int64_t axis_attr, int64_t block_size,
-                               const std::string& scale_name) {
+                               const char* scale_name) {
   ScaleLayout l;
   const bool scalar = scale.size() == 1 && scale.rank() <= 1 && block_size == 0;
   if (scalar) return l;
   if (x.empty()) {
-    return InvalidArgument(scale_name + " has shape " + ShapeToString(scale.shape()) + " but x is a scalar");
+    return InvalidArgument(std::string(scale_name) + " has shape " + ShapeToString(scale.shape()) +
+                           " but x is a scalar");
   }
   ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_attr, static_cast<int64_t>(x.size())));
   l.outer = ShapeProduct(x, 0, static_cast<size_t>(axis));
@@ -146,9 +183,9 @@ Result<ScaleLayout> MakeLayout(const Shape& x, const Tensor& scale, int64_t axis
   l.inner = ShapeProduct(x, static_cast<size_t>(axis) + 1, x.size());
   if (block_size <= 0) {
     if (scale.rank() != 1 || scale.dim(0) != l.axis_dim) {
-      return InvalidArgument(scale_name + " has shape " + ShapeToString(scale.shape()) + ", expected a scalar or [" +
-                             std::to_string(l.axis_dim) + "] (axis " + std::to_string(axis) + " of x " +
-                             ShapeToString(x) + ")");
+      return InvalidArgument(std::string(scale_name) + " has shape " + ShapeToString(scale.shape()) +
+                             ", expected a scalar or [" + std::to_string(l.axis_dim) + "] (axis " +
+                             std::to_string(axis) + " of x " + ShapeToString(x) + ")");
     }
     l.kind = ScaleLayout::Kind::kAxis;
     return l;
@@ -156,7 +193,7 @@ Result<ScaleLayout> MakeLayout(const Shape& x, const Tensor& scale, int64_t axis
   Shape want = x;
   want[static_cast<size_t>(axis)] = (l.axis_dim + block_size - 1) / block_size;
   if (scale.shape() != want) {
-    return InvalidArgument(scale_name + " has shape " + ShapeToString(scale.shape()) + ", expected " +
+    return InvalidArgument(std::string(scale_name) + " has shape " + ShapeToString(scale.shape()) + ", expected " +
                            ShapeToString(want) + " for blocks of " + std::to_string(block_size) + " along axis " +
                            std::to_string(axis) + " of x " + ShapeToString(x));
   }
@@ -166,10 +203,10 @@ Result<ScaleLayout> MakeLayout(const Shape& x, const Tensor& scale, int64_t axis
   return l;
 }
 
-Status CheckZeroPoint(const Tensor* zp, const Tensor& scale, const std::string& name) {
+Status CheckZeroPoint(const Tensor* zp, const Tensor& scale, const char* name) {
   if (zp != nullptr && zp->shape() != scale.shape() && !(zp->size() == 1 && scale.size() == 1)) {
-    return InvalidArgument(name + " has shape " + ShapeToString(zp->shape()) + ", expected the scale's shape " +
-                           ShapeToString(scale.shape()));
+    return InvalidArgument(std::string(name) + " has shape " + ShapeToString(zp->shape()) +
+                           ", expected the scale's shape " + ShapeToString(scale.shape()));
   }
   return Status::Ok();
 }
@@ -184,15 +221,32 @@ void StoreQuantized(Tensor& y, int64_t i, double q, double zp, bool saturate) {
     const double v = std::isnan(q) ? zp : std::clamp(std::nearbyint(q) + zp, lo, hi);
     const int64_t r = static_cast<int64_t>(std::clamp(v, lo, hi));
     switch (t) {
-      case DataType::kUint8: y.data<uint8_t>()[i] = static_cast<uint8_t>(r); return;
-      case DataType::kInt8: y.data<int8_t>()[i] = static_cast<int8_t>(r); return;
-      case DataType::kUint16: y.data<uint16_t>()[i] = static_cast<uint16_t>(r); return;
-      case DataType::kInt16: y.data<int16_t>()[i] = static_cast<int16_t>(r); return;
-      case DataType::kUint4: SetUint4(y.raw(), i, r); return;
-      case DataType::kInt4: SetInt4(y.raw(), i, r); return;
-      case DataType::kUint2: SetUint2(y.raw(), i, r); return;
-      case DataType::kInt2: SetInt2(y.raw(), i, r); return;
-      default: return;  // int32 is not a QuantizeLinear output (CheckQuantizedType)
+      case DataType::kUint8:
+        y.data<uint8_t>()[i] = static_cast<uint8_t>(r);
+        return;
+      case DataType::kInt8:
+        y.data<int8_t>()[i] = static_cast<int8_t>(r);
+        return;
+      case DataType::kUint16:
+        y.data<uint16_t>()[i] = static_cast<uint16_t>(r);
+        return;
+      case DataType::kInt16:
+        y.data<int16_t>()[i] = static_cast<int16_t>(r);
+        return;
+      case DataType::kUint4:
+        SetUint4(y.raw(), i, r);
+        return;
+      case DataType::kInt4:
+        SetInt4(y.raw(), i, r);
+        return;
+      case DataType::kUint2:
+        SetUint2(y.raw(), i, r);
+        return;
+      case DataType::kInt2:
+        SetInt2(y.raw(), i, r);
+        return;
+      default:
+        return;  // int32 is not a QuantizeLinear output (CheckQuantizedType)
     }
   }
   if (t == DataType::kFloat4E2M1) {
@@ -222,14 +276,17 @@ void ForEachScaleRow(const ScaleLayout& layout, int64_t size, F&& f) {
 
 // QuantizeLinear of float32 x with float32 scales (computed in float32) to uint8/int8, per tensor or per axis.
 // Returns false when the case is not one of those (the general loop then runs).
-bool QuantizeFloatFast(const Tensor& x, const Tensor& scale, const Tensor* zp, const ScaleLayout& layout, DataType p,
-                       Tensor& y) {
+// `constant_zps`: the zero points resolved once (ConstantZeroPoints), or null to read them from `zp` now.
+bool QuantizeFloatFast(const Tensor& x, const Tensor& scale, const Tensor* zp, const std::vector<int32_t>* constant_zps,
+                       const ScaleLayout& layout, DataType p, Tensor& y) {
   if (x.type() != DataType::kFloat || scale.type() != DataType::kFloat || p != DataType::kFloat ||
       layout.kind == ScaleLayout::Kind::kBlocked || (y.type() != DataType::kUint8 && y.type() != DataType::kInt8)) {
     return false;
   }
   const float* scales = scale.data<float>();
-  const std::vector<int32_t> zps = zp != nullptr ? Int32Values(*zp) : std::vector<int32_t>();
+  std::vector<int32_t> read;
+  if (constant_zps == nullptr && zp != nullptr) read = Int32Values(*zp);
+  const std::vector<int32_t>& zps = constant_zps != nullptr ? *constant_zps : read;
   const int64_t axis_dim = layout.kind == ScaleLayout::Kind::kAxis ? layout.axis_dim : 1;
   auto run = [&](auto* out) {
     using Q = std::remove_pointer_t<decltype(out)>;
@@ -250,13 +307,16 @@ bool QuantizeFloatFast(const Tensor& x, const Tensor& scale, const Tensor* zp, c
 }
 
 // DequantizeLinear of uint8/int8 x with float32 scales to float32, per tensor or per axis; false otherwise.
-bool DequantizeFloatFast(const Tensor& x, const Tensor& scale, const Tensor* zp, const ScaleLayout& layout, Tensor& y) {
+bool DequantizeFloatFast(const Tensor& x, const Tensor& scale, const Tensor* zp,
+                         const std::vector<int32_t>* constant_zps, const ScaleLayout& layout, Tensor& y) {
   if ((x.type() != DataType::kUint8 && x.type() != DataType::kInt8) || scale.type() != DataType::kFloat ||
       y.type() != DataType::kFloat || layout.kind == ScaleLayout::Kind::kBlocked) {
     return false;
   }
   const float* scales = scale.data<float>();
-  const std::vector<int32_t> zps = zp != nullptr ? Int32Values(*zp) : std::vector<int32_t>();
+  std::vector<int32_t> read;
+  if (constant_zps == nullptr && zp != nullptr) read = Int32Values(*zp);
+  const std::vector<int32_t>& zps = constant_zps != nullptr ? *constant_zps : read;
   const int64_t axis_dim = layout.kind == ScaleLayout::Kind::kAxis ? layout.axis_dim : 1;
   auto run = [&](const auto* in) {
     using Q = std::remove_cv_t<std::remove_pointer_t<decltype(in)>>;
@@ -273,6 +333,15 @@ bool DequantizeFloatFast(const Tensor& x, const Tensor& scale, const Tensor* zp,
     run(x.data<int8_t>());
   }
   return true;
+}
+
+// The zero points of input 2 as int32, resolved once when it is a constant 8-bit tensor (the fast paths' types),
+// so that runs do not convert them again; nullopt otherwise (no input 2 counts: an empty list, zero points 0).
+std::optional<std::vector<int32_t>> ConstantZeroPoints(const KernelInfo& info) {
+  if (!info.has_input(2)) return std::vector<int32_t>();
+  const Tensor* zp = info.ConstantInput(2);
+  if (zp == nullptr || (zp->type() != DataType::kUint8 && zp->type() != DataType::kInt8)) return std::nullopt;
+  return Int32Values(*zp);
 }
 
 class QuantizeKernel : public OpKernel {
@@ -292,10 +361,10 @@ class QuantizeKernel : public OpKernel {
                           " is not a quantized type");
       }
     }
+    constant_zps_ = ConstantZeroPoints(info);
     const int64_t precision = info.GetInt("precision", 0);
     if (precision != 0) {
-      if (!IsValidDataType(static_cast<int32_t>(precision)) ||
-          !IsFloatingPoint(static_cast<DataType>(precision))) {
+      if (!IsValidDataType(static_cast<int32_t>(precision)) || !IsFloatingPoint(static_cast<DataType>(precision))) {
         return info.Error("attribute 'precision' must be a float type, got " + std::to_string(precision));
       }
       precision_ = static_cast<DataType>(precision);
@@ -334,7 +403,9 @@ class QuantizeKernel : public OpKernel {
     ONYX_RETURN_IF_ERROR(CheckQuantizedType(out_type, since_version_, "output type"));
     const DataType p = precision_ != DataType::kUndefined ? precision_ : DivisionType(x->type(), scale->type());
     Tensor& y = ctx.AllocateOutput(0, out_type, x->shape());
-    if (QuantizeFloatFast(*x, *scale, zp, layout, p, y)) return Status::Ok();
+    if (QuantizeFloatFast(*x, *scale, zp, constant_zps_ ? &*constant_zps_ : nullptr, layout, p, y)) {
+      return Status::Ok();
+    }
     std::vector<double> scales = ElementsOf(*scale);
     for (double& s : scales) s = RoundTo(p, s);
     const std::vector<double> zps = zp != nullptr ? ElementsOf(*zp) : std::vector<double>(scales.size(), 0.0);
@@ -355,6 +426,7 @@ class QuantizeKernel : public OpKernel {
   int64_t block_size_ = 0;
   DataType output_dtype_ = DataType::kUndefined;
   DataType precision_ = DataType::kUndefined;
+  std::optional<std::vector<int32_t>> constant_zps_;
 };
 
 class DequantizeKernel : public OpKernel {
@@ -371,6 +443,7 @@ class DequantizeKernel : public OpKernel {
       }
       output_dtype_ = static_cast<DataType>(od);
     }
+    constant_zps_ = ConstantZeroPoints(info);
     return Status::Ok();
   }
 
@@ -404,7 +477,9 @@ class DequantizeKernel : public OpKernel {
       out_type = scale->type();
     }
     Tensor& y = ctx.AllocateOutput(0, out_type, x->shape());
-    if (DequantizeFloatFast(*x, *scale, zp, layout, y)) return Status::Ok();
+    if (DequantizeFloatFast(*x, *scale, zp, constant_zps_ ? &*constant_zps_ : nullptr, layout, y)) {
+      return Status::Ok();
+    }
     const std::vector<double> scales = ElementsOf(*scale);
     const std::vector<double> zps = zp != nullptr ? ElementsOf(*zp) : std::vector<double>(scales.size(), 0.0);
     const bool integer_x = IsInteger(x->type());
@@ -414,8 +489,8 @@ class DequantizeKernel : public OpKernel {
       for (int64_t i = 0; i < x->size(); ++i) {
         const size_t s = static_cast<size_t>(layout.Index(i));
         // Integers subtract exactly; float8/float4 values subtract in float, as the reference does.
-        const double centred = integer_x ? ElementAt(*x, i) - zps[s]
-                                         : static_cast<float>(ElementAt(*x, i)) - static_cast<float>(zps[s]);
+        const double centred =
+            integer_x ? ElementAt(*x, i) - zps[s] : static_cast<float>(ElementAt(*x, i)) - static_cast<float>(zps[s]);
         if constexpr (std::is_same_v<Y, double>) {
           out[i] = centred * scales[s];
         } else {
@@ -431,6 +506,7 @@ class DequantizeKernel : public OpKernel {
   int64_t axis_ = 1;
   int64_t block_size_ = 0;
   DataType output_dtype_ = DataType::kUndefined;
+  std::optional<std::vector<int32_t>> constant_zps_;
 };
 
 // DynamicQuantizeLinear: uint8 asymmetric quantization with a scale and zero point chosen from x's range

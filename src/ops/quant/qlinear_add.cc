@@ -5,6 +5,7 @@
 // operand takes MLAS's "scalar B" role (when it is A, the two operands and their parameters swap, as ONNX Runtime
 // swaps them).
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/int8_qlinear_add.h"
@@ -17,18 +18,19 @@
 namespace onyx::ops::quant {
 namespace {
 
-Result<float> ScalarScale(const Tensor& t, const std::string& name) {
+// (Names as C strings: a std::string built per run would be a heap allocation per parameter and node.)
+Result<float> ScalarScale(const Tensor& t, const char* name) {
   if (t.type() != DataType::kFloat || t.size() != 1) {
-    return InvalidArgument(name + " must be one float32 value, got " + std::string(DataTypeName(t.type())) + " " +
-                           ShapeToString(t.shape()));
+    return InvalidArgument(std::string(name) + " must be one float32 value, got " +
+                           std::string(DataTypeName(t.type())) + " " + ShapeToString(t.shape()));
   }
   return t.data<float>()[0];
 }
 
-Result<int32_t> ScalarZeroPoint(const Tensor* t, DataType type, const std::string& name) {
+Result<int32_t> ScalarZeroPoint(const Tensor* t, DataType type, const char* name) {
   if (t == nullptr) return 0;
   if (t->type() != type || t->size() != 1) {
-    return InvalidArgument(name + " must be one " + std::string(DataTypeName(type)) + " value");
+    return InvalidArgument(std::string(name) + " must be one " + std::string(DataTypeName(type)) + " value");
   }
   return type == DataType::kUint8 ? int32_t{t->data<uint8_t>()[0]} : int32_t{t->data<int8_t>()[0]};
 }
@@ -56,6 +58,23 @@ Status QLinearAddCompute(const KernelInfo&, KernelContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(int32_t za, ScalarZeroPoint(a_zp, type, "input 'A_zero_point' (2)"));
   ONYX_ASSIGN_OR_RETURN(int32_t zb, ScalarZeroPoint(b_zp, type, "input 'B_zero_point' (5)"));
   ONYX_ASSIGN_OR_RETURN(int32_t zc, ScalarZeroPoint(c_zp, type, "input 'C_zero_point' (7)"));
+  if (a->shape() == b->shape()) {
+    // Equal shapes (a residual connection): one run of both, without resolving any broadcast.
+    Tensor& y = ctx.AllocateOutput(0, type, a->shape());
+    const kernels::QLinearAddParams ab = kernels::MakeQLinearAddParams(sa, za, sb, zb, sc, zc);
+    auto same = [&](auto* out_data, const auto* ad, const auto* bd) {
+      using Q = std::remove_pointer_t<decltype(out_data)>;
+      ParallelFor(y.size(), 4, [&](int64_t lo, int64_t hi) {
+        kernels::QLinearAddSpans<Q>(ad + lo, bd + lo, hi - lo, ab, out_data + lo);
+      });
+    };
+    if (type == DataType::kUint8) {
+      same(y.data<uint8_t>(), a->data<uint8_t>(), b->data<uint8_t>());
+    } else {
+      same(y.data<int8_t>(), a->data<int8_t>(), b->data<int8_t>());
+    }
+    return Status::Ok();
+  }
   auto out_shape = BroadcastShapes(a->shape(), b->shape());
   if (!out_shape.ok()) {
     return InvalidArgument("inputs 'A' " + ShapeToString(a->shape()) + " and 'B' " + ShapeToString(b->shape()) +

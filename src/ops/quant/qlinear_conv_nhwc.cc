@@ -97,8 +97,15 @@ class QLinearConvNhwcKernel : public OpKernel {
       return InvalidArgument("input 'x' (0) must be a uint8 or int8 [N, H, W, C] tensor, got " +
                              std::string(DataTypeName(x->type())) + " " + ShapeToString(x->shape()));
     }
-    const Shape nchw{x->dim(0), x->dim(3), x->dim(1), x->dim(2)};
-    ONYX_ASSIGN_OR_RETURN(nn::ConvGeometry g, nn::ResolveConv(attrs_, group_, nchw, weights_.shape()));
+    ONYX_ASSIGN_OR_RETURN(const std::shared_ptr<const Plan> plan, PlanFor(*x, ctx.num_threads()));
+    const nn::ConvGeometry& g = plan->g;
+    const std::shared_ptr<kernels::Int8Conv>& conv = plan->conv;
+    if (conv != nullptr && conv->fused_requant()) {
+      // Every quantization parameter is a constant, checked once (PrepareFusedRequant), and x has the type the
+      // primitive was fused for: nothing to read or resolve per run.
+      Tensor& y = ctx.AllocateOutput(0, fused_output_type_, plan->y_shape);
+      return conv->RunNhwc(x->raw(), fused_x_zero_point_, y.raw());
+    }
     ONYX_RETURN_IF_ERROR(nn::CheckScalarParam(*x_scale, "input 'x_scale' (1)"));
     ONYX_RETURN_IF_ERROR(nn::CheckScalarParam(*y_scale, "input 'y_scale' (6)"));
     if (w_scale->size() != 1 && w_scale->size() != g.out_channels) {
@@ -123,11 +130,6 @@ class QLinearConvNhwcKernel : public OpKernel {
     const nn::WindowAxis& ah = g.axes[0];
     const nn::WindowAxis& aw = g.axes[1];
     const int64_t pixels = g.batch * ah.out * aw.out;
-    const std::shared_ptr<kernels::Int8Conv> conv = Primitive(g, x->type(), ctx.num_threads());
-    if (conv != nullptr && conv->fused_requant() && out_type == fused_output_type_) {
-      Tensor& y = ctx.AllocateOutput(0, out_type, {g.batch, ah.out, aw.out, g.out_channels});
-      return conv->RunNhwc(x->raw(), xz, y.raw());
-    }
     const int64_t slack = conv != nullptr ? conv->OutputSlack() : 0;
     std::unique_ptr<int32_t[]> acc(new int32_t[static_cast<size_t>(pixels * g.out_channels + slack)]);
     if (conv != nullptr) {
@@ -138,7 +140,7 @@ class QLinearConvNhwcKernel : public OpKernel {
       DirectNhwcSums(g, x->data<int8_t>(), xz, weights_.data<int8_t>(), acc.get());
     }
     const std::vector<float> multiplier = nn::QLinearConvScales(*x_scale, *w_scale, *y_scale, g.out_channels);
-    Tensor& y = ctx.AllocateOutput(0, out_type, {g.batch, ah.out, aw.out, g.out_channels});
+    Tensor& y = ctx.AllocateOutput(0, out_type, plan->y_shape);
     const int32_t* b = bias != nullptr ? bias->data<int32_t>() : nullptr;
     return Dispatch<nn::Quant8Types>(out_type, [&](auto tag) {
       using Q = typename decltype(tag)::type;
@@ -152,6 +154,37 @@ class QLinearConvNhwcKernel : public OpKernel {
   }
 
  private:
+  // What one input shape, type and thread count resolve to: the geometry, the output shape and the primitive (null:
+  // direct loops). Kept for the last input seen, so that the steady state of a session (one shape) resolves nothing.
+  struct Plan {
+    Shape x_shape;
+    DataType x_type = DataType::kUndefined;
+    int threads = 1;
+    nn::ConvGeometry g;
+    Shape y_shape;
+    std::shared_ptr<kernels::Int8Conv> conv;
+  };
+
+  Result<std::shared_ptr<const Plan>> PlanFor(const Tensor& x, int threads) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (plan_ != nullptr && plan_->x_type == x.type() && plan_->threads == threads && plan_->x_shape == x.shape()) {
+        return plan_;
+      }
+    }
+    auto plan = std::make_shared<Plan>();
+    plan->x_shape = x.shape();
+    plan->x_type = x.type();
+    plan->threads = threads;
+    const Shape nchw{x.dim(0), x.dim(3), x.dim(1), x.dim(2)};
+    ONYX_ASSIGN_OR_RETURN(plan->g, nn::ResolveConv(attrs_, group_, nchw, weights_.shape()));
+    plan->y_shape = {plan->g.batch, plan->g.axes[0].out, plan->g.axes[1].out, plan->g.out_channels};
+    plan->conv = Primitive(plan->g, x.type(), threads);
+    std::lock_guard<std::mutex> lock(mutex_);
+    plan_ = plan;
+    return std::shared_ptr<const Plan>(plan_);
+  }
+
   // The oneDNN primitive for these dims, built once per input shape, type and thread count; null where oneDNN has
   // only its reference kernel (the direct loops run instead).
   std::shared_ptr<kernels::Int8Conv> Primitive(const nn::ConvGeometry& g, DataType type, int threads) {
@@ -189,13 +222,18 @@ class QLinearConvNhwcKernel : public OpKernel {
     const Tensor* ys = constant(6);
     const Tensor* yz = constant(7);
     const Tensor* b = constant(8);
-    if (xs == nullptr || ws == nullptr || ys == nullptr || xs->size() != 1 || ys->size() != 1) return;
+    if (xs == nullptr || ws == nullptr || ys == nullptr) return;
     if ((info.has_input(2) && xz == nullptr) || (info.has_input(7) && yz == nullptr) ||
         (info.has_input(8) && b == nullptr)) {
       return;
     }
-    if (yz != nullptr && yz->size() != 1) return;
-    if (xz != nullptr && xz->size() != 1) return;
+    // What Compute checks per run where the parameters are not all constant (the fused runs read none of them).
+    auto scalar = [](const Tensor* t) { return t == nullptr || (t->size() == 1 && t->rank() <= 1); };
+    auto eight_bit = [](const Tensor* t) {
+      return t == nullptr || t->type() == DataType::kUint8 || t->type() == DataType::kInt8;
+    };
+    if (!scalar(xs) || !scalar(ys) || !scalar(xz) || !scalar(yz) || !eight_bit(xz) || !eight_bit(yz)) return;
+    if (xs->type() != DataType::kFloat || ws->type() != DataType::kFloat || ys->type() != DataType::kFloat) return;
     const int64_t m_count = weights_.dim(0);
     if (ws->size() != 1 && ws->size() != m_count) return;
     if (b != nullptr && (b->type() != DataType::kInt32 || b->size() != m_count)) return;
@@ -213,6 +251,7 @@ class QLinearConvNhwcKernel : public OpKernel {
                                       r.bias, q_low - zx, q_high - zx)) {
       return;
     }
+    fused_x_zero_point_ = zx;
     requant_ = std::move(r);
   }
 
@@ -228,9 +267,11 @@ class QLinearConvNhwcKernel : public OpKernel {
   std::mutex mutex_;
   static constexpr size_t kShapesKept = 8;
   std::vector<std::pair<Key, std::shared_ptr<kernels::Int8Conv>>> kept_;  // most recent first; null: direct loops
+  std::shared_ptr<const Plan> plan_;                                      // guarded by mutex_
   std::optional<kernels::Int8ConvRequant> requant_;
   bool fused_signed_source_ = false;
   DataType fused_output_type_ = DataType::kUint8;
+  int32_t fused_x_zero_point_ = 0;
 };
 
 }  // namespace

@@ -10,6 +10,8 @@ void RegisterQuantizedOps(KernelRegistry& registry) {
   quant::RegisterMaxPool8BitOps(registry);
   quant::RegisterQLinearConvNhwcOps(registry);
   quant::RegisterMatMulIntegerToFloatOps(registry);
+  quant::RegisterQuantizeNhwcOps(registry);
+  quant::RegisterQLinearConcatOps(registry);
 }
 
 }  // namespace onyx::ops
