@@ -1,6 +1,7 @@
 // Image and block-rearrangement operators: resizing, depth <-> space, space <-> batch (all NHWC in TFLite).
 #include <limits>
 
+#include "convert/common/checked_product.h"
 #include "convert/tflite/op_context.h"
 
 namespace onyx::convert::tflite {
@@ -68,9 +69,9 @@ Status SpaceToBatch(OpContext& c) {
   perm.push_back(0);
   for (size_t i = 0; i < m; ++i) perm.push_back(static_cast<int64_t>(1 + 2 * i));
   for (size_t d = m + 1; d < rank; ++d) perm.push_back(static_cast<int64_t>(m + d));
-  int64_t batch = shape[0];
-  for (int64_t b : block) batch *= b;
-  folded.push_back(batch);
+  const std::optional<int64_t> batch = CheckedProduct(block, shape[0]);
+  if (!batch) return c.Error("the batch times the block sizes is past 2^63");
+  folded.push_back(*batch);
   for (size_t i = 0; i < m; ++i) folded.push_back(split[1 + 2 * i]);
   for (size_t d = m + 1; d < rank; ++d) folded.push_back(shape[d]);
   std::string y = c.b.Op1("Pad", {x, c.b.ConstInts(c.Name("pads"), pads)}, c.Name("pad"));
@@ -90,9 +91,13 @@ Status BatchToSpace(OpContext& c) {
   for (int64_t d : shape) {
     if (d < 0) return c.Unsupported("dynamic input shape");
   }
-  int64_t prod = 1;
-  for (int64_t b : block) prod *= b;
-  if (prod < 1 || shape[0] % prod != 0) return c.Error("the batch is not a multiple of the block");
+  for (int64_t b : block) {
+    if (b < 1) return c.Error("block_shape has a size below 1");
+  }
+  const std::optional<int64_t> block_product = CheckedProduct(block);
+  if (!block_product) return c.Error("the block sizes multiply past 2^63");
+  const int64_t prod = *block_product;
+  if (shape[0] % prod != 0) return c.Error("the batch is not a multiple of the block");
   std::vector<int64_t> split(block.begin(), block.end()), perm = {static_cast<int64_t>(m)}, merged = {shape[0] / prod};
   split.push_back(shape[0] / prod);
   for (size_t d = 1; d < rank; ++d) split.push_back(shape[d]);

@@ -3,6 +3,7 @@
 // an index range (a one-hot mask) followed by a Where and a reduction, which ONNX computes exactly.
 #include <limits>
 
+#include "convert/common/checked_product.h"
 #include "convert/tflite/op_context.h"
 
 namespace onyx::convert::tflite {
@@ -13,12 +14,12 @@ std::string CastTo(OpContext& c, const std::string& v, DataType type, const std:
 }
 
 Result<int64_t> Product(OpContext& c, const std::vector<int64_t>& dims, const std::string& what) {
-  int64_t n = 1;
   for (int64_t d : dims) {
     if (d < 0) return c.Unsupported(what + " with an unknown dimension");
-    n *= d;
   }
-  return n;
+  const std::optional<int64_t> n = CheckedProduct(dims);
+  if (!n) return c.Error(what + "'s dimensions multiply past 2^63");
+  return *n;
 }
 
 // The real-valued ONNX type of output k (float for quantized tensors).

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "convert/common/checked_product.h"
 #include "convert/tflite/flexbuffer.h"
 #include "convert/tflite/op_context.h"
 
@@ -149,11 +150,12 @@ class Builder {
 // (MediaPipe reads past the tensor otherwise).
 Result<std::string> LandmarkXY(OpContext& c, Builder& g, const std::vector<int64_t>& indices) {
   ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> shape, c.InShape(0));
-  int64_t total = 1;
   for (int64_t d : shape) {
     if (d < 0) return c.Unsupported("dynamic landmark dims");
-    total *= d;
   }
+  const std::optional<int64_t> product = CheckedProduct(shape);
+  if (!product) return c.Error("the landmark dims multiply past 2^63");
+  const int64_t total = *product;
   if (total % 3 != 0 || total == 0) {
     return c.Unsupported("landmarks of " + std::to_string(total) + " values (x, y, z triples)");
   }
