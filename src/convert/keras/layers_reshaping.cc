@@ -1,8 +1,10 @@
 // Reshaping layers: Flatten, Reshape, Permute, RepeatVector, ZeroPadding1D/2D/3D, Cropping1D/2D/3D,
 // UpSampling1D/2D/3D. Padding, cropping and upsampling act on spatial axes, so they are emitted channels-first
 // between Transposes (which the transpose optimizer then cancels against their neighbours').
+#include <algorithm>
 #include <climits>
 
+#include "convert/common/checked_product.h"
 #include "convert/keras/config_util.h"
 #include "convert/keras/layer_context.h"
 
@@ -33,14 +35,17 @@ Result<std::vector<KTensor>> Reshape(Context& ctx, const LayerCall& c) {
   ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> target, GetIntList(c.config, "target_shape", c.Where()));
   std::vector<int64_t> onnx_shape{0};  // 0: keep the batch
   std::vector<int64_t> shape{x.shape[0]};
-  int64_t known = 1, total = 1;
-  for (int64_t i = 1; i < x.rank(); ++i)
-    total = (total < 0 || x.shape[static_cast<size_t>(i)] < 0) ? -1 : total * x.shape[static_cast<size_t>(i)];
+  // The sizes a -1 stands for (unknown where a dim is unknown or the product leaves int64: then the -1 stays).
+  const std::vector<int64_t> features(x.shape.begin() + 1, x.shape.end());
+  const bool features_known = std::all_of(features.begin(), features.end(), [](int64_t d) { return d >= 0; });
+  const int64_t total = features_known ? CheckedProduct(features).value_or(-1) : -1;
+  std::vector<int64_t> given;
   for (int64_t d : target) {
     onnx_shape.push_back(d);
     shape.push_back(d);
-    if (d > 0) known *= d;
+    if (d > 0) given.push_back(d);
   }
+  const int64_t known = CheckedProduct(given).value_or(-1);
   for (auto& d : shape) {
     if (&d != &shape[0] && d < 0 && total >= 0 && known > 0) d = total / known;
   }

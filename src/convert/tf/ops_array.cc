@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "convert/common/checked_product.h"
 #include "convert/tf/emit.h"
 #include "convert/tf/op_context.h"
 
@@ -636,6 +637,7 @@ Result<std::vector<int64_t>> BlockShape(OpContext& ctx) {
   for (int64_t b : block) {
     if (b < 1) return InvalidArgument(ctx.node.Where() + ": block sizes must be positive");
   }
+  if (!CheckedProduct(block)) return InvalidArgument(ctx.node.Where() + ": the block sizes multiply past 2^63");
   return block;
 }
 
