@@ -75,7 +75,22 @@ bool WantsHelp(const std::vector<std::string>& args) {
   return false;
 }
 
-void Error(const std::string& message) { std::fprintf(stderr, "onyx: %s\n", message.c_str()); }
+void Error(const std::string& message) {
+  // One line, whatever the message quotes: names read from a hostile file may hold newlines or terminal escapes.
+  std::string line;
+  line.reserve(message.size());
+  for (const char ch : message) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f) {
+      char escaped[5];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+      line += escaped;
+    } else {
+      line += ch;
+    }
+  }
+  std::fprintf(stderr, "onyx: %s\n", line.c_str());
+}
 
 bool ParseIntArg(const std::string& option, const std::string& value, int64_t min, int64_t max, int64_t* out) {
   errno = 0;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "convert/common/checked_product.h"
+
 namespace onyx::convert::tflite {
 namespace {
 
@@ -57,8 +59,15 @@ Result<TfliteTensor> ParseTensor(const FlatTable& t, size_t index, const std::ve
       return Unsupported("tensor '" + tensor.name + "' keeps its data outside the FlatBuffer (models over 2 GB)");
     }
   }
+  std::vector<int64_t> stated;  // the known dims but zeros: a zero would hide an overflow of the others' product
   for (int32_t d : tensor.shape) {
     if (d < -1) return InvalidArgument("tensor '" + tensor.name + "' has a negative dim");
+    if (d > 0) stated.push_back(d);
+  }
+  // Every size the converters derive from one tensor's dims (products of some of them, times an element's bytes or
+  // an option such as a filter size of at most 2^31) then fits in int64: 2^31 elements of 16 bytes is far below.
+  if (!CheckedProduct(stated, int64_t{1} << 31)) {
+    return InvalidArgument("tensor " + std::to_string(index) + " has a shape whose dims multiply past 2^32 elements");
   }
   return tensor;
 }
