@@ -203,6 +203,19 @@ Status FusedAttention(InferenceContext& ctx) {
   return Status::Ok();
 }
 
+// MatMulBias (A [..., K], B [K, N], bias [N]): A's shape with the last dim N.
+Status MatMulBias(InferenceContext& ctx) {
+  const Dims* a = ctx.input_shape(0);
+  const Dims* b = ctx.input_shape(1);
+  std::optional<Dims> out;
+  if (a != nullptr && !a->empty()) {
+    out = *a;
+    out->back() = b != nullptr && b->size() == 2 ? b->back() : UnknownDim();
+  }
+  ctx.set_output_tensor(0, ctx.input_elem_type(0), out);
+  return Status::Ok();
+}
+
 }  // namespace
 
 void RegisterContribInference(OpInferenceRegistry& r) {
@@ -219,6 +232,7 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add(kMs, "MatMulNBits", MatMulNBits);
   r.Add(kMs, "FusedMatMul", FusedMatMul);
   r.Add("ai.onyx.internal", "FusedAttention", FusedAttention);
+  r.Add("ai.onyx.internal", "MatMulBias", MatMulBias);
 }
 
 }  // namespace onyx::infer

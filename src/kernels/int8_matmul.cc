@@ -1,7 +1,7 @@
 #include "kernels/int8_matmul.h"
 
+#include <mutex>
 #include <string>
-#include <unordered_map>
 
 #include "kernels/dnnl_util.h"
 
@@ -15,6 +15,17 @@ struct Int8MatMul::Impl {
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul primitive;
   memory weights;
+  // The arguments, built once (no allocation per run: issue 18); a run that finds them taken builds its own.
+  std::mutex args_mutex;
+  DnnlArgs args;
+
+  void FillArgs(DnnlArgs& a) const {
+    a.Add(DNNL_ARG_SRC, pd.src_desc());
+    a.Add(DNNL_ARG_WEIGHTS, weights);
+    a.Add(DNNL_ARG_DST, pd.dst_desc());
+    a.Add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, memory::desc({1}, Dt::s32, Tag::x));
+    a.AddThreadScratchpad(pd.scratchpad_desc());
+  }
 };
 
 Int8MatMul::Int8MatMul(int64_t m, bool signed_a, int threads, std::unique_ptr<Impl> impl)
@@ -41,6 +52,7 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
     impl->weights = memory(impl->pd.weights_desc(), DnnlEngine());
     dnnl::reorder(plain, impl->weights).execute(DnnlStream(), plain, impl->weights);
     DnnlStream().wait();
+    impl->FillArgs(impl->args);
   }));
   if (name.rfind("ref", 0) == 0) return Unsupported("oneDNN has only its reference int8 matmul (" + name + ")");
   return std::unique_ptr<Int8MatMul>(new Int8MatMul(m, signed_a, threads, std::move(impl)));
@@ -50,16 +62,14 @@ Status Int8MatMul::Run(const void* a, int32_t a_zero_point, int32_t* c) const {
   const ScopedOmpThreads scoped(threads_);
   return DnnlCall("int8 matmul", [&] {
     int32_t zp = a_zero_point;
-    memory a_mem(impl_->pd.src_desc(), DnnlEngine(), const_cast<void*>(a));
-    memory c_mem(impl_->pd.dst_desc(), DnnlEngine(), c);
-    memory zp_mem({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
-    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, a_mem},
-                                         {DNNL_ARG_WEIGHTS, impl_->weights},
-                                         {DNNL_ARG_DST, c_mem},
-                                         {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zp_mem}};
-    AddThreadScratchpad(impl_->pd, args);
-    impl_->primitive.execute(DnnlStream(), args);
-    DnnlStream().wait();
+    std::unique_lock<std::mutex> lock(impl_->args_mutex, std::try_to_lock);
+    DnnlArgs local;
+    if (!lock.owns_lock()) impl_->FillArgs(local);
+    DnnlArgs& args = lock.owns_lock() ? impl_->args : local;
+    args.Set(DNNL_ARG_SRC, a);
+    args.Set(DNNL_ARG_DST, c);
+    args.Set(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, &zp);
+    args.Execute(impl_->primitive);
   });
 }
 

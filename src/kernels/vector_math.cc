@@ -158,8 +158,19 @@ void SigmoidArray(const float* in, float* out, int64_t n) {
 void ErfArray(const float* in, float* out, int64_t n) {
   MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return ErfV(d, v); });
 }
+// GeluV, but a vector whose lanes all lie in erf's small range (|x| < 1.3: most of a transformer's pre-activation
+// values) takes that range's polynomial alone, skipping the erfc branch and its exponential: the same operations
+// on those lanes as GeluV's, so the same bits. A NaN lane fails the test and goes the full way.
+template <class D, class V>
+HWY_INLINE V GeluFastV(D d, V x) {
+  const V z = hn::Mul(x, hn::Set(d, 0.707106781f));
+  if (!hn::AllTrue(d, hn::Lt(hn::Abs(z), hn::Set(d, kErfSplit)))) return GeluV(d, x);
+  const V one_plus_erf = hn::Add(hn::Set(d, 1.0f), ErfSmallV(d, z));
+  return hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), one_plus_erf);
+}
+
 void GeluArray(const float* in, float* out, int64_t n) {
-  MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return GeluV(d, v); });
+  MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return GeluFastV(d, v); });
 }
 void GeluTanhArray(const float* in, float* out, int64_t n) {
   MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return GeluTanhV(d, v); });
@@ -257,6 +268,59 @@ void LogSoftmaxRowImpl(const float* in, float* out, int64_t n) {
   for (; i < n; ++i) out[i] = (in[i] - max) - log_sum;
 }
 
+// Sum of in[i] - shift (kSquares: of its squares) over a row: float lanes, two accumulators, the lane sums and the
+// tail added in double.
+template <bool kSquares>
+double CenteredSum(const float* in, int64_t n, float shift) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto vshift = hn::Set(d, shift);
+  auto acc0 = hn::Zero(d);
+  auto acc1 = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const auto v0 = hn::Sub(hn::LoadU(d, in + i), vshift);
+    const auto v1 = hn::Sub(hn::LoadU(d, in + i + lanes), vshift);
+    acc0 = kSquares ? hn::MulAdd(v0, v0, acc0) : hn::Add(acc0, v0);
+    acc1 = kSquares ? hn::MulAdd(v1, v1, acc1) : hn::Add(acc1, v1);
+  }
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::Sub(hn::LoadU(d, in + i), vshift);
+    acc0 = kSquares ? hn::MulAdd(v, v, acc0) : hn::Add(acc0, v);
+  }
+  double total = static_cast<double>(hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1))));
+  for (; i < n; ++i) {
+    const double v = static_cast<double>(in[i]) - static_cast<double>(shift);
+    total += kSquares ? v * v : v;
+  }
+  return total;
+}
+
+void LayerNormRowImpl(const float* in, const float* scale, const float* bias, float epsilon, float* out, int64_t n,
+                      double* mean_out, double* inv_std_out) {
+  if (n <= 0) return;
+  // The mean, then the variance around it (two passes: no cancellation of E[x^2] - E[x]^2).
+  const double mean = CenteredSum<false>(in, n, 0.0f) / static_cast<double>(n);
+  const double var = CenteredSum<true>(in, n, static_cast<float>(mean)) / static_cast<double>(n);
+  const double inv_std = 1.0 / std::sqrt(var + static_cast<double>(epsilon));
+  if (mean_out != nullptr) *mean_out = mean;
+  if (inv_std_out != nullptr) *inv_std_out = inv_std;
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const float m = static_cast<float>(mean), is = static_cast<float>(inv_std);
+  const auto vm = hn::Set(d, m);
+  const auto vis = hn::Set(d, is);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::Mul(hn::Mul(hn::Sub(hn::LoadU(d, in + i), vm), vis), hn::LoadU(d, scale + i));
+    hn::StoreU(bias != nullptr ? hn::Add(v, hn::LoadU(d, bias + i)) : v, d, out + i);
+  }
+  for (; i < n; ++i) {
+    const float v = (in[i] - m) * is * scale[i];
+    out[i] = bias != nullptr ? v + bias[i] : v;
+  }
+}
+
 const char* TargetNameImpl() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace HWY_NAMESPACE
@@ -274,6 +338,7 @@ HWY_EXPORT(GeluArray);
 HWY_EXPORT(GeluTanhArray);
 HWY_EXPORT(SoftmaxRowImpl);
 HWY_EXPORT(LogSoftmaxRowImpl);
+HWY_EXPORT(LayerNormRowImpl);
 HWY_EXPORT(TargetNameImpl);
 
 void Exp(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpArray)(in, out, n); }
@@ -284,6 +349,10 @@ void Gelu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArr
 void GeluTanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhArray)(in, out, n); }
 void SoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxRowImpl)(in, out, n); }
 void LogSoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(LogSoftmaxRowImpl)(in, out, n); }
+void LayerNormRow(const float* in, const float* scale, const float* bias, float epsilon, float* out, int64_t n,
+                  double* mean, double* inv_std) {
+  HWY_DYNAMIC_DISPATCH(LayerNormRowImpl)(in, scale, bias, epsilon, out, n, mean, inv_std);
+}
 const char* ActiveTargetName() {
   ApplyIsaCap();  // normally done while the library loads; here too so that this report never predates the cap
   return HWY_DYNAMIC_DISPATCH(TargetNameImpl)();

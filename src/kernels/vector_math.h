@@ -43,6 +43,13 @@ void SoftmaxRow(const float* in, float* out, int64_t n);
 // LogSoftmax of one contiguous row: out[i] = in[i] - max - log(sum_j exp(in[j] - max)); same NaN rule.
 void LogSoftmaxRow(const float* in, float* out, int64_t n);
 
+// LayerNormalization of one contiguous row: out[i] = (in[i] - mean) * inv_std * scale[i] + bias[i] (bias may be
+// null), inv_std = 1 / sqrt(variance + epsilon). The mean, then the variance around it, are summed in float lanes
+// whose sums add up in double; the output is formed in float (within a few ulp of the double formula). mean and
+// inv_std (each may be null) receive the statistics. A NaN or inf in the row makes the row NaN. n == 0 does nothing.
+void LayerNormRow(const float* in, const float* scale, const float* bias, float epsilon, float* out, int64_t n,
+                  double* mean, double* inv_std);
+
 // The instruction set the dispatcher chose for this CPU, in Highway's naming ("AVX3" is AVX-512, "AVX2", "SSE4").
 // ONYX_MAX_ISA=avx2 (kernels/cpu_isa.h) disables the AVX-512 targets, so the choice is then AVX2 at best.
 const char* ActiveTargetName();

@@ -5,10 +5,12 @@
 // scaled scores, the masked scores and the probabilities as four tensors. When K^T is a Transpose swapping the
 // last two axes of K, the node reads K (k_transposed = 0) and the Transpose goes too. The scale constants must be
 // scalars (folded into one factor in double), every intermediate must have no other reader, and the element type must
-// be known to be float32 (the kernel's type).
+// be known to be float32 (the kernel's type). torch's sequence-first head transposes around it fold in too
+// (ToSeqFirst).
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "optimizer/graph_index.h"
 
@@ -68,7 +70,7 @@ bool IsLastAxisSoftmax(const ir::Model& model, const ir::Node& softmax) {
 
 // The element type of `value` where the graph fixes it: GraphIndex::ElemType, extended through the operators
 // between a transformer's weights and its attention (Split's later outputs, Slice, Concat, Gather, MatMul, ...),
-// whose outputs take their first input's type.
+// whose outputs take their first input's type, and onyx's MatMulBias.
 std::optional<DataType> TypeOf(const GraphIndex& index, const std::string& value, int depth = 0) {
   if (auto t = index.ElemType(value)) return t;
   const int p = index.Producer(value);
@@ -79,13 +81,56 @@ std::optional<DataType> TypeOf(const GraphIndex& index, const std::string& value
         "LayerNormalization", "Transpose", "Reshape", "Add", "Mul", "Div", "Sub"}) {
     if (IsOnnxOp(n, op) && !n.inputs.empty()) return TypeOf(index, n.inputs[0], depth + 1);
   }
+  // The MatMul + bias fusion's node (matmul_add_fusion.cc, which runs first): float32 only.
+  if (n.domain == ir::kInternalDomain && n.op_type == "MatMulBias") return DataType::kFloat;
   return std::nullopt;
+}
+
+// The input of `value`'s producer when it is a Transpose with exactly `perm` read only by `value`'s reader.
+std::optional<std::string> TransposedFrom(const GraphIndex& index, const std::string& value,
+                                          const std::vector<int64_t>& perm) {
+  const ir::Node* tr = index.ProducerOp(value, "Transpose");
+  if (tr == nullptr || tr->inputs.size() != 1 || !index.HasSingleReader(value)) return std::nullopt;
+  if (AttrInts(*tr, "perm") != std::optional<std::vector<int64_t>>(perm)) return std::nullopt;
+  return tr->inputs[0];
+}
+
+// torch's nn.MultiheadAttention (sequence first): Q and V are Transpose([1, 0, 2]) of [S, B*H, D] tensors, K^T a
+// Transpose([1, 2, 0]) of one, and the output goes through Transpose([1, 0, 2]) back to [S, B*H, Dv]. The fused
+// node then reads and writes those [S, B*H, D] tensors in place (seq_first = 1, sdpa.h's strided rows): four
+// copies per layer fewer. Only without a mask (whose layout would change too).
+bool ToSeqFirst(ir::Graph& graph, const GraphIndex& index, int i) {
+  const ir::Node& n = graph.nodes[static_cast<size_t>(i)];
+  if (n.domain != ir::kInternalDomain || n.op_type != "FusedAttention" || n.inputs.size() != 3 ||
+      n.outputs.size() != 1 || AttrInt(n, "seq_first", 0) != 0) {
+    return false;
+  }
+  const bool k_transposed = AttrInt(n, "k_transposed", 0) != 0;
+  const auto q = TransposedFrom(index, n.inputs[0], {1, 0, 2});
+  const auto k =
+      TransposedFrom(index, n.inputs[1], k_transposed ? std::vector<int64_t>{1, 2, 0} : std::vector<int64_t>{1, 0, 2});
+  const auto v = TransposedFrom(index, n.inputs[2], {1, 0, 2});
+  if (!q || !k || !v || !index.HasSingleReader(n.outputs[0])) return false;
+  const int reader = index.Consumers(n.outputs[0])[0];
+  const ir::Node& out = graph.nodes[static_cast<size_t>(reader)];
+  if (!IsOnnxOp(out, "Transpose") || out.outputs.size() != 1 ||
+      AttrInts(out, "perm") != std::optional<std::vector<int64_t>>(std::vector<int64_t>{1, 0, 2})) {
+    return false;
+  }
+  ir::Node& fused = graph.nodes[static_cast<size_t>(i)];
+  fused.inputs = {*q, *k, *v};
+  fused.outputs = {out.outputs[0]};
+  SetAttrInt(fused, "k_transposed", 0);
+  SetAttrInt(fused, "seq_first", 1);
+  EraseNodes(graph, {reader});  // the input Transposes are left to dead-code elimination
+  return true;
 }
 
 }  // namespace
 
 Result<int> RunFuseAttention(ir::Graph& graph, const PassContext& ctx) {
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
+    if (ToSeqFirst(graph, index, i)) return true;
     const ir::Node& out = graph.nodes[static_cast<size_t>(i)];
     if (!IsOnnxOp(out, "MatMul") || out.inputs.size() != 2 || out.outputs.size() != 1) return false;
     const std::string& probs = out.inputs[0];

@@ -1,12 +1,83 @@
 // MatMul + Add -> Gemm: Add(MatMul(A, B), C) = Gemm(A, B, C) when A is known to be 2-D, B is a constant matrix
 // and C a constant that broadcasts along rows only ([N], [1, N], or one value). The MatMul output must have no
-// other reader. (Batched MatMuls keep their Add: Gemm is 2-D only.)
+// other reader.
+//
+// Float activations of other (or unknown) rank, a transformer's [batch, sequence, hidden], times a constant float
+// matrix B [K, N] plus a constant bias [N] become ai.onyx.internal.MatMulBias(A, B, bias) instead (src/ops/nn/
+// matmul.cc: B packed once, the bias added to each output tile while it is in cache); a Gelu (erf form) reading only
+// that product, or a dynamically quantized one (dynamic_quant_fusion.cc), then folds into it as its activation (the
+// pass runs again after the Gelu and dynamic quantization fusions each round). Small weights (under
+// kMinPackedWeights values) keep their Add: a primitive call costs more than the pass it saves. Both rewrites run at
+// level all only (hardware-specific kernels; quantization's preparation runs extended).
 #include "optimizer/graph_index.h"
+#include "optimizer/optimizer.h"
 
 namespace onyx::optimizer {
+namespace {
+
+constexpr int64_t kMinPackedWeights = 4096;
+
+bool IsInternalOp(const ir::Node& n, std::string_view op_type) {
+  return n.domain == ir::kInternalDomain && n.op_type == op_type;
+}
+
+// Add(MatMul(A, B), bias) with B a constant float [K, N] of kMinPackedWeights+ values and bias a constant float
+// [N], A of any rank but 2 (or unknown): one MatMulBias.
+bool FuseBatchedMatMulBias(ir::Graph& graph, const GraphIndex& index, int i) {
+  const ir::Node& add = graph.nodes[static_cast<size_t>(i)];
+  for (int side = 0; side < 2; ++side) {
+    const std::string& y = add.inputs[static_cast<size_t>(side)];
+    const std::string& bias = add.inputs[static_cast<size_t>(1 - side)];
+    const Tensor* c = index.Constant(bias);
+    const ir::Node* mm = index.ProducerOp(y, "MatMul");
+    if (c == nullptr || mm == nullptr || mm->inputs.size() != 2 || !index.HasSingleReader(y)) continue;
+    const Tensor* b = index.Constant(mm->inputs[1]);
+    if (b == nullptr || b->rank() != 2 || b->type() != DataType::kFloat || c->type() != DataType::kFloat) continue;
+    if (c->rank() != 1 || c->dim(0) != b->dim(1) || b->size() < kMinPackedWeights) continue;
+    const auto a_type = index.ElemType(mm->inputs[0]);
+    if (a_type && *a_type != DataType::kFloat) continue;
+    ir::Node fused;
+    fused.name = add.name.empty() ? mm->name : add.name;
+    fused.op_type = "MatMulBias";
+    fused.domain = ir::kInternalDomain;
+    fused.inputs = {mm->inputs[0], mm->inputs[1], bias};
+    fused.outputs = {add.outputs[0]};
+    graph.nodes[static_cast<size_t>(i)] = std::move(fused);  // the MatMul is left to dead-code elimination
+    return true;
+  }
+  return false;
+}
+
+// Gelu(MatMulBias(...)) (erf form, ONNX's or onyx's internal one) -> MatMulBias(..., activation "Gelu"); the same
+// for the dynamic quantization fusion's DynamicQuantizeMatMul and MatMulIntegerToFloat (which apply kernels::Gelu,
+// the Gelu kernel's own function, to each output row while it is in cache: the result is the unfused one's bits).
+bool FoldGelu(ir::Graph& graph, const GraphIndex& index, int i) {
+  const ir::Node& gelu = graph.nodes[static_cast<size_t>(i)];
+  const bool onnx_gelu = IsOnnxOp(gelu, "Gelu");
+  if (!(onnx_gelu || IsInternalOp(gelu, "Gelu")) || gelu.inputs.size() != 1 || gelu.outputs.size() != 1) return false;
+  if (const ir::Attribute* approx = gelu.FindAttribute("approximate"); approx != nullptr && approx->s != "none") {
+    return false;
+  }
+  const int p = index.Producer(gelu.inputs[0]);
+  if (p < 0 || !index.HasSingleReader(gelu.inputs[0])) return false;
+  ir::Node& mm = graph.nodes[static_cast<size_t>(p)];
+  const bool product = IsInternalOp(mm, "MatMulBias") || IsInternalOp(mm, "DynamicQuantizeMatMul") ||
+                       IsInternalOp(mm, "MatMulIntegerToFloat");
+  if (!product || mm.outputs.size() != 1 || mm.FindAttribute("activation") != nullptr) return false;
+  mm.attributes.push_back(ir::StringAttr("activation", "Gelu"));
+  mm.outputs[0] = gelu.outputs[0];
+  EraseNodes(graph, {i});
+  return true;
+}
+
+}  // namespace
 
 Result<int> RunFuseMatMulAdd(ir::Graph& graph, const PassContext& ctx) {
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
+    // MatMulBias and the GELU fold are onyx's own kernels (B packed for this CPU's oneDNN): level all only, like the
+    // other hardware-specific rewrites; extended (and quantization's preparation) keeps standard operators.
+    const bool own_kernels = ctx.options.level >= OptLevel::kAll;
+    if (own_kernels && FoldGelu(graph, index, i)) return true;
     const ir::Node& add = graph.nodes[static_cast<size_t>(i)];
     if (!IsOnnxOp(add, "Add") || add.inputs.size() != 2 || add.outputs.size() != 1) return false;
     if (ctx.model.OpsetVersion("").value_or(0) < 7) return false;  // Gemm before 7 needs broadcast=1
@@ -17,7 +88,11 @@ Result<int> RunFuseMatMulAdd(ir::Graph& graph, const PassContext& ctx) {
       const ir::Node* mm = index.ProducerOp(y, "MatMul");
       if (c == nullptr || mm == nullptr || mm->inputs.size() != 2 || !index.HasSingleReader(y)) continue;
       const Tensor* b = index.Constant(mm->inputs[1]);
-      if (b == nullptr || b->rank() != 2 || index.Rank(mm->inputs[0]) != std::optional<int64_t>(2)) continue;
+      if (b == nullptr || b->rank() != 2) continue;
+      if (index.Rank(mm->inputs[0]) != std::optional<int64_t>(2)) {
+        if (own_kernels && FuseBatchedMatMulBias(graph, index, i)) return true;
+        continue;
+      }
       if (!(b->type() == DataType::kFloat || b->type() == DataType::kDouble) || c->type() != b->type()) continue;
       if (c->rank() > 2 || (c->rank() == 2 && c->dim(0) != 1)) continue;
       const int64_t cols = c->rank() == 0 ? 1 : c->dim(c->rank() - 1);

@@ -22,7 +22,7 @@ runs=5
 ceilings="squeezenet1_1 240
 mobilenet_v2 690
 resnet50 470
-bert_like_enc12 470"
+bert_like_enc12 740"
 
 status=0
 while read -r model ceiling; do

@@ -4,6 +4,9 @@
 // Inputs Q (..., S, D), K (..., T, D) or, with k_transposed = 1, K^T (..., D, T), V (..., T, Dv) and an optional
 // additive mask, their leading dims broadcasting together as the MatMuls and the Add would broadcast them. One kernel:
 // the heads' products through the shared sgemm, softmax rows vectorized (sdpa.h).
+// With seq_first = 1 (torch's sequence-first nn.MultiheadAttention, whose head transposes the fusion folds in), Q
+// is [S, H, D], K [T, H, D] (k_transposed 0), V [T, H, Dv] and Y [S, H, Dv], head h being the [:, h, :] slices:
+// the same products read and written with strides, no mask.
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -73,6 +76,42 @@ class FusedAttentionKernel : public OpKernel {
   Status Init(const KernelInfo& info) override {
     scale_ = info.GetFloat("scale", 1.0f);
     k_transposed_ = info.GetInt("k_transposed", 0) != 0;
+    seq_first_ = info.GetInt("seq_first", 0) != 0;
+    if (seq_first_ && (k_transposed_ || info.has_input(3))) {
+      return info.Error("seq_first = 1 takes K as stored (k_transposed 0) and no mask");
+    }
+    return Status::Ok();
+  }
+
+  // seq_first = 1: Q [S, H, D], K [T, H, D], V [T, H, Dv] -> Y [S, H, Dv], each head a strided [:, h, :] slice.
+  Status ComputeSeqFirst(KernelContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v) const {
+    if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3 || k.dim(1) != q.dim(1) || v.dim(1) != q.dim(1) ||
+        k.dim(2) != q.dim(2) || v.dim(0) != k.dim(0)) {
+      return InvalidArgument("with seq_first, Q " + ShapeToString(q.shape()) + ", K " + ShapeToString(k.shape()) +
+                             " and V " + ShapeToString(v.shape()) + " must be [S, H, D], [T, H, D] and [T, H, Dv]");
+    }
+    const int64_t s = q.dim(0), h = q.dim(1), d = q.dim(2), t = k.dim(0), dv = v.dim(2);
+    // [S, H, Dv] in a vector of the calling thread: no allocation per run.
+    thread_local Shape thread_out_shape(3);
+    Shape& out_shape = thread_out_shape;
+    out_shape[0] = s;
+    out_shape[1] = h;
+    out_shape[2] = dv;
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, out_shape);
+    if (y.size() == 0) return Status::Ok();
+    SdpaProblem p;
+    p.batch = 1;
+    p.q_heads = p.kv_heads = h;
+    p.q_len = s;
+    p.kv_len = t;
+    p.head_size = d;
+    p.v_head_size = dv;
+    p.scale = scale_;
+    p.q = {q.data<float>(), 0, d, h * d};
+    p.k = {k.data<float>(), 0, d, h * d};
+    p.v = {v.data<float>(), 0, dv, h * dv};
+    p.out = {y.data<float>(), 0, dv, h * dv};
+    RunSdpa(p);  // no keys (t = 0): zeros
     return Status::Ok();
   }
 
@@ -85,6 +124,7 @@ class FusedAttentionKernel : public OpKernel {
     ONYX_RETURN_IF_ERROR(RequireFloat("K", 1, *k));
     ONYX_RETURN_IF_ERROR(RequireFloat("V", 2, *v));
     if (mask != nullptr) ONYX_RETURN_IF_ERROR(RequireFloat("mask", 3, *mask));
+    if (seq_first_) return ComputeSeqFirst(ctx, *q, *k, *v);
     std::shared_ptr<const Layout> layout;
     {
       // The last run's layout when the shapes are this run's (Session::Run may be called from several threads): no
@@ -256,7 +296,8 @@ class FusedAttentionKernel : public OpKernel {
  private:
   float scale_ = 1.0f;
   bool k_transposed_ = false;
-  std::mutex mutex_;  // guards layout_
+  bool seq_first_ = false;  // Q, K, V and Y are [S, H, D]: see the file comment
+  std::mutex mutex_;        // guards layout_
   std::shared_ptr<const Layout> layout_;
 };
 

@@ -1,14 +1,18 @@
 // MatMul (numpy matmul: batched, broadcasting batch dims, 1-D operands promoted and their dim dropped),
-// MatMulInteger and QLinearMatMul (the same product on zero-point-centred 8-bit values, accumulated in int32).
+// MatMulInteger and QLinearMatMul (the same product on zero-point-centred 8-bit values, accumulated in int32), and
+// the optimizer's ai.onyx.internal.MatMulBias (a float MatMul by a constant matrix with its bias and GELU fused).
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "kernels/dnnl_util.h"
+#include "kernels/float_matmul.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_matmul.h"
 #include "kernels/int8_requantize.h"
+#include "kernels/vector_math.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/gemm_kernel.h"
@@ -360,12 +364,103 @@ class QLinearMatMulKernel : public OpKernel {
   PackedInt8MatMul packed_;
 };
 
+// ai.onyx.internal.MatMulBias(A, B, bias) with attribute activation ("" or "Gelu", the erf form):
+// Y = act(MatMul(A, B) + bias) for float A [..., K] (any rank >= 1), B [K, N] and bias [N] (optional). The MatMul +
+// Add (+ Gelu) fusion (src/optimizer/matmul_add_fusion.cc) emits it for B and bias constant; then the product runs
+// on kernels::FloatMatMul (B packed once, bias and GELU applied to each tile in cache), else on sgemm with the bias
+// added through beta and GELU as a second pass.
+class MatMulBiasKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    const std::string activation = info.GetString("activation", "");
+    if (activation == "Gelu") {
+      activation_ = kernels::MatMulActivation::kGeluErf;
+    } else if (!activation.empty()) {
+      return info.Error("attribute 'activation' is '" + activation + "', expected '' or 'Gelu'");
+    }
+    const Tensor* b = info.ConstantInput(1);
+    packable_ = b != nullptr && b->type() == DataType::kFloat && b->rank() == 2 &&
+                (!info.has_input(2) || info.ConstantInput(2) != nullptr);
+    if (packable_) weights_ = *b;  // shares the storage: FloatMatMul may read B in place
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* bias, OptionalTensorInput(ctx, 2));
+    if (a->type() != DataType::kFloat || b->type() != DataType::kFloat ||
+        (bias != nullptr && bias->type() != DataType::kFloat)) {
+      return InvalidArgument("inputs A, B and bias must be float32");
+    }
+    if (a->rank() < 1 || b->rank() != 2 || a->dim(a->rank() - 1) != b->dim(0)) {
+      return InvalidArgument("A " + ShapeToString(a->shape()) + " and B " + ShapeToString(b->shape()) +
+                             " do not multiply (B must be a matrix of A's last dim rows)");
+    }
+    const int64_t k = b->dim(0), n = b->dim(1);
+    if (bias != nullptr && (bias->rank() != 1 || bias->dim(0) != n)) {
+      return InvalidArgument("input 'bias' (2) has shape " + ShapeToString(bias->shape()) + ", expected [" +
+                             std::to_string(n) + "]");
+    }
+    // A's shape with the last dim N, in a vector of the calling thread: no allocation per run.
+    thread_local Shape thread_out_shape;
+    Shape& out_shape = thread_out_shape;
+    out_shape.assign(a->shape().begin(), a->shape().end());
+    out_shape.back() = n;
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, out_shape);
+    const int64_t m = k == 0 ? NumElements(out_shape) / std::max<int64_t>(n, 1) : a->size() / k;
+    if (y.size() == 0) return Status::Ok();
+    const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
+    if (packable_ && k > 0) {
+      const int threads =
+          kernels::PrimitiveThreads(2 * m * k * n, ctx.num_threads(), n * k * static_cast<int64_t>(sizeof(float)));
+      std::shared_ptr<const kernels::FloatMatMul> mm;
+      {
+        // Session::Run may be called from several threads; the primitive is rebuilt only when its inputs change.
+        // A failed build (oneDNN offering only its reference kernels) is not retried for the same shape.
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!built_ || built_m_ != m || built_threads_ != threads) {
+          auto made =
+              kernels::FloatMatMul::Create(m, k, n, weights_.data<float>(), bias_data, activation_, threads, mm_.get());
+          mm_ = made.ok() ? std::shared_ptr<const kernels::FloatMatMul>(std::move(*made)) : nullptr;
+          built_ = true;
+          built_m_ = m;
+          built_threads_ = threads;
+        }
+        mm = mm_;
+      }
+      if (mm != nullptr) return mm->Run(a->data<float>(), y.data<float>());
+    }
+    float* out = y.data<float>();
+    if (bias_data != nullptr) {
+      for (int64_t i = 0; i < m; ++i) std::copy(bias_data, bias_data + n, out + i * n);
+    }
+    Gemm<float>(false, false, m, n, k, 1.0f, a->data<float>(), k, b->data<float>(), n,
+                bias_data != nullptr ? 1.0f : 0.0f, out, n);
+    if (activation_ == kernels::MatMulActivation::kGeluErf) {
+      ParallelFor(m, n * 8, [&](int64_t lo, int64_t hi) { kernels::Gelu(out + lo * n, out + lo * n, (hi - lo) * n); });
+    }
+    return Status::Ok();
+  }
+
+ private:
+  kernels::MatMulActivation activation_ = kernels::MatMulActivation::kNone;
+  bool packable_ = false;  // B (and the bias) constant: FloatMatMul may pack them once
+  Tensor weights_;         // the constant B when packable_ (kept alive for a FloatMatMul reading it in place)
+  std::mutex mutex_;       // guards the four below
+  bool built_ = false;     // mm_ was built (or failed to build, then null) for built_m_ rows and built_threads_
+  int64_t built_m_ = 0;
+  int built_threads_ = 0;
+  std::shared_ptr<const kernels::FloatMatMul> mm_;
+};
+
 }  // namespace
 
 void RegisterMatMulOps(KernelRegistry& registry) {
   registry.Add("", "MatMul", 1, kLatestVersion, MakeFactory<MatMulKernel>());
   registry.Add("", "MatMulInteger", 10, kLatestVersion, MakeFactory<MatMulIntegerKernel>());
   registry.Add("", "QLinearMatMul", 10, kLatestVersion, MakeFactory<QLinearMatMulKernel>());
+  registry.Add(ir::kInternalDomain, "MatMulBias", 1, kLatestVersion, MakeFactory<MatMulBiasKernel>());
 }
 
 }  // namespace onyx::ops::nn

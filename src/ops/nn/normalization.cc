@@ -5,6 +5,7 @@
 #include <mutex>
 #include <string>
 
+#include "kernels/vector_math.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/nn_ops.h"
@@ -111,6 +112,11 @@ class LayerNormKernel : public OpKernel {
       const_params_ = true;
       const_scale_ = ToDoubleVector(*scale);
       const_bias_ = bias != nullptr ? ToDoubleVector(*bias) : std::vector<double>{0.0};
+      // float32 Scale and B also as floats, for the vectorized path of float32 inputs.
+      if (scale->type() == DataType::kFloat && (bias == nullptr || bias->type() == DataType::kFloat)) {
+        float_scale_.assign(scale->data<float>(), scale->data<float>() + scale->size());
+        if (bias != nullptr) float_bias_.assign(bias->data<float>(), bias->data<float>() + bias->size());
+      }
     }
     return Status::Ok();
   }
@@ -162,35 +168,56 @@ class LayerNormKernel : public OpKernel {
     thread_local std::vector<double> thread_mean, thread_inv_std;
     std::vector<double>& mean = thread_mean;
     std::vector<double>& inv_std = thread_inv_std;
-    ONYX_RETURN_IF_ERROR(Dispatch<FloatTypes>(x->type(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* in = x->data<T>();
-      T* out = y.data<T>();
-      RowStats(in, rows, len, epsilon_, &mean, &inv_std);
-      if (static_cast<int64_t>(s.size()) == len && (bias == nullptr || static_cast<int64_t>(b.size()) == len)) {
-        // Scale and B cover exactly the normalized dims (the usual case): rows in parallel, plain inner loops.
-        ParallelFor(rows, len * 4, [&](int64_t lo, int64_t hi) {
-          for (int64_t r = lo; r < hi; ++r) {
-            const double m = mean[static_cast<size_t>(r)];
-            const double is = inv_std[static_cast<size_t>(r)];
-            for (int64_t i = 0; i < len; ++i) {
-              const auto k = static_cast<size_t>(i);
-              const double v = static_cast<double>(static_cast<ComputeType<T>>(in[r * len + i]));
-              out[r * len + i] = FromDouble<T>((v - m) * is * s[k] + (bias != nullptr ? b[k] : 0.0));
+    if (x->type() == DataType::kFloat && static_cast<int64_t>(float_scale_.size()) == len &&
+        (bias == nullptr ? float_bias_.empty() : static_cast<int64_t>(float_bias_.size()) == len)) {
+      // float32 with constant float32 Scale and B over the normalized dims (transformers): one vectorized kernel
+      // per row (kernels/vector_math.h), statistics summed in float lanes and double, the output formed in float.
+      const bool stats = requested_[1] || requested_[2];
+      if (stats) {
+        mean.resize(static_cast<size_t>(rows));
+        inv_std.resize(static_cast<size_t>(rows));
+      }
+      const float* in = x->data<float>();
+      float* out = y.data<float>();
+      const float* fb = float_bias_.empty() ? nullptr : float_bias_.data();
+      ParallelFor(rows, len * 4, [&](int64_t lo, int64_t hi) {
+        for (int64_t r = lo; r < hi; ++r) {
+          kernels::LayerNormRow(in + r * len, float_scale_.data(), fb, static_cast<float>(epsilon_), out + r * len, len,
+                                stats ? &mean[static_cast<size_t>(r)] : nullptr,
+                                stats ? &inv_std[static_cast<size_t>(r)] : nullptr);
+        }
+      });
+    } else {
+      ONYX_RETURN_IF_ERROR(Dispatch<FloatTypes>(x->type(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* in = x->data<T>();
+        T* out = y.data<T>();
+        RowStats(in, rows, len, epsilon_, &mean, &inv_std);
+        if (static_cast<int64_t>(s.size()) == len && (bias == nullptr || static_cast<int64_t>(b.size()) == len)) {
+          // Scale and B cover exactly the normalized dims (the usual case): rows in parallel, plain inner loops.
+          ParallelFor(rows, len * 4, [&](int64_t lo, int64_t hi) {
+            for (int64_t r = lo; r < hi; ++r) {
+              const double m = mean[static_cast<size_t>(r)];
+              const double is = inv_std[static_cast<size_t>(r)];
+              for (int64_t i = 0; i < len; ++i) {
+                const auto k = static_cast<size_t>(i);
+                const double v = static_cast<double>(static_cast<ComputeType<T>>(in[r * len + i]));
+                out[r * len + i] = FromDouble<T>((v - m) * is * s[k] + (bias != nullptr ? b[k] : 0.0));
+              }
             }
-          }
+          });
+          return Status::Ok();
+        }
+        std::vector<int64_t> strides[2] = {BroadcastStrides(scale->shape(), xs), BroadcastStrides(b_shape, xs)};
+        ForEachStrided(xs, strides, [&](int64_t i, const int64_t* off) {
+          const size_t r = static_cast<size_t>(len > 0 ? i / len : 0);
+          const double v = static_cast<double>(static_cast<ComputeType<T>>(in[i]));
+          out[i] = FromDouble<T>((v - mean[r]) * inv_std[r] * s[static_cast<size_t>(off[0])] +
+                                 b[static_cast<size_t>(off[1])]);
         });
         return Status::Ok();
-      }
-      std::vector<int64_t> strides[2] = {BroadcastStrides(scale->shape(), xs), BroadcastStrides(b_shape, xs)};
-      ForEachStrided(xs, strides, [&](int64_t i, const int64_t* off) {
-        const size_t r = static_cast<size_t>(len > 0 ? i / len : 0);
-        const double v = static_cast<double>(static_cast<ComputeType<T>>(in[i]));
-        out[i] =
-            FromDouble<T>((v - mean[r]) * inv_std[r] * s[static_cast<size_t>(off[0])] + b[static_cast<size_t>(off[1])]);
-      });
-      return Status::Ok();
-    }));
+      }));
+    }
     if (!requested_[1] && !requested_[2]) return Status::Ok();
     // Mean and InvStdDev keep the reduced axes as 1s, in the stash type.
     Shape stat_shape = xs;
@@ -220,7 +247,8 @@ class LayerNormKernel : public OpKernel {
   bool requested_[3] = {true, false, false};
   bool const_params_ = false;  // Scale and B are initializers, held as doubles below
   std::vector<double> const_scale_, const_bias_;
-  std::mutex checked_mutex_;  // guards checked_
+  std::vector<float> float_scale_, float_bias_;  // the same, when float32 (float_bias_ empty without B)
+  std::mutex checked_mutex_;                     // guards checked_
   std::shared_ptr<const Checked> checked_;
 };
 

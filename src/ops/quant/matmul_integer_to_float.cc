@@ -11,8 +11,10 @@
 //
 // The int32 sums come from oneDNN's prepacked int8 matmul (kernels/int8_matmul.h, weights reordered once per row
 // count), written straight into Y's buffer (int32 and float have the same size); one pass over each row, while it is
-// still in cache, then turns them into floats in place. Where oneDNN's int8 products are not exact (no VNNI, or
-// ONYX_INT8_REFERENCE=1) or it offers only its reference kernel, plain loops compute the same sums.
+// still in cache, then turns them into floats in place (and, with attribute activation "Gelu", which the MatMul +
+// Add fusion sets when a Gelu reads the product alone, applies kernels::Gelu, the Gelu kernel's own function, to it).
+// Where oneDNN's int8 products are not exact (no VNNI, or ONYX_INT8_REFERENCE=1) or it offers only its reference
+// kernel, plain loops compute the same sums.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -22,10 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu_isa.h"
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_matmul.h"
 #include "kernels/int8_quantize.h"
+#include "kernels/vector_math.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/nn_util.h"
 #include "ops/quant/quant_ops.h"
@@ -50,13 +54,38 @@ __attribute__((target("avx2"))) int64_t ScaleBiasAvx2(float* row, int64_t n, con
   return j;
 }
 
+// The same 16 columns at a time. The multiply and add use the explicit-rounding intrinsics (round to nearest, the
+// default mode), which the compiler never contracts into a fused multiply-add.
+__attribute__((target("avx512f"))) int64_t ScaleBiasAvx512(float* row, int64_t n, const float* scale, bool per_column,
+                                                           const float* bias) {
+  constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+  const __m512 s = _mm512_set1_ps(scale[0]);
+  int64_t j = 0;
+  for (; j + 16 <= n; j += 16) {
+    __m512 v = _mm512_cvtepi32_ps(_mm512_loadu_si512(row + j));
+    v = _mm512_mul_round_ps(v, per_column ? _mm512_loadu_ps(scale + j) : s, kRound);
+    if (bias != nullptr) v = _mm512_add_round_ps(v, _mm512_loadu_ps(bias + j), kRound);
+    _mm512_storeu_ps(row + j, v);
+  }
+  return j;
+}
+
 bool HasAvx2() {
   static const bool has = __builtin_cpu_supports("avx2");
   return has;
 }
 
+// AVX-512 where the CPU has it and ONYX_MAX_ISA does not cap it (kernels/cpu_isa.h).
+bool HasAvx512() {
+  static const bool has = __builtin_cpu_supports("avx512f") && kernels::EffectiveIsa() == kernels::Isa::kAvx512;
+  return has;
+}
+
 void ScaleBiasRow(float* row, int64_t n, const float* scale, bool per_column, const float* bias) {
-  const int64_t done = HasAvx2() ? ScaleBiasAvx2(row, n, scale, per_column, bias) : 0;
+  int64_t done = HasAvx512() ? ScaleBiasAvx512(row, n, scale, per_column, bias) : 0;
+  if (HasAvx2())
+    done += ScaleBiasAvx2(row + done, n - done, scale + (per_column ? done : 0), per_column,
+                          bias != nullptr ? bias + done : nullptr);
   // The library is built for baseline x86-64 (no FMA), so this stays a multiply and an add too.
   for (int64_t j = done; j < n; ++j) {
     int32_t acc;
@@ -94,6 +123,31 @@ __attribute__((target("avx2"))) void MinMaxAvx2(const float* x, int64_t n, float
   *hi = h;
 }
 
+// The same over 16 lanes (min and max are exact: the lane count does not change the result).
+__attribute__((target("avx512f"))) void MinMaxAvx512(const float* x, int64_t n, float* lo, float* hi) {
+  __m512 mn = _mm512_setzero_ps(), mx = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 v = _mm512_loadu_ps(x + i);
+    mn = _mm512_min_ps(v, mn);
+    mx = _mm512_max_ps(v, mx);
+  }
+  alignas(64) float a[16], b[16];
+  _mm512_store_ps(a, mn);
+  _mm512_store_ps(b, mx);
+  float l = 0.0f, h = 0.0f;
+  for (int j = 0; j < 16; ++j) {
+    l = a[j] < l ? a[j] : l;
+    h = b[j] > h ? b[j] : h;
+  }
+  for (; i < n; ++i) {
+    l = x[i] < l ? x[i] : l;
+    h = x[i] > h ? x[i] : h;
+  }
+  *lo = l;
+  *hi = h;
+}
+
 // y = saturate(round_half_even(x / scale) + zero_point) as kernels::QuantizeFloat<uint8_t> computes it with a NaN
 // giving 0: the quotient, NaN replaced by -zero_point, clamped to [-zp, 255 - zp] (maxps(lo, q) is `q < lo ? lo : q`,
 // minps(hi, q) is `q > hi ? hi : q`), rounded by adding and subtracting 1.5 * 2^23, then the zero point. Returns how
@@ -117,6 +171,25 @@ __attribute__((target("avx2"))) int64_t QuantizeAvx2(const float* x, int64_t n, 
   return i;
 }
 
+// QuantizeAvx2's steps on 16 lanes (a multiple of 16 done); the 0..255 results narrow to bytes exactly.
+__attribute__((target("avx512f"))) int64_t QuantizeAvx512(const float* x, int64_t n, float scale, int32_t zero_point,
+                                                          uint8_t* y) {
+  const __m512 s = _mm512_set1_ps(scale), round = _mm512_set1_ps(12582912.0f);
+  const __m512 lo = _mm512_set1_ps(static_cast<float>(0 - zero_point));
+  const __m512 hi = _mm512_set1_ps(static_cast<float>(255 - zero_point));
+  const __m512i zp = _mm512_set1_epi32(zero_point);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m512 q = _mm512_div_ps(_mm512_loadu_ps(x + i), s);
+    q = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(q, q, _CMP_ORD_Q), lo, q);  // NaN -> -zero_point
+    q = _mm512_min_ps(hi, _mm512_max_ps(lo, q));
+    q = _mm512_sub_ps(_mm512_add_ps(q, round), round);
+    const __m512i v = _mm512_add_epi32(_mm512_cvttps_epi32(q), zp);  // 0..255
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm512_cvtepi32_epi8(v));
+  }
+  return i;
+}
+
 struct DynamicQuantized {
   float scale = 1.0f;
   int32_t zero_point = 0;
@@ -131,7 +204,9 @@ DynamicQuantized QuantizeDynamic(const float* x, int64_t n, uint8_t* y) {
     for (int64_t c = lo; c < hi; ++c) {
       const float* p = x + n * c / chunks;
       const int64_t count = n * (c + 1) / chunks - n * c / chunks;
-      if (HasAvx2()) {
+      if (HasAvx512()) {
+        MinMaxAvx512(p, count, &los[c], &his[c]);
+      } else if (HasAvx2()) {
         MinMaxAvx2(p, count, &los[c], &his[c]);
       } else {
         kernels::MinMaxWithZero(p, count, &los[c], &his[c]);
@@ -147,7 +222,8 @@ DynamicQuantized QuantizeDynamic(const float* x, int64_t n, uint8_t* y) {
   q.scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
   q.zero_point = nn::SaturateRound<uint8_t>(std::clamp(0.0f - lo / q.scale, 0.0f, 255.0f));
   ParallelFor(n, 4, [&](int64_t b, int64_t e) {
-    const int64_t done = HasAvx2() ? QuantizeAvx2(x + b, e - b, q.scale, q.zero_point, y + b) : 0;
+    int64_t done = HasAvx512() ? QuantizeAvx512(x + b, e - b, q.scale, q.zero_point, y + b) : 0;
+    if (HasAvx2()) done += QuantizeAvx2(x + b + done, e - b - done, q.scale, q.zero_point, y + b + done);
     kernels::QuantizeFloat<uint8_t>(x + b + done, e - b - done, q.scale, q.zero_point, uint8_t{0}, y + b + done);
   });
   return q;
@@ -173,6 +249,11 @@ class MatMulIntegerToFloatKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
     quantize_a_ = info.op_type() == "DynamicQuantizeMatMul";
+    const std::string activation = info.GetString("activation", "");
+    if (!activation.empty() && activation != "Gelu") {
+      return info.Error("attribute 'activation' is '" + activation + "', expected '' or 'Gelu'");
+    }
+    gelu_ = activation == "Gelu";
     const size_t b_zp_index = quantize_a_ ? 3 : 5;
     const Tensor* b = info.ConstantInput(1);
     if (b == nullptr || b->type() != DataType::kInt8 || b->rank() != 2) {
@@ -236,8 +317,11 @@ class MatMulIntegerToFloatKernel : public OpKernel {
       ONYX_RETURN_IF_ERROR(Multiplier(a_scale->data<float>(), a_scale->size(), b_scale, b_scale_index, n, scale));
     }
     const DataType q_type = quantize_a_ ? DataType::kUint8 : a_type;
-    Shape out_shape(a->shape().begin(), a->shape().end() - 1);
-    out_shape.push_back(n);
+    // A's shape with the last dim N, in a vector of the calling thread: no allocation per run.
+    thread_local Shape out_shape_of_thread;
+    Shape& out_shape = out_shape_of_thread;
+    out_shape.assign(a->shape().begin(), a->shape().end());
+    out_shape.back() = n;
     Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, out_shape);
     if (m == 0 || n == 0) return Status::Ok();
     float* out = y.data<float>();
@@ -257,7 +341,10 @@ class MatMulIntegerToFloatKernel : public OpKernel {
     const bool per_column = scale.size() > 1;
     const float* b = bias != nullptr ? bias->data<float>() : nullptr;
     ParallelFor(m, n, [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) ScaleBiasRow(out + r * n, n, scale.data(), per_column, b);
+      for (int64_t r = lo; r < hi; ++r) {
+        ScaleBiasRow(out + r * n, n, scale.data(), per_column, b);
+        if (gelu_) kernels::Gelu(out + r * n, out + r * n, n);
+      }
     });
     return Status::Ok();
   }
@@ -305,6 +392,7 @@ class MatMulIntegerToFloatKernel : public OpKernel {
   }
 
   bool quantize_a_ = false;  // DynamicQuantizeMatMul: A is float, quantized here as DynamicQuantizeLinear does
+  bool gelu_ = false;        // activation "Gelu": the erf GELU on each output row
   Tensor weights_;
   std::mutex mutex_;
   bool built_ = false;

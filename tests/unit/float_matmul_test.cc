@@ -1,0 +1,365 @@
+// kernels::FloatMatMul (oneDNN's matmul primitive with B packed once, bias and GELU fused) against a double-precision
+// scalar reference, and the optimizer's MatMul + Add (+ Gelu) -> ai.onyx.internal.MatMulBias rewrite against the
+// unfused model. Odd sizes, NaN and inf propagation, concurrent runs of one primitive.
+#include "kernels/float_matmul.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kernels/vector_math.h"
+#include "optimizer/optimizer.h"
+#include "runtime/session.h"
+#include "text/parser.h"
+
+namespace onyx {
+namespace {
+
+using kernels::FloatMatMul;
+using kernels::MatMulActivation;
+
+std::vector<float> Random(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+double GeluRef(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
+
+// Checks c against act(a b + bias) in double: the error bound is float rounding of the k products and sums
+// (relative to the sum of |a b| terms) plus the activation's own (kernels/vector_math.h: 5e-7 relative).
+void ExpectMatches(int64_t m, int64_t k, int64_t n, const std::vector<float>& a, const std::vector<float>& b,
+                   const float* bias, MatMulActivation act, const std::vector<float>& c) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = bias != nullptr ? bias[j] : 0.0;
+      double mag = bias != nullptr ? std::abs(bias[j]) : 0.0;
+      for (int64_t p = 0; p < k; ++p) {
+        const double t = static_cast<double>(a[static_cast<size_t>(i * k + p)]) * b[static_cast<size_t>(p * n + j)];
+        sum += t;
+        mag += std::abs(t);
+      }
+      const double want = act == MatMulActivation::kGeluErf ? GeluRef(sum) : sum;
+      const double tol = 4e-7 * static_cast<double>(k + 1) * mag / std::sqrt(static_cast<double>(k + 1)) +
+                         2e-6 * std::abs(want) + 1e-6;
+      ASSERT_NEAR(c[static_cast<size_t>(i * n + j)], want, tol)
+          << "row " << i << " col " << j << " of " << m << "x" << k << "x" << n;
+    }
+  }
+}
+
+struct Case {
+  int64_t m, k, n;
+  bool bias;
+  MatMulActivation act;
+};
+
+class FloatMatMulTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(FloatMatMulTest, MatchesScalarReference) {
+  const Case cs = GetParam();
+  const auto a = Random(static_cast<size_t>(cs.m * cs.k), 1);
+  const auto b = Random(static_cast<size_t>(cs.k * cs.n), 2);
+  const auto bias = Random(static_cast<size_t>(cs.n), 3, -2.0f, 2.0f);
+  for (int threads : {1, 2}) {
+    auto mm = FloatMatMul::Create(cs.m, cs.k, cs.n, b.data(), cs.bias ? bias.data() : nullptr, cs.act, threads);
+    if (!mm.ok()) GTEST_SKIP() << mm.status().message();  // only oneDNN's reference kernels on this CPU
+    std::vector<float> c(static_cast<size_t>(cs.m * cs.n), -7.0f);
+    ASSERT_TRUE((*mm)->Run(a.data(), c.data()).ok());
+    ExpectMatches(cs.m, cs.k, cs.n, a, b, cs.bias ? bias.data() : nullptr, cs.act, c);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, FloatMatMulTest,
+                         ::testing::Values(Case{1, 1, 1, true, MatMulActivation::kNone},
+                                           Case{1, 768, 2304, true, MatMulActivation::kNone},
+                                           Case{7, 33, 129, true, MatMulActivation::kGeluErf},
+                                           Case{7, 33, 129, false, MatMulActivation::kGeluErf},
+                                           Case{37, 130, 17, false, MatMulActivation::kNone},
+                                           Case{128, 96, 160, true, MatMulActivation::kGeluErf},
+                                           Case{130, 768, 3072, true, MatMulActivation::kGeluErf}));
+
+// A NaN in a row of A makes that row NaN; +inf times positive weights makes it +inf, and GELU(+inf) is +inf.
+TEST(FloatMatMul, PropagatesNaNAndInf) {
+  const int64_t m = 3, k = 20, n = 40;
+  auto a = Random(static_cast<size_t>(m * k), 4, 0.1f, 1.0f);
+  const auto b = Random(static_cast<size_t>(k * n), 5, 0.1f, 1.0f);
+  const auto bias = Random(static_cast<size_t>(n), 6);
+  a[5] = std::numeric_limits<float>::quiet_NaN();     // row 0
+  a[k + 3] = std::numeric_limits<float>::infinity();  // row 1
+  for (MatMulActivation act : {MatMulActivation::kNone, MatMulActivation::kGeluErf}) {
+    auto mm = FloatMatMul::Create(m, k, n, b.data(), bias.data(), act, 1);
+    if (!mm.ok()) GTEST_SKIP() << mm.status().message();
+    std::vector<float> c(static_cast<size_t>(m * n));
+    ASSERT_TRUE((*mm)->Run(a.data(), c.data()).ok());
+    for (int64_t j = 0; j < n; ++j) {
+      EXPECT_TRUE(std::isnan(c[static_cast<size_t>(j)])) << "col " << j;
+      EXPECT_EQ(c[static_cast<size_t>(n + j)], std::numeric_limits<float>::infinity()) << "col " << j;
+      EXPECT_TRUE(std::isfinite(c[static_cast<size_t>(2 * n + j)])) << "col " << j;
+    }
+  }
+}
+
+// Runs of one primitive from several threads at once (a session's concurrent Runs) each get their own result.
+TEST(FloatMatMul, ConcurrentRunsAgree) {
+  const int64_t m = 64, k = 96, n = 80;
+  const auto b = Random(static_cast<size_t>(k * n), 7);
+  const auto bias = Random(static_cast<size_t>(n), 8);
+  auto mm = FloatMatMul::Create(m, k, n, b.data(), bias.data(), MatMulActivation::kGeluErf, 1);
+  if (!mm.ok()) GTEST_SKIP() << mm.status().message();
+  const FloatMatMul& shared = **mm;
+  std::vector<std::vector<float>> inputs, outputs;
+  for (int t = 0; t < 4; ++t) {
+    inputs.push_back(Random(static_cast<size_t>(m * k), 100 + static_cast<uint64_t>(t)));
+    outputs.emplace_back(static_cast<size_t>(m * n));
+  }
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 4; ++t) {
+    workers.emplace_back([&, t] {
+      for (int r = 0; r < 20; ++r) EXPECT_TRUE(shared.Run(inputs[t].data(), outputs[t].data()).ok());
+    });
+  }
+  for (auto& w : workers) w.join();
+  for (int t = 0; t < 4; ++t) {
+    ExpectMatches(m, k, n, inputs[t], b, bias.data(), MatMulActivation::kGeluErf, outputs[t]);
+  }
+}
+
+// A product rebuilt for other row counts from the previous one (a model run at several sequence lengths) shares or
+// repacks B as the new primitive's layout requires, and computes the right values either way.
+TEST(FloatMatMul, RebuiltForOtherRowCountsFromThePrevious) {
+  const int64_t k = 96, n = 200;
+  const auto b = Random(static_cast<size_t>(k * n), 61);
+  const auto bias = Random(static_cast<size_t>(n), 62);
+  std::unique_ptr<FloatMatMul> previous;
+  for (int64_t m : {128, 7, 1, 130}) {
+    auto mm = FloatMatMul::Create(m, k, n, b.data(), bias.data(), MatMulActivation::kGeluErf, 1, previous.get());
+    if (!mm.ok()) GTEST_SKIP() << mm.status().message();
+    const auto a = Random(static_cast<size_t>(m * k), 63 + static_cast<uint64_t>(m));
+    std::vector<float> c(static_cast<size_t>(m * n));
+    ASSERT_TRUE((*mm)->Run(a.data(), c.data()).ok());
+    ExpectMatches(m, k, n, a, b, bias.data(), MatMulActivation::kGeluErf, c);
+    previous = std::move(*mm);
+  }
+}
+
+// ---- the optimizer's rewrite, end to end
+
+std::string FloatList(const std::vector<float>& v) {
+  std::ostringstream s;
+  s.precision(9);
+  for (size_t i = 0; i < v.size(); ++i) s << (i ? ", " : "") << v[i];
+  return s.str();
+}
+
+// x [2, 5, 64] times w [64, 80] plus c [80], then the exported erf GELU (opset 13: onyx's internal Gelu), and x
+// times w2 plus c2 without activation as a second output.
+std::string TransformerFfnModel(int64_t k, int64_t n) {
+  std::ostringstream t;
+  t << "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+    << "g (float[2, 5, " << k << "] x) => (float[2, 5, " << n << "] y, float[2, 5, " << n << "] z) <float[" << k << ", "
+    << n << "] w = {" << FloatList(Random(static_cast<size_t>(k * n), 11)) << "}, float[" << n << "] c = {"
+    << FloatList(Random(static_cast<size_t>(n), 12)) << "}, float[" << k << ", " << n << "] w2 = {"
+    << FloatList(Random(static_cast<size_t>(k * n), 14)) << "}, float[" << n << "] c2 = {"
+    << FloatList(Random(static_cast<size_t>(n), 13)) << "}, float sqrt2 = {1.4142135}, float one = {1.0}, "
+    << "float half = {0.5}> {\n"
+    << "  p = MatMul(x, w)\n  h = Add(c, p)\n  d = Div(h, sqrt2)\n  e = Erf(d)\n  a = Add(e, one)\n"
+    << "  m = Mul(h, a)\n  y = Mul(m, half)\n  p2 = MatMul(x, w2)\n  z = Add(p2, c2)\n}\n";
+  return t.str();
+}
+
+std::vector<Value> RunSession(const ir::Model& m, const std::vector<std::pair<std::string, Value>>& feeds,
+                              optimizer::OptLevel level, ir::Model* optimized = nullptr) {
+  SessionOptions so;
+  so.optimization_level = level;
+  auto s = Session::Create(m, so);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  if (!s.ok()) return {};
+  if (optimized != nullptr) *optimized = (*s)->model();
+  std::vector<Value> out;
+  const Status st = (*s)->Run(feeds, {}, &out);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return out;
+}
+
+int CountOps(const ir::Graph& g, const std::string& domain, const std::string& op) {
+  int count = 0;
+  for (const auto& node : g.nodes) count += node.domain == domain && node.op_type == op;
+  return count;
+}
+
+TEST(MatMulBiasFusion, BatchedMatMulAddGeluBecomesOneNodeWithTheSameResults) {
+  auto parsed = text::ParseModel(TransformerFfnModel(64, 80));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  auto x = Random(2 * 5 * 64, 21, -2.0f, 2.0f);
+  x[70] = std::numeric_limits<float>::quiet_NaN();  // row 1 of the product
+  Tensor t = Tensor::Allocate(DataType::kFloat, {2, 5, 64});
+  std::copy(x.begin(), x.end(), t.data<float>());
+  const std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(std::move(t))}};
+  const auto want = RunSession(*parsed, feeds, optimizer::OptLevel::kDisabled);
+  ir::Model fused;
+  const auto got = RunSession(*parsed, feeds, optimizer::OptLevel::kAll, &fused);
+  EXPECT_EQ(CountOps(fused.graph, ir::kInternalDomain, "MatMulBias"), 2);
+  EXPECT_EQ(CountOps(fused.graph, "", "MatMul") + CountOps(fused.graph, "", "Add") +
+                CountOps(fused.graph, ir::kInternalDomain, "Gelu") + CountOps(fused.graph, "", "Erf"),
+            0)
+      << "the bias Adds and the GELU fold into the products";
+  ASSERT_EQ(want.size(), 2u);
+  ASSERT_EQ(got.size(), 2u);
+  for (size_t o = 0; o < 2; ++o) {
+    const Tensor& w = want[o].tensor();
+    const Tensor& g = got[o].tensor();
+    ASSERT_EQ(w.shape(), g.shape());
+    for (int64_t i = 0; i < w.size(); ++i) {
+      const float a = w.data<float>()[i], b = g.data<float>()[i];
+      if (std::isnan(a)) {
+        EXPECT_TRUE(std::isnan(b)) << "output " << o << " element " << i;
+        continue;
+      }
+      ASSERT_NEAR(a, b, 2e-5 * std::max(1.0f, std::abs(a))) << "output " << o << " element " << i;
+    }
+  }
+}
+
+TEST(MatMulBiasFusion, SmallWeightsAndNonConstantBiasKeepTheirAdd) {
+  // y: 3 x 2 weights (too small to pack); z: 3 x 2048 weights but a bias fed at run time.
+  std::ostringstream t;
+  t << "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+    << "g (float[2, 2, 3] x, float[2048] c) => (float[2, 2, 2] y, float[2, 2, 2048] z) <float[3, 2] b = {"
+    << FloatList(Random(6, 31)) << "}, float[2] k = {0.5, -0.5}, float[3, 2048] w = {" << FloatList(Random(6144, 32))
+    << "}> {\n  p = MatMul(x, b)\n  y = Add(p, k)\n  q = MatMul(x, w)\n  z = Add(q, c)\n}\n";
+  auto parsed = text::ParseModel(t.str());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  optimizer::OptimizerOptions options;
+  options.level = optimizer::OptLevel::kAll;
+  ir::Model m = *parsed;
+  ASSERT_TRUE(optimizer::OptimizeModel(m, options).ok());
+  EXPECT_EQ(CountOps(m.graph, ir::kInternalDomain, "MatMulBias"), 0);
+  EXPECT_EQ(CountOps(m.graph, "", "Add"), 2);
+}
+
+// ONNX's Gelu (opset 20) folds when it is the erf form and stays when it is the tanh approximation.
+TEST(MatMulBiasFusion, OnlyTheErfGeluFolds) {
+  for (const std::string approximate : {"none", "tanh"}) {
+    std::ostringstream t;
+    t << "<ir_version: 9, opset_import: [\"\" : 20]>\n"
+      << "g (float[2, 3, 64] x) => (float[2, 3, 80] y) <float[64, 80] w = {" << FloatList(Random(64 * 80, 71))
+      << "}, float[80] c = {" << FloatList(Random(80, 72)) << "}> {\n"
+      << "  p = MatMul(x, w)\n  h = Add(p, c)\n  y = Gelu<approximate = \"" << approximate << "\">(h)\n}\n";
+    auto parsed = text::ParseModel(t.str());
+    ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+    Tensor x = Tensor::Allocate(DataType::kFloat, {2, 3, 64});
+    const auto values = Random(2 * 3 * 64, 73, -2.0f, 2.0f);
+    std::copy(values.begin(), values.end(), x.data<float>());
+    const std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(std::move(x))}};
+    const auto want = RunSession(*parsed, feeds, optimizer::OptLevel::kDisabled);
+    ir::Model fused;
+    const auto got = RunSession(*parsed, feeds, optimizer::OptLevel::kAll, &fused);
+    EXPECT_EQ(CountOps(fused.graph, ir::kInternalDomain, "MatMulBias"), 1) << approximate;
+    EXPECT_EQ(CountOps(fused.graph, "", "Gelu"), approximate == "none" ? 0 : 1) << approximate;
+    ASSERT_EQ(want.size(), 1u);
+    ASSERT_EQ(got.size(), 1u);
+    const Tensor& a = want[0].tensor();
+    const Tensor& b = got[0].tensor();
+    for (int64_t i = 0; i < a.size(); ++i) {
+      ASSERT_NEAR(a.data<float>()[i], b.data<float>()[i], 2e-5 * std::max(1.0f, std::abs(a.data<float>()[i])))
+          << approximate << " element " << i;
+    }
+  }
+}
+
+// A Gelu reading a dynamically quantized product alone folds into DynamicQuantizeMatMul, whose output is then the
+// unfused Gelu kernel's function (kernels::Gelu) of the product, bit for bit.
+std::string DynamicChain(bool gelu) {
+  std::ostringstream t;
+  std::mt19937_64 rng(41);
+  t << "<ir_version: 8, opset_import: [\"\" : 20]>\n"
+    << "g (float[2, 5, 16] x) => (float[2, 5, 29] y) <int8[16, 29] w = {";
+  for (int i = 0; i < 16 * 29; ++i) t << (i ? "," : "") << static_cast<int>(rng() % 255) - 127;
+  t << "}, int8 wz = {0}, float ws = {0.0123}, float[29] bias = {" << FloatList(Random(29, 42)) << "}> {\n"
+    << "  aq, as, az = DynamicQuantizeLinear(x)\n  acc = MatMulInteger(aq, w, az, wz)\n"
+    << "  accf = Cast<to = 1>(acc)\n  s = Mul(as, ws)\n  p = Mul(accf, s)\n"
+    << (gelu ? "  h = Add(p, bias)\n  y = Gelu(h)\n" : "  y = Add(p, bias)\n") << "}\n";
+  return t.str();
+}
+
+TEST(MatMulBiasFusion, GeluFoldsIntoDynamicQuantizeMatMulBitExact) {
+  auto with_gelu = text::ParseModel(DynamicChain(true));
+  auto without = text::ParseModel(DynamicChain(false));
+  ASSERT_TRUE(with_gelu.ok()) << with_gelu.status().message();
+  ASSERT_TRUE(without.ok()) << without.status().message();
+  auto x = Random(2 * 5 * 16, 43, -3.0f, 3.0f);
+  Tensor t = Tensor::Allocate(DataType::kFloat, {2, 5, 16});
+  std::copy(x.begin(), x.end(), t.data<float>());
+  const std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(std::move(t))}};
+  ir::Model fused;
+  const auto got = RunSession(*with_gelu, feeds, optimizer::OptLevel::kAll, &fused);
+  const auto product = RunSession(*without, feeds, optimizer::OptLevel::kAll);
+  ASSERT_EQ(CountOps(fused.graph, ir::kInternalDomain, "DynamicQuantizeMatMul"), 1);
+  EXPECT_EQ(CountOps(fused.graph, "", "Gelu"), 0);
+  const ir::Attribute* act = nullptr;
+  for (const auto& n : fused.graph.nodes) {
+    if (n.op_type == "DynamicQuantizeMatMul") act = n.FindAttribute("activation");
+  }
+  ASSERT_NE(act, nullptr);
+  EXPECT_EQ(act->s, "Gelu");
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(product.size(), 1u);
+  const Tensor& p = product[0].tensor();
+  std::vector<float> want(static_cast<size_t>(p.size()));
+  kernels::Gelu(p.data<float>(), want.data(), p.size());
+  const Tensor& g = got[0].tensor();
+  ASSERT_EQ(g.size(), p.size());
+  for (int64_t i = 0; i < g.size(); ++i) {
+    uint32_t a, b;
+    std::memcpy(&a, &want[static_cast<size_t>(i)], 4);
+    std::memcpy(&b, g.data<float>() + i, 4);
+    ASSERT_EQ(a, b) << "element " << i << ": " << want[static_cast<size_t>(i)] << " vs " << g.data<float>()[i];
+  }
+  // And within rounding of the exact GELU of the product.
+  for (int64_t i = 0; i < g.size(); ++i) {
+    ASSERT_NEAR(g.data<float>()[i], GeluRef(p.data<float>()[i]), 1e-6 + 2e-6 * std::abs(g.data<float>()[i]));
+  }
+}
+
+// MatMulBias with B fed at run time (not packable): the sgemm fallback, bias through beta and GELU as a second pass,
+// against the double reference; a 1-D A (its dim dropped like MatMul's) too.
+TEST(MatMulBiasFusion, FallbackWithFedWeightsMatchesReference) {
+  auto parsed = text::ParseModel(R"(
+<ir_version: 8, opset_import: ["" : 13, "ai.onyx.internal" : 1]>
+g (float[3, 2, 5] a, float[5, 7] b, float[7] c, float[5] v) => (float[3, 2, 7] y, float[3, 2, 7] z, float[7] u) {
+  y = ai.onyx.internal.MatMulBias<activation = "Gelu">(a, b, c)
+  z = ai.onyx.internal.MatMulBias(a, b)
+  u = ai.onyx.internal.MatMulBias(v, b, c)
+}
+)");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const auto a = Random(30, 51, -2.0f, 2.0f), b = Random(35, 52), c = Random(7, 53), v = Random(5, 54);
+  auto tensor = [](const std::vector<float>& values, const Shape& shape) {
+    Tensor t = Tensor::Allocate(DataType::kFloat, shape);
+    std::copy(values.begin(), values.end(), t.data<float>());
+    return Value(std::move(t));
+  };
+  const std::vector<std::pair<std::string, Value>> feeds = {
+      {"a", tensor(a, {3, 2, 5})}, {"b", tensor(b, {5, 7})}, {"c", tensor(c, {7})}, {"v", tensor(v, {5})}};
+  const auto got = RunSession(*parsed, feeds, optimizer::OptLevel::kDisabled);
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_EQ(got[2].tensor().shape(), (Shape{7}));
+  const auto copy = [](const Tensor& t) { return std::vector<float>(t.data<float>(), t.data<float>() + t.size()); };
+  ExpectMatches(6, 5, 7, a, b, c.data(), MatMulActivation::kGeluErf, copy(got[0].tensor()));
+  ExpectMatches(6, 5, 7, a, b, nullptr, MatMulActivation::kNone, copy(got[1].tensor()));
+  ExpectMatches(1, 5, 7, v, b, c.data(), MatMulActivation::kNone, copy(got[2].tensor()));
+}
+
+}  // namespace
+}  // namespace onyx
