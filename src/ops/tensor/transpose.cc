@@ -1,7 +1,7 @@
 // Transpose and the two block rearrangements defined as reshape + transpose (DepthToSpace, SpaceToDepth).
 #include <memory>
-#include <mutex>
 
+#include "ops/common/kept_plan.h"
 #include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
 
@@ -17,17 +17,9 @@ class TransposeKernel : public OpKernel {
   }
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* data, ctx.TensorInput(0));
-    std::shared_ptr<const Planned> planned;
-    {
-      // The last input shape's plan (Session::Run may be called from several threads).
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (planned_ != nullptr && planned_->in_shape == data->shape()) planned = planned_;
-    }
-    if (planned == nullptr) {
-      ONYX_ASSIGN_OR_RETURN(planned, Plan(data->shape()));
-      std::lock_guard<std::mutex> lock(mutex_);
-      planned_ = planned;
-    }
+    ONYX_ASSIGN_OR_RETURN(std::shared_ptr<const Planned> planned,
+                          planned_.FindOrMake([&](const Planned& p) { return p.in_shape == data->shape(); },
+                                              [&] { return Plan(data->shape()); }));
     if (planned->view) {
       ctx.SetOutputView(0, *data, planned->out_shape);
       return Status::Ok();
@@ -90,8 +82,7 @@ class TransposeKernel : public OpKernel {
 
   bool has_perm_ = false;
   std::vector<int64_t> perm_;
-  std::mutex mutex_;  // guards planned_
-  std::shared_ptr<const Planned> planned_;
+  KeptPlan<Planned> planned_;  // the last input shape's plan
 };
 
 // DepthToSpace (to_space) and SpaceToDepth on NCHW inputs.
@@ -104,7 +95,8 @@ class BlockKernel : public OpKernel {
     blocksize_ = *bs;
     if (blocksize_ <= 0) return info.Error("attribute 'blocksize' must be positive, got " + std::to_string(blocksize_));
     std::string mode = info.GetString("mode", "DCR");
-    if (to_space_ && mode != "DCR" && mode != "CRD") return info.Error("attribute 'mode' must be DCR or CRD, got '" + mode + "'");
+    if (to_space_ && mode != "DCR" && mode != "CRD")
+      return info.Error("attribute 'mode' must be DCR or CRD, got '" + mode + "'");
     crd_ = mode == "CRD";
     return Status::Ok();
   }
