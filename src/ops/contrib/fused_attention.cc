@@ -9,11 +9,11 @@
 // the same products read and written with strides, no mask.
 #include <algorithm>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "ir/model.h"
+#include "ops/common/kept_plan.h"
 #include "ops/contrib/contrib_ops.h"
 #include "ops/contrib/sdpa.h"
 #include "runtime/kernel_registry.h"
@@ -125,22 +125,14 @@ class FusedAttentionKernel : public OpKernel {
     ONYX_RETURN_IF_ERROR(RequireFloat("V", 2, *v));
     if (mask != nullptr) ONYX_RETURN_IF_ERROR(RequireFloat("mask", 3, *mask));
     if (seq_first_) return ComputeSeqFirst(ctx, *q, *k, *v);
-    std::shared_ptr<const Layout> layout;
-    {
-      // The last run's layout when the shapes are this run's (Session::Run may be called from several threads): no
-      // allocation per run.
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (layout_ != nullptr && layout_->q_shape == q->shape() && layout_->k_shape == k->shape() &&
-          layout_->v_shape == v->shape() && layout_->has_mask == (mask != nullptr) &&
-          (mask == nullptr || layout_->mask_shape == mask->shape())) {
-        layout = layout_;
-      }
-    }
-    if (layout == nullptr) {
-      ONYX_ASSIGN_OR_RETURN(layout, Resolve(*q, *k, *v, mask));
-      std::lock_guard<std::mutex> lock(mutex_);
-      layout_ = layout;
-    }
+    ONYX_ASSIGN_OR_RETURN(std::shared_ptr<const Layout> layout,
+                          layout_.FindOrMake(
+                              [&](const Layout& l) {
+                                return l.q_shape == q->shape() && l.k_shape == k->shape() && l.v_shape == v->shape() &&
+                                       l.has_mask == (mask != nullptr) &&
+                                       (mask == nullptr || l.mask_shape == mask->shape());
+                              },
+                              [&] { return Resolve(*q, *k, *v, mask); }));
     const Layout& l = *layout;
     const int64_t s = l.s, d = l.d, t = l.t, dv = l.dv, b1 = l.b1;
     // Q, K, V whose leading dims are not the full ones are expanded (rare: MatMul broadcasting across heads).
@@ -296,9 +288,8 @@ class FusedAttentionKernel : public OpKernel {
  private:
   float scale_ = 1.0f;
   bool k_transposed_ = false;
-  bool seq_first_ = false;  // Q, K, V and Y are [S, H, D]: see the file comment
-  std::mutex mutex_;        // guards layout_
-  std::shared_ptr<const Layout> layout_;
+  bool seq_first_ = false;   // Q, K, V and Y are [S, H, D]: see the file comment
+  KeptPlan<Layout> layout_;  // the last run's shapes and the layout they gave
 };
 
 }  // namespace

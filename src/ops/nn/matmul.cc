@@ -13,6 +13,7 @@
 #include "kernels/int8_matmul.h"
 #include "kernels/int8_requantize.h"
 #include "kernels/vector_math.h"
+#include "ops/common/kept_plan.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/gemm_kernel.h"
@@ -108,18 +109,13 @@ class MatMulKernel : public OpKernel {
       return InvalidArgument("inputs A and B have different types " + std::string(DataTypeName(a->type())) + " and " +
                              std::string(DataTypeName(b->type())));
     }
-    std::shared_ptr<const Planned> planned;
-    {
-      // Session::Run may be called from several threads.
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (planned_ != nullptr && planned_->a_shape == a->shape() && planned_->b_shape == b->shape()) planned = planned_;
-    }
-    if (planned == nullptr) {
-      ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, PlanMatMul(a->shape(), b->shape()));
-      planned = std::make_shared<const Planned>(Planned{a->shape(), b->shape(), std::move(plan)});
-      std::lock_guard<std::mutex> lock(mutex_);
-      planned_ = planned;
-    }
+    ONYX_ASSIGN_OR_RETURN(
+        std::shared_ptr<const Planned> planned,
+        planned_.FindOrMake([&](const Planned& p) { return p.a_shape == a->shape() && p.b_shape == b->shape(); },
+                            [&]() -> Result<std::shared_ptr<const Planned>> {
+                              ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, PlanMatMul(a->shape(), b->shape()));
+                              return std::make_shared<const Planned>(Planned{a->shape(), b->shape(), std::move(plan)});
+                            }));
     const MatMulPlan& plan = planned->plan;
     Tensor& y = ctx.AllocateOutput(0, a->type(), plan.out_shape);
     return Dispatch<MatMulTypes>(a->type(), [&](auto tag) {
@@ -138,8 +134,7 @@ class MatMulKernel : public OpKernel {
     Shape a_shape, b_shape;
     MatMulPlan plan;
   };
-  std::mutex mutex_;  // guards planned_
-  std::shared_ptr<const Planned> planned_;
+  KeptPlan<Planned> planned_;  // the last input shapes' plan
 };
 
 // Zero points of A apply per row: a 1-D one of M values is read as [M, 1]; B's apply per column.

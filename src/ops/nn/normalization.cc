@@ -2,10 +2,10 @@
 // runs of elements to zero mean and unit (biased) variance, then applies its own scale and bias.
 #include <cmath>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "kernels/vector_math.h"
+#include "ops/common/kept_plan.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/nn_ops.h"
@@ -130,14 +130,10 @@ class LayerNormKernel : public OpKernel {
     const Shape& xs = x->shape();
     const Shape no_shape;
     const Shape& b_shape = bias != nullptr ? bias->shape() : no_shape;
-    bool checked = false;
-    {
-      // The shapes the last run checked (Session::Run may be called from several threads).
-      std::lock_guard<std::mutex> lock(checked_mutex_);
-      checked = checked_ != nullptr && checked_->x == xs && checked_->scale == scale->shape() &&
-                checked_->bias == b_shape && checked_->has_bias == (bias != nullptr) &&
-                checked_->scale_type == scale->type() && checked_->bias_type == (bias ? bias->type() : scale->type());
-    }
+    const bool checked = checked_.Find([&](const Checked& c) {
+      return c.x == xs && c.scale == scale->shape() && c.bias == b_shape && c.has_bias == (bias != nullptr) &&
+             c.scale_type == scale->type() && c.bias_type == (bias ? bias->type() : scale->type());
+    }) != nullptr;
     if (!checked) {
       for (const Tensor* t : {scale, bias}) {
         if (t == nullptr) continue;
@@ -148,10 +144,8 @@ class LayerNormKernel : public OpKernel {
         }
         ONYX_RETURN_IF_ERROR(CheckFloatParam(*t, "Scale and B"));
       }
-      auto c = std::make_shared<const Checked>(
-          Checked{xs, scale->shape(), b_shape, bias != nullptr, scale->type(), bias ? bias->type() : scale->type()});
-      std::lock_guard<std::mutex> lock(checked_mutex_);
-      checked_ = std::move(c);
+      checked_.Keep(std::make_shared<const Checked>(
+          Checked{xs, scale->shape(), b_shape, bias != nullptr, scale->type(), bias ? bias->type() : scale->type()}));
     }
     const int64_t rows = ShapeProduct(xs, 0, static_cast<size_t>(axis));
     const int64_t len = ShapeProduct(xs, static_cast<size_t>(axis), xs.size());
@@ -248,8 +242,7 @@ class LayerNormKernel : public OpKernel {
   bool const_params_ = false;  // Scale and B are initializers, held as doubles below
   std::vector<double> const_scale_, const_bias_;
   std::vector<float> float_scale_, float_bias_;  // the same, when float32 (float_bias_ empty without B)
-  std::mutex checked_mutex_;                     // guards checked_
-  std::shared_ptr<const Checked> checked_;
+  KeptPlan<Checked> checked_;                    // the shapes and types the last run checked
 };
 
 class GroupNormKernel : public OpKernel {
