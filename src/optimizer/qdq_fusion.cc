@@ -5,21 +5,24 @@
 //   DQ(a), DQ(b) -> MatMul -> Q                                                         =>  QLinearMatMul
 //   DQ(a), DQ(b) -> Add [-> redundant Relu/Clip] -> Q                    =>  ai.onyx.internal.QLinearAdd
 //   DQ -> GlobalAveragePool [-> redundant Relu/Clip] -> Q                =>  ai.onyx.internal.QLinearGlobalAveragePool
+//   DQ(x0), DQ(x1), ... -> Concat [-> redundant Relu/Clip] -> Q          =>  ai.onyx.internal.QLinearConcat
 //   DQ -> MaxPool(12+)/Reshape/Transpose/Squeeze/Unsqueeze/Flatten/Slice/Gather/... -> Q  =>  the op on 8-bit data
 //                                                   (2-D MaxPool as ai.onyx.internal.MaxPool, a fast 8-bit kernel)
 //
 // under ONNX Runtime's conditions (qdq_selectors.cc): the target's output read only by the Q (or by the redundant
 // Relu/Clip, read only by the Q) and not a graph output; every existing input of the target from a DQ; input and
-// output 8-bit types equal; uint8 activations (ONNX Runtime's x86-64 build fuses no int8 ones); an int32 bias, passed
-// through raw as ONNX Runtime does (its DQ scale is assumed to be x_scale * w_scale); for the dropped groups, Q and DQ
-// with the same constant scalar scale (positive for MaxPool) and zero point. A DQ read by other nodes stays for them
-// (ONNX Runtime duplicates it; reading its input directly is the same).
+// output 8-bit types equal; uint8 activations for Conv and MatMul (ONNX Runtime's x86-64 build fuses no int8 ones
+// there; it does fuse int8 Concat groups); an int32 bias, passed through raw as ONNX Runtime does (its DQ scale is
+// assumed to be x_scale * w_scale); for the dropped groups, Q and DQ with the same constant scalar scale (positive for
+// MaxPool) and zero point. A DQ read by other nodes stays for them (ONNX Runtime duplicates it; reading its input
+// directly is the same).
 //
-// Exactness rule: ONNX Runtime also turns DQ -> AveragePool/Mul/Concat/Sigmoid/LeakyRelu/Softmax/Resize/Gemm/Where/
-// Split -> Q into com.microsoft operators onyx does not implement yet. Fusing some groups of a graph and not others
-// would match neither ONNX Runtime's unfused results nor its fused ones, so a graph holding such a group (or one onyx
-// cannot express: per-axis parameters of Add, 16-bit types) is left entirely as it is: its results then stay those of
-// ONNX Runtime at level disabled (docs/quantization.md).
+// Exactness rule: ONNX Runtime also turns DQ -> AveragePool/Mul/Sigmoid/LeakyRelu/Softmax/Resize/Gemm/Where/Split -> Q
+// (and Concat groups with parameters that are not constant scalars) into com.microsoft operators onyx does not
+// implement yet. Fusing some groups of a graph and not others would match neither ONNX Runtime's unfused results nor
+// its fused ones, so a graph holding such a group (or one onyx cannot express: per-axis parameters of Add, 16-bit
+// types) is left entirely as it is: its results then stay those of ONNX Runtime at level disabled
+// (docs/quantization.md).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -63,6 +66,10 @@ std::optional<DataType> QuantType(const GraphIndex& index, const std::string& va
     if (internal && n.op_type == "QLinearGlobalAveragePool") {
       if (auto t = zero_point_type(n, 4)) return t;
       return QuantType(index, n.inputs[0], depth + 1);
+    }
+    if (internal && n.op_type == "QLinearConcat" && n.inputs.size() > 2) {
+      if (auto t = zero_point_type(n, 1)) return t;
+      return QuantType(index, n.inputs[2], depth + 1);
     }
     if ((IsDropOp(n) || (internal && n.op_type == "MaxPool")) && !n.inputs.empty() && n.outputs[0] == value) {
       if (auto t = QuantType(index, n.inputs[0], depth + 1); t == DataType::kUint8 || t == DataType::kInt8) return t;
@@ -150,9 +157,8 @@ bool RedundantActivation(const GraphIndex& index, const ir::Node& act, const QPa
 // Ops whose QDQ groups ONNX Runtime turns into com.microsoft QLinear* operators (or other fused kernels) that onyx
 // does not have: a graph holding one keeps every group unfused.
 bool OrtFusesUnsupported(const GraphIndex& index, const ir::Node& n) {
-  static const char* kOps[] = {"AveragePool", "LeakyRelu", "Sigmoid",   "Softmax", "Mul",
-                               "Concat",      "Gemm",      "Where",     "Split",   "Resize",
-                               "ArgMax",      "ReduceMax", "ReduceMin", "Einsum",  "Reciprocal"};
+  static const char* kOps[] = {"AveragePool", "LeakyRelu", "Sigmoid", "Softmax",   "Mul",       "Gemm",   "Where",
+                               "Split",       "Resize",    "ArgMax",  "ReduceMax", "ReduceMin", "Einsum", "Reciprocal"};
   bool listed = false;
   for (const char* op : kOps) listed = listed || IsOnnxOp(n, op);
   if (!listed) return false;
@@ -243,6 +249,59 @@ Plan ClassifyElementwise(const GraphIndex& index, const ir::Node& q, const QPara
   return plan;
 }
 
+// DQ(x0), DQ(x1), ... -> Concat -> Q (ONNX Runtime's InputVariadicSelector, to com.microsoft QLinearConcat, int8
+// included): every input from a DQ, all DQ inputs and the Q output of one type, 16- and 4-bit types left unfused.
+// onyx's ai.onyx.internal.QLinearConcat computes the same bytes for constant scalar scales and zero points; any other
+// parameters ONNX Runtime would fuse too (its kernel then takes them per run or fails), so the graph stays unfused.
+Plan ClassifyConcat(const GraphIndex& index, const ir::Node& q, const QParams& qp, const ir::Node& target,
+                    int dq_count) {
+  Plan plan;
+  if (target.inputs.empty() || dq_count != static_cast<int>(target.inputs.size())) return plan;
+  std::vector<QParams> in;
+  for (size_t k = 0; k < target.inputs.size(); ++k) in.push_back(ParamsOf(index, *DqInput(index, target, k), true));
+  if (!qp.type) {
+    plan.verdict = Verdict::kOrtOnly;
+    return plan;
+  }
+  for (const QParams& p : in) {
+    if (!p.type) {
+      plan.verdict = Verdict::kOrtOnly;
+      return plan;
+    }
+    if (*p.type != *qp.type) return plan;
+  }
+  const DataType type = *qp.type;
+  if (type == DataType::kUint16 || type == DataType::kInt16) return plan;
+  plan.verdict = Verdict::kOrtOnly;  // from here on: what ONNX Runtime fuses and onyx cannot express
+  if (!Is8Bit(qp.type) || target.FindAttribute("axis") == nullptr) return plan;
+  // An omitted zero point: ONNX Runtime inserts a uint8 0 (SetOptionalZeroPoint), the same only for uint8 data; the
+  // kernel needs Y's.
+  auto scalar = [&](const QParams& p, bool zero_point_required) {
+    if (p.has_block_size || !ConstantScale(index, p.scale)) return false;
+    if (p.zero_point.empty()) return !zero_point_required && type == DataType::kUint8;
+    return ConstantZeroPoint(index, p.zero_point, type).has_value();
+  };
+  if (!scalar(qp, true)) return plan;
+  for (const QParams& p : in) {
+    if (!scalar(p, false)) return plan;
+  }
+  ir::Node fused;
+  fused.name = target.name.empty() ? q.name : target.name;
+  fused.domain = ir::kInternalDomain;
+  fused.op_type = "QLinearConcat";
+  fused.inputs = {qp.scale, qp.zero_point};
+  for (const QParams& p : in) {
+    fused.inputs.push_back(p.data);
+    fused.inputs.push_back(p.scale);
+    fused.inputs.push_back(p.zero_point);
+  }
+  SetAttrInt(fused, "axis", AttrInt(target, "axis", 0));
+  fused.outputs = {q.outputs[0]};
+  plan.verdict = Verdict::kFuse;
+  plan.replacement = std::move(fused);
+  return plan;
+}
+
 // Node i as the Q of a group; what to do with it.
 Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& index, int i) {
   Plan plan;
@@ -260,7 +319,7 @@ Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& 
       if (t < 0 || !index.HasSingleReader(p.inputs[0])) return plan;
       const ir::Node& target = graph.nodes[static_cast<size_t>(t)];
       if (!IsOnnxOp(target, "Conv") && !IsOnnxOp(target, "MatMul") && !IsOnnxOp(target, "Add") &&
-          !IsOnnxOp(target, "GlobalAveragePool")) {
+          !IsOnnxOp(target, "GlobalAveragePool") && !IsOnnxOp(target, "Concat")) {
         return plan;
       }
       if (CountDqInputs(index, target) == 0) return plan;
@@ -299,6 +358,7 @@ Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& 
   if (IsOnnxOp(target, "Add") || IsOnnxOp(target, "GlobalAveragePool")) {
     return ClassifyElementwise(index, q, qp, target, dq_count);
   }
+  if (IsOnnxOp(target, "Concat")) return ClassifyConcat(index, q, qp, target, dq_count);
 
   const bool is_conv = IsOnnxOp(target, "Conv"), is_matmul = IsOnnxOp(target, "MatMul");
   if (!is_conv && !is_matmul) return plan;
@@ -352,13 +412,29 @@ Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& 
   return plan;
 }
 
+// A Concat reading a DQ that onyx does not fuse with its Q. ONNX Runtime leaves some of those unfused too (a Concat
+// of DQ and float inputs, one with no Q after it); telling every such case apart is not worth the risk, so only the
+// groups fused here count as safe.
+bool ConcatLeftUnfused(const ir::Model& model, const ir::Graph& graph, const GraphIndex& index, const ir::Node& n) {
+  if (!IsOnnxOp(n, "Concat") || CountDqInputs(index, n) == 0) return false;
+  if (n.outputs.size() != 1 || !index.HasSingleReader(n.outputs[0])) return true;
+  int reader = index.Consumers(n.outputs[0]).front();
+  const ir::Node& r = graph.nodes[static_cast<size_t>(reader)];
+  if ((IsOnnxOp(r, "Relu") || IsOnnxOp(r, "Clip")) && r.outputs.size() == 1) {  // made redundant by the Q, or not
+    if (!index.HasSingleReader(r.outputs[0])) return true;
+    reader = index.Consumers(r.outputs[0]).front();
+  }
+  return Classify(model, graph, index, reader).verdict != Verdict::kFuse;
+}
+
 }  // namespace
 
 Result<int> RunFuseQdqGroups(ir::Graph& graph, const PassContext& ctx) {
   {
     const GraphIndex index(graph, ctx);
     for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i) {
-      if (OrtFusesUnsupported(index, graph.nodes[static_cast<size_t>(i)]) ||
+      const ir::Node& n = graph.nodes[static_cast<size_t>(i)];
+      if (OrtFusesUnsupported(index, n) || ConcatLeftUnfused(ctx.model, graph, index, n) ||
           Classify(ctx.model, graph, index, i).verdict == Verdict::kOrtOnly) {
         return 0;  // see the exactness rule at the top
       }

@@ -17,6 +17,8 @@
   float_ops*.onnx    the float operators between quantize steps (Resize linear/nearest in every coordinate mode,
                      AveragePool, GlobalAveragePool), every result an output, at opset 17 and 19 (ONNX Runtime sums
                      AveragePool-19 in another order).
+  qdq_concat.onnx    DQ -> Concat -> Q groups, uint8 and int8, along the channels and spatial axes, with inputs
+                     requantized and copied; references at levels disabled and all.
   qlinear.onnx       the QLinear operators themselves: QLinearConv (per-channel weights, int32 bias, grouped and
                      strided), QLinearMatMul, QuantizeLinear and DequantizeLinear.
 
@@ -340,6 +342,45 @@ def qdq_fused_model():
     return b.model("qdq_fused", [inp], [y, z])
 
 
+def qdq_concat_model():
+    """DQ -> Concat -> Q groups (ONNX Runtime turns them into com.microsoft QLinearConcat, onyx into
+    ai.onyx.internal.QLinearConcat), uint8 and int8: inputs with their own scales and zero points (requantized
+    through a table), one with the output's (copied), along the channels between fused convolutions (kept channels
+    last by onyx's layout pass) and along the spatial axes, one with a Relu the Q makes redundant, and an input DQ
+    that other nodes read too."""
+    b = Builder(29)
+    u8 = lambda v: np.array(v, dtype=np.uint8)  # noqa: E731
+    i8 = lambda v: np.array(v, dtype=np.int8)  # noqa: E731
+    x = qdq(b, "input", 0.02, u8(128))
+    a = qdq(b, b.node("Relu", [qdq_conv(b, x, 0.02, 3, 8, k=1)]), 0.015, u8(0))
+    c = qdq(b, qdq_conv(b, x, 0.02, 3, 8), 0.03, u8(100))
+    cat = qdq(b, b.node("Concat", [a, c, x], axis=1), 0.03, u8(100))  # c copied, a and x through tables
+    y = qdq(b, qdq_conv(b, cat, 0.03, 19, 8, k=1), 0.05, u8(120))
+    # Exact ties (as in qdq_fused): the fused convolution rounds them to even, the float path either way, so the
+    # outputs at level all show whether onyx fused the graph at all.
+    wt = b.rng.integers(-1, 2, (16, 19, 1, 1)).astype(np.int8)
+    wts = np.float32(2.0 ** -7)
+    wtd = b.node("DequantizeLinear", [b.const("wq", wt), b.const("ws", np.array(wts)),
+                                      b.const("wz", np.array(0, np.int8))], stem="w")
+    t = qdq(b, b.node("Conv", [cat, wtd]), np.float32(2) * np.float32(0.03) * wts, u8(128))
+    w = qdq(b, b.node("Concat", [a, c], axis=-1), 0.02, u8(90))  # along the width
+    r = qdq(b, b.node("Relu", [b.node("Concat", [a, c], axis=1)]), 0.02, u8(0))  # Relu made redundant by zp 0
+    # Values not listed as outputs, so that onyx's layout pass keeps conv -> concat -> conv channels last.
+    b.list_steps = False
+    p1 = qdq(b, b.node("Relu", [qdq_conv(b, x, 0.02, 3, 8, k=1)]), 0.012, u8(0))
+    p2 = qdq(b, qdq_conv(b, x, 0.02, 3, 4), 0.04, u8(60))
+    pc = qdq(b, b.node("Concat", [p1, p2], axis=1), 0.04, u8(60))
+    pc = qdq(b, qdq_conv(b, pc, 0.04, 12, 8, k=1), 0.05, u8(128))
+    b.list_steps = True
+    z = qdq(b, "input", 0.02, i8(-3))
+    z2 = qdq(b, b.node("Relu", [z]), 0.01, i8(-128))  # ORT drops this Relu (the Q's zp -128 makes it moot)
+    z3 = qdq(b, b.node("MaxPool", [z], kernel_shape=[3, 3], pads=[1, 1, 1, 1]), 0.02, i8(-3))
+    zc = qdq(b, b.node("Concat", [z, z2, z3], axis=1), 0.025, i8(5))
+    zh = qdq(b, b.node("Concat", [z, z2], axis=2), 0.01, i8(-128))  # z2 copied
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 12, 12])
+    return b.model("qdq_concat", [inp], [y, t, w, r, pc, zc, zh])
+
+
 # ---- the float operators between quantize steps ----
 
 def float_ops_model(opset):
@@ -449,6 +490,7 @@ def main():
     write(out, "transformer_dynamic", transformer_dynamic(), (1, 16, 64), 6)
     write(out, "qdq", qdq_model(), (1, 3, 32, 32), 2)
     write(out, "qdq_fused", qdq_fused_model(), (1, 3, 24, 24), 5)
+    write(out, "qdq_concat", qdq_concat_model(), (1, 3, 12, 12), 7)
     write(out, "qlinear", qlinear_model(), (1, 3, 32, 32), 3)
     # ONNX Runtime sums AveragePool-19 (dilations) in another order than AveragePool-7..11: both are checked.
     write(out, "float_ops", float_ops_model(17), (1, 3, 17, 23), 4)

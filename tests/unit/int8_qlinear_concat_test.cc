@@ -2,7 +2,7 @@
 // QLinearConcat: the expected outputs below were produced by onnxruntime-node (CPU) on the same models and inputs
 // (a copied input, table inputs whose values fall on rounding ties, uint8 and int8, axis 1 and -1), and the
 // channels-last form gives the same bytes transposed. Inputs: x0[j] = j, x1[j] = 7j + 3, x2[j] = 255 - 5j (mod 256,
-// as bytes).
+// as bytes). tests/quant/qlinear_concat_reference.py regenerates the expected arrays.
 #include <gtest/gtest.h>
 
 #include <random>
