@@ -184,6 +184,15 @@ Result<Tensor> OpContext::ConstantOf(int32_t i) {
                    ShapeToString(shape) + " needs " + std::to_string(needed));
     }
   }
+  if (type == DataType::kString) {
+    // TFLite's string buffer holds a count and one 4-byte offset per string (plus the end): a shape claiming more
+    // strings than that is refused before a std::string is allocated for each.
+    ONYX_ASSIGN_OR_RETURN(int64_t count, CheckedNumElements(shape));
+    if (t->data.size() < 8 || static_cast<uint64_t>(count) > (t->data.size() - 8) / 4) {
+      return Error("constant '" + t->name + "' has " + std::to_string(t->data.size()) + " bytes, too few for the " +
+                   std::to_string(count) + " strings of its shape " + ShapeToString(shape));
+    }
+  }
   ONYX_ASSIGN_OR_RETURN(Tensor out, Tensor::Create(type, shape));
   if (type == DataType::kString) {
     ONYX_RETURN_IF_ERROR(DecodeStrings(*t, out));
