@@ -21,31 +21,27 @@ bool IsInternalOp(const ir::Node& n, std::string_view op_type) {
   return n.domain == ir::kInternalDomain && n.op_type == op_type;
 }
 
-// Add(MatMul(A, B), bias) with B a constant float [K, N] of kMinPackedWeights+ values and bias a constant float
-// [N], A of any rank but 2 (or unknown): one MatMulBias.
-bool FuseBatchedMatMulBias(ir::Graph& graph, const GraphIndex& index, int i) {
+// Add node i = MatMul(A, B) + bias with the MatMul on input `side`, B a constant matrix and bias a constant, its
+// MatMul read by the Add alone (the caller matched those): one MatMulBias when B is float with kMinPackedWeights+
+// values, bias float [N] and A of any rank but 2 (or unknown).
+bool FuseBatchedMatMulBias(ir::Graph& graph, const GraphIndex& index, int i, int side) {
   const ir::Node& add = graph.nodes[static_cast<size_t>(i)];
-  for (int side = 0; side < 2; ++side) {
-    const std::string& y = add.inputs[static_cast<size_t>(side)];
-    const std::string& bias = add.inputs[static_cast<size_t>(1 - side)];
-    const Tensor* c = index.Constant(bias);
-    const ir::Node* mm = index.ProducerOp(y, "MatMul");
-    if (c == nullptr || mm == nullptr || mm->inputs.size() != 2 || !index.HasSingleReader(y)) continue;
-    const Tensor* b = index.Constant(mm->inputs[1]);
-    if (b == nullptr || b->rank() != 2 || b->type() != DataType::kFloat || c->type() != DataType::kFloat) continue;
-    if (c->rank() != 1 || c->dim(0) != b->dim(1) || b->size() < kMinPackedWeights) continue;
-    const auto a_type = index.ElemType(mm->inputs[0]);
-    if (a_type && *a_type != DataType::kFloat) continue;
-    ir::Node fused;
-    fused.name = add.name.empty() ? mm->name : add.name;
-    fused.op_type = "MatMulBias";
-    fused.domain = ir::kInternalDomain;
-    fused.inputs = {mm->inputs[0], mm->inputs[1], bias};
-    fused.outputs = {add.outputs[0]};
-    graph.nodes[static_cast<size_t>(i)] = std::move(fused);  // the MatMul is left to dead-code elimination
-    return true;
-  }
-  return false;
+  const std::string& bias = add.inputs[static_cast<size_t>(1 - side)];
+  const Tensor* c = index.Constant(bias);
+  const ir::Node* mm = index.ProducerOp(add.inputs[static_cast<size_t>(side)], "MatMul");
+  const Tensor* b = index.Constant(mm->inputs[1]);
+  if (b->type() != DataType::kFloat || c->type() != DataType::kFloat) return false;
+  if (c->rank() != 1 || c->dim(0) != b->dim(1) || b->size() < kMinPackedWeights) return false;
+  const auto a_type = index.ElemType(mm->inputs[0]);
+  if (a_type && *a_type != DataType::kFloat) return false;
+  ir::Node fused;
+  fused.name = add.name.empty() ? mm->name : add.name;
+  fused.op_type = "MatMulBias";
+  fused.domain = ir::kInternalDomain;
+  fused.inputs = {mm->inputs[0], mm->inputs[1], bias};
+  fused.outputs = {add.outputs[0]};
+  graph.nodes[static_cast<size_t>(i)] = std::move(fused);  // the MatMul is left to dead-code elimination
+  return true;
 }
 
 // Gelu(MatMulBias(...)) (erf form, ONNX's or onyx's internal one) -> MatMulBias(..., activation "Gelu"); the same
@@ -90,7 +86,7 @@ Result<int> RunFuseMatMulAdd(ir::Graph& graph, const PassContext& ctx) {
       const Tensor* b = index.Constant(mm->inputs[1]);
       if (b == nullptr || b->rank() != 2) continue;
       if (index.Rank(mm->inputs[0]) != std::optional<int64_t>(2)) {
-        if (own_kernels && FuseBatchedMatMulBias(graph, index, i)) return true;
+        if (own_kernels && FuseBatchedMatMulBias(graph, index, i, side)) return true;
         continue;
       }
       if (!(b->type() == DataType::kFloat || b->type() == DataType::kDouble) || c->type() != b->type()) continue;
