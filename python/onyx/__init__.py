@@ -3,6 +3,17 @@
 A drop-in for onnxruntime's Python API (change ``import onnxruntime as ort`` to ``import onyx as ort``) plus
 model utilities and an ``onnx.backend`` implementation (``onyx.backend``).
 """
+import os as _os
+
+# libgomp (oneDNN's OpenMP runtime) reads its busy-wait count once, when the native module below loads it; its default
+# (~3 ms) makes runs at 2+ threads 5-200x slower when another process holds a core. onyx's choice (~100 us, measured on
+# this CPU; core/openmp_spin.h) unless the user set GOMP_SPINCOUNT / OMP_WAIT_POLICY or ONYX_OPENMP_SPIN=default.
+# No effect when libgomp is already loaded (e.g. torch imported first).
+if not ({"GOMP_SPINCOUNT", "OMP_WAIT_POLICY"} & _os.environ.keys()) and _os.environ.get("ONYX_OPENMP_SPIN") != "default":
+    from ._openmp_spin import spin_count as _spin_count
+
+    _os.environ["GOMP_SPINCOUNT"] = str(_spin_count())
+
 from ._onyx import InvalidArgument, NodeArg, NotImplemented, OnyxError  # noqa: F401
 from .model import check, convert, load, parse_text, save, to_text  # noqa: F401
 from .session import (  # noqa: F401

@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "core/cpu_count.h"
 #include "format/model_io.h"
 #include "ir/function_inliner.h"
 #include "ir/gradient.h"
@@ -369,7 +370,7 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
   s->options_ = options;
   s->num_threads_ = options.intra_op_num_threads > 0
                         ? options.intra_op_num_threads
-                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+                        : UsableCpuCount();  // the affinity mask and a container's CPU quota, not the host's cores
   KeepFreedMemoryMapped();
   // oneDNN's kernels use OpenMP's thread count (process-wide: the last session created sets it).
   omp_set_num_threads(s->num_threads_);

@@ -22,7 +22,7 @@
 namespace onyx {
 
 struct SessionOptions {
-  int intra_op_num_threads = 0;  // 0: all cores
+  int intra_op_num_threads = 0;  // 0: every CPU the process may use (core/cpu_count.h)
   // Graph rewrites run at creation (src/optimizer, docs/optimizer.md), as onnxruntime's levels.
   optimizer::OptLevel optimization_level = optimizer::OptLevel::kAll;
   // When set, the optimized model is saved there (as onnxruntime's optimized_model_filepath).
@@ -139,6 +139,8 @@ class Session {
   const std::vector<ir::ValueInfo>& outputs() const { return model_->graph.outputs; }
   // What the optimizer did at creation (node counts before and after, rewrites per pass).
   const optimizer::OptimizerStats& optimizer_stats() const { return optimizer_stats_; }
+  // Intra-op threads of its runs (SessionOptions::intra_op_num_threads, or every CPU the process may use).
+  int num_threads() const { return num_threads_; }
 
   // Per-operator times of the runs so far, largest first (empty unless SessionOptions::enable_profiling).
   std::vector<OpProfile> Profile() const;

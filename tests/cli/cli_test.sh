@@ -124,5 +124,27 @@ else
   echo "python3-onnx missing: hostile external-data models not tested"
 fi
 
+# Threads: by default as many as the CPUs the process may use (its affinity mask, a container's CPU quota).
+if command -v taskset >/dev/null; then
+  expect_ok "threads follow the affinity mask" "^threads: +1$" taskset -c 0 "$ONYX" bench "$MODEL" --runs 2
+fi
+# The commands that run models set libgomp's busy-wait (GOMP_SPINCOUNT, core/openmp_spin.h) before libgomp loads,
+# unless the user chose one; the environment the server runs with shows it.
+serve_environment() {  # serve_environment [VAR=value...]: the GOMP_SPINCOUNT entry of a running `onyx serve`
+  env "$@" "$ONYX" serve "$MODEL" --port 0 --quiet >"$TMP/serve.out" 2>&1 &
+  local pid=$!
+  for _ in $(seq 100); do grep -q "listening on" "$TMP/serve.out" && break; sleep 0.1; done
+  tr '\0' '\n' <"/proc/$pid/environ" | grep -a "^GOMP_SPINCOUNT=" || echo "GOMP_SPINCOUNT unset"
+  kill "$pid"
+  wait "$pid" 2>/dev/null
+}
+got=$(serve_environment)
+[[ "$got" =~ ^GOMP_SPINCOUNT=[0-9]+$ ]] && [ "${got#*=}" -ge 1000 ] && [ "${got#*=}" -le 300000 ] && ok ||
+  bad "onyx serve's GOMP_SPINCOUNT: $got"
+got=$(serve_environment GOMP_SPINCOUNT=77)
+[ "$got" = "GOMP_SPINCOUNT=77" ] && ok || bad "a user's GOMP_SPINCOUNT was replaced: $got"
+got=$(serve_environment ONYX_OPENMP_SPIN=default)
+[ "$got" = "GOMP_SPINCOUNT unset" ] && ok || bad "ONYX_OPENMP_SPIN=default still set: $got"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

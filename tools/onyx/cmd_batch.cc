@@ -13,6 +13,7 @@
 
 #include "batch_items.h"
 #include "cli.h"
+#include "core/cpu_count.h"
 #include "core/safe_write.h"
 #include "format/npy.h"
 #include "open_model.h"
@@ -301,7 +302,7 @@ int BatchMain(const std::vector<std::string>& args) {
       return kExitUsage;
     }
   }
-  if (workers == 0) workers = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / threads);
+  if (workers == 0) workers = std::max(1, UsableCpuCount() / threads);
 
   SessionOptions options;
   options.intra_op_num_threads = threads;

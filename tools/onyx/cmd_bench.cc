@@ -25,7 +25,7 @@ void Help() {
       "(LD_PRELOAD=liballoc_counter.so, built from tests/alloc/alloc_counter.c) it also prints allocs_per_run, the\n"
       "heap allocations per timed run.\n\n"
       "options:\n"
-      "  --threads N         intra-op threads (default: all cores)\n"
+      "  --threads N         intra-op threads (default: every usable CPU)\n"
       "  --runs N            timed runs (default 50)\n"
       "  --warmup N          untimed runs first (default 5)\n"
       "  --dim NAME=VALUE    value of a symbolic dimension (default 1)\n"
@@ -178,8 +178,8 @@ int BenchMain(const std::vector<std::string>& args) {
   if (json) {
     std::printf(
         "{\"create_ms\": %.3f, \"median_ms\": %.3f, \"min_ms\": %.3f, \"mean_ms\": %.3f, \"p90_ms\": %.3f, "
-        "\"peak_rss_mb\": %.1f, \"runs\": %zu, \"opt_level\": \"%s\", \"nodes\": %lld",
-        create, median, times[0], mean, p90, PeakRssMb(), n, level.c_str(), nodes);
+        "\"peak_rss_mb\": %.1f, \"runs\": %zu, \"opt_level\": \"%s\", \"nodes\": %lld, \"threads\": %d",
+        create, median, times[0], mean, p90, PeakRssMb(), n, level.c_str(), nodes, (*session)->num_threads());
     if (allocs_per_run >= 0) std::printf(", \"allocs_per_run\": %.1f", allocs_per_run);
     std::printf("}\n");
   } else {
@@ -188,6 +188,7 @@ int BenchMain(const std::vector<std::string>& args) {
                 create, median, times[0], mean, p90);
     std::printf("peak_rss_mb: %.1f\nruns:        %zu\n", PeakRssMb(), n);
     std::printf("opt_level:   %s (%lld nodes)\n", level.c_str(), nodes);
+    std::printf("threads:     %d\n", (*session)->num_threads());
     if (allocs_per_run >= 0) std::printf("allocs_per_run: %.1f\n", allocs_per_run);
   }
   if (options.enable_profiling) {

@@ -38,7 +38,7 @@ void Help() {
       "  --opt-level-a L, --opt-level-b L\n"
       "                      graph optimization of each side: disabled, basic, extended, all (defaults: all for\n"
       "                      two models, disabled with --per-node; disabled for A and all for B with one model)\n"
-      "  --threads N         intra-op threads of both sides (default: all cores)\n"
+      "  --threads N         intra-op threads of both sides (default: every usable CPU)\n"
       "  --rtol X, --atol X  tolerances (defaults 1e-3 and 1e-5)\n"
       "  --per-node          also compare the intermediate values both runs compute under the same name, in A's\n"
       "                      order; prints the first out of tolerance and the worst (--top N, default 10)\n"

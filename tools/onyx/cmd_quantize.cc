@@ -45,7 +45,7 @@ void Help() {
       "  --exclude NODE...         node names to leave in float (comma-separated or repeated)\n"
       "  --bits 4|8                weight-only: bits per weight (default 4)\n"
       "  --block N                 weight-only: weights per block along K, a power of two 16..256 (default 32)\n"
-      "  --threads N               calibration threads (default: all cores)\n"
+      "  --threads N               calibration threads (default: every usable CPU)\n"
       "  --report FILE.json        write the report as JSON\n"
       "  --verbose                 print one line per quantized tensor\n"
       "  --quiet                   print nothing on success\n\n"

@@ -25,7 +25,7 @@ void Help() {
       "  --dim NAME=VALUE    value of a symbolic dimension for random inputs (default 1)\n"
       "  --seed N            seed of the random inputs (default 0)\n"
       "  --output-dir DIR    write every output as DIR/<name>.npy\n"
-      "  --threads N         intra-op threads (default: all cores)\n"
+      "  --threads N         intra-op threads (default: every usable CPU)\n"
       "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all)\n"
       "  --optimized-model FILE  write the model as optimized to FILE\n");
 }

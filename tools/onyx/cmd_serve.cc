@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli.h"
+#include "core/cpu_count.h"
 #include "serve/auth.h"
 #include "serve/http_server.h"
 #ifdef ONYX_HAVE_GRPC
@@ -50,7 +51,7 @@ void Help() {
       "  --model-control-mode M     none (load all at start), poll (also rescan), explicit (load/unload requests)\n"
       "  --repository-poll-secs N   rescan interval with poll (default 15)\n"
       "  --load-model NAME          with explicit: load NAME at start (repeatable)\n"
-      "  --threads N                intra-op threads per run (default: all cores; config.json 'threads' wins)\n"
+      "  --threads N                intra-op threads per run (default: every usable CPU; config.json 'threads' wins)\n"
       "  --opt-level LEVEL          graph optimization: disabled, basic, extended or all (default all)\n"
       "  --max-batch-size N         dynamic batching up to N rows for models whose config sets none (default 0: off)\n"
       "  --max-queue-delay-us N     how long a batch waits to fill (default 0)\n"
@@ -263,7 +264,7 @@ int ServeMain(const std::vector<std::string>& args) {
   // glibc gives each of the server's many threads (HTTP, gRPC, batchers) an arena of its own, up to 8 per core; memory
   // freed in one (an unloaded model's, a large request's) is then rarely reused by the others, and RSS grew ~20% over
   // 100 unload/load cycles. As many arenas as cores keep allocations from contending without that spread.
-  mallopt(M_ARENA_MAX, static_cast<int>(std::max(2u, std::thread::hardware_concurrency())));
+  mallopt(M_ARENA_MAX, std::max(2, UsableCpuCount()));
 
   if (!p.token_file.empty()) {
     auto token = serve::ReadTokenFile(p.token_file);
@@ -298,7 +299,7 @@ int ServeMain(const std::vector<std::string>& args) {
   serve::RepositoryOptions repo_options;
   repo_options.mode = *serve::ParseModelControlMode(p.control);
   repo_options.defaults = p.defaults;
-  repo_options.load_threads = static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  repo_options.load_threads = std::max(2, UsableCpuCount());
   if (!p.model_path.empty()) {
     repo_options.single_path = p.model_path;
     std::string name = p.model_name;

@@ -24,7 +24,7 @@ void Help() {
       "~/.cache/onyx/tuning/), where later sessions find them (ONYX_TUNING=cache, the default). Shapes already in\n"
       "the cache are kept unless --force. Prints each shape's choice and the measured times.\n\n"
       "options:\n"
-      "  --threads N         intra-op threads (default: all cores); choices are kept per thread count\n"
+      "  --threads N         intra-op threads (default: every usable CPU); choices are kept per thread count\n"
       "  --force             re-time shapes the cache already holds (as ONYX_TUNING=always)\n"
       "  --dim NAME=VALUE    value of a symbolic dimension (default 1)\n"
       "  --inputs DIR        feed DIR/input_N.pb (ONNX test-data layout) instead of random inputs\n"
