@@ -6,8 +6,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -72,6 +75,11 @@ bool FusedRequantIsExact(const int8_t* weights, int64_t out_channels, int64_t pe
   return true;
 }
 
+int Int8ConvThreads(const Int8ConvDims& d, int threads) {
+  const bool depthwise = d.group > 1 && d.in_channels == d.group;
+  return PrimitiveThreads(depthwise ? d.Flops() * kDepthwiseTapCost : d.Flops(), threads);
+}
+
 bool Int8Conv::fused_requant() const { return impl_->fused; }
 
 namespace {
@@ -95,7 +103,7 @@ void ExecuteImage(const dnnl::convolution_forward& conv, const dnnl::convolution
 
 std::string Signature(const Int8ConvDims& d, const memory::desc& src, bool fused, int threads) {
   auto dim = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
-  return "int8conv/" + std::string(src.data_type() == Dt::s8 ? "s8" : "u8") + (fused ? "/fused" : "/s32") + "/n" +
+  return "int8conv2/" + std::string(src.data_type() == Dt::s8 ? "s8" : "u8") + (fused ? "/fused" : "/s32") + "/n" +
          std::to_string(d.batch) + "/c" + std::to_string(d.in_channels) + "/m" + std::to_string(d.out_channels) + "/g" +
          std::to_string(d.group) + "/in" + dim(d.in_h, d.in_w) + "/k" + dim(d.kernel_h, d.kernel_w) + "/s" +
          dim(d.stride_h, d.stride_w) + "/d" + dim(d.dilation_h, d.dilation_w) + "/p" + dim(d.pad_top, d.pad_left) +
@@ -109,63 +117,133 @@ std::string Signature(const Int8ConvDims& d, const memory::desc& src, bool fused
 // 0.038), the AMX layers after it their timed cost. So AMX needs a clear win, by more than a margin of the order of
 // that warm-up, until some layer has taken it by such a win: from then on the process runs AMX layers anyway (their
 // unit warm in every run, as in ResNet-50, whose stem and 3x3 layers win by 0.1 to 0.25 ms), and the plain fastest
-// is taken as before (AMX unless VNNI beats it by 3%). MobileNet's 1x1 layers win by 0 to 26 us: all VNNI. Only
-// the speed depends on the choice (both kernels are exact), and so on the order in which layers are created.
-constexpr double kAmxWarmupMarginMs = 0.03;
+// is taken as before (AMX unless VNNI beats it by 3%). MobileNet's 1x1 layers win by 0 to 26 us: all VNNI. The
+// margin is a compromise, since one warm-up serves every AMX layer of a run and the rule decides layer by layer: at
+// 0.03 ms SqueezeNet's classifier (1x1, 512 -> 1000 on 13x13, 2 threads), timed 31 us faster on AMX than on the best
+// VNNI kernel, became the model's only AMX layer and ran ~50 us slower in it; at 0.05 ms its two 3x3 layers on
+// 13x13 (1 thread, 45 us wins each) stayed on VNNI and ran ~40 us slower in all. Only the speed depends on the
+// choice (every kernel is exact: tests/unit/int8_conv_impls_test.cc runs each one), and so on the order in which
+// layers are created.
+constexpr double kAmxWarmupMarginMs = 0.04;
 std::atomic<bool> amx_taken_clearly{false};
 
-// 0 (AMX) or 1 (VNNI) from the two measured times; `fallback` when either is missing.
-size_t AmxOrVnni(const std::vector<TunedTime>& times, size_t fallback) {
-  double amx = -1, vnni = -1;
-  for (const TunedTime& t : times) {
-    if (t.candidate == "amx") amx = t.ms;
-    if (t.candidate == "vnni") vnni = t.ms;
+// At most this many of oneDNN's implementations for a shape are timed, in its order (its best guess first), the
+// reference ones left out. Its AMX and VNNI kernels come in several designs (brgemm-based, direct 1x1, direct) whose
+// ranking depends on the shape: MobileNet-v2's expansion 1x1 layers ran 5-17% faster on the direct 1x1 VNNI kernel
+// than on oneDNN's first VNNI choice (brgconv_1x1), its 7x7 layers 30% slower.
+constexpr size_t kMaxCandidates = 4;
+
+// Another non-AMX kernel replaces oneDNN's first one only when timed this much faster (a share of its time): timed
+// alone, back to back, a kernel can win by a few percent and lose in the model, where its input comes from the
+// previous layer and its output goes to the next (SqueezeNet's first convolution, 3 -> 64 3x3: the direct kernel
+// timed 5% faster than brgconv, ran 20% slower in the model). MobileNet-v2's 1x1 layers that won by 10-21% kept
+// their gain in the model.
+constexpr double kMinGainOverFirst = 0.08;
+
+// The index of the candidate to run, from the measured times (+infinity: not measured or failed). Among the non-AMX
+// kernels the fastest, kept to oneDNN's first unless it wins by kMinGainOverFirst; AMX's fastest against that one by
+// the warm-up rule above; `fallback` when nothing was measured.
+size_t ChooseByTimes(const std::vector<double>& ms, const std::vector<bool>& amx, size_t fallback) {
+  const size_t n = ms.size();
+  size_t best_amx = n, best_other = n, first_other = n;
+  for (size_t i = 0; i < n; ++i) {
+    if (amx[i]) {
+      if (std::isfinite(ms[i]) && (best_amx == n || ms[i] < ms[best_amx])) best_amx = i;
+    } else if (first_other == n) {
+      first_other = i;
+    }
   }
-  if (!(amx >= 0 && vnni >= 0 && std::isfinite(amx) && std::isfinite(vnni))) return fallback;
-  if (amx + kAmxWarmupMarginMs < vnni) {
+  if (first_other != n) {
+    std::vector<double> other(n, std::numeric_limits<double>::infinity());
+    for (size_t i = 0; i < n; ++i) {
+      if (!amx[i]) other[i] = ms[i];
+    }
+    best_other = PickFastest(other, first_other, kMinGainOverFirst);
+    if (!std::isfinite(other[best_other])) best_other = n;
+  }
+  if (best_amx == n) return best_other != n ? best_other : fallback;
+  if (best_other == n) return best_amx;
+  const double a = ms[best_amx], v = ms[best_other];
+  if (a + kAmxWarmupMarginMs < v) {
     amx_taken_clearly.store(true, std::memory_order_relaxed);
-    return 0;
+    return best_amx;
   }
-  if (amx_taken_clearly.load(std::memory_order_relaxed)) return PickFastest({amx, vnni}, 0);
-  return 1;
+  if (amx_taken_clearly.load(std::memory_order_relaxed)) return PickFastest({a, v}, 0) == 0 ? best_amx : best_other;
+  return best_other;
+}
+
+// The instruction-set family of an implementation name ("brgconv_1x1:avx512_core_vnni" -> "avx512"; "avx2_vnni",
+// "sse41" and "gemm_s8u8s32:jit" stand for themselves).
+std::string IsaFamily(const std::string& name) {
+  const size_t colon = name.find(':');
+  const std::string isa = colon == std::string::npos ? name : name.substr(colon + 1);
+  return isa.rfind("avx512", 0) == 0 ? "avx512" : isa;
+}
+
+// oneDNN's implementations for the shape of `first` (which is the first), in its order, at most kMaxCandidates of the
+// first one's instruction-set family (its fallbacks for older CPUs and its GEMM-based and reference ones were 1.5 to
+// 500x slower), each once: when the first one's primitive is in oneDNN's primitive cache, the iterator behind `first`
+// starts before it and yields it again (observed with 2.6).
+std::vector<dnnl::convolution_forward::primitive_desc> Candidates(
+    const dnnl::convolution_forward::primitive_desc& first) {
+  std::vector<dnnl::convolution_forward::primitive_desc> pds{first};
+  std::vector<std::string> names{first.impl_info_str()};
+  const std::string family = IsaFamily(names[0]);
+  // next_impl moves `it` (a handle of its own) to the next implementation; the copies already taken keep theirs.
+  dnnl::convolution_forward::primitive_desc it = first;
+  while (pds.size() < kMaxCandidates && it.next_impl()) {
+    std::string name = it.impl_info_str();
+    if (name.rfind("ref", 0) == 0) break;
+    if (IsaFamily(name) != family || std::find(names.begin(), names.end(), name) != names.end()) continue;
+    names.push_back(std::move(name));
+    pds.push_back(it);
+  }
+  return pds;
 }
 
 }  // namespace
 
 // oneDNN offers its AMX kernels first wherever the CPU has AMX, but they pay a tile configuration per call that small
 // convolutions (MobileNet's 1x1 layers of a few channels) never earn back, while the big ones run up to 2x faster
-// than on VNNI. Which wins depends on the shape and the CPU, so the two are timed on the real shape (the tuning
-// cache, kernels/tuning_cache.h, remembers the choice per CPU model); the fixed rule is oneDNN's order.
+// than on VNNI; and among its VNNI kernels the best depends on the shape too. So the candidates are timed on the
+// real shape (the tuning cache, kernels/tuning_cache.h, remembers the times per CPU model); the fixed rule is
+// oneDNN's order.
 dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
     const Int8ConvDims& d, const dnnl::convolution_forward::primitive_desc& first, memory plain_weights, bool fused,
     int threads) {
   const TuningMode mode = CurrentTuningMode();
-  if (mode == TuningMode::kOff || !IsAmx(first)) return first;
-  dnnl::convolution_forward::primitive_desc alternative = first;
-  bool found = false;
-  while (alternative.next_impl()) {
-    const std::string name = alternative.impl_info_str();
-    if (name.find("amx") == std::string::npos && name.rfind("ref", 0) != 0) {
-      found = true;
-      break;
-    }
+  if (mode == TuningMode::kOff) return first;
+  const std::vector<dnnl::convolution_forward::primitive_desc> pds = Candidates(first);
+  if (pds.size() < 2) return first;
+  const size_t n = pds.size();
+  std::vector<std::string> names(n);
+  std::vector<bool> amx(n);
+  for (size_t i = 0; i < n; ++i) {
+    names[i] = pds[i].impl_info_str();
+    amx[i] = IsAmx(pds[i]);
   }
-  if (!found) return first;
   const auto cache = TuningCache::Process();
   const std::string signature = Signature(d, first.src_desc(), fused, threads);
-  const char* kNames[2] = {"amx", "vnni"};
   if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
-    // The times decide (entries recorded before the warm-up margin hold the plain fastest as their choice).
-    entry->choice = kNames[AmxOrVnni(entry->times, entry->choice == kNames[1] ? 1 : 0)];
+    // The times decide again (the warm-up rule depends on what other layers of this process chose).
+    std::vector<double> ms(n, std::numeric_limits<double>::infinity());
+    size_t stored = 0;
+    for (size_t i = 0; i < n; ++i) {
+      for (const TunedTime& t : entry->times) {
+        if (t.candidate == names[i]) ms[i] = t.ms;
+      }
+      if (names[i] == entry->choice) stored = i;
+    }
+    const size_t pick = ChooseByTimes(ms, amx, stored);
+    entry->choice = names[pick];
     cache->NoteDecision(signature, *entry, false);
-    return entry->choice == kNames[1] ? alternative : first;
+    return pds[pick];
   }
   if (mode == TuningMode::kCache && !cache->MissBudgetLeft()) return first;
   const auto start = std::chrono::steady_clock::now();
-  const dnnl::convolution_forward::primitive_desc pds[2] = {first, alternative};
-  dnnl::convolution_forward convs[2];
-  memory weights[2];
-  for (int i = 0; i < 2; ++i) {
+  std::vector<dnnl::convolution_forward> convs(n);
+  std::vector<memory> weights(n);
+  for (size_t i = 0; i < n; ++i) {
     convs[i] = dnnl::convolution_forward(pds[i]);
     weights[i] = memory(pds[i].weights_desc(), DnnlEngine());
     dnnl::reorder(plain_weights, weights[i]).execute(DnnlStream(), plain_weights, weights[i]);
@@ -181,22 +259,22 @@ dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
     bias = memory(first.bias_desc(), DnnlEngine());
     std::memset(bias.get_data_handle(), 0, first.bias_desc().get_size());
   }
-  const std::vector<double> ms =
-      TimeCandidates(2,
-                     [&](size_t i) {
-                       return DnnlCall("int8 convolution (timing)", [&] {
-                         ExecuteImage(convs[i], pds[i], weights[i], bias, zp_mem, src.data(), dst.data());
-                         DnnlStream().wait();
-                       });
-                     },
-                     {threads, threads});
+  const std::vector<double> ms = TimeCandidates(
+      n,
+      [&](size_t i) {
+        return DnnlCall("int8 convolution (timing)", [&] {
+          ExecuteImage(convs[i], pds[i], weights[i], bias, zp_mem, src.data(), dst.data());
+          DnnlStream().wait();
+        });
+      },
+      std::vector<int>(n, threads));
   cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   TuningEntry entry{"", {}};
-  for (size_t i = 0; i < 2; ++i) {
-    if (std::isfinite(ms[i])) entry.times.push_back({kNames[i], ms[i]});
+  for (size_t i = 0; i < n; ++i) {
+    if (std::isfinite(ms[i])) entry.times.push_back({names[i], ms[i]});
   }
-  const size_t pick = AmxOrVnni(entry.times, PickFastest(ms, 0));
-  entry.choice = kNames[pick];
+  const size_t pick = ChooseByTimes(ms, amx, 0);
+  entry.choice = names[pick];
   if (std::isfinite(ms[pick])) {
     (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
     cache->NoteDecision(signature, entry, true);
@@ -204,69 +282,128 @@ dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
   return pds[pick];
 }
 
-Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool signed_source, const int8_t* weights,
-                                                   int threads, const Int8ConvRequant* requant) {
-  auto impl = std::make_unique<Impl>();
-  std::string impl_name;
+namespace {
+
+// The primitive descriptor of oneDNN's first implementation for `d` (one image per call, channels last, the source
+// zero point a run-time value; with `requant`, its output scales and zero-point post-ops), and the layouts around
+// it. oneDNN's implementation iterator (next_impl) keeps a pointer to the operation descriptor: `desc` lives here,
+// and a Described is filled in place and never moved while its pd is iterated. Throws dnnl::error (call inside
+// DnnlCall).
+struct Described {
+  Described() = default;
+  Described(const Described&) = delete;
+  Described& operator=(const Described&) = delete;
+  std::optional<dnnl::convolution_forward::desc> desc;
+  dnnl::convolution_forward::primitive_desc pd;
+  memory::dims src_dims, w_dims;
+  memory::desc src_md, bias_md;
+  bool with_bias = false;
+};
+
+void Describe(const Int8ConvDims& d, bool signed_source, const Int8ConvRequant* requant, Described& r) {
+  const Dt src_type = signed_source ? Dt::s8 : Dt::u8;
+  // One image per primitive call (see OutputSlack).
+  r.src_dims = {1, d.in_channels, d.in_h, d.in_w};
+  const memory::dims dst_dims{1, d.out_channels, d.out_h, d.out_w};
+  const int64_t cg = d.in_channels / d.group, mg = d.out_channels / d.group;
+  r.w_dims = d.group == 1 ? memory::dims{d.out_channels, cg, d.kernel_h, d.kernel_w}
+                          : memory::dims{d.group, mg, cg, d.kernel_h, d.kernel_w};
+  r.src_md = memory::desc(r.src_dims, src_type, Tag::nhwc);
+  const Dt dst_type = requant == nullptr ? Dt::s32 : requant->signed_output ? Dt::s8 : Dt::u8;
+  const memory::desc dst_md(dst_dims, dst_type, Tag::nhwc);
+  const memory::desc w_any(r.w_dims, Dt::s8, Tag::any);
+  r.with_bias = requant != nullptr && !requant->bias.empty();
+  r.bias_md = memory::desc({d.out_channels}, Dt::s32, Tag::x);
+  if (r.with_bias) {
+    r.desc.emplace(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, r.src_md, w_any, r.bias_md,
+                   dst_md, memory::dims{d.stride_h, d.stride_w}, memory::dims{d.dilation_h - 1, d.dilation_w - 1},
+                   memory::dims{d.pad_top, d.pad_left}, memory::dims{d.pad_bottom, d.pad_right});
+  } else {
+    r.desc.emplace(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, r.src_md, w_any, dst_md,
+                   memory::dims{d.stride_h, d.stride_w}, memory::dims{d.dilation_h - 1, d.dilation_w - 1},
+                   memory::dims{d.pad_top, d.pad_left}, memory::dims{d.pad_bottom, d.pad_right});
+  }
+  dnnl::primitive_attr attr = UserScratchpadAttr();  // runs of a session may execute it at once
+  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  if (requant != nullptr) {
+    attr.set_output_scales(requant->scales.size() == 1 ? 0 : 1 << 1, requant->scales);
+    if (requant->zero_point != 0) {
+      // Round half to even first, then add the zero point to the integer value (see Int8ConvRequant).
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
+      ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, 1.f, static_cast<float>(requant->zero_point));
+      attr.set_post_ops(ops);
+    }
+  }
+  r.pd = dnnl::convolution_forward::primitive_desc(*r.desc, attr, DnnlEngine());
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> Int8Conv::Implementations(const Int8ConvDims& d, bool signed_source, int threads,
+                                                           const Int8ConvRequant* requant) {
+  std::vector<std::string> names;
   const ScopedOmpThreads scoped(threads);
   ONYX_RETURN_IF_ERROR(DnnlCall("int8 convolution", [&] {
-    const Dt src_type = signed_source ? Dt::s8 : Dt::u8;
-    // One image per primitive call (see OutputSlack).
-    const memory::dims src_dims{1, d.in_channels, d.in_h, d.in_w};
-    const memory::dims dst_dims{1, d.out_channels, d.out_h, d.out_w};
-    const int64_t cg = d.in_channels / d.group, mg = d.out_channels / d.group;
-    const memory::dims w_dims = d.group == 1 ? memory::dims{d.out_channels, cg, d.kernel_h, d.kernel_w}
-                                             : memory::dims{d.group, mg, cg, d.kernel_h, d.kernel_w};
-    const memory::desc src_md(src_dims, src_type, Tag::nhwc);
-    const Dt dst_type = requant == nullptr ? Dt::s32 : requant->signed_output ? Dt::s8 : Dt::u8;
-    const memory::desc dst_md(dst_dims, dst_type, Tag::nhwc);
-    const memory::desc w_any(w_dims, Dt::s8, Tag::any);
-    const bool with_bias = requant != nullptr && !requant->bias.empty();
-    const memory::desc bias_md({d.out_channels}, Dt::s32, Tag::x);
-    const auto desc =
-        with_bias ? dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                    dnnl::algorithm::convolution_direct, src_md, w_any, bias_md, dst_md,
-                                                    {d.stride_h, d.stride_w}, {d.dilation_h - 1, d.dilation_w - 1},
-                                                    {d.pad_top, d.pad_left}, {d.pad_bottom, d.pad_right})
-                  : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                                    dnnl::algorithm::convolution_direct, src_md, w_any, dst_md,
-                                                    {d.stride_h, d.stride_w}, {d.dilation_h - 1, d.dilation_w - 1},
-                                                    {d.pad_top, d.pad_left}, {d.pad_bottom, d.pad_right});
-    dnnl::primitive_attr attr = UserScratchpadAttr();  // runs of a session may execute it at once
-    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    Described described;
+    Describe(d, signed_source, requant, described);
+    if (std::string(described.pd.impl_info_str()).rfind("ref", 0) == 0) return;
+    for (const auto& pd : Candidates(described.pd)) names.emplace_back(pd.impl_info_str());
+  }));
+  return names;
+}
+
+Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool signed_source, const int8_t* weights,
+                                                   int threads, const Int8ConvRequant* requant,
+                                                   std::string_view implementation) {
+  auto impl = std::make_unique<Impl>();
+  std::string impl_name;
+  bool named_found = true;
+  const ScopedOmpThreads scoped(threads);
+  ONYX_RETURN_IF_ERROR(DnnlCall("int8 convolution", [&] {
+    Described described;
+    Describe(d, signed_source, requant, described);
     if (requant != nullptr) {
-      attr.set_output_scales(requant->scales.size() == 1 ? 0 : 1 << 1, requant->scales);
-      if (requant->zero_point != 0) {
-        // Round half to even first, then add the zero point to the integer value (see Int8ConvRequant).
-        dnnl::post_ops ops;
-        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_round, 0.f, 0.f);
-        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, 1.f, static_cast<float>(requant->zero_point));
-        attr.set_post_ops(ops);
-      }
       impl->fused = true;
-      if (with_bias) {
-        impl->bias = memory(bias_md, DnnlEngine());
+      if (described.with_bias) {
+        impl->bias = memory(described.bias_md, DnnlEngine());
         std::memcpy(impl->bias.get_data_handle(), requant->bias.data(), requant->bias.size() * sizeof(int32_t));
       }
     }
-    impl->pd = dnnl::convolution_forward::primitive_desc(desc, attr, DnnlEngine());
+    impl->pd = described.pd;
     impl_name = impl->pd.impl_info_str();
     if (impl_name.rfind("ref", 0) == 0) return;  // refused below
-    memory plain({w_dims, Dt::s8, d.group == 1 ? Tag::oihw : Tag::goihw}, DnnlEngine(), const_cast<int8_t*>(weights));
-    impl->pd = ChooseImplementation(d, impl->pd, plain, requant != nullptr, threads);
+    memory plain({described.w_dims, Dt::s8, d.group == 1 ? Tag::oihw : Tag::goihw}, DnnlEngine(),
+                 const_cast<int8_t*>(weights));
+    if (implementation.empty()) {
+      impl->pd = ChooseImplementation(d, impl->pd, plain, requant != nullptr, threads);
+    } else {
+      named_found = false;
+      for (const auto& pd : Candidates(impl->pd)) {
+        if (pd.impl_info_str() == implementation) {
+          impl->pd = pd;
+          named_found = true;
+        }
+      }
+      if (!named_found) return;
+    }
     impl_name = impl->pd.impl_info_str();
     impl->conv = dnnl::convolution_forward(impl->pd);
     impl->weights = memory(impl->pd.weights_desc(), DnnlEngine());
     dnnl::reorder(plain, impl->weights).execute(DnnlStream(), plain, impl->weights);
     impl->reorder_source = d.in_channels > 1 && d.in_h * d.in_w > 1;
     if (impl->reorder_source) {
-      impl->nchw_src = memory::desc(src_dims, src_type, Tag::nchw);
-      impl->to_nhwc_pd =
-          dnnl::reorder::primitive_desc(DnnlEngine(), impl->nchw_src, DnnlEngine(), src_md, UserScratchpadAttr());
+      impl->nchw_src = memory::desc(described.src_dims, signed_source ? Dt::s8 : Dt::u8, Tag::nchw);
+      impl->to_nhwc_pd = dnnl::reorder::primitive_desc(DnnlEngine(), impl->nchw_src, DnnlEngine(), described.src_md,
+                                                       UserScratchpadAttr());
       impl->to_nhwc = dnnl::reorder(impl->to_nhwc_pd);
     }
     DnnlStream().wait();
   }));
+  if (!named_found) {
+    return InvalidArgument("oneDNN offers no int8 convolution implementation named '" + std::string(implementation) +
+                           "' for this shape");
+  }
   if (impl_name.rfind("ref", 0) == 0) {
     return Unsupported("oneDNN has only its reference int8 convolution (" + impl_name + ") for this shape");
   }

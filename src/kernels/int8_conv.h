@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/status.h"
@@ -27,6 +29,16 @@ struct Int8ConvDims {
     return 2 * batch * out_channels * out_h * out_w * (in_channels / group) * kernel_h * kernel_w;
   }
 };
+
+// The thread count to build and run an int8 convolution of `d` with, given the session's `threads`: PrimitiveThreads
+// (kernels/dnnl_util.h) on the work in dense multiply-accumulate equivalents. A depthwise tap (one input channel
+// per group) counts as kDepthwiseTapCost dense ones: oneDNN's int8 depthwise kernel has one product per lane
+// where the dense VNNI/AMX kernels have four or more, plus a byte of input per product (measured here at one
+// thread: MobileNet-v2's depthwise layers ~40 GFLOP/s, its 1x1 layers 350-430), so counting its flops alone
+// left every MobileNet-v2 depthwise layer single-threaded although each one runs 1.4-1.9x faster on 2 threads
+// (0.5 to 2 MFLOP each, 14 of them: ~0.14 ms of the model's ~1.9 ms at 2 threads).
+inline constexpr int64_t kDepthwiseTapCost = 8;
+int Int8ConvThreads(const Int8ConvDims& d, int threads);
 
 // Requantization inside the convolution (oneDNN output scales, 8-bit destination): y = saturate(round_half_even(
 // float(acc + bias) * scale[m]) + zero_point). Equal to kernels/int8_requantize.h's RequantizeValue only while
@@ -53,8 +65,14 @@ class Int8Conv {
   // `threads` is the OpenMP thread count the primitive runs with (Run must be called under the same count).
   // Fails (the caller falls back) where oneDNN only offers its reference implementation.
   // With `requant`, the primitive writes 8-bit results (RunNhwc only; no slack needed in y).
+  // With `implementation` (one of Implementations()), that oneDNN implementation instead of the timed choice (tests).
   static Result<std::unique_ptr<Int8Conv>> Create(const Int8ConvDims& dims, bool signed_source, const int8_t* weights,
-                                                  int threads, const Int8ConvRequant* requant = nullptr);
+                                                  int threads, const Int8ConvRequant* requant = nullptr,
+                                                  std::string_view implementation = {});
+  // The oneDNN implementations Create chooses between for these arguments (by name, oneDNN's order, which may depend
+  // on the thread count); empty where oneDNN has only its reference one.
+  static Result<std::vector<std::string>> Implementations(const Int8ConvDims& dims, bool signed_source, int threads,
+                                                          const Int8ConvRequant* requant = nullptr);
   ~Int8Conv();
   Int8Conv(const Int8Conv&) = delete;
   Int8Conv& operator=(const Int8Conv&) = delete;
@@ -81,8 +99,8 @@ class Int8Conv {
 
  private:
   struct Impl;
-  // oneDNN's first implementation, or the best non-AMX one on this shape where AMX does not win clearly enough to
-  // pay its unit's warm-up (see the .cc).
+  // The fastest of oneDNN's first few implementations on this shape, timed (the tuning cache), AMX only where it wins
+  // clearly enough to pay its unit's warm-up (see the .cc); oneDNN's first where tuning is off.
   static dnnl::convolution_forward::primitive_desc ChooseImplementation(
       const Int8ConvDims& d, const dnnl::convolution_forward::primitive_desc& first, dnnl::memory plain_weights,
       bool fused, int threads);

@@ -3,7 +3,8 @@
 // operations whatever the vector width: one IEEE division x / scale, the NaN replacement, a clamp to integer bounds
 // and a conversion rounding half to even (cvtps2dq under the default rounding mode), so the results are those of
 // the scalar definition bit for bit (tests/unit/quantize_float_kernels_test.cc checks ties, near-ties, NaN and
-// saturation).
+// saturation; tests/unit/int8_quantize_targets_test.cc the same and MinMaxWithZero on every target of the CPU).
+// DynamicQuantizeLinear and the fused DynamicQuantizeMatMul both call these loops.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/int8_quantize.cc"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -59,6 +60,46 @@ struct QuantVectors {
   hn::Vec<hn::RebindToSigned<D>> zp;
 };
 
+// q (already clamped to Q's range, so no overflow) rounded half to even to int32. On x86, cvtps2dq itself: Highway's
+// NearestInt adds a fix-up for out-of-range values (three more operations per vector) that a clamped q never needs.
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_SSSE3
+template <size_t N>
+HWY_INLINE hn::Vec128<int32_t, N> RoundClamped(hn::Vec128<float, N> q) {
+  return hn::Vec128<int32_t, N>{_mm_cvtps_epi32(q.raw)};
+}
+#if HWY_TARGET <= HWY_AVX2
+HWY_INLINE hn::Vec256<int32_t> RoundClamped(hn::Vec256<float> q) {
+  return hn::Vec256<int32_t>{_mm256_cvtps_epi32(q.raw)};
+}
+#endif
+#if HWY_TARGET <= HWY_AVX3
+HWY_INLINE hn::Vec512<int32_t> RoundClamped(hn::Vec512<float> q) {
+  return hn::Vec512<int32_t>{_mm512_cvtps_epi32(q.raw)};
+}
+#endif
+#else
+template <class V>
+HWY_INLINE auto RoundClamped(V q) {
+  return hn::NearestInt(q);
+}
+#endif
+
+// int32 values already in Q's range to Q. With AVX-512, vpmovdb truncates each lane to its low byte, which is the
+// value itself (two's complement for int8): one instruction where Highway's saturating DemoteTo packs twice and
+// permutes.
+template <class DQ, class V>
+HWY_INLINE hn::Vec<DQ> NarrowInRange(DQ dq, V v) {
+  return hn::DemoteTo(dq, v);
+}
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+HWY_INLINE hn::Vec128<uint8_t> NarrowInRange(hn::Full128<uint8_t>, hn::Vec512<int32_t> v) {
+  return hn::Vec128<uint8_t>{_mm512_cvtepi32_epi8(v.raw)};
+}
+HWY_INLINE hn::Vec128<int8_t> NarrowInRange(hn::Full128<int8_t>, hn::Vec512<int32_t> v) {
+  return hn::Vec128<int8_t>{_mm512_cvtepi32_epi8(v.raw)};
+}
+#endif
+
 // Quantizes one vector of floats to int32 values in Q's range. (A product by the reciprocal, divisions only near
 // ties, was measured no faster here: the loop is bound by reading the floats, not by the divisions.)
 template <class D>
@@ -66,7 +107,7 @@ HWY_INLINE hn::Vec<hn::RebindToSigned<D>> QuantizeV(D, hn::Vec<D> x, const Quant
   hn::Vec<D> q = hn::Div(x, k.scale);
   q = hn::IfThenElse(hn::IsNaN(q), k.nan, q);
   q = hn::Min(hn::Max(q, k.lo), k.hi);
-  return hn::Add(hn::NearestInt(q), k.zp);
+  return hn::Add(RoundClamped(q), k.zp);
 }
 
 template <typename Q>
@@ -82,10 +123,10 @@ void QuantizeT(const float* HWY_RESTRICT x, int64_t n, float scale, int32_t zero
   for (; i + 2 * lanes <= n; i += 2 * lanes) {
     const auto a = QuantizeV(d, hn::LoadU(d, x + i), k);
     const auto b = QuantizeV(d, hn::LoadU(d, x + i + lanes), k);
-    hn::StoreU(hn::DemoteTo(dq, a), dq, y + i);
-    hn::StoreU(hn::DemoteTo(dq, b), dq, y + i + lanes);
+    hn::StoreU(NarrowInRange(dq, a), dq, y + i);
+    hn::StoreU(NarrowInRange(dq, b), dq, y + i + lanes);
   }
-  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::DemoteTo(dq, QuantizeV(d, hn::LoadU(d, x + i), k)), dq, y + i);
+  for (; i + lanes <= n; i += lanes) hn::StoreU(NarrowInRange(dq, QuantizeV(d, hn::LoadU(d, x + i), k)), dq, y + i);
   for (; i < n; ++i) y[i] = QuantizeOne<Q>(x[i], scale, c);
 }
 
@@ -106,9 +147,9 @@ void ToChannelsLastT(const float* HWY_RESTRICT x, int64_t channels, int64_t plan
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     const QuantVectors<D> k(d, scale, c);
     for (; p + lanes <= pixels; p += lanes) {
-      const auto v0 = hn::DemoteTo(dq, QuantizeV(d, hn::LoadU(d, x + p), k));
-      const auto v1 = hn::DemoteTo(dq, QuantizeV(d, hn::LoadU(d, x + plane + p), k));
-      const auto v2 = hn::DemoteTo(dq, QuantizeV(d, hn::LoadU(d, x + 2 * plane + p), k));
+      const auto v0 = NarrowInRange(dq, QuantizeV(d, hn::LoadU(d, x + p), k));
+      const auto v1 = NarrowInRange(dq, QuantizeV(d, hn::LoadU(d, x + plane + p), k));
+      const auto v2 = NarrowInRange(dq, QuantizeV(d, hn::LoadU(d, x + 2 * plane + p), k));
       hn::StoreInterleaved3(v0, v1, v2, dq, y + p * 3);
     }
     for (; p < pixels; ++p) {
@@ -153,6 +194,56 @@ void DequantizeT(const Q* HWY_RESTRICT x, int64_t n, float scale, int32_t zero_p
   for (; i < n; ++i) y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zero_point) * scale;
 }
 
+// `v < m ? v : m` and `v > m ? v : m` per lane: a NaN v leaves m (m itself is never NaN). x86's minps/maxps with
+// v first compute exactly that, and Highway's emulated targets skip a NaN in either operand; other instruction
+// sets' min/max may propagate a NaN, so they compare and select.
+template <class V>
+HWY_INLINE V MinSkippingNaN(V v, V m) {
+#if HWY_ARCH_X86
+  return hn::Min(v, m);
+#else
+  return hn::IfThenElse(hn::Lt(v, m), v, m);
+#endif
+}
+template <class V>
+HWY_INLINE V MaxSkippingNaN(V v, V m) {
+#if HWY_ARCH_X86
+  return hn::Max(v, m);
+#else
+  return hn::IfThenElse(hn::Gt(v, m), v, m);
+#endif
+}
+
+// The accumulators start at +0 and only take values strictly below (above) them, so they never hold -0 or a NaN:
+// the lanes reduce in any order to the scalar loop's result (two pairs of accumulators hide min/max latency).
+void MinMaxT(const float* HWY_RESTRICT x, int64_t n, float* lo, float* hi) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto mn0 = hn::Zero(d), mx0 = hn::Zero(d), mn1 = hn::Zero(d), mx1 = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const auto a = hn::LoadU(d, x + i);
+    const auto b = hn::LoadU(d, x + i + lanes);
+    mn0 = MinSkippingNaN(a, mn0);
+    mx0 = MaxSkippingNaN(a, mx0);
+    mn1 = MinSkippingNaN(b, mn1);
+    mx1 = MaxSkippingNaN(b, mx1);
+  }
+  for (; i + lanes <= n; i += lanes) {
+    const auto a = hn::LoadU(d, x + i);
+    mn0 = MinSkippingNaN(a, mn0);
+    mx0 = MaxSkippingNaN(a, mx0);
+  }
+  float l = hn::GetLane(hn::MinOfLanes(d, hn::Min(mn0, mn1)));
+  float h = hn::GetLane(hn::MaxOfLanes(d, hn::Max(mx0, mx1)));
+  for (; i < n; ++i) {
+    l = x[i] < l ? x[i] : l;
+    h = x[i] > h ? x[i] : h;
+  }
+  *lo = l;
+  *hi = h;
+}
+
 void QuantizeU8(const float* x, int64_t n, float scale, int32_t zp, uint8_t nan_value, uint8_t* y) {
   QuantizeT(x, n, scale, zp, nan_value, y);
 }
@@ -177,6 +268,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace onyx::kernels {
 
+HWY_EXPORT(MinMaxT);
 HWY_EXPORT(QuantizeU8);
 HWY_EXPORT(QuantizeS8);
 HWY_EXPORT(ToChannelsLastU8);
@@ -184,32 +276,7 @@ HWY_EXPORT(ToChannelsLastS8);
 HWY_EXPORT(DequantizeU8);
 HWY_EXPORT(DequantizeS8);
 
-void MinMaxWithZero(const float* x, int64_t n, float* lo, float* hi) {
-  // Eight independent accumulators per bound let the compiler keep them in one vector register; `v < m ? v : m`
-  // is exactly minps (a NaN v leaves m), so NaNs are skipped without a branch.
-  constexpr int kLanes = 8;
-  float mins[kLanes], maxs[kLanes];
-  for (int l = 0; l < kLanes; ++l) mins[l] = maxs[l] = 0.0f;
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int l = 0; l < kLanes; ++l) {
-      const float v = x[i + l];
-      mins[l] = v < mins[l] ? v : mins[l];
-      maxs[l] = v > maxs[l] ? v : maxs[l];
-    }
-  }
-  for (; i < n; ++i) {
-    mins[0] = x[i] < mins[0] ? x[i] : mins[0];
-    maxs[0] = x[i] > maxs[0] ? x[i] : maxs[0];
-  }
-  float a = mins[0], b = maxs[0];
-  for (int l = 1; l < kLanes; ++l) {
-    a = mins[l] < a ? mins[l] : a;
-    b = maxs[l] > b ? maxs[l] : b;
-  }
-  *lo = a;
-  *hi = b;
-}
+void MinMaxWithZero(const float* x, int64_t n, float* lo, float* hi) { HWY_DYNAMIC_DISPATCH(MinMaxT)(x, n, lo, hi); }
 
 namespace {
 

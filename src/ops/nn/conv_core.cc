@@ -90,7 +90,7 @@ Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const T
   const kernels::Int8ConvDims d = Int8ConvDimsOf(g);
   if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return false;
   const bool is_signed = x.type() == DataType::kInt8;
-  const int run_threads = kernels::PrimitiveThreads(d.Flops(), threads);
+  const int run_threads = kernels::Int8ConvThreads(d, threads);  // depthwise counted by its real cost
   std::shared_ptr<kernels::Int8Conv> conv;
   {
     // Session::Run may be called from several threads; the primitive is rebuilt only when its inputs change.

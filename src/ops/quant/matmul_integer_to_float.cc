@@ -98,98 +98,6 @@ void ScaleBiasRow(float* row, int64_t n, const float* scale, bool per_column, co
 
 // ---- A's dynamic quantization (DynamicQuantizeLinear, bit for bit: ops/nn/quantize.cc, kernels/int8_quantize.h) ----
 
-// [min, max] of x[0, n) and 0, NaNs skipped: minps(v, m) is `v < m ? v : m`, the scalar loop's expression.
-__attribute__((target("avx2"))) void MinMaxAvx2(const float* x, int64_t n, float* lo, float* hi) {
-  __m256 mn = _mm256_setzero_ps(), mx = _mm256_setzero_ps();
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 v = _mm256_loadu_ps(x + i);
-    mn = _mm256_min_ps(v, mn);
-    mx = _mm256_max_ps(v, mx);
-  }
-  alignas(32) float a[8], b[8];
-  _mm256_store_ps(a, mn);
-  _mm256_store_ps(b, mx);
-  float l = 0.0f, h = 0.0f;
-  for (int j = 0; j < 8; ++j) {
-    l = a[j] < l ? a[j] : l;
-    h = b[j] > h ? b[j] : h;
-  }
-  for (; i < n; ++i) {
-    l = x[i] < l ? x[i] : l;
-    h = x[i] > h ? x[i] : h;
-  }
-  *lo = l;
-  *hi = h;
-}
-
-// The same over 16 lanes (min and max are exact: the lane count does not change the result).
-__attribute__((target("avx512f"))) void MinMaxAvx512(const float* x, int64_t n, float* lo, float* hi) {
-  __m512 mn = _mm512_setzero_ps(), mx = _mm512_setzero_ps();
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512 v = _mm512_loadu_ps(x + i);
-    mn = _mm512_min_ps(v, mn);
-    mx = _mm512_max_ps(v, mx);
-  }
-  alignas(64) float a[16], b[16];
-  _mm512_store_ps(a, mn);
-  _mm512_store_ps(b, mx);
-  float l = 0.0f, h = 0.0f;
-  for (int j = 0; j < 16; ++j) {
-    l = a[j] < l ? a[j] : l;
-    h = b[j] > h ? b[j] : h;
-  }
-  for (; i < n; ++i) {
-    l = x[i] < l ? x[i] : l;
-    h = x[i] > h ? x[i] : h;
-  }
-  *lo = l;
-  *hi = h;
-}
-
-// y = saturate(round_half_even(x / scale) + zero_point) as kernels::QuantizeFloat<uint8_t> computes it with a NaN
-// giving 0: the quotient, NaN replaced by -zero_point, clamped to [-zp, 255 - zp] (maxps(lo, q) is `q < lo ? lo : q`,
-// minps(hi, q) is `q > hi ? hi : q`), rounded by adding and subtracting 1.5 * 2^23, then the zero point. Returns how
-// many it did (a multiple of 8).
-__attribute__((target("avx2"))) int64_t QuantizeAvx2(const float* x, int64_t n, float scale, int32_t zero_point,
-                                                     uint8_t* y) {
-  const __m256 s = _mm256_set1_ps(scale), round = _mm256_set1_ps(12582912.0f);
-  const __m256 lo = _mm256_set1_ps(static_cast<float>(0 - zero_point));
-  const __m256 hi = _mm256_set1_ps(static_cast<float>(255 - zero_point));
-  const __m256i zp = _mm256_set1_epi32(zero_point);
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256 q = _mm256_div_ps(_mm256_loadu_ps(x + i), s);
-    q = _mm256_blendv_ps(lo, q, _mm256_cmp_ps(q, q, _CMP_ORD_Q));  // NaN -> nan_value 0, i.e. -zero_point
-    q = _mm256_min_ps(hi, _mm256_max_ps(lo, q));
-    q = _mm256_sub_ps(_mm256_add_ps(q, round), round);
-    const __m256i v = _mm256_add_epi32(_mm256_cvttps_epi32(q), zp);  // 0..255
-    const __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(y + i), _mm_packus_epi16(w, w));
-  }
-  return i;
-}
-
-// QuantizeAvx2's steps on 16 lanes (a multiple of 16 done); the 0..255 results narrow to bytes exactly.
-__attribute__((target("avx512f"))) int64_t QuantizeAvx512(const float* x, int64_t n, float scale, int32_t zero_point,
-                                                          uint8_t* y) {
-  const __m512 s = _mm512_set1_ps(scale), round = _mm512_set1_ps(12582912.0f);
-  const __m512 lo = _mm512_set1_ps(static_cast<float>(0 - zero_point));
-  const __m512 hi = _mm512_set1_ps(static_cast<float>(255 - zero_point));
-  const __m512i zp = _mm512_set1_epi32(zero_point);
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    __m512 q = _mm512_div_ps(_mm512_loadu_ps(x + i), s);
-    q = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(q, q, _CMP_ORD_Q), lo, q);  // NaN -> -zero_point
-    q = _mm512_min_ps(hi, _mm512_max_ps(lo, q));
-    q = _mm512_sub_ps(_mm512_add_ps(q, round), round);
-    const __m512i v = _mm512_add_epi32(_mm512_cvttps_epi32(q), zp);  // 0..255
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm512_cvtepi32_epi8(v));
-  }
-  return i;
-}
-
 struct DynamicQuantized {
   float scale = 1.0f;
   int32_t zero_point = 0;
@@ -202,15 +110,7 @@ DynamicQuantized QuantizeDynamic(const float* x, int64_t n, uint8_t* y) {
   const int64_t chunks = std::clamp<int64_t>(n / 4096, 1, kChunks);
   ParallelFor(chunks, n / chunks, [&](int64_t lo, int64_t hi) {
     for (int64_t c = lo; c < hi; ++c) {
-      const float* p = x + n * c / chunks;
-      const int64_t count = n * (c + 1) / chunks - n * c / chunks;
-      if (HasAvx512()) {
-        MinMaxAvx512(p, count, &los[c], &his[c]);
-      } else if (HasAvx2()) {
-        MinMaxAvx2(p, count, &los[c], &his[c]);
-      } else {
-        kernels::MinMaxWithZero(p, count, &los[c], &his[c]);
-      }
+      kernels::MinMaxWithZero(x + n * c / chunks, n * (c + 1) / chunks - n * c / chunks, &los[c], &his[c]);
     }
   });
   float lo = 0.0f, hi = 0.0f;
@@ -222,9 +122,7 @@ DynamicQuantized QuantizeDynamic(const float* x, int64_t n, uint8_t* y) {
   q.scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
   q.zero_point = nn::SaturateRound<uint8_t>(std::clamp(0.0f - lo / q.scale, 0.0f, 255.0f));
   ParallelFor(n, 4, [&](int64_t b, int64_t e) {
-    int64_t done = HasAvx512() ? QuantizeAvx512(x + b, e - b, q.scale, q.zero_point, y + b) : 0;
-    if (HasAvx2()) done += QuantizeAvx2(x + b + done, e - b - done, q.scale, q.zero_point, y + b + done);
-    kernels::QuantizeFloat<uint8_t>(x + b + done, e - b - done, q.scale, q.zero_point, uint8_t{0}, y + b + done);
+    kernels::QuantizeFloat<uint8_t>(x + b, e - b, q.scale, q.zero_point, uint8_t{0}, y + b);
   });
   return q;
 }

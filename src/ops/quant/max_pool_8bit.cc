@@ -4,11 +4,13 @@
 // this is exactly what ONNX Runtime's dropped group computes); onyx's general MaxPool handles 8-bit data too but with
 // its N-D reference loops, ~20x slower on ResNet-50's first pooling. With channels_last = 1 (from the int8 layout
 // pass, optimizer/int8_nhwc_layout.h) the image is [N, H, W, C] and the output [N, OH, OW, C]: the maximum then runs
-// over whole pixels of contiguous channels.
+// over whole pixels of contiguous channels, in vectors (kernels::MaxPoolRow).
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <vector>
 
+#include "kernels/int8_pool.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/window.h"
 #include "ops/quant/quant_ops.h"
@@ -16,12 +18,6 @@
 
 namespace onyx::ops::quant {
 namespace {
-
-// dst[i] = max(dst[i], src[i]): one pass over a pixel's channels (distinct buffers: vectorized).
-template <typename Q>
-void MaxInto(Q* __restrict dst, const Q* __restrict src, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) dst[i] = dst[i] > src[i] ? dst[i] : src[i];
-}
 
 class MaxPool8BitKernel : public OpKernel {
  public:
@@ -88,25 +84,35 @@ class MaxPool8BitKernel : public OpKernel {
     const nn::WindowAxis& w = axes[1];
     const int64_t c = x.dim(3);
     Tensor& y = ctx.AllocateOutput(0, x.type(), {x.dim(0), h.out, w.out, c});
+    const int64_t max_taps = h.kernel * w.kernel;
     auto run = [&](const auto* in, auto* out) {
-      using Q = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
-      ParallelFor(x.dim(0) * h.out, w.out * c * h.kernel * w.kernel, [&](int64_t lo, int64_t hi) {
+      ParallelFor(x.dim(0) * h.out, w.out * c * max_taps, [&](int64_t lo, int64_t hi) {
+        // Per output row, each pixel's taps inside the image as offsets into it (kernels::MaxPoolRow); buffers of
+        // the calling thread, kept from run to run.
+        thread_local std::vector<int64_t> offsets_of_thread;
+        thread_local std::vector<int32_t> counts_of_thread;
+        std::vector<int64_t>& offsets = offsets_of_thread;
+        std::vector<int32_t>& counts = counts_of_thread;
+        if (offsets.size() < static_cast<size_t>(w.out * max_taps))
+          offsets.resize(static_cast<size_t>(w.out * max_taps));
+        if (counts.size() < static_cast<size_t>(w.out)) counts.resize(static_cast<size_t>(w.out));
         for (int64_t row = lo; row < hi; ++row) {
           const int64_t n = row / h.out, oh = row % h.out;
-          const Q* image = in + n * h.in * w.in * c;
           for (int64_t ow = 0; ow < w.out; ++ow) {
-            Q* dst = out + ((n * h.out + oh) * w.out + ow) * c;
-            std::fill(dst, dst + c, std::numeric_limits<Q>::lowest());
+            int32_t taps = 0;
+            int64_t* tap = offsets.data() + ow * max_taps;
             for (int64_t kh = 0; kh < h.kernel; ++kh) {
               const int64_t ih = oh * h.stride - h.pad_begin + kh * h.dilation;
               if (ih < 0 || ih >= h.in) continue;
               for (int64_t kw = 0; kw < w.kernel; ++kw) {
                 const int64_t iw = ow * w.stride - w.pad_begin + kw * w.dilation;
-                if (iw < 0 || iw >= w.in) continue;
-                MaxInto(dst, image + (ih * w.in + iw) * c, c);
+                if (iw >= 0 && iw < w.in) tap[taps++] = (ih * w.in + iw) * c;
               }
             }
+            counts[static_cast<size_t>(ow)] = taps;
           }
+          kernels::MaxPoolRow(in + n * h.in * w.in * c, offsets.data(), counts.data(), max_taps, w.out, c,
+                              out + (n * h.out + oh) * w.out * c);
         }
       });
     };

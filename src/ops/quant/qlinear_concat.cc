@@ -2,15 +2,17 @@
 // Concat of uint8 or int8 tensors, each requantized from its own scale and zero point to Y's, as ONNX Runtime's
 // com.microsoft QLinearConcat computes it: an input whose scale equals Y's (as floats) and whose zero point equals
 // Y's is copied; any other goes through a table of its 256 byte values, each dequantized (x_scale * (q - x_zero_point)
-// in float32) and quantized to Y (kernels::QuantizeFloat: division, round half to even, saturation). The tables are
-// built once where the parameters are constants. With channels_last = 1 (from the int8 layout pass) the inputs and
-// the output are [N, H, W, C] and `axis` still names the channel axis as ONNX counts it (1).
+// in float32) and quantized to Y (kernels::QuantizeFloat: division, round half to even, saturation), then looked up
+// per byte (kernels::LookupBytes, vectorized). The tables are built once where the parameters are constants. With
+// channels_last = 1 (from the int8 layout pass) the inputs and the output are [N, H, W, C] and `axis` still names the
+// channel axis as ONNX counts it (1).
 #include <algorithm>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "kernels/int8_lookup.h"
 #include "kernels/int8_quantize.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
@@ -159,17 +161,23 @@ class QLinearConcatKernel : public OpKernel {
     const int64_t out_pitch = out_shape[static_cast<size_t>(axis)] * inner;
     const int64_t rows = y.size() / out_pitch;
     uint8_t* out = static_cast<uint8_t*>(y.raw());
+    // Blocks of whole output rows, input by input: a table lookup per block rather than per row (channels last,
+    // a row is one pixel: tens of bytes per input), while the block's output stays in cache.
+    constexpr int64_t kBlockBytes = 16384;
+    const int64_t block = std::max<int64_t>(1, kBlockBytes / out_pitch);
     ParallelFor(rows, out_pitch, [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) {
-        uint8_t* o = out + r * out_pitch;
+      for (int64_t r0 = lo; r0 < hi; r0 += block) {
+        const int64_t count = std::min(block, hi - r0);
+        uint8_t* o = out + r0 * out_pitch;
         for (size_t i = 0; i < inputs_; ++i) {
           const int64_t pitch = xs[i]->dim(axis) * inner;
-          const uint8_t* in = static_cast<const uint8_t*>(xs[i]->raw()) + r * pitch;
+          const uint8_t* in = static_cast<const uint8_t*>(xs[i]->raw()) + r0 * pitch;
           if (requant[i]->copy) {
-            std::memcpy(o, in, static_cast<size_t>(pitch));
+            for (int64_t r = 0; r < count; ++r) {
+              std::memcpy(o + r * out_pitch, in + r * pitch, static_cast<size_t>(pitch));
+            }
           } else {
-            const uint8_t* table = requant[i]->table.data();
-            for (int64_t k = 0; k < pitch; ++k) o[k] = table[in[k]];
+            kernels::LookupBytes(requant[i]->table.data(), in, pitch, o, out_pitch, count, pitch);
           }
           o += pitch;
         }

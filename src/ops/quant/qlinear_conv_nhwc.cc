@@ -192,7 +192,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     // oneDNN's int8 products saturate in int16 pairs without VNNI/AMX: the direct loops are exact everywhere.
     if (!kernels::Int8GemmIsExact()) return nullptr;
     if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return nullptr;
-    const Key key{d, type == DataType::kInt8, kernels::PrimitiveThreads(d.Flops(), threads)};
+    const Key key{d, type == DataType::kInt8, kernels::Int8ConvThreads(d, threads)};
     std::lock_guard<std::mutex> lock(mutex_);
     // Kept for the last few input shapes: a server's dynamic batches alternate between batch sizes.
     auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const auto& e) { return e.first == key; });

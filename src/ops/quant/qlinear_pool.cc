@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/int8_pool.h"
 #include "kernels/int8_requantize.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/nn_util.h"
@@ -66,15 +67,14 @@ class QLinearGlobalAveragePoolKernel : public OpKernel {
       using Q = std::remove_pointer_t<decltype(out)>;
       if (channels_last_) {
         ParallelFor(x->dim(0), size * c, [&](int64_t lo, int64_t hi) {
-          std::vector<int32_t> sums(static_cast<size_t>(c));
+          thread_local std::vector<int32_t> sums_of_thread;  // kept from run to run: no allocation per run
+          std::vector<int32_t>& sums = sums_of_thread;
+          sums.resize(static_cast<size_t>(c));
+          const int32_t offset = -xz * static_cast<int32_t>(size);
           for (int64_t n = lo; n < hi; ++n) {
-            std::fill(sums.begin(), sums.end(), -xz * static_cast<int32_t>(size));
-            const Q* image = in + n * size * c;
-            for (int64_t i = 0; i < size; ++i) {
-              for (int64_t k = 0; k < c; ++k) sums[static_cast<size_t>(k)] += image[i * c + k];
-            }
-            for (int64_t k = 0; k < c; ++k)
-              out[n * c + k] = kernels::RequantizeValue<Q>(sums[static_cast<size_t>(k)], scale, yz);
+            kernels::SumPixelsChannelsLast(in + n * size * c, size, c, sums.data());
+            for (int32_t& sum : sums) sum += offset;
+            kernels::RequantizeRows<Q>(sums.data(), 1, c, nullptr, &scale, false, yz, out + n * c);
           }
         });
         return;
