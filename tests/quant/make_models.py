@@ -19,6 +19,8 @@
                      AveragePool-19 in another order).
   qdq_concat.onnx    DQ -> Concat -> Q groups, uint8 and int8, along the channels and spatial axes, with inputs
                      requantized and copied; references at levels disabled and all.
+  float_heads.onnx   Flatten -> Gemm classifier heads with constant weights (as after a QDQ network's last
+                     DequantizeLinear), summed in ONNX Runtime's order.
   qlinear.onnx       the QLinear operators themselves: QLinearConv (per-channel weights, int32 bias, grouped and
                      strided), QLinearMatMul, QuantizeLinear and DequantizeLinear.
 
@@ -426,6 +428,27 @@ def float_ops_model(opset):
     return b.model("float_ops", [inp], outs, opset=opset)
 
 
+def float_heads_model():
+    """Classifier heads after the last DequantizeLinear: Flatten -> Gemm with a constant weight (PyTorch's Linear:
+    transB=1 and a bias; also B as stored, a [1, N] bias, and no bias), K = 600 so that the sums cross ONNX Runtime's
+    256-long K slices twice and end in a partial one. ONNX Runtime computes them with the packed-B order that onyx
+    reproduces (kernels/sgemm_row.h), so every logit must match to the bit."""
+    b = Builder(23)
+    flat = b.node("Flatten", ["input"], axis=1)
+    k = 600
+    outs = []
+    w = b.rng.normal(0, 0.05, (37, k)).astype(np.float32)
+    outs.append(b.node("Gemm", [flat, b.const("w", w), b.const("bias", b.rng.normal(0, 1, 37).astype(np.float32))],
+                       transB=1))
+    w = b.rng.normal(0, 0.05, (k, 20)).astype(np.float32)
+    outs.append(b.node("Gemm", [flat, b.const("w", w), b.const("bias", b.rng.normal(0, 1, (1, 20)).astype(np.float32))]))
+    w = b.rng.normal(0, 0.05, (9, k)).astype(np.float32)
+    outs.append(b.node("Gemm", [flat, b.const("w", w)], transB=1))
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 8, 25])
+    b.outputs = []
+    return b.model("float_heads", [inp], outs)
+
+
 # ---- QLinear operators ----
 
 def qlinear_conv(b, x, xs, xz, cin, cout, ys, yz, k=3, stride=1, group=1, per_channel=True):
@@ -495,6 +518,7 @@ def main():
     # ONNX Runtime sums AveragePool-19 (dilations) in another order than AveragePool-7..11: both are checked.
     write(out, "float_ops", float_ops_model(17), (1, 3, 17, 23), 4)
     write(out, "float_ops19", float_ops_model(19), (1, 3, 17, 23), 4)
+    write(out, "float_heads", float_heads_model(), (1, 3, 8, 25), 8)
 
 
 if __name__ == "__main__":

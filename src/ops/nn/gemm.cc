@@ -4,6 +4,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/sgemm_row.h"
 #include "ops/common/op_util.h"
 #include "ops/nn/gemm_kernel.h"
 #include "ops/nn/nn_ops.h"
@@ -103,6 +104,15 @@ class GemmKernel : public OpKernel {
       if (exact) {
         if (use_c) fill_with_c([](CT v) { return v; });
         if constexpr (std::is_same_v<T, float>) {
+          if (m == 1 && !trans_a_ && alpha_ == 1.0f && (!use_c || beta_ == 1.0f) &&
+              (!trans_b_ || b_as_stored_.defined())) {
+            // One row (a classifier head): summed as ONNX Runtime sums it, so the logits match it to the last bit
+            // (kernels/sgemm_row.h).
+            const float* b_kn = trans_b_ ? b_as_stored_.data<float>() : bv.data();
+            kernels::SgemmRowPackedOrder(av.data(), b_kn, n, out, k, n, use_c);
+            yv.Finish();
+            return Status::Ok();
+          }
           if (b_as_stored_.defined()) {
             Gemm<float>(trans_a_, false, m, n, k, alpha_, av.data(), lda, b_as_stored_.data<float>(), n,
                         use_c ? beta_ : 0.0f, out, n);
