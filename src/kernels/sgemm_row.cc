@@ -69,9 +69,15 @@ void SgemmRowPackedOrder(const float* a, const float* b, int64_t ldb, float* c, 
   const int64_t threads = k * n >= (int64_t{1} << 19) ? std::max(omp_get_max_threads(), 1) : 1;
   const int64_t width = std::min(kColumns, ((n + threads - 1) / threads + 15) / 16 * 16);
   const int64_t blocks = (n + width - 1) / width;
-#pragma omp parallel for schedule(static) if (threads > 1 && blocks > 1)
-  for (int64_t blk = 0; blk < blocks; ++blk) {
+  auto block = [&](int64_t blk) {
     columns(a, b, ldb, c, k, blk * width, std::min(n, blk * width + width), accumulate);
+  };
+  if (threads > 1 && blocks > 1) {
+#pragma omp parallel for schedule(static)
+    for (int64_t blk = 0; blk < blocks; ++blk) block(blk);
+  } else {
+    // No parallel region at all: even a serialized one allocates libgomp's team (steady_state_alloc counts it).
+    for (int64_t blk = 0; blk < blocks; ++blk) block(blk);
   }
 }
 
