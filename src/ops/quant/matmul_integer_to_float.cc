@@ -43,7 +43,7 @@ namespace {
 // where the unfused Mul and Add round twice.
 __attribute__((target("avx2"))) int64_t ScaleBiasAvx2(float* row, int64_t n, const float* scale, bool per_column,
                                                       const float* bias) {
-  const __m256 s = _mm256_set1_ps(scale[0]);
+  const __m256 s = _mm256_set1_ps(per_column ? 0.0f : scale[0]);  // per column: scale[0] may be past the end
   int64_t j = 0;
   for (; j + 8 <= n; j += 8) {
     __m256 v = _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + j)));
@@ -59,7 +59,7 @@ __attribute__((target("avx2"))) int64_t ScaleBiasAvx2(float* row, int64_t n, con
 __attribute__((target("avx512f"))) int64_t ScaleBiasAvx512(float* row, int64_t n, const float* scale, bool per_column,
                                                            const float* bias) {
   constexpr int kRound = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-  const __m512 s = _mm512_set1_ps(scale[0]);
+  const __m512 s = _mm512_set1_ps(per_column ? 0.0f : scale[0]);
   int64_t j = 0;
   for (; j + 16 <= n; j += 16) {
     __m512 v = _mm512_cvtepi32_ps(_mm512_loadu_si512(row + j));
@@ -83,7 +83,8 @@ bool HasAvx512() {
 
 void ScaleBiasRow(float* row, int64_t n, const float* scale, bool per_column, const float* bias) {
   int64_t done = HasAvx512() ? ScaleBiasAvx512(row, n, scale, per_column, bias) : 0;
-  if (HasAvx2())
+  // Only with columns left: per column, `scale + done` points past the end of the scales once all are done (ASan).
+  if (done < n && HasAvx2())
     done += ScaleBiasAvx2(row + done, n - done, scale + (per_column ? done : 0), per_column,
                           bias != nullptr ? bias + done : nullptr);
   // The library is built for baseline x86-64 (no FMA), so this stays a multiply and an add too.
