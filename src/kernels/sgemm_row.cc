@@ -11,9 +11,11 @@ namespace {
 constexpr int64_t kSliceK = 256;    // MLAS_SGEMM_PACKED_STRIDEK
 constexpr int64_t kColumns = 2048;  // most columns of one block: their sums stay in L1 while B's rows stream by
 
-// Columns [j0, j1) with fused multiply-adds; GCC vectorizes std::fma into vfmadd for this target.
-__attribute__((target("avx2,fma"))) void ColumnsFma(const float* a, const float* b, int64_t ldb, float* c, int64_t k,
-                                                    int64_t j0, int64_t j1, bool accumulate) {
+// Columns [j0, j1): per K slice, each column's chain of products from 0 (fused multiply-adds with kFused, else a
+// multiply and an add), then added to C. Inlined into the two entries below, each compiled for its own target.
+template <bool kFused>
+__attribute__((always_inline)) inline void SumColumns(const float* a, const float* b, int64_t ldb, float* c, int64_t k,
+                                                      int64_t j0, int64_t j1, bool accumulate) {
   float sums[kColumns];
   const int64_t width = j1 - j0;
   for (int64_t k0 = 0; k0 < k; k0 += kSliceK) {
@@ -22,7 +24,13 @@ __attribute__((target("avx2,fma"))) void ColumnsFma(const float* a, const float*
     for (int64_t kk = k0; kk < k1; ++kk) {
       const float ak = a[kk];
       const float* row = b + kk * ldb + j0;
-      for (int64_t j = 0; j < width; ++j) sums[j] = std::fma(ak, row[j], sums[j]);
+      for (int64_t j = 0; j < width; ++j) {
+        if constexpr (kFused) {
+          sums[j] = std::fma(ak, row[j], sums[j]);
+        } else {
+          sums[j] = sums[j] + ak * row[j];
+        }
+      }
     }
     float* out = c + j0;
     if (k0 == 0 && !accumulate) {
@@ -33,26 +41,16 @@ __attribute__((target("avx2,fma"))) void ColumnsFma(const float* a, const float*
   }
 }
 
-// The same without fused multiply-adds (CPUs without FMA).
+// With fused multiply-adds; GCC vectorizes std::fma into vfmadd for this target.
+__attribute__((target("avx2,fma"))) void ColumnsFma(const float* a, const float* b, int64_t ldb, float* c, int64_t k,
+                                                    int64_t j0, int64_t j1, bool accumulate) {
+  SumColumns<true>(a, b, ldb, c, k, j0, j1, accumulate);
+}
+
+// Without (CPUs without FMA; baseline x86-64 has none, so nothing can be contracted).
 void ColumnsPlain(const float* a, const float* b, int64_t ldb, float* c, int64_t k, int64_t j0, int64_t j1,
                   bool accumulate) {
-  float sums[kColumns];
-  const int64_t width = j1 - j0;
-  for (int64_t k0 = 0; k0 < k; k0 += kSliceK) {
-    std::fill(sums, sums + width, 0.0f);
-    const int64_t k1 = std::min(k, k0 + kSliceK);
-    for (int64_t kk = k0; kk < k1; ++kk) {
-      const float ak = a[kk];
-      const float* row = b + kk * ldb + j0;
-      for (int64_t j = 0; j < width; ++j) sums[j] = sums[j] + ak * row[j];
-    }
-    float* out = c + j0;
-    if (k0 == 0 && !accumulate) {
-      std::copy(sums, sums + width, out);
-    } else {
-      for (int64_t j = 0; j < width; ++j) out[j] = sums[j] + out[j];
-    }
-  }
+  SumColumns<false>(a, b, ldb, c, k, j0, j1, accumulate);
 }
 
 }  // namespace
