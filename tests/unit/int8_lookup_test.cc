@@ -4,7 +4,6 @@
 #include "kernels/int8_lookup.h"
 
 #include <gtest/gtest.h>
-#include <hwy/targets.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,36 +13,20 @@
 #include <string>
 #include <vector>
 
+#include "hwy_test_targets.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
 namespace onyx {
 namespace {
 
-// The Highway targets of this CPU that int8_lookup.cc compiles, best first (what LookupBytes dispatches between):
-// this file's own targets (the same compiler flags) plus AVX3_DL, which that file adds. Each test runs under every
-// one of them through Highway's test mock.
-std::vector<int64_t> TargetsToTest() {
-  std::vector<int64_t> targets;
-  for (int64_t t = hwy::SupportedTargets() & (HWY_TARGETS | HWY_AVX3_DL); t != 0; t &= t - 1) {
-    targets.push_back(t & ~(t - 1));
-  }
-  return targets;
-}
-
-// Restores Highway's own target choice at the end of a test.
-struct TargetMock {
-  explicit TargetMock(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-  ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
-};
-
 TEST(Int8LookupTest, EveryByteOnEveryTargetRowsAndTails) {
   std::mt19937 rng(7);
   std::vector<uint8_t> table(256);
   for (auto& v : table) v = static_cast<uint8_t>(rng());
-  for (int64_t target : TargetsToTest()) {
+  for (int64_t target : HwyTargetsToTest(HWY_AVX3_DL)) {
     SCOPED_TRACE(hwy::TargetName(target));
-    TargetMock mock(target);
+    HwyTargetMock mock(target);
     // Widths around the vector sizes (16, 32, 64 bytes) and below them; strided rows (the concatenation's case)
     // and contiguous ones; every byte value appears at every position modulo 64 over the rows.
     for (int64_t width : {1, 5, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 256, 300, 1000}) {
@@ -76,9 +59,9 @@ TEST(Int8LookupTest, AllByteValuesInOneRun) {
   std::vector<uint8_t> table(256), x(256 * 5 + 3), y(x.size());
   for (int b = 0; b < 256; ++b) table[static_cast<size_t>(b)] = static_cast<uint8_t>(255 - b);
   for (size_t k = 0; k < x.size(); ++k) x[k] = static_cast<uint8_t>(k);
-  for (int64_t target : TargetsToTest()) {
+  for (int64_t target : HwyTargetsToTest(HWY_AVX3_DL)) {
     SCOPED_TRACE(hwy::TargetName(target));
-    TargetMock mock(target);
+    HwyTargetMock mock(target);
     std::fill(y.begin(), y.end(), 0);
     const int64_t n = static_cast<int64_t>(x.size());
     kernels::LookupBytes(table.data(), x.data(), n, y.data(), n, 1, n);
@@ -143,9 +126,9 @@ void CheckConcat(const RequantCase& c, int64_t c0, bool channels_last) {
   for (int64_t k = 0; k < x0.size(); ++k) p0[k] = static_cast<uint8_t>(37 * k + 11);
   for (int64_t k = 0; k < x1.size(); ++k) p1[k] = static_cast<uint8_t>(91 * k + 5);
   ASSERT_GE(x0.size(), 256);  // every byte value (37 is odd: 256 consecutive k give all of them)
-  for (int64_t target : TargetsToTest()) {
+  for (int64_t target : HwyTargetsToTest(HWY_AVX3_DL)) {
     SCOPED_TRACE(hwy::TargetName(target));
-    TargetMock mock(target);
+    HwyTargetMock mock(target);
     std::vector<Value> out;
     const Status st = (*session)->Run({{"x0", Value(x0)}, {"x1", Value(x1)}}, {}, &out);
     ASSERT_TRUE(st.ok()) << st.message();

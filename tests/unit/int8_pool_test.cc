@@ -4,7 +4,6 @@
 #include "kernels/int8_pool.h"
 
 #include <gtest/gtest.h>
-#include <hwy/targets.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -12,27 +11,17 @@
 #include <random>
 #include <vector>
 
+#include "hwy_test_targets.h"
+
 namespace onyx {
 namespace {
-
-// The targets of this CPU that int8_pool.cc compiles (this file's: the same compiler flags), best first.
-std::vector<int64_t> TargetsToTest() {
-  std::vector<int64_t> targets;
-  for (int64_t t = hwy::SupportedTargets() & HWY_TARGETS; t != 0; t &= t - 1) targets.push_back(t & ~(t - 1));
-  return targets;
-}
-
-struct TargetMock {
-  explicit TargetMock(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-  ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
-};
 
 template <typename Q>
 void Check() {
   std::mt19937 rng(3);
-  for (int64_t target : TargetsToTest()) {
+  for (int64_t target : HwyTargetsToTest()) {
     SCOPED_TRACE(hwy::TargetName(target));
-    TargetMock mock(target);
+    HwyTargetMock mock(target);
     for (int64_t channels : {1, 3, 15, 16, 17, 63, 64, 65, 80, 129, 1000}) {
       for (int64_t pixels : {1, 7, 49, 300}) {
         std::vector<Q> x(static_cast<size_t>(channels * pixels));
@@ -61,9 +50,9 @@ template <typename Q>
 void CheckMax() {
   std::mt19937 rng(5);
   const int64_t pixels_in = 40, out_pixels = 23, max_taps = 9;
-  for (int64_t target : TargetsToTest()) {
+  for (int64_t target : HwyTargetsToTest()) {
     SCOPED_TRACE(hwy::TargetName(target));
-    TargetMock mock(target);
+    HwyTargetMock mock(target);
     for (int64_t channels : {1, 3, 15, 16, 17, 64, 65, 130, 257}) {
       std::vector<Q> x(static_cast<size_t>(pixels_in * channels));
       for (Q& v : x) v = static_cast<Q>(rng());

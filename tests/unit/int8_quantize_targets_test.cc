@@ -3,7 +3,6 @@
 // infinities, ties and values next to them, saturation at both ends, lengths around the vector sizes. These are the
 // loops DynamicQuantizeLinear and the fused DynamicQuantizeMatMul share, so they must agree byte for byte everywhere.
 #include <gtest/gtest.h>
-#include <hwy/targets.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,22 +12,11 @@
 #include <random>
 #include <vector>
 
+#include "hwy_test_targets.h"
 #include "kernels/int8_quantize.h"
 
 namespace onyx {
 namespace {
-
-// The targets of this CPU that int8_quantize.cc compiles (this file's: the same compiler flags), best first.
-std::vector<int64_t> TargetsToTest() {
-  std::vector<int64_t> targets;
-  for (int64_t t = hwy::SupportedTargets() & HWY_TARGETS; t != 0; t &= t - 1) targets.push_back(t & ~(t - 1));
-  return targets;
-}
-
-struct TargetMock {
-  explicit TargetMock(int64_t target) { hwy::SetSupportedTargetsForTest(target); }
-  ~TargetMock() { hwy::SetSupportedTargetsForTest(0); }
-};
 
 // Values that stress the loops: a random body with NaNs, infinities and signed zeros sprinkled in.
 std::vector<float> Data(size_t n, uint32_t seed, float spread) {
@@ -53,9 +41,9 @@ void ScalarMinMax(const float* x, int64_t n, float* lo, float* hi) {
 }
 
 TEST(Int8QuantizeTargets, MinMaxWithZeroMatchesTheScalarLoop) {
-  for (int64_t target : TargetsToTest()) {
+  for (int64_t target : HwyTargetsToTest()) {
     SCOPED_TRACE(hwy::TargetName(target));
-    TargetMock mock(target);
+    HwyTargetMock mock(target);
     for (size_t n : {0, 1, 3, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1000, 4099}) {
       for (uint32_t seed : {1u, 2u, 3u}) {
         std::vector<float> x = Data(n, seed, 5.0f);
@@ -103,9 +91,9 @@ void CheckQuantize(float scale, int32_t zero_point) {
     x.push_back(std::nextafter(tie, 1e30f));
   }
   const Q nan_value = static_cast<Q>(zero_point);
-  for (int64_t target : TargetsToTest()) {
+  for (int64_t target : HwyTargetsToTest()) {
     SCOPED_TRACE(hwy::TargetName(target));
-    TargetMock mock(target);
+    HwyTargetMock mock(target);
     for (size_t offset : {0, 1, 5}) {  // shifts the vector body over the data: other tails
       const int64_t n = static_cast<int64_t>(x.size() - offset);
       std::vector<Q> y(static_cast<size_t>(n));
