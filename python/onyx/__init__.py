@@ -9,13 +9,14 @@ import os as _os
 # (~3 ms) makes runs at 2+ threads 5-200x slower when another process holds a core. onyx's choice (~100 us, measured on
 # this CPU; core/openmp_spin.h) unless the user set GOMP_SPINCOUNT / OMP_WAIT_POLICY or ONYX_OPENMP_SPIN=default.
 # No effect when libgomp is already loaded (e.g. torch imported first).
-if not ({"GOMP_SPINCOUNT", "OMP_WAIT_POLICY"} & _os.environ.keys()) and _os.environ.get("ONYX_OPENMP_SPIN") != "default":
-    try:
-        from ._openmp_spin import spin_count as _spin_count
-    except ImportError:  # a build without the module: libgomp's own policy
-        _spin_count = None
-    if _spin_count is not None:
-        _os.environ["GOMP_SPINCOUNT"] = str(_spin_count())
+try:
+    from ._openmp_spin import spin_count_to_set as _spin_count_to_set
+except ImportError:  # a build without the module: libgomp's own policy
+    _spin_count = 0
+else:
+    _spin_count = _spin_count_to_set()
+if _spin_count > 0:
+    _os.environ["GOMP_SPINCOUNT"] = str(_spin_count)
 
 from ._onyx import InvalidArgument, NodeArg, NotImplemented, OnyxError  # noqa: F401
 from .model import check, convert, load, parse_text, save, to_text  # noqa: F401

@@ -5,44 +5,28 @@
 // run models with threads.
 #include <unistd.h>
 
+#include <charconv>
 #include <cstddef>
+#include <cstring>
 #include <initializer_list>
 
 #include "core/openmp_spin.h"
 
 namespace {
 
-// "GOMP_SPINCOUNT=<count>" without the C library's formatting (not initialized yet either).
-void FormatEntry(long count, char* out, size_t capacity) {
-  static const char kName[] = "GOMP_SPINCOUNT=";
-  size_t n = 0;
-  for (const char* c = kName; *c != '\0' && n + 1 < capacity; ++c) out[n++] = *c;
-  char digits[24];
-  size_t d = 0;
-  do {
-    digits[d++] = static_cast<char>('0' + count % 10);
-    count /= 10;
-  } while (count > 0 && d < sizeof digits);
-  while (d > 0 && n + 1 < capacity) out[n++] = digits[--d];
-  out[n] = '\0';
-}
-
-bool Equal(const char* a, const char* b) {
-  while (*a != '\0' && *a == *b) ++a, ++b;
-  return *a == *b;
-}
-
 bool RunsModels(const char* verb) {
   for (const char* v : {"run", "bench", "serve", "batch", "compare", "quantize", "tune", "conformance"}) {
-    if (Equal(verb, v)) return true;
+    if (std::strcmp(verb, v) == 0) return true;
   }
   return false;
 }
 
 void ReexecWithOpenMpSpin(int argc, char** argv, char** envp) {
   if (argc < 2 || argv == nullptr || !RunsModels(argv[1]) || !onyx::OpenMpSpinIsOursToSet(envp)) return;
-  static char entry[64];
-  FormatEntry(onyx::DefaultOpenMpSpinCount(), entry, sizeof entry);
+  // "GOMP_SPINCOUNT=<count>", without stdio (not initialized yet either; to_chars needs nothing).
+  static char entry[64] = "GOMP_SPINCOUNT=";
+  const size_t name = std::strlen(entry);
+  *std::to_chars(entry + name, entry + sizeof entry - 1, onyx::DefaultOpenMpSpinCount()).ptr = '\0';
   constexpr size_t kCapacity = 8192;  // environments larger than this keep libgomp's default
   static char* environment[kCapacity];
   size_t n = 0;
