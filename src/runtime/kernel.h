@@ -26,12 +26,13 @@ class KernelInfo {
 
   KernelInfo(const ir::Node& node, int64_t opset, int since_version,
              std::function<Result<std::shared_ptr<const GraphPlan>>(const ir::Graph&)> compile_subgraph,
-             ConstantLookup constants = {})
+             ConstantLookup constants = {}, bool ort_summation_order = false)
       : node_(node),
         opset_(opset),
         since_version_(since_version),
         compile_subgraph_(std::move(compile_subgraph)),
-        constants_(std::move(constants)) {}
+        constants_(std::move(constants)),
+        ort_summation_order_(ort_summation_order) {}
 
   const ir::Node& node() const { return node_; }
   const std::string& op_type() const { return node_.op_type; }
@@ -41,6 +42,11 @@ class KernelInfo {
   size_t num_outputs() const { return node_.outputs.size(); }
   // Whether input i is given (present and not the empty name of an omitted optional input).
   bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
+
+  // Whether floating-point reductions (convolution and matrix products, pooling, reductions, softmax) must add in
+  // ONNX Runtime's order, so that outputs are bit-identical to its unoptimized graph (SessionOptions): quantized
+  // models re-quantize after every float step, where one flipped rounding moves every later value.
+  bool ort_summation_order() const { return ort_summation_order_; }
 
   // Input i when it is a session constant (kernels prepack such weights once); null when it is not.
   const Tensor* ConstantInput(size_t i) const {
@@ -71,6 +77,7 @@ class KernelInfo {
   int since_version_;
   std::function<Result<std::shared_ptr<const GraphPlan>>(const ir::Graph&)> compile_subgraph_;
   ConstantLookup constants_;
+  bool ort_summation_order_;
 };
 
 class KernelContext {

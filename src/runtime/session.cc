@@ -86,6 +86,7 @@ namespace {
 struct CompileContext {
   const ir::Model* model;
   const KernelRegistry* registry;
+  bool ort_summation_order;
 };
 
 // Finds the Concats whose producers can write into their output (runtime/concat_in_place.h); `readers` counts the
@@ -178,7 +179,8 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
       continue;
     }
     KernelInfo info(
-        node, *opset, *since, [&cc](const ir::Graph& sub) { return CompileGraph(sub, cc, false); }, constant_lookup);
+        node, *opset, *since, [&cc](const ir::Graph& sub) { return CompileGraph(sub, cc, false); }, constant_lookup,
+        cc.ort_summation_order);
     auto kernel = (*factory)(info);
     if (!kernel.ok()) {
       errors.push_back(kernel.status().message().rfind("node ", 0) == 0
@@ -395,7 +397,8 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
     ONYX_RETURN_IF_ERROR(format::SaveModel(model, options.optimized_model_path));
   }
   s->model_ = std::make_unique<ir::Model>(std::move(model));
-  CompileContext cc{s->model_.get(), &KernelRegistry::Global()};
+  CompileContext cc{s->model_.get(), &KernelRegistry::Global(),
+                    options.ort_summation_order.value_or(options.optimization_level == optimizer::OptLevel::kDisabled)};
   ONYX_ASSIGN_OR_RETURN(s->plan_, CompileGraph(s->model_->graph, cc, true));
   for (const auto& in : s->model_->graph.inputs) s->inputs_.push_back(&in);
   for (const ir::ValueInfo* in : s->model_->graph.RealInputs()) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -32,6 +33,9 @@ struct SessionOptions {
   bool enable_profiling = false;
   // With enable_profiling: one entry per node ("name (op_type)") instead of per operator type.
   bool profile_per_node = false;
+  // Floating-point sums in ONNX Runtime's order (KernelInfo::ort_summation_order): outputs bit-identical to ORT's
+  // unoptimized graph, at some speed. Unset: on at optimization level disabled, off otherwise.
+  std::optional<bool> ort_summation_order;
 };
 
 // Called after each node of the main graph with each output it produced (subgraph nodes are not reported). The
