@@ -96,4 +96,15 @@ SocketRead ReadSocket(int socket, char* buffer, size_t size, std::chrono::steady
   return SocketRead::kComplete;
 }
 
+bool WaitAwakeForNextRequest(int socket, std::chrono::microseconds spin, const std::function<bool()>& keep_going) {
+  const auto until = std::chrono::steady_clock::now() + spin;
+  do {
+    char byte;
+    const ssize_t n = recv(socket, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n >= 0) return true;  // a byte, or the peer closed: httplib's own poll sees either at once
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return true;
+  } while (keep_going() && std::chrono::steady_clock::now() < until);
+  return false;
+}
+
 }  // namespace onyx::serve

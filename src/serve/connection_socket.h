@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <optional>
 
 namespace onyx::serve {
@@ -25,5 +26,10 @@ enum class SocketRead { kComplete, kTimedOut, kClosed };
 // Reads exactly `size` bytes of `socket` into `buffer` before `deadline`, as many as the kernel has per recv() and a
 // poll() only when it has none; never more than `size` (a pipelined next request stays unread).
 SocketRead ReadSocket(int socket, char* buffer, size_t size, std::chrono::steady_clock::time_point deadline);
+
+// Polls `socket` without sleeping until it has bytes to read, is closed or fails, `spin` has passed, or
+// `keep_going` returns false; reads nothing. False when it gave up (spin over, or keep_going said stop): the caller
+// then sleeps in poll() as before; true when the socket needs attention at once.
+bool WaitAwakeForNextRequest(int socket, std::chrono::microseconds spin, const std::function<bool()>& keep_going);
 
 }  // namespace onyx::serve

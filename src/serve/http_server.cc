@@ -8,6 +8,7 @@
 
 #include "onyx_version.h"
 #include "serve/auth.h"
+#include "serve/connection_socket.h"
 #include "serve/http_util.h"
 #include "serve/web_graph.h"
 
@@ -91,6 +92,14 @@ InferenceServer::InferenceServer(ModelRepository& repository, MetricsRegistry& m
       options_.access_log->Write(r);
     }
     request_started = false;
+    // httplib calls the logger once the response is written: the client may send its next request now.
+    if (options_.next_request_spin_us > 0 && res.get_header_value("Connection") != "close" &&
+        req.get_header_value("Connection") != "close") {
+      if (auto socket = ConnectionSocket(req)) {
+        WaitAwakeForNextRequest(*socket, std::chrono::microseconds(options_.next_request_spin_us),
+                                [this] { return runs_.idle(); });
+      }
+    }
   });
   AddGuards();
   AddRoutes();

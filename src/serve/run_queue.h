@@ -33,8 +33,14 @@ class RunQueue {
   // A run slot, held for the duration of one model run.
   class Slot {
    public:
-    explicit Slot(RunQueue& queue) : queue_(queue) { queue_.slots_.acquire(); }
-    ~Slot() { queue_.slots_.release(); }
+    explicit Slot(RunQueue& queue) : queue_(queue) {
+      queue_.slots_.acquire();
+      queue_.running_.fetch_add(1, std::memory_order_relaxed);
+    }
+    ~Slot() {
+      queue_.running_.fetch_sub(1, std::memory_order_relaxed);
+      queue_.slots_.release();
+    }
     Slot(const Slot&) = delete;
     Slot& operator=(const Slot&) = delete;
 
@@ -44,12 +50,16 @@ class RunQueue {
 
   int max_concurrent_runs() const { return max_concurrent_runs_; }
   int64_t waiting() const { return waiting_.load(); }
+  int running() const { return running_.load(std::memory_order_relaxed); }
+  // No model run in progress and none waiting for one.
+  bool idle() const { return running() == 0 && waiting() == 0; }
   int64_t max_waiting() const { return max_waiting_; }
 
  private:
   const int max_concurrent_runs_;
   std::counting_semaphore<1024> slots_;
   std::atomic<int64_t> waiting_{0};
+  std::atomic<int> running_{0};
   const int64_t max_waiting_;
 };
 

@@ -203,6 +203,8 @@ r = subprocess.run([ONYX, "serve", MODEL, "--bogus"], capture_output=True, text=
 check(r.returncode == 2, "unknown option -> exit 2")
 r = subprocess.run([ONYX, "serve", MODEL, "--port", "70000"], capture_output=True, text=True)
 check(r.returncode == 2, "bad port -> exit 2")
+r = subprocess.run([ONYX, "serve", MODEL, "--next-request-spin-us", "-1"], capture_output=True, text=True)
+check(r.returncode == 2 and "--next-request-spin-us" in r.stderr, "negative spin -> exit 2 naming the option")
 held, held_base = start_server("--quiet")
 try:
     held_port = held_base.rsplit(":", 1)[1]

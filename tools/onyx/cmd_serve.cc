@@ -60,6 +60,8 @@ void Help() {
       "  --max-queue N              requests waiting for a run before 503s (default 256)\n"
       "  --http-threads N           connections served at once (default 32)\n"
       "  --keep-alive-requests N    requests one connection may carry before it is closed (default 10000)\n"
+      "  --next-request-spin-us N   after a response, with no run in progress, poll the connection this long\n"
+      "                             before sleeping (default 500; 0: sleep at once; see docs/serve.md)\n"
       "  --max-request-mb N         largest request body (default 64)\n"
       "  --max-header-kb N          largest request header block (default 16)\n"
       "  --max-tensor-elements N    largest input tensor (default 134217728)\n"
@@ -108,6 +110,7 @@ int ParseArgs(const std::vector<std::string>& args, Parsed* p) {
                                                          "--max-queue",
                                                          "--http-threads",
                                                          "--keep-alive-requests",
+                                                         "--next-request-spin-us",
                                                          "--max-header-kb",
                                                          "--max-tensor-elements",
                                                          "--read-timeout-s",
@@ -169,6 +172,8 @@ int ParseArgs(const std::vector<std::string>& args, Parsed* p) {
         ok = ParseIntArg(a, v, 1, 4096, &p->server.http_threads);
       } else if (a == "--keep-alive-requests") {
         ok = ParseIntArg(a, v, 1, 1 << 30, &p->server.keep_alive_max_requests);
+      } else if (a == "--next-request-spin-us") {
+        ok = ParseIntArg(a, v, 0, 1'000'000, &p->server.next_request_spin_us);
       } else if (a == "--max-tensor-elements") {
         ok = ParseIntArg(a, v, int64_t{1}, int64_t{1} << 40, &p->max_tensor_elements);
       } else if (a == "--read-timeout-s") {
