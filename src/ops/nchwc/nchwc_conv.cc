@@ -17,6 +17,7 @@
 #include "ir/nchwc_ops.h"
 #include "kernels/dnnl_util.h"
 #include "kernels/tuning_cache.h"
+#include "kernels/winograd_weights.h"
 #include "ops/nchwc/nchwc_block.h"
 #include "ops/nchwc/nchwc_ops.h"
 #include "ops/nn/conv_core.h"
@@ -664,9 +665,15 @@ class NchwcConvKernel : public OpKernel {
 
   // `t` (plain, `dims` in `tag`) copied into a new oneDNN memory of layout `md`.
   static memory Reordered(const Tensor& t, const memory::dims& dims, Tag tag, const memory::desc& md) {
+    memory out(md, DnnlEngine());
+    // Winograd weights: the same bytes as oneDNN's reorder, ~10x faster (kernels/winograd_weights.h).
+    if (tag == Tag::oihw && dims.size() == 4 && dims[2] == 3 && dims[3] == 3 &&
+        kernels::TransformWinogradWeights(t.data<float>(), dims[0], dims[1], md,
+                                          static_cast<float*>(out.get_data_handle()))) {
+      return out;
+    }
     const memory::desc plain(dims, memory::data_type::f32, tag);
     memory src(plain, DnnlEngine(), const_cast<float*>(t.data<float>()));
-    memory out(md, DnnlEngine());
     dnnl::reorder(src, out).execute(DnnlStream(), src, out);
     DnnlStream().wait();
     return out;
