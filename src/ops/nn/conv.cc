@@ -9,6 +9,7 @@
 #include "kernels/int8_requantize.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/conv_core.h"
+#include "ops/nn/conv_ort_order.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
 #include "runtime/kernel_registry.h"
@@ -36,7 +37,10 @@ Status CheckPerChannel(const Tensor& t, int64_t count, bool allow_scalar, const 
 
 class ConvKernel : public OpKernel {
  public:
-  Status Init(const KernelInfo& info) override { return ParseConvAttrs(info, &attrs_, &group_); }
+  Status Init(const KernelInfo& info) override {
+    ort_order_ = info.ort_summation_order();
+    return ParseConvAttrs(info, &attrs_, &group_);
+  }
 
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
@@ -53,6 +57,12 @@ class ConvKernel : public OpKernel {
       ONYX_RETURN_IF_ERROR(CheckPerChannel(*b, g.out_channels, false, "input 'B' (2)"));
     }
     Tensor& y = ctx.AllocateOutput(0, x->type(), g.out_shape);
+    if (ort_order_ && x->type() == DataType::kFloat && OrtConvApplies(g)) {
+      // ONNX Runtime's order (MLAS's convolution, bias added last), for outputs bit-identical to its own.
+      RunConvOrtOrder(g, x->data<float>(), w->data<float>(), b != nullptr ? b->data<float>() : nullptr, y.data<float>(),
+                      ctx.num_threads());
+      return Status::Ok();
+    }
     return Dispatch<FloatTypes>(x->type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using CT = ComputeType<T>;
@@ -79,6 +89,7 @@ class ConvKernel : public OpKernel {
  private:
   WindowAttrs attrs_;
   int64_t group_ = 1;
+  bool ort_order_ = false;  // KernelInfo::ort_summation_order
 };
 
 // The accumulators on oneDNN's int8 GEMM (kernels/int8_gemm.h), when it applies: x uint8 or int8 with one zero

@@ -9,6 +9,7 @@
 #include "ops/common/parallel.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
+#include "ops/nn/pool_ort_order.h"
 #include "ops/nn/window.h"
 #include "runtime/kernel_registry.h"
 
@@ -194,6 +195,7 @@ class PoolKernel : public OpKernel {
     // ONNX Runtime runs AveragePool-7..11 through MLAS's pooling kernels, AveragePool-19 (dilations) through its
     // own loop that sums every window row by row.
     mlas_order_ = info.since_version() < 19;
+    ort_order_ = info.ort_summation_order();
     want_indices_ = kind_ == PoolKind::kMax && info.num_outputs() > 1 && !info.node().outputs[1].empty();
     return Status::Ok();
   }
@@ -247,6 +249,13 @@ class PoolKernel : public OpKernel {
           }
         }
       });
+      return Status::Ok();
+    }
+    if (kind_ == PoolKind::kAverage && x->type() == DataType::kFloat && ort_order_ &&
+        OrtAveragePoolAxesSupported(axes)) {
+      // Every 1-D to 3-D case in ONNX Runtime's order (pool_ort_order.h), ceil_mode and dilations included.
+      OrtAveragePool(axes, count_include_pad_, attrs_.ceil_mode, !mlas_order_, x->data<float>(), y.data<float>(),
+                     planes);
       return Status::Ok();
     }
     if (kind_ == PoolKind::kAverage && x->type() == DataType::kFloat && OrtAveragePoolApplies(axes)) {
@@ -329,6 +338,7 @@ class PoolKernel : public OpKernel {
   double p_ = 2.0;
   bool want_indices_ = false;
   bool mlas_order_ = true;
+  bool ort_order_ = false;  // KernelInfo::ort_summation_order
 };
 
 template <PoolKind kKind>
