@@ -2,6 +2,7 @@
 // trigonometric and hyperbolic functions, Erf, IsNaN, IsInf, Not, BitwiseNot.
 #include <cmath>
 
+#include "kernels/ort_order_math.h"
 #include "kernels/vector_math.h"
 #include "ops/elementwise/elementwise.h"
 
@@ -44,7 +45,13 @@ struct SignFn : NoAttributes {
   }
 };
 
-struct ErfFn : NoAttributes {
+struct ErfFn {
+  // Under KernelInfo::ort_summation_order float32 takes ONNX Runtime's own erf (MLAS's polynomial, bit for bit):
+  // Erf feeds Gelu in exported transformers, and a quantized model re-quantizes right after it.
+  Status Init(const KernelInfo& info) {
+    ort_order = info.ort_summation_order();
+    return Status::Ok();
+  }
   template <typename C>
   C operator()(C x) const {
     if constexpr (std::is_floating_point_v<C>) {
@@ -53,7 +60,14 @@ struct ErfFn : NoAttributes {
       return static_cast<C>(std::erf(static_cast<double>(x)));  // -1, 0 or 1 once truncated
     }
   }
-  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Erf(in, out, n); }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const {
+    if (ort_order) {
+      kernels::OrtErf(in, out, n);
+    } else {
+      kernels::Erf(in, out, n);
+    }
+  }
+  bool ort_order = false;
 };
 
 struct ExpFn : NoAttributes {

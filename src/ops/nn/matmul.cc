@@ -1,10 +1,13 @@
 // MatMul (numpy matmul: batched, broadcasting batch dims, 1-D operands promoted and their dim dropped),
 // MatMulInteger and QLinearMatMul (the same product on zero-point-centred 8-bit values, accumulated in int32), and
 // the optimizer's ai.onyx.internal.MatMulBias (a float MatMul by a constant matrix with its bias and GELU fused).
+#include <omp.h>
+
 #include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/dnnl_util.h"
@@ -12,6 +15,7 @@
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_matmul.h"
 #include "kernels/int8_requantize.h"
+#include "kernels/sgemm_ort_order.h"
 #include "kernels/vector_math.h"
 #include "ops/common/kept_plan.h"
 #include "ops/common/op_util.h"
@@ -30,6 +34,7 @@ struct MatMulPlan {
   Shape a_matrix;  // A viewed as [..., M, K]
   Shape b_matrix;  // B viewed as [..., K, N]
   int64_t m = 0, k = 0, n = 0;
+  size_t a_rank = 0, b_rank = 0;  // as given (before a 1-D operand is promoted)
   std::vector<int64_t> a_index, b_index;
 };
 
@@ -39,6 +44,8 @@ Result<MatMulPlan> PlanMatMul(const Shape& a, const Shape& b) {
                            ShapeToString(b));
   }
   MatMulPlan p;
+  p.a_rank = a.size();
+  p.b_rank = b.size();
   p.a_matrix = a.size() == 1 ? Shape{1, a[0]} : a;
   p.b_matrix = b.size() == 1 ? Shape{b[0], 1} : b;
   p.m = p.a_matrix[p.a_matrix.size() - 2];
@@ -96,12 +103,59 @@ void RunMatMul(const MatMulPlan& p, const T* a, const T* b, T* y) {
   }
 }
 
+// Float MatMul in ONNX Runtime's order (KernelInfo::ort_summation_order): MatMul<float> hands MLAS one batch of
+// GEMMs (MlasGemmBatch) as its MatMulComputeHelper shapes them: one GEMM over all rows of A when B is one matrix
+// (its batch dims all 1, A of at least B's rank); M = 1 GEMMs, one per row of A, when B is a vector; else one per
+// output matrix. A constant 2-D B is prepacked (K blocks of 256). MlasGemmBatch splits its threads:
+// min(M*N*K / 64Ki + 1, threads) among the GEMMs of the batch, each getting that count divided by the batch size,
+// rounded up; the split decides the K blocking of an unpacked B (kernels/sgemm_ort_order.h). ONNX Runtime's thread
+// count is taken to be onyx's.
+void RunMatMulOrtOrder(const MatMulPlan& p, const float* a, const float* b, float* y, bool b_packed) {
+  const size_t count = p.a_index.size();
+  const int threads = std::max(omp_get_max_threads(), 1);
+  int64_t b_batch = 1;  // (no Shape built: a run makes no allocation of its own)
+  for (size_t d = 0; d + 2 < p.b_matrix.size(); ++d) b_batch *= p.b_matrix[d];
+  const bool folded = p.a_rank >= 2 && p.b_rank >= 2 && p.a_rank >= p.b_rank && b_batch == 1;
+  const bool rows = p.b_rank == 1 && p.a_rank >= 2;  // A's rows times a vector: GEMMs of M = 1
+  const int64_t m = folded ? p.m * static_cast<int64_t>(count) : rows ? 1 : p.m;
+  const int64_t batch = folded ? 1 : static_cast<int64_t>(count) * (rows ? p.m : 1);
+  const double complexity = static_cast<double>(m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+  const int64_t target = std::min<int64_t>(static_cast<int64_t>(complexity / (64.0 * 1024.0)) + 1, threads);
+  kernels::OrtSgemmOptions options;
+  options.b_packed = b_packed;
+  options.ort_threads = static_cast<int>((target + batch - 1) / batch);
+  if (folded) {
+    kernels::SgemmOrtOrder(false, false, m, p.n, p.k, 1.0f, a, p.k, b, p.n, 0.0f, y, p.n, options);
+    return;
+  }
+  const int64_t a_step = p.m * p.k, b_step = p.k * p.n, y_step = p.m * p.n;
+  for (size_t i = 0; i < count; ++i) {
+    const float* ai = a + p.a_index[i] * a_step;
+    const float* bi = b + p.b_index[i] * b_step;
+    float* yi = y + static_cast<int64_t>(i) * y_step;
+    if (rows) {
+      for (int64_t r = 0; r < p.m; ++r) {
+        kernels::SgemmOrtOrder(false, false, 1, 1, p.k, 1.0f, ai + r * p.k, p.k, bi, 1, 0.0f, yi + r, 1, options);
+      }
+    } else {
+      kernels::SgemmOrtOrder(false, false, p.m, p.n, p.k, 1.0f, ai, p.k, bi, p.n, 0.0f, yi, p.n, options);
+    }
+  }
+}
+
 using MatMulTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>;
 
 // MatMul, with the plan of the last pair of input shapes kept: a run of the same shapes takes it without planning
 // again (no allocation per run).
 class MatMulKernel : public OpKernel {
  public:
+  Status Init(const KernelInfo& info) override {
+    ort_order_ = info.ort_summation_order();
+    const Tensor* b = info.ConstantInput(1);
+    b_prepacked_by_ort_ = b != nullptr && b->rank() == 2;  // MatMul<float>::PrePack packs a constant 2-D B only
+    return Status::Ok();
+  }
+
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
     ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
@@ -123,6 +177,13 @@ class MatMulKernel : public OpKernel {
       ComputeView<T> av(*a);
       ComputeView<T> bv(*b);
       ComputeOutput<T> yv(y);
+      if constexpr (std::is_same_v<T, float>) {
+        if (ort_order_ && plan.k > 0) {
+          RunMatMulOrtOrder(plan, av.data(), bv.data(), yv.data(), b_prepacked_by_ort_);
+          yv.Finish();
+          return Status::Ok();
+        }
+      }
       RunMatMul(plan, av.data(), bv.data(), yv.data());
       yv.Finish();
       return Status::Ok();
@@ -130,6 +191,8 @@ class MatMulKernel : public OpKernel {
   }
 
  private:
+  bool ort_order_ = false;           // float products in ONNX Runtime's order (KernelInfo::ort_summation_order)
+  bool b_prepacked_by_ort_ = false;  // B is a constant matrix, which ONNX Runtime prepacks
   struct Planned {
     Shape a_shape, b_shape;
     MatMulPlan plan;

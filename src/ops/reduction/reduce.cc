@@ -8,13 +8,19 @@
 // reduces exactly one input element, so ReduceSum/Max/Min/Mean/Prod return the input and the composite ones
 // apply their element-wise part (ReduceSumSquare gives x*x, ReduceL1 |x|, ReduceLogSum log x), as the
 // function bodies of those operators do.
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "kernels/ort_order_math.h"
+#include "kernels/sgemm_ort_order.h"
 #include "ops/common/op_util.h"
+#include "ops/common/parallel.h"
 #include "ops/reduction/reduction_util.h"
 #include "runtime/kernel_registry.h"
 
@@ -179,6 +185,137 @@ void RunReduce(const Tensor& in, const ReducePlan& plan, Tensor& out) {
   });
 }
 
+// ---- Float sums in ONNX Runtime's order (KernelInfo::ort_summation_order). ONNX Runtime merges runs of adjacent
+// reduced (R) or kept (K) dims and picks a loop by the merged shape, the operator and its thread count
+// (reduction_ops.cc). ReduceSum and ReduceMean: KR sums each contiguous row with Eigen's vectorized sum
+// (kernels::OrtEigenSum); RK adds whole rows one after another; KRK is a 1 x K by K x N product with a row of ones
+// (MLAS's SGEMM, kernels/sgemm_ort_order.h); RKR adds the Eigen sums of the row pieces one after another. Whatever
+// it reduces entirely is one Eigen sum (of the squares for ReduceSumSquare/L2, of the magnitudes for L1); the rest
+// (ReduceSumSquare, L1, L2 and LogSum on partial axes, more than three runs, RK/KRK/RKR below their size thresholds)
+// goes through its generic loop: one element after another from 0, in row-major order. Then the mean divides by the
+// float count, L2 takes the square root, LogSum the logarithm, all in float.
+
+// A row starting `offset` floats into a tensor: Eigen's sum starts its packets at the next 16-byte boundary
+// (ONNX Runtime's tensors are at least that aligned).
+inline int64_t EigenAlignedStart(int64_t offset) { return (4 - offset % 4) % 4; }
+
+template <ReduceKind K>
+constexpr bool kOrtOrderFloat = K == ReduceKind::kSum || K == ReduceKind::kMean || K == ReduceKind::kSumSquare ||
+                                K == ReduceKind::kL1 || K == ReduceKind::kL2 || K == ReduceKind::kLogSum;
+
+// The value each element contributes (Eigen's cwiseAbs2 / cwiseAbs, or ONNX Runtime's v * v and |v| per element).
+template <ReduceKind K>
+inline float OrtTerm(float v) {
+  if constexpr (K == ReduceKind::kSumSquare || K == ReduceKind::kL2) {
+    return v * v;
+  } else if constexpr (K == ReduceKind::kL1) {
+    return std::fabs(v);
+  } else {
+    return v;
+  }
+}
+
+template <ReduceKind K>
+inline float OrtFinish(float sum, int64_t count) {
+  if constexpr (K == ReduceKind::kMean) {
+    return sum / static_cast<float>(count);
+  } else if constexpr (K == ReduceKind::kL2) {
+    return std::sqrt(sum);
+  } else if constexpr (K == ReduceKind::kLogSum) {
+    return std::log(sum);
+  } else {
+    return sum;
+  }
+}
+
+template <ReduceKind K>
+void ReduceFloatOrtOrder(const float* x, const Shape& in_shape, const std::vector<bool>& reduce, const ReducePlan& plan,
+                         float* y) {
+  static_assert(kOrtOrderFloat<K>);
+  constexpr bool kFastLoops = K == ReduceKind::kSum || K == ReduceKind::kMean;  // ONNX Runtime's FastReduce* ones
+  auto finish = [](float sum, int64_t count) { return OrtFinish<K>(sum, count); };
+  // Buffers of the calling thread, reused from run to run (steady-state runs allocate nothing).
+  thread_local std::vector<int64_t> runs;  // merged dims, alternating R/K starting with reduce[0]
+  thread_local std::vector<float> scratch;
+  runs.clear();
+  for (size_t d = 0; d < in_shape.size(); ++d) {
+    if (d > 0 && reduce[d] == reduce[d - 1]) {
+      runs.back() *= in_shape[d];
+    } else {
+      runs.push_back(in_shape[d]);
+    }
+  }
+  const bool first_reduced = !reduce.empty() && reduce[0];
+  const int64_t dop = std::max(omp_get_max_threads(), 1);
+  const int64_t out_count = NumElements(plan.out_shape);
+  if (runs.size() == 1 && first_reduced) {  // everything: one Eigen sum
+    if constexpr (K == ReduceKind::kSum || K == ReduceKind::kMean || K == ReduceKind::kLogSum) {
+      y[0] = finish(kernels::OrtEigenSum(x, runs[0], 0), runs[0]);
+    } else {
+      scratch.resize(static_cast<size_t>(runs[0]));
+      for (size_t i = 0; i < scratch.size(); ++i) scratch[i] = OrtTerm<K>(x[i]);
+      y[0] = finish(kernels::OrtEigenSum(scratch.data(), runs[0], 0), runs[0]);
+    }
+    return;
+  }
+  if (kFastLoops && runs.size() == 2 && !first_reduced) {  // KR
+    const int64_t n = runs[1];
+    ParallelFor(runs[0], n, [&](int64_t lo, int64_t hi) {
+      for (int64_t d = lo; d < hi; ++d) y[d] = finish(kernels::OrtEigenSum(x + d * n, n, EigenAlignedStart(d * n)), n);
+    });
+    return;
+  }
+  if (kFastLoops && runs.size() == 2 && runs[0] > dop * 16 && std::max(runs[0], runs[1]) > dop * 256) {  // RK
+    const int64_t rows = runs[0], n = runs[1];
+    std::copy(x, x + n, y);
+    for (int64_t r = 1; r < rows; ++r) {
+      for (int64_t j = 0; j < n; ++j) y[j] += x[r * n + j];
+    }
+    if constexpr (K == ReduceKind::kMean) {
+      for (int64_t j = 0; j < n; ++j) y[j] /= static_cast<float>(rows);
+    }
+    return;
+  }
+  if (kFastLoops && runs.size() == 3 && !first_reduced && runs[0] >= std::max<int64_t>(2, dop)) {  // KRK
+    const int64_t k = runs[1], n = runs[2];
+    scratch.assign(static_cast<size_t>(k), 1.0f);
+    for (int64_t d = 0; d < runs[0]; ++d) {
+      kernels::SgemmOrtOrder(false, false, 1, n, k, 1.0f, scratch.data(), k, x + d * k * n, n, 0.0f, y + d * n, n);
+    }
+    if constexpr (K == ReduceKind::kMean) {
+      for (int64_t i = 0; i < out_count; ++i) y[i] /= static_cast<float>(k);
+    }
+    return;
+  }
+  if (kFastLoops && runs.size() == 3 && first_reduced && runs[1] >= std::max<int64_t>(2, dop)) {  // RKR
+    const int64_t d0 = runs[0], d1 = runs[1], d2 = runs[2];
+    for (int64_t d = 0; d < d1; ++d) {
+      float sum = 0.0f;
+      for (int64_t i = 0; i < d0; ++i) {
+        const int64_t offset = i * d1 * d2 + d * d2;
+        sum += kernels::OrtEigenSum(x + offset, d2, EigenAlignedStart(offset));
+      }
+      y[d] = finish(sum, d0 * d2);
+    }
+    return;
+  }
+  // ONNX Runtime's generic loop: one element after another, in row-major order, from 0.
+  const bool listed = static_cast<int64_t>(plan.reduced_offsets.size()) == plan.reduced_count;
+  const std::vector<int64_t> reduced_stride_list[1] = {plan.reduced_strides};
+  const std::vector<int64_t> kept_stride_list[1] = {plan.kept_strides};
+  ForEachStrided(plan.kept_shape, kept_stride_list, [&](int64_t i, const int64_t* kept_off) {
+    const float* base = x + kept_off[0];
+    float sum = 0.0f;
+    if (listed) {
+      for (int64_t o : plan.reduced_offsets) sum += OrtTerm<K>(base[o]);
+    } else {
+      ForEachStrided(plan.reduced_shape, reduced_stride_list,
+                     [&](int64_t, const int64_t* off) { sum += OrtTerm<K>(base[off[0]]); });
+    }
+    y[i] = finish(sum, plan.reduced_count);
+  });
+}
+
 constexpr const char* KindName(ReduceKind k) {
   switch (k) {
     case ReduceKind::kSum:
@@ -212,6 +349,7 @@ template <ReduceKind K>
 class ReduceKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
+    ort_order_ = info.ort_summation_order();
     axes_from_input_ = info.since_version() >= AxesInputVersion(K);
     keepdims_ = info.GetInt("keepdims", 1) != 0;
     if (axes_from_input_) {
@@ -254,6 +392,15 @@ class ReduceKernel final : public OpKernel {
 
     const ReducePlan plan = MakePlan(data->shape(), reduce, keepdims_);
     Tensor& out = ctx.AllocateOutput(0, data->type(), plan.out_shape);
+    if constexpr (kOrtOrderFloat<K>) {
+      // Empty reductions keep the generic path (ONNX Runtime fills their identity too).
+      const bool reduces = std::find(reduce.begin(), reduce.end(), true) != reduce.end();
+      if (ort_order_ && reduces && data->type() == DataType::kFloat && plan.reduced_count > 0 && out.size() > 0 &&
+          plan.reduced_count * out.size() == data->size()) {
+        ReduceFloatOrtOrder<K>(data->data<float>(), data->shape(), reduce, plan, out.data<float>());
+        return Status::Ok();
+      }
+    }
     if constexpr (K == ReduceKind::kMax || K == ReduceKind::kMin) {
       return Dispatch<AllFixedTypes>(data->type(), [&](auto tag) {
         RunReduce<K, typename decltype(tag)::type>(*data, plan, out);
@@ -268,6 +415,7 @@ class ReduceKernel final : public OpKernel {
   }
 
  private:
+  bool ort_order_ = false;  // float sums and means in ONNX Runtime's order (KernelInfo::ort_summation_order)
   bool axes_from_input_ = false;
   bool keepdims_ = true;
   bool noop_with_empty_axes_ = false;

@@ -6,7 +6,9 @@
 #include <limits>
 #include <string>
 #include <type_traits>
+#include <vector>
 
+#include "kernels/ort_order_math.h"
 #include "kernels/vector_math.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
@@ -64,10 +66,33 @@ void ApplyOne(const T* p, T* q, int64_t n, int64_t stride) {
   }
 }
 
+// One float row in ONNX Runtime's order (MlasComputeSoftmax, kernels/ort_order_math.h): rows along a strided axis
+// are gathered first, as ONNX Runtime transposes that axis last before computing.
+template <SoftmaxKind K>
+void ApplyOrtOrder(const float* p, float* q, int64_t n, int64_t stride, kernels::MlasFlavor flavor) {
+  auto row = [&](const float* in, float* out) {
+    if constexpr (K == SoftmaxKind::kSoftmax) {
+      kernels::OrtSoftmaxRow(in, out, n, flavor);
+    } else {
+      kernels::OrtLogSoftmaxRow(in, out, n, flavor);
+    }
+  };
+  if (stride == 1) {
+    row(p, q);
+    return;
+  }
+  thread_local std::vector<float> buffer;  // reused from run to run
+  buffer.resize(static_cast<size_t>(2 * n));
+  for (int64_t i = 0; i < n; ++i) buffer[static_cast<size_t>(i)] = p[i * stride];
+  row(buffer.data(), buffer.data() + n);
+  for (int64_t i = 0; i < n; ++i) q[i * stride] = buffer[static_cast<size_t>(n + i)];
+}
+
 template <SoftmaxKind K>
 class SoftmaxKernel final : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
+    ort_order_ = info.ort_summation_order();
     coerce_2d_ = info.since_version() < 13;
     axis_ = info.GetInt("axis", coerce_2d_ ? 1 : -1);
     return Status::Ok();
@@ -106,6 +131,10 @@ class SoftmaxKernel final : public OpKernel {
           // Contiguous float rows (the usual last axis, attention scores): the vectorized row kernels, which give
           // the same all-NaN rows as ApplyOne when the maximum is not finite.
           if constexpr (K != SoftmaxKind::kHardmax && std::is_same_v<T, float>) {
+            if (ort_order_) {
+              ApplyOrtOrder<K>(src + base, dst + base, s.n, s.inner, kernels::OrtMlasFlavor());
+              continue;
+            }
             if (s.inner == 1) {
               if constexpr (K == SoftmaxKind::kSoftmax) {
                 kernels::SoftmaxRow(src + base, dst + base, s.n);
@@ -123,6 +152,7 @@ class SoftmaxKernel final : public OpKernel {
   }
 
  private:
+  bool ort_order_ = false;  // float rows exactly as ONNX Runtime computes them (KernelInfo::ort_summation_order)
   bool coerce_2d_ = false;
   int64_t axis_ = -1;
 };

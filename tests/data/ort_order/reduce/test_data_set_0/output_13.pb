@@ -1,0 +1,1 @@
+Bsumsquare_allJ/9ÝH
