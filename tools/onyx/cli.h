@@ -37,5 +37,7 @@ void Error(const std::string& message);
 bool ParseIntArg(const std::string& option, const std::string& value, int64_t min, int64_t max, int64_t* out);
 bool ParseIntArg(const std::string& option, const std::string& value, int min, int max, int* out);
 bool ParseFloatArg(const std::string& option, const std::string& value, double min, double max, double* out);
+// An on/off option's value ("on" or "off"); otherwise prints an error naming the option and returns false.
+bool ParseOnOffArg(const std::string& option, const std::string& value, bool* out);
 
 }  // namespace onyx::cli

@@ -35,6 +35,8 @@ void Help() {
       "  --profile           also print the time per operator type over the timed runs\n"
       "  --profile-nodes     the same per node\n"
       "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all)\n"
+      "  --ort-order on|off  float sums in ONNX Runtime's order, bit-identical to its unoptimized graph (default:\n"
+      "                      on at --opt-level disabled, off otherwise; docs/kernels.md)\n"
       "  --optimized-model FILE  write the model as optimized to FILE\n");
 }
 
@@ -67,7 +69,7 @@ int BenchMain(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--threads" || a == "--runs" || a == "--warmup" || a == "--dim" || a == "--opt-level" ||
-        a == "--optimized-model" || a == "--inputs") {
+        a == "--ort-order" || a == "--optimized-model" || a == "--inputs") {
       if (i + 1 >= args.size()) {
         Error(a + " needs a value");
         return kExitUsage;
@@ -78,6 +80,11 @@ int BenchMain(const std::vector<std::string>& args) {
       if (a == "--warmup" && !ParseIntArg(a, v, 0, 100000000, &warmup)) return kExitUsage;
       if (a == "--optimized-model") options.optimized_model_path = v;
       if (a == "--inputs") inputs_dir = v;
+      if (a == "--ort-order") {
+        bool on = false;
+        if (!ParseOnOffArg(a, v, &on)) return kExitUsage;
+        options.ort_summation_order = on;
+      }
       if (a == "--opt-level") {
         auto level = optimizer::ParseOptLevel(v);
         if (!level.ok()) {

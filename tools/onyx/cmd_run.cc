@@ -27,6 +27,8 @@ void Help() {
       "  --output-dir DIR    write every output as DIR/<name>.npy\n"
       "  --threads N         intra-op threads (default: every usable CPU)\n"
       "  --opt-level LEVEL   graph optimization: disabled, basic, extended or all (default all)\n"
+      "  --ort-order on|off  float sums in ONNX Runtime's order, bit-identical to its unoptimized graph (default:\n"
+      "                      on at --opt-level disabled, off otherwise; docs/kernels.md)\n"
       "  --optimized-model FILE  write the model as optimized to FILE\n");
 }
 
@@ -74,7 +76,7 @@ int RunMain(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--input" || a == "--dim" || a == "--seed" || a == "--output-dir" || a == "--threads" ||
-        a == "--opt-level" || a == "--optimized-model") {
+        a == "--opt-level" || a == "--ort-order" || a == "--optimized-model") {
       if (i + 1 >= args.size()) {
         Error(a + " needs a value");
         return kExitUsage;
@@ -99,6 +101,11 @@ int RunMain(const std::vector<std::string>& args) {
       if (a == "--output-dir") output_dir = v;
       if (a == "--threads" && !ParseIntArg(a, v, 0, 4096, &options.intra_op_num_threads)) return kExitUsage;
       if (a == "--optimized-model") options.optimized_model_path = v;
+      if (a == "--ort-order") {
+        bool on = false;
+        if (!ParseOnOffArg(a, v, &on)) return kExitUsage;
+        options.ort_summation_order = on;
+      }
       if (a == "--opt-level") {
         auto level = optimizer::ParseOptLevel(v);
         if (!level.ok()) {

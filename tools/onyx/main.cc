@@ -23,16 +23,23 @@ const Verb kVerbs[] = {
     {"check", "validate a model's structure", onyx::cli::CheckMain},
     {"run", "run a model on inputs from .npy/.pb files or random data", onyx::cli::RunMain},
     {"print", "print a model in the ONNX text syntax", onyx::cli::PrintMain},
-    {"convert", "convert Keras (.keras, .h5, TF.js layers), TensorFlow (TF.js graph, frozen .pb) or TFLite models to ONNX", onyx::cli::ConvertMain},
-    {"infer", "infer every value's type and shape (symbolic dims too) and write them into the model", onyx::cli::InferMain},
+    {"convert",
+     "convert Keras (.keras, .h5, TF.js layers), TensorFlow (TF.js graph, frozen .pb) or TFLite models to ONNX",
+     onyx::cli::ConvertMain},
+    {"infer", "infer every value's type and shape (symbolic dims too) and write them into the model",
+     onyx::cli::InferMain},
     {"bench", "measure session creation, run latency and peak memory", onyx::cli::BenchMain},
     {"conformance", "run ONNX backend test cases and report PASS/FAIL per case", onyx::cli::ConformanceMain},
-    {"compare", "compare two models' outputs (or one model two ways, or against reference data)", onyx::cli::CompareMain},
+    {"compare", "compare two models' outputs (or one model two ways, or against reference data)",
+     onyx::cli::CompareMain},
     {"serve", "serve a model over HTTP (KServe v2 / Open Inference Protocol REST)", onyx::cli::ServeMain},
     {"visualize", "draw a model's graph (DOT, SVG, PNG, PDF)", onyx::cli::VisualizeMain},
-    {"batch", "run a model over many inputs (folders, .npy/.pb files, images) in batches, resumable", onyx::cli::BatchMain},
-    {"quantize", "make a quantized model: dynamic, static QDQ (calibrated) or weight-only int4/int8", onyx::cli::QuantizeMain},
-    {"tune", "time convolution choices on this CPU for a model's shapes and keep the fastest in the tuning cache", onyx::cli::TuneMain},
+    {"batch", "run a model over many inputs (folders, .npy/.pb files, images) in batches, resumable",
+     onyx::cli::BatchMain},
+    {"quantize", "make a quantized model: dynamic, static QDQ (calibrated) or weight-only int4/int8",
+     onyx::cli::QuantizeMain},
+    {"tune", "time convolution choices on this CPU for a model's shapes and keep the fastest in the tuning cache",
+     onyx::cli::TuneMain},
 };
 
 void Usage(std::FILE* out) {
@@ -112,13 +119,22 @@ bool ParseIntArg(const std::string& option, const std::string& value, int min, i
   return true;
 }
 
+bool ParseOnOffArg(const std::string& option, const std::string& value, bool* out) {
+  if (value != "on" && value != "off") {
+    Error(option + " expects on or off, got '" + value + "'");
+    return false;
+  }
+  *out = value == "on";
+  return true;
+}
+
 bool ParseFloatArg(const std::string& option, const std::string& value, double min, double max, double* out) {
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(value.c_str(), &end);
   if (value.empty() || end == nullptr || *end != '\0' || errno == ERANGE || !(v >= min && v <= max)) {
-    Error(option + " expects a number from " + std::to_string(min) + " to " + std::to_string(max) + ", got '" +
-          value + "'");
+    Error(option + " expects a number from " + std::to_string(min) + " to " + std::to_string(max) + ", got '" + value +
+          "'");
     return false;
   }
   *out = v;
