@@ -204,11 +204,14 @@ PyNodeArg MakeNodeArg(const ir::ValueInfo& vi) {
 
 class PySession {
  public:
-  PySession(const ir::Model& model, int threads, int optimization_level, const std::string& optimized_model_path) {
+  // ort_summation_order: -1 unset (on at level disabled), 0 off, 1 on (SessionOptions::ort_summation_order).
+  PySession(const ir::Model& model, int threads, int optimization_level, const std::string& optimized_model_path,
+            int ort_summation_order) {
     SessionOptions so;
     so.intra_op_num_threads = threads;
     so.optimization_level = Unwrap(optimizer::OptLevelFromInt(optimization_level));
     so.optimized_model_path = optimized_model_path;
+    if (ort_summation_order >= 0) so.ort_summation_order = ort_summation_order != 0;
     session_ = Unwrap(Session::Create(model, so));
   }
 
@@ -400,8 +403,9 @@ PYBIND11_MODULE(_onyx, m) {
   m.def("parse_text", [](const std::string& s) { return Unwrap(text::ParseModel(s)); });
 
   py::class_<PySession>(m, "Session")
-      .def(py::init<const ir::Model&, int, int, const std::string&>(), py::arg("model"), py::arg("threads") = 0,
-           py::arg("optimization_level") = 99, py::arg("optimized_model_path") = "")
+      .def(py::init<const ir::Model&, int, int, const std::string&, int>(), py::arg("model"), py::arg("threads") = 0,
+           py::arg("optimization_level") = 99, py::arg("optimized_model_path") = "",
+           py::arg("ort_summation_order") = -1)
       .def("run", &PySession::Run, py::arg("output_names"), py::arg("input_feed"))
       .def("inputs", &PySession::Inputs)
       .def("outputs", &PySession::Outputs)

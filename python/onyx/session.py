@@ -31,6 +31,21 @@ class SessionOptions:
         self.log_severity_level = 2
         self.log_verbosity_level = 0
         self.logid = ""
+        self._config = {}
+
+    def add_session_config_entry(self, key, value):
+        """onnxruntime's session configuration entries. onyx reads "session.ort_summation_order" ("1": float sums
+        in ONNX Runtime's order, bit-identical to its unoptimized graph; "0": onyx's own; default: on at
+        ORT_DISABLE_ALL only) and keeps the others."""
+        if key == ORT_SUMMATION_ORDER and str(value) not in ("0", "1"):
+            raise ValueError(f'{key} must be "0" or "1", got {value!r}')
+        self._config[str(key)] = str(value)
+
+    def get_session_config_entry(self, key):
+        return self._config[str(key)]
+
+
+ORT_SUMMATION_ORDER = "session.ort_summation_order"
 
 
 class RunOptions:
@@ -78,6 +93,7 @@ class InferenceSession:
             int(self._options.intra_op_num_threads),
             int(self._options.graph_optimization_level),
             os.fspath(self._options.optimized_model_filepath or ""),
+            int(getattr(self._options, "_config", {}).get(ORT_SUMMATION_ORDER, -1)),
         )
 
     def run(self, output_names, input_feed, run_options=None):
