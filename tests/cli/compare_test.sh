@@ -24,6 +24,11 @@ check "... within tolerance" grep -q "outputs within tolerance" "$WORK/opt.txt"
 
 "$ONYX" compare "$MODEL" --reference "$DATA" > "$WORK/ref.txt" 2>&1
 check "against the reference data: exit 0" test $? -eq 0
+# ONNX Runtime's summation order on both sides: the reference still holds; a value that is not on/off is a usage error.
+"$ONYX" compare "$MODEL" --reference "$DATA" --ort-order on --opt-level-b disabled > "$WORK/ref_ort.txt" 2>&1
+check "--ort-order on against the reference data: exit 0" test $? -eq 0
+"$ONYX" compare "$MODEL" --ort-order sometimes > /dev/null 2>&1
+check "--ort-order sometimes: exit 2" test $? -eq 2
 
 # A copy whose third Conv has its weights scaled by 1.5: the outputs differ, and per node the first difference is
 # that Conv's output.

@@ -3,7 +3,6 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
-
 #include <nlohmann/json.hpp>
 
 #include "cli.h"
@@ -39,6 +38,8 @@ void Help() {
       "                      graph optimization of each side: disabled, basic, extended, all (defaults: all for\n"
       "                      two models, disabled with --per-node; disabled for A and all for B with one model)\n"
       "  --threads N         intra-op threads of both sides (default: every usable CPU)\n"
+      "  --ort-order on|off  float sums in ONNX Runtime's order on both sides (default off: A and B then differ only\n"
+      "                      by what the optimizer rewrote; on reproduces ONNX Runtime at level disabled bit for bit)\n"
       "  --rtol X, --atol X  tolerances (defaults 1e-3 and 1e-5)\n"
       "  --per-node          also compare the intermediate values both runs compute under the same name, in A's\n"
       "                      order; prints the first out of tolerance and the worst (--top N, default 10)\n"
@@ -128,7 +129,7 @@ nlohmann::json DiffJson(const std::string& name, const testing::ValueDiff& d) {
 
 // B's feeds from A's: by name where B has the same input, otherwise by position.
 Result<std::vector<std::pair<std::string, Value>>> FeedsForB(const ir::Graph& b,
-                                                            const std::vector<std::pair<std::string, Value>>& a) {
+                                                             const std::vector<std::pair<std::string, Value>>& a) {
   std::vector<std::pair<std::string, Value>> out;
   const auto inputs = b.RealInputs();
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -158,11 +159,12 @@ int CompareMain(const std::vector<std::string>& args) {
   bool per_node = false;
   bool level_a_set = false, level_b_set = false;
   int top = 10;
+  bool ort_order = false;  // --ort-order
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--input" || arg == "--inputs" || arg == "--seed" || arg == "--dim" || arg == "--reference" ||
-        arg == "--opt-level-a" || arg == "--opt-level-b" || arg == "--threads" || arg == "--rtol" ||
-        arg == "--atol" || arg == "--json" || arg == "--top") {
+        arg == "--opt-level-a" || arg == "--opt-level-b" || arg == "--threads" || arg == "--ort-order" ||
+        arg == "--rtol" || arg == "--atol" || arg == "--json" || arg == "--top") {
       if (i + 1 >= args.size()) {
         Error(arg + " needs a value");
         return kExitUsage;
@@ -194,6 +196,7 @@ int CompareMain(const std::vector<std::string>& args) {
         if (!ParseIntArg(arg, v, 0, 4096, &a.options.intra_op_num_threads)) return kExitUsage;
         b.options.intra_op_num_threads = a.options.intra_op_num_threads;
       }
+      if (arg == "--ort-order" && !ParseOnOffArg(arg, v, &ort_order)) return kExitUsage;
       if (arg == "--opt-level-a" || arg == "--opt-level-b") {
         auto level = optimizer::ParseOptLevel(v);
         if (!level.ok()) {
@@ -242,6 +245,8 @@ int CompareMain(const std::vector<std::string>& args) {
     if (!level_a_set) a.options.optimization_level = optimizer::OptLevel::kDisabled;
     if (!level_b_set) b.options.optimization_level = optimizer::OptLevel::kDisabled;
   }
+  a.options.ort_summation_order = ort_order;
+  b.options.ort_summation_order = ort_order;
 
   // Model B is the one under test; with --reference, the model itself (at --opt-level-b) against the files.
   for (Side* side : {&a, &b}) {
