@@ -12,8 +12,11 @@
 //   depends on the segment's width (kernels::OrtSgemmStrideK), one GEMM per block (MLAS's M = 1 kernel, without
 //   FMA, when a group has one filter, as in depthwise convolutions).
 // - then the bias is added to each sum (MlasActivation, identity).
-// 1-D convolutions run as 2-D with one row, 3-D the same way (vol2col). MLAS's narrow grouped 7x7 stride-2 kernel
-// for two filters per single-channel group (MobileCLIP) is not reproduced: those run the segmented order.
+// - one exact shape, 2-D grouped convolutions of one input channel and two filters per group, 7x7, stride 2, pads 3
+//   (MobileCLIP), runs MLAS's AVX-512F kernel on CPUs with AVX-512: per output an FMA chain down each kernel column,
+//   the 7 columns added as _mm512_reduce_add_ps does; outputs whose window crosses the border one FMA chain over
+//   the taps inside (that kernel is dispatched only under AVX-512, as onyx's ONYX_MAX_ISA allows).
+// 1-D convolutions run as 2-D with one row, 3-D the same way (vol2col).
 #pragma once
 
 #include "ops/nn/conv_core.h"

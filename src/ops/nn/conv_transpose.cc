@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ops/nn/conv_transpose_ort_order.h"
 #include "ops/nn/gemm_kernel.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
@@ -19,6 +20,7 @@ class ConvTransposeKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
     ONYX_RETURN_IF_ERROR(attrs_.Parse(info, false));
+    ort_order_ = info.ort_summation_order();
     group_ = info.GetInt("group", 1);
     if (group_ < 1) return info.Error("attribute 'group' must be >= 1, got " + std::to_string(group_));
     output_padding_ = info.GetInts("output_padding");
@@ -28,6 +30,15 @@ class ConvTransposeKernel : public OpKernel {
     }
     for (int64_t v : output_shape_) {
       if (v < 0) return info.Error("attribute 'output_shape' must not be negative");
+    }
+    const Tensor* w = info.ConstantInput(1);
+    if (ort_order_ && w != nullptr && w->type() == DataType::kFloat && w->rank() >= 3 && w->dim(0) % group_ == 0) {
+      // ONNX Runtime transposes a constant W once (PrePack), which changes how MLAS sums the products.
+      const int64_t cg = w->dim(0) / group_;
+      const int64_t kernel_dim = w->size() / std::max<int64_t>(w->dim(0), 1);
+      if (OrtTransposesFilter(cg, kernel_dim)) {
+        w_transposed_ = TransposeFilterPerGroup(w->data<float>(), group_, cg, kernel_dim);
+      }
     }
     return Status::Ok();
   }
@@ -66,6 +77,17 @@ class ConvTransposeKernel : public OpKernel {
     Shape out_shape = {batch, out_channels};
     for (const auto& a : axes) out_shape.push_back(a.in);
     Tensor& y = ctx.AllocateOutput(0, x->type(), out_shape);
+    if (ort_order_ && x->type() == DataType::kFloat && nd <= 3) {
+      // ONNX Runtime's order (MLAS's GEMM of W^T by X, col2im, bias last), for outputs bit-identical to its own.
+      ConvTransposeGeometry g;
+      g.batch = batch, g.in_channels = channels, g.out_channels = out_channels, g.group = group_;
+      g.axes = std::move(axes);
+      // A session constant is the input at every run (no feed overrides it).
+      const float* wt = w_transposed_.size() == static_cast<size_t>(w->size()) ? w_transposed_.data() : nullptr;
+      RunConvTransposeOrtOrder(g, x->data<float>(), w->data<float>(), wt, b != nullptr ? b->data<float>() : nullptr,
+                               y.data<float>(), ctx.num_threads());
+      return Status::Ok();
+    }
     return Dispatch<FloatTypes>(x->type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using CT = ComputeType<T>;
@@ -161,6 +183,9 @@ class ConvTransposeKernel : public OpKernel {
 
   WindowAttrs attrs_;
   int64_t group_ = 1;
+  bool ort_order_ = false;  // KernelInfo::ort_summation_order
+  // Under ort_order_, a constant W transposed per group as ONNX Runtime's PrePack does (empty when it does not).
+  std::vector<float> w_transposed_;
   std::vector<int64_t> output_padding_;
   std::vector<int64_t> output_shape_;
 };
