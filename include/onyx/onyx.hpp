@@ -258,6 +258,12 @@ class SessionOptions {
     detail::Check(onyx_session_options_set_optimization_level(options_.get(), level));
     return *this;
   }
+  /// Float sums in ONNX Runtime's order (bit-identical to its unoptimized graph): on or off; by default on at
+  /// optimization level 0 only.
+  SessionOptions& SetOrtSummationOrder(bool on) {
+    detail::Check(onyx_session_options_set_ort_summation_order(options_.get(), on ? 1 : 0));
+    return *this;
+  }
   /// Time every node (Session::Profile), per operator or per node.
   SessionOptions& EnableProfiling(bool per_node = false) {
     detail::Check(onyx_session_options_set_profiling(options_.get(), 1, per_node ? 1 : 0));

@@ -143,6 +143,9 @@ void onyx_session_options_release(onyx_session_options* options);
 onyx_status* onyx_session_options_set_threads(onyx_session_options* options, int threads);
 /** Graph optimization level as onnxruntime numbers it: 0 disabled, 1 basic, 2 extended, 99 (or any above 2) all. */
 onyx_status* onyx_session_options_set_optimization_level(onyx_session_options* options, int level);
+/** Float sums in ONNX Runtime's order (outputs bit-identical to its unoptimized graph, docs/kernels.md): 1 on, 0 off,
+ *  -1 the default (on at optimization level 0 only). Other values are an error. */
+onyx_status* onyx_session_options_set_ort_summation_order(onyx_session_options* options, int mode);
 /** Time every node (onyx_session_get_profile); `per_node` != 0 keeps one entry per node instead of per operator. */
 onyx_status* onyx_session_options_set_profiling(onyx_session_options* options, int enable, int per_node);
 /** When not NULL or empty, the optimized model is saved to this path when a session is created. */

@@ -1,5 +1,6 @@
 // The C API's session options, session creation, input/output metadata and profiles.
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -68,6 +69,17 @@ onyx_status* onyx_session_options_set_optimization_level(onyx_session_options* o
   return Guard(__func__, [&]() -> Status {
     ONYX_RETURN_IF_ERROR(CheckNotNull(options, "options"));
     ONYX_ASSIGN_OR_RETURN(options->options.optimization_level, onyx::optimizer::OptLevelFromInt(level));
+    return Status::Ok();
+  });
+}
+
+onyx_status* onyx_session_options_set_ort_summation_order(onyx_session_options* options, int mode) {
+  return Guard(__func__, [&]() -> Status {
+    ONYX_RETURN_IF_ERROR(CheckNotNull(options, "options"));
+    if (mode < -1 || mode > 1) {
+      return onyx::InvalidArgument("mode must be 1 (on), 0 (off) or -1 (the default), got " + std::to_string(mode));
+    }
+    options->options.ort_summation_order = mode < 0 ? std::nullopt : std::optional<bool>(mode == 1);
     return Status::Ok();
   });
 }

@@ -75,6 +75,10 @@ static void check_options(void) {
                ONYX_INVALID_ARGUMENT, "-1");
   expect_error("set_threads(NULL options)", onyx_session_options_set_threads(NULL, 1), ONYX_INVALID_ARGUMENT,
                "'options' is NULL");
+  expect_error("ort summation order 2", onyx_session_options_set_ort_summation_order(options, 2),
+               ONYX_INVALID_ARGUMENT, "got 2");
+  expect_ok("ort summation order on", onyx_session_options_set_ort_summation_order(options, 1));
+  expect_ok("ort summation order default", onyx_session_options_set_ort_summation_order(options, -1));
   expect_ok("set_profiling", onyx_session_options_set_profiling(options, 1, 0));
   expect_ok("set_optimized_model_path(NULL) clears it", onyx_session_options_set_optimized_model_path(options, NULL));
   onyx_session_options_release(options);
