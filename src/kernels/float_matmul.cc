@@ -1,11 +1,14 @@
 #include "kernels/float_matmul.h"
 
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "kernels/dnnl_util.h"
+#include "kernels/tuning_cache.h"
 
 namespace onyx::kernels {
 
@@ -14,6 +17,7 @@ using Tag = memory::format_tag;
 using Dt = memory::data_type;
 
 struct FloatMatMul::Impl {
+  std::string name;  // oneDNN's implementation name
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul primitive;
   memory weights;           // B in the primitive's layout
@@ -36,18 +40,23 @@ struct FloatMatMul::Impl {
 
 namespace {
 
-// The implementation taken: oneDNN's gemm-based one by default, which reads B as stored, so the weights are not held
-// twice (the packed brgemm kernels want B reordered into a copy: BERT-like encoder 700 MB peak instead of 405, for
-// ~5% less time on this Xeon, loaded). ONYX_FLOAT_MATMUL_IMPL=<prefix of a oneDNN implementation name> ("brg",
-// "gemm:jit") picks another where oneDNN offers it; where the preferred one is not offered, oneDNN's first choice.
-// Read once.
-const char* PreferredImplementation() {
+// The implementation: oneDNN's gemm-based one reads B in place, so the weights are not held twice; its packed
+// brgemm kernels want B reordered into a copy (all of them: BERT-like encoder 700 MB peak instead of 406, ONNX
+// Runtime's 634) and are 5-17% faster on BERT's shapes here. So brgemm is taken per shape only where timing on this
+// CPU finds it at least kPackedMinGain faster (kernels/tuning_cache.h; the cache remembers the choice), which keeps
+// the second copy to the shapes that pay for it. ONYX_FLOAT_MATMUL_IMPL=<prefix of a oneDNN implementation name>
+// ("brg", "gemm:jit") forces one where oneDNN offers it (where not: oneDNN's first choice). Read once.
+const char* ForcedImplementation() {
   static const std::string value = [] {
     const char* v = std::getenv("ONYX_FLOAT_MATMUL_IMPL");
-    return std::string(v != nullptr && *v != '\0' ? v : "gemm:jit");
+    return std::string(v != nullptr ? v : "");
   }();
-  return value.c_str();
+  return value.empty() ? nullptr : value.c_str();
 }
+
+constexpr const char* kInPlace = "gemm:jit";
+constexpr const char* kPacked = "brg";
+constexpr double kPackedMinGain = 0.10;  // a second copy of the weights for less than this is not worth it
 
 }  // namespace
 
@@ -56,10 +65,9 @@ FloatMatMul::FloatMatMul(int64_t m, int threads, std::unique_ptr<Impl> impl)
 
 FloatMatMul::~FloatMatMul() = default;
 
-Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, int64_t n, const float* b,
-                                                         const float* bias, MatMulActivation activation, int threads,
-                                                         const FloatMatMul* previous) {
-  if (m <= 0 || k <= 0 || n <= 0) return Unsupported("empty float matmul");
+Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Build(int64_t m, int64_t k, int64_t n, const float* b,
+                                                        const float* bias, MatMulActivation activation, int threads,
+                                                        const FloatMatMul* previous, const char* want) {
   auto impl = std::make_unique<Impl>();
   std::string name;
   const ScopedOmpThreads scoped(threads);
@@ -76,7 +84,7 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
     const auto desc = bias != nullptr ? dnnl::matmul::desc(a_md, b_md, memory::desc({1, n}, Dt::f32, Tag::ab), c_md)
                                       : dnnl::matmul::desc(a_md, b_md, c_md);
     impl->pd = dnnl::matmul::primitive_desc(desc, attr, DnnlEngine());
-    if (const char* want = PreferredImplementation()) {
+    if (want != nullptr) {
       // The first implementation of that name, else oneDNN's own first choice.
       const dnnl::matmul::primitive_desc first = impl->pd;
       bool found = false;
@@ -103,8 +111,55 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
     impl->FillArgs(impl->args);
   }));
   if (name.rfind("ref", 0) == 0) return Unsupported("oneDNN has only its reference float matmul (" + name + ")");
+  impl->name = name;
   return std::unique_ptr<FloatMatMul>(new FloatMatMul(m, threads, std::move(impl)));
 }
+
+Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, int64_t n, const float* b,
+                                                         const float* bias, MatMulActivation activation, int threads,
+                                                         const FloatMatMul* previous) {
+  if (m <= 0 || k <= 0 || n <= 0) return Unsupported("empty float matmul");
+  if (const char* forced = ForcedImplementation())
+    return Build(m, k, n, b, bias, activation, threads, previous, forced);
+  const TuningMode mode = CurrentTuningMode();
+  if (mode == TuningMode::kOff) return Build(m, k, n, b, bias, activation, threads, previous, kInPlace);
+  const auto cache = TuningCache::Process();
+  const std::string signature = "floatmm/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
+                                "/b" + std::to_string(bias != nullptr) + "a" +
+                                std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
+  if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
+    cache->NoteDecision(signature, *entry, false);
+    return Build(m, k, n, b, bias, activation, threads, previous, entry->choice == kPacked ? kPacked : kInPlace);
+  }
+  if (mode == TuningMode::kCache && !cache->MissBudgetLeft()) {
+    return Build(m, k, n, b, bias, activation, threads, previous, kInPlace);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> in_place,
+                        Build(m, k, n, b, bias, activation, threads, previous, kInPlace));
+  auto packed = Build(m, k, n, b, bias, activation, threads, previous, kPacked);
+  TuningEntry entry{kInPlace, {}};
+  if (packed.ok() && (*packed)->implementation().rfind(kPacked, 0) == 0) {
+    // Both timed on a zero A (a product's speed does not depend on the values) into a scratch C.
+    std::vector<float> a(static_cast<size_t>(m * k), 0.0f), c(static_cast<size_t>(m * n));
+    const FloatMatMul* candidates[2] = {in_place.get(), packed->get()};
+    const std::vector<double> ms =
+        TimeCandidates(2, [&](size_t i) { return candidates[i]->Run(a.data(), c.data()); }, {threads, threads});
+    if (std::isfinite(ms[0]) && std::isfinite(ms[1])) {
+      const size_t pick = PickFastest(ms, 0, kPackedMinGain);
+      entry = TuningEntry{pick == 1 ? kPacked : kInPlace, {{kInPlace, ms[0]}, {kPacked, ms[1]}}};
+      (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
+    }
+  } else {
+    (void)cache->Record(signature, entry);  // oneDNN has no packed kernel for this shape on this CPU
+  }
+  cache->NoteDecision(signature, entry, true);
+  cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  if (entry.choice == kPacked) return std::move(*packed);
+  return in_place;
+}
+
+const std::string& FloatMatMul::implementation() const { return impl_->name; }
 
 Status FloatMatMul::Run(const float* a, float* c) const {
   const ScopedOmpThreads scoped(threads_);

@@ -1,15 +1,16 @@
 // A float32 matrix product with a constant right operand on oneDNN's matmul primitive, with the bias and an
 // optional GELU applied to each output tile while it is still in cache:
 //   C[M, N] = act(A[M, K] * B[K, N] + bias[N])
-// A and C row-major; the separate bias and GELU passes over the output, memory-bound, disappear. By default oneDNN's
-// gemm-based implementation, reading B in place (no second copy of the weights); ONYX_FLOAT_MATMUL_IMPL=brg takes its
-// packed brgemm kernels instead (B reordered once into a copy: ~5% faster for BERT's projections on AVX-512, the
-// weights held twice). Built per row count and thread count. Not built where oneDNN has only its reference kernels
-// (Create returns Unsupported): the caller then runs sgemm and the epilogue itself.
+// A and C row-major; the separate bias and GELU passes over the output, memory-bound, disappear. oneDNN's gemm-based
+// implementation reads B in place (no second copy of the weights); its packed brgemm kernels (B reordered once into a
+// copy) are taken per shape where timing on this CPU finds them clearly faster (float_matmul.cc says how much;
+// ONYX_FLOAT_MATMUL_IMPL=brg|gemm:jit forces one). Built per row count and thread count. Not built where oneDNN has
+// only its reference kernels (Create returns Unsupported): the caller then runs sgemm and the epilogue itself.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "core/status.h"
 
@@ -34,11 +35,16 @@ class FloatMatMul {
   Status Run(const float* a, float* c) const;
 
   int64_t m() const { return m_; }
+  const std::string& implementation() const;  // oneDNN's name for the kernel in use
   int threads() const { return threads_; }
 
  private:
   struct Impl;
   FloatMatMul(int64_t m, int threads, std::unique_ptr<Impl> impl);
+  // One candidate: the first implementation whose name starts with `want` (oneDNN's first choice when none does).
+  static Result<std::unique_ptr<FloatMatMul>> Build(int64_t m, int64_t k, int64_t n, const float* b, const float* bias,
+                                                    MatMulActivation activation, int threads,
+                                                    const FloatMatMul* previous, const char* want);
   int64_t m_;
   int threads_;
   std::unique_ptr<Impl> impl_;
