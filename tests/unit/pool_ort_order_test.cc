@@ -172,5 +172,16 @@ TEST(PoolOrtOrder, WithoutTheOrderSomeElementsDiffer) {
   }
 }
 
+// A pad as large as the kernel (ONNX Runtime refuses such a model; onyx runs it): a window of padding rows only
+// sums nothing. The 2-D vector kernel read the row past the input there (ASan: heap-buffer-overflow).
+TEST(PoolOrtOrder, WindowOfPaddingOnly) {
+  const PoolCase pc{"kernel 1x2, pads 0/0/1/1", 17, {1, 3, 2, 11}, {1, 2}, {1, 1}, {0, 0, 1, 1}, {}, 0, 1, {}};
+  const Tensor y = RunPool(pc, optimizer::OptLevel::kDisabled);
+  ASSERT_EQ(y.shape(), (Shape{1, 3, 3, 11}));
+  for (int64_t c = 0; c < 3; ++c) {
+    for (int64_t w = 0; w < 11; ++w) EXPECT_EQ(y.data<float>()[(c * 3 + 2) * 11 + w], 0.0f) << c << "," << w;
+  }
+}
+
 }  // namespace
 }  // namespace onyx

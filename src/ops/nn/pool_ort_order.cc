@@ -89,15 +89,13 @@ void VectorPlane(const Axes3& a, bool three_d, bool include_pad, const float* x,
       int64_t h0, h1;
       Clip(a.h, oh, &h0, &h1);
       for (int64_t w = 0; w < width; ++w) {
-        const float* col = x + (d0 * a.h.in + h0) * width + w;
-        float sum;
+        float sum = 0.0f;
         if (three_d) {
-          sum = 0.0f;
           for (int64_t d = d0; d < d1; ++d) {
             for (int64_t h = h0; h < h1; ++h) sum = sum + x[(d * a.h.in + h) * width + w];
           }
-        } else {
-          sum = col[0];
+        } else if (h1 > h0) {  // a window of padding rows only (a pad as large as the kernel) sums nothing
+          sum = x[h0 * width + w];
           for (int64_t h = h0 + 1; h < h1; ++h) sum = sum + x[h * width + w];
         }
         cols[w] = sum;
