@@ -9,12 +9,12 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kernels/sgemm_ort_order.h"
-#include "runtime/session.h"
+#include "op_test_helpers.h"
 
 namespace onyx {
 namespace {
@@ -24,60 +24,22 @@ struct ConvCase {
   int64_t c, h, w, m, k, stride, pad, group;
 };
 
-Tensor RandomTensor(Shape shape, uint64_t seed) {
-  Tensor t = Tensor::Allocate(DataType::kFloat, std::move(shape));
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
-
-ir::Attribute Ints(const std::string& name, std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
-// y = Conv(x, W, B) with W and B as initializers.
-ir::Model ConvModel(const ConvCase& cs, const Tensor& w, const Tensor& b) {
-  ir::Model model;
-  model.ir_version = 8;
-  model.opset_import.push_back({"", 17});
-  ir::Node node;
-  node.name = "conv";
-  node.op_type = "Conv";
-  node.inputs = {"x", "W", "B"};
-  node.outputs = {"y"};
-  node.attributes = {Ints("kernel_shape", {cs.k, cs.k}), Ints("strides", {cs.stride, cs.stride}),
-                     Ints("pads", {cs.pad, cs.pad, cs.pad, cs.pad})};
-  ir::Attribute group;
-  group.name = "group";
-  group.type = ir::AttrType::kInt;
-  group.i = cs.group;
-  node.attributes.push_back(group);
-  model.graph.nodes.push_back(std::move(node));
-  model.graph.initializers.push_back(ir::NamedTensor{"W", "", w, {}, {}});
-  model.graph.initializers.push_back(ir::NamedTensor{"B", "", b, {}, {}});
-  model.graph.inputs.push_back({"x", ir::TypeInfo::Tensor(DataType::kFloat), {}, {}});
-  model.graph.outputs.push_back({"y", std::nullopt, {}, {}});
-  return model;
-}
-
-Tensor RunConv(const ir::Model& model, const Tensor& x, optimizer::OptLevel level, std::optional<bool> ort_order,
-               int threads) {
-  SessionOptions so;
-  so.optimization_level = level;
-  so.ort_summation_order = ort_order;
-  so.intra_op_num_threads = threads;
-  auto s = Session::Create(model, so);
-  EXPECT_TRUE(s.ok()) << s.status().message();
-  if (!s.ok()) return Tensor();
-  std::vector<Value> out;
-  const Status st = (*s)->Run({{"x", Value(x)}}, {}, &out);
-  EXPECT_TRUE(st.ok()) << st.message();
-  return st.ok() ? out[0].tensor() : Tensor();
+// y = Conv(x, W, B), W and B initializers, in a session with these settings.
+Tensor RunConv(const ConvCase& cs, const Tensor& x, const Tensor& w, const Tensor& b, optimizer::OptLevel level,
+               std::optional<bool> ort_order, int threads) {
+  testing::OpTest t = testing::Op("Conv", 17)
+                          .Attr("kernel_shape", std::vector<int64_t>{cs.k, cs.k})
+                          .Attr("strides", std::vector<int64_t>{cs.stride, cs.stride})
+                          .Attr("pads", std::vector<int64_t>{cs.pad, cs.pad, cs.pad, cs.pad})
+                          .Attr("group", cs.group)
+                          .Input(Value(x))
+                          .Input(Value(w))
+                          .Input(Value(b));
+  t.constant_inputs = {1, 2};
+  t.options.optimization_level = level;
+  t.options.ort_summation_order = ort_order;
+  t.options.intra_op_num_threads = threads;
+  return testing::RunOk(t);
 }
 
 bool SameBits(const Tensor& a, const Tensor& b) {
@@ -98,10 +60,9 @@ const std::vector<ConvCase>& Cases() {
 
 TEST(ConvOrtOrder, SessionAtLevelDisabledRunsTheOrtOrder) {
   for (const ConvCase& cs : Cases()) {
-    const Tensor x = RandomTensor({1, cs.c, cs.h, cs.w}, 1);
-    const Tensor w = RandomTensor({cs.m, cs.c / cs.group, cs.k, cs.k}, 2);
-    const Tensor b = RandomTensor({cs.m}, 3);
-    const ir::Model model = ConvModel(cs, w, b);
+    const Tensor x = testing::NormalTensor({1, cs.c, cs.h, cs.w}, 1);
+    const Tensor w = testing::NormalTensor({cs.m, cs.c / cs.group, cs.k, cs.k}, 2);
+    const Tensor b = testing::NormalTensor({cs.m}, 3);
     // What the kernel must compute: RunConvOrtOrder for the same geometry.
     ops::nn::ConvGeometry g;
     g.batch = 1, g.in_channels = cs.c, g.out_channels = cs.m, g.group = cs.group;
@@ -115,12 +76,12 @@ TEST(ConvOrtOrder, SessionAtLevelDisabledRunsTheOrtOrder) {
     for (int threads : {1, 2}) {
       Tensor want = Tensor::Allocate(DataType::kFloat, Shape(g.out_shape));
       ops::nn::RunConvOrtOrder(g, x.data<float>(), w.data<float>(), b.data<float>(), want.data<float>(), threads);
-      const Tensor disabled = RunConv(model, x, optimizer::OptLevel::kDisabled, std::nullopt, threads);
+      const Tensor disabled = RunConv(cs, x, w, b, optimizer::OptLevel::kDisabled, std::nullopt, threads);
       EXPECT_TRUE(SameBits(disabled, want)) << cs.label << " threads=" << threads;
-      const Tensor asked = RunConv(model, x, optimizer::OptLevel::kBasic, true, threads);
+      const Tensor asked = RunConv(cs, x, w, b, optimizer::OptLevel::kBasic, true, threads);
       EXPECT_TRUE(SameBits(asked, want)) << cs.label << " threads=" << threads << " (asked at level basic)";
       // The fast path (flag off) sums in another order but to nearly the same values.
-      const Tensor fast = RunConv(model, x, optimizer::OptLevel::kDisabled, false, threads);
+      const Tensor fast = RunConv(cs, x, w, b, optimizer::OptLevel::kDisabled, false, threads);
       ASSERT_EQ(fast.shape(), want.shape());
       for (int64_t i = 0; i < want.size(); ++i) {
         const float a = want.data<float>()[i], f = fast.data<float>()[i];
@@ -136,10 +97,10 @@ TEST(ConvOrtOrder, TheBlockingMatters) {
   const ConvCase cs = Cases()[1];
   const int64_t k = cs.c * cs.k * cs.k;
   ASSERT_GT(k, 128);
-  const Tensor x = RandomTensor({1, cs.c, cs.h, cs.w}, 1);
-  const Tensor w = RandomTensor({cs.m, cs.c, cs.k, cs.k}, 2);
-  const Tensor b = RandomTensor({cs.m}, 3);
-  const Tensor ort = RunConv(ConvModel(cs, w, b), x, optimizer::OptLevel::kDisabled, std::nullopt, 1);
+  const Tensor x = testing::NormalTensor({1, cs.c, cs.h, cs.w}, 1);
+  const Tensor w = testing::NormalTensor({cs.m, cs.c, cs.k, cs.k}, 2);
+  const Tensor b = testing::NormalTensor({cs.m}, 3);
+  const Tensor ort = RunConv(cs, x, w, b, optimizer::OptLevel::kDisabled, std::nullopt, 1);
   // The same convolution through SgemmOrtBlocks with one block, then the bias.
   const int64_t out = cs.h * cs.w;
   std::vector<float> cols(static_cast<size_t>(k * out), 0.0f);

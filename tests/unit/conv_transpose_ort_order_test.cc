@@ -10,11 +10,10 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
-#include "runtime/session.h"
+#include "op_test_helpers.h"
 
 namespace onyx {
 namespace {
@@ -27,70 +26,27 @@ struct Case {
   int64_t stride = 1, pad = 0, dilation = 1, out_pad = 0;
 };
 
-Tensor RandomTensor(Shape shape, uint64_t seed) {
-  Tensor t = Tensor::Allocate(DataType::kFloat, std::move(shape));
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> dist(0.0f, 1.0f);
-  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = dist(rng);
-  return t;
-}
-
-ir::Attribute Ints(const std::string& name, std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
-
 size_t Dims(const Case& cs) { return cs.x.size() - 2; }
 
-// y = ConvTranspose(x, W, B): W and B initializers, or (w_fed) W a second graph input, as a W computed at run time.
-ir::Model Model(const Case& cs, const Tensor& w, const Tensor& b, bool w_fed) {
-  ir::Model model;
-  model.ir_version = 8;
-  model.opset_import.push_back({"", 17});
-  ir::Node node;
-  node.name = "convt";
-  node.op_type = "ConvTranspose";
-  node.inputs = {"x", "W", "B"};
-  node.outputs = {"y"};
+// y = ConvTranspose(x, W, B) in a session with these settings: W and B initializers, or (w_fed) W fed at run time,
+// as a W computed in the graph.
+Tensor RunConvTranspose(const Case& cs, const Tensor& x, const Tensor& w, const Tensor& b, bool w_fed,
+                        optimizer::OptLevel level, std::optional<bool> ort_order, int threads) {
   const size_t nd = Dims(cs);
-  node.attributes = {
-      Ints("strides", std::vector<int64_t>(nd, cs.stride)), Ints("dilations", std::vector<int64_t>(nd, cs.dilation)),
-      Ints("pads", std::vector<int64_t>(2 * nd, cs.pad)), Ints("output_padding", std::vector<int64_t>(nd, cs.out_pad))};
-  ir::Attribute group;
-  group.name = "group";
-  group.type = ir::AttrType::kInt;
-  group.i = cs.group;
-  node.attributes.push_back(group);
-  model.graph.nodes.push_back(std::move(node));
-  if (w_fed) {
-    model.graph.inputs.push_back({"W", ir::TypeInfo::Tensor(DataType::kFloat), {}, {}});
-  } else {
-    model.graph.initializers.push_back(ir::NamedTensor{"W", "", w, {}, {}});
-  }
-  model.graph.initializers.push_back(ir::NamedTensor{"B", "", b, {}, {}});
-  model.graph.inputs.push_back({"x", ir::TypeInfo::Tensor(DataType::kFloat), {}, {}});
-  model.graph.outputs.push_back({"y", std::nullopt, {}, {}});
-  return model;
-}
-
-Tensor RunModel(const ir::Model& model, const Tensor& x, const Tensor* w_feed, optimizer::OptLevel level,
-                std::optional<bool> ort_order, int threads) {
-  SessionOptions so;
-  so.optimization_level = level;
-  so.ort_summation_order = ort_order;
-  so.intra_op_num_threads = threads;
-  auto s = Session::Create(model, so);
-  EXPECT_TRUE(s.ok()) << s.status().message();
-  if (!s.ok()) return Tensor();
-  std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(x)}};
-  if (w_feed != nullptr) feeds.push_back({"W", Value(*w_feed)});
-  std::vector<Value> out;
-  const Status st = (*s)->Run(feeds, {}, &out);
-  EXPECT_TRUE(st.ok()) << st.message();
-  return st.ok() ? out[0].tensor() : Tensor();
+  testing::OpTest t = testing::Op("ConvTranspose", 17)
+                          .Attr("strides", std::vector<int64_t>(nd, cs.stride))
+                          .Attr("dilations", std::vector<int64_t>(nd, cs.dilation))
+                          .Attr("pads", std::vector<int64_t>(2 * nd, cs.pad))
+                          .Attr("output_padding", std::vector<int64_t>(nd, cs.out_pad))
+                          .Attr("group", cs.group)
+                          .Input(Value(x))
+                          .Input(Value(w))
+                          .Input(Value(b));
+  t.constant_inputs = w_fed ? std::vector<size_t>{2} : std::vector<size_t>{1, 2};
+  t.options.optimization_level = level;
+  t.options.ort_summation_order = ort_order;
+  t.options.intra_op_num_threads = threads;
+  return testing::RunOk(t);
 }
 
 bool SameBits(const Tensor& a, const Tensor& b) {
@@ -132,16 +88,14 @@ const std::vector<Case>& Cases() {
 
 TEST(ConvTransposeOrtOrder, SessionRunsTheOrtOrder) {
   for (const Case& cs : Cases()) {
-    const Tensor x = RandomTensor(cs.x, 1);
-    const Tensor w = RandomTensor(cs.w, 2);
+    const Tensor x = testing::NormalTensor(cs.x, 1);
+    const Tensor w = testing::NormalTensor(cs.w, 2);
     const ops::nn::ConvTransposeGeometry g = Geometry(cs);
-    const Tensor b = RandomTensor({g.out_channels}, 3);
+    const Tensor b = testing::NormalTensor({g.out_channels}, 3);
     const int64_t cg = cs.x[1] / cs.group;
     const int64_t kernel_dim = w.size() / cs.w[0];
     const std::vector<float> wt = ops::nn::TransposeFilterPerGroup(w.data<float>(), cs.group, cg, kernel_dim);
     const bool transposed = ops::nn::OrtTransposesFilter(cg, kernel_dim);
-    const ir::Model constant_w = Model(cs, w, b, false);
-    const ir::Model fed_w = Model(cs, w, b, true);
     for (int threads : {1, 2}) {
       const std::string label = cs.label + " threads=" + std::to_string(threads);
       // A constant W: ONNX Runtime's transposed-once filter (where it transposes).
@@ -149,18 +103,19 @@ TEST(ConvTransposeOrtOrder, SessionRunsTheOrtOrder) {
       ops::nn::RunConvTransposeOrtOrder(g, x.data<float>(), w.data<float>(), transposed ? wt.data() : nullptr,
                                         b.data<float>(), want.data<float>(), threads);
       EXPECT_TRUE(
-          SameBits(RunModel(constant_w, x, nullptr, optimizer::OptLevel::kDisabled, std::nullopt, threads), want))
+          SameBits(RunConvTranspose(cs, x, w, b, false, optimizer::OptLevel::kDisabled, std::nullopt, threads), want))
           << label;
-      EXPECT_TRUE(SameBits(RunModel(constant_w, x, nullptr, optimizer::OptLevel::kBasic, true, threads), want))
+      EXPECT_TRUE(SameBits(RunConvTranspose(cs, x, w, b, false, optimizer::OptLevel::kBasic, true, threads), want))
           << label << " (asked at level basic)";
       // A W fed at run time: read transposed by the GEMM.
       Tensor want_fed = Tensor::Allocate(DataType::kFloat, OutShape(g));
       ops::nn::RunConvTransposeOrtOrder(g, x.data<float>(), w.data<float>(), nullptr, b.data<float>(),
                                         want_fed.data<float>(), threads);
-      EXPECT_TRUE(SameBits(RunModel(fed_w, x, &w, optimizer::OptLevel::kDisabled, std::nullopt, threads), want_fed))
+      EXPECT_TRUE(SameBits(RunConvTranspose(cs, x, w, b, true, optimizer::OptLevel::kDisabled, std::nullopt, threads),
+                           want_fed))
           << label << " (W fed)";
       // The fast path (flag off) sums in another order to nearly the same values.
-      const Tensor fast = RunModel(constant_w, x, nullptr, optimizer::OptLevel::kDisabled, false, threads);
+      const Tensor fast = RunConvTranspose(cs, x, w, b, false, optimizer::OptLevel::kDisabled, false, threads);
       ASSERT_EQ(fast.shape(), want.shape()) << label;
       for (int64_t i = 0; i < want.size(); ++i) {
         const float a = want.data<float>()[i], f = fast.data<float>()[i];
@@ -226,10 +181,10 @@ TEST(ConvTransposeOrtOrder, MatchesTheOrderRestated) {
       {"3-D", {1, 20, 3, 4, 2}, {20, 3, 2, 3, 3}, 1, 2, 1, 1, 0},
   };
   for (const Case& cs : cases) {
-    const Tensor x = RandomTensor(cs.x, 4);
-    const Tensor w = RandomTensor(cs.w, 5);
+    const Tensor x = testing::NormalTensor(cs.x, 4);
+    const Tensor w = testing::NormalTensor(cs.w, 5);
     const ops::nn::ConvTransposeGeometry g = Geometry(cs);
-    const Tensor b = RandomTensor({g.out_channels}, 6);
+    const Tensor b = testing::NormalTensor({g.out_channels}, 6);
     const std::vector<float> want = ScalarOrder(cs, g, x.data<float>(), w.data<float>(), b.data<float>());
     const int64_t cg = cs.x[1] / cs.group, kernel_dim = w.size() / cs.w[0];
     const std::vector<float> wt = ops::nn::TransposeFilterPerGroup(w.data<float>(), cs.group, cg, kernel_dim);
@@ -249,8 +204,8 @@ TEST(ConvTransposeOrtOrder, TheTransposedFilterSumsDifferently) {
   // K = 192 input channels over 16 pixels: read transposed, MLAS sums K in blocks of 128; the transposed-once filter
   // (A not transposed) lets its K stride grow to one block. Same products, other last bits somewhere.
   const Case cs = Cases()[0];
-  const Tensor x = RandomTensor(cs.x, 7);
-  const Tensor w = RandomTensor(cs.w, 8);
+  const Tensor x = testing::NormalTensor(cs.x, 7);
+  const Tensor w = testing::NormalTensor(cs.w, 8);
   const ops::nn::ConvTransposeGeometry g = Geometry(cs);
   const int64_t kernel_dim = w.size() / cs.w[0];
   ASSERT_TRUE(ops::nn::OrtTransposesFilter(cs.x[1], kernel_dim));

@@ -29,6 +29,15 @@ inline std::string RandomFloatsText(int64_t n, unsigned seed, float scale) {
   return s;
 }
 
+// A float tensor of standard-normal values from `seed`.
+inline Tensor NormalTensor(Shape shape, uint64_t seed) {
+  Tensor t = Tensor::Allocate(DataType::kFloat, std::move(shape));
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = dist(rng);
+  return t;
+}
+
 template <typename T>
 Tensor T_(std::vector<T> values, Shape shape) {
   return Tensor::FromVector<T>(values, std::move(shape));

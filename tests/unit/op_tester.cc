@@ -101,7 +101,7 @@ Result<std::vector<Value>> RunOp(const OpTest& test) {
     model.graph.outputs.push_back({name, std::nullopt, {}, {}});
   }
   model.graph.nodes.push_back(std::move(node));
-  ONYX_ASSIGN_OR_RETURN(auto session, Session::Create(std::move(model)));
+  ONYX_ASSIGN_OR_RETURN(auto session, Session::Create(std::move(model), test.options));
   std::vector<Value> outputs;
   ONYX_RETURN_IF_ERROR(session->Run(feeds, {}, &outputs));
   return outputs;

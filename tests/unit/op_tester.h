@@ -7,6 +7,7 @@
 
 #include "core/value.h"
 #include "ir/model.h"
+#include "runtime/session.h"
 
 namespace onyx::testing {
 
@@ -19,6 +20,8 @@ struct OpTest {
   int num_outputs = 1;
   // Inputs (by index) given as initializers instead of feeds: kernels may prepack those (session constants).
   std::vector<size_t> constant_inputs;
+  // The session's settings (optimization level, threads, summation order); the defaults unless a test sets them.
+  SessionOptions options;
 
   OpTest& Attr(const std::string& name, int64_t v);
   OpTest& Attr(const std::string& name, float v);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/session.h"
+#include "op_test_helpers.h"
 
 namespace onyx {
 namespace {
@@ -31,22 +31,6 @@ Tensor Input(const Shape& shape) {
     t.data<float>()[i] = static_cast<float>((i * 7919 + 13) % 2001 - 1000) / 37.0f;
   }
   return t;
-}
-
-ir::Attribute Ints(const std::string& name, const std::vector<int64_t>& v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kInts;
-  a.ints = v;
-  return a;
-}
-
-ir::Attribute Int(const std::string& name, int64_t v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kInt;
-  a.i = v;
-  return a;
 }
 
 const std::vector<PoolCase>& Cases() {
@@ -121,30 +105,17 @@ const std::vector<PoolCase>& Cases() {
 }
 
 Tensor RunPool(const PoolCase& pc, optimizer::OptLevel level) {
-  ir::Model model;
-  model.ir_version = 8;
-  model.opset_import.push_back({"", pc.opset});
-  ir::Node node;
-  node.name = "pool";
-  node.op_type = "AveragePool";
-  node.inputs = {"x"};
-  node.outputs = {"y"};
-  node.attributes = {Ints("kernel_shape", pc.kernel), Ints("strides", pc.strides), Ints("pads", pc.pads),
-                     Int("ceil_mode", pc.ceil_mode), Int("count_include_pad", pc.count_include_pad)};
-  if (!pc.dilations.empty()) node.attributes.push_back(Ints("dilations", pc.dilations));
-  model.graph.nodes.push_back(std::move(node));
-  model.graph.inputs.push_back({"x", ir::TypeInfo::Tensor(DataType::kFloat), {}, {}});
-  model.graph.outputs.push_back({"y", std::nullopt, {}, {}});
-  SessionOptions so;
-  so.optimization_level = level;
-  so.intra_op_num_threads = 1;
-  auto s = Session::Create(std::move(model), so);
-  EXPECT_TRUE(s.ok()) << s.status().message();
-  if (!s.ok()) return Tensor();
-  std::vector<Value> out;
-  const Status st = (*s)->Run({{"x", Value(Input(Shape(pc.shape)))}}, {}, &out);
-  EXPECT_TRUE(st.ok()) << st.message();
-  return st.ok() ? out[0].tensor() : Tensor();
+  testing::OpTest t = testing::Op("AveragePool", pc.opset)
+                          .Attr("kernel_shape", pc.kernel)
+                          .Attr("strides", pc.strides)
+                          .Attr("pads", pc.pads)
+                          .Attr("ceil_mode", pc.ceil_mode)
+                          .Attr("count_include_pad", pc.count_include_pad)
+                          .Input(Value(Input(Shape(pc.shape))));
+  if (!pc.dilations.empty()) t.Attr("dilations", pc.dilations);
+  t.options.optimization_level = level;
+  t.options.intra_op_num_threads = 1;
+  return testing::RunOk(t);
 }
 
 int64_t Mismatches(const Tensor& y, const std::vector<uint32_t>& expected) {
