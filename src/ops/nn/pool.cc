@@ -91,25 +91,12 @@ void ForEachWindow(const std::vector<WindowAxis>& axes, const std::vector<AxisTa
   }
 }
 
-// Float average pooling in ONNX Runtime's summation order (its MLAS pooling kernels), so that a quantize step after
-// the pool rounds the same value: a 1-ulp difference in the average flips a later quantization.
+// Float average pooling in ONNX Runtime's summation order (its MLAS pooling kernels, pool_ort_order.h) even without
+// KernelInfo::ort_summation_order, so that a quantize step after the pool rounds the same value: a 1-ulp difference
+// in the average flips a later quantization.
 //
-// The sum of one channel when the window covers all of it (GlobalAveragePool, or a kernel equal to the input):
-// element i goes to accumulator i % 4 over the whole groups of four, the accumulators combine as
-// (a0 + a2) + (a1 + a3), the remaining elements add one by one, and the sum divides by the element count.
-float GlobalAverage(const float* x, int64_t n) {
-  float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int l = 0; l < 4; ++l) acc[l] += x[i + l];
-  }
-  float sum = (acc[0] + acc[2]) + (acc[1] + acc[3]);
-  for (; i < n; ++i) sum += x[i];
-  return sum / static_cast<float>(n);
-}
-
-// Whether a 2-D float AveragePool can run in ONNX Runtime's order below: no dilation, no window that reaches past
-// the padded input (ceil_mode), and every window overlapping the input.
+// Whether a 2-D float AveragePool takes that order always: no dilation, no window that reaches past the padded input
+// (ceil_mode), and every window overlapping the input.
 bool OrtAveragePoolApplies(const std::vector<WindowAxis>& axes) {
   if (axes.size() != 2) return false;
   for (const WindowAxis& a : axes) {
@@ -117,64 +104,6 @@ bool OrtAveragePoolApplies(const std::vector<WindowAxis>& axes) {
     if ((a.out - 1) * a.stride + a.kernel > a.in + a.pad_begin + a.pad_end) return false;
   }
   return true;
-}
-
-// One channel of a 2-D float AveragePool in ONNX Runtime's order. With mlas_order, three cases as MLAS picks them:
-// the window covering the whole input (GlobalAverage); a width stride of at most 2 with kernels of at most 32 (per
-// output row, each padded column is summed down the window's rows, then each output sums its window's column sums
-// from left to right, padding columns as 0); otherwise, and always without mlas_order, each window sums row by row
-// from 0. The divisor is the kernel size (count_include_pad) or the window's element count inside the input.
-void OrtAveragePoolPlane(const std::vector<WindowAxis>& axes, bool include_pad, bool mlas_order, const float* src,
-                         float* dst, std::vector<float>& colsum) {
-  const WindowAxis& ah = axes[0];
-  const WindowAxis& aw = axes[1];
-  const int64_t width = aw.in;
-  if (mlas_order && ah.kernel == ah.in && aw.kernel == aw.in && ah.stride == 1 && aw.stride == 1 && ah.pad_begin == 0 &&
-      ah.pad_end == 0 && aw.pad_begin == 0 && aw.pad_end == 0) {
-    dst[0] = GlobalAverage(src, ah.in * aw.in);
-    return;
-  }
-  const float kernel_size = static_cast<float>(ah.kernel * aw.kernel);
-  const bool vector =
-      mlas_order && aw.stride <= 2 && ah.kernel <= 32 && aw.kernel <= 32 && aw.pad_begin + aw.pad_end + width <= 2045;
-  for (int64_t oh = 0; oh < ah.out; ++oh) {
-    const int64_t h0 = std::max<int64_t>(oh * ah.stride - ah.pad_begin, 0);
-    const int64_t h1 = std::min<int64_t>(oh * ah.stride - ah.pad_begin + ah.kernel, ah.in);
-    float* out_row = dst + oh * aw.out;
-    if (vector) {
-      colsum.assign(static_cast<size_t>(aw.pad_begin + width + aw.pad_end), 0.0f);
-      float* cols = colsum.data() + aw.pad_begin;
-      const float* first = src + h0 * width;
-      for (int64_t w = 0; w < width; ++w) cols[w] = first[w];
-      for (int64_t h = h0 + 1; h < h1; ++h) {
-        const float* row = src + h * width;
-        for (int64_t w = 0; w < width; ++w) cols[w] += row[w];
-      }
-      const float rows = static_cast<float>(h1 - h0);
-      for (int64_t ow = 0; ow < aw.out; ++ow) {
-        const int64_t start = ow * aw.stride;  // in padded columns
-        float sum = colsum[static_cast<size_t>(start)];
-        for (int64_t k = 1; k < aw.kernel; ++k) sum += colsum[static_cast<size_t>(start + k)];
-        float divisor = kernel_size;
-        if (!include_pad) {
-          const int64_t lo = std::max<int64_t>(start, aw.pad_begin);
-          const int64_t hi = std::min<int64_t>(start + aw.kernel, aw.pad_begin + width);
-          divisor = std::max(static_cast<float>(hi - lo) * rows, 1.0f);
-        }
-        out_row[ow] = sum / divisor;
-      }
-      continue;
-    }
-    for (int64_t ow = 0; ow < aw.out; ++ow) {
-      const int64_t w0 = std::max<int64_t>(ow * aw.stride - aw.pad_begin, 0);
-      const int64_t w1 = std::min<int64_t>(ow * aw.stride - aw.pad_begin + aw.kernel, width);
-      float sum = 0.0f;
-      for (int64_t h = h0; h < h1; ++h) {
-        for (int64_t w = w0; w < w1; ++w) sum += src[h * width + w];
-      }
-      out_row[ow] = sum / (include_pad ? kernel_size : static_cast<float>((h1 - h0) * (w1 - w0)));
-    }
-  }
 }
 
 class PoolKernel : public OpKernel {
@@ -254,19 +183,14 @@ class PoolKernel : public OpKernel {
     if (kind_ == PoolKind::kAverage && x->type() == DataType::kFloat && ort_order_ &&
         OrtAveragePoolAxesSupported(axes)) {
       // Every 1-D to 3-D case in ONNX Runtime's order (pool_ort_order.h), ceil_mode and dilations included.
-      OrtAveragePool(axes, count_include_pad_, attrs_.ceil_mode, !mlas_order_, x->data<float>(), y.data<float>(),
-                     planes);
+      OrtAveragePool(axes, count_include_pad_, !mlas_order_ || (attrs_.ceil_mode && count_include_pad_),
+                     x->data<float>(), y.data<float>(), planes);
       return Status::Ok();
     }
     if (kind_ == PoolKind::kAverage && x->type() == DataType::kFloat && OrtAveragePoolApplies(axes)) {
-      const float* in = x->data<float>();
-      float* out = y.data<float>();
-      ParallelFor(planes, out_size * axes[0].kernel * axes[1].kernel, [&](int64_t lo, int64_t hi) {
-        std::vector<float> colsum;
-        for (int64_t pl = lo; pl < hi; ++pl) {
-          OrtAveragePoolPlane(axes, count_include_pad_, mlas_order_, in + pl * in_size, out + pl * out_size, colsum);
-        }
-      });
+      // Always on for these 2-D windows: MLAS's kernels (AveragePool-7..11) or ONNX Runtime's own loop (19); unlike
+      // the full order above, ceil_mode with count_include_pad keeps MLAS's kernels here.
+      OrtAveragePool(axes, count_include_pad_, !mlas_order_, x->data<float>(), y.data<float>(), planes);
       return Status::Ok();
     }
     if (kind_ == PoolKind::kMax) {
@@ -379,7 +303,7 @@ class GlobalPoolKernel : public OpKernel {
       const float* in = x->data<float>();
       float* out = y.data<float>();
       ParallelFor(planes, in_size, [&](int64_t lo, int64_t hi) {
-        for (int64_t pl = lo; pl < hi; ++pl) out[pl] = GlobalAverage(in + pl * in_size, in_size);
+        for (int64_t pl = lo; pl < hi; ++pl) out[pl] = OrtGlobalAverage(in + pl * in_size, in_size);
       });
       return Status::Ok();
     }

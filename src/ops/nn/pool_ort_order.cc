@@ -32,19 +32,6 @@ void Clip(const WindowAxis& a, int64_t o, int64_t* begin, int64_t* end) {
   *end = std::min<int64_t>(start + a.kernel, a.in);
 }
 
-// MlasPoolGlobalKernel: four lane sums over the whole groups of four, reduced as (l0 + l2) + (l1 + l3), then the
-// rest one by one, divided by the count.
-float GlobalAverage(const float* x, int64_t n) {
-  float lanes[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int l = 0; l < 4; ++l) lanes[l] = lanes[l] + x[i + l];
-  }
-  float sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
-  for (; i < n; ++i) sum = sum + x[i];
-  return sum / static_cast<float>(n);
-}
-
 // MlasPool{1,2,3}DKernel.
 void GenericPlane(const Axes3& a, bool include_pad, const float* x, float* y) {
   const float kernel = static_cast<float>(a.d.kernel * a.h.kernel * a.w.kernel);
@@ -183,8 +170,19 @@ void Opset19Plane(const std::vector<WindowAxis>& axes, bool include_pad, const f
 
 bool OrtAveragePoolAxesSupported(const std::vector<WindowAxis>& axes) { return !axes.empty() && axes.size() <= 3; }
 
-void OrtAveragePool(const std::vector<WindowAxis>& axes, bool include_pad, bool ceil_mode, bool opset19, const float* x,
-                    float* y, int64_t planes) {
+float OrtGlobalAverage(const float* x, int64_t n) {
+  float lanes[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (int l = 0; l < 4; ++l) lanes[l] = lanes[l] + x[i + l];
+  }
+  float sum = (lanes[0] + lanes[2]) + (lanes[1] + lanes[3]);
+  for (; i < n; ++i) sum = sum + x[i];
+  return sum / static_cast<float>(n);
+}
+
+void OrtAveragePool(const std::vector<WindowAxis>& axes, bool include_pad, bool own_loop, const float* x, float* y,
+                    int64_t planes) {
   const int64_t in_size = InputSize(axes);
   const int64_t out_size = OutputSize(axes);
   bool dilated = false;
@@ -195,10 +193,10 @@ void OrtAveragePool(const std::vector<WindowAxis>& axes, bool include_pad, bool 
     for (int64_t p = lo; p < hi; ++p) {
       const float* src = x + p * in_size;
       float* dst = y + p * out_size;
-      if (opset19 || dilated || (ceil_mode && include_pad)) {
+      if (own_loop || dilated) {
         Opset19Plane(axes, include_pad, src, dst);
       } else if (IsGlobal(axes)) {
-        dst[0] = GlobalAverage(src, in_size);
+        dst[0] = OrtGlobalAverage(src, in_size);
       } else if (UsesVectorKernel(axes)) {
         VectorPlane(a, axes.size() == 3, include_pad, src, dst, buf);
       } else {

@@ -25,8 +25,15 @@ namespace onyx::ops::nn {
 // Whether OrtAveragePool handles these axes (1 to 3 of them).
 bool OrtAveragePoolAxesSupported(const std::vector<WindowAxis>& axes);
 
-// y = AveragePool(x) over `planes` planes (N * C) in ONNX Runtime's order; `opset19`: AveragePool-19.
-void OrtAveragePool(const std::vector<WindowAxis>& axes, bool include_pad, bool ceil_mode, bool opset19, const float* x,
-                    float* y, int64_t planes);
+// y = AveragePool(x) over `planes` planes (N * C) in ONNX Runtime's order. `own_loop`: ONNX Runtime's own loop
+// instead of MLAS's kernels (AveragePool-19, and, in ONNX Runtime, earlier versions with ceil_mode and
+// count_include_pad both set); dilated windows always take it.
+void OrtAveragePool(const std::vector<WindowAxis>& axes, bool include_pad, bool own_loop, const float* x, float* y,
+                    int64_t planes);
+
+// The average of n values as MLAS's global pooling kernel sums them: four lane sums over the whole groups of four,
+// reduced as (l0 + l2) + (l1 + l3), then the rest one by one, divided by n. (GlobalAveragePool, and a window that
+// covers the whole input.)
+float OrtGlobalAverage(const float* x, int64_t n);
 
 }  // namespace onyx::ops::nn
