@@ -1,8 +1,9 @@
 // An 8-bit 2-D convolution on oneDNN's convolution primitive with int32 output: u8 or s8 source with one zero point
 // (applied by oneDNN, padding taps included, i.e. they count as the zero point as ONNX specifies), s8 weights without
-// zero point reordered once into the primitive's layout, groups and depthwise as oneDNN grouped convolution. Exact:
-// the int32 sums equal sum((x - x_zero_point) * w) over the taps (checked against the reference loops in
-// tests/unit/int8_conv_test.cc). Used only where Int8GemmIsExact() (VNNI or AMX: no saturating int16 pairs).
+// zero point reordered once into the primitive's layout, groups and depthwise as oneDNN grouped convolution. With
+// VNNI/AMX exact: the int32 sums equal sum((x - x_zero_point) * w) over the taps (checked against the reference loops
+// in tests/unit/int8_conv_test.cc); without VNNI neighbouring channel products saturate in int16 pairs
+// (kernels/int8_gemm.h, Int8GemmArithmetic). Used only where Int8GemmUsable().
 #pragma once
 
 #include <cstdint>

@@ -10,25 +10,42 @@
 
 namespace onyx::kernels {
 
-bool Int8GemmIsExact() {
-  static const bool exact = [] {
+Int8Arithmetic Int8GemmArithmetic() {
+  static const Int8Arithmetic arithmetic = [] {
     const char* env = std::getenv("ONYX_INT8_REFERENCE");
-    if (env != nullptr && std::strcmp(env, "1") == 0) return false;
+    if (env != nullptr && std::strcmp(env, "1") == 0) return Int8Arithmetic::kReferenceOnly;
     try {
       const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
-      return isa == dnnl::cpu_isa::avx2_vnni || isa == dnnl::cpu_isa::avx512_core_vnni ||
-             isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+      if (isa == dnnl::cpu_isa::avx2_vnni || isa == dnnl::cpu_isa::avx512_core_vnni ||
+          isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx) {
+        return Int8Arithmetic::kExact;
+      }
+      // oneDNN's x8s8 JIT kernels start at AVX2 (below it only its reference kernels, which are exact but slow).
+      if (isa == dnnl::cpu_isa::avx2 || isa == dnnl::cpu_isa::avx512_core) return Int8Arithmetic::kSaturatingPairs;
+      return Int8Arithmetic::kReferenceOnly;
     } catch (const dnnl::error&) {
-      return false;
+      return Int8Arithmetic::kReferenceOnly;
     }
   }();
-  return exact;
+  return arithmetic;
+}
+
+bool Int8GemmUsable(bool signed_activations) {
+  switch (Int8GemmArithmetic()) {
+    case Int8Arithmetic::kExact:
+      return true;
+    case Int8Arithmetic::kSaturatingPairs:
+      return !signed_activations;
+    case Int8Arithmetic::kReferenceOnly:
+      return false;
+  }
+  return false;
 }
 
 template <typename A>
 bool GemmInt8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda, A a_zp,
               const int8_t* b, int64_t ldb, int8_t b_zp, int32_t* c, int64_t ldc, int threads) {
-  if (!Int8GemmIsExact()) return false;
+  if (!Int8GemmUsable(std::is_same_v<A, int8_t>)) return false;
   if (m <= 0 || n <= 0) return true;
   const ScopedOmpThreads scoped(PrimitiveThreads(2 * m * n * k, threads));
   const int32_t c_offset = 0;

@@ -1,6 +1,6 @@
-// An 8-bit matrix product with a constant right operand on oneDNN's matmul primitive (AMX or VNNI kernels), int32
+// An 8-bit matrix product with a constant right operand on oneDNN's matmul primitive (AMX, VNNI or AVX2 kernels), int32
 // output: C[M, N] = sum_k (A[m, k] - a_zero_point) * B[k, N], A uint8 or int8 row-major, B int8 without zero point,
-// reordered once into the primitive's layout. Exact like kernels/int8_gemm.h (callers check Int8GemmIsExact()); the
+// reordered once into the primitive's layout. Sums as kernels/int8_gemm.h's (callers check Int8GemmUsable()); the
 // primitive is built per row count and thread count.
 #pragma once
 

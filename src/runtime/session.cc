@@ -388,8 +388,9 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
     // BatchNormalizations and the graph it rewrites no longer changes.
     ONYX_RETURN_IF_ERROR(optimizer::ApplyNchwcLayout(model).status());
   }
-  if (options.optimization_level >= optimizer::OptLevel::kAll && kernels::Int8GemmIsExact()) {
-    // 8-bit activations channels last between the int8 convolutions (where oneDNN's int8 kernels are exact).
+  if (options.optimization_level >= optimizer::OptLevel::kAll &&
+      kernels::Int8GemmArithmetic() != kernels::Int8Arithmetic::kReferenceOnly) {
+    // 8-bit activations channels last between the int8 convolutions (where oneDNN's int8 kernels run).
     ONYX_RETURN_IF_ERROR(optimizer::ApplyInt8NhwcLayout(model).status());
   }
   if (!options.optimized_model_path.empty()) {

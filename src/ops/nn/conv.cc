@@ -99,8 +99,9 @@ class ConvKernel : public OpKernel {
 // unsigned operand first), transposed into [M/g, out]. Returns false where the reference loops have to run.
 bool FastQuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, const Tensor& w, const Tensor* w_zp,
                        int threads, int32_t* acc) {
-  if (!kernels::Int8GemmIsExact() || w.type() != DataType::kInt8) return false;
+  if (w.type() != DataType::kInt8) return false;
   if (x.type() != DataType::kUint8 && x.type() != DataType::kInt8) return false;
+  if (!kernels::Int8GemmUsable(x.type() == DataType::kInt8)) return false;
   int8_t wz = 0;
   if (w_zp != nullptr) {
     if (w_zp->type() != DataType::kInt8 || w_zp->size() < 1) return false;

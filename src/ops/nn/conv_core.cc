@@ -70,7 +70,7 @@ PackedInt8Conv::PackedInt8Conv() = default;
 PackedInt8Conv::~PackedInt8Conv() = default;
 
 void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_index) {
-  if (!kernels::Int8GemmIsExact()) return;
+  if (kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kReferenceOnly) return;
   const Tensor* w = info.ConstantInput(w_index);
   if (w == nullptr || w->type() != DataType::kInt8 || (w->rank() != 3 && w->rank() != 4)) return;
   if (info.has_input(w_zp_index)) {
@@ -87,6 +87,7 @@ void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_in
 Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, int threads,
                                  std::unique_ptr<int32_t[]>* acc) {
   if (!enabled_ || (x.type() != DataType::kUint8 && x.type() != DataType::kInt8)) return false;
+  if (!kernels::Int8GemmUsable(x.type() == DataType::kInt8)) return false;
   const kernels::Int8ConvDims d = Int8ConvDimsOf(g);
   if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return false;
   const bool is_signed = x.type() == DataType::kInt8;

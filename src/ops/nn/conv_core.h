@@ -63,7 +63,7 @@ std::vector<float> QLinearConvScales(const Tensor& x_scale, const Tensor& w_scal
 
 // The prepacked int8 path of ConvInteger and QLinearConv (kernels/int8_conv.h, oneDNN's convolution primitive):
 // available when W is a constant int8 tensor of rank 3 or 4 whose zero point, if given, is a constant of zeros
-// (oneDNN takes no weight zero point), on CPUs where the int8 products are exact (kernels::Int8GemmIsExact). The
+// (oneDNN takes no weight zero point), where oneDNN's int8 kernels run for x's type (kernels::Int8GemmUsable). The
 // weights are reordered into the primitive's layout when it is built: for each new input shape, type or thread count.
 class PackedInt8Conv {
  public:

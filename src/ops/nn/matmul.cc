@@ -210,7 +210,7 @@ Shape RowParamShape(const Tensor& t, const MatMulPlan& p) {
 // point one value of its operand's type. Returns false where the reference loop has to run.
 bool FastIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp, const Tensor& b, const Tensor* b_zp,
                         int threads, int32_t* y) {
-  if (!kernels::Int8GemmIsExact() || b.type() != DataType::kInt8) return false;
+  if (!kernels::Int8GemmUsable(a.type() == DataType::kInt8) || b.type() != DataType::kInt8) return false;
   if ((a_zp != nullptr && (a_zp->type() != a.type() || a_zp->size() != 1)) ||
       (b_zp != nullptr && (b_zp->type() != DataType::kInt8 || b_zp->size() != 1))) {
     return false;
@@ -244,12 +244,12 @@ bool FastIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp
 
 // The prepacked path of MatMulInteger and QLinearMatMul (kernels/int8_matmul.h, oneDNN's matmul primitive): when B
 // is a constant int8 matrix whose zero point, if given, is a constant 0 (oneDNN takes none for the weights), on CPUs
-// where the int8 products are exact. The weights are reordered when the primitive is built: for each new row count,
+// where oneDNN's int8 kernels run (kernels::Int8GemmUsable). The weights are reordered when the primitive is built: for each new row count,
 // A type or thread count.
 class PackedInt8MatMul {
  public:
   void Init(const KernelInfo& info, size_t b_index, size_t b_zp_index) {
-    if (!kernels::Int8GemmIsExact()) return;
+    if (kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kReferenceOnly) return;
     const Tensor* b = info.ConstantInput(b_index);
     if (b == nullptr || b->type() != DataType::kInt8 || b->rank() != 2) return;
     if (info.has_input(b_zp_index)) {
@@ -271,6 +271,7 @@ class PackedInt8MatMul {
     const int64_t m = p.m * static_cast<int64_t>(p.a_index.size());
     if (m == 0 || p.n == 0) return false;
     const bool is_signed = a.type() == DataType::kInt8;
+    if (!kernels::Int8GemmUsable(is_signed)) return false;
     const int run_threads = kernels::PrimitiveThreads(2 * m * p.k * p.n, threads);
     std::shared_ptr<kernels::Int8MatMul> mm;
     {

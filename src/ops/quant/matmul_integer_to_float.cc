@@ -275,7 +275,7 @@ class MatMulIntegerToFloatKernel : public OpKernel {
   // The prepacked oneDNN product for `m` rows, or null where it does not apply; rebuilt when the row count, A's type
   // or the thread count changes (Session::Run may be called from several threads).
   std::shared_ptr<kernels::Int8MatMul> Primitive(int64_t m, DataType a_type, int threads) {
-    if (!kernels::Int8GemmIsExact()) return nullptr;
+    if (!kernels::Int8GemmUsable(a_type == DataType::kInt8)) return nullptr;
     const int64_t k = weights_.dim(0), n = weights_.dim(1);
     const bool is_signed = a_type == DataType::kInt8;
     const int run_threads = kernels::PrimitiveThreads(2 * m * k * n, threads);
@@ -307,6 +307,10 @@ void RegisterMatMulIntegerToFloatOps(KernelRegistry& registry) {
   registry.Add(ir::kInternalDomain, "MatMulIntegerToFloat", 1, kLatestVersion,
                MakeFactory<MatMulIntegerToFloatKernel>());
   registry.Add(ir::kInternalDomain, "DynamicQuantizeMatMul", 1, kLatestVersion,
+               MakeFactory<MatMulIntegerToFloatKernel>());
+  // ONNX Runtime's own names for the same operators (same inputs, same results): models it optimized carry them.
+  registry.Add("com.microsoft", "MatMulIntegerToFloat", 1, kLatestVersion, MakeFactory<MatMulIntegerToFloatKernel>());
+  registry.Add("com.microsoft", "DynamicQuantizeMatMul", 1, kLatestVersion,
                MakeFactory<MatMulIntegerToFloatKernel>());
 }
 

@@ -189,8 +189,8 @@ class QLinearConvNhwcKernel : public OpKernel {
   // only its reference kernel (the direct loops run instead).
   std::shared_ptr<kernels::Int8Conv> Primitive(const nn::ConvGeometry& g, DataType type, int threads) {
     const kernels::Int8ConvDims d = nn::Int8ConvDimsOf(g);
-    // oneDNN's int8 products saturate in int16 pairs without VNNI/AMX: the direct loops are exact everywhere.
-    if (!kernels::Int8GemmIsExact()) return nullptr;
+    // Without VNNI/AMX only u8 activations (kernels::Int8GemmUsable); elsewhere the direct loops run.
+    if (!kernels::Int8GemmUsable(type == DataType::kInt8)) return nullptr;
     if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return nullptr;
     const Key key{d, type == DataType::kInt8, kernels::Int8ConvThreads(d, threads)};
     std::lock_guard<std::mutex> lock(mutex_);
