@@ -75,6 +75,14 @@ float ExpElement(float x) {
   }
 }
 
+// MLAS erf's polynomial for small |x| (a = |x|, no sign).
+float ErfSmallBranch(float a) {
+  const float s = a * a;
+  float p = std::fma(kErfSmall[0], s, kErfSmall[1]);
+  for (int i = 2; i < 6; ++i) p = std::fma(p, s, kErfSmall[i]);
+  return std::fma(p, a, a);
+}
+
 float ErfElement(float x) {
   const uint32_t sign = std::bit_cast<uint32_t>(x) & 0x80000000u;
   const float a = MinPs(std::bit_cast<float>(std::bit_cast<uint32_t>(x) & 0x7FFFFFFFu), kErfUpperAbsRange);
@@ -303,6 +311,25 @@ void OrtErf(const float* in, float* out, int64_t n) {
     ErfFma3(in, out, n);
   } else {
     for (int64_t i = 0; i < n; ++i) out[i] = ErfElement(in[i]);
+  }
+}
+
+void OrtGelu(const float* in, float* out, int64_t n, MlasFlavor flavor) {
+  constexpr float kInvSqrt2 = 0.70710678118654752440f;
+  constexpr int64_t kChunk = 256;  // t and erf(t) on the stack: x is still needed after erf when in == out
+  float t[kChunk], e[kChunk];
+  for (int64_t start = 0; start < n; start += kChunk) {
+    const int64_t len = std::min(kChunk, n - start);
+    for (int64_t i = 0; i < len; ++i) t[i] = in[start + i] * kInvSqrt2;
+    OrtErf(t, e, len);
+    for (int64_t i = 0; i < len; ++i) {
+      float erf = e[i];
+      // The AVX-512F GELU kernel's split: |t| > 0.921875 takes the exp branch, so the tie takes the polynomial.
+      if (flavor == MlasFlavor::kAvx512F && std::fabs(t[i]) == kErfSplitBoundary) {
+        erf = std::copysign(ErfSmallBranch(kErfSplitBoundary), t[i]);
+      }
+      out[start + i] = (0.5f * in[start + i]) * (erf + 1.0f);
+    }
   }
 }
 

@@ -41,6 +41,13 @@ void OrtLogSoftmaxRow(const float* in, float* out, int64_t n, MlasFlavor flavor)
 // 1 - exp(-q(|x|)) with MLAS's own exp polynomial; the sign copied back. NaN gives +-erf(3.925) as in MLAS.
 void OrtErf(const float* in, float* out, int64_t n);
 
+// GELU (erf form) as ONNX Runtime's fused Gelu computes it (com.microsoft Gelu, which its GeluFusion writes at level
+// extended, and ONNX Gelu-20): t = x * 0.70710677f (1/sqrt(2) in float; the exported graph divides by sqrt(2)
+// instead, another rounding), erf(t) as OrtErf, then (0.5 x) * (erf + 1). The AVX-512F flavour is
+// MlasGeluErfKernelAvx512F, whose erf takes the small-|t| branch at |t| == 0.921875 exactly where MlasErfKernelFma3
+// takes the other one; everywhere else the two agree bit for bit. in == out is allowed.
+void OrtGelu(const float* in, float* out, int64_t n, MlasFlavor flavor);
+
 // The float sum of v[0..n) in the order of Eigen's vectorized reduction over 4-float (SSE) packets, which is
 // how ONNX Runtime's ReduceSum and ReduceMean add a contiguous run of values: the elements before `aligned_start`
 // (those before the first 16-byte boundary of the row) are left out first; from there two packet accumulators take

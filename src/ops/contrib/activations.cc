@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/ort_order_math.h"
 #include "kernels/vector_math.h"
 #include "ops/common/parallel.h"
 #include "ops/contrib/contrib_ops.h"
@@ -13,7 +14,7 @@
 namespace onyx::ops::contrib {
 namespace {
 
-enum class Act { kGeluTanh, kGeluErf, kQuick };
+enum class Act { kGeluTanh, kGeluErf, kGeluErfOrt, kQuick };  // kGeluErfOrt: ONNX Runtime's kernel, bit for bit
 
 // Y = act(X + bias); bias (optional) broadcasts over X's last dim.
 Status BiasActivation(KernelContext& ctx, int bias_input, Act act, float alpha) {
@@ -50,6 +51,9 @@ Status BiasActivation(KernelContext& ctx, int bias_input, Act act, float alpha) 
         case Act::kGeluErf:
           kernels::Gelu(dst, dst, width);
           break;
+        case Act::kGeluErfOrt:
+          kernels::OrtGelu(dst, dst, width, kernels::OrtMlasFlavor());
+          break;
         case Act::kQuick:
           for (int64_t i = 0; i < width; ++i) tmp[static_cast<size_t>(i)] = alpha * dst[i];
           kernels::Sigmoid(tmp.data(), tmp.data(), width);
@@ -78,10 +82,13 @@ class QuickGeluKernel : public OpKernel {
 void RegisterActivationOps(KernelRegistry& registry) {
   registry.AddFn(kMsDomain, "FastGelu", 1, kLatestVersion,
                  [](const KernelInfo&, KernelContext& ctx) { return BiasActivation(ctx, 1, Act::kGeluTanh, 0.0f); });
-  registry.AddFn(kMsDomain, "BiasGelu", 1, kLatestVersion,
-                 [](const KernelInfo&, KernelContext& ctx) { return BiasActivation(ctx, 1, Act::kGeluErf, 0.0f); });
-  registry.AddFn(kMsDomain, "Gelu", 1, kLatestVersion,
-                 [](const KernelInfo&, KernelContext& ctx) { return BiasActivation(ctx, -1, Act::kGeluErf, 0.0f); });
+  // Under KernelInfo::ort_summation_order: ONNX Runtime's erf GELU (x + bias rounded first, as its BiasGelu does).
+  registry.AddFn(kMsDomain, "BiasGelu", 1, kLatestVersion, [](const KernelInfo& info, KernelContext& ctx) {
+    return BiasActivation(ctx, 1, info.ort_summation_order() ? Act::kGeluErfOrt : Act::kGeluErf, 0.0f);
+  });
+  registry.AddFn(kMsDomain, "Gelu", 1, kLatestVersion, [](const KernelInfo& info, KernelContext& ctx) {
+    return BiasActivation(ctx, -1, info.ort_summation_order() ? Act::kGeluErfOrt : Act::kGeluErf, 0.0f);
+  });
   registry.Add(kMsDomain, "QuickGelu", 1, kLatestVersion, MakeFactory<QuickGeluKernel>());
 }
 

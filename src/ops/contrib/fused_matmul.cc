@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include <omp.h>
+
+#include "kernels/sgemm_ort_order.h"
 #include "ops/contrib/contrib_ops.h"
 #include "ops/nn/gemm_kernel.h"
 #include "runtime/kernel_registry.h"
@@ -54,6 +57,8 @@ class FusedMatMulKernel : public OpKernel {
     trans_b_ = info.GetInt("transB", 0) != 0;
     trans_batch_a_ = info.GetInt("transBatchA", 0) != 0;
     trans_batch_b_ = info.GetInt("transBatchB", 0) != 0;
+    ort_order_ = info.ort_summation_order();
+    b_constant_ = info.ConstantInput(1) != nullptr && info.ConstantInput(1)->rank() == 2;
     return Status::Ok();
   }
 
@@ -103,6 +108,28 @@ class FusedMatMulKernel : public OpKernel {
     const float* pa = a->data<float>();
     const float* pb = b->data<float>();
     float* py = y.data<float>();
+    if (ort_order_) {
+      // ONNX Runtime's FusedMatMul (its MatMul<float> kernel): one MlasGemmBatch of these GEMMs, alpha applied by
+      // MLAS's kernel, B packed when constant; its thread split as in ops/nn/matmul.cc (RunMatMulOrtOrder).
+      const int threads = std::max(omp_get_max_threads(), 1);
+      const double complexity = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+      const int64_t target = std::min<int64_t>(static_cast<int64_t>(complexity / (64.0 * 1024.0)) + 1, threads);
+      kernels::OrtSgemmOptions options;
+      options.b_packed = b_constant_;
+      options.ort_threads = static_cast<int>((target + batches - 1) / std::max<int64_t>(batches, 1));
+      for (int64_t t = 0; t < batches; ++t) {
+        int64_t off_a = 0, off_b = 0, rest = t;
+        for (size_t i = batch_rank; i-- > 0;) {
+          const int64_t idx = rest % out_shape[i];
+          rest /= out_shape[i];
+          off_a += idx * sa[i];
+          off_b += idx * sb[i];
+        }
+        kernels::SgemmOrtOrder(trans_a_, trans_b_, m, n, k, alpha_, pa + off_a, ma.ld, pb + off_b, mb.ld, 0.0f,
+                               py + t * m * n, n, options);
+      }
+      return Status::Ok();
+    }
     for (int64_t t = 0; t < batches; ++t) {
       int64_t off_a = 0, off_b = 0, rest = t;
       for (size_t i = batch_rank; i-- > 0;) {
@@ -123,6 +150,8 @@ class FusedMatMulKernel : public OpKernel {
   bool trans_b_ = false;
   bool trans_batch_a_ = false;
   bool trans_batch_b_ = false;
+  bool ort_order_ = false;   // KernelInfo::ort_summation_order: MLAS's sums
+  bool b_constant_ = false;  // ONNX Runtime prepacks a constant 2-D B
 };
 
 }  // namespace

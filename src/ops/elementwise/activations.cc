@@ -2,6 +2,7 @@
 // ThresholdedRelu, Softplus, Softsign, Mish, Gelu, Shrink, Swish.
 #include <cmath>
 
+#include "kernels/ort_order_math.h"
 #include "kernels/vector_math.h"
 #include "ops/common/parallel.h"
 #include "ops/elementwise/elementwise.h"
@@ -165,12 +166,14 @@ struct MishFn : NoAttributes {
 
 struct GeluFn {
   bool tanh_approximation = false;
+  bool ort_order = false;  // KernelInfo::ort_summation_order
   Status Init(const KernelInfo& info) {
     const std::string approximate = info.GetString("approximate", "none");
     if (approximate != "none" && approximate != "tanh") {
       return info.Error("attribute 'approximate' is '" + approximate + "', expected 'none' or 'tanh'");
     }
     tanh_approximation = approximate == "tanh";
+    ort_order = info.ort_summation_order();
     return Status::Ok();
   }
   template <typename C>
@@ -184,6 +187,8 @@ struct GeluFn {
   void ApplyFloatArray(const float* in, float* out, int64_t n) const {
     if (tanh_approximation) {
       kernels::GeluTanh(in, out, n);
+    } else if (ort_order) {
+      kernels::OrtGelu(in, out, n, kernels::OrtMlasFlavor());  // ONNX Runtime's Gelu kernel, bit for bit
     } else {
       kernels::Gelu(in, out, n);
     }
