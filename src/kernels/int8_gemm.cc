@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "kernels/dnnl_util.h"
 
@@ -12,8 +13,11 @@ namespace onyx::kernels {
 
 Int8Arithmetic Int8GemmArithmetic() {
   static const Int8Arithmetic arithmetic = [] {
-    const char* env = std::getenv("ONYX_INT8_REFERENCE");
-    if (env != nullptr && std::strcmp(env, "1") == 0) return Int8Arithmetic::kReferenceOnly;
+    const auto env_is_1 = [](const char* name) {
+      const char* env = std::getenv(name);
+      return env != nullptr && std::strcmp(env, "1") == 0;
+    };
+    if (env_is_1("ONYX_INT8_REFERENCE")) return Int8Arithmetic::kReferenceOnly;
     try {
       const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
       if (isa == dnnl::cpu_isa::avx2_vnni || isa == dnnl::cpu_isa::avx512_core_vnni ||
@@ -21,7 +25,9 @@ Int8Arithmetic Int8GemmArithmetic() {
         return Int8Arithmetic::kExact;
       }
       // oneDNN's x8s8 JIT kernels start at AVX2 (below it only its reference kernels, which are exact but slow).
-      if (isa == dnnl::cpu_isa::avx2 || isa == dnnl::cpu_isa::avx512_core) return Int8Arithmetic::kSaturatingPairs;
+      if (isa == dnnl::cpu_isa::avx2 || isa == dnnl::cpu_isa::avx512_core) {
+        return env_is_1("ONYX_INT8_EXACT") ? Int8Arithmetic::kSplitPairs : Int8Arithmetic::kSaturatingPairs;
+      }
       return Int8Arithmetic::kReferenceOnly;
     } catch (const dnnl::error&) {
       return Int8Arithmetic::kReferenceOnly;
@@ -34,6 +40,7 @@ bool Int8GemmUsable(bool signed_activations) {
   switch (Int8GemmArithmetic()) {
     case Int8Arithmetic::kExact:
       return true;
+    case Int8Arithmetic::kSplitPairs:
     case Int8Arithmetic::kSaturatingPairs:
       return !signed_activations;
     case Int8Arithmetic::kReferenceOnly:
@@ -41,6 +48,58 @@ bool Int8GemmUsable(bool signed_activations) {
   }
   return false;
 }
+
+bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs) {
+  if (Int8GemmArithmetic() != Int8Arithmetic::kSplitPairs) return false;
+  for (int64_t p = 0; p + 1 < k; p += 2) {
+    const int8_t* r0 = w + p * ldw;
+    const int8_t* r1 = r0 + ldw;
+    for (int64_t j = 0; j < n; ++j) {
+      if (std::abs(int{r0[j * cs]}) + std::abs(int{r1[j * cs]}) > 128) return true;
+    }
+  }
+  return false;
+}
+
+bool Int8WeightsCannotClip(const int8_t* w, int64_t count) {
+  if (Int8GemmArithmetic() != Int8Arithmetic::kSplitPairs) return true;
+  for (int64_t i = 0; i < count; ++i) {
+    if (w[i] < -64 || w[i] > 64) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// dnnl_gemm_u8s8s32 on A' = [A, A] (m x 2k) and B' = [B_lo; B_hi] (2k x n), both built here without transposes:
+// exactly sum_p (a - a_zp) * b on CPUs whose pairs could clip with B as it is (Int8SplitPairs). B's zero point must
+// be 0 (its halves would need two).
+dnnl_status_t SplitGemmU8S8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const uint8_t* a,
+                            int64_t lda, uint8_t a_zp, const int8_t* b, int64_t ldb, int32_t* c, int64_t ldc,
+                            const int32_t* c_offset) {
+  thread_local std::vector<uint8_t> a2;
+  thread_local std::vector<int8_t> b2;
+  a2.resize(static_cast<size_t>(m * 2 * k));
+  b2.resize(static_cast<size_t>(2 * k * n));
+  for (int64_t i = 0; i < m; ++i) {
+    uint8_t* row = a2.data() + i * 2 * k;
+    for (int64_t p = 0; p < k; ++p) row[p] = trans_a ? a[p * lda + i] : a[i * lda + p];
+    std::memcpy(row + k, row, static_cast<size_t>(k));
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    int8_t* lo = b2.data() + p * n;
+    int8_t* hi = b2.data() + (k + p) * n;
+    for (int64_t j = 0; j < n; ++j) {
+      const int8_t v = trans_b ? b[j * ldb + p] : b[p * ldb + j];
+      lo[j] = Int8SplitLow(v);
+      hi[j] = Int8SplitHigh(v);
+    }
+  }
+  return dnnl_gemm_u8s8s32('N', 'N', 'F', m, n, 2 * k, 1.0f, a2.data(), 2 * k, a_zp, b2.data(), n, 0, 0.0f, c, ldc,
+                           c_offset);
+}
+
+}  // namespace
 
 template <typename A>
 bool GemmInt8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda, A a_zp,
@@ -52,6 +111,10 @@ bool GemmInt8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const
   const char ta = trans_a ? 'T' : 'N', tb = trans_b ? 'T' : 'N';
   dnnl_status_t status;
   if constexpr (std::is_same_v<A, uint8_t>) {
+    if (Int8WeightsNeedSplit(b, k, n, trans_b ? 1 : ldb, trans_b ? ldb : 1)) {
+      if (b_zp != 0) return false;  // the halves would need two zero points: the exact loops run
+      return SplitGemmU8S8(trans_a, trans_b, m, n, k, a, lda, a_zp, b, ldb, c, ldc, &c_offset) == dnnl_success;
+    }
     status = dnnl_gemm_u8s8s32(ta, tb, 'F', m, n, k, 1.0f, a, lda, a_zp, b, ldb, b_zp, 0.0f, c, ldc, &c_offset);
   } else {
     status = dnnl_gemm_s8s8s32(ta, tb, 'F', m, n, k, 1.0f, a, lda, a_zp, b, ldb, b_zp, 0.0f, c, ldc, &c_offset);

@@ -1,7 +1,7 @@
 // 8-bit integer GEMM with int32 accumulation on oneDNN (u8 x s8 and s8 x s8, zero points applied inside), for the
 // integer kernels of ConvInteger, QLinearConv, MatMulInteger and QLinearMatMul. With VNNI the int32 sums equal the
 // reference loops' (wrapping on overflow like them), so the callers keep their own requantization and results
-// stay bit for bit the same; without VNNI they are ONNX Runtime's saturating sums (Int8GemmArithmetic).
+// stay bit for bit the same; without VNNI too (split weights, Int8GemmArithmetic).
 #pragma once
 
 #include <cstdint>
@@ -9,24 +9,42 @@
 namespace onyx::kernels {
 
 // How oneDNN's int8 kernels multiply u8 x s8 on this CPU. With VNNI (or AMX) the products accumulate straight into
-// int32: exact. Without it (AVX2 and AVX-512 without VNNI: AMD Zen 1-3, Intel before Cascade Lake) they add each two
-// neighbouring products along K in saturating int16 (vpmaddubsw) before the int32 sum, which clips where both are
-// large. ONNX Runtime's MLAS kernels do exactly the same on those CPUs (its U8S8 GEMM; measured bit for bit with
-// onnxruntime 1.30 on an AMD EPYC: MatMulInteger, DynamicQuantizeMatMul), so onyx follows them there: its results
-// are ONNX Runtime's, and the int8 path is as fast as it (the exact loops are ~20x slower than float).
-// ONYX_INT8_REFERENCE=1 in the environment selects the exact reference loops everywhere (ONNX's int32 semantics).
+// int32: exact. Without it (AVX2, and AVX-512 without VNNI: AMD Zen 1-3, Intel before Cascade Lake) they add each two
+// neighbouring products along K in saturating int16 (vpmaddubsw) before the int32 sum, which clips where
+// |a0 w0 + a1 w1| > 32767. ONNX Runtime's MLAS kernels do exactly the same there (measured bit for bit with
+// onnxruntime 1.30 on an AMD EPYC: its MatMulInteger sums differ from ONNX's exact ones in 510 of 294,912 elements
+// of a BERT projection), and so does onyx by default: ONNX Runtime's results, at its speed (onyx's exact loops were
+// 10-20x slower than float there). Weights within [-64, 64] (ONNX Runtime's quantizer with reduce_range) never
+// clip. The clipping costs accuracy with full-range weights (a dynamically quantized MLP of onyx's tests: output
+// cosine 0.999 -> 0.978), so ONYX_INT8_EXACT=1 makes onyx exact on such CPUs: a weight matrix with a pair that could
+// clip runs as W = W_lo + W_hi (w_lo = w >> 1, w_hi = w - w_lo, both in [-64, 64]: 255 * 128 < 32767), the halves
+// stacked along K against the activations read twice (twice the int8 products; convolutions whose weights could
+// clip take the im2col + GEMM path; measured 1.5-20x slower than ONNX Runtime, docs/quantization.md).
+// ONYX_INT8_REFERENCE=1 selects onyx's exact reference loops everywhere.
 enum class Int8Arithmetic {
   kExact,            // VNNI/AMX: oneDNN's sums are the exact int32 sums
-  kSaturatingPairs,  // no VNNI: u8 x s8 in saturating int16 pairs, as oneDNN and ONNX Runtime's MLAS compute them
-  kReferenceOnly,    // ONYX_INT8_REFERENCE=1, or oneDNN has no int8 kernel here: onyx's exact loops only
+  kSaturatingPairs,  // no VNNI (default): pairs clip as ONNX Runtime's MLAS clips them
+  kSplitPairs,       // no VNNI and ONYX_INT8_EXACT=1: weights split where a pair could clip: exact
+  kReferenceOnly,    // ONYX_INT8_REFERENCE=1, or oneDNN has no int8 JIT kernel here: onyx's exact loops only
 };
 Int8Arithmetic Int8GemmArithmetic();
 
 // Whether oneDNN's int8 kernels run for activations of this signedness. Signed (s8 x s8) activations without VNNI:
-// no, since oneDNN shifts them to u8 (+128) before pairing while MLAS pairs |a| with sign-adjusted weights, so the
-// two saturate on different values; the exact loops run instead (ONNX Runtime does not fuse int8 activations on
-// x86-64 either).
+// no, since oneDNN shifts them to u8 (+128) before pairing, which the split's bound does not cover, and MLAS pairs
+// |a| with sign-adjusted weights; the exact loops run instead (ONNX Runtime does not fuse int8 activations on x86-64
+// either).
 bool Int8GemmUsable(bool signed_activations);
+
+// Whether the u8 x s8 products against these weights must be split on this CPU (kSplitPairs and some pair
+// |w[2i][j]| + |w[2i+1][j]| > 128 along K; element (p, j) at w[p * ldw + j * cs]).
+bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs = 1);
+// Whether every weight is within [-64, 64], so that no pairing of products can clip (255 * 128 < 32767): what a
+// convolution's oneDNN kernel needs on kSplitPairs CPUs, whose pairing follows its own weight layout (ONNX Runtime's
+// quantizer writes such weights with reduce_range); always true on other CPUs.
+bool Int8WeightsCannotClip(const int8_t* w, int64_t count);
+// The split: w_lo = w >> 1 and w_hi = w - w_lo, each in [-64, 64] (w_lo + w_hi = w).
+inline int8_t Int8SplitLow(int8_t w) { return static_cast<int8_t>(w >> 1); }
+inline int8_t Int8SplitHigh(int8_t w) { return static_cast<int8_t>(w - (w >> 1)); }
 
 // c[i][j] = sum_p (a[i][p] - a_zp) * (b[p][j] - b_zp), row-major; op(a) is [m, k] (a stored [k, m] when trans_a),
 // op(b) is [k, n] (b stored [n, k] when trans_b). A is uint8_t or int8_t. Runs on `threads` OpenMP threads (fewer

@@ -1,9 +1,12 @@
 #include "kernels/int8_matmul.h"
 
+#include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "kernels/dnnl_util.h"
+#include "kernels/int8_gemm.h"
 
 namespace onyx::kernels {
 
@@ -12,6 +15,8 @@ using Tag = memory::format_tag;
 using Dt = memory::data_type;
 
 struct Int8MatMul::Impl {
+  int64_t k = 0;
+  bool split = false;  // weights stacked as [B_lo; B_hi] (kernels/int8_gemm.h): A is read twice, 2k columns
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul primitive;
   memory weights;
@@ -36,11 +41,23 @@ Int8MatMul::~Int8MatMul() = default;
 Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
                                                        int threads) {
   auto impl = std::make_unique<Impl>();
+  impl->k = k;
+  impl->split = !signed_a && Int8WeightsNeedSplit(b, k, n, n);
+  std::vector<int8_t> stacked;
+  if (impl->split) {
+    stacked.resize(static_cast<size_t>(2 * k * n));
+    for (int64_t i = 0; i < k * n; ++i) {
+      stacked[static_cast<size_t>(i)] = Int8SplitLow(b[i]);
+      stacked[static_cast<size_t>(k * n + i)] = Int8SplitHigh(b[i]);
+    }
+    b = stacked.data();
+  }
+  const int64_t kk = impl->split ? 2 * k : k;
   std::string name;
   const ScopedOmpThreads scoped(threads);
   ONYX_RETURN_IF_ERROR(DnnlCall("int8 matmul", [&] {
-    const memory::desc a_md({m, k}, signed_a ? Dt::s8 : Dt::u8, Tag::ab);
-    const memory::desc b_md({k, n}, Dt::s8, Tag::any);
+    const memory::desc a_md({m, kk}, signed_a ? Dt::s8 : Dt::u8, Tag::ab);
+    const memory::desc b_md({kk, n}, Dt::s8, Tag::any);
     const memory::desc c_md({m, n}, Dt::s32, Tag::ab);
     dnnl::primitive_attr attr = UserScratchpadAttr();  // runs of a session may execute it at once
     attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
@@ -48,7 +65,7 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
     name = impl->pd.impl_info_str();
     if (name.rfind("ref", 0) == 0) return;
     impl->primitive = dnnl::matmul(impl->pd);
-    memory plain({{k, n}, Dt::s8, Tag::ab}, DnnlEngine(), const_cast<int8_t*>(b));
+    memory plain({{kk, n}, Dt::s8, Tag::ab}, DnnlEngine(), const_cast<int8_t*>(b));
     impl->weights = memory(impl->pd.weights_desc(), DnnlEngine());
     dnnl::reorder(plain, impl->weights).execute(DnnlStream(), plain, impl->weights);
     DnnlStream().wait();
@@ -66,6 +83,18 @@ Status Int8MatMul::Run(const void* a, int32_t a_zero_point, int32_t* c) const {
     DnnlArgs local;
     if (!lock.owns_lock()) impl_->FillArgs(local);
     DnnlArgs& args = lock.owns_lock() ? impl_->args : local;
+    if (impl_->split) {
+      // Each row of A twice, against the two halves of the weights (the buffer grows once per thread).
+      thread_local std::vector<uint8_t> doubled;
+      const int64_t k = impl_->k;
+      doubled.resize(static_cast<size_t>(m_ * 2 * k));
+      const auto* src = static_cast<const uint8_t*>(a);
+      for (int64_t i = 0; i < m_; ++i) {
+        std::memcpy(doubled.data() + i * 2 * k, src + i * k, static_cast<size_t>(k));
+        std::memcpy(doubled.data() + i * 2 * k + k, src + i * k, static_cast<size_t>(k));
+      }
+      a = doubled.data();
+    }
     args.Set(DNNL_ARG_SRC, a);
     args.Set(DNNL_ARG_DST, c);
     args.Set(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, &zp);

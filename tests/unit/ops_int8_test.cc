@@ -206,8 +206,8 @@ std::vector<Q> RandomQ(size_t n, uint32_t seed) {
   return v;
 }
 
-// The sum C[i][j] = sum_p (a - az) * (b - bz). With `pairs` (CPUs without VNNI, kernels::Int8Arithmetic::
-// kSaturatingPairs) as ONNX Runtime's MLAS and oneDNN compute u8 x s8 there: the raw products of each two
+// The sum C[i][j] = sum_p (a - az) * (b - bz). With `pairs` (CPUs without VNNI by default,
+// kernels::Int8Arithmetic::kSaturatingPairs) as ONNX Runtime's MLAS and oneDNN compute u8 x s8 there: the raw products of each two
 // neighbouring p added and clamped to int16, the pair sums added in int32, then the zero points' terms.
 template <typename A>
 void CheckGemmInt8(bool ta, bool tb, int64_t m, int64_t n, int64_t k, A az, int8_t bz, bool pairs = false) {
@@ -251,12 +251,35 @@ TEST(Int8GemmTest, MatchesTheSumOfCentredProducts) {
   CheckGemmInt8<uint8_t>(false, false, 200, 77, 1153, 255, -128);  // extreme zero points, long sums, threaded
 }
 
-// Without VNNI the u8 x s8 products follow ONNX Runtime's saturating int16 pairs (measured bit for bit against
-// onnxruntime 1.30's MatMulInteger on an AMD EPYC); the data here saturate often (uniform bytes), so a kernel that
-// summed exactly, or paired differently, fails. s8 activations stay on the exact loops there (GemmInt8 refuses).
-TEST(Int8GemmTest, WithoutVnniPairsSaturateAsOnnxRuntime) {
+// Without VNNI under ONYX_INT8_EXACT=1 (ctest unit_int8_exact) the weights are split so that no int16 pair can clip: the sums stay exact on data
+// whose pairs would clip unsplit (uniform bytes; checked: the split is taken). s8 activations and u8 ones with a
+// weight zero point keep the exact loops there (GemmInt8 refuses).
+TEST(Int8GemmTest, WithoutVnniSplitWeightsStayExact) {
+  if (kernels::Int8GemmArithmetic() != kernels::Int8Arithmetic::kSplitPairs) {
+    GTEST_SKIP() << "only without VNNI under ONYX_INT8_EXACT=1";
+  }
+  const std::vector<int8_t> w = RandomQ<int8_t>(768 * 40, 1);
+  EXPECT_TRUE(kernels::Int8WeightsNeedSplit(w.data(), 768, 40, 40));
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      CheckGemmInt8<uint8_t>(ta, tb, 1, 1, 1, 0, 0);
+      CheckGemmInt8<uint8_t>(ta, tb, 7, 13, 37, 255, 0);
+      CheckGemmInt8<uint8_t>(ta, tb, 65, 3, 300, 131, 0);
+      CheckGemmInt8<uint8_t>(ta, tb, 9, 40, 768, 0, 0);
+    }
+  }
+  std::vector<int32_t> c(4);
+  const std::vector<uint8_t> a(4, 255);
+  const std::vector<int8_t> b(4, 127);
+  EXPECT_FALSE(kernels::GemmInt8<uint8_t>(false, false, 2, 2, 2, a.data(), 2, uint8_t{0}, b.data(), 2, 1, c.data(), 2, 1));
+}
+
+// By default on such CPUs (here, or ctest unit_avx2 elsewhere) the u8 x s8 products follow ONNX Runtime's
+// saturating int16 pairs (measured bit for bit against onnxruntime 1.30's MatMulInteger on an AMD EPYC); the data
+// here saturate often (uniform bytes), so a kernel that summed exactly, or paired differently, fails.
+TEST(Int8GemmTest, SaturatingPairsAsOnnxRuntime) {
   if (kernels::Int8GemmArithmetic() != kernels::Int8Arithmetic::kSaturatingPairs) {
-    GTEST_SKIP() << "this CPU's int8 products are exact (VNNI/AMX) or oneDNN's are off";
+    GTEST_SKIP() << "only without VNNI (and without ONYX_INT8_EXACT=1)";
   }
   for (bool ta : {false, true}) {
     for (bool tb : {false, true}) {

@@ -80,6 +80,11 @@ void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_in
       if (z->data<int8_t>()[i] != 0) return;
     }
   }
+  // Without VNNI oneDNN's convolution pairs products in saturating int16 in its own layout: only weights that no
+  // pairing can clip take it; the others go the GEMM way, which splits them (kernels/int8_gemm.h).
+  // One input channel per group (depthwise): oneDNN's depthwise kernel widens each product to int32 (exact; the
+  // exactness tests pass on such CPUs), nothing to pair.
+  if (w->dim(1) != 1 && !kernels::Int8WeightsCannotClip(w->data<int8_t>(), w->size())) return;
   weights_ = *w;
   enabled_ = true;
 }

@@ -191,6 +191,8 @@ class QLinearConvNhwcKernel : public OpKernel {
     const kernels::Int8ConvDims d = nn::Int8ConvDimsOf(g);
     // Without VNNI/AMX only u8 activations (kernels::Int8GemmUsable); elsewhere the direct loops run.
     if (!kernels::Int8GemmUsable(type == DataType::kInt8)) return nullptr;
+    // Without VNNI: only weights no pairing of int16 products can clip (kernels/int8_gemm.h).
+    if (!kernels::Int8WeightsCannotClip(weights_.data<int8_t>(), weights_.size())) return nullptr;
     if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return nullptr;
     const Key key{d, type == DataType::kInt8, kernels::Int8ConvThreads(d, threads)};
     std::lock_guard<std::mutex> lock(mutex_);
