@@ -2,8 +2,8 @@
 """Writes the cases of tests/data/ort_order/: small float graphs whose every output onyx must compute bit for bit as
 ONNX Runtime 1.30 does at optimization level disabled (KernelInfo::ort_summation_order; docs/kernels.md): Softmax
 and LogSoftmax (MLAS's exp and lane sums), ReduceSum/ReduceMean in each of ONNX Runtime's loops, Erf and a Gelu
-written out, LayerNormalization written out (as exporters emit it), and attention-shaped MatMuls and a Gemm with a
-constant weight. Each folder holds model.onnx (one float input named "input"), test_data_set_0/input_0.pb and
+written out, LayerNormalization written out (as exporters emit it), attention-shaped MatMuls and a Gemm with a
+constant weight, and ONNX Runtime's fused transformer operators (Gelu, BiasGelu, FusedMatMul; fused_ops). Each folder holds model.onnx (one float input named "input"), test_data_set_0/input_0.pb and
 output_N.pb, ONNX Runtime's outputs at level disabled, one thread (tests/quant/ort_reference.mjs). Every case is
 also run in ONNX Runtime at two threads and must give the same bits there (shapes chosen so that its thread split
 changes nothing), since onyx is checked at 1 and 2 threads against the one reference.
@@ -12,7 +12,7 @@ The references come from an AVX-512 CPU, where MLAS runs its AVX-512F softmax (1
 (or under ONYX_MAX_ISA=avx2) MLAS, and onyx with it, sums in 8 lanes and softmax results differ in their last bits.
 Cases whose outputs go through a softmax hold an empty file `mlas_avx512f`: check them only where onyx runs AVX-512.
 
-usage: NODE_PATH=~/.cache/onyx-bench/ort/node_modules tests/data/ort_order/make_cases.py
+usage: NODE_PATH=~/.cache/onyx-bench/ort/node_modules tests/data/ort_order/make_cases.py [CASE...]
 """
 import os
 import shutil
@@ -154,6 +154,41 @@ def attention_case():
                  [w, bias, wt]), x
 
 
+def contrib_model(nodes, input_shape, outputs):
+    """A model with com.microsoft operators and ONNX opset 20 (Gelu-20): no shape inference or checker (onnx 1.12
+    knows neither); ONNX Runtime and onyx take the outputs untyped."""
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("input", TensorProto.FLOAT, input_shape)],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20), helper.make_opsetid("com.microsoft", 1)],
+                          producer_name="ort_order cases")
+    m.ir_version = 9
+    return m
+
+
+def fused_ops_case():
+    """The operators ONNX Runtime's level-all optimizer writes into transformer graphs, as it computes them: its
+    fused GELU (com.microsoft Gelu and BiasGelu, ONNX Gelu-20: x * 0.70710677f, MLAS's erf, (0.5x)(erf + 1)) and
+    FusedMatMul (MLAS's SGEMM with alpha, batches read through transBatch strides). No value of t = x / sqrt(2) sits
+    on MLAS erf's split point 0.921875, where its AVX-512F GELU kernel and its FMA3 erf part ways: the references
+    hold on both kinds of CPU."""
+    rng = np.random.default_rng(6)
+    x = (rng.standard_normal((64, 4, 64)) * rng.choice([0.5, 1.0, 3.0], (64, 1, 1))).astype(np.float32)
+    t = x * np.float32(0.70710678118654752440)
+    x[np.abs(t) == np.float32(0.921875)] = 0.5
+    bias = (rng.standard_normal(64) * 0.3).astype(np.float32)
+    nodes = [
+        helper.make_node("Gelu", ["input"], ["gelu_ms"], domain="com.microsoft"),
+        helper.make_node("Gelu", ["input"], ["gelu_onnx"]),
+        helper.make_node("Constant", [], ["bias"], value=numpy_helper.from_array(bias, "bias")),
+        helper.make_node("BiasGelu", ["input", "bias"], ["bias_gelu"], domain="com.microsoft"),
+        helper.make_node("FusedMatMul", ["input", "input"], ["scores"], domain="com.microsoft", alpha=0.125, transA=0,
+                         transB=1, transBatchA=1, transBatchB=1),
+        helper.make_node("FusedMatMul", ["scores", "input"], ["context"], domain="com.microsoft", alpha=1.0,
+                         transBatchB=1),
+    ]
+    return contrib_model(nodes, list(x.shape), ["gelu_ms", "gelu_onnx", "bias_gelu", "scores", "context"]), x
+
+
 def ort_outputs(model_file, input_pb, level, threads, out):
     subprocess.run(["node", ORT_REFERENCE, model_file, input_pb, out, level, str(threads)], check=True,
                    stdout=subprocess.DEVNULL)
@@ -162,8 +197,12 @@ def ort_outputs(model_file, input_pb, level, threads, out):
 
 def main():
     cases = {"softmax": softmax_case, "reduce": reduce_case, "erf_gelu": erf_case, "layernorm": layernorm_case,
-             "attention": attention_case}
+             "attention": attention_case, "fused_ops": fused_ops_case}
+    # Names on the command line remake only those cases (the softmax ones need an AVX-512 CPU, see above).
+    wanted = sys.argv[1:] or list(cases)
     for name, make in cases.items():
+        if name not in wanted:
+            continue
         m, x = make()
         folder = os.path.join(HERE, name)
         data = os.path.join(folder, "test_data_set_0")
