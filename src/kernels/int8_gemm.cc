@@ -69,6 +69,30 @@ bool Int8WeightsCannotClip(const int8_t* w, int64_t count) {
   return true;
 }
 
+void Int8StackSplitWeights(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs, int8_t* out) {
+  for (int64_t p = 0; p < k; ++p) {
+    int8_t* lo = out + p * n;
+    int8_t* hi = out + (k + p) * n;
+    for (int64_t j = 0; j < n; ++j) {
+      const int8_t v = w[p * ldw + j * cs];
+      lo[j] = Int8SplitLow(v);
+      hi[j] = Int8SplitHigh(v);
+    }
+  }
+}
+
+void Int8RepeatRows(const uint8_t* a, int64_t m, int64_t k, int64_t rs, int64_t cs, uint8_t* out) {
+  for (int64_t i = 0; i < m; ++i) {
+    uint8_t* row = out + i * 2 * k;
+    if (cs == 1) {
+      std::memcpy(row, a + i * rs, static_cast<size_t>(k));
+    } else {
+      for (int64_t p = 0; p < k; ++p) row[p] = a[i * rs + p * cs];
+    }
+    std::memcpy(row + k, row, static_cast<size_t>(k));
+  }
+}
+
 namespace {
 
 // dnnl_gemm_u8s8s32 on A' = [A, A] (m x 2k) and B' = [B_lo; B_hi] (2k x n), both built here without transposes:
@@ -81,20 +105,8 @@ dnnl_status_t SplitGemmU8S8(bool trans_a, bool trans_b, int64_t m, int64_t n, in
   thread_local std::vector<int8_t> b2;
   a2.resize(static_cast<size_t>(m * 2 * k));
   b2.resize(static_cast<size_t>(2 * k * n));
-  for (int64_t i = 0; i < m; ++i) {
-    uint8_t* row = a2.data() + i * 2 * k;
-    for (int64_t p = 0; p < k; ++p) row[p] = trans_a ? a[p * lda + i] : a[i * lda + p];
-    std::memcpy(row + k, row, static_cast<size_t>(k));
-  }
-  for (int64_t p = 0; p < k; ++p) {
-    int8_t* lo = b2.data() + p * n;
-    int8_t* hi = b2.data() + (k + p) * n;
-    for (int64_t j = 0; j < n; ++j) {
-      const int8_t v = trans_b ? b[j * ldb + p] : b[p * ldb + j];
-      lo[j] = Int8SplitLow(v);
-      hi[j] = Int8SplitHigh(v);
-    }
-  }
+  Int8RepeatRows(a, m, k, trans_a ? 1 : lda, trans_a ? lda : 1, a2.data());
+  Int8StackSplitWeights(b, k, n, trans_b ? 1 : ldb, trans_b ? ldb : 1, b2.data());
   return dnnl_gemm_u8s8s32('N', 'N', 'F', m, n, 2 * k, 1.0f, a2.data(), 2 * k, a_zp, b2.data(), n, 0, 0.0f, c, ldc,
                            c_offset);
 }

@@ -45,6 +45,12 @@ bool Int8WeightsCannotClip(const int8_t* w, int64_t count);
 // The split: w_lo = w >> 1 and w_hi = w - w_lo, each in [-64, 64] (w_lo + w_hi = w).
 inline int8_t Int8SplitLow(int8_t w) { return static_cast<int8_t>(w >> 1); }
 inline int8_t Int8SplitHigh(int8_t w) { return static_cast<int8_t>(w - (w >> 1)); }
+// The split weights stacked for one product of depth 2k: out[2k, n] row-major, rows [0, k) the low halves and rows
+// [k, 2k) the high ones, of the weights addressed as in Int8WeightsNeedSplit.
+void Int8StackSplitWeights(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs, int8_t* out);
+// Each row of the activations twice, for Int8StackSplitWeights' product: out[m, 2k] row-major, element (i, p) of the
+// activations at a[i * rs + p * cs].
+void Int8RepeatRows(const uint8_t* a, int64_t m, int64_t k, int64_t rs, int64_t cs, uint8_t* out);
 
 // c[i][j] = sum_p (a[i][p] - a_zp) * (b[p][j] - b_zp), row-major; op(a) is [m, k] (a stored [k, m] when trans_a),
 // op(b) is [k, n] (b stored [n, k] when trans_b). A is uint8_t or int8_t. Runs on `threads` OpenMP threads (fewer

@@ -1,6 +1,5 @@
 #include "kernels/int8_matmul.h"
 
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -46,10 +45,7 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
   std::vector<int8_t> stacked;
   if (impl->split) {
     stacked.resize(static_cast<size_t>(2 * k * n));
-    for (int64_t i = 0; i < k * n; ++i) {
-      stacked[static_cast<size_t>(i)] = Int8SplitLow(b[i]);
-      stacked[static_cast<size_t>(k * n + i)] = Int8SplitHigh(b[i]);
-    }
+    Int8StackSplitWeights(b, k, n, n, 1, stacked.data());
     b = stacked.data();
   }
   const int64_t kk = impl->split ? 2 * k : k;
@@ -88,11 +84,7 @@ Status Int8MatMul::Run(const void* a, int32_t a_zero_point, int32_t* c) const {
       thread_local std::vector<uint8_t> doubled;
       const int64_t k = impl_->k;
       doubled.resize(static_cast<size_t>(m_ * 2 * k));
-      const auto* src = static_cast<const uint8_t*>(a);
-      for (int64_t i = 0; i < m_; ++i) {
-        std::memcpy(doubled.data() + i * 2 * k, src + i * k, static_cast<size_t>(k));
-        std::memcpy(doubled.data() + i * 2 * k + k, src + i * k, static_cast<size_t>(k));
-      }
+      Int8RepeatRows(static_cast<const uint8_t*>(a), m_, k, k, 1, doubled.data());
       a = doubled.data();
     }
     args.Set(DNNL_ARG_SRC, a);

@@ -100,10 +100,7 @@ float ErfElement(float x) {
     const uint32_t pow2 = static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23;
     r = 1.0f - y * std::bit_cast<float>(pow2);
   } else {
-    const float s = a * a;
-    float p = std::fma(kErfSmall[0], s, kErfSmall[1]);
-    for (int i = 2; i < 6; ++i) p = std::fma(p, s, kErfSmall[i]);
-    r = std::fma(p, a, a);
+    r = ErfSmallBranch(a);
   }
   return std::bit_cast<float>(std::bit_cast<uint32_t>(r) | sign);
 }

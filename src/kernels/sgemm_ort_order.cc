@@ -437,6 +437,14 @@ void PartitionWork(int64_t id, int64_t count, int64_t total, int64_t* start, int
 
 }  // namespace
 
+int OrtGemmBatchThreads(int64_t m, int64_t n, int64_t k, int64_t batch) {
+  const int threads = std::max(omp_get_max_threads(), 1);
+  const double complexity = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const int64_t target = std::min<int64_t>(static_cast<int64_t>(complexity / (64.0 * 1024.0)) + 1, threads);
+  batch = std::max<int64_t>(batch, 1);
+  return static_cast<int>((target + batch - 1) / batch);
+}
+
 void SetOrtSgemmPathForTesting(OrtSgemmPath path) { g_forced_path.store(static_cast<int>(path)); }
 
 OrtSgemmPath OrtSgemmActivePath() { return ActivePath(); }

@@ -40,6 +40,11 @@ void SgemmOrtOrder(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, 
                    int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
                    const OrtSgemmOptions& options = {});
 
+// The threads MlasGemmBatch gives each GEMM of a batch of `batch` GEMMs of m x n x k (OrtSgemmOptions::ort_threads):
+// min(m * n * k / 64Ki + 1, threads) divided by the batch size, rounded up, with ONNX Runtime's thread count taken
+// to be onyx's (omp_get_max_threads()). What ONNX Runtime's MatMul and FusedMatMul pass it.
+int OrtGemmBatchThreads(int64_t m, int64_t n, int64_t k, int64_t batch);
+
 // MlasSgemmOperation: one call as MLAS's thread workers and its convolution make it (no split over ORT's threads,
 // B not packed). Same arguments as above.
 void SgemmOrtOperation(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,

@@ -388,9 +388,9 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
     // BatchNormalizations and the graph it rewrites no longer changes.
     ONYX_RETURN_IF_ERROR(optimizer::ApplyNchwcLayout(model).status());
   }
+  const kernels::Int8Arithmetic int8 = kernels::Int8GemmArithmetic();
   if (options.optimization_level >= optimizer::OptLevel::kAll &&
-      (kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kExact ||
-       kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kSaturatingPairs)) {
+      (int8 == kernels::Int8Arithmetic::kExact || int8 == kernels::Int8Arithmetic::kSaturatingPairs)) {
     // 8-bit activations channels last between the int8 convolutions, where oneDNN's int8 convolutions take any
     // weights (not under ONYX_INT8_EXACT=1 without VNNI: QLinearConv's im2col + split GEMM path runs there).
     ONYX_RETURN_IF_ERROR(optimizer::ApplyInt8NhwcLayout(model).status());

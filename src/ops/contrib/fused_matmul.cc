@@ -7,8 +7,6 @@
 #include <string>
 #include <vector>
 
-#include <omp.h>
-
 #include "kernels/sgemm_ort_order.h"
 #include "ops/contrib/contrib_ops.h"
 #include "ops/nn/gemm_kernel.h"
@@ -108,28 +106,11 @@ class FusedMatMulKernel : public OpKernel {
     const float* pa = a->data<float>();
     const float* pb = b->data<float>();
     float* py = y.data<float>();
-    if (ort_order_) {
-      // ONNX Runtime's FusedMatMul (its MatMul<float> kernel): one MlasGemmBatch of these GEMMs, alpha applied by
-      // MLAS's kernel, B packed when constant; its thread split as in ops/nn/matmul.cc (RunMatMulOrtOrder).
-      const int threads = std::max(omp_get_max_threads(), 1);
-      const double complexity = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-      const int64_t target = std::min<int64_t>(static_cast<int64_t>(complexity / (64.0 * 1024.0)) + 1, threads);
-      kernels::OrtSgemmOptions options;
-      options.b_packed = b_constant_;
-      options.ort_threads = static_cast<int>((target + batches - 1) / std::max<int64_t>(batches, 1));
-      for (int64_t t = 0; t < batches; ++t) {
-        int64_t off_a = 0, off_b = 0, rest = t;
-        for (size_t i = batch_rank; i-- > 0;) {
-          const int64_t idx = rest % out_shape[i];
-          rest /= out_shape[i];
-          off_a += idx * sa[i];
-          off_b += idx * sb[i];
-        }
-        kernels::SgemmOrtOrder(trans_a_, trans_b_, m, n, k, alpha_, pa + off_a, ma.ld, pb + off_b, mb.ld, 0.0f,
-                               py + t * m * n, n, options);
-      }
-      return Status::Ok();
-    }
+    // Under KernelInfo::ort_summation_order ONNX Runtime's FusedMatMul (its MatMul<float> kernel): one MlasGemmBatch of
+    // these GEMMs, alpha applied by MLAS's kernel, B packed when constant, its thread split.
+    kernels::OrtSgemmOptions options;
+    options.b_packed = b_constant_;
+    options.ort_threads = kernels::OrtGemmBatchThreads(m, n, k, batches);
     for (int64_t t = 0; t < batches; ++t) {
       int64_t off_a = 0, off_b = 0, rest = t;
       for (size_t i = batch_rank; i-- > 0;) {
@@ -138,8 +119,13 @@ class FusedMatMulKernel : public OpKernel {
         off_a += idx * sa[i];
         off_b += idx * sb[i];
       }
-      nn::Gemm<float>(trans_a_, trans_b_, m, n, k, alpha_, pa + off_a, ma.ld, pb + off_b, mb.ld, 0.0f, py + t * m * n,
-                      n);
+      if (ort_order_) {
+        kernels::SgemmOrtOrder(trans_a_, trans_b_, m, n, k, alpha_, pa + off_a, ma.ld, pb + off_b, mb.ld, 0.0f,
+                               py + t * m * n, n, options);
+      } else {
+        nn::Gemm<float>(trans_a_, trans_b_, m, n, k, alpha_, pa + off_a, ma.ld, pb + off_b, mb.ld, 0.0f,
+                        py + t * m * n, n);
+      }
     }
     return Status::Ok();
   }

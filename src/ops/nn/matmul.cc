@@ -112,18 +112,15 @@ void RunMatMul(const MatMulPlan& p, const T* a, const T* b, T* y) {
 // count is taken to be onyx's.
 void RunMatMulOrtOrder(const MatMulPlan& p, const float* a, const float* b, float* y, bool b_packed) {
   const size_t count = p.a_index.size();
-  const int threads = std::max(omp_get_max_threads(), 1);
   int64_t b_batch = 1;  // (no Shape built: a run makes no allocation of its own)
   for (size_t d = 0; d + 2 < p.b_matrix.size(); ++d) b_batch *= p.b_matrix[d];
   const bool folded = p.a_rank >= 2 && p.b_rank >= 2 && p.a_rank >= p.b_rank && b_batch == 1;
   const bool rows = p.b_rank == 1 && p.a_rank >= 2;  // A's rows times a vector: GEMMs of M = 1
   const int64_t m = folded ? p.m * static_cast<int64_t>(count) : rows ? 1 : p.m;
   const int64_t batch = folded ? 1 : static_cast<int64_t>(count) * (rows ? p.m : 1);
-  const double complexity = static_cast<double>(m) * static_cast<double>(p.n) * static_cast<double>(p.k);
-  const int64_t target = std::min<int64_t>(static_cast<int64_t>(complexity / (64.0 * 1024.0)) + 1, threads);
   kernels::OrtSgemmOptions options;
   options.b_packed = b_packed;
-  options.ort_threads = static_cast<int>((target + batch - 1) / batch);
+  options.ort_threads = kernels::OrtGemmBatchThreads(m, p.n, p.k, batch);
   if (folded) {
     kernels::SgemmOrtOrder(false, false, m, p.n, p.k, 1.0f, a, p.k, b, p.n, 0.0f, y, p.n, options);
     return;
@@ -244,8 +241,8 @@ bool FastIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp
 
 // The prepacked path of MatMulInteger and QLinearMatMul (kernels/int8_matmul.h, oneDNN's matmul primitive): when B
 // is a constant int8 matrix whose zero point, if given, is a constant 0 (oneDNN takes none for the weights), on CPUs
-// where oneDNN's int8 kernels run (kernels::Int8GemmUsable). The weights are reordered when the primitive is built: for each new row count,
-// A type or thread count.
+// where oneDNN's int8 kernels run (kernels::Int8GemmUsable). The weights are reordered when the primitive is built:
+// for each new row count, A type or thread count.
 class PackedInt8MatMul {
  public:
   void Init(const KernelInfo& info, size_t b_index, size_t b_zp_index) {
