@@ -11,6 +11,7 @@
 #include "ir/model.h"
 #include "kernels/cpu_isa.h"
 #include "kernels/dnnl_util.h"
+#include "kernels/tuning_cache.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
@@ -194,6 +195,30 @@ g (float[1,16,6,6] x, float[16,16,3,3] w1, float[8,16,1,1] w2) => (float[1,16,6,
             2);
 }
 
+TEST(Nchwc, WideDilationsAfterABlockedConv) {
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // Dilations of 4 and more on blocked input: oneDNN's AVX2 JIT kernels decline them; they run over their dilation
+  // phases (ops/nchwc/dilation_phases.h). Sizes that are not multiples of the dilation, unequal pads, a grouped one
+  // with a residual sum. Tuning off: the fixed rule takes the phases wherever the JIT kernels decline (timing could
+  // pick the GEMM fallback for these small images, and then the phases would not be what runs).
+  kernels::SetTuningModeOverride(kernels::TuningMode::kOff);
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,16,23,19] x, float[16,16,1,1] w0, float[32,16,3,3] w1, float[32] b1, float[24,32,3,3] w2,
+   float[32,16,3,3] w3) => (float[2,24,16,19] c2, float[2,32,23,19] y) {
+  a = Conv(x, w0)
+  c1 = Conv<dilations = [5,4], pads = [5,4,5,4]>(a, w1, b1)
+  r1 = Relu(c1)
+  c2 = Conv<dilations = [6,6], pads = [3,7,2,5]>(r1, w2)
+  c3 = Conv<dilations = [4,7], pads = [4,7,4,7], group = 2>(r1, w3)
+  s = Add(c3, r1)
+  y = Relu(s)
+}
+)"),
+            4);
+  kernels::SetTuningModeOverride(std::nullopt);
+}
+
 TEST(Nchwc, WinogradSizedConvWithResidualAndRelu) {
   if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   // 3x3 stride-1 convolutions of 16+ -> 64+ channels over >= 400 output pixels take oneDNN's Winograd path.
@@ -233,6 +258,7 @@ g (float[1,16,9,7] x, float[16,16,3,3] w1, float[16,16,3,3] w2, float[16,16,1,1]
 }
 )"),
             4);
+  kernels::SetTuningModeOverride(std::nullopt);
 }
 
 TEST(Nchwc, ChannelZeroPadByConcatStaysBlocked) {
@@ -264,6 +290,7 @@ g (float[1,24,10,10] x, float[24,24,3,3] w0, float[28,1,3,3] wd, float[28,28,1,1
 }
 )"),
             4);
+  kernels::SetTuningModeOverride(std::nullopt);
 }
 
 TEST(Nchwc, ChannelZeroPadByPadNodeStaysBlocked) {

@@ -18,6 +18,7 @@
 #include "kernels/dnnl_util.h"
 #include "kernels/tuning_cache.h"
 #include "kernels/winograd_weights.h"
+#include "ops/nchwc/dilation_phases.h"
 #include "ops/nchwc/nchwc_block.h"
 #include "ops/nchwc/nchwc_ops.h"
 #include "ops/nn/conv_core.h"
@@ -114,6 +115,11 @@ struct Primitives {
   Shape between_shape;  // set when a separate depthwise primitive reads the 1x1 result from a buffer of this shape
   int threads = 1;      // the thread count it was built for and runs with
   bool winograd = false;
+  // Set when a convolution dilated along W runs undilated along W over its input's dilation phases
+  // (dilation_phases.h): pd is that convolution, reading and writing phase tensors of these shapes and layouts.
+  bool phases = false;
+  PhaseLayout phase_in, phase_out;
+  Shape phase_src_shape, phase_dst_shape;
 };
 
 // Whether oneDNN chose its reference implementation (plain C++ loops) for pd.
@@ -207,6 +213,7 @@ class NchwcConvKernel : public OpKernel {
     kernels::DnnlArgs conv;
     kernels::DnnlArgs dw;
     Tensor between;
+    Tensor phase_src, phase_dst;  // the dilation phases of X and Y (Primitives::phases)
   };
 
   // Resolves input `x`'s shape (validates it, computes the output shape, finds or builds the primitives) and makes
@@ -263,6 +270,11 @@ class NchwcConvKernel : public OpKernel {
       state.conv.Clear();
       state.dw.Clear();
       state.between = Tensor();
+      state.phase_src = state.phase_dst = Tensor();
+      if (p.phases) {
+        state.phase_src = Tensor::Allocate(DataType::kFloat, p.phase_src_shape);
+        state.phase_dst = Tensor::Allocate(DataType::kFloat, p.phase_dst_shape);
+      }
       state.conv.Add(DNNL_ARG_SRC, p.pd.src_desc());
       state.conv.Add(DNNL_ARG_WEIGHTS, p.weights);
       state.conv.Add(DNNL_ARG_DST, p.pd.dst_desc());
@@ -292,6 +304,17 @@ class NchwcConvKernel : public OpKernel {
   // Runs the convolution of `p` (not a relayout one) on x into y (onto y's contents when a residual is summed), with
   // `state` prepared for p.
   Status Execute(const Primitives& p, ExecState& state, const Tensor& x, Tensor& y) const {
+    if (p.phases) {
+      GatherInputPhases(p.phase_in, x.data<float>(), state.phase_src.data<float>());
+      if (has_sum_) GatherOutputPhases(p.phase_out, y.data<float>(), state.phase_dst.data<float>());
+      ONYX_RETURN_IF_ERROR(DnnlCall("NchwcConv", [&] {
+        state.conv.Set(DNNL_ARG_SRC, state.phase_src.data<float>());
+        state.conv.Set(DNNL_ARG_DST, state.phase_dst.data<float>());
+        state.conv.Execute(p.primitive);
+      }));
+      ScatterOutputPhases(p.phase_out, state.phase_dst.data<float>(), y.data<float>());
+      return Status::Ok();
+    }
     return DnnlCall("NchwcConv", [&] {
       const bool between = state.between.defined();
       state.conv.Set(DNNL_ARG_SRC, x.data<float>());
@@ -367,14 +390,18 @@ class NchwcConvKernel : public OpKernel {
   // How one convolution is computed: oneDNN's algorithm and the thread count it is built and run with.
   struct Choice {
     bool winograd = false;
+    bool phases = false;  // a W-dilated convolution over its dilation phases
     int threads = 1;
-    std::string Name() const { return std::string(winograd ? "winograd" : "direct") + "/t" + std::to_string(threads); }
+    std::string Name() const {
+      return std::string(phases ? "phases" : winograd ? "winograd" : "direct") + "/t" + std::to_string(threads);
+    }
     bool operator==(const Choice&) const = default;
   };
 
   // What every candidate for one input shape shares.
   struct Setup {
     memory::dims src_dims, dst_dims, w_dims, strides, dilations, pad_l, pad_r;
+    int64_t src_blocks = 0;  // the blocked input's channel blocks
     memory::desc src_md, dst_md, w_any, b_md;
     Shape y_shape;
     Shape between_shape;  // the 1x1 output before a depthwise convolution of its own
@@ -393,6 +420,7 @@ class NchwcConvKernel : public OpKernel {
       s.w_dims = {m, conv_weights_.dim(1), weights_.dim(2), weights_.dim(3)};
     }
     s.src_md = memory::desc(s.src_dims, memory::data_type::f32, input_blocked_ ? BlockedTag(block_) : Tag::nchw);
+    s.src_blocks = (s.src_dims[1] + block_ - 1) / block_;
     s.dst_md = memory::desc(s.dst_dims, memory::data_type::f32, BlockedTag(block_));
     s.w_any = memory::desc(s.w_dims, memory::data_type::f32, Tag::any);
     s.b_md = memory::desc({m}, memory::data_type::f32, Tag::x);
@@ -434,6 +462,22 @@ class NchwcConvKernel : public OpKernel {
            s.dilations == memory::dims{0, 0};
   }
 
+  // Whether the dilation-phase candidate applies: a stride-1 convolution dilated along W, of blocked input and
+  // output (dilation_phases.h).
+  bool PhasesShape(const Setup& s) const {
+    return input_blocked_ && !has_dw_ && s.strides == memory::dims{1, 1} && s.dilations[1] > 0;
+  }
+
+  // Whether oneDNN has only its reference loops for the convolution of `s` as it stands in the blocked layout.
+  bool BlockedDirectIsReference(const Setup& s) const {
+    bool reference = false;
+    const Status status = DnnlCall("NchwcConv: querying the convolution", [&] {
+      reference = IsReference(dnnl::convolution_forward::primitive_desc(
+          MakeDesc(s, dnnl::algorithm::convolution_direct), MakeAttr(false), DnnlEngine()));
+    });
+    return status.ok() && reference;
+  }
+
   // The fixed rule (ONYX_TUNING=off, and the choice kept where timing cannot tell the candidates apart): Winograd
   // F(2x2, 3x3) for 3x3 stride-1 convolutions where oneDNN has it (about 2.25x fewer multiplies). Its input/output
   // transforms cost in proportion to (channels in + out) x pixels and its multiplies run as small GEMMs over the
@@ -463,6 +507,9 @@ class NchwcConvKernel : public OpKernel {
       sig += " dw=s" + std::to_string(dw_stride_) + "/bias" + std::to_string(dw_bias_.size() > 0) + "/" +
              (dw_activation_.name.empty() ? "none" : dw_activation_.name);
     }
+    // Stride-1 ones dilated along W have the phase candidate since session 14: a key of their own, so that choices
+    // cached before it existed are timed again.
+    if (PhasesShape(s)) sig += " phases";
     return sig + " threads=" + std::to_string(session_threads);
   }
 
@@ -471,14 +518,20 @@ class NchwcConvKernel : public OpKernel {
   Status Build(const nn::ConvGeometry& g, const Shape& logical, const Shape& y_shape, const Tensor& x, int64_t flops,
                int session_threads) {
     const Setup s = MakeSetup(g, logical, y_shape);
-    const Choice fixed{WinogradByRule(s), PrimitiveThreads(flops, session_threads)};
+    // W-dilated convolutions the blocked JIT kernels decline run over their dilation phases by the fixed rule.
+    const bool phases_shape = PhasesShape(s);
+    const Choice fixed{WinogradByRule(s), phases_shape && BlockedDirectIsReference(s),
+                       PrimitiveThreads(flops, session_threads)};
     std::vector<Choice> candidates;
     std::vector<int> thread_counts{fixed.threads};
     if (session_threads > 1 && flops >= kTuneThreadsFromFlops && flops < kTuneThreadsBelowFlops) {
       thread_counts = {1, session_threads};
     }
     for (const bool winograd : WinogradShape(s) ? std::vector<bool>{false, true} : std::vector<bool>{false}) {
-      for (const int t : thread_counts) candidates.push_back({winograd, t});
+      for (const int t : thread_counts) candidates.push_back({winograd, false, t});
+    }
+    if (phases_shape) {
+      for (const int t : thread_counts) candidates.push_back({false, true, t});
     }
     std::vector<memory> weights_pool;  // reordered weights are shared between the shapes' primitives
     for (const auto& [shape, kept] : kept_) {
@@ -525,8 +578,8 @@ class NchwcConvKernel : public OpKernel {
     for (const Choice& c : candidates) {
       auto p = Create(s, c, weights_pool);
       if (!p.ok()) return p.status();
-      if (c.winograd && !p->winograd) {
-        if (c == fixed) fixed_effective.winograd = false;  // declined: the rule's choice is the direct one
+      if ((c.winograd && !p->winograd) || (c.phases && !p->phases)) {
+        if (c == fixed) fixed_effective.winograd = fixed_effective.phases = false;  // declined: the direct one
         continue;
       }
       built.push_back(std::move(*p));
@@ -587,7 +640,8 @@ class NchwcConvKernel : public OpKernel {
           p.between_shape = s.between_shape;
         }
       }
-      if (!has_dw_ || !p.dw_fused) {
+      if (c.phases) BuildPhases(s, p);
+      if ((!has_dw_ || !p.dw_fused) && !p.phases) {
         // Winograd where chosen and oneDNN takes it for this shape and these post-ops; direct otherwise.
         bool built = false;
         if (c.winograd) {
@@ -640,6 +694,34 @@ class NchwcConvKernel : public OpKernel {
       }
     }));
     return p;
+  }
+
+  // The convolution of `s` undilated along W over the horizontal dilation phases of its input
+  // (dilation_phases.h), into p.pd, when oneDNN has a JIT kernel for that; p.phases says whether it was built.
+  // Inside DnnlCall.
+  void BuildPhases(const Setup& s, Primitives& p) const {
+    PhaseLayout in = MakePhaseLayout(s.src_dims[3], s.dst_dims[3], weights_.dim(3), s.dilations[1] + 1, s.pad_l[1]);
+    in.block = block_;
+    PhaseLayout out = in;
+    in.images = s.src_dims[0] * s.src_blocks;
+    in.rows = s.src_dims[2];
+    out.images = s.dst_dims[0] * s.y_shape[1];
+    out.rows = s.dst_dims[2];
+    const memory::dims src{s.src_dims[0], s.src_dims[1], s.src_dims[2], in.PhaseInWidth()};
+    const memory::dims dst{s.dst_dims[0], s.dst_dims[1], s.dst_dims[2], in.PhaseOutWidth()};
+    const memory::desc src_md(src, memory::data_type::f32, BlockedTag(block_));
+    const memory::desc dst_md(dst, memory::data_type::f32, BlockedTag(block_));
+    const auto desc = InferenceConvDesc(dnnl::algorithm::convolution_direct, src_md, s.w_any,
+                                        bias_.size() > 0 ? &s.b_md : nullptr, dst_md, s.strides,
+                                        {s.dilations[0], 0}, {s.pad_l[0], 0}, {s.pad_r[0], 0});
+    auto pd = dnnl::convolution_forward::primitive_desc(desc, MakeAttr(false), DnnlEngine());
+    if (IsReference(pd)) return;
+    p.pd = pd;
+    p.phases = true;
+    p.phase_in = in;
+    p.phase_out = out;
+    p.phase_src_shape = {s.src_dims[0], s.src_blocks, s.src_dims[2], in.PhaseInWidth(), block_};
+    p.phase_dst_shape = {s.dst_dims[0], s.y_shape[1], s.dst_dims[2], in.PhaseOutWidth(), block_};
   }
 
   // The depthwise convolution as a primitive of its own, reading the 1x1 convolution's blocked output.
