@@ -24,6 +24,14 @@ inline constexpr const char* kConv = "NchwcConv";
 // NchwcPool(X) -> Y on blocked tensors: mode = max | avg (count_include_pad) | global_avg | global_max, with
 // MaxPool/AveragePool's window attributes.
 inline constexpr const char* kPool = "NchwcPool";
+// NchwcResize(X, roi?, scales?, sizes?) -> Y on blocked tensors: Upsample's or Resize's inputs and attributes, the
+// original named by onnx_op (string) and onnx_version (int, its since_version), plus `channels` (X's logical C).
+// Nearest and linear modes over H and W only (N and C keep their sizes), without antialias or tf_crop_and_resize;
+// computed by the Resize kernels (src/ops/image/resize.cc), bit-identical to the plain operator.
+inline constexpr const char* kResize = "NchwcResize";
+// NchwcShape(X) -> int64 shape: Shape of a blocked tensor as its plain form [N, C, H, W] (attribute `channels`, and
+// Shape-15's start/end), so that reading a blocked value's shape needs no reorder back to the plain layout.
+inline constexpr const char* kShape = "NchwcShape";
 // NchwcReorder(X) -> Y: to_blocked = 1: plain [N, C, H, W] to blocked; 0: blocked to plain with `channels` C.
 inline constexpr const char* kReorder = "NchwcReorder";
 

@@ -2,6 +2,7 @@
 // Concats of whole blocks and TensorFlow's channel zero-padding (Concat with zeros, or Pad), run on blocked values.
 #include <cmath>
 
+#include "optimizer/graph_index.h"
 #include "optimizer/nchwc_rewriter.h"
 
 namespace onyx::optimizer::nchwc_layout {
@@ -114,6 +115,62 @@ bool LayoutRewriter::TryChannelPadNode(const ir::Node& n) {
   return true;
 }
 
+std::optional<int> LayoutRewriter::BlockedResizeVersion(const ir::Node& n, int64_t channels) const {
+  const auto since = NodeSinceVersion(model_, n);
+  if (!since || n.outputs.size() != 1) return std::nullopt;
+  const bool resize_11 = n.op_type == "Resize" && *since >= 11;
+  const auto* mode = n.FindAttribute("mode");
+  const std::string m = mode != nullptr ? mode->s : "nearest";
+  if (m != "nearest" && m != "linear" && !(m == "bilinear" && n.op_type == "Upsample" && *since == 1)) {
+    return std::nullopt;
+  }
+  // Scales or sizes per axis: those of N and C (axes 0 and 1) must keep them where they are known here; the kernel
+  // checks the rest at run time.
+  std::vector<int64_t> axes{0, 1, 2, 3};
+  if (resize_11) {
+    const auto* coord = n.FindAttribute("coordinate_transformation_mode");
+    if (coord != nullptr && coord->s == "tf_crop_and_resize") return std::nullopt;
+    const auto* antialias = n.FindAttribute("antialias");
+    if (antialias != nullptr && antialias->i != 0) return std::nullopt;
+    if (const auto* a = n.FindAttribute("axes")) {
+      axes.clear();
+      for (int64_t v : a->ints) {
+        if (v < -4 || v > 3) return std::nullopt;
+        axes.push_back(v < 0 ? v + 4 : v);
+        if (axes.back() < 2) return std::nullopt;
+      }
+    }
+  }
+  const size_t scales_input = resize_11 ? 2 : 1;
+  if (n.inputs.size() > scales_input && !n.inputs[scales_input].empty()) {
+    const Tensor* scales = Constant(n.inputs[scales_input]);
+    if (scales != nullptr && scales->size() > 0) {  // empty: absent (sizes given instead)
+      if (scales->size() != static_cast<int64_t>(axes.size())) return std::nullopt;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        if (axes[i] < 2 && scales->DoubleAt(static_cast<int64_t>(i)) != 1.0) return std::nullopt;
+      }
+    }
+  }
+  if (n.op_type == "Upsample" && *since == 7) {
+    const auto* scales = n.FindAttribute("scales");
+    if (scales == nullptr || scales->floats.size() != 4 || scales->floats[0] != 1.0f || scales->floats[1] != 1.0f) {
+      return std::nullopt;
+    }
+  }
+  if (resize_11 && n.inputs.size() > 3 && !n.inputs[3].empty()) {
+    const Tensor* sizes = Constant(n.inputs[3]);
+    if (sizes != nullptr && sizes->size() > 0) {
+      if (sizes->size() != static_cast<int64_t>(axes.size())) return std::nullopt;
+      for (size_t i = 0; i < axes.size(); ++i) {
+        if (axes[i] == 1 && sizes->DoubleAt(static_cast<int64_t>(i)) != static_cast<double>(channels)) {
+          return std::nullopt;
+        }
+      }
+    }
+  }
+  return *since;
+}
+
 bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
   if ((!IsOnnx(n) && !IsHardSwish(n)) || n.outputs.size() != 1 || n.inputs.empty()) return false;
   const std::string& op = n.op_type;
@@ -218,6 +275,36 @@ bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
       if (a.name != "storage_order") m.attributes.push_back(a);
     }
     m.attributes.push_back(StringAttr("mode", mode));
+    m.attributes.push_back(IntAttr(nchwc::kBlockAttr, block_));
+    m.outputs = {NewBlocked(n.outputs[0], b.channels, b.pad_zero)};
+    out_.push_back(std::move(m));
+    return true;
+  }
+  // Shape of a value that exists only blocked (the size input of a Resize after it, say): read from the blocked
+  // tensor, without a reorder back.
+  if (op == "Shape" && n.inputs.size() == 1 && only_blocked(n.inputs[0])) {
+    const Blocked b = *BlockedOf(n.inputs[0]);
+    ir::Node m = n;
+    m.domain = ir::kInternalDomain;
+    m.op_type = nchwc::kShape;
+    m.inputs = {b.name};
+    m.attributes.push_back(IntAttr("channels", b.channels));
+    out_.push_back(std::move(m));
+    return true;
+  }
+  // Upsampling (FPN and segmentation decoders) on blocked images: nearest and linear over H and W, b channels at a
+  // time, instead of reordering to the plain layout and back around it.
+  if ((op == "Resize" || op == "Upsample") && BlockedOf(n.inputs[0]) != nullptr) {
+    const Blocked b = *BlockedOf(n.inputs[0]);
+    const auto since = BlockedResizeVersion(n, b.channels);
+    if (!since) return false;
+    ir::Node m = n;
+    m.domain = ir::kInternalDomain;
+    m.op_type = nchwc::kResize;
+    m.inputs[0] = b.name;
+    m.attributes.push_back(StringAttr("onnx_op", op));
+    m.attributes.push_back(IntAttr("onnx_version", *since));
+    m.attributes.push_back(IntAttr("channels", b.channels));
     m.attributes.push_back(IntAttr(nchwc::kBlockAttr, block_));
     m.outputs = {NewBlocked(n.outputs[0], b.channels, b.pad_zero)};
     out_.push_back(std::move(m));

@@ -91,6 +91,9 @@ class LayoutRewriter {
   bool TryChannelZeroPad(const ir::Node& n);
   // A Pad that only appends zero channels, kept blocked.
   bool TryChannelPadNode(const ir::Node& n);
+  // The since_version of Resize/Upsample n when it can run on a blocked input of `channels` channels (NchwcResize:
+  // nearest or linear over H and W only, as far as its constant scales or sizes tell).
+  std::optional<int> BlockedResizeVersion(const ir::Node& n, int64_t channels) const;
   // Runs n on blocked values when its inputs exist only blocked and it keeps the layout; false otherwise.
   bool TryBlockedPassThrough(const ir::Node& n);
 

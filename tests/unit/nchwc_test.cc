@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
 #include <string>
 
@@ -32,8 +33,9 @@ int CountOp(const ir::Graph& g, const std::string& op) {
 }
 
 // Runs `text` both ways; inputs other than "x" become initializers in the blocked run. Returns how many
-// NchwcConv nodes the blocked session holds.
-int ExpectSameAsReference(const std::string& text, unsigned seed = 1, int* reorders = nullptr) {
+// NchwcConv nodes the blocked session holds; `ops` (when given) gets the count of every operator it holds.
+int ExpectSameAsReference(const std::string& text, unsigned seed = 1, int* reorders = nullptr,
+                          std::map<std::string, int>* ops = nullptr) {
   if (!kernels::BlockedConvolutionIsFast()) return -2;  // the session leaves the layout pass off on this CPU
   auto parsed = text::ParseModel(text);
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
@@ -93,6 +95,9 @@ int ExpectSameAsReference(const std::string& text, unsigned seed = 1, int* reord
     }
   }
   if (reorders != nullptr) *reorders = CountOp((*blocked)->model().graph, "NchwcReorder");
+  if (ops != nullptr) {
+    for (const auto& node : (*blocked)->model().graph.nodes) ++(*ops)[node.op_type];
+  }
   return CountOp((*blocked)->model().graph, "NchwcConv");
 }
 
@@ -217,6 +222,103 @@ g (float[2,16,23,19] x, float[16,16,1,1] w0, float[32,16,3,3] w1, float[32] b1, 
 )"),
             4);
   kernels::SetTuningModeOverride(std::nullopt);
+}
+
+TEST(Nchwc, ResizeAndShapeOfBlockedValues) {
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // Upsampling between convolutions stays blocked (NchwcResize): linear by ONNX Runtime's formula (half_pixel), by
+  // the separable taps (align_corners where scale x size is not the output size), nearest to sizes built from the
+  // input's Shape at run time (NchwcShape, no reorder back for it).
+  std::map<std::string, int> ops;
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,12,9,7] x, float[12,12,1,1] w0, float[16,12,3,3] w1, float[16,12,3,3] w2) =>
+  (float[2,16,18,14] y1, float[2,12,27,8] y2, float[2,16,18,14] y3, int64[4] s) {
+  a = Conv(x, w0)
+  r = Relu(a)
+  s = Shape(r)
+  scales = Constant<value = float[4] {1, 1, 2, 2}>()
+  up = Resize<mode = "linear">(r, , scales)
+  y1 = Conv<pads = [1,1,1,1]>(up, w1)
+  starts = Constant<value = int64[1] {0}>()
+  ends = Constant<value = int64[1] {2}>()
+  nc = Slice(s, starts, ends)
+  hw = Constant<value = int64[2] {27, 8}>()
+  sizes = Concat<axis = 0>(nc, hw)
+  y2 = Resize<mode = "nearest", nearest_mode = "round_prefer_ceil">(r, , , sizes)
+  scales3 = Constant<value = float[4] {1, 1, 2.1, 2.1}>()
+  up3 = Resize<mode = "linear", coordinate_transformation_mode = "align_corners">(r, , scales3)
+  y3 = Conv<pads = [1,1,1,1]>(up3, w2)
+}
+)",
+                                  1, nullptr, &ops),
+            3);
+  EXPECT_EQ(ops["NchwcResize"], 3);
+  EXPECT_EQ(ops["NchwcShape"], 1);
+  EXPECT_EQ(ops["Resize"], 0);
+}
+
+TEST(Nchwc, BlockedResizeIsBitIdenticalToThePlainOne) {
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // A 1x1 convolution by the identity passes x through exactly, so the resizes of the optimized session (blocked)
+  // and of the unoptimized one (plain) read the same values: their outputs must agree to the bit.
+  auto parsed = text::ParseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,11,9,7] x) => (float[2,11,18,14] y1, float[2,11,18,14] y2, float[2,11,5,13] y3) {
+  a = Conv(x, eye)
+  s1 = Constant<value = float[4] {1, 1, 2, 2}>()
+  y1 = Resize<mode = "linear">(a, , s1)
+  s2 = Constant<value = float[4] {1, 1, 2.1, 2.1}>()
+  y2 = Resize<mode = "linear", coordinate_transformation_mode = "align_corners">(a, , s2)
+  s3 = Constant<value = int64[4] {2, 11, 5, 13}>()
+  y3 = Resize<mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor">(a, , , s3)
+}
+)");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  Tensor eye = Tensor::Allocate(DataType::kFloat, {11, 11, 1, 1}, true);
+  for (int64_t c = 0; c < 11; ++c) eye.data<float>()[c * 11 + c] = 1.0f;
+  parsed->graph.initializers.push_back(ir::NamedTensor{"eye", "", eye, {}, {}});
+  std::mt19937 rng(3);
+  const Tensor x = RandomTensor({2, 11, 9, 7}, rng);
+  std::vector<std::vector<Value>> outputs(2);
+  for (int optimized = 0; optimized < 2; ++optimized) {
+    SessionOptions options;
+    options.optimization_level = optimized ? optimizer::OptLevel::kAll : optimizer::OptLevel::kDisabled;
+    options.ort_summation_order = false;
+    auto session = Session::Create(*parsed, options);
+    ASSERT_TRUE(session.ok()) << session.status().message();
+    if (optimized) {
+      EXPECT_EQ(CountOp((*session)->model().graph, "NchwcResize"), 3);
+    }
+    const Status st = (*session)->Run({{"x", Value(x)}}, {}, &outputs[static_cast<size_t>(optimized)]);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  ASSERT_EQ(outputs[0].size(), 3u);
+  for (size_t o = 0; o < 3; ++o) {
+    const Tensor& want = outputs[0][o].tensor();
+    const Tensor& got = outputs[1][o].tensor();
+    ASSERT_EQ(want.shape(), got.shape()) << "output " << o;
+    for (int64_t i = 0; i < want.size(); ++i) {
+      ASSERT_EQ(want.data<float>()[i], got.data<float>()[i]) << "output " << o << " element " << i;
+    }
+  }
+}
+
+TEST(Nchwc, UpsampleOfOpset9StaysBlocked) {
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  std::map<std::string, int> ops;
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 4, opset_import: ["" : 9]>
+g (float[1,8,5,6] x, float[8,8,3,3] w0, float[8,8,3,3] w1) => (float[1,8,10,18] y) {
+  a = Conv<pads = [1,1,1,1]>(x, w0)
+  scales = Constant<value = float[4] {1, 1, 2, 3}>()
+  up = Upsample<mode = "nearest">(a, scales)
+  y = Conv<pads = [1,1,1,1]>(up, w1)
+}
+)",
+                                  1, nullptr, &ops),
+            2);
+  EXPECT_EQ(ops["NchwcResize"], 1);
 }
 
 TEST(Nchwc, WinogradSizedConvWithResidualAndRelu) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ir/nchwc_ops.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/image/image_ops.h"
@@ -240,6 +241,54 @@ bool IsIdentityAxis(const AxisPlan& plan, int64_t in_len) {
   return true;
 }
 
+// An axis plan's taps flattened: for output index o, taps [start[o], start[o+1]), weights in float.
+struct FlatTaps {
+  std::vector<int64_t> start, index;
+  std::vector<float> weight;
+};
+
+FlatTaps Flatten(const AxisPlan& plan) {
+  FlatTaps f;
+  f.start.push_back(0);
+  for (const auto& taps : plan.taps) {
+    for (const Tap& t : taps) {
+      f.index.push_back(t.index);
+      f.weight.push_back(static_cast<float>(t.weight));
+    }
+    f.start.push_back(static_cast<int64_t>(f.index.size()));
+  }
+  return f;
+}
+
+// One axis of ONNX Runtime's bilinear resize (TryResizeBilinearLikeOrt): per output index the two input indices and
+// their weights.
+struct OrtAxisWeights {
+  std::vector<int64_t> i1, i2;
+  std::vector<float> d1, d2;
+};
+
+OrtAxisWeights PlanOrtAxis(Coord coord, int64_t in_len, int64_t out_len, double scale) {
+  OrtAxisWeights a;
+  for (int64_t o = 0; o < out_len; ++o) {
+    float c = OrtCoordinate(coord, o, static_cast<float>(scale), out_len, in_len);
+    c = std::max(0.0f, std::min(c, static_cast<float>(in_len - 1)));
+    const int64_t i1 = std::min(static_cast<int64_t>(c), in_len - 1);
+    const int64_t i2 = std::min(i1 + 1, in_len - 1);
+    a.i1.push_back(i1);
+    a.i2.push_back(i2);
+    a.d1.push_back(i1 == i2 ? 0.5f : std::fabs(c - static_cast<float>(i1)));
+    a.d2.push_back(i1 == i2 ? 0.5f : std::fabs(c - static_cast<float>(i2)));
+  }
+  return a;
+}
+
+// Whether linear resizing of an H x W image takes ONNX Runtime's bilinear formula (else the separable float taps).
+bool BilinearLikeOrt(const ResizeParams& p, int64_t h_in, int64_t h_out, double scale_h, int64_t w_in, int64_t w_out,
+                     double scale_w) {
+  return p.mode == Mode::kLinear && !p.antialias && !p.exclude_outside && p.coord != Coord::kTfCropAndResize &&
+         OrtAgreesWithSpec(p.coord, h_in, h_out, scale_h) && OrtAgreesWithSpec(p.coord, w_in, w_out, scale_w);
+}
+
 // Float images resized over their last two axes only (the common upsampling in vision models): per plane, the
 // rows are first interpolated along W into a scratch [H_in, W_out], then combined along H, in float with the
 // same taps as the general path (which computes in double: results differ by float rounding only).
@@ -257,25 +306,8 @@ bool TryResizeFloatPlanes(const std::vector<AxisPlan>& plans, const Tensor& x, T
   const int64_t h_in = x.dim(static_cast<int64_t>(rank - 2)), w_in = x.dim(static_cast<int64_t>(rank - 1));
   const int64_t h_out = y.dim(static_cast<int64_t>(rank - 2)), w_out = y.dim(static_cast<int64_t>(rank - 1));
   const int64_t planes = h_in * w_in == 0 ? 0 : x.size() / (h_in * w_in);
-  // Flattened taps per axis: for output index o, taps [start[o], start[o+1]).
-  struct FlatTaps {
-    std::vector<int64_t> start, index;
-    std::vector<float> weight;
-  };
-  auto flatten = [](const AxisPlan& plan) {
-    FlatTaps f;
-    f.start.push_back(0);
-    for (const auto& taps : plan.taps) {
-      for (const Tap& t : taps) {
-        f.index.push_back(t.index);
-        f.weight.push_back(static_cast<float>(t.weight));
-      }
-      f.start.push_back(static_cast<int64_t>(f.index.size()));
-    }
-    return f;
-  };
-  const FlatTaps th = flatten(plans[rank - 2]);
-  const FlatTaps tw = flatten(plans[rank - 1]);
+  const FlatTaps th = Flatten(plans[rank - 2]);
+  const FlatTaps tw = Flatten(plans[rank - 1]);
   const float* in = x.data<float>();
   float* out = y.data<float>();
   const int64_t work = h_in * w_out * 2 + h_out * w_out * 2;
@@ -316,39 +348,15 @@ bool TryResizeFloatPlanes(const std::vector<AxisPlan>& plans, const Tensor& x, T
 // y = ((dx2 * dy2) * X11 + (dx1 * dy2) * X21) + (dx2 * dy1) * X12 + (dx1 * dy1) * X22 in float, left to right.
 bool TryResizeBilinearLikeOrt(const ResizeParams& p, const Tensor& x, const std::vector<double>& scales, Tensor& y) {
   const size_t rank = x.shape().size();
-  if (x.type() != DataType::kFloat || p.mode != Mode::kLinear || p.antialias || p.exclude_outside ||
-      p.coord == Coord::kTfCropAndResize || (rank != 2 && rank != 4)) {
-    return false;
-  }
+  if (x.type() != DataType::kFloat || (rank != 2 && rank != 4)) return false;
   if (rank == 4 && (scales[0] != 1.0 || scales[1] != 1.0 || y.dim(0) != x.dim(0) || y.dim(1) != x.dim(1))) {
     return false;
   }
   const int64_t h_in = x.dim(static_cast<int64_t>(rank - 2)), w_in = x.dim(static_cast<int64_t>(rank - 1));
   const int64_t h_out = y.dim(static_cast<int64_t>(rank - 2)), w_out = y.dim(static_cast<int64_t>(rank - 1));
-  if (!OrtAgreesWithSpec(p.coord, h_in, h_out, scales[rank - 2]) ||
-      !OrtAgreesWithSpec(p.coord, w_in, w_out, scales[rank - 1])) {
-    return false;
-  }
-  struct AxisWeights {
-    std::vector<int64_t> i1, i2;
-    std::vector<float> d1, d2;
-  };
-  auto plan = [&](int64_t in_len, int64_t out_len, double scale) {
-    AxisWeights a;
-    for (int64_t o = 0; o < out_len; ++o) {
-      float c = OrtCoordinate(p.coord, o, static_cast<float>(scale), out_len, in_len);
-      c = std::max(0.0f, std::min(c, static_cast<float>(in_len - 1)));
-      const int64_t i1 = std::min(static_cast<int64_t>(c), in_len - 1);
-      const int64_t i2 = std::min(i1 + 1, in_len - 1);
-      a.i1.push_back(i1);
-      a.i2.push_back(i2);
-      a.d1.push_back(i1 == i2 ? 0.5f : std::fabs(c - static_cast<float>(i1)));
-      a.d2.push_back(i1 == i2 ? 0.5f : std::fabs(c - static_cast<float>(i2)));
-    }
-    return a;
-  };
-  const AxisWeights ah = plan(h_in, h_out, scales[rank - 2]);
-  const AxisWeights aw = plan(w_in, w_out, scales[rank - 1]);
+  if (!BilinearLikeOrt(p, h_in, h_out, scales[rank - 2], w_in, w_out, scales[rank - 1])) return false;
+  const OrtAxisWeights ah = PlanOrtAxis(p.coord, h_in, h_out, scales[rank - 2]);
+  const OrtAxisWeights aw = PlanOrtAxis(p.coord, w_in, w_out, scales[rank - 1]);
   const int64_t planes = x.size() / (h_in * w_in);
   const float* in = x.data<float>();
   float* out = y.data<float>();
@@ -454,6 +462,128 @@ Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<doubl
   return WriteFromDoubles(out, y);
 }
 
+// One blocked output pixel of the bilinear formula: o = w11 * a11 + w12 * a12 + w21 * a21 + w22 * a22 per lane, left
+// to right. The pointers do not alias (the output is a fresh tensor): the lanes vectorize (omp simd: GCC keeps the
+// loop scalar otherwise once inlined).
+inline void BilinearPixel(float* __restrict o, const float* __restrict a11, const float* __restrict a12,
+                          const float* __restrict a21, const float* __restrict a22, float w11, float w12, float w21,
+                          float w22, int64_t b) {
+#pragma omp simd
+  for (int64_t c = 0; c < b; ++c) o[c] = w11 * a11[c] + w12 * a12[c] + w21 * a21[c] + w22 * a22[c];
+}
+
+// Resizes a blocked image [N, C/b, H, W, b] (ir/nchwc_ops.h: NchwcResize) of `channels` logical channels over H and
+// W, with per-lane the same arithmetic as the plain paths above (nearest: the same source pixel; linear: ONNX
+// Runtime's bilinear formula or the separable float taps, in the same order): bit-identical results, b lanes at a
+// time, and the padding channels stay zero. The batch and channel axes must keep their sizes.
+Status RunBlockedResize(const ResizeParams& p, const Tensor& x, int64_t channels, const std::vector<double>& scales,
+                        const Shape& out_shape, const std::vector<double>& roi_start,
+                        const std::vector<double>& roi_end, KernelContext& ctx) {
+  const int64_t n = x.dim(0), blocks = x.dim(1), h_in = x.dim(2), w_in = x.dim(3), b = x.dim(4);
+  if (out_shape[0] != n || out_shape[1] != channels) {
+    return InvalidArgument("the blocked layout's resize keeps the batch and channel axes, but the output shape is " +
+                           ShapeToString(out_shape) + " for input [" + std::to_string(n) + ", " +
+                           std::to_string(channels) + ", " + std::to_string(h_in) + ", " + std::to_string(w_in) +
+                           "] (run with graph optimization level basic)");
+  }
+  const int64_t h_out = out_shape[2], w_out = out_shape[3];
+  ONYX_RETURN_IF_ERROR(CheckOutputShape(out_shape, "the output shape"));
+  if ((h_in == 0 || w_in == 0) && h_out * w_out != 0) {
+    return InvalidArgument("input 'X' has an empty image axis that cannot be resized to " + ShapeToString(out_shape));
+  }
+  Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, Shape{n, blocks, h_out, w_out, b});
+  if (y.size() == 0) return Status::Ok();
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  const int64_t rows = n * blocks * h_out;  // output rows, each w_out pixels of b lanes
+  const auto plane_of = [&](int64_t row) { return row / h_out; };
+  if (p.mode == Mode::kNearest) {
+    const AxisPlan ph = PlanAxis(p, h_in, h_out, scales[2], roi_start[2], roi_end[2]);
+    const AxisPlan pw = PlanAxis(p, w_in, w_out, scales[3], roi_start[3], roi_end[3]);
+    for (const AxisPlan* plan : {&ph, &pw}) {
+      for (size_t o = 0; o < plan->taps.size(); ++o) {
+        if (plan->outside[o]) return Internal("blocked resize: extrapolation is not supported");
+      }
+    }
+    ParallelFor(rows, w_out * b, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const int64_t oy = row % h_out;
+        const float* src = in + (plane_of(row) * h_in + ph.taps[static_cast<size_t>(oy)][0].index) * w_in * b;
+        float* dst = out + row * w_out * b;
+        for (int64_t ox = 0; ox < w_out; ++ox) {
+          const float* pixel = src + pw.taps[static_cast<size_t>(ox)][0].index * b;
+          std::copy(pixel, pixel + b, dst + ox * b);
+        }
+      }
+    });
+    return Status::Ok();
+  }
+  if (p.mode != Mode::kLinear || p.antialias || p.coord == Coord::kTfCropAndResize) {
+    return Internal("blocked resize: only nearest and linear modes without antialiasing or cropping run blocked");
+  }
+  if (BilinearLikeOrt(p, h_in, h_out, scales[2], w_in, w_out, scales[3])) {
+    const OrtAxisWeights ah = PlanOrtAxis(p.coord, h_in, h_out, scales[2]);
+    const OrtAxisWeights aw = PlanOrtAxis(p.coord, w_in, w_out, scales[3]);
+    ParallelFor(rows, w_out * b * 8, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const auto uy = static_cast<size_t>(row % h_out);
+        const float* plane = in + plane_of(row) * h_in * w_in * b;
+        const float* row1 = plane + ah.i1[uy] * w_in * b;
+        const float* row2 = plane + ah.i2[uy] * w_in * b;
+        const float dy1 = ah.d1[uy], dy2 = ah.d2[uy];
+        float* dst = out + row * w_out * b;
+        for (int64_t ox = 0; ox < w_out; ++ox) {
+          const auto ux = static_cast<size_t>(ox);
+          const float* a11 = row1 + aw.i1[ux] * b;
+          const float* a12 = row1 + aw.i2[ux] * b;
+          const float* a21 = row2 + aw.i1[ux] * b;
+          const float* a22 = row2 + aw.i2[ux] * b;
+          const float w11 = aw.d2[ux] * dy2, w12 = aw.d1[ux] * dy2, w21 = aw.d2[ux] * dy1, w22 = aw.d1[ux] * dy1;
+          BilinearPixel(dst + ox * b, a11, a12, a21, a22, w11, w12, w21, w22, b);
+        }
+      }
+    });
+    return Status::Ok();
+  }
+  // The separable float taps of TryResizeFloatPlanes: each plane's rows along W into a scratch, then along H.
+  const AxisPlan ph = PlanAxis(p, h_in, h_out, scales[2], roi_start[2], roi_end[2]);
+  const AxisPlan pw = PlanAxis(p, w_in, w_out, scales[3], roi_start[3], roi_end[3]);
+  const FlatTaps th = Flatten(ph), tw = Flatten(pw);
+  const int64_t planes = n * blocks;
+  ParallelFor(planes, (h_in + h_out) * w_out * b * 2, [&](int64_t begin, int64_t end) {
+    std::vector<float> scratch(static_cast<size_t>(h_in * w_out * b));
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const float* src = in + plane * h_in * w_in * b;
+      for (int64_t r = 0; r < h_in; ++r) {
+        const float* srow = src + r * w_in * b;
+        float* drow = scratch.data() + r * w_out * b;
+        for (int64_t o = 0; o < w_out; ++o) {
+          float* acc = drow + o * b;
+          std::fill(acc, acc + b, 0.0f);
+          for (int64_t k = tw.start[static_cast<size_t>(o)]; k < tw.start[static_cast<size_t>(o) + 1]; ++k) {
+            const float wgt = tw.weight[static_cast<size_t>(k)];
+            const float* pixel = srow + tw.index[static_cast<size_t>(k)] * b;
+#pragma omp simd
+            for (int64_t c = 0; c < b; ++c) acc[c] += wgt * pixel[c];
+          }
+        }
+      }
+      float* dst = out + plane * h_out * w_out * b;
+      for (int64_t o = 0; o < h_out; ++o) {
+        float* drow = dst + o * w_out * b;
+        std::fill(drow, drow + w_out * b, 0.0f);
+        for (int64_t k = th.start[static_cast<size_t>(o)]; k < th.start[static_cast<size_t>(o) + 1]; ++k) {
+          const float wgt = th.weight[static_cast<size_t>(k)];
+          const float* srow = scratch.data() + th.index[static_cast<size_t>(k)] * w_out * b;
+#pragma omp simd
+          for (int64_t i = 0; i < w_out * b; ++i) drow[i] += wgt * srow[i];
+        }
+      }
+    }
+  });
+  return Status::Ok();
+}
+
 Result<Mode> ParseMode(const KernelInfo& info, const std::string& s, bool allow_cubic, bool allow_bilinear) {
   if (s == "nearest") return Mode::kNearest;
   if (s == "linear" || (allow_bilinear && s == "bilinear")) return Mode::kLinear;
@@ -462,12 +592,68 @@ Result<Mode> ParseMode(const KernelInfo& info, const std::string& s, bool allow_
                     (allow_cubic ? "nearest, linear or cubic" : "nearest or linear"));
 }
 
-// Upsample (all versions) and Resize-10: output = floor(input * scale), asymmetric coordinates.
-class UpsampleKernel : public OpKernel {
+// Where a resize goes: per-axis scales, the output shape and the ROI (tf_crop_and_resize), all of full rank.
+struct ResizeTarget {
+  std::vector<double> scales;
+  Shape out_shape;
+  std::vector<double> roi_start, roi_end;
+};
+
+// What Upsample and Resize share: the plain form, and the blocked one (NchwcResize, ir/nchwc_ops.h), which carries
+// the original operator and version as attributes and reads X as [N, C/b, H, W, b].
+class ResizeKernelBase : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
-    const bool is_resize = info.op_type() == "Resize";
-    version_ = info.since_version();
+    if (info.op_type() == ir::nchwc::kResize) {
+      ONYX_ASSIGN_OR_RETURN(onnx_op_, info.GetRequiredString("onnx_op"));
+      ONYX_ASSIGN_OR_RETURN(const int64_t version, info.GetRequiredInt("onnx_version"));
+      version_ = static_cast<int>(version);
+      ONYX_ASSIGN_OR_RETURN(block_, info.GetRequiredInt(ir::nchwc::kBlockAttr));
+      ONYX_ASSIGN_OR_RETURN(channels_, info.GetRequiredInt("channels"));
+      if (!ir::nchwc::IsValidBlock(block_) || channels_ < 1) return info.Error("invalid 'block' or 'channels'");
+    } else {
+      onnx_op_ = info.op_type();
+      version_ = info.since_version();
+    }
+    return InitAttributes(info);
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    if (block_ == 0) {
+      ONYX_ASSIGN_OR_RETURN(ResizeTarget t, Resolve(x->shape(), ctx));
+      return RunResize(params_, *x, t.scales, t.out_shape, t.roi_start, t.roi_end, ctx);
+    }
+    if (x->type() != DataType::kFloat || x->rank() != 5 || x->dim(4) != block_ ||
+        x->dim(1) != (channels_ + block_ - 1) / block_) {
+      return InvalidArgument("blocked input 'X' (0) has shape " + ShapeToString(x->shape()) + ", expected float [N, " +
+                             std::to_string((channels_ + block_ - 1) / block_) + ", H, W, " + std::to_string(block_) +
+                             "]");
+    }
+    const Shape logical{x->dim(0), channels_, x->dim(2), x->dim(3)};
+    ONYX_ASSIGN_OR_RETURN(ResizeTarget t, Resolve(logical, ctx));
+    return RunBlockedResize(params_, *x, channels_, t.scales, t.out_shape, t.roi_start, t.roi_end, ctx);
+  }
+
+ protected:
+  virtual Status InitAttributes(const KernelInfo& info) = 0;
+  // The target for an input of shape `x_shape` (the logical NCHW shape of a blocked input).
+  virtual Result<ResizeTarget> Resolve(const Shape& x_shape, KernelContext& ctx) const = 0;
+
+  std::string onnx_op_;  // Upsample or Resize
+  int version_ = 0;      // its since_version
+  ResizeParams params_;
+
+ private:
+  int64_t block_ = 0;  // set for the blocked form
+  int64_t channels_ = 0;
+};
+
+// Upsample (all versions) and Resize-10: output = floor(input * scale), asymmetric coordinates.
+class UpsampleKernel : public ResizeKernelBase {
+ protected:
+  Status InitAttributes(const KernelInfo& info) override {
+    const bool is_resize = onnx_op_ == "Resize";
     ONYX_ASSIGN_OR_RETURN(params_.mode,
                           ParseMode(info, info.GetString("mode", "nearest"), false, !is_resize && version_ == 1));
     params_.coord = Coord::kAsymmetric;
@@ -488,39 +674,34 @@ class UpsampleKernel : public OpKernel {
     return Status::Ok();
   }
 
-  Status Compute(KernelContext& ctx) override {
-    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+  Result<ResizeTarget> Resolve(const Shape& x_shape, KernelContext& ctx) const override {
     std::vector<double> scales = attr_scales_;
     if (!use_attr_scales_) {
       ONYX_ASSIGN_OR_RETURN(const Tensor* s, ctx.TensorInput(1));
       ONYX_ASSIGN_OR_RETURN(scales, ReadAsDoubles(*s, "input 'scales' (1)"));
     }
-    const size_t rank = x->shape().size();
+    const size_t rank = x_shape.size();
     if (scales.size() != rank) {
       return InvalidArgument("scales have " + std::to_string(scales.size()) + " elements, expected one per axis of " +
-                             "input 'X' " + ShapeToString(x->shape()));
+                             "input 'X' " + ShapeToString(x_shape));
     }
     Shape out_shape(rank);
     for (size_t d = 0; d < rank; ++d) {
       if (!(scales[d] > 0)) return InvalidArgument("scales must be positive, got " + std::to_string(scales[d]));
-      ONYX_ASSIGN_OR_RETURN(out_shape[d], ScaledLength(x->shape()[d], scales[d], false));
+      ONYX_ASSIGN_OR_RETURN(out_shape[d], ScaledLength(x_shape[d], scales[d], false));
     }
-    return RunResize(params_, *x, scales, out_shape, std::vector<double>(rank, 0.0), std::vector<double>(rank, 1.0),
-                     ctx);
+    return ResizeTarget{scales, out_shape, std::vector<double>(rank, 0.0), std::vector<double>(rank, 1.0)};
   }
 
  private:
-  int version_ = 0;
-  ResizeParams params_;
   std::vector<double> attr_scales_;
   bool use_attr_scales_ = false;
 };
 
 // Resize-11 and later: inputs X, roi, scales, sizes.
-class ResizeKernel : public OpKernel {
- public:
-  Status Init(const KernelInfo& info) override {
-    version_ = info.since_version();
+class ResizeKernel : public ResizeKernelBase {
+ protected:
+  Status InitAttributes(const KernelInfo& info) override {
     ONYX_ASSIGN_OR_RETURN(params_.mode, ParseMode(info, info.GetString("mode", "nearest"), true, false));
     const std::string coord = info.GetString("coordinate_transformation_mode", "half_pixel");
     if (coord == "half_pixel") {
@@ -576,9 +757,8 @@ class ResizeKernel : public OpKernel {
     return Status::Ok();
   }
 
-  Status Compute(KernelContext& ctx) override {
-    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
-    const int64_t rank = x->rank();
+  Result<ResizeTarget> Resolve(const Shape& x_shape, KernelContext& ctx) const override {
+    const auto rank = static_cast<int64_t>(x_shape.size());
     std::vector<int64_t> axes;
     if (axes_.empty()) {
       for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
@@ -592,7 +772,7 @@ class ResizeKernel : public OpKernel {
     if (!has_scales && !has_sizes) return InvalidArgument("one of inputs 'scales' (2) and 'sizes' (3) is required");
 
     std::vector<double> scales(static_cast<size_t>(rank), 1.0);
-    Shape out_shape = x->shape();
+    Shape out_shape = x_shape;
     if (has_scales) {
       ONYX_ASSIGN_OR_RETURN(std::vector<double> s, ReadAsDoubles(ctx.input(2), "input 'scales' (2)"));
       if (s.size() != naxes) {
@@ -603,7 +783,7 @@ class ResizeKernel : public OpKernel {
         if (!(s[i] > 0)) return InvalidArgument("input 'scales' (2) must be positive, got " + std::to_string(s[i]));
         const size_t d = static_cast<size_t>(axes[i]);
         scales[d] = s[i];
-        ONYX_ASSIGN_OR_RETURN(out_shape[d], ScaledLength(x->shape()[d], s[i], false));
+        ONYX_ASSIGN_OR_RETURN(out_shape[d], ScaledLength(x_shape[d], s[i], false));
       }
     } else {
       const Tensor& sizes_t = ctx.input(3);
@@ -615,7 +795,7 @@ class ResizeKernel : public OpKernel {
       }
       for (size_t i = 0; i < naxes; ++i) {
         const size_t d = static_cast<size_t>(axes[i]);
-        const int64_t in = x->shape()[d];
+        const int64_t in = x_shape[d];
         if (sizes[i] < 0) return InvalidArgument("input 'sizes' (3) has a negative size " + std::to_string(sizes[i]));
         if (in == 0 && sizes[i] != 0) {
           return InvalidArgument("input 'X' axis " + std::to_string(d) + " is empty and cannot be resized to " +
@@ -633,7 +813,7 @@ class ResizeKernel : public OpKernel {
         for (int64_t a : axes) {
           const size_t d = static_cast<size_t>(a);
           scales[d] = s;
-          ONYX_ASSIGN_OR_RETURN(out_shape[d], ScaledLength(x->shape()[d], s, true));
+          ONYX_ASSIGN_OR_RETURN(out_shape[d], ScaledLength(x_shape[d], s, true));
         }
       }
     }
@@ -653,12 +833,10 @@ class ResizeKernel : public OpKernel {
         roi_end[static_cast<size_t>(axes[i])] = roi[naxes + i];
       }
     }
-    return RunResize(params_, *x, scales, out_shape, roi_start, roi_end, ctx);
+    return ResizeTarget{scales, out_shape, roi_start, roi_end};
   }
 
  private:
-  int version_ = 0;
-  ResizeParams params_;
   std::vector<int64_t> axes_;
   AspectPolicy policy_ = AspectPolicy::kStretch;
 };
@@ -669,6 +847,13 @@ void RegisterResizeOps(KernelRegistry& registry) {
   registry.Add("", "Upsample", 1, 10, MakeFactory<UpsampleKernel>());
   registry.Add("", "Resize", 10, 10, MakeFactory<UpsampleKernel>());
   registry.Add("", "Resize", 11, kLatestVersion, MakeFactory<ResizeKernel>());
+  // The blocked form: Upsample's and Resize-10's semantics or Resize-11+'s, as its attributes say.
+  const KernelFactory upsample = MakeFactory<UpsampleKernel>(), resize = MakeFactory<ResizeKernel>();
+  registry.Add(ir::kInternalDomain, ir::nchwc::kResize, 1, 1,
+               [upsample, resize](const KernelInfo& info) -> Result<std::unique_ptr<OpKernel>> {
+                 const bool resize_11 = info.GetString("onnx_op") == "Resize" && info.GetInt("onnx_version", 0) >= 11;
+                 return resize_11 ? resize(info) : upsample(info);
+               });
 }
 
 }  // namespace onyx::ops::image

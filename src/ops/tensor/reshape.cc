@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "ir/nchwc_ops.h"
 #include "ops/common/kept_plan.h"
 #include "ops/common/op_util.h"
 #include "ops/tensor/tensor_util.h"
@@ -228,17 +229,26 @@ class FlattenKernel : public OpKernel {
   int64_t axis_ = 1;
 };
 
+// Shape, and NchwcShape (ir/nchwc_ops.h): the logical NCHW shape of a blocked [N, C/b, H, W, b] tensor.
 class ShapeKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
     start_ = info.GetInt("start", 0);
     has_end_ = info.HasAttribute("end");
     end_ = info.GetInt("end", 0);
+    if (info.op_type() == ir::nchwc::kShape) {
+      channels_ = info.GetInt("channels", 0);
+      if (channels_ < 1) return info.Error("attribute 'channels' must be positive");
+    }
     return Status::Ok();
   }
   Status Compute(KernelContext& ctx) override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* data, ctx.TensorInput(0));
-    const int64_t rank = data->rank();
+    if (channels_ > 0 && data->rank() != 5) {
+      return InvalidArgument("blocked input 0 has shape " + ShapeToString(data->shape()) + ", expected rank 5");
+    }
+    const auto dim = [&](int64_t d) { return channels_ > 0 && d == 1 ? channels_ : data->dim(d); };
+    const int64_t rank = channels_ > 0 ? 4 : data->rank();
     auto clamp = [rank](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank); };
     const int64_t start = clamp(start_);
     const int64_t end = has_end_ ? clamp(end_) : rank;
@@ -247,11 +257,12 @@ class ShapeKernel : public OpKernel {
     thread_local Shape thread_out_shape(1);
     thread_out_shape[0] = n;
     Tensor& out = ctx.AllocateOutput(0, DataType::kInt64, static_cast<const Shape&>(thread_out_shape));
-    for (int64_t i = 0; i < n; ++i) out.data<int64_t>()[i] = data->dim(start + i);
+    for (int64_t i = 0; i < n; ++i) out.data<int64_t>()[i] = dim(start + i);
     return Status::Ok();
   }
 
  private:
+  int64_t channels_ = 0;  // NchwcShape: the blocked input's logical channels
   int64_t start_ = 0;
   int64_t end_ = 0;
   bool has_end_ = false;
@@ -273,6 +284,7 @@ void RegisterReshapeOps(KernelRegistry& registry) {
   });
   registry.Add("", "Flatten", 1, kLatestVersion, MakeFactory<FlattenKernel>());
   registry.Add("", "Shape", 1, kLatestVersion, MakeFactory<ShapeKernel>());
+  registry.Add(ir::kInternalDomain, ir::nchwc::kShape, 1, 1, MakeFactory<ShapeKernel>());
   registry.AddFn("", "Size", 1, kLatestVersion, [](const KernelInfo&, KernelContext& ctx) -> Status {
     ONYX_ASSIGN_OR_RETURN(const Tensor* data, ctx.TensorInput(0));
     ctx.AllocateOutput(0, DataType::kInt64, {}).data<int64_t>()[0] = data->size();
