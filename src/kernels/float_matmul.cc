@@ -1,13 +1,16 @@
 #include "kernels/float_matmul.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "kernels/dnnl_util.h"
+#include "kernels/sgemm_packed.h"
 #include "kernels/tuning_cache.h"
 
 namespace onyx::kernels {
@@ -17,7 +20,10 @@ using Tag = memory::format_tag;
 using Dt = memory::data_type;
 
 struct FloatMatMul::Impl {
-  std::string name;  // oneDNN's implementation name
+  std::string name;  // oneDNN's implementation name, or kOwnPackedName
+  // Set for onyx's own packed product (sgemm_packed.h) instead of a oneDNN primitive; shared by the products of the
+  // same B built for other row or thread counts.
+  std::shared_ptr<const PackedSgemm> own;
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul primitive;
   memory weights;           // B in the primitive's layout
@@ -45,7 +51,9 @@ namespace {
 // Runtime's 634) and are 5-17% faster on BERT's shapes here. So brgemm is taken per shape only where timing on this
 // CPU finds it at least kPackedMinGain faster (kernels/tuning_cache.h; the cache remembers the choice), which keeps
 // the second copy to the shapes that pay for it. ONYX_FLOAT_MATMUL_IMPL=<prefix of a oneDNN implementation name>
-// ("brg", "gemm:jit") forces one where oneDNN offers it (where not: oneDNN's first choice). Read once.
+// ("brg", "gemm:jit"), or "onyx" for onyx's own packed product (sgemm_packed.h: MLAS's blocking, which beat
+// gemm:jit by ~20% on an AVX2 AMD EPYC where oneDNN has no brgemm), forces one where it exists (where not: oneDNN's
+// first choice). Read once.
 const char* ForcedImplementation() {
   static const std::string value = [] {
     const char* v = std::getenv("ONYX_FLOAT_MATMUL_IMPL");
@@ -56,6 +64,8 @@ const char* ForcedImplementation() {
 
 constexpr const char* kInPlace = "gemm:jit";
 constexpr const char* kPacked = "brg";
+constexpr const char* kOwn = "onyx";  // onyx's packed product (sgemm_packed.h), also packing B into a copy
+constexpr const char* kOwnPackedName = "onyx:packed_sgemm";
 constexpr double kPackedMinGain = 0.10;  // a second copy of the weights for less than this is not worth it
 
 }  // namespace
@@ -69,6 +79,15 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Build(int64_t m, int64_t k, in
                                                         const float* bias, MatMulActivation activation, int threads,
                                                         const FloatMatMul* previous, const char* want) {
   auto impl = std::make_unique<Impl>();
+  if (std::string(want != nullptr ? want : "") == kOwn) {
+    if (previous != nullptr && previous->impl_->own != nullptr) {
+      impl->own = previous->impl_->own;
+    } else {
+      impl->own = std::make_shared<const PackedSgemm>(k, n, b, bias, activation);
+    }
+    impl->name = kOwnPackedName;
+    return std::unique_ptr<FloatMatMul>(new FloatMatMul(m, threads, std::move(impl)));
+  }
   std::string name;
   const ScopedOmpThreads scoped(threads);
   ONYX_RETURN_IF_ERROR(DnnlCall("float matmul", [&] {
@@ -96,7 +115,8 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Build(int64_t m, int64_t k, in
     name = impl->pd.impl_info_str();
     if (name.rfind("ref", 0) == 0) return;
     impl->primitive = dnnl::matmul(impl->pd);
-    if (previous != nullptr && previous->impl_->weights.get_desc() == impl->pd.weights_desc()) {
+    if (previous != nullptr && previous->impl_->own == nullptr &&
+        previous->impl_->weights.get_desc() == impl->pd.weights_desc()) {
       impl->weights = previous->impl_->weights;  // read-only: shared by both primitives
     } else if (impl->pd.weights_desc() == memory::desc({k, n}, Dt::f32, Tag::ab)) {
       // The primitive reads B as stored (gemm-based implementations): no second copy of the weights.
@@ -124,44 +144,63 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   const TuningMode mode = CurrentTuningMode();
   if (mode == TuningMode::kOff) return Build(m, k, n, b, bias, activation, threads, previous, kInPlace);
   const auto cache = TuningCache::Process();
-  const std::string signature = "floatmm/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
+  // "floatmm2": the candidates since onyx's own packed product joined them (entries of the two before are timed
+  // again).
+  const std::string signature = "floatmm2/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
                                 "/b" + std::to_string(bias != nullptr) + "a" +
                                 std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
+  auto build_choice = [&](const std::string& choice) {
+    const char* want = choice == kPacked ? kPacked : choice == kOwn ? kOwn : kInPlace;
+    return Build(m, k, n, b, bias, activation, threads, previous, want);
+  };
   if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
     cache->NoteDecision(signature, *entry, false);
-    return Build(m, k, n, b, bias, activation, threads, previous, entry->choice == kPacked ? kPacked : kInPlace);
+    return build_choice(entry->choice);
   }
   if (mode == TuningMode::kCache && !cache->MissBudgetLeft()) {
     return Build(m, k, n, b, bias, activation, threads, previous, kInPlace);
   }
   const auto start = std::chrono::steady_clock::now();
+  // The candidates: oneDNN's in-place gemm (the fixed choice), its packed brgemm where it offers one for this
+  // shape, and onyx's packed product. Both packed ones hold a second copy of the weights, so they are taken only
+  // where at least kPackedMinGain faster.
+  std::vector<std::string> names{kInPlace};
+  std::vector<std::unique_ptr<FloatMatMul>> built;
   ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> in_place,
                         Build(m, k, n, b, bias, activation, threads, previous, kInPlace));
+  built.push_back(std::move(in_place));
   auto packed = Build(m, k, n, b, bias, activation, threads, previous, kPacked);
-  TuningEntry entry{kInPlace, {}};
   if (packed.ok() && (*packed)->implementation().rfind(kPacked, 0) == 0) {
-    // Both timed on a zero A (a product's speed does not depend on the values) into a scratch C.
-    std::vector<float> a(static_cast<size_t>(m * k), 0.0f), c(static_cast<size_t>(m * n));
-    const FloatMatMul* candidates[2] = {in_place.get(), packed->get()};
-    const std::vector<double> ms =
-        TimeCandidates(2, [&](size_t i) { return candidates[i]->Run(a.data(), c.data()); }, {threads, threads});
-    if (std::isfinite(ms[0]) && std::isfinite(ms[1])) {
-      const size_t pick = PickFastest(ms, 0, kPackedMinGain);
-      entry = TuningEntry{pick == 1 ? kPacked : kInPlace, {{kInPlace, ms[0]}, {kPacked, ms[1]}}};
-      (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
-    }
-  } else {
-    (void)cache->Record(signature, entry);  // oneDNN has no packed kernel for this shape on this CPU
+    names.push_back(kPacked);
+    built.push_back(std::move(*packed));
+  }
+  ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> own, Build(m, k, n, b, bias, activation, threads, previous, kOwn));
+  names.push_back(kOwn);
+  built.push_back(std::move(own));
+  // Each timed on a zero A (a product's speed does not depend on the values) into a scratch C.
+  std::vector<float> a(static_cast<size_t>(m * k), 0.0f), c(static_cast<size_t>(m * n));
+  const std::vector<double> ms = TimeCandidates(
+      built.size(), [&](size_t i) { return built[i]->Run(a.data(), c.data()); }, std::vector<int>(built.size(), threads));
+  TuningEntry entry{kInPlace, {}};
+  size_t pick = 0;
+  if (std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
+    pick = PickFastest(ms, 0, kPackedMinGain);
+    entry.choice = names[pick];
+    for (size_t i = 0; i < names.size(); ++i) entry.times.push_back({names[i], ms[i]});
+    (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
   }
   cache->NoteDecision(signature, entry, true);
   cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  if (entry.choice == kPacked) return std::move(*packed);
-  return in_place;
+  return std::move(built[pick]);
 }
 
 const std::string& FloatMatMul::implementation() const { return impl_->name; }
 
 Status FloatMatMul::Run(const float* a, float* c) const {
+  if (impl_->own != nullptr) {
+    impl_->own->Run(m_, a, c, threads_);
+    return Status::Ok();
+  }
   const ScopedOmpThreads scoped(threads_);
   return DnnlCall("float matmul", [&] {
     std::unique_lock<std::mutex> lock(impl_->args_mutex, std::try_to_lock);

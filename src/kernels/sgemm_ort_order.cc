@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/cpu_isa.h"
+#include "kernels/sgemm_tile.h"
 
 namespace onyx::kernels {
 namespace {
@@ -25,7 +26,7 @@ constexpr double kThreadComplexity = 64.0 * 1024.0;  // MLAS_SGEMM_THREAD_COMPLE
 
 // onyx's blocking (any blocking gives the same sums): tiles of up to 8 rows x 32 columns, B packed in panels of
 // kPanelN columns per K block.
-constexpr int64_t kTileN = 32;
+constexpr int64_t kTileN = kSgemmTileN;
 constexpr int64_t kPanelN = 256;
 
 std::atomic<int> g_forced_path{static_cast<int>(OrtSgemmPath::kAuto)};
@@ -44,11 +45,8 @@ OrtSgemmPath ActivePath() {
   return forced == OrtSgemmPath::kAuto ? NativePath() : forced;
 }
 
-// One tile: rows [0, rows) of A (element (r, kk) at a[r * lda + kk]) times the packed panel (row kk at
-// bp + kk * ldbp, at least kTileN readable columns), cols <= kTileN columns of C. first: C = acc * alpha, else
-// C = fma(acc, alpha, C), as MLAS's kernels store (ZeroMode or not).
-using TileFn = void (*)(int rows, const float* a, int64_t lda, const float* bp, int64_t ldbp, int64_t kc, float* c,
-                        int64_t ldc, int64_t cols, float alpha, bool first);
+// The tiles of sgemm_tile.h: first stores as MLAS's kernels do in ZeroMode, the others as without it.
+using TileFn = SgemmTileFn;
 
 template <int kRows>
 void TileScalar(const float* a, int64_t lda, const float* bp, int64_t ldbp, int64_t kc, float* c, int64_t ldc,
@@ -81,6 +79,7 @@ void TileAvx2(const float* a, int64_t lda, const float* bp, int64_t ldbp, int64_
 #pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
     const float* b = bp + half * 16;
+#pragma GCC unroll 4
     for (int64_t kk = 0; kk < kc; ++kk) {
       const __m256 b0 = _mm256_loadu_ps(b + kk * ldbp);
       const __m256 b1 = _mm256_loadu_ps(b + kk * ldbp + 8);
@@ -91,6 +90,14 @@ void TileAvx2(const float* a, int64_t lda, const float* bp, int64_t ldbp, int64_
         acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
       }
     }
+    // The accumulators leave the registers only here, through constant indices: indexing them in the loops below
+    // made GCC keep the whole array in memory, storing it back on every step of the K loop (2.7x slower).
+    alignas(32) float sums[kRows][16];
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+      _mm256_store_ps(sums[r], acc[r][0]);
+      _mm256_store_ps(sums[r] + 8, acc[r][1]);
+    }
     const __m256 alpha_v = _mm256_set1_ps(alpha);
     for (int r = 0; r < kRows; ++r) {
       for (int v = 0; v < 2; ++v) {
@@ -98,13 +105,12 @@ void TileAvx2(const float* a, int64_t lda, const float* bp, int64_t ldbp, int64_
         const int64_t n = std::min<int64_t>(8, cols - col0);
         if (n <= 0) break;
         float* out = c + r * ldc + col0;
+        const float* lanes = sums[r] + v * 8;
         if (n == 8) {
-          const __m256 res =
-              first ? _mm256_mul_ps(acc[r][v], alpha_v) : _mm256_fmadd_ps(acc[r][v], alpha_v, _mm256_loadu_ps(out));
+          const __m256 sum = _mm256_load_ps(lanes);
+          const __m256 res = first ? _mm256_mul_ps(sum, alpha_v) : _mm256_fmadd_ps(sum, alpha_v, _mm256_loadu_ps(out));
           _mm256_storeu_ps(out, res);
         } else {
-          alignas(32) float lanes[8];
-          _mm256_store_ps(lanes, acc[r][v]);
           for (int64_t j = 0; j < n; ++j) out[j] = first ? lanes[j] * alpha : std::fma(lanes[j], alpha, out[j]);
         }
       }
@@ -163,6 +169,13 @@ void TileAvx512(const float* a, int64_t lda, const float* bp, int64_t ldbp, int6
       acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
     }
   }
+  // Out of the registers through constant indices only (see TileAvx2).
+  alignas(64) float sums[kRows][32];
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+    _mm512_store_ps(sums[r], acc[r][0]);
+    _mm512_store_ps(sums[r] + 16, acc[r][1]);
+  }
   const __m512 alpha_v = _mm512_set1_ps(alpha);
   for (int r = 0; r < kRows; ++r) {
     for (int v = 0; v < 2; ++v) {
@@ -170,8 +183,9 @@ void TileAvx512(const float* a, int64_t lda, const float* bp, int64_t ldbp, int6
       if (n <= 0) break;
       const __mmask16 mask = n == 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
       float* out = c + r * ldc + v * 16;
-      const __m512 res = first ? _mm512_mul_ps(acc[r][v], alpha_v)
-                               : _mm512_fmadd_ps(acc[r][v], alpha_v, _mm512_maskz_loadu_ps(mask, out));
+      const __m512 sum = _mm512_load_ps(sums[r] + v * 16);
+      const __m512 res =
+          first ? _mm512_mul_ps(sum, alpha_v) : _mm512_fmadd_ps(sum, alpha_v, _mm512_maskz_loadu_ps(mask, out));
       _mm512_mask_storeu_ps(out, mask, res);
     }
   }
@@ -215,7 +229,9 @@ void TileAvx512Any(int rows, const float* a, int64_t lda, const float* bp, int64
 
 #pragma GCC pop_options
 
-TileFn ActiveTile() {
+}  // namespace
+
+SgemmTileFn ActiveSgemmTile() {
   switch (ActivePath()) {
     case OrtSgemmPath::kAvx512:
       return TileAvx512Any;
@@ -225,6 +241,19 @@ TileFn ActiveTile() {
       return TileScalarAny;
   }
 }
+
+int SgemmTileRows() {
+  switch (ActivePath()) {
+    case OrtSgemmPath::kAvx512:
+      return 8;
+    case OrtSgemmPath::kAvx2:
+      return 6;
+    default:
+      return 1;
+  }
+}
+
+namespace {
 
 // Scratch buffers reused by each thread across calls (no heap allocation once the shapes have run).
 std::vector<float>& ThreadScratch(int which) {
@@ -261,7 +290,7 @@ void PackB(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, in
 // !zero_mode. Work is split over onyx's threads in tasks of (panel of columns, group of rows).
 void BlockedProduct(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                     int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t k_block, bool zero_mode) {
-  const TileFn tile = ActiveTile();
+  const TileFn tile = ActiveSgemmTile();
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const bool parallel = threads > 1 && flops >= 2e6;

@@ -1,0 +1,120 @@
+#include "kernels/sgemm_packed.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+#include "kernels/sgemm_tile.h"
+#include "kernels/vector_math.h"
+
+namespace onyx::kernels {
+namespace {
+
+constexpr int64_t kKBlock = 256;  // K rows per block (MLAS's packed stride)
+// Columns one task covers: its K block of B (256 x 128 floats, 128 KB) stays in L2.
+constexpr int64_t kTaskColumns = 128;
+
+// The panel width: the columns one tile computes from contiguous rows of B. AVX-512's tile takes 32 (two vectors);
+// the AVX2 one computes 32 columns as two halves of 16, so panels of 16 keep each half's reads contiguous and a K
+// block of one panel (16 KB) in L1 while every row group of A passes over it.
+int64_t PanelWidth() { return SgemmTileRows() == 8 ? kSgemmTileN : kSgemmTileN / 2; }
+
+// The rows of the next tile when `left` rows remain: full tiles, except that a short remainder is not left alone
+// (a tile of 1-3 rows loads B for few multiplies): the last full tile and it split into two about equal ones.
+int64_t RowsOfTile(int64_t left, int64_t tile_rows) {
+  if (left <= tile_rows) return left;
+  if (left < tile_rows + tile_rows / 2) return (left + 1) / 2;
+  return tile_rows;
+}
+
+}  // namespace
+
+PackedSgemm::PackedSgemm(int64_t k, int64_t n, const float* b, const float* bias, MatMulActivation activation)
+    : k_(k),
+      n_(n),
+      tile_(ActiveSgemmTile()),
+      tile_rows_(SgemmTileRows()),
+      panel_(PanelWidth()),
+      tiles_n_((n + panel_ - 1) / panel_),
+      activation_(activation) {
+  packed_.assign(static_cast<size_t>(k * tiles_n_ * panel_), 0.0f);
+  for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
+    const int64_t kc = std::min(kKBlock, k - k0);
+    for (int64_t t = 0; t < tiles_n_; ++t) {
+      float* panel = packed_.data() + k0 * tiles_n_ * panel_ + t * kc * panel_;
+      const int64_t n0 = t * panel_, cols = std::min(panel_, n - n0);
+      for (int64_t kk = 0; kk < kc; ++kk) std::copy_n(b + (k0 + kk) * n + n0, cols, panel + kk * panel_);
+    }
+  }
+  if (bias != nullptr) bias_.assign(bias, bias + n);
+}
+
+const float* PackedSgemm::Panel(int64_t block, int64_t tile) const {
+  const int64_t k0 = block * kKBlock, kc = std::min(kKBlock, k_ - k0);
+  return packed_.data() + k0 * tiles_n_ * panel_ + tile * kc * panel_;
+}
+
+void PackedSgemm::Epilogue(float* c, int64_t m0, int64_t rows, int64_t n0, int64_t cols) const {
+  for (int64_t i = m0; i < m0 + rows; ++i) {
+    float* row = c + i * n_ + n0;
+    if (!bias_.empty()) {
+      const float* b = bias_.data() + n0;
+      for (int64_t j = 0; j < cols; ++j) row[j] += b[j];
+    }
+    if (activation_ == MatMulActivation::kGeluErf) Gelu(row, row, cols);
+  }
+}
+
+void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads) const {
+  if (m <= 0 || n_ <= 0) return;
+  if (k_ == 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * n_, c + (i + 1) * n_, 0.0f);
+    Epilogue(c, 0, m, 0, n_);
+    return;
+  }
+  const SgemmTileFn tile = tile_;
+  const int64_t tile_rows = tile_rows_;
+  const int64_t blocks_k = (k_ + kKBlock - 1) / kKBlock;
+  // Tasks: column groups of kTaskColumns, times row groups (whole tiles of rows) where there are fewer column groups
+  // than twice the threads (a narrow, tall product).
+  const int64_t task_tiles = std::max<int64_t>(1, kTaskColumns / panel_);
+  const int64_t column_groups = (tiles_n_ + task_tiles - 1) / task_tiles;
+  int64_t row_groups = 1;
+  if (threads > 1 && column_groups < 2 * threads) {
+    const int64_t row_tiles = (m + tile_rows - 1) / tile_rows;
+    row_groups = std::min(row_tiles, (2 * threads + column_groups - 1) / column_groups);
+  }
+  const int64_t rows_per_group = ((m + row_groups - 1) / row_groups + tile_rows - 1) / tile_rows * tile_rows;
+  row_groups = (m + rows_per_group - 1) / rows_per_group;
+  const int64_t tasks = column_groups * row_groups;
+  auto run_task = [&](int64_t task) {
+    const int64_t t0 = task / row_groups * task_tiles, t1 = std::min(tiles_n_, t0 + task_tiles);
+    const int64_t m0 = task % row_groups * rows_per_group, m1 = std::min(m, m0 + rows_per_group);
+    for (int64_t blk = 0; blk < blocks_k; ++blk) {
+      const int64_t k0 = blk * kKBlock, kc = std::min(kKBlock, k_ - k0);
+      // One panel's K block stays in L1 while the rows pass over it.
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t n0 = t * panel_, cols = std::min(panel_, n_ - n0);
+        const float* panel = Panel(blk, t);
+        for (int64_t i0 = m0; i0 < m1;) {
+          const int rows = static_cast<int>(RowsOfTile(m1 - i0, tile_rows));
+          tile(rows, a + i0 * k_ + k0, k_, panel, panel_, kc, c + i0 * n_ + n0, n_, cols, 1.0f, blk == 0);
+          i0 += rows;
+        }
+      }
+    }
+    if (!bias_.empty() || activation_ != MatMulActivation::kNone) {
+      const int64_t n0 = t0 * panel_;
+      Epilogue(c, m0, m1 - m0, n0, std::min(n_, t1 * panel_) - n0);
+    }
+  };
+  const int team = static_cast<int>(std::min<int64_t>(std::max(threads, 1), tasks));
+  if (team > 1 && !omp_in_parallel()) {
+#pragma omp parallel for schedule(static) num_threads(team)
+    for (int64_t t = 0; t < tasks; ++t) run_task(t);
+  } else {
+    for (int64_t t = 0; t < tasks; ++t) run_task(t);
+  }
+}
+
+}  // namespace onyx::kernels

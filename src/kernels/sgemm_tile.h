@@ -1,0 +1,24 @@
+// The FMA tile under onyx's own float GEMMs (implemented in sgemm_ort_order.cc): MLAS's SGEMM summation order and
+// the prepacked product of sgemm_packed.h both run it.
+#pragma once
+
+#include <cstdint>
+
+namespace onyx::kernels {
+
+// Columns of one tile, and of the panels B is packed in for it.
+inline constexpr int64_t kSgemmTileN = 32;
+
+// One tile: rows [0, rows) of A (element (r, kk) at a[r * lda + kk]) times a packed panel of B (row kk at
+// bp + kk * ldbp, at least kSgemmTileN readable columns), into cols <= kSgemmTileN columns of C. Each output is one
+// FMA chain over the kc products from 0; first: C = acc * alpha, else C = fma(acc, alpha, C). Any row count: the
+// tile runs SgemmTileRows() rows at a time.
+using SgemmTileFn = void (*)(int rows, const float* a, int64_t lda, const float* bp, int64_t ldbp, int64_t kc,
+                             float* c, int64_t ldc, int64_t cols, float alpha, bool first);
+
+// The tile of the best vector code the CPU and ONYX_MAX_ISA allow (AVX-512, AVX2 + FMA or scalar std::fma: the same
+// bits), and the rows it computes at once (8, 6 or 1).
+SgemmTileFn ActiveSgemmTile();
+int SgemmTileRows();
+
+}  // namespace onyx::kernels
