@@ -1,11 +1,13 @@
-// A float32 matrix product with a constant right operand on oneDNN's matmul primitive, with the bias and an
-// optional GELU applied to each output tile while it is still in cache:
+// A float32 matrix product with a constant right operand, with the bias and an optional GELU applied to each output
+// tile while it is still in cache:
 //   C[M, N] = act(A[M, K] * B[K, N] + bias[N])
-// A and C row-major; the separate bias and GELU passes over the output, memory-bound, disappear. oneDNN's gemm-based
-// implementation reads B in place (no second copy of the weights); its packed brgemm kernels (B reordered once into a
-// copy) are taken per shape where timing on this CPU finds them clearly faster (float_matmul.cc says how much;
-// ONYX_FLOAT_MATMUL_IMPL=brg|gemm:jit forces one). Built per row count and thread count. Not built where oneDNN has
-// only its reference kernels (Create returns Unsupported): the caller then runs sgemm and the epilogue itself.
+// A and C row-major; the separate bias and GELU passes over the output, memory-bound, disappear. Candidates: oneDNN's
+// gemm-based matmul (reads B in place, no second copy of the weights; the fixed choice), its packed brgemm kernels
+// (B reordered once into a copy; offered with AVX-512) and onyx's own prepacked product (sgemm_packed.h, MLAS's
+// blocking; also a copy). Where tuning is on, a packed one is taken per shape where timing on this CPU finds it
+// clearly faster (float_matmul.cc says how much); ONYX_FLOAT_MATMUL_IMPL=brg|gemm:jit|onyx forces one. Built per row
+// count and thread count. Not built where oneDNN has only its reference kernels (Create returns Unsupported): the
+// caller then runs sgemm and the epilogue itself.
 #pragma once
 
 #include <cstdint>
@@ -35,7 +37,7 @@ class FloatMatMul {
   Status Run(const float* a, float* c) const;
 
   int64_t m() const { return m_; }
-  const std::string& implementation() const;  // oneDNN's name for the kernel in use
+  const std::string& implementation() const;  // oneDNN's name for the kernel in use, or "onyx:packed_sgemm"
   int threads() const { return threads_; }
 
  private:

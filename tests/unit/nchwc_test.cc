@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -302,6 +303,66 @@ g (float[2,11,9,7] x) => (float[2,11,18,14] y1, float[2,11,18,14] y2, float[2,11
       ASSERT_EQ(want.data<float>()[i], got.data<float>()[i]) << "output " << o << " element " << i;
     }
   }
+}
+
+TEST(Nchwc, BlockedPoolingAgreesWithThePlainOne) {
+  if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // NchwcPool (its own loops, b channels at a time) against the plain pooling kernels on the same values (a 1x1
+  // convolution by the identity passes x through exactly): max bit for bit, with a NaN that must reach every window
+  // holding it; averages within float rounding (1/count multiplied, not divided). Ceil mode, pads, dilations, global.
+  auto parsed = text::ParseModel(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,11,13,10] x) => (float[2,11,7,5] m1, float[2,11,13,11] m2, float[2,11,7,6] a1, float[2,11,7,4] a2,
+                           float[2,11,1,1] g1, float[2,11,1,1] g2) {
+  a = Conv(x, eye)
+  m1 = MaxPool<kernel_shape = [3,3], strides = [2,2], ceil_mode = 1>(a)
+  m2 = MaxPool<kernel_shape = [2,3], pads = [1,0,0,3], dilations = [2,1]>(a)
+  a1 = AveragePool<kernel_shape = [3,3], strides = [2,2], pads = [1,1,1,1], count_include_pad = 1>(a)
+  a2 = AveragePool<kernel_shape = [3,2], strides = [2,3], pads = [0,1,1,0], ceil_mode = 1>(a)
+  g1 = GlobalAveragePool(a)
+  g2 = GlobalMaxPool(a)
+}
+)");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  Tensor eye = Tensor::Allocate(DataType::kFloat, {11, 11, 1, 1}, true);
+  for (int64_t c = 0; c < 11; ++c) eye.data<float>()[c * 11 + c] = 1.0f;
+  parsed->graph.initializers.push_back(ir::NamedTensor{"eye", "", eye, {}, {}});
+  std::mt19937 rng(5);
+  Tensor x = RandomTensor({2, 11, 13, 10}, rng);
+  x.data<float>()[((1 * 11 + 4) * 13 + 6) * 10 + 3] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<std::vector<Value>> outputs(2);
+  for (int optimized = 0; optimized < 2; ++optimized) {
+    SessionOptions options;
+    options.optimization_level = optimized ? optimizer::OptLevel::kAll : optimizer::OptLevel::kDisabled;
+    options.ort_summation_order = false;
+    auto session = Session::Create(*parsed, options);
+    ASSERT_TRUE(session.ok()) << session.status().message();
+    if (optimized) {
+      EXPECT_EQ(CountOp((*session)->model().graph, "NchwcPool"), 6);
+    }
+    const Status st = (*session)->Run({{"x", Value(x)}}, {}, &outputs[static_cast<size_t>(optimized)]);
+    ASSERT_TRUE(st.ok()) << st.message();
+  }
+  ASSERT_EQ(outputs[0].size(), 6u);
+  int nans = 0;
+  for (size_t o = 0; o < 6; ++o) {
+    const Tensor& want = outputs[0][o].tensor();
+    const Tensor& got = outputs[1][o].tensor();
+    ASSERT_EQ(want.shape(), got.shape()) << "output " << o;
+    const bool is_max = o == 0 || o == 1 || o == 5;
+    for (int64_t i = 0; i < want.size(); ++i) {
+      const float a = want.data<float>()[i], b = got.data<float>()[i];
+      if (std::isnan(a)) {
+        ++nans;
+        ASSERT_TRUE(std::isnan(b)) << "output " << o << " element " << i;
+      } else if (is_max) {
+        ASSERT_EQ(a, b) << "output " << o << " element " << i;
+      } else {
+        ASSERT_NEAR(a, b, 1e-6f * (1.0f + std::fabs(a))) << "output " << o << " element " << i;
+      }
+    }
+  }
+  EXPECT_GT(nans, 6);  // the NaN reached a window of each output
 }
 
 TEST(Nchwc, UpsampleOfOpset9StaysBlocked) {

@@ -169,7 +169,7 @@ class PoolKernel : public OpKernel {
                 const float* row = src + h * width;
                 for (int64_t w : cols) {
                   const float v = row[w];
-                  if (first || v > best) best = v;
+                  if (first || v > best || (v != v && best == best)) best = v;  // NaN propagates
                   first = false;
                 }
               }
@@ -207,7 +207,8 @@ class PoolKernel : public OpKernel {
             int64_t best_col = -1;
             window([&](int64_t off, const std::vector<int64_t>& pos) {
               const CT v = static_cast<CT>(src[off]);
-              if (best_off < 0 || v > best) {
+              // NaN propagates (its first position is the index), as in ONNX's reference (numpy's max).
+              if (best_off < 0 || v > best || (v != v && best == best)) {
                 best = v;
                 best_off = off;
                 if (storage_order_ == 1) {
