@@ -43,82 +43,117 @@ TapRange ValidTaps(const nn::WindowAxis& a, int64_t o) {
   return r;
 }
 
-// Four lanes of a block: the vector every x86-64 (SSE) and ARM64 (NEON) build has natively, through GCC's vector
-// extension; a pixel of the block is kBlock / 4 of them (the loops are memory-bound, wider registers gain little).
-// Wider generic vectors were no choice: without AVX in the build flags GCC splits them through memory, and with a
-// template-dependent vector_size it silently makes a scalar.
+// A pixel of a block is kBlock / lanes vectors of GCC's vector extension: 4 lanes (SSE, NEON: what every build has)
+// or, in the functions compiled for AVX2 below, 8. Wider generic vectors in code built without AVX would be split
+// through memory, and a template-dependent vector_size silently makes a scalar: hence the fixed types.
 using Vec4 = float __attribute__((vector_size(16)));
 using Mask4 = int32_t __attribute__((vector_size(16)));
+#if defined(__x86_64__)
+using Vec8 = float __attribute__((vector_size(32)));
+using Mask8 = int32_t __attribute__((vector_size(32)));
+#endif
 
 // The window of every output index along both axes (two integer divisions each: computed once per shape).
 struct PoolGeometry {
   nn::WindowAxis h, w;
   std::vector<TapRange> h_taps, w_taps;
+  bool full_3x3 = false;  // a 3x3 undilated window: the unrolled path for pixels whose window is whole
 };
 
-// Pools planes [H, W, kBlock] of x into [H_out, W_out, kBlock] of y: per output pixel, the window's valid taps, each
-// one vector of the block.
-template <PoolMode kMode, int kBlock>
-void PoolImages(const float* x, float* y, int64_t planes, const PoolGeometry& g) {
-  // Max keeps NaN: a window holding one gives NaN, as ONNX's reference does.
-  constexpr int kParts = kBlock / 4;
+// Output rows [begin, end) (plane x H_out) of planes [H, W, kBlock] of x into [H_out, W_out, kBlock] of y: per output
+// pixel, the window's valid taps, each a pixel of vectors of type V. Max keeps NaN: a window holding one gives NaN,
+// as ONNX's reference does. Inlined into each instruction-set variant.
+template <PoolMode kMode, int kBlock, typename V, typename M>
+__attribute__((always_inline)) inline void PoolRows(const float* x, float* y, const PoolGeometry& g, int64_t begin,
+                                                    int64_t end) {
+  constexpr int kParts = kBlock * static_cast<int>(sizeof(float)) / static_cast<int>(sizeof(V));
   const nn::WindowAxis& ah = g.h;
   const nn::WindowAxis& aw = g.w;
-  const int64_t rows = planes * ah.out;
-  const int64_t work = aw.out * ah.kernel * aw.kernel * kBlock;
-  ParallelFor(rows, work, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t plane = row / ah.out, oh = row % ah.out;
-      const TapRange rh = g.h_taps[static_cast<size_t>(oh)];
-      const float* in = x + (plane * ah.in + oh * ah.stride - ah.pad_begin) * aw.in * kBlock;
-      float* out = y + (plane * ah.out + oh) * aw.out * kBlock;
-      for (int64_t ow = 0; ow < aw.out; ++ow, out += kBlock) {
-        const TapRange rw = g.w_taps[static_cast<size_t>(ow)];
-        const int64_t w0 = ow * aw.stride - aw.pad_begin;
-        Vec4 acc[kParts];
-        Mask4 nan[kParts];
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t plane = row / ah.out, oh = row % ah.out;
+    const TapRange rh = g.h_taps[static_cast<size_t>(oh)];
+    const float* in = x + (plane * ah.in + oh * ah.stride - ah.pad_begin) * aw.in * kBlock;
+    float* out = y + (plane * ah.out + oh) * aw.out * kBlock;
+    for (int64_t ow = 0; ow < aw.out; ++ow, out += kBlock) {
+      const TapRange rw = g.w_taps[static_cast<size_t>(ow)];
+      const int64_t w0 = ow * aw.stride - aw.pad_begin;
+      V acc[kParts];
+      M nan[kParts];
+#pragma GCC unroll 4
+      for (int p = 0; p < kParts; ++p) {
+        // A window wholly in the padding gives the lowest float, as the plain kernel does.
+        acc[p] = kMode == PoolMode::kMax ? V{} + std::numeric_limits<float>::lowest() : V{};
+        nan[p] = M{};
+      }
+      auto tap = [&](const float* pixel) __attribute__((always_inline)) {
 #pragma GCC unroll 4
         for (int p = 0; p < kParts; ++p) {
-          // A window wholly in the padding gives the lowest float, as the plain kernel does.
-          acc[p] = kMode == PoolMode::kMax ? Vec4{} + std::numeric_limits<float>::lowest() : Vec4{};
-          nan[p] = Mask4{};
+          V v;
+          std::memcpy(&v, pixel + p * static_cast<int>(sizeof(V) / sizeof(float)), sizeof(V));
+          if constexpr (kMode == PoolMode::kMax) {
+            acc[p] = acc[p] > v ? acc[p] : v;
+            nan[p] |= v != v;
+          } else {
+            acc[p] += v;
+          }
         }
+      };
+      if (g.full_3x3 && rh.last - rh.first == 3 && rw.last - rw.first == 3) {
+        // The common window (3x3, undilated) inside the image: constant trip counts, unrolled.
+        const float* corner = in + w0 * kBlock;
+#pragma GCC unroll 3
+        for (int th = 0; th < 3; ++th) {
+#pragma GCC unroll 3
+          for (int tw = 0; tw < 3; ++tw) tap(corner + (th * aw.in + tw) * kBlock);
+        }
+      } else {
         for (int64_t th = rh.first; th < rh.last; ++th) {
           const float* in_row = in + th * ah.dilation * aw.in * kBlock;
-          for (int64_t tw = rw.first; tw < rw.last; ++tw) {
-            const float* pixel = in_row + (w0 + tw * aw.dilation) * kBlock;
-#pragma GCC unroll 4
-            for (int p = 0; p < kParts; ++p) {
-              Vec4 v;
-              std::memcpy(&v, pixel + 4 * p, sizeof(Vec4));
-              if constexpr (kMode == PoolMode::kMax) {
-                acc[p] = acc[p] > v ? acc[p] : v;
-                nan[p] |= v != v;
-              } else {
-                acc[p] += v;
-              }
-            }
-          }
-        }
-        float scale = 1.0f;
-        if constexpr (kMode != PoolMode::kMax) {
-          const int64_t count = kMode == PoolMode::kAvgIncludePad ? ah.kernel * aw.kernel
-                                                                  : (rh.last - rh.first) * (rw.last - rw.first);
-          scale = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
-        }
-#pragma GCC unroll 4
-        for (int p = 0; p < kParts; ++p) {
-          Vec4 r = acc[p];
-          if constexpr (kMode == PoolMode::kMax) {
-            r = nan[p] != 0 ? Vec4{} + std::numeric_limits<float>::quiet_NaN() : r;
-          } else {
-            r *= scale;
-          }
-          std::memcpy(out + 4 * p, &r, sizeof(Vec4));
+          for (int64_t tw = rw.first; tw < rw.last; ++tw) tap(in_row + (w0 + tw * aw.dilation) * kBlock);
         }
       }
+      float scale = 1.0f;
+      if constexpr (kMode != PoolMode::kMax) {
+        const int64_t count = kMode == PoolMode::kAvgIncludePad ? ah.kernel * aw.kernel
+                                                                : (rh.last - rh.first) * (rw.last - rw.first);
+        scale = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
+      }
+#pragma GCC unroll 4
+      for (int p = 0; p < kParts; ++p) {
+        V r = acc[p];
+        if constexpr (kMode == PoolMode::kMax) {
+          r = nan[p] != 0 ? V{} + std::numeric_limits<float>::quiet_NaN() : r;
+        } else {
+          r *= scale;
+        }
+        std::memcpy(out + p * static_cast<int>(sizeof(V) / sizeof(float)), &r, sizeof(V));
+      }
     }
-  });
+  }
+}
+
+template <PoolMode kMode, int kBlock>
+void PoolRowsBaseline(const float* x, float* y, const PoolGeometry& g, int64_t begin, int64_t end) {
+  PoolRows<kMode, kBlock, Vec4, Mask4>(x, y, g, begin, end);
+}
+
+#if defined(__x86_64__)
+template <PoolMode kMode, int kBlock>
+__attribute__((target("avx2"))) void PoolRowsAvx2(const float* x, float* y, const PoolGeometry& g, int64_t begin,
+                                                  int64_t end) {
+  PoolRows<kMode, kBlock, Vec8, Mask8>(x, y, g, begin, end);
+}
+#endif
+
+template <PoolMode kMode, int kBlock>
+void PoolImages(const float* x, float* y, int64_t planes, const PoolGeometry& g) {
+  auto rows = &PoolRowsBaseline<kMode, kBlock>;
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) rows = &PoolRowsAvx2<kMode, kBlock>;
+#endif
+  const int64_t work = g.w.out * g.h.kernel * g.w.kernel * kBlock;
+  ParallelFor(planes * g.h.out, work, [&](int64_t begin, int64_t end) { rows(x, y, g, begin, end); });
 }
 
 template <PoolMode kMode>
@@ -207,6 +242,7 @@ class NchwcPoolKernel : public OpKernel {
     g.w = axes[1];
     for (int64_t o = 0; o < g.h.out; ++o) g.h_taps.push_back(ValidTaps(g.h, o));
     for (int64_t o = 0; o < g.w.out; ++o) g.w_taps.push_back(ValidTaps(g.w, o));
+    g.full_3x3 = g.h.kernel == 3 && g.w.kernel == 3 && g.h.dilation == 1 && g.w.dilation == 1;
     built->output_shape = {input_shape[0], input_shape[1], axes[0].out, axes[1].out, block_};
     int64_t window_reads = NumElements(input_shape);
     for (const auto& a : axes) {
