@@ -248,6 +248,59 @@ TEST(NeuralNetPoolTest, MaxPoolIndicesBothStorageOrders) {
   EXPECT_EQ(Values<int64_t>((*r)[1].tensor()), (std::vector<int64_t>{3, 5, 6, 8}));
 }
 
+// The 2-D float MaxPool (separable: along W, then H) against the window-by-window definition, over strides,
+// dilations, unequal pads and ceil mode, with a NaN that must reach every window holding it and windows wholly in
+// the padding (the lowest float).
+TEST(NeuralNetPoolTest, MaxPool2dMatchesItsDefinition) {
+  struct Case {
+    std::vector<int64_t> kernel, strides, dilations, pads;
+    int64_t ceil;
+  };
+  const Case cases[] = {{{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 0}, {{3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1},
+                        {{2, 3}, {1, 2}, {2, 1}, {1, 0, 0, 3}, 0}, {{3, 2}, {3, 1}, {1, 3}, {2, 2, 2, 2}, 1},
+                        {{1, 1}, {2, 3}, {1, 1}, {0, 0, 0, 0}, 0}};
+  const int64_t n = 2, c = 3, h = 11, w = 9;
+  std::vector<float> x(static_cast<size_t>(n * c * h * w));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) - 50.0f;
+  x[static_cast<size_t>(((1 * c + 2) * h + 5) * w + 4)] = std::numeric_limits<float>::quiet_NaN();
+  for (const Case& cs : cases) {
+    auto t = Op("MaxPool", 12);
+    t.Input(F(x, {n, c, h, w}))
+        .Attr("kernel_shape", cs.kernel)
+        .Attr("strides", cs.strides)
+        .Attr("dilations", cs.dilations)
+        .Attr("pads", cs.pads)
+        .Attr("ceil_mode", cs.ceil);
+    const Tensor y = RunOk(t);
+    ASSERT_EQ(y.rank(), 4);
+    const int64_t oh_n = y.dim(2), ow_n = y.dim(3);
+    for (int64_t p = 0; p < n * c; ++p) {
+      for (int64_t oh = 0; oh < oh_n; ++oh) {
+        for (int64_t ow = 0; ow < ow_n; ++ow) {
+          float want = std::numeric_limits<float>::lowest();
+          bool nan = false;
+          for (int64_t kh = 0; kh < cs.kernel[0]; ++kh) {
+            for (int64_t kw = 0; kw < cs.kernel[1]; ++kw) {
+              const int64_t ih = oh * cs.strides[0] - cs.pads[0] + kh * cs.dilations[0];
+              const int64_t iw = ow * cs.strides[1] - cs.pads[1] + kw * cs.dilations[1];
+              if (ih < 0 || ih >= h || iw < 0 || iw >= w) continue;
+              const float v = x[static_cast<size_t>((p * h + ih) * w + iw)];
+              nan = nan || std::isnan(v);
+              want = std::max(want, v);
+            }
+          }
+          const float got = y.data<float>()[(p * oh_n + oh) * ow_n + ow];
+          if (nan) {
+            EXPECT_TRUE(std::isnan(got)) << "plane " << p << " (" << oh << ", " << ow << ")";
+          } else {
+            EXPECT_EQ(got, want) << "plane " << p << " (" << oh << ", " << ow << ")";
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(NeuralNetPoolTest, MaxPoolInt8PaddingIsNotZero) {
   auto t = Op("MaxPool", 12);
   t.Input(I8({-5, -7, -6}, {1, 1, 3}))

