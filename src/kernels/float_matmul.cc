@@ -51,9 +51,9 @@ namespace {
 // Runtime's 634) and are 5-17% faster on BERT's shapes here. So brgemm is taken per shape only where timing on this
 // CPU finds it at least kPackedMinGain faster (kernels/tuning_cache.h; the cache remembers the choice), which keeps
 // the second copy to the shapes that pay for it. ONYX_FLOAT_MATMUL_IMPL=<prefix of a oneDNN implementation name>
-// ("brg", "gemm:jit"), or "onyx" for onyx's own packed product (sgemm_packed.h: MLAS's blocking, which beat
-// gemm:jit by ~20% on an AVX2 AMD EPYC where oneDNN has no brgemm), forces one where it exists (where not: oneDNN's
-// first choice). Read once.
+// ("brg", "gemm:jit"), or "onyx" for onyx's own packed product (sgemm_packed.h: MLAS's blocking; on an AVX2 AMD
+// EPYC, where oneDNN offers no brgemm, it matched gemm:jit on BERT's shapes and beat it by 11% where GELU is fused),
+// forces one where it exists (where not: oneDNN's first choice). Read once.
 const char* ForcedImplementation() {
   static const std::string value = [] {
     const char* v = std::getenv("ONYX_FLOAT_MATMUL_IMPL");

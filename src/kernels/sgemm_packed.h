@@ -4,9 +4,11 @@
 // streams its panel contiguously, from L1 while the rows of A pass over it; the bias and the activation are applied
 // to each block of C while it is in cache.
 //
-// Why: on AVX2 CPUs (AMD Zen 3 measured) oneDNN 2.6's gemm:jit ran BERT's 128-row products ~20% slower than ONNX
-// Runtime's MLAS, which packs B the same way; oneDNN offers no packed brgemm there. FloatMatMul times it against
-// oneDNN's kernels per shape (float_matmul.h) and keeps it where it is faster. Sums: per output, K blocks of 256,
+// Why: on AVX2 CPUs (AMD Zen 3 measured) oneDNN 2.6's gemm:jit ran BERT's 128-row products 7-20% slower than ONNX
+// Runtime's MLAS, which packs B the same way; oneDNN offers no packed brgemm there. This product matched gemm:jit
+// on those shapes at 1 thread and beat it by 11% with GELU fused (oneDNN's GELU post-op is the slower part), lost
+// on some at 2 threads: FloatMatMul times it against oneDNN's kernels per shape (float_matmul.h) and keeps it only
+// where it is faster. Sums: per output, K blocks of 256,
 // each an FMA chain from 0, added in order: MLAS's order for a packed B (sgemm_ort_order.h) before the epilogue.
 #pragma once
 
