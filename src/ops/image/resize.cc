@@ -289,6 +289,82 @@ bool BilinearLikeOrt(const ResizeParams& p, int64_t h_in, int64_t h_out, double 
          OrtAgreesWithSpec(p.coord, h_in, h_out, scale_h) && OrtAgreesWithSpec(p.coord, w_in, w_out, scale_w);
 }
 
+// The float loops shared by plain and blocked images: planes of [H, W, lanes] floats, lanes = 1 for plain [.., H, W]
+// tensors and the channel block b for blocked [N, C/b, H, W, b] ones. Each lane computes what a plain image computes,
+// in the same order, so the blocked Resize is bit-identical to the plain one.
+
+// One output pixel of ONNX Runtime's bilinear formula: o = w11 * a11 + w12 * a12 + w21 * a21 + w22 * a22 per lane,
+// left to right. The pointers do not alias (the output is a fresh tensor): the lanes vectorize (omp simd: GCC keeps
+// the loop scalar otherwise once inlined).
+inline void BilinearPixel(float* __restrict o, const float* __restrict a11, const float* __restrict a12,
+                          const float* __restrict a21, const float* __restrict a22, float w11, float w12, float w21,
+                          float w22, int64_t lanes) {
+  if (lanes == 1) {
+    o[0] = w11 * a11[0] + w12 * a12[0] + w21 * a21[0] + w22 * a22[0];
+    return;
+  }
+#pragma omp simd
+  for (int64_t c = 0; c < lanes; ++c) o[c] = w11 * a11[c] + w12 * a12[c] + w21 * a21[c] + w22 * a22[c];
+}
+
+// ONNX Runtime's bilinear resize of every plane (see TryResizeBilinearLikeOrt), parallel over output rows.
+void BilinearLikeOrtPlanes(const float* in, float* out, int64_t planes, int64_t lanes, int64_t h_in, int64_t w_in,
+                           int64_t h_out, int64_t w_out, const OrtAxisWeights& ah, const OrtAxisWeights& aw) {
+  ParallelFor(planes * h_out, w_out * lanes * 8, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      const auto uy = static_cast<size_t>(row % h_out);
+      const float* plane = in + row / h_out * h_in * w_in * lanes;
+      const float* row1 = plane + ah.i1[uy] * w_in * lanes;
+      const float* row2 = plane + ah.i2[uy] * w_in * lanes;
+      const float dy1 = ah.d1[uy], dy2 = ah.d2[uy];
+      float* dst = out + row * w_out * lanes;
+      for (int64_t ox = 0; ox < w_out; ++ox) {
+        const auto ux = static_cast<size_t>(ox);
+        const float dx1 = aw.d1[ux], dx2 = aw.d2[ux];
+        BilinearPixel(dst + ox * lanes, row1 + aw.i1[ux] * lanes, row1 + aw.i2[ux] * lanes, row2 + aw.i1[ux] * lanes,
+                      row2 + aw.i2[ux] * lanes, dx2 * dy2, dx1 * dy2, dx2 * dy1, dx1 * dy1, lanes);
+      }
+    }
+  });
+}
+
+// The separable float taps of every plane (see TryResizeFloatPlanes): its rows along W into a scratch
+// [H_in, W_out, lanes], then those along H.
+void SeparableTapsPlanes(const float* in, float* out, int64_t planes, int64_t lanes, int64_t h_in, int64_t w_in,
+                         int64_t h_out, int64_t w_out, const FlatTaps& th, const FlatTaps& tw) {
+  ParallelFor(planes, (h_in + h_out) * w_out * lanes * 2, [&](int64_t begin, int64_t end) {
+    std::vector<float> scratch(static_cast<size_t>(h_in * w_out * lanes));
+    for (int64_t plane = begin; plane < end; ++plane) {
+      const float* src = in + plane * h_in * w_in * lanes;
+      for (int64_t r = 0; r < h_in; ++r) {
+        const float* srow = src + r * w_in * lanes;
+        float* drow = scratch.data() + r * w_out * lanes;
+        for (int64_t o = 0; o < w_out; ++o) {
+          float* acc = drow + o * lanes;
+          std::fill(acc, acc + lanes, 0.0f);
+          for (int64_t k = tw.start[static_cast<size_t>(o)]; k < tw.start[static_cast<size_t>(o) + 1]; ++k) {
+            const float wgt = tw.weight[static_cast<size_t>(k)];
+            const float* pixel = srow + tw.index[static_cast<size_t>(k)] * lanes;
+#pragma omp simd
+            for (int64_t c = 0; c < lanes; ++c) acc[c] += wgt * pixel[c];
+          }
+        }
+      }
+      float* dst = out + plane * h_out * w_out * lanes;
+      for (int64_t o = 0; o < h_out; ++o) {
+        float* drow = dst + o * w_out * lanes;
+        std::fill(drow, drow + w_out * lanes, 0.0f);
+        for (int64_t k = th.start[static_cast<size_t>(o)]; k < th.start[static_cast<size_t>(o) + 1]; ++k) {
+          const float wgt = th.weight[static_cast<size_t>(k)];
+          const float* srow = scratch.data() + th.index[static_cast<size_t>(k)] * w_out * lanes;
+#pragma omp simd
+          for (int64_t i = 0; i < w_out * lanes; ++i) drow[i] += wgt * srow[i];
+        }
+      }
+    }
+  });
+}
+
 // Float images resized over their last two axes only (the common upsampling in vision models): per plane, the
 // rows are first interpolated along W into a scratch [H_in, W_out], then combined along H, in float with the
 // same taps as the general path (which computes in double: results differ by float rounding only).
@@ -306,39 +382,8 @@ bool TryResizeFloatPlanes(const std::vector<AxisPlan>& plans, const Tensor& x, T
   const int64_t h_in = x.dim(static_cast<int64_t>(rank - 2)), w_in = x.dim(static_cast<int64_t>(rank - 1));
   const int64_t h_out = y.dim(static_cast<int64_t>(rank - 2)), w_out = y.dim(static_cast<int64_t>(rank - 1));
   const int64_t planes = h_in * w_in == 0 ? 0 : x.size() / (h_in * w_in);
-  const FlatTaps th = Flatten(plans[rank - 2]);
-  const FlatTaps tw = Flatten(plans[rank - 1]);
-  const float* in = x.data<float>();
-  float* out = y.data<float>();
-  const int64_t work = h_in * w_out * 2 + h_out * w_out * 2;
-  ParallelFor(planes, work, [&](int64_t begin, int64_t end) {
-    std::vector<float> rows(static_cast<size_t>(h_in * w_out));
-    for (int64_t p = begin; p < end; ++p) {
-      const float* src = in + p * h_in * w_in;
-      for (int64_t r = 0; r < h_in; ++r) {
-        const float* srow = src + r * w_in;
-        float* drow = rows.data() + r * w_out;
-        for (int64_t o = 0; o < w_out; ++o) {
-          float acc = 0;
-          for (int64_t k = tw.start[static_cast<size_t>(o)]; k < tw.start[static_cast<size_t>(o) + 1]; ++k) {
-            acc += tw.weight[static_cast<size_t>(k)] * srow[tw.index[static_cast<size_t>(k)]];
-          }
-          drow[o] = acc;
-        }
-      }
-      float* dst = out + p * h_out * w_out;
-      for (int64_t o = 0; o < h_out; ++o) {
-        float* drow = dst + o * w_out;
-        const int64_t k0 = th.start[static_cast<size_t>(o)], k1 = th.start[static_cast<size_t>(o) + 1];
-        std::fill(drow, drow + w_out, 0.0f);
-        for (int64_t k = k0; k < k1; ++k) {
-          const float wgt = th.weight[static_cast<size_t>(k)];
-          const float* srow = rows.data() + th.index[static_cast<size_t>(k)] * w_out;
-          for (int64_t i = 0; i < w_out; ++i) drow[i] += wgt * srow[i];
-        }
-      }
-    }
-  });
+  SeparableTapsPlanes(x.data<float>(), y.data<float>(), planes, 1, h_in, w_in, h_out, w_out, Flatten(plans[rank - 2]),
+                      Flatten(plans[rank - 1]));
   return true;
 }
 
@@ -355,30 +400,9 @@ bool TryResizeBilinearLikeOrt(const ResizeParams& p, const Tensor& x, const std:
   const int64_t h_in = x.dim(static_cast<int64_t>(rank - 2)), w_in = x.dim(static_cast<int64_t>(rank - 1));
   const int64_t h_out = y.dim(static_cast<int64_t>(rank - 2)), w_out = y.dim(static_cast<int64_t>(rank - 1));
   if (!BilinearLikeOrt(p, h_in, h_out, scales[rank - 2], w_in, w_out, scales[rank - 1])) return false;
-  const OrtAxisWeights ah = PlanOrtAxis(p.coord, h_in, h_out, scales[rank - 2]);
-  const OrtAxisWeights aw = PlanOrtAxis(p.coord, w_in, w_out, scales[rank - 1]);
-  const int64_t planes = x.size() / (h_in * w_in);
-  const float* in = x.data<float>();
-  float* out = y.data<float>();
-  ParallelFor(planes, h_out * w_out * 8, [&](int64_t begin, int64_t end) {
-    for (int64_t pl = begin; pl < end; ++pl) {
-      const float* src = in + pl * h_in * w_in;
-      float* dst = out + pl * h_out * w_out;
-      for (int64_t oy = 0; oy < h_out; ++oy) {
-        const auto uy = static_cast<size_t>(oy);
-        const float* row1 = src + ah.i1[uy] * w_in;
-        const float* row2 = src + ah.i2[uy] * w_in;
-        const float dy1 = ah.d1[uy], dy2 = ah.d2[uy];
-        float* drow = dst + oy * w_out;
-        for (int64_t ox = 0; ox < w_out; ++ox) {
-          const auto ux = static_cast<size_t>(ox);
-          const int64_t x1 = aw.i1[ux], x2 = aw.i2[ux];
-          const float dx1 = aw.d1[ux], dx2 = aw.d2[ux];
-          drow[ox] = (dx2 * dy2) * row1[x1] + (dx1 * dy2) * row1[x2] + (dx2 * dy1) * row2[x1] + (dx1 * dy1) * row2[x2];
-        }
-      }
-    }
-  });
+  BilinearLikeOrtPlanes(x.data<float>(), y.data<float>(), x.size() / (h_in * w_in), 1, h_in, w_in, h_out, w_out,
+                        PlanOrtAxis(p.coord, h_in, h_out, scales[rank - 2]),
+                        PlanOrtAxis(p.coord, w_in, w_out, scales[rank - 1]));
   return true;
 }
 
@@ -462,16 +486,6 @@ Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<doubl
   return WriteFromDoubles(out, y);
 }
 
-// One blocked output pixel of the bilinear formula: o = w11 * a11 + w12 * a12 + w21 * a21 + w22 * a22 per lane, left
-// to right. The pointers do not alias (the output is a fresh tensor): the lanes vectorize (omp simd: GCC keeps the
-// loop scalar otherwise once inlined).
-inline void BilinearPixel(float* __restrict o, const float* __restrict a11, const float* __restrict a12,
-                          const float* __restrict a21, const float* __restrict a22, float w11, float w12, float w21,
-                          float w22, int64_t b) {
-#pragma omp simd
-  for (int64_t c = 0; c < b; ++c) o[c] = w11 * a11[c] + w12 * a12[c] + w21 * a21[c] + w22 * a22[c];
-}
-
 // Resizes a blocked image [N, C/b, H, W, b] (ir/nchwc_ops.h: NchwcResize) of `channels` logical channels over H and
 // W, with per-lane the same arithmetic as the plain paths above (nearest: the same source pixel; linear: ONNX
 // Runtime's bilinear formula or the separable float taps, in the same order): bit-identical results, b lanes at a
@@ -495,8 +509,6 @@ Status RunBlockedResize(const ResizeParams& p, const Tensor& x, int64_t channels
   if (y.size() == 0) return Status::Ok();
   const float* in = x.data<float>();
   float* out = y.data<float>();
-  const int64_t rows = n * blocks * h_out;  // output rows, each w_out pixels of b lanes
-  const auto plane_of = [&](int64_t row) { return row / h_out; };
   if (p.mode == Mode::kNearest) {
     const AxisPlan ph = PlanAxis(p, h_in, h_out, scales[2], roi_start[2], roi_end[2]);
     const AxisPlan pw = PlanAxis(p, w_in, w_out, scales[3], roi_start[3], roi_end[3]);
@@ -505,10 +517,10 @@ Status RunBlockedResize(const ResizeParams& p, const Tensor& x, int64_t channels
         if (plan->outside[o]) return Internal("blocked resize: extrapolation is not supported");
       }
     }
-    ParallelFor(rows, w_out * b, [&](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
+    ParallelFor(n * blocks * h_out, w_out * b, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {  // plane row / h_out, output row row % h_out
         const int64_t oy = row % h_out;
-        const float* src = in + (plane_of(row) * h_in + ph.taps[static_cast<size_t>(oy)][0].index) * w_in * b;
+        const float* src = in + (row / h_out * h_in + ph.taps[static_cast<size_t>(oy)][0].index) * w_in * b;
         float* dst = out + row * w_out * b;
         for (int64_t ox = 0; ox < w_out; ++ox) {
           const float* pixel = src + pw.taps[static_cast<size_t>(ox)][0].index * b;
@@ -522,65 +534,13 @@ Status RunBlockedResize(const ResizeParams& p, const Tensor& x, int64_t channels
     return Internal("blocked resize: only nearest and linear modes without antialiasing or cropping run blocked");
   }
   if (BilinearLikeOrt(p, h_in, h_out, scales[2], w_in, w_out, scales[3])) {
-    const OrtAxisWeights ah = PlanOrtAxis(p.coord, h_in, h_out, scales[2]);
-    const OrtAxisWeights aw = PlanOrtAxis(p.coord, w_in, w_out, scales[3]);
-    ParallelFor(rows, w_out * b * 8, [&](int64_t begin, int64_t end) {
-      for (int64_t row = begin; row < end; ++row) {
-        const auto uy = static_cast<size_t>(row % h_out);
-        const float* plane = in + plane_of(row) * h_in * w_in * b;
-        const float* row1 = plane + ah.i1[uy] * w_in * b;
-        const float* row2 = plane + ah.i2[uy] * w_in * b;
-        const float dy1 = ah.d1[uy], dy2 = ah.d2[uy];
-        float* dst = out + row * w_out * b;
-        for (int64_t ox = 0; ox < w_out; ++ox) {
-          const auto ux = static_cast<size_t>(ox);
-          const float* a11 = row1 + aw.i1[ux] * b;
-          const float* a12 = row1 + aw.i2[ux] * b;
-          const float* a21 = row2 + aw.i1[ux] * b;
-          const float* a22 = row2 + aw.i2[ux] * b;
-          const float w11 = aw.d2[ux] * dy2, w12 = aw.d1[ux] * dy2, w21 = aw.d2[ux] * dy1, w22 = aw.d1[ux] * dy1;
-          BilinearPixel(dst + ox * b, a11, a12, a21, a22, w11, w12, w21, w22, b);
-        }
-      }
-    });
+    BilinearLikeOrtPlanes(in, out, n * blocks, b, h_in, w_in, h_out, w_out, PlanOrtAxis(p.coord, h_in, h_out, scales[2]),
+                          PlanOrtAxis(p.coord, w_in, w_out, scales[3]));
     return Status::Ok();
   }
-  // The separable float taps of TryResizeFloatPlanes: each plane's rows along W into a scratch, then along H.
-  const AxisPlan ph = PlanAxis(p, h_in, h_out, scales[2], roi_start[2], roi_end[2]);
-  const AxisPlan pw = PlanAxis(p, w_in, w_out, scales[3], roi_start[3], roi_end[3]);
-  const FlatTaps th = Flatten(ph), tw = Flatten(pw);
-  const int64_t planes = n * blocks;
-  ParallelFor(planes, (h_in + h_out) * w_out * b * 2, [&](int64_t begin, int64_t end) {
-    std::vector<float> scratch(static_cast<size_t>(h_in * w_out * b));
-    for (int64_t plane = begin; plane < end; ++plane) {
-      const float* src = in + plane * h_in * w_in * b;
-      for (int64_t r = 0; r < h_in; ++r) {
-        const float* srow = src + r * w_in * b;
-        float* drow = scratch.data() + r * w_out * b;
-        for (int64_t o = 0; o < w_out; ++o) {
-          float* acc = drow + o * b;
-          std::fill(acc, acc + b, 0.0f);
-          for (int64_t k = tw.start[static_cast<size_t>(o)]; k < tw.start[static_cast<size_t>(o) + 1]; ++k) {
-            const float wgt = tw.weight[static_cast<size_t>(k)];
-            const float* pixel = srow + tw.index[static_cast<size_t>(k)] * b;
-#pragma omp simd
-            for (int64_t c = 0; c < b; ++c) acc[c] += wgt * pixel[c];
-          }
-        }
-      }
-      float* dst = out + plane * h_out * w_out * b;
-      for (int64_t o = 0; o < h_out; ++o) {
-        float* drow = dst + o * w_out * b;
-        std::fill(drow, drow + w_out * b, 0.0f);
-        for (int64_t k = th.start[static_cast<size_t>(o)]; k < th.start[static_cast<size_t>(o) + 1]; ++k) {
-          const float wgt = th.weight[static_cast<size_t>(k)];
-          const float* srow = scratch.data() + th.index[static_cast<size_t>(k)] * w_out * b;
-#pragma omp simd
-          for (int64_t i = 0; i < w_out * b; ++i) drow[i] += wgt * srow[i];
-        }
-      }
-    }
-  });
+  SeparableTapsPlanes(in, out, n * blocks, b, h_in, w_in, h_out, w_out,
+                      Flatten(PlanAxis(p, h_in, h_out, scales[2], roi_start[2], roi_end[2])),
+                      Flatten(PlanAxis(p, w_in, w_out, scales[3], roi_start[3], roi_end[3])));
   return Status::Ok();
 }
 
