@@ -27,22 +27,6 @@ namespace {
 
 enum class PoolMode { kMax, kAvgIncludePad, kAvgExcludePad };
 
-// The valid window taps of output index o along one axis: taps t in [first, last) read input index
-// o * stride - pad_begin + t * dilation, inside [0, in).
-struct TapRange {
-  int64_t first = 0, last = 0;
-};
-
-TapRange ValidTaps(const nn::WindowAxis& a, int64_t o) {
-  const int64_t start = o * a.stride - a.pad_begin;
-  TapRange r;
-  r.first = start >= 0 ? 0 : (-start + a.dilation - 1) / a.dilation;
-  const int64_t past = a.in - start;  // taps with start + t * dilation < in
-  r.last = past <= 0 ? 0 : std::min(a.kernel, (past + a.dilation - 1) / a.dilation);
-  r.first = std::min(r.first, r.last);
-  return r;
-}
-
 // A pixel of a block is kBlock / lanes vectors of GCC's vector extension: 4 lanes (SSE, NEON: what every build has)
 // or, in the functions compiled for AVX2 below, 8. Wider generic vectors in code built without AVX would be split
 // through memory, and a template-dependent vector_size silently makes a scalar: hence the fixed types.
@@ -56,7 +40,7 @@ using Mask8 = int32_t __attribute__((vector_size(32)));
 // The window of every output index along both axes (two integer divisions each: computed once per shape).
 struct PoolGeometry {
   nn::WindowAxis h, w;
-  std::vector<TapRange> h_taps, w_taps;
+  std::vector<nn::IndexRange> h_taps, w_taps;
   bool full_3x3 = false;  // a 3x3 undilated window: the unrolled path for pixels whose window is whole
 };
 
@@ -71,11 +55,11 @@ __attribute__((always_inline)) inline void PoolRows(const float* x, float* y, co
   const nn::WindowAxis& aw = g.w;
   for (int64_t row = begin; row < end; ++row) {
     const int64_t plane = row / ah.out, oh = row % ah.out;
-    const TapRange rh = g.h_taps[static_cast<size_t>(oh)];
+    const nn::IndexRange rh = g.h_taps[static_cast<size_t>(oh)];
     const float* in = x + (plane * ah.in + oh * ah.stride - ah.pad_begin) * aw.in * kBlock;
     float* out = y + (plane * ah.out + oh) * aw.out * kBlock;
     for (int64_t ow = 0; ow < aw.out; ++ow, out += kBlock) {
-      const TapRange rw = g.w_taps[static_cast<size_t>(ow)];
+      const nn::IndexRange rw = g.w_taps[static_cast<size_t>(ow)];
       const int64_t w0 = ow * aw.stride - aw.pad_begin;
       V acc[kParts];
       M nan[kParts];
@@ -240,8 +224,8 @@ class NchwcPoolKernel : public OpKernel {
     PoolGeometry& g = built->geometry;
     g.h = axes[0];
     g.w = axes[1];
-    for (int64_t o = 0; o < g.h.out; ++o) g.h_taps.push_back(ValidTaps(g.h, o));
-    for (int64_t o = 0; o < g.w.out; ++o) g.w_taps.push_back(ValidTaps(g.w, o));
+    for (int64_t o = 0; o < g.h.out; ++o) g.h_taps.push_back(nn::ValidTapRange(g.h, o));
+    for (int64_t o = 0; o < g.w.out; ++o) g.w_taps.push_back(nn::ValidTapRange(g.w, o));
     g.full_3x3 = g.h.kernel == 3 && g.w.kernel == 3 && g.h.dilation == 1 && g.w.dilation == 1;
     built->output_shape = {input_shape[0], input_shape[1], axes[0].out, axes[1].out, block_};
     int64_t window_reads = NumElements(input_shape);

@@ -162,11 +162,8 @@ class PoolKernel : public OpKernel {
       const WindowAxis& ah = axes[0];
       const WindowAxis& aw = axes[1];
       // Output columns whose whole window lies inside the row: [ow_lo, ow_hi).
-      const int64_t ow_lo = std::min(aw.out, (aw.pad_begin + aw.stride - 1) / aw.stride);
-      const int64_t last_tap = (aw.kernel - 1) * aw.dilation;
-      const int64_t ow_hi = std::clamp<int64_t>(
-          aw.in + aw.pad_begin - last_tap <= 0 ? 0 : (aw.in + aw.pad_begin - last_tap - 1) / aw.stride + 1, ow_lo,
-          aw.out);
+      const IndexRange whole = WholeWindowOutputs(aw);
+      const int64_t ow_lo = whole.first, ow_hi = whole.last;
       ParallelFor(planes, out_size * 8 + in_size, [&](int64_t lo, int64_t hi) {
         thread_local std::vector<float> scratch;  // no allocation per run once the shape has run
         scratch.resize(static_cast<size_t>(ah.in * aw.out));

@@ -139,6 +139,25 @@ Result<std::vector<WindowAxis>> ResolveWindow(const WindowAttrs& attrs, const Sh
   return axes;
 }
 
+IndexRange ValidTapRange(const WindowAxis& a, int64_t o) {
+  const int64_t start = o * a.stride - a.pad_begin;
+  IndexRange r;
+  r.first = start >= 0 ? 0 : (-start + a.dilation - 1) / a.dilation;
+  const int64_t past = a.in - start;  // taps with start + t * dilation < in
+  r.last = past <= 0 ? 0 : std::min(a.kernel, (past + a.dilation - 1) / a.dilation);
+  r.first = std::min(r.first, r.last);
+  return r;
+}
+
+IndexRange WholeWindowOutputs(const WindowAxis& a) {
+  // First tap inside: o * stride >= pad_begin; last tap inside: o * stride - pad_begin + (kernel - 1) * dilation < in.
+  IndexRange r;
+  r.first = std::min(a.out, (a.pad_begin + a.stride - 1) / a.stride);
+  const int64_t room = a.in + a.pad_begin - (a.kernel - 1) * a.dilation;  // o * stride < room
+  r.last = std::clamp<int64_t>(room <= 0 ? 0 : (room - 1) / a.stride + 1, r.first, a.out);
+  return r;
+}
+
 int64_t OutputSize(const std::vector<WindowAxis>& axes) {
   int64_t p = 1;
   for (const auto& a : axes) p *= a.out;

@@ -44,6 +44,18 @@ struct WindowAxis {
 // pads must match the number of spatial dims. Output sizes follow auto_pad and ceil_mode as ONNX defines them.
 Result<std::vector<WindowAxis>> ResolveWindow(const WindowAttrs& attrs, const Shape& in_spatial, const Shape& kernel);
 
+// A contiguous range [first, last) of indices (empty when first == last).
+struct IndexRange {
+  int64_t first = 0, last = 0;
+};
+
+// The taps t of output index o along axis a that read inside the input (o * stride - pad_begin + t * dilation in
+// [0, in)): always a contiguous range of [0, kernel).
+IndexRange ValidTapRange(const WindowAxis& a, int64_t o);
+
+// The output indices along axis a whose every tap reads inside the input (no padding in their window): contiguous.
+IndexRange WholeWindowOutputs(const WindowAxis& a);
+
 int64_t OutputSize(const std::vector<WindowAxis>& axes);  // product of out
 int64_t InputSize(const std::vector<WindowAxis>& axes);   // product of in
 int64_t KernelSize(const std::vector<WindowAxis>& axes);  // product of kernel
