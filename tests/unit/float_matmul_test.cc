@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels/vector_math.h"
+#include "op_test_helpers.h"
 #include "optimizer/optimizer.h"
 #include "runtime/session.h"
 #include "text/parser.h"
@@ -26,13 +27,7 @@ namespace {
 using kernels::FloatMatMul;
 using kernels::MatMulActivation;
 
-std::vector<float> Random(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using testing::UniformFloats;
 
 double GeluRef(double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); }
 
@@ -68,9 +63,9 @@ class FloatMatMulTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(FloatMatMulTest, MatchesScalarReference) {
   const Case cs = GetParam();
-  const auto a = Random(static_cast<size_t>(cs.m * cs.k), 1);
-  const auto b = Random(static_cast<size_t>(cs.k * cs.n), 2);
-  const auto bias = Random(static_cast<size_t>(cs.n), 3, -2.0f, 2.0f);
+  const auto a = UniformFloats(static_cast<size_t>(cs.m * cs.k), 1);
+  const auto b = UniformFloats(static_cast<size_t>(cs.k * cs.n), 2);
+  const auto bias = UniformFloats(static_cast<size_t>(cs.n), 3, -2.0f, 2.0f);
   for (int threads : {1, 2}) {
     auto mm = FloatMatMul::Create(cs.m, cs.k, cs.n, b.data(), cs.bias ? bias.data() : nullptr, cs.act, threads);
     if (!mm.ok()) GTEST_SKIP() << mm.status().message();  // only oneDNN's reference kernels on this CPU
@@ -92,9 +87,9 @@ INSTANTIATE_TEST_SUITE_P(Sizes, FloatMatMulTest,
 // A NaN in a row of A makes that row NaN; +inf times positive weights makes it +inf, and GELU(+inf) is +inf.
 TEST(FloatMatMul, PropagatesNaNAndInf) {
   const int64_t m = 3, k = 20, n = 40;
-  auto a = Random(static_cast<size_t>(m * k), 4, 0.1f, 1.0f);
-  const auto b = Random(static_cast<size_t>(k * n), 5, 0.1f, 1.0f);
-  const auto bias = Random(static_cast<size_t>(n), 6);
+  auto a = UniformFloats(static_cast<size_t>(m * k), 4, 0.1f, 1.0f);
+  const auto b = UniformFloats(static_cast<size_t>(k * n), 5, 0.1f, 1.0f);
+  const auto bias = UniformFloats(static_cast<size_t>(n), 6);
   a[5] = std::numeric_limits<float>::quiet_NaN();     // row 0
   a[k + 3] = std::numeric_limits<float>::infinity();  // row 1
   for (MatMulActivation act : {MatMulActivation::kNone, MatMulActivation::kGeluErf}) {
@@ -113,14 +108,14 @@ TEST(FloatMatMul, PropagatesNaNAndInf) {
 // Runs of one primitive from several threads at once (a session's concurrent Runs) each get their own result.
 TEST(FloatMatMul, ConcurrentRunsAgree) {
   const int64_t m = 64, k = 96, n = 80;
-  const auto b = Random(static_cast<size_t>(k * n), 7);
-  const auto bias = Random(static_cast<size_t>(n), 8);
+  const auto b = UniformFloats(static_cast<size_t>(k * n), 7);
+  const auto bias = UniformFloats(static_cast<size_t>(n), 8);
   auto mm = FloatMatMul::Create(m, k, n, b.data(), bias.data(), MatMulActivation::kGeluErf, 1);
   if (!mm.ok()) GTEST_SKIP() << mm.status().message();
   const FloatMatMul& shared = **mm;
   std::vector<std::vector<float>> inputs, outputs;
   for (int t = 0; t < 4; ++t) {
-    inputs.push_back(Random(static_cast<size_t>(m * k), 100 + static_cast<uint64_t>(t)));
+    inputs.push_back(UniformFloats(static_cast<size_t>(m * k), 100 + static_cast<uint64_t>(t)));
     outputs.emplace_back(static_cast<size_t>(m * n));
   }
   std::vector<std::thread> workers;
@@ -139,13 +134,13 @@ TEST(FloatMatMul, ConcurrentRunsAgree) {
 // repacks B as the new primitive's layout requires, and computes the right values either way.
 TEST(FloatMatMul, RebuiltForOtherRowCountsFromThePrevious) {
   const int64_t k = 96, n = 200;
-  const auto b = Random(static_cast<size_t>(k * n), 61);
-  const auto bias = Random(static_cast<size_t>(n), 62);
+  const auto b = UniformFloats(static_cast<size_t>(k * n), 61);
+  const auto bias = UniformFloats(static_cast<size_t>(n), 62);
   std::unique_ptr<FloatMatMul> previous;
   for (int64_t m : {128, 7, 1, 130}) {
     auto mm = FloatMatMul::Create(m, k, n, b.data(), bias.data(), MatMulActivation::kGeluErf, 1, previous.get());
     if (!mm.ok()) GTEST_SKIP() << mm.status().message();
-    const auto a = Random(static_cast<size_t>(m * k), 63 + static_cast<uint64_t>(m));
+    const auto a = UniformFloats(static_cast<size_t>(m * k), 63 + static_cast<uint64_t>(m));
     std::vector<float> c(static_cast<size_t>(m * n));
     ASSERT_TRUE((*mm)->Run(a.data(), c.data()).ok());
     ExpectMatches(m, k, n, a, b, bias.data(), MatMulActivation::kGeluErf, c);
@@ -168,10 +163,10 @@ std::string TransformerFfnModel(int64_t k, int64_t n) {
   std::ostringstream t;
   t << "<ir_version: 8, opset_import: [\"\" : 13]>\n"
     << "g (float[2, 5, " << k << "] x) => (float[2, 5, " << n << "] y, float[2, 5, " << n << "] z) <float[" << k << ", "
-    << n << "] w = {" << FloatList(Random(static_cast<size_t>(k * n), 11)) << "}, float[" << n << "] c = {"
-    << FloatList(Random(static_cast<size_t>(n), 12)) << "}, float[" << k << ", " << n << "] w2 = {"
-    << FloatList(Random(static_cast<size_t>(k * n), 14)) << "}, float[" << n << "] c2 = {"
-    << FloatList(Random(static_cast<size_t>(n), 13)) << "}, float sqrt2 = {1.4142135}, float one = {1.0}, "
+    << n << "] w = {" << FloatList(UniformFloats(static_cast<size_t>(k * n), 11)) << "}, float[" << n << "] c = {"
+    << FloatList(UniformFloats(static_cast<size_t>(n), 12)) << "}, float[" << k << ", " << n << "] w2 = {"
+    << FloatList(UniformFloats(static_cast<size_t>(k * n), 14)) << "}, float[" << n << "] c2 = {"
+    << FloatList(UniformFloats(static_cast<size_t>(n), 13)) << "}, float sqrt2 = {1.4142135}, float one = {1.0}, "
     << "float half = {0.5}> {\n"
     << "  p = MatMul(x, w)\n  h = Add(c, p)\n  d = Div(h, sqrt2)\n  e = Erf(d)\n  a = Add(e, one)\n"
     << "  m = Mul(h, a)\n  y = Mul(m, half)\n  p2 = MatMul(x, w2)\n  z = Add(p2, c2)\n}\n";
@@ -201,7 +196,7 @@ int CountOps(const ir::Graph& g, const std::string& domain, const std::string& o
 TEST(MatMulBiasFusion, BatchedMatMulAddGeluBecomesOneNodeWithTheSameResults) {
   auto parsed = text::ParseModel(TransformerFfnModel(64, 80));
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  auto x = Random(2 * 5 * 64, 21, -2.0f, 2.0f);
+  auto x = UniformFloats(2 * 5 * 64, 21, -2.0f, 2.0f);
   x[70] = std::numeric_limits<float>::quiet_NaN();  // row 1 of the product
   Tensor t = Tensor::Allocate(DataType::kFloat, {2, 5, 64});
   std::copy(x.begin(), x.end(), t.data<float>());
@@ -236,7 +231,8 @@ TEST(MatMulBiasFusion, SmallWeightsAndNonConstantBiasKeepTheirAdd) {
   std::ostringstream t;
   t << "<ir_version: 8, opset_import: [\"\" : 13]>\n"
     << "g (float[2, 2, 3] x, float[2048] c) => (float[2, 2, 2] y, float[2, 2, 2048] z) <float[3, 2] b = {"
-    << FloatList(Random(6, 31)) << "}, float[2] k = {0.5, -0.5}, float[3, 2048] w = {" << FloatList(Random(6144, 32))
+    << FloatList(UniformFloats(6, 31)) << "}, float[2] k = {0.5, -0.5}, float[3, 2048] w = {"
+    << FloatList(UniformFloats(6144, 32))
     << "}> {\n  p = MatMul(x, b)\n  y = Add(p, k)\n  q = MatMul(x, w)\n  z = Add(q, c)\n}\n";
   auto parsed = text::ParseModel(t.str());
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
@@ -253,13 +249,13 @@ TEST(MatMulBiasFusion, OnlyTheErfGeluFolds) {
   for (const std::string approximate : {"none", "tanh"}) {
     std::ostringstream t;
     t << "<ir_version: 9, opset_import: [\"\" : 20]>\n"
-      << "g (float[2, 3, 64] x) => (float[2, 3, 80] y) <float[64, 80] w = {" << FloatList(Random(64 * 80, 71))
-      << "}, float[80] c = {" << FloatList(Random(80, 72)) << "}> {\n"
+      << "g (float[2, 3, 64] x) => (float[2, 3, 80] y) <float[64, 80] w = {" << FloatList(UniformFloats(64 * 80, 71))
+      << "}, float[80] c = {" << FloatList(UniformFloats(80, 72)) << "}> {\n"
       << "  p = MatMul(x, w)\n  h = Add(p, c)\n  y = Gelu<approximate = \"" << approximate << "\">(h)\n}\n";
     auto parsed = text::ParseModel(t.str());
     ASSERT_TRUE(parsed.ok()) << parsed.status().message();
     Tensor x = Tensor::Allocate(DataType::kFloat, {2, 3, 64});
-    const auto values = Random(2 * 3 * 64, 73, -2.0f, 2.0f);
+    const auto values = UniformFloats(2 * 3 * 64, 73, -2.0f, 2.0f);
     std::copy(values.begin(), values.end(), x.data<float>());
     const std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(std::move(x))}};
     const auto want = RunSession(*parsed, feeds, optimizer::OptLevel::kDisabled);
@@ -286,7 +282,7 @@ std::string DynamicChain(bool gelu) {
   t << "<ir_version: 8, opset_import: [\"\" : 20]>\n"
     << "g (float[2, 5, 16] x) => (float[2, 5, 29] y) <int8[16, 29] w = {";
   for (int i = 0; i < 16 * 29; ++i) t << (i ? "," : "") << static_cast<int>(rng() % 255) - 127;
-  t << "}, int8 wz = {0}, float ws = {0.0123}, float[29] bias = {" << FloatList(Random(29, 42)) << "}> {\n"
+  t << "}, int8 wz = {0}, float ws = {0.0123}, float[29] bias = {" << FloatList(UniformFloats(29, 42)) << "}> {\n"
     << "  aq, as, az = DynamicQuantizeLinear(x)\n  acc = MatMulInteger(aq, w, az, wz)\n"
     << "  accf = Cast<to = 1>(acc)\n  s = Mul(as, ws)\n  p = Mul(accf, s)\n"
     << (gelu ? "  h = Add(p, bias)\n  y = Gelu(h)\n" : "  y = Add(p, bias)\n") << "}\n";
@@ -298,7 +294,7 @@ TEST(MatMulBiasFusion, GeluFoldsIntoDynamicQuantizeMatMulBitExact) {
   auto without = text::ParseModel(DynamicChain(false));
   ASSERT_TRUE(with_gelu.ok()) << with_gelu.status().message();
   ASSERT_TRUE(without.ok()) << without.status().message();
-  auto x = Random(2 * 5 * 16, 43, -3.0f, 3.0f);
+  auto x = UniformFloats(2 * 5 * 16, 43, -3.0f, 3.0f);
   Tensor t = Tensor::Allocate(DataType::kFloat, {2, 5, 16});
   std::copy(x.begin(), x.end(), t.data<float>());
   const std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(std::move(t))}};
@@ -344,7 +340,8 @@ g (float[3, 2, 5] a, float[5, 7] b, float[7] c, float[5] v) => (float[3, 2, 7] y
 }
 )");
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  const auto a = Random(30, 51, -2.0f, 2.0f), b = Random(35, 52), c = Random(7, 53), v = Random(5, 54);
+  const auto a = UniformFloats(30, 51, -2.0f, 2.0f), b = UniformFloats(35, 52), c = UniformFloats(7, 53),
+             v = UniformFloats(5, 54);
   auto tensor = [](const std::vector<float>& values, const Shape& shape) {
     Tensor t = Tensor::Allocate(DataType::kFloat, shape);
     std::copy(values.begin(), values.end(), t.data<float>());

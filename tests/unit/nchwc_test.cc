@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -100,6 +101,34 @@ int ExpectSameAsReference(const std::string& text, unsigned seed = 1, int* reord
     for (const auto& node : (*blocked)->model().graph.nodes) ++(*ops)[node.op_type];
   }
   return CountOp((*blocked)->model().graph, "NchwcConv");
+}
+
+// Runs `text`, whose blocked ops read x through `a = Conv(x, eye)` (eye: the identity 1x1 weights of `channels`,
+// added here, which passes x through exactly), unoptimized (plain kernels) and optimized (blocked ones), and returns
+// both runs' outputs; the optimized graph must hold `count` nodes of `blocked_op`.
+std::array<std::vector<Value>, 2> RunPlainAndBlocked(const std::string& text, int64_t channels, const Tensor& x,
+                                                     const std::string& blocked_op, int count) {
+  std::array<std::vector<Value>, 2> outputs;
+  auto parsed = text::ParseModel(text);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (!parsed.ok()) return outputs;
+  Tensor eye = Tensor::Allocate(DataType::kFloat, {channels, channels, 1, 1}, true);
+  for (int64_t c = 0; c < channels; ++c) eye.data<float>()[c * channels + c] = 1.0f;
+  parsed->graph.initializers.push_back(ir::NamedTensor{"eye", "", eye, {}, {}});
+  for (int optimized = 0; optimized < 2; ++optimized) {
+    SessionOptions options;
+    options.optimization_level = optimized ? optimizer::OptLevel::kAll : optimizer::OptLevel::kDisabled;
+    options.ort_summation_order = false;
+    auto session = Session::Create(*parsed, options);
+    EXPECT_TRUE(session.ok()) << session.status().message();
+    if (!session.ok()) return outputs;
+    if (optimized) {
+      EXPECT_EQ(CountOp((*session)->model().graph, blocked_op), count);
+    }
+    const Status st = (*session)->Run({{"x", Value(x)}}, {}, &outputs[static_cast<size_t>(optimized)]);
+    EXPECT_TRUE(st.ok()) << st.message();
+  }
+  return outputs;
 }
 
 TEST(Nchwc, PlainInputConvWithOddChannelsAndStride) {
@@ -263,7 +292,9 @@ TEST(Nchwc, BlockedResizeIsBitIdenticalToThePlainOne) {
   if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
   // A 1x1 convolution by the identity passes x through exactly, so the resizes of the optimized session (blocked)
   // and of the unoptimized one (plain) read the same values: their outputs must agree to the bit.
-  auto parsed = text::ParseModel(R"(
+  std::mt19937 rng(3);
+  const Tensor x = RandomTensor({2, 11, 9, 7}, rng);
+  const auto outputs = RunPlainAndBlocked(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2,11,9,7] x) => (float[2,11,18,14] y1, float[2,11,18,14] y2, float[2,11,5,13] y3) {
   a = Conv(x, eye)
@@ -274,27 +305,9 @@ g (float[2,11,9,7] x) => (float[2,11,18,14] y1, float[2,11,18,14] y2, float[2,11
   s3 = Constant<value = int64[4] {2, 11, 5, 13}>()
   y3 = Resize<mode = "nearest", coordinate_transformation_mode = "asymmetric", nearest_mode = "floor">(a, , , s3)
 }
-)");
-  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  Tensor eye = Tensor::Allocate(DataType::kFloat, {11, 11, 1, 1}, true);
-  for (int64_t c = 0; c < 11; ++c) eye.data<float>()[c * 11 + c] = 1.0f;
-  parsed->graph.initializers.push_back(ir::NamedTensor{"eye", "", eye, {}, {}});
-  std::mt19937 rng(3);
-  const Tensor x = RandomTensor({2, 11, 9, 7}, rng);
-  std::vector<std::vector<Value>> outputs(2);
-  for (int optimized = 0; optimized < 2; ++optimized) {
-    SessionOptions options;
-    options.optimization_level = optimized ? optimizer::OptLevel::kAll : optimizer::OptLevel::kDisabled;
-    options.ort_summation_order = false;
-    auto session = Session::Create(*parsed, options);
-    ASSERT_TRUE(session.ok()) << session.status().message();
-    if (optimized) {
-      EXPECT_EQ(CountOp((*session)->model().graph, "NchwcResize"), 3);
-    }
-    const Status st = (*session)->Run({{"x", Value(x)}}, {}, &outputs[static_cast<size_t>(optimized)]);
-    ASSERT_TRUE(st.ok()) << st.message();
-  }
+)", 11, x, "NchwcResize", 3);
   ASSERT_EQ(outputs[0].size(), 3u);
+  ASSERT_EQ(outputs[1].size(), 3u);
   for (size_t o = 0; o < 3; ++o) {
     const Tensor& want = outputs[0][o].tensor();
     const Tensor& got = outputs[1][o].tensor();
@@ -310,7 +323,10 @@ TEST(Nchwc, BlockedPoolingAgreesWithThePlainOne) {
   // NchwcPool (its own loops, b channels at a time) against the plain pooling kernels on the same values (a 1x1
   // convolution by the identity passes x through exactly): max bit for bit, with a NaN that must reach every window
   // holding it; averages within float rounding (1/count multiplied, not divided). Ceil mode, pads, dilations, global.
-  auto parsed = text::ParseModel(R"(
+  std::mt19937 rng(5);
+  Tensor x = RandomTensor({2, 11, 13, 10}, rng);
+  x.data<float>()[((1 * 11 + 4) * 13 + 6) * 10 + 3] = std::numeric_limits<float>::quiet_NaN();
+  const auto outputs = RunPlainAndBlocked(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[2,11,13,10] x) => (float[2,11,7,5] m1, float[2,11,13,11] m2, float[2,11,7,6] a1, float[2,11,7,4] a2,
                            float[2,11,1,1] g1, float[2,11,1,1] g2) {
@@ -322,28 +338,9 @@ g (float[2,11,13,10] x) => (float[2,11,7,5] m1, float[2,11,13,11] m2, float[2,11
   g1 = GlobalAveragePool(a)
   g2 = GlobalMaxPool(a)
 }
-)");
-  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  Tensor eye = Tensor::Allocate(DataType::kFloat, {11, 11, 1, 1}, true);
-  for (int64_t c = 0; c < 11; ++c) eye.data<float>()[c * 11 + c] = 1.0f;
-  parsed->graph.initializers.push_back(ir::NamedTensor{"eye", "", eye, {}, {}});
-  std::mt19937 rng(5);
-  Tensor x = RandomTensor({2, 11, 13, 10}, rng);
-  x.data<float>()[((1 * 11 + 4) * 13 + 6) * 10 + 3] = std::numeric_limits<float>::quiet_NaN();
-  std::vector<std::vector<Value>> outputs(2);
-  for (int optimized = 0; optimized < 2; ++optimized) {
-    SessionOptions options;
-    options.optimization_level = optimized ? optimizer::OptLevel::kAll : optimizer::OptLevel::kDisabled;
-    options.ort_summation_order = false;
-    auto session = Session::Create(*parsed, options);
-    ASSERT_TRUE(session.ok()) << session.status().message();
-    if (optimized) {
-      EXPECT_EQ(CountOp((*session)->model().graph, "NchwcPool"), 6);
-    }
-    const Status st = (*session)->Run({{"x", Value(x)}}, {}, &outputs[static_cast<size_t>(optimized)]);
-    ASSERT_TRUE(st.ok()) << st.message();
-  }
+)", 11, x, "NchwcPool", 6);
   ASSERT_EQ(outputs[0].size(), 6u);
+  ASSERT_EQ(outputs[1].size(), 6u);
   int nans = 0;
   for (size_t o = 0; o < 6; ++o) {
     const Tensor& want = outputs[0][o].tensor();

@@ -29,6 +29,15 @@ inline std::string RandomFloatsText(int64_t n, unsigned seed, float scale) {
   return s;
 }
 
+// n uniform values in [lo, hi) from `seed` (64-bit Mersenne twister).
+inline std::vector<float> UniformFloats(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
 // A float tensor of standard-normal values from `seed`.
 inline Tensor NormalTensor(Shape shape, uint64_t seed) {
   Tensor t = Tensor::Allocate(DataType::kFloat, std::move(shape));

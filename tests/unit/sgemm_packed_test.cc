@@ -11,17 +11,12 @@
 #include <vector>
 
 #include "kernels/sgemm_ort_order.h"
+#include "op_test_helpers.h"
 
 namespace onyx::kernels {
 namespace {
 
-std::vector<float> Random(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> d(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
+using testing::UniformFloats;
 
 struct Shape3 {
   int64_t m, k, n;
@@ -37,65 +32,65 @@ std::vector<OrtSgemmPath> Paths() {
   return paths;
 }
 
-struct PathGuard {
-  ~PathGuard() { SetOrtSgemmPathForTesting(OrtSgemmPath::kAuto); }
-};
-
-TEST(PackedSgemm, MatchesDoubleReferenceWithBiasAndGelu) {
-  PathGuard guard;
+// Calls f(path, shape) for every shape on every vector path this CPU has, the path forced meanwhile.
+template <typename F>
+void ForEachPathAndShape(F&& f) {
+  struct RestorePath {
+    ~RestorePath() { SetOrtSgemmPathForTesting(OrtSgemmPath::kAuto); }
+  } restore;
   for (const OrtSgemmPath path : Paths()) {
     SetOrtSgemmPathForTesting(path);
-    for (const Shape3& s : kShapes) {
-      const auto a = Random(static_cast<size_t>(s.m * s.k), 1);
-      const auto b = Random(static_cast<size_t>(s.k * s.n), 2);
-      const auto bias = Random(static_cast<size_t>(s.n), 3, -2.0f, 2.0f);
-      for (const MatMulActivation act : {MatMulActivation::kNone, MatMulActivation::kGeluErf}) {
-        const PackedSgemm product(s.k, s.n, b.data(), bias.data(), act);
-        for (int threads : {1, 2}) {
-          SCOPED_TRACE("path " + std::to_string(static_cast<int>(path)) + ", " + std::to_string(s.m) + "x" +
-                       std::to_string(s.k) + "x" + std::to_string(s.n) + ", threads " + std::to_string(threads));
-          std::vector<float> c(static_cast<size_t>(s.m * s.n), -7.0f);
-          product.Run(s.m, a.data(), c.data(), threads);
-          for (int64_t i = 0; i < s.m; ++i) {
-            for (int64_t j = 0; j < s.n; ++j) {
-              double sum = bias[static_cast<size_t>(j)], mag = std::abs(sum);
-              for (int64_t p = 0; p < s.k; ++p) {
-                const double t = static_cast<double>(a[static_cast<size_t>(i * s.k + p)]) *
-                                 b[static_cast<size_t>(p * s.n + j)];
-                sum += t;
-                mag += std::abs(t);
-              }
-              const double want =
-                  act == MatMulActivation::kGeluErf ? 0.5 * sum * (1.0 + std::erf(sum / std::sqrt(2.0))) : sum;
-              const double tol = 4e-7 * std::sqrt(static_cast<double>(s.k + 1)) * mag + 2e-6 * std::abs(want) + 1e-6;
-              ASSERT_NEAR(c[static_cast<size_t>(i * s.n + j)], want, tol) << "row " << i << " col " << j;
+    for (const Shape3& s : kShapes) f(path, s);
+  }
+}
+
+TEST(PackedSgemm, MatchesDoubleReferenceWithBiasAndGelu) {
+  ForEachPathAndShape([](OrtSgemmPath path, const Shape3& s) {
+    const auto a = UniformFloats(static_cast<size_t>(s.m * s.k), 1);
+    const auto b = UniformFloats(static_cast<size_t>(s.k * s.n), 2);
+    const auto bias = UniformFloats(static_cast<size_t>(s.n), 3, -2.0f, 2.0f);
+    for (const MatMulActivation act : {MatMulActivation::kNone, MatMulActivation::kGeluErf}) {
+      const PackedSgemm product(s.k, s.n, b.data(), bias.data(), act);
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE("path " + std::to_string(static_cast<int>(path)) + ", " + std::to_string(s.m) + "x" +
+                     std::to_string(s.k) + "x" + std::to_string(s.n) + ", threads " + std::to_string(threads));
+        std::vector<float> c(static_cast<size_t>(s.m * s.n), -7.0f);
+        product.Run(s.m, a.data(), c.data(), threads);
+        for (int64_t i = 0; i < s.m; ++i) {
+          for (int64_t j = 0; j < s.n; ++j) {
+            double sum = bias[static_cast<size_t>(j)], mag = std::abs(sum);
+            for (int64_t p = 0; p < s.k; ++p) {
+              const double t =
+                  static_cast<double>(a[static_cast<size_t>(i * s.k + p)]) * b[static_cast<size_t>(p * s.n + j)];
+              sum += t;
+              mag += std::abs(t);
             }
+            const double want =
+                act == MatMulActivation::kGeluErf ? 0.5 * sum * (1.0 + std::erf(sum / std::sqrt(2.0))) : sum;
+            const double tol = 4e-7 * std::sqrt(static_cast<double>(s.k + 1)) * mag + 2e-6 * std::abs(want) + 1e-6;
+            ASSERT_NEAR(c[static_cast<size_t>(i * s.n + j)], want, tol) << "row " << i << " col " << j;
           }
         }
       }
     }
-  }
+  });
 }
 
 TEST(PackedSgemm, SumsInMlasPackedOrder) {
-  PathGuard guard;
-  for (const OrtSgemmPath path : Paths()) {
-    SetOrtSgemmPathForTesting(path);
-    for (const Shape3& s : kShapes) {
-      const auto a = Random(static_cast<size_t>(s.m * s.k), 4);
-      const auto b = Random(static_cast<size_t>(s.k * s.n), 5);
-      const PackedSgemm product(s.k, s.n, b.data(), nullptr, MatMulActivation::kNone);
-      std::vector<float> got(static_cast<size_t>(s.m * s.n)), want(got.size());
-      product.Run(s.m, a.data(), got.data(), 2);
-      OrtSgemmOptions packed;
-      packed.b_packed = true;
-      SgemmOrtOrder(false, false, s.m, s.n, s.k, 1.0f, a.data(), s.k, b.data(), s.n, 0.0f, want.data(), s.n, packed);
-      for (size_t i = 0; i < got.size(); ++i) {
-        ASSERT_EQ(got[i], want[i]) << "path " << static_cast<int>(path) << ", " << s.m << "x" << s.k << "x" << s.n
-                                   << ", element " << i;
-      }
+  ForEachPathAndShape([](OrtSgemmPath path, const Shape3& s) {
+    const auto a = UniformFloats(static_cast<size_t>(s.m * s.k), 4);
+    const auto b = UniformFloats(static_cast<size_t>(s.k * s.n), 5);
+    const PackedSgemm product(s.k, s.n, b.data(), nullptr, MatMulActivation::kNone);
+    std::vector<float> got(static_cast<size_t>(s.m * s.n)), want(got.size());
+    product.Run(s.m, a.data(), got.data(), 2);
+    OrtSgemmOptions packed;
+    packed.b_packed = true;
+    SgemmOrtOrder(false, false, s.m, s.n, s.k, 1.0f, a.data(), s.k, b.data(), s.n, 0.0f, want.data(), s.n, packed);
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i], want[i]) << "path " << static_cast<int>(path) << ", " << s.m << "x" << s.k << "x" << s.n
+                                 << ", element " << i;
     }
-  }
+  });
 }
 
 TEST(PackedSgemm, EmptyKGivesTheEpilogueOfZero) {

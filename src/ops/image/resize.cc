@@ -534,8 +534,8 @@ Status RunBlockedResize(const ResizeParams& p, const Tensor& x, int64_t channels
     return Internal("blocked resize: only nearest and linear modes without antialiasing or cropping run blocked");
   }
   if (BilinearLikeOrt(p, h_in, h_out, scales[2], w_in, w_out, scales[3])) {
-    BilinearLikeOrtPlanes(in, out, n * blocks, b, h_in, w_in, h_out, w_out, PlanOrtAxis(p.coord, h_in, h_out, scales[2]),
-                          PlanOrtAxis(p.coord, w_in, w_out, scales[3]));
+    BilinearLikeOrtPlanes(in, out, n * blocks, b, h_in, w_in, h_out, w_out,
+                          PlanOrtAxis(p.coord, h_in, h_out, scales[2]), PlanOrtAxis(p.coord, w_in, w_out, scales[3]));
     return Status::Ok();
   }
   SeparableTapsPlanes(in, out, n * blocks, b, h_in, w_in, h_out, w_out,

@@ -98,8 +98,8 @@ __attribute__((always_inline)) inline void PoolRows(const float* x, float* y, co
       }
       float scale = 1.0f;
       if constexpr (kMode != PoolMode::kMax) {
-        const int64_t count = kMode == PoolMode::kAvgIncludePad ? ah.kernel * aw.kernel
-                                                                : (rh.last - rh.first) * (rw.last - rw.first);
+        const int64_t count =
+            kMode == PoolMode::kAvgIncludePad ? ah.kernel * aw.kernel : (rh.last - rh.first) * (rw.last - rw.first);
         scale = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
       }
 #pragma GCC unroll 4
