@@ -26,15 +26,22 @@ class PackedSgemm {
   PackedSgemm(int64_t k, int64_t n, const float* b, const float* bias, MatMulActivation activation);
 
   // a: [m, k] row-major; c: [m, n] (not overlapping a). On `threads` OpenMP threads; safe to call from several
-  // threads at once.
-  void Run(int64_t m, const float* a, float* c, int threads) const;
+  // threads at once. `accumulate`: C's values are kept and every K block's sums added to them (MLAS's order for a
+  // product with beta 1, C holding a bias row beforehand), else C is overwritten.
+  void Run(int64_t m, const float* a, float* c, int threads, bool accumulate = false) const;
 
   int64_t k() const { return k_; }
+  // The packed copy of B (for FlushFromCaches when timing).
+  const float* packed_data() const { return packed_.data(); }
+  size_t packed_bytes() const { return packed_.size() * sizeof(float); }
   int64_t n() const { return n_; }
 
  private:
   // Panel `tile` of K block `block`: kc rows of panel_ floats.
   const float* Panel(int64_t block, int64_t tile) const;
+  // The single-row product (a decoder's step, a classifier head): bandwidth-bound, each weight used once, so the
+  // panels are streamed several at a time with one accumulator chain per column instead of through the tile.
+  void RunRow(const float* a, float* c, int threads, bool accumulate) const;
   // Bias and activation on rows [m0, m0 + rows) x columns [n0, n0 + cols) of C.
   void Epilogue(float* c, int64_t m0, int64_t rows, int64_t n0, int64_t cols) const;
 

@@ -1,8 +1,13 @@
 #include "kernels/tuning_cache.h"
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include <cpuid.h>
 #include <omp.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <algorithm>
@@ -333,7 +338,7 @@ std::vector<std::string> TuningCache::warnings() const {
 }
 
 std::vector<double> TimeCandidates(size_t n, const std::function<Status(size_t)>& run, const std::vector<int>& threads,
-                                   double budget_ms, int max_rounds) {
+                                   double budget_ms, int max_rounds, const std::function<void(size_t)>& before) {
   using Clock = std::chrono::steady_clock;
   // The CPU clocks of the OpenMP threads the candidates run on (the calling thread's team, which oneDNN's parallel
   // regions reuse). The process's own CPU clock will not do: Linux adds another thread's running time to it only at
@@ -369,6 +374,7 @@ std::vector<double> TimeCandidates(size_t n, const std::function<Status(size_t)>
     for (size_t i = 0; i < n; ++i) {
       if (failed[i]) continue;
       const int want = i < threads.size() ? std::max(threads[i], 1) : 1;
+      if (before) before(i);
       const double cpu0 = cpu_ms(want);
       const auto t0 = Clock::now();
       if (!run(i).ok()) {
@@ -383,6 +389,33 @@ std::vector<double> TimeCandidates(size_t n, const std::function<Status(size_t)>
     if (round >= 1 && std::chrono::duration<double, std::milli>(Clock::now() - start).count() > budget_ms) break;
   }
   return best;
+}
+
+void FlushFromCaches(const void* data, size_t bytes) {
+#if defined(__x86_64__) || defined(__i386__)
+  constexpr size_t kLine = 64;  // the smallest x86 cache line: flushing each 64 bytes covers any line size
+  const auto* p = static_cast<const char*>(data);
+  for (size_t off = 0; off < bytes; off += kLine) _mm_clflush(p + off);
+  if (bytes > 0) _mm_clflush(p + bytes - 1);
+  _mm_mfence();
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
+void EvictTranslations() {
+  constexpr size_t kBytes = size_t{64} << 20;
+  constexpr size_t kPage = 4096;  // the smallest page size: one read per 4 KB touches every page of any larger size
+  static const char* const region = [] {
+    void* p = mmap(nullptr, kBytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return static_cast<const char*>(nullptr);
+    (void)madvise(p, kBytes, MADV_NOHUGEPAGE);  // 4 KB pages: a huge zero page would take one TLB entry for 2 MB
+    return static_cast<const char*>(p);
+  }();
+  if (region == nullptr) return;
+  const volatile char* pages = region;  // volatile: every read happens
+  for (size_t off = 0; off < kBytes; off += kPage) (void)pages[off];
 }
 
 size_t PickFastest(const std::vector<double>& ms, size_t fixed, double min_gain) {

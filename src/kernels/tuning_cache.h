@@ -69,8 +69,20 @@ struct TuningDecision {
 // asked for (process CPU time >= 0.7 x threads x wall time): a run that lost a thread to another process measures
 // the machine's load, not the candidate, and a choice taken from it would be kept long after the load is gone.
 // Returns the fastest counted time of each in ms; +infinity for a candidate whose run failed or never counted.
+// `before` (may be empty) is called ahead of each timed run, outside the timing (FlushFromCaches of the weights of a
+// product whose weights come from memory in a real run).
 std::vector<double> TimeCandidates(size_t n, const std::function<Status(size_t)>& run, const std::vector<int>& threads,
-                                   double budget_ms = 20, int max_rounds = 5);
+                                   double budget_ms = 20, int max_rounds = 5,
+                                   const std::function<void(size_t)>& before = {});
+
+// Writes back and evicts [data, data + bytes) from every cache level (x86's clflush; elsewhere nothing), so that the
+// next run reads it from memory, as a layer's weights are read in a model larger than the caches.
+void FlushFromCaches(const void* data, size_t bytes);
+
+// Reads one byte of each page of a 64 MB region (mapped to the kernel's zero page: no memory), so that the address
+// translations cached by the TLBs are those of unrelated pages, as after the other layers of a model whose weights
+// span more pages than the TLBs hold.
+void EvictTranslations();
 
 // The index of the fastest of `ms`, except that `fixed` (the fixed rule's choice) is kept unless the fastest beats
 // it by more than `min_gain` (a share of fixed's time): a smaller difference is within the noise of a few runs.

@@ -227,7 +227,8 @@ TEST(MatMulBiasFusion, BatchedMatMulAddGeluBecomesOneNodeWithTheSameResults) {
 }
 
 TEST(MatMulBiasFusion, SmallWeightsAndNonConstantBiasKeepTheirAdd) {
-  // y: 3 x 2 weights (too small to pack); z: 3 x 2048 weights but a bias fed at run time.
+  // y: 3 x 2 weights (too small to pack); z: 3 x 2048 weights but a bias fed at run time (the product alone becomes a
+  // MatMulBias without a bias).
   std::ostringstream t;
   t << "<ir_version: 8, opset_import: [\"\" : 13]>\n"
     << "g (float[2, 2, 3] x, float[2048] c) => (float[2, 2, 2] y, float[2, 2, 2048] z) <float[3, 2] b = {"
@@ -240,8 +241,49 @@ TEST(MatMulBiasFusion, SmallWeightsAndNonConstantBiasKeepTheirAdd) {
   options.level = optimizer::OptLevel::kAll;
   ir::Model m = *parsed;
   ASSERT_TRUE(optimizer::OptimizeModel(m, options).ok());
-  EXPECT_EQ(CountOps(m.graph, ir::kInternalDomain, "MatMulBias"), 0);
   EXPECT_EQ(CountOps(m.graph, "", "Add"), 2);
+  EXPECT_EQ(CountOps(m.graph, "", "MatMul"), 1);
+  ASSERT_EQ(CountOps(m.graph, ir::kInternalDomain, "MatMulBias"), 1);
+  for (const auto& node : m.graph.nodes) {
+    if (node.op_type == "MatMulBias") {
+      EXPECT_EQ(node.inputs.size(), 2u) << "the run-time bias stays in its Add";
+    }
+  }
+}
+
+// A MatMul of a constant matrix read by no bias Add (a language-model head, LLaMA-style projections) becomes a
+// MatMulBias without a bias, for A of rank 3 and 1, with the unfused results; a small matrix stays a MatMul.
+TEST(MatMulBiasFusion, BareMatMulBecomesAProductWithoutBias) {
+  std::ostringstream t;
+  t << "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+    << "g (float[2, 3, 64] x, float[64] v) => (float[2, 3, 80] y, float[80] u, float[2, 3, 2] s) <float[64, 80] w = {"
+    << FloatList(UniformFloats(64 * 80, 81)) << "}, float[64, 2] small = {" << FloatList(UniformFloats(128, 82))
+    << "}> {\n  y = MatMul(x, w)\n  u = MatMul(v, w)\n  s = MatMul(x, small)\n}\n";
+  auto parsed = text::ParseModel(t.str());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  Tensor x = Tensor::Allocate(DataType::kFloat, {2, 3, 64});
+  const auto xs = UniformFloats(2 * 3 * 64, 83, -2.0f, 2.0f);
+  std::copy(xs.begin(), xs.end(), x.data<float>());
+  Tensor v = Tensor::Allocate(DataType::kFloat, {64});
+  const auto vs = UniformFloats(64, 84, -2.0f, 2.0f);
+  std::copy(vs.begin(), vs.end(), v.data<float>());
+  const std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(std::move(x))}, {"v", Value(std::move(v))}};
+  const auto want = RunSession(*parsed, feeds, optimizer::OptLevel::kDisabled);
+  ir::Model fused;
+  const auto got = RunSession(*parsed, feeds, optimizer::OptLevel::kAll, &fused);
+  EXPECT_EQ(CountOps(fused.graph, ir::kInternalDomain, "MatMulBias"), 2);
+  EXPECT_EQ(CountOps(fused.graph, "", "MatMul"), 1) << "the 64 x 2 matrix is too small to pack";
+  ASSERT_EQ(want.size(), 3u);
+  ASSERT_EQ(got.size(), 3u);
+  for (size_t o = 0; o < 3; ++o) {
+    const Tensor& w = want[o].tensor();
+    const Tensor& g = got[o].tensor();
+    ASSERT_EQ(w.shape(), g.shape()) << "output " << o;
+    for (int64_t i = 0; i < w.size(); ++i) {
+      const float a = w.data<float>()[i];
+      ASSERT_NEAR(a, g.data<float>()[i], 2e-5 * std::max(1.0f, std::abs(a))) << "output " << o << " element " << i;
+    }
+  }
 }
 
 // ONNX's Gelu (opset 20) folds when it is the erf form and stays when it is the tanh approximation.

@@ -22,7 +22,9 @@ struct Shape3 {
   int64_t m, k, n;
 };
 
-const Shape3 kShapes[] = {{1, 1, 1}, {1, 300, 33}, {7, 257, 129}, {8, 64, 16}, {13, 513, 47}, {130, 768, 200}};
+// Single rows (the panel-group loops) with whole and partial groups of panels and K blocks; then the tiles.
+const Shape3 kShapes[] = {{1, 1, 1},    {1, 300, 33},  {1, 513, 200},  {1, 256, 64},   {1, 1030, 1000},
+                          {7, 257, 129}, {8, 64, 16}, {13, 513, 47}, {130, 768, 200}};
 
 // The paths this CPU has (the forced one must exist: SetOrtSgemmPathForTesting).
 std::vector<OrtSgemmPath> Paths() {
@@ -89,6 +91,27 @@ TEST(PackedSgemm, SumsInMlasPackedOrder) {
     for (size_t i = 0; i < got.size(); ++i) {
       ASSERT_EQ(got[i], want[i]) << "path " << static_cast<int>(path) << ", " << s.m << "x" << s.k << "x" << s.n
                                  << ", element " << i;
+    }
+  });
+}
+
+TEST(PackedSgemm, AccumulatesIntoCInMlasOrder) {
+  // C holding a bias row beforehand and every K block's sums added to it: MlasGemm with beta 1 (ONNX Runtime's Gemm).
+  ForEachPathAndShape([](OrtSgemmPath path, const Shape3& s) {
+    const auto a = UniformFloats(static_cast<size_t>(s.m * s.k), 6);
+    const auto b = UniformFloats(static_cast<size_t>(s.k * s.n), 7);
+    const auto c0 = UniformFloats(static_cast<size_t>(s.m * s.n), 8, -3.0f, 3.0f);
+    const PackedSgemm product(s.k, s.n, b.data(), nullptr, MatMulActivation::kNone);
+    for (int threads : {1, 2}) {
+      std::vector<float> got = c0, want = c0;
+      product.Run(s.m, a.data(), got.data(), threads, /*accumulate=*/true);
+      OrtSgemmOptions packed;
+      packed.b_packed = true;
+      SgemmOrtOrder(false, false, s.m, s.n, s.k, 1.0f, a.data(), s.k, b.data(), s.n, 1.0f, want.data(), s.n, packed);
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], want[i]) << "path " << static_cast<int>(path) << ", " << s.m << "x" << s.k << "x" << s.n
+                                   << ", threads " << threads << ", element " << i;
+      }
     }
   });
 }

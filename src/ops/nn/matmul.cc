@@ -472,18 +472,23 @@ class MatMulBiasKernel : public OpKernel {
           kernels::PrimitiveThreads(2 * m * k * n, ctx.num_threads(), n * k * static_cast<int64_t>(sizeof(float)));
       std::shared_ptr<const kernels::FloatMatMul> mm;
       {
-        // Session::Run may be called from several threads; the primitive is rebuilt only when its inputs change.
-        // A failed build (oneDNN offering only its reference kernels) is not retried for the same shape.
+        // Session::Run may be called from several threads; a product is built once per row and thread count and
+        // the last few are kept: a decoder alternates a prompt of many rows with steps of one, and rebuilding
+        // (oneDNN primitives, packed weights) on each switch cost its prompt ~30 ms. A failed build (oneDNN
+        // offering only its reference kernels) is kept as null, not retried.
         std::lock_guard<std::mutex> lock(mutex_);
-        if (!built_ || built_m_ != m || built_threads_ != threads) {
+        auto found = std::find_if(built_.begin(), built_.end(),
+                                  [&](const Built& b) { return b.m == m && b.threads == threads; });
+        if (found == built_.end()) {
+          const kernels::FloatMatMul* previous = built_.empty() ? nullptr : built_.back().product.get();
           auto made =
-              kernels::FloatMatMul::Create(m, k, n, weights_.data<float>(), bias_data, activation_, threads, mm_.get());
-          mm_ = made.ok() ? std::shared_ptr<const kernels::FloatMatMul>(std::move(*made)) : nullptr;
-          built_ = true;
-          built_m_ = m;
-          built_threads_ = threads;
+              kernels::FloatMatMul::Create(m, k, n, weights_.data<float>(), bias_data, activation_, threads, previous);
+          if (built_.size() == kKeptProducts) built_.erase(built_.begin());
+          built_.push_back({m, threads, made.ok() ? std::shared_ptr<const kernels::FloatMatMul>(std::move(*made))
+                                                  : nullptr});
+          found = built_.end() - 1;
         }
-        mm = mm_;
+        mm = found->product;
       }
       if (mm != nullptr) return mm->Run(a->data<float>(), y.data<float>());
     }
@@ -503,11 +508,14 @@ class MatMulBiasKernel : public OpKernel {
   kernels::MatMulActivation activation_ = kernels::MatMulActivation::kNone;
   bool packable_ = false;  // B (and the bias) constant: FloatMatMul may pack them once
   Tensor weights_;         // the constant B when packable_ (kept alive for a FloatMatMul reading it in place)
-  std::mutex mutex_;       // guards the four below
-  bool built_ = false;     // mm_ was built (or failed to build, then null) for built_m_ rows and built_threads_
-  int64_t built_m_ = 0;
-  int built_threads_ = 0;
-  std::shared_ptr<const kernels::FloatMatMul> mm_;
+  struct Built {
+    int64_t m;
+    int threads;
+    std::shared_ptr<const kernels::FloatMatMul> product;  // null: the build failed (the sgemm path runs)
+  };
+  static constexpr size_t kKeptProducts = 4;
+  std::mutex mutex_;          // guards built_
+  std::vector<Built> built_;  // the products of the last row and thread counts, oldest first
 };
 
 }  // namespace
