@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <cstring>
 #include <memory>
 
@@ -88,9 +89,31 @@ Result<DataType> FromNumpyDtype(const py::dtype& d) {
   return InvalidArgument("numpy dtype '" + std::string(py::str(static_cast<const py::handle&>(d))) + "' has no ONNX element type");
 }
 
-Result<Tensor> TensorFromArray(py::array array, const std::string& name) {
+// Holds a numpy array for a tensor that borrows its memory; the last holder may let go of it on a thread without
+// the GIL (PySession::Run keeps its own references until it has the GIL back, so normally it does not).
+std::shared_ptr<void> KeepArray(const py::array& array) {
+  return std::shared_ptr<void>(new py::object(array), [](void* p) {
+    py::gil_scoped_acquire gil;
+    delete static_cast<py::object*>(p);
+  });
+}
+
+// The array as a tensor: its memory borrowed where `borrowed` is given and the array is C-contiguous and aligned
+// (a decoder's past key/values: megabytes a step that a copy would move), else copied. Borrowed tensors are
+// appended to *borrowed, whose references also keep the session from computing in place into them.
+Result<Tensor> TensorFromArray(py::array array, const std::string& name, std::vector<Tensor>* borrowed) {
   ONYX_ASSIGN_OR_RETURN(DataType type, FromNumpyDtype(array.dtype()));
   Shape shape(array.shape(), array.shape() + array.ndim());
+  const bool contiguous_now = (array.flags() & py::array::c_style) != 0;
+  const auto address = reinterpret_cast<uintptr_t>(array.data());
+  const size_t item = static_cast<size_t>(array.itemsize());
+  if (borrowed != nullptr && type != DataType::kString && contiguous_now && item > 0 && address % item == 0) {
+    auto count = CheckedNumElements(shape);
+    if (!count.ok()) return count.status().WithContext("input '" + name + "'");
+    Tensor t = Tensor::Borrow(type, std::move(shape), const_cast<void*>(array.data()), KeepArray(array));
+    borrowed->push_back(t);
+    return t;
+  }
   auto created = Tensor::Create(type, shape);
   if (!created.ok()) return created.status().WithContext("input '" + name + "'");
   Tensor t = std::move(created).value();
@@ -159,12 +182,12 @@ py::object ValueToPython(const Value& v) {
   return d;
 }
 
-Result<Value> ValueFromPython(py::handle obj, const std::string& name) {
+Result<Value> ValueFromPython(py::handle obj, const std::string& name, std::vector<Tensor>* borrowed = nullptr) {
   if (obj.is_none()) return Value::None();
   if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
     SequenceValue seq;
     for (py::handle item : obj) {
-      ONYX_ASSIGN_OR_RETURN(Value v, ValueFromPython(item, name));
+      ONYX_ASSIGN_OR_RETURN(Value v, ValueFromPython(item, name, borrowed));
       if (v.is_tensor()) seq.elem_type = v.tensor().type();
       seq.items.push_back(std::move(v));
     }
@@ -172,8 +195,21 @@ Result<Value> ValueFromPython(py::handle obj, const std::string& name) {
   }
   py::array array = py::array::ensure(obj);
   if (!array) return InvalidArgument("input '" + name + "' is not a numpy array, list or None");
-  ONYX_ASSIGN_OR_RETURN(Tensor t, TensorFromArray(array, name));
+  ONYX_ASSIGN_OR_RETURN(Tensor t, TensorFromArray(array, name, borrowed));
   return Value(std::move(t));
+}
+
+void DetachFrom(const std::vector<Tensor>& borrowed, Value& value) {
+  if (value.is_tensor()) {
+    for (const Tensor& b : borrowed) {
+      if (value.tensor().shares_storage_with(b)) {
+        value = Value(value.tensor().Clone());
+        return;
+      }
+    }
+  } else if (value.is_sequence()) {
+    for (Value& item : value.sequence().items) DetachFrom(borrowed, item);
+  }
 }
 
 struct PyNodeArg {
@@ -216,11 +252,12 @@ class PySession {
   }
 
   py::list Run(std::optional<std::vector<std::string>> output_names, py::dict feed) {
+    std::vector<Tensor> borrowed;  // inputs over the caller's arrays, held (with the GIL) until the outputs are out
     std::vector<std::pair<std::string, Value>> feeds;
     const auto& graph_inputs = session_->model().graph.inputs;
     for (auto [k, v] : feed) {
       std::string name = py::str(k);
-      Value value = Unwrap(ValueFromPython(v, name));
+      Value value = Unwrap(ValueFromPython(v, name, &borrowed));
       // numpy has no bfloat16: a uint16 array fed to a bfloat16 input carries the bit patterns.
       for (const auto& in : graph_inputs) {
         if (in.name == name && in.type && in.type->is_tensor() && in.type->elem_type == DataType::kBFloat16 &&
@@ -236,7 +273,11 @@ class PySession {
       py::gil_scoped_release release;
       st = session_->Run(feeds, output_names.value_or(std::vector<std::string>{}), &outputs);
     }
+    feeds.clear();
     if (!st.ok()) Raise(st);
+    // An output that still shares an input's memory (an Identity of an input) is copied, as onnxruntime returns
+    // arrays of their own: writing to the input array afterwards must not change it.
+    for (auto& v : outputs) DetachFrom(borrowed, v);
     py::list out;
     for (const auto& v : outputs) out.append(ValueToPython(v));
     return out;
