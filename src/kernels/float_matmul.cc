@@ -199,8 +199,8 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
     };
   }
   const std::vector<double> ms = TimeCandidates(
-      built.size(), [&](size_t i) { return built[i]->Run(a.data(), c.data()); }, std::vector<int>(built.size(), threads),
-      20, 5, cold_weights);
+      built.size(), [&](size_t i) { return built[i]->Run(a.data(), c.data()); },
+      std::vector<int>(built.size(), threads), 20, 5, cold_weights);
   TuningEntry entry{kInPlace, {}};
   size_t pick = 0;
   if (std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {

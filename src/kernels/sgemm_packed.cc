@@ -146,7 +146,8 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
         const float* panel = Panel(blk, t);
         for (int64_t i0 = m0; i0 < m1;) {
           const int rows = static_cast<int>(RowsOfTile(m1 - i0, tile_rows));
-          tile(rows, a + i0 * k_ + k0, k_, panel, panel_, kc, c + i0 * n_ + n0, n_, cols, 1.0f, blk == 0 && !accumulate);
+          tile(rows, a + i0 * k_ + k0, k_, panel, panel_, kc, c + i0 * n_ + n0, n_, cols, 1.0f,
+               blk == 0 && !accumulate);
           i0 += rows;
         }
       }

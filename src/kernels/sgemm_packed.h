@@ -48,7 +48,7 @@ class PackedSgemm {
   int64_t k_, n_;
   SgemmTileFn tile_;  // the tile the panels were packed for (the CPU's, as at creation)
   int64_t tile_rows_;
-  int64_t panel_;     // columns per packed panel: what one tile computes
+  int64_t panel_;    // columns per packed panel: what one tile computes
   int64_t tiles_n_;  // panels across N
   std::vector<float> packed_;
   std::vector<float> bias_;  // empty without a bias

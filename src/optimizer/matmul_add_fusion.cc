@@ -8,7 +8,8 @@
 // that product, or a dynamically quantized one (dynamic_quant_fusion.cc), then folds into it as its activation (the
 // pass runs again after the Gelu and dynamic quantization fusions each round). Small weights (under
 // kMinPackedWeights values) keep their Add: a primitive call costs more than the pass it saves. A bare MatMul of such
-// a constant matrix becomes a MatMulBias without a bias. These rewrites run at level all only (hardware-specific kernels; quantization's preparation runs extended).
+// a constant matrix becomes a MatMulBias without a bias. These rewrites run at level all only (hardware-specific
+// kernels; quantization's preparation runs extended).
 #include "optimizer/graph_index.h"
 #include "optimizer/optimizer.h"
 

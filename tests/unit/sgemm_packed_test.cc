@@ -23,8 +23,8 @@ struct Shape3 {
 };
 
 // Single rows (the panel-group loops) with whole and partial groups of panels and K blocks; then the tiles.
-const Shape3 kShapes[] = {{1, 1, 1},    {1, 300, 33},  {1, 513, 200},  {1, 256, 64},   {1, 1030, 1000},
-                          {7, 257, 129}, {8, 64, 16}, {13, 513, 47}, {130, 768, 200}};
+const Shape3 kShapes[] = {{1, 1, 1},     {1, 300, 33}, {1, 513, 200}, {1, 256, 64},   {1, 1030, 1000},
+                          {7, 257, 129}, {8, 64, 16},  {13, 513, 47}, {130, 768, 200}};
 
 // The paths this CPU has (the forced one must exist: SetOrtSgemmPathForTesting).
 std::vector<OrtSgemmPath> Paths() {

@@ -135,11 +135,11 @@ class GemmKernel : public OpKernel {
             const float* b_kn = trans_b_ ? b_as_stored_.data<float>() : bv.data();
             if (b_constant_) {
               std::call_once(row_product_once_, [&] {
-                row_product_ = std::make_unique<const kernels::PackedSgemm>(k, n, b_kn, nullptr,
-                                                                            kernels::MatMulActivation::kNone);
+                row_product_ =
+                    std::make_unique<const kernels::PackedSgemm>(k, n, b_kn, nullptr, kernels::MatMulActivation::kNone);
               });
-              const int threads = kernels::PrimitiveThreads(2 * k * n, ctx.num_threads(),
-                                                            k * n * static_cast<int64_t>(sizeof(float)));
+              const int threads =
+                  kernels::PrimitiveThreads(2 * k * n, ctx.num_threads(), k * n * static_cast<int64_t>(sizeof(float)));
               row_product_->Run(1, av.data(), out, threads, use_c);
             } else {
               kernels::SgemmRowPackedOrder(av.data(), b_kn, n, out, k, n, use_c);

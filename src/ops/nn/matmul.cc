@@ -484,8 +484,8 @@ class MatMulBiasKernel : public OpKernel {
           auto made =
               kernels::FloatMatMul::Create(m, k, n, weights_.data<float>(), bias_data, activation_, threads, previous);
           if (built_.size() == kKeptProducts) built_.erase(built_.begin());
-          built_.push_back({m, threads, made.ok() ? std::shared_ptr<const kernels::FloatMatMul>(std::move(*made))
-                                                  : nullptr});
+          built_.push_back(
+              {m, threads, made.ok() ? std::shared_ptr<const kernels::FloatMatMul>(std::move(*made)) : nullptr});
           found = built_.end() - 1;
         }
         mm = found->product;
