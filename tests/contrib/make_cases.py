@@ -260,6 +260,48 @@ def nbits():
     make('nbits4_gidx_float_zp', 10, 64, 32, zp='f32', g_idx=True, bias=True)
 
 
+def nbits_const():
+    """MatMulNBits with B, scales and zero points as initializers: onyx keeps B quantized and widens it in registers
+    (kernels/blockwise_matmul.h) where the other cases dequantize it. A generator of its own, so that the cases
+    above keep their data."""
+    gen = np.random.default_rng(20261203)
+
+    def make(name, n, k, block, bits=4, zp=None, bias=False, m=3):
+        blocks = (k + block - 1) // block
+        blob = block * bits // 8
+        q = gen.integers(0, 2 ** bits, (n, blocks * block))
+        per = 8 // bits
+        packed = np.zeros((n, blocks * blob), np.uint8)
+        for i in range(per):
+            packed |= (q[:, i::per] << (bits * i)).astype(np.uint8)
+        inits = {'B': packed.reshape(n, blocks, blob),
+                 'scales': (gen.random(n * blocks) * 0.1 + 0.01).astype(np.float32)}
+        if zp == 'u8':
+            zq = gen.integers(0, 2 ** bits, (n, blocks))
+            zrow = (blocks * bits + 7) // 8
+            zpk = np.zeros((n, zrow * per), np.int64)
+            zpk[:, :blocks] = zq
+            zp_packed = np.zeros((n, zrow), np.uint8)
+            for i in range(per):
+                zp_packed |= (zpk[:, i::per] << (bits * i)).astype(np.uint8)
+            inits['zero_points'] = zp_packed.reshape(-1)
+        elif zp == 'f32':
+            inits['zero_points'] = (gen.random(n * blocks) * 2 ** bits).astype(np.float32)
+        a = ((gen.random((m, k)) * 2 - 1)).astype(np.float32)
+        inputs = [('A', a), ('B', None), ('scales', None), ('zero_points', None)]
+        if bias:
+            inputs += [('g_idx', None), ('bias', ((gen.random(n) * 2 - 1)).astype(np.float32))]
+        while inputs[-1][1] is None and inputs[-1][0] not in inits:
+            inputs.pop()
+        case(name, 'MatMulNBits', inputs, ['Y'], initializers=inits, K=k, N=n, bits=bits, block_size=block)
+    make('nbits4_const_plain', 24, 64, 32)
+    make('nbits4_const_zp_bias_row', 21, 48, 16, zp='u8', bias=True, m=1)
+    make('nbits4_const_k_tail', 10, 40, 16, zp='u8', m=2)
+    make('nbits8_const_zp', 9, 64, 32, bits=8, zp='u8', m=4)
+    make('nbits8_const_default_zp_row', 17, 96, 32, bits=8, m=1)
+    make('nbits4_const_float_zp_block128', 33, 300, 128, zp='f32', m=5)
+
+
 def fused_matmul():
     case('fused_matmul_transb', 'FusedMatMul', [('A', f32(5, 12)), ('B', f32(7, 12))], ['Y'], transB=1)
     case('fused_matmul_transa_alpha', 'FusedMatMul', [('A', f32(3, 12, 5)), ('B', f32(3, 12, 6))], ['Y'],
@@ -274,6 +316,7 @@ def fused_matmul():
 
 
 if __name__ == '__main__':
-    groups = sys.argv[1:] or ['activations', 'norms', 'attention', 'mha', 'gqa', 'rotary', 'nbits', 'fused_matmul']
+    groups = sys.argv[1:] or ['activations', 'norms', 'attention', 'mha', 'gqa', 'rotary', 'nbits', 'nbits_const',
+                                 'fused_matmul']
     for g in groups:
         globals()[g]()

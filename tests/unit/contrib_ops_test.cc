@@ -54,6 +54,9 @@ std::string RunCase(const std::string& name) {
     if (!t.ok()) return "input " + std::to_string(i) + ": " + t.status().message();
     feeds[g.inputs[i].name] = Value(std::move(t).value());
   }
+  // Initializers (the constant-weight cases) are fed like inputs here: the kernel takes its run-time path for them;
+  // `onyx conformance` (tests/contrib/check_contrib.sh) runs them as the session's constants.
+  for (const auto& init : g.initializers) feeds[init.name] = Value(init.tensor);
   std::vector<const Value*> inputs;
   for (const auto& in : node.inputs) inputs.push_back(in.empty() ? nullptr : &feeds.at(in));
   std::vector<Value> outputs(node.outputs.size());

@@ -5,11 +5,15 @@
 // ONNX Runtime 1.30's CPU kernel departs from that with g_idx in two ways (its Dequantize4BitsKernelReOrder): it
 // reads g_idx at the position within each 8-value chunk rather than at k, and it ignores uint8 zero points (uses
 // 8); the tests use g_idx values that repeat every 8 positions and no or float zero points, where both agree.
-// A constant B is dequantized once at session creation (float32 weights, then the shared sgemm); accuracy_level
-// (int8 activations in ORT) is not emulated: the float path is computed.
+// A constant 4- or 8-bit B without g_idx stays quantized: kernels/blockwise_matmul.h widens each block in registers
+// (an eighth of the float weights' memory and traffic for 4 bits). Otherwise (2 bits, g_idx, a CPU without AVX2, B
+// computed at run time) B is dequantized to float32 (once at session creation when constant) for the shared sgemm.
+// accuracy_level (int8 activations in ORT) is not emulated: the float path is computed.
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "kernels/blockwise_matmul.h"
 #include "ops/contrib/contrib_ops.h"
 #include "ops/nn/gemm_kernel.h"
 #include "runtime/kernel_registry.h"
@@ -32,6 +36,22 @@ class MatMulNBitsKernel : public OpKernel {
     bool all_constant = info.ConstantInput(1) != nullptr && info.ConstantInput(2) != nullptr;
     for (size_t i : {size_t{3}, size_t{4}})
       all_constant = all_constant && (!info.has_input(i) || info.ConstantInput(i));
+    if (all_constant && !info.has_input(4) && kernels::BlockwiseQuantizedMatMul::Supported(bits_, block_)) {
+      const Tensor& b = *info.ConstantInput(1);
+      const Tensor& scales = *info.ConstantInput(2);
+      const Tensor* zp = info.ConstantInput(3);
+      if (Status st = CheckInputs(b, scales, zp, nullptr); !st.ok()) return info.Error(st.message());
+      quantized_ = b;  // shares the initializer's bytes, which the product reads in place
+      const int64_t blocks = (k_ + block_ - 1) / block_;
+      std::vector<float> zeros(static_cast<size_t>(n_ * blocks));
+      for (int64_t r = 0; r < n_; ++r) {
+        for (int64_t blk = 0; blk < blocks; ++blk) zeros[static_cast<size_t>(r * blocks + blk)] = ZeroPoint(zp, r, blk);
+      }
+      product_ = std::make_unique<const kernels::BlockwiseQuantizedMatMul>(
+          k_, n_, static_cast<int>(bits_), block_, quantized_.data<uint8_t>(),
+          std::vector<float>(scales.data<float>(), scales.data<float>() + scales.size()), std::move(zeros));
+      return Status::Ok();
+    }
     if (all_constant) {
       auto w = Dequantize(*info.ConstantInput(1), *info.ConstantInput(2), info.ConstantInput(3), info.ConstantInput(4));
       if (!w.ok()) return info.Error(w.status().message());
@@ -48,7 +68,7 @@ class MatMulNBitsKernel : public OpKernel {
     }
     std::vector<float> local;
     const std::vector<float>* w = &weights_;
-    if (weights_.empty()) {
+    if (product_ == nullptr && weights_.empty()) {
       ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(1));
       ONYX_ASSIGN_OR_RETURN(const Tensor* scales, ctx.TensorInput(2));
       ONYX_ASSIGN_OR_RETURN(local, Dequantize(*b, *scales, ctx.has_input(3) ? &ctx.input(3) : nullptr,
@@ -65,6 +85,12 @@ class MatMulNBitsKernel : public OpKernel {
     Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, out_shape);
     const int64_t m = a->size() / k_;
     float* out = y.data<float>();
+    if (product_ != nullptr) {
+      // Threads where there are ~50 us of work or more (a decoder step's 512 x 512 4-bit projection has).
+      const int threads = m * k_ * n_ >= (int64_t{1} << 17) ? ctx.num_threads() : 1;
+      product_->Run(m, a->data<float>(), bias != nullptr ? bias->data<float>() : nullptr, out, threads);
+      return Status::Ok();
+    }
     if (bias != nullptr) {
       for (int64_t r = 0; r < m; ++r) std::copy_n(bias->data<float>(), n_, out + r * n_);
     }
@@ -73,9 +99,8 @@ class MatMulNBitsKernel : public OpKernel {
   }
 
  private:
-  // The (N, K) float weights.
-  Result<std::vector<float>> Dequantize(const Tensor& b, const Tensor& scales, const Tensor* zp,
-                                        const Tensor* g_idx) const {
+  // The inputs' types and sizes against K, N, bits and block_size.
+  Status CheckInputs(const Tensor& b, const Tensor& scales, const Tensor* zp, const Tensor* g_idx) const {
     const int64_t blocks = (k_ + block_ - 1) / block_;
     const int64_t blob = block_ * bits_ / 8;
     if (b.type() != DataType::kUint8 || b.size() != n_ * blocks * blob) {
@@ -99,13 +124,32 @@ class MatMulNBitsKernel : public OpKernel {
     if (g_idx != nullptr && (!IsInteger(g_idx->type()) || g_idx->size() != k_)) {
       return InvalidArgument(DescribeInput("g_idx", 4, *g_idx) + ", expected " + std::to_string(k_) + " integers");
     }
+    return Status::Ok();
+  }
+
+  // Value i of `bits_`-bit values packed low bits first.
+  int64_t Packed(const uint8_t* bytes, int64_t i) const {
+    const int64_t per_byte = 8 / bits_;
+    return static_cast<int64_t>((bytes[i / per_byte] >> ((i % per_byte) * bits_)) & ((1 << bits_) - 1));
+  }
+
+  // The zero point of block `blk` of row `r`: 2^(bits - 1) by default, else packed uint8 or float values.
+  float ZeroPoint(const Tensor* zp, int64_t r, int64_t blk) const {
+    if (zp == nullptr) return static_cast<float>(1 << (bits_ - 1));
+    const int64_t blocks = (k_ + block_ - 1) / block_;
+    if (zp->type() == DataType::kFloat) return zp->data<float>()[r * blocks + blk];
+    const int64_t zp_row = (blocks * bits_ + 7) / 8;
+    return static_cast<float>(Packed(zp->data<uint8_t>() + r * zp_row, blk));
+  }
+
+  // The (N, K) float weights.
+  Result<std::vector<float>> Dequantize(const Tensor& b, const Tensor& scales, const Tensor* zp,
+                                        const Tensor* g_idx) const {
+    ONYX_RETURN_IF_ERROR(CheckInputs(b, scales, zp, g_idx));
+    const int64_t blocks = (k_ + block_ - 1) / block_;
+    const int64_t blob = block_ * bits_ / 8;
     const uint8_t* q = b.data<uint8_t>();
     const float* sc = scales.data<float>();
-    const int64_t mask = (1 << bits_) - 1;
-    const int64_t per_byte = 8 / bits_;
-    auto packed = [&](const uint8_t* bytes, int64_t i) {
-      return static_cast<int64_t>((bytes[i / per_byte] >> ((i % per_byte) * bits_)) & mask);
-    };
     std::vector<float> w(static_cast<size_t>(n_ * k_));
     for (int64_t r = 0; r < n_; ++r) {
       for (int64_t kk = 0; kk < k_; ++kk) {
@@ -116,13 +160,9 @@ class MatMulNBitsKernel : public OpKernel {
             return InvalidArgument("g_idx[" + std::to_string(kk) + "] = " + std::to_string(blk) + " is not a block");
           }
         }
-        const int64_t value = packed(q + r * blocks * blob, kk);
-        float zero = static_cast<float>(1 << (bits_ - 1));
-        if (zp != nullptr) {
-          zero = zp->type() == DataType::kFloat ? zp->data<float>()[r * blocks + blk]
-                                                : static_cast<float>(packed(zp->data<uint8_t>() + r * zp_row, blk));
-        }
-        w[static_cast<size_t>(r * k_ + kk)] = (static_cast<float>(value) - zero) * sc[r * blocks + blk];
+        const int64_t value = Packed(q + r * blocks * blob, kk);
+        w[static_cast<size_t>(r * k_ + kk)] =
+            (static_cast<float>(value) - ZeroPoint(zp, r, blk)) * sc[r * blocks + blk];
       }
     }
     return w;
@@ -132,7 +172,9 @@ class MatMulNBitsKernel : public OpKernel {
   int64_t n_ = 0;
   int64_t bits_ = 4;
   int64_t block_ = 0;
-  std::vector<float> weights_;
+  std::vector<float> weights_;  // dequantized B (N, K), where the quantized product does not run
+  Tensor quantized_;            // the constant B read by product_
+  std::unique_ptr<const kernels::BlockwiseQuantizedMatMul> product_;
 };
 
 }  // namespace
