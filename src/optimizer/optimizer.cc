@@ -150,6 +150,10 @@ Status OptimizeModel(ir::Model& model, const OptimizerOptions& options, Optimize
   if (UsesDomain(model.graph, ir::kInternalDomain) && !model.OpsetVersion(ir::kInternalDomain)) {
     model.opset_import.push_back({ir::kInternalDomain, 1});
   }
+  // ... and ONNX Runtime's (MatMulNBits for weight-only quantized MatMuls).
+  if (UsesDomain(model.graph, "com.microsoft") && !model.OpsetVersion("com.microsoft")) {
+    model.opset_import.push_back({"com.microsoft", 1});
+  }
   if (stats != nullptr) {
     stats->nodes_after = CountNodes(model.graph);
     stats->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

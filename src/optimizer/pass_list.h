@@ -17,6 +17,7 @@
   X(DeadCodeElimination, kBasic)                                                   \
   /* extended: several nodes become one operator */                                \
   X(FuseQdqGroups, kExtended) /* before the float fusions: QDQ groups to integer operators */ \
+  X(FuseWeightOnlyMatMul, kExtended) /* level all inside: DequantizeLinear + MatMul -> MatMulNBits */ \
   X(FusePadConv, kExtended)                                                        \
   X(FuseConvBatchNorm, kExtended)                                                  \
   X(FuseConvScaleBias, kExtended)                                                  \
