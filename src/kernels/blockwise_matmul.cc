@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace onyx::kernels {
@@ -39,34 +40,31 @@ inline float HorizontalSum(__m256 v) {
 }
 
 // kOutputs outputs (rows of q, `row_bytes` apart) times kRows rows of A (padded to whole groups, `lda` apart, each
-// group of 16 as its even then its odd positions for 4 bits):
-// y[r * ldy + o] for r < kRows, o < kOutputs. Each (output, row) keeps two accumulator chains per block (the two
-// halves of each group), the block's sum scaled into a running total per lane; the zero points' share,
-// s * zero * sum(a over the block), is taken off at the end from asum ([kRows][blocks], A's block sums).
-template <int kBits, int kOutputs, int kRows>
+// group of 16 as its even then its odd positions for 4 bits): y[r * ldy + o] for r < kRows, o < kOutputs. Each
+// (output, row) keeps two accumulator chains per block (the two halves of each group), the block's sum scaled into
+// a running total per lane; the zero points' share, sum over blocks of s * zero * sum(a over the block), is taken
+// off at the end (scaled_zeros: s * zero per block; asum: [kRows][blocks], A's block sums). kGroups: groups per
+// whole block when known at compile time (the loop then unrolls), else 0.
+template <int kBits, int kOutputs, int kRows, int kGroups>
 void Outputs(const uint8_t* q, int64_t row_bytes, int64_t blob, int64_t block, int64_t blocks, int64_t k,
-             const float* scales, const float* zeros, int64_t blocks_stride, const float* a, int64_t lda,
+             const float* scales, const float* scaled_zeros, int64_t blocks_stride, const float* a, int64_t lda,
              const float* asum, float* y, int64_t ldy, const float* bias) {
   __m256 total[kOutputs][kRows];
-  float correction[kOutputs][kRows];
 #pragma GCC unroll 4
   for (int o = 0; o < kOutputs; ++o) {
 #pragma GCC unroll 4
-    for (int r = 0; r < kRows; ++r) {
-      total[o][r] = _mm256_setzero_ps();
-      correction[o][r] = 0.0f;
-    }
+    for (int r = 0; r < kRows; ++r) total[o][r] = _mm256_setzero_ps();
   }
-  for (int64_t b = 0; b < blocks; ++b) {
+  const __m256i mask = _mm256_set1_epi32(0x0F);
+  auto block_sums = [&](int64_t b, int64_t groups) __attribute__((always_inline)) {
     const int64_t k0 = b * block;
-    const int64_t groups = (std::min(block, k - k0) + kGroup - 1) / kGroup;
     __m256 even[kOutputs][kRows], odd[kOutputs][kRows];
 #pragma GCC unroll 4
     for (int o = 0; o < kOutputs; ++o) {
 #pragma GCC unroll 4
       for (int r = 0; r < kRows; ++r) even[o][r] = odd[o][r] = _mm256_setzero_ps();
     }
-    const __m256i mask = _mm256_set1_epi32(0x0F);
+#pragma GCC unroll 8
     for (int64_t g = 0; g < groups; ++g) {
       __m256 a0[kRows], a1[kRows];
 #pragma GCC unroll 4
@@ -92,37 +90,45 @@ void Outputs(const uint8_t* q, int64_t row_bytes, int64_t blob, int64_t block, i
     }
 #pragma GCC unroll 4
     for (int o = 0; o < kOutputs; ++o) {
-      const float s = scales[o * blocks_stride + b];
-      const float sz = s * zeros[o * blocks_stride + b];
-      const __m256 sv = _mm256_set1_ps(s);
+      const __m256 sv = _mm256_broadcast_ss(scales + o * blocks_stride + b);
 #pragma GCC unroll 4
       for (int r = 0; r < kRows; ++r) {
         total[o][r] = _mm256_fmadd_ps(sv, _mm256_add_ps(even[o][r], odd[o][r]), total[o][r]);
-        correction[o][r] += sz * asum[r * blocks + b];
       }
     }
-  }
+  };
+  const int64_t whole = k / block;  // blocks of `block` values; a last one may hold fewer
+  for (int64_t b = 0; b < whole; ++b) block_sums(b, kGroups > 0 ? kGroups : block / kGroup);
+  for (int64_t b = whole; b < blocks; ++b) block_sums(b, (k - b * block + kGroup - 1) / kGroup);
 #pragma GCC unroll 4
   for (int o = 0; o < kOutputs; ++o) {
 #pragma GCC unroll 4
     for (int r = 0; r < kRows; ++r) {
-      y[r * ldy + o] = HorizontalSum(total[o][r]) - correction[o][r] + (bias != nullptr ? bias[o] : 0.0f);
+      __m256 c = _mm256_setzero_ps();
+      int64_t b = 0;
+      for (; b + 8 <= blocks; b += 8) {
+        c = _mm256_fmadd_ps(_mm256_loadu_ps(scaled_zeros + o * blocks_stride + b),
+                            _mm256_loadu_ps(asum + r * blocks + b), c);
+      }
+      float correction = HorizontalSum(c);
+      for (; b < blocks; ++b) correction += scaled_zeros[o * blocks_stride + b] * asum[r * blocks + b];
+      y[r * ldy + o] = HorizontalSum(total[o][r]) - correction + (bias != nullptr ? bias[o] : 0.0f);
     }
   }
 }
 
 // Outputs [n0, n1) for rows [0, m) of A.
-template <int kBits>
+template <int kBits, int kGroups>
 void OutputRange(const uint8_t* q, int64_t blob, int64_t block, int64_t blocks, int64_t k, const float* scales,
-                 const float* zeros, const float* a, int64_t lda, const float* asum, int64_t m, int64_t n0, int64_t n1,
-                 float* y, int64_t ldy, const float* bias) {
+                 const float* scaled_zeros, const float* a, int64_t lda, const float* asum, int64_t m, int64_t n0,
+                 int64_t n1, float* y, int64_t ldy, const float* bias) {
   const int64_t row_bytes = blocks * blob;
   for (int64_t r = 0; r < m;) {
     const bool pair = r + 1 < m;
     for (int64_t n = n0; n < n1;) {
       const uint8_t* qn = q + n * row_bytes;
       const float* sn = scales + n * blocks;
-      const float* zn = zeros + n * blocks;
+      const float* zn = scaled_zeros + n * blocks;
       const float* ar = a + r * lda;
       const float* asr = asum + r * blocks;
       float* yn = y + r * ldy + n;
@@ -130,19 +136,19 @@ void OutputRange(const uint8_t* q, int64_t blob, int64_t block, int64_t blocks, 
       // Rows in pairs (each output's values widened once for both); a single row takes four outputs at a time,
       // sharing A's loads.
       if (pair && n + 1 < n1) {
-        Outputs<kBits, 2, 2>(qn, row_bytes, blob, block, blocks, k, sn, zn, blocks, ar, lda, asr, yn, ldy, bn);
+        Outputs<kBits, 2, 2, kGroups>(qn, row_bytes, blob, block, blocks, k, sn, zn, blocks, ar, lda, asr, yn, ldy, bn);
         n += 2;
       } else if (pair) {
-        Outputs<kBits, 1, 2>(qn, row_bytes, blob, block, blocks, k, sn, zn, blocks, ar, lda, asr, yn, ldy, bn);
+        Outputs<kBits, 1, 2, kGroups>(qn, row_bytes, blob, block, blocks, k, sn, zn, blocks, ar, lda, asr, yn, ldy, bn);
         n += 1;
       } else if (n + 3 < n1) {
-        Outputs<kBits, 4, 1>(qn, row_bytes, blob, block, blocks, k, sn, zn, blocks, ar, lda, asr, yn, ldy, bn);
+        Outputs<kBits, 4, 1, kGroups>(qn, row_bytes, blob, block, blocks, k, sn, zn, blocks, ar, lda, asr, yn, ldy, bn);
         n += 4;
       } else if (n + 1 < n1) {
-        Outputs<kBits, 2, 1>(qn, row_bytes, blob, block, blocks, k, sn, zn, blocks, ar, lda, asr, yn, ldy, bn);
+        Outputs<kBits, 2, 1, kGroups>(qn, row_bytes, blob, block, blocks, k, sn, zn, blocks, ar, lda, asr, yn, ldy, bn);
         n += 2;
       } else {
-        Outputs<kBits, 1, 1>(qn, row_bytes, blob, block, blocks, k, sn, zn, blocks, ar, lda, asr, yn, ldy, bn);
+        Outputs<kBits, 1, 1, kGroups>(qn, row_bytes, blob, block, blocks, k, sn, zn, blocks, ar, lda, asr, yn, ldy, bn);
         n += 1;
       }
     }
@@ -257,7 +263,10 @@ BlockwiseQuantizedMatMul::BlockwiseQuantizedMatMul(int64_t k, int64_t n, int bit
       blob_(block * bits / 8),
       q_(q),
       scales_(std::move(scales)),
-      zero_points_(std::move(zero_points)) {}
+      zero_points_(std::move(zero_points)),
+      scaled_zeros_(scales_.size()) {
+  for (size_t i = 0; i < scales_.size(); ++i) scaled_zeros_[i] = scales_[i] * zero_points_[i];
+}
 
 void BlockwiseQuantizedMatMul::Run(int64_t m, const float* a, const float* bias, float* y, int threads) const {
   if (m <= 0 || n_ <= 0) return;
@@ -318,12 +327,28 @@ void BlockwiseQuantizedMatMul::Run(int64_t m, const float* a, const float* bias,
   }
   auto run_chunk = [&](int64_t c) {
     const int64_t n0 = c * chunk, n1 = std::min(n_, n0 + chunk);
+    // Common block sizes with their group loop unrolled.
+    auto range = [&](auto bits, auto groups) {
+      OutputRange<decltype(bits)::value, decltype(groups)::value>(q_, blob_, block_, blocks_, k_, scales_.data(),
+                                                                  scaled_zeros_.data(), rows, lda, asum, m, n0, n1, y,
+                                                                  n_, bias);
+    };
+    auto by_block = [&](auto bits) {
+      switch (block_ / kGroup) {
+        case 2:
+          return range(bits, std::integral_constant<int, 2>{});
+        case 4:
+          return range(bits, std::integral_constant<int, 4>{});
+        case 8:
+          return range(bits, std::integral_constant<int, 8>{});
+        default:
+          return range(bits, std::integral_constant<int, 0>{});
+      }
+    };
     if (bits_ == 4) {
-      OutputRange<4>(q_, blob_, block_, blocks_, k_, scales_.data(), zero_points_.data(), rows, lda, asum, m, n0, n1, y,
-                     n_, bias);
+      by_block(std::integral_constant<int, 4>{});
     } else {
-      OutputRange<8>(q_, blob_, block_, blocks_, k_, scales_.data(), zero_points_.data(), rows, lda, asum, m, n0, n1, y,
-                     n_, bias);
+      by_block(std::integral_constant<int, 8>{});
     }
   };
   const int team = static_cast<int>(std::min<int64_t>(std::max(threads, 1), chunks));

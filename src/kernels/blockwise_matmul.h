@@ -36,6 +36,7 @@ class BlockwiseQuantizedMatMul {
   int64_t block_, blocks_, blob_;
   const uint8_t* q_;
   std::vector<float> scales_, zero_points_;
+  std::vector<float> scaled_zeros_;  // scale * zero point per block: the zero points' share of each block's sum
 };
 
 }  // namespace onyx::kernels
