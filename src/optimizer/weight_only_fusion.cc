@@ -46,7 +46,7 @@ int BitsOf(DataType t) {
 }
 
 // Packs `values` (each < 2^bits) low bits first.
-std::vector<uint8_t> Pack(const std::vector<int64_t>& values, int bits) {
+std::vector<uint8_t> Pack(const std::vector<uint8_t>& values, int bits) {
   const size_t per_byte = static_cast<size_t>(8 / bits);
   std::vector<uint8_t> out((values.size() + per_byte - 1) / per_byte, 0);
   for (size_t i = 0; i < values.size(); ++i) {
@@ -85,18 +85,20 @@ bool FuseWeightOnly(ir::Graph& graph, const GraphIndex& index, int i) {
 
   const bool is_signed = x->type() == DataType::kInt4 || x->type() == DataType::kInt8;
   const int64_t offset = is_signed ? int64_t{1} << (bits - 1) : 0;
-  std::vector<int64_t> values(static_cast<size_t>(n * blocks * block)), zeros(static_cast<size_t>(n * blocks));
+  // One byte per value (not wider: a 4096 x 11008 projection is 45M of them).
+  std::vector<uint8_t> values(static_cast<size_t>(n * blocks * block)), zeros(static_cast<size_t>(n * blocks));
   std::vector<float> scales(static_cast<size_t>(n * blocks));
   for (int64_t col = 0; col < n; ++col) {
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t sb = b * n + col;
-      const int64_t z = (zp != nullptr ? ValueAt(*zp, sb) : 0) + offset;
+      const auto z = static_cast<uint8_t>((zp != nullptr ? ValueAt(*zp, sb) : 0) + offset);
       zeros[static_cast<size_t>(col * blocks + b)] = z;
       scales[static_cast<size_t>(col * blocks + b)] = scale->data<float>()[sb];
       for (int64_t j = 0; j < block; ++j) {
         const int64_t row = b * block + j;
         // Past K: the zero point (the kernels read padding values against zero activations).
-        values[static_cast<size_t>((col * blocks + b) * block + j)] = row < k ? ValueAt(*x, row * n + col) + offset : z;
+        values[static_cast<size_t>((col * blocks + b) * block + j)] =
+            row < k ? static_cast<uint8_t>(ValueAt(*x, row * n + col) + offset) : z;
       }
     }
   }
@@ -105,7 +107,7 @@ bool FuseWeightOnly(ir::Graph& graph, const GraphIndex& index, int i) {
   std::vector<uint8_t> zp_bytes;
   zp_bytes.reserve(static_cast<size_t>(n * zp_row));
   for (int64_t col = 0; col < n; ++col) {
-    std::vector<int64_t> row(zeros.begin() + col * blocks, zeros.begin() + (col + 1) * blocks);
+    std::vector<uint8_t> row(zeros.begin() + col * blocks, zeros.begin() + (col + 1) * blocks);
     const std::vector<uint8_t> packed = Pack(row, bits);
     zp_bytes.insert(zp_bytes.end(), packed.begin(), packed.end());
     zp_bytes.resize(static_cast<size_t>((col + 1) * zp_row), 0);
