@@ -270,8 +270,8 @@ BlockwiseQuantizedMatMul::BlockwiseQuantizedMatMul(int64_t k, int64_t n, int bit
 
 void BlockwiseQuantizedMatMul::Run(int64_t m, const float* a, const float* bias, float* y, int threads) const {
   if (m <= 0 || n_ <= 0) return;
-  // A padded to whole groups (zeros past k; no copy when k is a multiple of 16) and its block sums, in buffers of
-  // the calling thread: no allocation per run in steady state.
+  // A padded to whole groups (zeros past k; no copy when k is a multiple of 16) and, for few rows, its block sums,
+  // in buffers of the calling thread: no allocation per run in steady state.
   const int64_t lda = (k_ + kGroup - 1) / kGroup * kGroup;
   thread_local std::vector<float> padded, sums;
   const float* rows = a;
@@ -288,19 +288,6 @@ void BlockwiseQuantizedMatMul::Run(int64_t m, const float* a, const float* bias,
     for (int64_t r = 0; r < m; ++r) std::memcpy(padded.data() + r * lda, a + r * k_, sizeof(float) * k_);
     rows = padded.data();
   }
-  sums.resize(static_cast<size_t>(m * blocks_));
-  for (int64_t r = 0; r < m; ++r) {
-    for (int64_t b = 0; b < blocks_; ++b) {
-      const int64_t k0 = b * block_, k1 = std::min(k_, k0 + block_);
-      float s = 0.0f;
-      for (int64_t kk = k0; kk < k1; ++kk) s += a[r * k_ + kk];
-      sums[static_cast<size_t>(r * blocks_ + b)] = s;
-    }
-  }
-  // Chunks of outputs: multiples of 4 (outputs are computed 4 or 2 at a time), about 4 chunks per thread.
-  const int64_t chunk = std::max<int64_t>(4, (n_ / std::max(1, threads) / 4 + 3) / 4 * 4);
-  const int64_t chunks = (n_ + chunk - 1) / chunk;
-  const float* asum = sums.data();
   if (m >= kWidenFromRows) {
     // Chunks of kWidenedOutputs outputs, widened into a buffer of each thread.
     const int64_t wchunks = (n_ + kWidenedOutputs - 1) / kWidenedOutputs;
@@ -325,6 +312,19 @@ void BlockwiseQuantizedMatMul::Run(int64_t m, const float* a, const float* bias,
     }
     return;
   }
+  sums.resize(static_cast<size_t>(m * blocks_));
+  for (int64_t r = 0; r < m; ++r) {
+    for (int64_t b = 0; b < blocks_; ++b) {
+      const int64_t k0 = b * block_, k1 = std::min(k_, k0 + block_);
+      float s = 0.0f;
+      for (int64_t kk = k0; kk < k1; ++kk) s += a[r * k_ + kk];
+      sums[static_cast<size_t>(r * blocks_ + b)] = s;
+    }
+  }
+  // Chunks of outputs: multiples of 4 (outputs are computed 4 or 2 at a time), about 4 chunks per thread.
+  const int64_t chunk = std::max<int64_t>(4, (n_ / std::max(1, threads) / 4 + 3) / 4 * 4);
+  const int64_t chunks = (n_ + chunk - 1) / chunk;
+  const float* asum = sums.data();
   auto run_chunk = [&](int64_t c) {
     const int64_t n0 = c * chunk, n1 = std::min(n_, n0 + chunk);
     // Common block sizes with their group loop unrolled.
