@@ -1,12 +1,13 @@
 #include "kernels/blockwise_matmul.h"
 
 #include <immintrin.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
 #include <vector>
+
+#include "kernels/parallel_tasks.h"
 
 namespace onyx::kernels {
 namespace {
@@ -303,13 +304,7 @@ void BlockwiseQuantizedMatMul::Run(int64_t m, const float* a, const float* bias,
                         n_, bias, widened.data());
       }
     };
-    const int team = static_cast<int>(std::min<int64_t>(std::max(threads, 1), wchunks));
-    if (team > 1 && !omp_in_parallel()) {
-#pragma omp parallel for schedule(static) num_threads(team)
-      for (int64_t c = 0; c < wchunks; ++c) run_widened(c);
-    } else {
-      for (int64_t c = 0; c < wchunks; ++c) run_widened(c);
-    }
+    RunTasks(wchunks, threads, run_widened);
     return;
   }
   sums.resize(static_cast<size_t>(m * blocks_));
@@ -351,13 +346,7 @@ void BlockwiseQuantizedMatMul::Run(int64_t m, const float* a, const float* bias,
       by_block(std::integral_constant<int, 8>{});
     }
   };
-  const int team = static_cast<int>(std::min<int64_t>(std::max(threads, 1), chunks));
-  if (team > 1 && !omp_in_parallel()) {
-#pragma omp parallel for schedule(static) num_threads(team)
-    for (int64_t c = 0; c < chunks; ++c) run_chunk(c);
-  } else {
-    for (int64_t c = 0; c < chunks; ++c) run_chunk(c);
-  }
+  RunTasks(chunks, threads, run_chunk);
 }
 
 }  // namespace onyx::kernels

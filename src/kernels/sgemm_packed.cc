@@ -1,10 +1,10 @@
 #include "kernels/sgemm_packed.h"
 
 #include <immintrin.h>
-#include <omp.h>
 
 #include <algorithm>
 
+#include "kernels/parallel_tasks.h"
 #include "kernels/sgemm_tile.h"
 #include "kernels/vector_math.h"
 
@@ -157,13 +157,7 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
       Epilogue(c, m0, m1 - m0, n0, std::min(n_, t1 * panel_) - n0);
     }
   };
-  const int team = static_cast<int>(std::min<int64_t>(std::max(threads, 1), tasks));
-  if (team > 1 && !omp_in_parallel()) {
-#pragma omp parallel for schedule(static) num_threads(team)
-    for (int64_t t = 0; t < tasks; ++t) run_task(t);
-  } else {
-    for (int64_t t = 0; t < tasks; ++t) run_task(t);
-  }
+  RunTasks(tasks, threads, run_task);
 }
 
 void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate) const {
@@ -177,9 +171,10 @@ void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate)
       const int64_t k0 = blk * kKBlock, kc = std::min(kKBlock, k_ - k0);
       const bool first = blk == 0 && !accumulate;
       const float* p = Panel(blk, t0);  // the group's panels follow each other within the block
-      if (panels == group_panels && panel_ == 16 && group_panels == 4) {
+      // A whole group: kRowGroupColumns / panel_ panels.
+      if (panels == group_panels && panel_ == 16) {
         RowTimesPanels<16, 4>(a + k0, p, kc, c + n0, cols, first);
-      } else if (panels == group_panels && panel_ == 32 && group_panels == 2) {
+      } else if (panels == group_panels && panel_ == 32) {
         RowTimesPanels<32, 2>(a + k0, p, kc, c + n0, cols, first);
       } else {
         for (int64_t t = 0; t < panels; ++t) {
@@ -194,13 +189,7 @@ void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate)
     }
     if (!bias_.empty() || activation_ != MatMulActivation::kNone) Epilogue(c, 0, 1, n0, cols);
   };
-  const int team = static_cast<int>(std::min<int64_t>(std::max(threads, 1), groups));
-  if (team > 1 && !omp_in_parallel()) {
-#pragma omp parallel for schedule(static) num_threads(team)
-    for (int64_t g = 0; g < groups; ++g) run_group(g);
-  } else {
-    for (int64_t g = 0; g < groups; ++g) run_group(g);
-  }
+  RunTasks(groups, threads, run_group);
 }
 
 }  // namespace onyx::kernels

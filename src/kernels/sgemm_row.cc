@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/parallel_tasks.h"
+
 namespace onyx::kernels {
 namespace {
 
@@ -70,13 +72,7 @@ void SgemmRowPackedOrder(const float* a, const float* b, int64_t ldb, float* c, 
   auto block = [&](int64_t blk) {
     columns(a, b, ldb, c, k, blk * width, std::min(n, blk * width + width), accumulate);
   };
-  if (threads > 1 && blocks > 1) {
-#pragma omp parallel for schedule(static)
-    for (int64_t blk = 0; blk < blocks; ++blk) block(blk);
-  } else {
-    // No parallel region at all: even a serialized one allocates libgomp's team (steady_state_alloc counts it).
-    for (int64_t blk = 0; blk < blocks; ++blk) block(blk);
-  }
+  RunTasks(blocks, static_cast<int>(threads), block);
 }
 
 }  // namespace onyx::kernels
