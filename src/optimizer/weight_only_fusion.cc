@@ -20,25 +20,6 @@ namespace {
 
 constexpr const char* kMsDomain = "com.microsoft";
 
-// Element i of an integer tensor of 4 or 8 bits (two 4-bit values per byte, the first in the low nibble).
-int64_t ValueAt(const Tensor& t, int64_t i) {
-  const auto* bytes = static_cast<const uint8_t*>(t.raw());
-  switch (t.type()) {
-    case DataType::kUint8:
-      return bytes[i];
-    case DataType::kInt8:
-      return static_cast<int8_t>(bytes[i]);
-    case DataType::kUint4:
-      return (bytes[i / 2] >> (4 * (i % 2))) & 0x0F;
-    case DataType::kInt4: {
-      const int v = (bytes[i / 2] >> (4 * (i % 2))) & 0x0F;
-      return v >= 8 ? v - 16 : v;
-    }
-    default:
-      return 0;
-  }
-}
-
 int BitsOf(DataType t) {
   if (t == DataType::kInt4 || t == DataType::kUint4) return 4;
   if (t == DataType::kInt8 || t == DataType::kUint8) return 8;
@@ -107,8 +88,10 @@ bool FuseWeightOnly(ir::Graph& graph, const GraphIndex& index, int i) {
   const auto a_type = index.ElemType(mm.inputs[0]);
   if (a_type && *a_type != DataType::kFloat) return false;
 
+  // A signed type's default zero point 0 is 2^(bits-1) unsigned.
   const bool is_signed = x->type() == DataType::kInt4 || x->type() == DataType::kInt8;
-  const int64_t offset = is_signed ? int64_t{1} << (bits - 1) : 0;
+  const auto default_zero = static_cast<uint8_t>(is_signed ? 1 << (bits - 1) : 0);
+  const std::vector<uint8_t> unsigned_zp = zp != nullptr ? UnsignedValues(*zp) : std::vector<uint8_t>{};
   // x's values offset to unsigned, one byte each (a 4096 x 11008 projection is 45M of them), read in x's order;
   // then written per column in blocks (a tiled transpose: the column-wise walk of x took ~15 ns a value).
   const int64_t padded_k = blocks * block;
@@ -118,7 +101,7 @@ bool FuseWeightOnly(ir::Graph& graph, const GraphIndex& index, int i) {
   for (int64_t col = 0; col < n; ++col) {
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t sb = b * n + col;
-      const auto z = static_cast<uint8_t>((zp != nullptr ? ValueAt(*zp, sb) : 0) + offset);
+      const uint8_t z = zp != nullptr ? unsigned_zp[static_cast<size_t>(sb)] : default_zero;
       zeros[static_cast<size_t>(col * blocks + b)] = z;
       scales[static_cast<size_t>(col * blocks + b)] = scale->data<float>()[sb];
       // Past K: the zero point (the kernels read padding values against zero activations).
