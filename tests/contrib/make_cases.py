@@ -219,26 +219,34 @@ def rotary():
          num_heads=2, rotary_embedding_dim=8)
 
 
+def pack_rows(values, bits):
+    """Each row of `values` (< 2^bits) packed low bits first: MatMulNBits' B as (rows, bytes)."""
+    per = 8 // bits
+    packed = np.zeros((values.shape[0], values.shape[1] // per), np.uint8)
+    for i in range(per):
+        packed |= (values[:, i::per] << (bits * i)).astype(np.uint8)
+    return packed
+
+
+def pack_zero_points(zq, bits):
+    """MatMulNBits' uint8 zero points: each row's blocks packed on whole bytes of its own, flattened."""
+    rows, blocks = zq.shape
+    per = 8 // bits
+    padded = np.zeros((rows, (blocks * bits + 7) // 8 * per), np.int64)
+    padded[:, :blocks] = zq
+    return pack_rows(padded, bits).reshape(-1)
+
+
 def nbits():
     def make(name, n, k, block, bits=4, zp=None, bias=False, g_idx=False, m=3):
         blocks = (k + block - 1) // block
         blob = block * bits // 8
         q = rng.integers(0, 2 ** bits, (n, blocks * block))
-        per = 8 // bits
-        packed = np.zeros((n, blocks * blob), np.uint8)
-        for i in range(per):
-            packed |= (q[:, i::per] << (bits * i)).astype(np.uint8)
+        packed = pack_rows(q, bits)
         inputs = [('A', f32(m, k)), ('B', packed.reshape(n, blocks, blob)),
                   ('scales', (rng.random(n * blocks) * 0.1 + 0.01).astype(np.float32))]
         if zp == 'u8':
-            zq = rng.integers(0, 2 ** bits, (n, blocks))
-            zrow = (blocks * bits + 7) // 8
-            zpk = np.zeros((n, zrow * per), np.int64)
-            zpk[:, :blocks] = zq
-            zp_packed = np.zeros((n, zrow), np.uint8)
-            for i in range(per):
-                zp_packed |= (zpk[:, i::per] << (bits * i)).astype(np.uint8)
-            inputs.append(('zero_points', zp_packed.reshape(-1)))
+            inputs.append(('zero_points', pack_zero_points(rng.integers(0, 2 ** bits, (n, blocks)), bits)))
         elif zp == 'f32':
             inputs.append(('zero_points', (rng.random(n * blocks) * 2 ** bits).astype(np.float32)))
         else:
@@ -270,21 +278,11 @@ def nbits_const():
         blocks = (k + block - 1) // block
         blob = block * bits // 8
         q = gen.integers(0, 2 ** bits, (n, blocks * block))
-        per = 8 // bits
-        packed = np.zeros((n, blocks * blob), np.uint8)
-        for i in range(per):
-            packed |= (q[:, i::per] << (bits * i)).astype(np.uint8)
+        packed = pack_rows(q, bits)
         inits = {'B': packed.reshape(n, blocks, blob),
                  'scales': (gen.random(n * blocks) * 0.1 + 0.01).astype(np.float32)}
         if zp == 'u8':
-            zq = gen.integers(0, 2 ** bits, (n, blocks))
-            zrow = (blocks * bits + 7) // 8
-            zpk = np.zeros((n, zrow * per), np.int64)
-            zpk[:, :blocks] = zq
-            zp_packed = np.zeros((n, zrow), np.uint8)
-            for i in range(per):
-                zp_packed |= (zpk[:, i::per] << (bits * i)).astype(np.uint8)
-            inits['zero_points'] = zp_packed.reshape(-1)
+            inits['zero_points'] = pack_zero_points(gen.integers(0, 2 ** bits, (n, blocks)), bits)
         elif zp == 'f32':
             inits['zero_points'] = (gen.random(n * blocks) * 2 ** bits).astype(np.float32)
         a = ((gen.random((m, k)) * 2 - 1)).astype(np.float32)
