@@ -187,6 +187,26 @@ std::vector<Value> RunSession(const ir::Model& m, const std::vector<std::pair<st
   return out;
 }
 
+// The fused graph's `count` float outputs against the unfused one's: NaN where it has NaN, else within 2e-5 relative
+// (absolute below 1).
+void ExpectSameOutputs(const std::vector<Value>& want, const std::vector<Value>& got, size_t count) {
+  ASSERT_EQ(want.size(), count);
+  ASSERT_EQ(got.size(), count);
+  for (size_t o = 0; o < count; ++o) {
+    const Tensor& w = want[o].tensor();
+    const Tensor& g = got[o].tensor();
+    ASSERT_EQ(w.shape(), g.shape()) << "output " << o;
+    for (int64_t i = 0; i < w.size(); ++i) {
+      const float a = w.data<float>()[i], b = g.data<float>()[i];
+      if (std::isnan(a)) {
+        EXPECT_TRUE(std::isnan(b)) << "output " << o << " element " << i;
+        continue;
+      }
+      ASSERT_NEAR(a, b, 2e-5 * std::max(1.0f, std::abs(a))) << "output " << o << " element " << i;
+    }
+  }
+}
+
 int CountOps(const ir::Graph& g, const std::string& domain, const std::string& op) {
   int count = 0;
   for (const auto& node : g.nodes) count += node.domain == domain && node.op_type == op;
@@ -209,21 +229,7 @@ TEST(MatMulBiasFusion, BatchedMatMulAddGeluBecomesOneNodeWithTheSameResults) {
                 CountOps(fused.graph, ir::kInternalDomain, "Gelu") + CountOps(fused.graph, "", "Erf"),
             0)
       << "the bias Adds and the GELU fold into the products";
-  ASSERT_EQ(want.size(), 2u);
-  ASSERT_EQ(got.size(), 2u);
-  for (size_t o = 0; o < 2; ++o) {
-    const Tensor& w = want[o].tensor();
-    const Tensor& g = got[o].tensor();
-    ASSERT_EQ(w.shape(), g.shape());
-    for (int64_t i = 0; i < w.size(); ++i) {
-      const float a = w.data<float>()[i], b = g.data<float>()[i];
-      if (std::isnan(a)) {
-        EXPECT_TRUE(std::isnan(b)) << "output " << o << " element " << i;
-        continue;
-      }
-      ASSERT_NEAR(a, b, 2e-5 * std::max(1.0f, std::abs(a))) << "output " << o << " element " << i;
-    }
-  }
+  ExpectSameOutputs(want, got, 2);
 }
 
 TEST(MatMulBiasFusion, SmallWeightsAndNonConstantBiasKeepTheirAdd) {
@@ -273,17 +279,7 @@ TEST(MatMulBiasFusion, BareMatMulBecomesAProductWithoutBias) {
   const auto got = RunSession(*parsed, feeds, optimizer::OptLevel::kAll, &fused);
   EXPECT_EQ(CountOps(fused.graph, ir::kInternalDomain, "MatMulBias"), 2);
   EXPECT_EQ(CountOps(fused.graph, "", "MatMul"), 1) << "the 64 x 2 matrix is too small to pack";
-  ASSERT_EQ(want.size(), 3u);
-  ASSERT_EQ(got.size(), 3u);
-  for (size_t o = 0; o < 3; ++o) {
-    const Tensor& w = want[o].tensor();
-    const Tensor& g = got[o].tensor();
-    ASSERT_EQ(w.shape(), g.shape()) << "output " << o;
-    for (int64_t i = 0; i < w.size(); ++i) {
-      const float a = w.data<float>()[i];
-      ASSERT_NEAR(a, g.data<float>()[i], 2e-5 * std::max(1.0f, std::abs(a))) << "output " << o << " element " << i;
-    }
-  }
+  ExpectSameOutputs(want, got, 3);
 }
 
 // ONNX's Gelu (opset 20) folds when it is the erf form and stays when it is the tanh approximation.
