@@ -10,6 +10,9 @@
 // kMinPackedWeights values) keep their Add: a primitive call costs more than the pass it saves. A bare MatMul of such
 // a constant matrix becomes a MatMulBias without a bias. These rewrites run at level all only (hardware-specific
 // kernels; quantization's preparation runs extended).
+#include <string>
+#include <vector>
+
 #include "optimizer/graph_index.h"
 #include "optimizer/optimizer.h"
 
@@ -22,6 +25,25 @@ bool IsInternalOp(const ir::Node& n, std::string_view op_type) {
   return n.domain == ir::kInternalDomain && n.op_type == op_type;
 }
 
+// Whether MatMul `mm` (B constant) is one MatMulBias packs: B a float matrix of kMinPackedWeights+ values, A float
+// or of unknown type.
+bool PackableProduct(const GraphIndex& index, const ir::Node& mm) {
+  const Tensor* b = index.Constant(mm.inputs[1]);
+  if (b == nullptr || b->type() != DataType::kFloat || b->rank() != 2 || b->size() < kMinPackedWeights) return false;
+  const auto a_type = index.ElemType(mm.inputs[0]);
+  return !a_type || *a_type == DataType::kFloat;
+}
+
+ir::Node MatMulBiasNode(std::string name, std::vector<std::string> inputs, std::vector<std::string> outputs) {
+  ir::Node fused;
+  fused.name = std::move(name);
+  fused.op_type = "MatMulBias";
+  fused.domain = ir::kInternalDomain;
+  fused.inputs = std::move(inputs);
+  fused.outputs = std::move(outputs);
+  return fused;
+}
+
 // Add node i = MatMul(A, B) + bias with the MatMul on input `side`, B a constant matrix and bias a constant, its
 // MatMul read by the Add alone (the caller matched those): one MatMulBias when B is float with kMinPackedWeights+
 // values, bias float [N] and A of any rank but 2 (or unknown).
@@ -30,18 +52,11 @@ bool FuseBatchedMatMulBias(ir::Graph& graph, const GraphIndex& index, int i, int
   const std::string& bias = add.inputs[static_cast<size_t>(1 - side)];
   const Tensor* c = index.Constant(bias);
   const ir::Node* mm = index.ProducerOp(add.inputs[static_cast<size_t>(side)], "MatMul");
-  const Tensor* b = index.Constant(mm->inputs[1]);
-  if (b->type() != DataType::kFloat || c->type() != DataType::kFloat) return false;
-  if (c->rank() != 1 || c->dim(0) != b->dim(1) || b->size() < kMinPackedWeights) return false;
-  const auto a_type = index.ElemType(mm->inputs[0]);
-  if (a_type && *a_type != DataType::kFloat) return false;
-  ir::Node fused;
-  fused.name = add.name.empty() ? mm->name : add.name;
-  fused.op_type = "MatMulBias";
-  fused.domain = ir::kInternalDomain;
-  fused.inputs = {mm->inputs[0], mm->inputs[1], bias};
-  fused.outputs = {add.outputs[0]};
-  graph.nodes[static_cast<size_t>(i)] = std::move(fused);  // the MatMul is left to dead-code elimination
+  if (!PackableProduct(index, *mm) || c->type() != DataType::kFloat) return false;
+  if (c->rank() != 1 || c->dim(0) != index.Constant(mm->inputs[1])->dim(1)) return false;
+  // The MatMul is left to dead-code elimination.
+  graph.nodes[static_cast<size_t>(i)] =
+      MatMulBiasNode(add.name.empty() ? mm->name : add.name, {mm->inputs[0], mm->inputs[1], bias}, {add.outputs[0]});
   return true;
 }
 
@@ -52,10 +67,7 @@ bool FuseBatchedMatMulBias(ir::Graph& graph, const GraphIndex& index, int i, int
 bool FuseBareMatMul(ir::Graph& graph, const GraphIndex& index, int i) {
   const ir::Node& mm = graph.nodes[static_cast<size_t>(i)];
   if (!IsOnnxOp(mm, "MatMul") || mm.inputs.size() != 2 || mm.outputs.size() != 1) return false;
-  const Tensor* b = index.Constant(mm.inputs[1]);
-  if (b == nullptr || b->type() != DataType::kFloat || b->rank() != 2 || b->size() < kMinPackedWeights) return false;
-  const auto a_type = index.ElemType(mm.inputs[0]);
-  if (a_type && *a_type != DataType::kFloat) return false;
+  if (!PackableProduct(index, mm)) return false;
   const std::string& y = mm.outputs[0];
   if (index.HasSingleReader(y)) {
     const ir::Node& reader = graph.nodes[static_cast<size_t>(index.Consumers(y).front())];
@@ -64,13 +76,7 @@ bool FuseBareMatMul(ir::Graph& graph, const GraphIndex& index, int i) {
       return false;
     }
   }
-  ir::Node fused;
-  fused.name = mm.name;
-  fused.op_type = "MatMulBias";
-  fused.domain = ir::kInternalDomain;
-  fused.inputs = mm.inputs;
-  fused.outputs = mm.outputs;
-  graph.nodes[static_cast<size_t>(i)] = std::move(fused);
+  graph.nodes[static_cast<size_t>(i)] = MatMulBiasNode(mm.name, mm.inputs, mm.outputs);
   return true;
 }
 
