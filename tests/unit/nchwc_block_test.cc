@@ -45,7 +45,7 @@ SessionOptions Unoptimized() {
 
 // Rewrites `text` with channel block `block` (inputs other than "x" become initializers), checks that every
 // Nchwc* node and every blocked constant the pass made use that block, and compares two runs with the reference.
-Rewritten ExpectSameAsReference(const std::string& text, int block, unsigned seed = 1) {
+Rewritten ExpectSameAsReference(const std::string& text, int block, unsigned seed = 1, float atol = 1e-4f) {
   Rewritten r;
   auto parsed = text::ParseModel(text);
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
@@ -104,7 +104,7 @@ Rewritten ExpectSameAsReference(const std::string& text, int block, unsigned see
       for (int64_t i = 0; i < w.size() && bad < 5; ++i) {
         const float a = w.data<float>()[i];
         const float b = g.data<float>()[i];
-        if (std::fabs(a - b) > 1e-4f + 1e-4f * std::fabs(a)) {
+        if (std::fabs(a - b) > atol + 1e-4f * std::fabs(a)) {
           ADD_FAILURE() << "block " << block << ", run " << run << ", output " << o << " element " << i
                         << ": reference " << a << ", blocked " << b;
           ++bad;
@@ -234,8 +234,9 @@ g (float[1,8,9,9] x, float[20,8,3,3] w0, float[20,1,1] slope, float[28,28,1,1] w
 }
 
 TEST_P(NchwcBlock, WinogradSizedConvolutions) {
-  // 3x3 stride-1 convs of 16 -> 64 channels over 21x23 pixels: Winograd where oneDNN offers it (AVX-512), direct
-  // convolution otherwise; the same results either way.
+  // 3x3 stride-1 convs of 16 -> 64 channels over 21x23 pixels: Winograd where oneDNN offers it (AVX-512), onyx's own
+  // F(4x4, 3x3) in blocks of 8 (AVX2), or direct; the same results either way, within Winograd's rounding (outputs up
+  // to ~100 from 576 terms differ from the exact sums by up to ~1.6e-4: nchwc_test.cc says more).
   const Rewritten r = ExpectSameAsReference(R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,16,21,23] x, float[64,16,3,3] w1, float[64] b1, float[64,64,3,3] w2) => (float[1,64,21,23] y) {
@@ -246,7 +247,7 @@ g (float[1,16,21,23] x, float[64,16,3,3] w1, float[64] b1, float[64,64,3,3] w2) 
   y = Relu(s)
 }
 )",
-                                            GetParam());
+                                            GetParam(), 1, 5e-4f);
   EXPECT_EQ(r.convs, 2);
 }
 

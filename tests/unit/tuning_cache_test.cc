@@ -353,9 +353,21 @@ void ExpectClose(const Tensor& want, const Tensor& got) {
   }
 }
 
-// Whether the 3x3 convolution has a choice at 1 thread: direct or Winograd (AVX-512 only in oneDNN 2.6). Most tests
-// below tune at 1 thread: 1-thread timings are rarely refused on a loaded machine, 2-thread ones often are.
-bool HasWinograd() { return kernels::EffectiveIsa() == kernels::Isa::kAvx512; }
+// The 3x3 convolution's Winograd candidates at one thread count: oneDNN's (it has float Winograd with AVX-512 only)
+// or onyx's own F(2x2, 3x3) and F(4x4, 3x3) (AVX2's blocked layout of 8 channels, kernels/winograd_conv.h); none
+// elsewhere. Where there is one, the 3x3 convolution has a choice at 1 thread. Most tests below tune at 1 thread:
+// 1-thread timings are rarely refused on a loaded machine, 2-thread ones often are.
+size_t WinogradCandidates() {
+  switch (kernels::EffectiveIsa()) {
+    case kernels::Isa::kAvx512:
+      return 1;
+    case kernels::Isa::kAvx2:
+      return 2;
+    default:
+      return 0;
+  }
+}
+bool HasWinograd() { return WinogradCandidates() > 0; }
 
 // Points the process's cache at a fresh folder and sets the mode for one test; restores both afterwards.
 class TunedConv : public ::testing::Test {
@@ -409,8 +421,10 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
     EXPECT_TRUE(t1[0].measured);
     EXPECT_NE(t1[0].signature.find("w=64x32x3x3"), std::string::npos) << t1[0].signature;
     EXPECT_NE(t1[0].signature.find(" threads=1"), std::string::npos) << t1[0].signature;
-    EXPECT_EQ(t1[0].entry.times.size(), 2u);
-    EXPECT_TRUE(t1[0].entry.choice == "direct/t1" || t1[0].entry.choice == "winograd/t1") << t1[0].entry.choice;
+    EXPECT_EQ(t1[0].entry.times.size(), 1 + WinogradCandidates());
+    const std::string& choice = t1[0].entry.choice;
+    EXPECT_TRUE(choice == "direct/t1" || choice == "winograd/t1" || choice == "owino2/t1" || choice == "owino4/t1")
+        << choice;
   }
   // Two threads: both convolutions are small enough for their thread count to be timed too. Every 2-thread timing
   // is refused while other processes keep a CPU busy (a loaded 2-CPU machine can stay so for minutes).
@@ -421,7 +435,7 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
     EXPECT_TRUE(d.measured) << d.signature;
     EXPECT_NE(d.signature.find(" threads=2"), std::string::npos) << d.signature;
     const bool is_3x3 = d.signature.find("x3x3") != std::string::npos;
-    EXPECT_EQ(d.entry.times.size(), is_3x3 && winograd ? 4u : 2u) << d.signature;
+    EXPECT_EQ(d.entry.times.size(), is_3x3 ? 2 * (1 + WinogradCandidates()) : 2u) << d.signature;
   }
   // The same convolutions at different thread counts are separate keys in one file.
   const std::string file = ReadText(TuningCache::Process()->path());
@@ -430,7 +444,7 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
 }
 
 TEST_F(TunedConv, CacheModeReusesWhatWasMeasured) {
-  if (!HasWinograd()) GTEST_SKIP() << "no choice at 1 thread without AVX-512";
+  if (!HasWinograd()) GTEST_SKIP() << "no Winograd candidate: no choice at 1 thread";
   const size_t measured = TuneUntil(1, 1, Reference()).size();
   ASSERT_EQ(measured, 1u);
   const std::string before = ReadText(TuningCache::Process()->path());
@@ -445,7 +459,7 @@ TEST_F(TunedConv, CacheModeReusesWhatWasMeasured) {
 }
 
 TEST_F(TunedConv, CacheModeStopsTimingMissesPastTheBudget) {
-  if (!HasWinograd()) GTEST_SKIP() << "no choice at 1 thread without AVX-512";
+  if (!HasWinograd()) GTEST_SKIP() << "no Winograd candidate: no choice at 1 thread";
   kernels::SetTuningModeOverride(TuningMode::kCache);
   TuningCache::Process()->SpendMissTime(TuningCache::kMissBudgetMs);
   ExpectClose(Reference(), RunConv(1));  // the fixed rules, neither timed nor recorded
@@ -461,7 +475,7 @@ TEST_F(TunedConv, CacheModeStopsTimingMissesPastTheBudget) {
 }
 
 TEST_F(TunedConv, OffModeChangesNothing) {
-  if (!HasWinograd()) GTEST_SKIP() << "no choice at 1 thread without AVX-512";
+  if (!HasWinograd()) GTEST_SKIP() << "no Winograd candidate: no choice at 1 thread";
   kernels::SetTuningModeOverride(TuningMode::kOff);
   ExpectClose(Reference(), RunConv(1));
   EXPECT_TRUE(TuningCache::Process()->Decisions().empty());

@@ -17,6 +17,7 @@
 #include "ir/nchwc_ops.h"
 #include "kernels/dnnl_util.h"
 #include "kernels/tuning_cache.h"
+#include "kernels/winograd_conv.h"
 #include "kernels/winograd_weights.h"
 #include "ops/nchwc/dilation_phases.h"
 #include "ops/nchwc/nchwc_block.h"
@@ -120,6 +121,9 @@ struct Primitives {
   bool phases = false;
   PhaseLayout phase_in, phase_out;
   Shape phase_src_shape, phase_dst_shape;
+  // Set when onyx's own Winograd convolution (kernels/winograd_conv.h) runs it instead of a oneDNN primitive.
+  std::shared_ptr<const kernels::WinogradConv> own_winograd;
+  kernels::WinogradConvShape own_shape;
 };
 
 // Whether oneDNN chose its reference implementation (plain C++ loops) for pd.
@@ -214,6 +218,7 @@ class NchwcConvKernel : public OpKernel {
     kernels::DnnlArgs dw;
     Tensor between;
     Tensor phase_src, phase_dst;  // the dilation phases of X and Y (Primitives::phases)
+    Tensor own_scratch;           // the transformed tiles of Primitives::own_winograd
   };
 
   // Resolves input `x`'s shape (validates it, computes the output shape, finds or builds the primitives) and makes
@@ -266,6 +271,11 @@ class NchwcConvKernel : public OpKernel {
 
   // Builds `state`'s arguments for the primitives of `p` (not a relayout one).
   Status PrepareExec(const Primitives& p, ExecState& state) const {
+    if (p.own_winograd != nullptr) {
+      state.own_scratch =
+          Tensor::Allocate(DataType::kFloat, {std::max<int64_t>(1, p.own_winograd->ScratchFloats(p.own_shape))});
+      return Status::Ok();
+    }
     return DnnlCall("NchwcConv", [&] {
       state.conv.Clear();
       state.dw.Clear();
@@ -304,6 +314,10 @@ class NchwcConvKernel : public OpKernel {
   // Runs the convolution of `p` (not a relayout one) on x into y (onto y's contents when a residual is summed), with
   // `state` prepared for p.
   Status Execute(const Primitives& p, ExecState& state, const Tensor& x, Tensor& y) const {
+    if (p.own_winograd != nullptr) {
+      p.own_winograd->Run(p.own_shape, x.data<float>(), y.data<float>(), state.own_scratch.data<float>(), p.threads);
+      return Status::Ok();
+    }
     if (p.phases) {
       GatherInputPhases(p.phase_in, x.data<float>(), state.phase_src.data<float>());
       if (has_sum_) GatherOutputPhases(p.phase_out, y.data<float>(), state.phase_dst.data<float>());
@@ -392,8 +406,13 @@ class NchwcConvKernel : public OpKernel {
     bool winograd = false;
     bool phases = false;  // a W-dilated convolution over its dilation phases
     int threads = 1;
+    int own_winograd = 0;  // onyx's own Winograd F(n x n, 3x3) for n = 2 or 4 (kernels/winograd_conv.h); 0: oneDNN
     std::string Name() const {
-      return std::string(phases ? "phases" : winograd ? "winograd" : "direct") + "/t" + std::to_string(threads);
+      const std::string kind = phases         ? "phases"
+                               : winograd     ? "winograd"
+                               : own_winograd ? "owino" + std::to_string(own_winograd)
+                                              : "direct";
+      return kind + "/t" + std::to_string(threads);
     }
     bool operator==(const Choice&) const = default;
   };
@@ -462,6 +481,55 @@ class NchwcConvKernel : public OpKernel {
            s.dilations == memory::dims{0, 0};
   }
 
+  // The geometry of onyx's own Winograd convolution for `s`, where it is a candidate: a Winograd shape in the blocked
+  // layout of 8 channels (AVX2's) between blocked tensors, channel counts in whole blocks, an activation it applies.
+  std::optional<kernels::WinogradConvShape> OwnWinogradGeometry(const Setup& s) const {
+    if (block_ != 8 || !input_blocked_ || !WinogradShape(s) || !OwnWinogradEpilogue()) return std::nullopt;
+    kernels::WinogradConvShape shape;
+    shape.batch = s.src_dims[0];
+    shape.in_channels = s.src_dims[1];
+    shape.out_channels = s.dst_dims[1];
+    shape.height = s.src_dims[2];
+    shape.width = s.src_dims[3];
+    shape.out_height = s.dst_dims[2];
+    shape.out_width = s.dst_dims[3];
+    shape.pad_top = s.pad_l[0];
+    shape.pad_left = s.pad_l[1];
+    if (!kernels::WinogradConv::Supported(shape)) return std::nullopt;
+    return shape;
+  }
+
+  // The fused residual sum and activation as the own Winograd convolution's epilogue, if it has them.
+  std::optional<kernels::WinogradEpilogue> OwnWinogradEpilogue() const {
+    using Act = kernels::WinogradEpilogue::Activation;
+    kernels::WinogradEpilogue e;
+    e.sum = has_sum_;
+    if (activation_.name.empty()) return e;
+    if (activation_.name == "Relu" || activation_.name == "LeakyRelu") {
+      e.activation = Act::kRelu;
+      e.alpha = activation_.alpha;
+    } else if (activation_.name == "Clip") {
+      e.activation = Act::kClip;
+      e.alpha = activation_.alpha;
+      e.beta = activation_.beta;
+    } else {
+      return std::nullopt;
+    }
+    return e;
+  }
+
+  // The own Winograd convolution of tile `tile`, its weights transformed on first use and shared by every input
+  // shape. Under mutex_.
+  std::shared_ptr<const kernels::WinogradConv> OwnWinograd(int tile) {
+    auto& conv = own_winograd_[tile == 2 ? 0 : 1];
+    if (conv == nullptr) {
+      conv = std::make_shared<const kernels::WinogradConv>(
+          tile, conv_weights_.dim(1), conv_weights_.dim(0), conv_weights_.data<float>(),
+          bias_.size() > 0 ? bias_.data<float>() : nullptr, *OwnWinogradEpilogue());
+    }
+    return conv;
+  }
+
   // Whether the dilation-phase candidate applies: a stride-1 convolution dilated along W, of blocked input and
   // output (dilation_phases.h).
   bool PhasesShape(const Setup& s) const {
@@ -476,6 +544,15 @@ class NchwcConvKernel : public OpKernel {
           MakeDesc(s, dnnl::algorithm::convolution_direct), MakeAttr(false), DnnlEngine()));
     });
     return status.ok() && reference;
+  }
+
+  // The own Winograd convolution's tile by the fixed rule: F(4x4, 3x3) multiplies least, but its GEMMs have one row
+  // per tile of 4x4 outputs: with fewer than 32 such rows (ResNet-50's 14x14 and 7x7 maps) they run far from the
+  // FMA peak and a partial last tile wastes up to 3/4 of a row of tiles, so F(2x2, 3x3) is faster there (measured on
+  // an AMD EPYC: 14x14x256 1.7 ms against 2.4 at 1 thread; 56x56x64 1.9 against 3.1 the other way).
+  int OwnWinogradTileByRule(const Setup& s) const {
+    const int64_t tiles4 = s.src_dims[0] * ((s.dst_dims[2] + 3) / 4) * ((s.dst_dims[3] + 3) / 4);
+    return tiles4 >= 32 ? 4 : 2;
   }
 
   // The fixed rule (ONYX_TUNING=off, and the choice kept where timing cannot tell the candidates apart): Winograd
@@ -510,6 +587,8 @@ class NchwcConvKernel : public OpKernel {
     // Stride-1 ones dilated along W have the phase candidate since session 14: a key of their own, so that choices
     // cached before it existed are timed again.
     if (PhasesShape(s)) sig += " phases";
+    // Likewise the Winograd shapes onyx's own Winograd convolution takes (session 16).
+    if (OwnWinogradGeometry(s)) sig += " owino";
     return sig + " threads=" + std::to_string(session_threads);
   }
 
@@ -520,8 +599,13 @@ class NchwcConvKernel : public OpKernel {
     const Setup s = MakeSetup(g, logical, y_shape);
     // W-dilated convolutions the blocked JIT kernels decline run over their dilation phases by the fixed rule.
     const bool phases_shape = PhasesShape(s);
-    const Choice fixed{WinogradByRule(s), phases_shape && BlockedDirectIsReference(s),
-                       PrimitiveThreads(flops, session_threads)};
+    Choice fixed{WinogradByRule(s), phases_shape && BlockedDirectIsReference(s),
+                 PrimitiveThreads(flops, session_threads)};
+    if (fixed.winograd && OwnWinogradGeometry(s)) {
+      // The blocked layout of 8 channels is AVX2's, where oneDNN has no float Winograd: onyx's own.
+      fixed.winograd = false;
+      fixed.own_winograd = OwnWinogradTileByRule(s);
+    }
     std::vector<Choice> candidates;
     std::vector<int> thread_counts{fixed.threads};
     if (session_threads > 1 && flops >= kTuneThreadsFromFlops && flops < kTuneThreadsBelowFlops) {
@@ -532,6 +616,11 @@ class NchwcConvKernel : public OpKernel {
     }
     if (phases_shape) {
       for (const int t : thread_counts) candidates.push_back({false, true, t});
+    }
+    if (OwnWinogradGeometry(s)) {
+      for (const int tile : {2, 4}) {
+        for (const int t : thread_counts) candidates.push_back({false, false, t, tile});
+      }
     }
     std::vector<memory> weights_pool;  // reordered weights are shared between the shapes' primitives
     for (const auto& [shape, kept] : kept_) {
@@ -592,14 +681,17 @@ class NchwcConvKernel : public OpKernel {
     Tensor scratch = Tensor::Allocate(DataType::kFloat, y_shape, true);
     std::vector<int> thread_counts_tried;
     for (const Choice& c : tried) thread_counts_tried.push_back(c.threads);
+    // Each candidate's arguments and buffers prepared before timing, as a run finds them (ExecState is kept).
+    std::vector<ExecState> states(tried.size());
+    for (size_t i = 0; i < tried.size(); ++i) {
+      if (!built[i].relayout) ONYX_RETURN_IF_ERROR(PrepareExec(built[i], states[i]));
+    }
     const std::vector<double> ms = kernels::TimeCandidates(
         tried.size(),
         [&](size_t i) {
           const ScopedOmpThreads threads(tried[i].threads);
           if (built[i].relayout) return ComputeRelayout(built[i], x, scratch);
-          ExecState state;
-          ONYX_RETURN_IF_ERROR(PrepareExec(built[i], state));
-          return Execute(built[i], state, x, scratch);
+          return Execute(built[i], states[i], x, scratch);
         },
         thread_counts_tried);
     if (!std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
@@ -623,6 +715,11 @@ class NchwcConvKernel : public OpKernel {
     const ScopedOmpThreads threads(c.threads);
     Primitives p;
     p.threads = c.threads;
+    if (c.own_winograd != 0) {
+      p.own_winograd = OwnWinograd(c.own_winograd);
+      p.own_shape = *OwnWinogradGeometry(s);
+      return p;
+    }
     ONYX_RETURN_IF_ERROR(DnnlCall("NchwcConv: creating the convolution", [&] {
       const int64_t m = weights_.dim(0);
       if (has_dw_) {
@@ -711,9 +808,9 @@ class NchwcConvKernel : public OpKernel {
     const memory::dims dst{s.dst_dims[0], s.dst_dims[1], s.dst_dims[2], in.PhaseOutWidth()};
     const memory::desc src_md(src, memory::data_type::f32, BlockedTag(block_));
     const memory::desc dst_md(dst, memory::data_type::f32, BlockedTag(block_));
-    const auto desc = InferenceConvDesc(dnnl::algorithm::convolution_direct, src_md, s.w_any,
-                                        bias_.size() > 0 ? &s.b_md : nullptr, dst_md, s.strides,
-                                        {s.dilations[0], 0}, {s.pad_l[0], 0}, {s.pad_r[0], 0});
+    const auto desc =
+        InferenceConvDesc(dnnl::algorithm::convolution_direct, src_md, s.w_any, bias_.size() > 0 ? &s.b_md : nullptr,
+                          dst_md, s.strides, {s.dilations[0], 0}, {s.pad_l[0], 0}, {s.pad_r[0], 0});
     auto pd = dnnl::convolution_forward::primitive_desc(desc, MakeAttr(false), DnnlEngine());
     if (IsReference(pd)) return;
     p.pd = pd;
@@ -770,6 +867,7 @@ class NchwcConvKernel : public OpKernel {
   Tensor weights_;
   Tensor conv_weights_;  // what oneDNN convolves with: weights_, or weights_ zero-padded by PadInputChannels
   Tensor bias_;
+  std::shared_ptr<const kernels::WinogradConv> own_winograd_[2];  // F(2x2, 3x3) and F(4x4, 3x3), built when tried
   bool has_dw_ = false;
   Tensor dw_weights_;
   Tensor dw_bias_;

@@ -1,0 +1,115 @@
+// kernels::WinogradConv (F(2x2, 3x3) and F(4x4, 3x3) on nChw8c) against a direct 3x3 convolution computed in double:
+// output sizes that are and are not multiples of the tile (partial last tiles), pads 0-2 on either side, batch 2,
+// 8-40 channels, bias or none, the residual sum and each activation, 1 and 2 threads.
+#include "kernels/winograd_conv.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace onyx::kernels {
+namespace {
+
+struct Case {
+  int64_t batch, c, k, h, w, pad_top, pad_left, pad_bottom, pad_right;
+};
+
+// Index of (n, channel, y, x) in nChw8c with `channels` channels of `h` x `w`.
+int64_t Blocked(int64_t n, int64_t ch, int64_t y, int64_t x, int64_t channels, int64_t h, int64_t w) {
+  return (((n * (channels / 8) + ch / 8) * h + y) * w + x) * 8 + ch % 8;
+}
+
+TEST(WinogradConv, MatchesDirectConvolution) {
+  const WinogradConvShape probe{1, 8, 8, 4, 4, 4, 4, 1, 1};
+  if (!WinogradConv::Supported(probe)) GTEST_SKIP() << "needs AVX2 + FMA";
+  const Case cases[] = {{1, 8, 8, 4, 4, 1, 1, 1, 1},     {1, 16, 24, 14, 14, 1, 1, 1, 1}, {2, 24, 16, 7, 9, 1, 1, 1, 1},
+                        {1, 8, 16, 13, 11, 0, 0, 0, 0},  {1, 40, 8, 5, 6, 2, 0, 1, 2},    {2, 16, 8, 3, 3, 1, 2, 2, 1},
+                        {1, 32, 32, 17, 18, 1, 1, 1, 1}, {1, 8, 8, 1, 1, 1, 1, 1, 1}};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  int checked = 0;
+  for (const Case& c : cases) {
+    const int64_t oh = c.h + c.pad_top + c.pad_bottom - 2, ow = c.w + c.pad_left + c.pad_right - 2;
+    const WinogradConvShape shape{c.batch, c.c, c.k, c.h, c.w, oh, ow, c.pad_top, c.pad_left};
+    ASSERT_TRUE(WinogradConv::Supported(shape));
+    std::vector<float> x(static_cast<size_t>(c.batch * c.c * c.h * c.w)), w(static_cast<size_t>(c.k * c.c * 9)),
+        bias(static_cast<size_t>(c.k)), residual(static_cast<size_t>(c.batch * c.k * oh * ow));
+    for (float& v : x) v = unit(rng);
+    for (float& v : w) v = unit(rng);
+    for (float& v : bias) v = unit(rng);
+    for (float& v : residual) v = unit(rng);
+    // The direct sums in double, and the scale of each output's terms for the tolerance.
+    std::vector<double> direct(residual.size()), scale(residual.size());
+    for (int64_t n = 0; n < c.batch; ++n) {
+      for (int64_t o = 0; o < c.k; ++o) {
+        for (int64_t y = 0; y < oh; ++y) {
+          for (int64_t xo = 0; xo < ow; ++xo) {
+            double sum = 0, magnitude = 0;
+            for (int64_t i = 0; i < c.c; ++i) {
+              for (int64_t ky = 0; ky < 3; ++ky) {
+                for (int64_t kx = 0; kx < 3; ++kx) {
+                  const int64_t iy = y + ky - c.pad_top, ix = xo + kx - c.pad_left;
+                  if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                  const double term = static_cast<double>(w[((o * c.c + i) * 3 + ky) * 3 + kx]) *
+                                      x[Blocked(n, i, iy, ix, c.c, c.h, c.w)];
+                  sum += term;
+                  magnitude += std::fabs(term);
+                }
+              }
+            }
+            const int64_t at = Blocked(n, o, y, xo, c.k, oh, ow);
+            direct[at] = sum;
+            scale[at] = magnitude + 1.0;
+          }
+        }
+      }
+    }
+    struct Variant {
+      int tile;
+      bool with_bias;
+      WinogradEpilogue epilogue;
+      int threads;
+    };
+    using Act = WinogradEpilogue::Activation;
+    const Variant variants[] = {{2, false, {}, 1},
+                                {4, false, {}, 2},
+                                {2, true, {false, Act::kRelu, 0, 0}, 2},
+                                {4, true, {true, Act::kRelu, 0.1f, 0}, 1},
+                                {4, true, {false, Act::kClip, -0.5f, 0.75f}, 2},
+                                {2, true, {true, Act::kNone, 0, 0}, 1}};
+    for (const Variant& v : variants) {
+      const WinogradConv conv(v.tile, c.c, c.k, w.data(), v.with_bias ? bias.data() : nullptr, v.epilogue);
+      std::vector<float> scratch(static_cast<size_t>(conv.ScratchFloats(shape)));
+      std::vector<float> y = v.epilogue.sum ? residual : std::vector<float>(residual.size(), -7.0f);
+      conv.Run(shape, x.data(), y.data(), scratch.data(), v.threads);
+      // F(4x4)'s transforms scale terms by up to 8 and 1/24: a few times float's epsilon of the terms' magnitude.
+      const double tolerance = (v.tile == 2 ? 8 : 64) * 1.2e-7;
+      for (int64_t n = 0; n < c.batch; ++n) {
+        for (int64_t o = 0; o < c.k; ++o) {
+          for (int64_t yy = 0; yy < oh; ++yy) {
+            for (int64_t xo = 0; xo < ow; ++xo) {
+              const int64_t at = Blocked(n, o, yy, xo, c.k, oh, ow);
+              double expect = direct[at] + (v.with_bias ? bias[o] : 0.0) + (v.epilogue.sum ? residual[at] : 0.0);
+              if (v.epilogue.activation == Act::kRelu && expect <= 0) expect *= v.epilogue.alpha;
+              if (v.epilogue.activation == Act::kClip) {
+                expect = std::min<double>(std::max<double>(expect, v.epilogue.alpha), v.epilogue.beta);
+              }
+              ASSERT_NEAR(y[at], expect, tolerance * scale[at] * (v.epilogue.sum ? 2 : 1))
+                  << "tile " << v.tile << " case " << c.c << "->" << c.k << " " << c.h << "x" << c.w << " at n" << n
+                  << " o" << o << " (" << yy << ", " << xo << ")";
+              ++checked;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+}  // namespace
+}  // namespace onyx::kernels
