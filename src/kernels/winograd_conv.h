@@ -48,18 +48,17 @@ class WinogradConv {
   WinogradConv(int tile, int64_t in_channels, int64_t out_channels, const float* weights, const float* bias,
                const WinogradEpilogue& epilogue);
 
-  // The floats of scratch Run needs for `shape`.
-  int64_t ScratchFloats(const WinogradConvShape& shape) const;
+  // The floats of scratch Run needs for `shape` on `threads` threads.
+  int64_t ScratchFloats(const WinogradConvShape& shape, int threads) const;
 
   // src: nChw8c (batch, in_channels / 8, height, width, 8); dst: nChw8c (batch, out_channels / 8, out_height,
   // out_width, 8), holding the residual when the epilogue sums. shape: Supported, with this convolution's channel
-  // counts. scratch: ScratchFloats(shape) floats. On `threads` OpenMP threads.
+  // counts. scratch: ScratchFloats(shape, threads) floats. On `threads` OpenMP threads.
   void Run(const WinogradConvShape& shape, const float* src, float* dst, float* scratch, int threads) const;
 
   int tile() const { return tile_; }
 
  private:
-  int64_t Tiles(const WinogradConvShape& shape) const;
 
   int tile_;
   int alpha_;  // tile + 2: the transformed tile's side

@@ -1,6 +1,7 @@
 // kernels::WinogradConv (F(2x2, 3x3) and F(4x4, 3x3) on nChw8c) against a direct 3x3 convolution computed in double:
 // output sizes that are and are not multiples of the tile (partial last tiles), pads 0-2 on either side, batch 2,
-// 8-40 channels, bias or none, the residual sum and each activation, 1 and 2 threads.
+// 8-40 channels, bias or none, the residual sum and each activation, 1 and 2 threads; the tiles all at once and (the
+// 48x47 case: hundreds of tiles of few channels) in chunks per thread.
 #include "kernels/winograd_conv.h"
 
 #include <gtest/gtest.h>
@@ -26,9 +27,10 @@ int64_t Blocked(int64_t n, int64_t ch, int64_t y, int64_t x, int64_t channels, i
 TEST(WinogradConv, MatchesDirectConvolution) {
   const WinogradConvShape probe{1, 8, 8, 4, 4, 4, 4, 1, 1};
   if (!WinogradConv::Supported(probe)) GTEST_SKIP() << "needs AVX2 + FMA";
-  const Case cases[] = {{1, 8, 8, 4, 4, 1, 1, 1, 1},     {1, 16, 24, 14, 14, 1, 1, 1, 1}, {2, 24, 16, 7, 9, 1, 1, 1, 1},
-                        {1, 8, 16, 13, 11, 0, 0, 0, 0},  {1, 40, 8, 5, 6, 2, 0, 1, 2},    {2, 16, 8, 3, 3, 1, 2, 2, 1},
-                        {1, 32, 32, 17, 18, 1, 1, 1, 1}, {1, 8, 8, 1, 1, 1, 1, 1, 1}};
+  const Case cases[] = {
+      {1, 8, 8, 4, 4, 1, 1, 1, 1},     {1, 16, 24, 14, 14, 1, 1, 1, 1}, {2, 24, 16, 7, 9, 1, 1, 1, 1},
+      {1, 8, 16, 13, 11, 0, 0, 0, 0},  {1, 40, 8, 5, 6, 2, 0, 1, 2},    {2, 16, 8, 3, 3, 1, 2, 2, 1},
+      {1, 32, 32, 17, 18, 1, 1, 1, 1}, {1, 8, 8, 1, 1, 1, 1, 1, 1},     {2, 16, 16, 48, 47, 1, 1, 1, 0}};
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   int checked = 0;
@@ -83,7 +85,7 @@ TEST(WinogradConv, MatchesDirectConvolution) {
                                 {2, true, {true, Act::kNone, 0, 0}, 1}};
     for (const Variant& v : variants) {
       const WinogradConv conv(v.tile, c.c, c.k, w.data(), v.with_bias ? bias.data() : nullptr, v.epilogue);
-      std::vector<float> scratch(static_cast<size_t>(conv.ScratchFloats(shape)));
+      std::vector<float> scratch(static_cast<size_t>(conv.ScratchFloats(shape, v.threads)));
       std::vector<float> y = v.epilogue.sum ? residual : std::vector<float>(residual.size(), -7.0f);
       conv.Run(shape, x.data(), y.data(), scratch.data(), v.threads);
       // F(4x4)'s transforms scale terms by up to 8 and 1/24: a few times float's epsilon of the terms' magnitude.

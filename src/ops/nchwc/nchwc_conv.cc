@@ -273,7 +273,7 @@ class NchwcConvKernel : public OpKernel {
   Status PrepareExec(const Primitives& p, ExecState& state) const {
     if (p.own_winograd != nullptr) {
       state.own_scratch =
-          Tensor::Allocate(DataType::kFloat, {std::max<int64_t>(1, p.own_winograd->ScratchFloats(p.own_shape))});
+          Tensor::Allocate(DataType::kFloat, {std::max<int64_t>(1, p.own_winograd->ScratchFloats(p.own_shape, p.threads))});
       return Status::Ok();
     }
     return DnnlCall("NchwcConv", [&] {
