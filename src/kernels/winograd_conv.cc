@@ -10,7 +10,7 @@
 namespace onyx::kernels {
 namespace {
 
-constexpr int64_t kLanes = 8;  // channels per block of the layout: one AVX2 register
+constexpr int64_t kLanes = 8;  // channels per vector: one AVX2 register (a block of 16 is two of them)
 
 // The transform matrices: input B^T d B, weights G g G^T, output A^T m A (Lavin and Gray, "Fast Algorithms for
 // Convolutional Neural Networks", 2015), from interpolation points 0, -1, 1 and infinity for F(2x2, 3x3) and 0, -1, 1,
@@ -81,8 +81,8 @@ inline void OutputTransform1d(const __m256* m, __m256* o, int stride) {
 
 // One tile of 8 input channels, B^T d B, into its kAlpha^2 positions of V ([position][tiles][channels]).
 template <int kAlpha>
-void TransformInputTile(const float* plane, int64_t height, int64_t width, int64_t y0, int64_t x0, float* v,
-                        int64_t position_stride) {
+void TransformInputTile(const float* plane, int64_t block, int64_t height, int64_t width, int64_t y0, int64_t x0,
+                        float* v, int64_t position_stride) {
   __m256 d[kAlpha * kAlpha];
   const bool inside = y0 >= 0 && x0 >= 0 && y0 + kAlpha <= height && x0 + kAlpha <= width;
   for (int i = 0; i < kAlpha; ++i) {
@@ -90,7 +90,7 @@ void TransformInputTile(const float* plane, int64_t height, int64_t width, int64
     for (int j = 0; j < kAlpha; ++j) {
       const int64_t x = x0 + j;
       d[i * kAlpha + j] = inside || (y >= 0 && y < height && x >= 0 && x < width)
-                              ? _mm256_loadu_ps(plane + (y * width + x) * kLanes)
+                              ? _mm256_loadu_ps(plane + (y * width + x) * block)
                               : _mm256_setzero_ps();
     }
   }
@@ -104,7 +104,7 @@ void TransformInputTile(const float* plane, int64_t height, int64_t width, int64
 // inside the output.
 template <int kAlpha>
 void TransformOutputTile(const float* m, int64_t position_stride, const float* bias, const WinogradEpilogue& e,
-                         float* plane, int64_t out_height, int64_t out_width, int64_t y0, int64_t x0) {
+                         float* plane, int64_t block, int64_t out_height, int64_t out_width, int64_t y0, int64_t x0) {
   constexpr int kTile = kAlpha - 2;
   __m256 s[kAlpha * kAlpha];
   for (int p = 0; p < kAlpha * kAlpha; ++p) s[p] = _mm256_loadu_ps(m + p * position_stride);
@@ -119,7 +119,7 @@ void TransformOutputTile(const float* m, int64_t position_stride, const float* b
     if (y0 + i >= out_height) break;
     for (int j = 0; j < kTile; ++j) {
       if (x0 + j >= out_width) break;
-      float* out = plane + ((y0 + i) * out_width + x0 + j) * kLanes;
+      float* out = plane + ((y0 + i) * out_width + x0 + j) * block;
       __m256 v = _mm256_add_ps(y[i * kTile + j], b);
       if (e.sum) v = _mm256_add_ps(v, _mm256_loadu_ps(out));
       switch (e.activation) {
@@ -187,18 +187,19 @@ void RunTransforms(const WinogradConvShape& s, const TilePlan& plan, const std::
   const int64_t tiles_w = (s.out_width + kTile - 1) / kTile;
   const int64_t tiles_per_image = (s.out_height + kTile - 1) / kTile * tiles_w;
   const int64_t c = s.in_channels, k = s.out_channels;
-  const int64_t c_blocks = c / kLanes, k_blocks = k / kLanes;
+  // 8 channels at a time (one vector): group g is lanes g * 8 % block.. of block g * 8 / block.
+  const int64_t b = s.block, c_blocks = c / kLanes, k_blocks = k / kLanes;
   // Tiles [t0, t0 + count) in and out of `v` ([position][count][c]) and `m` ([position][count][k]).
   auto input = [&](int64_t tile, int64_t cb, int64_t t0, int64_t count, float* v) {
     const int64_t n = tile / tiles_per_image, th = tile % tiles_per_image / tiles_w, tw = tile % tiles_w;
-    const float* plane = src + (n * c_blocks + cb) * s.height * s.width * kLanes;
-    TransformInputTile<kAlpha>(plane, s.height, s.width, th * kTile - s.pad_top, tw * kTile - s.pad_left,
+    const float* plane = src + (n * (c / b) + cb * kLanes / b) * s.height * s.width * b + cb * kLanes % b;
+    TransformInputTile<kAlpha>(plane, b, s.height, s.width, th * kTile - s.pad_top, tw * kTile - s.pad_left,
                                v + (tile - t0) * c + cb * kLanes, count * c);
   };
   auto output = [&](int64_t tile, int64_t kb, int64_t t0, int64_t count, const float* m) {
     const int64_t n = tile / tiles_per_image, th = tile % tiles_per_image / tiles_w, tw = tile % tiles_w;
-    float* plane = dst + (n * k_blocks + kb) * s.out_height * s.out_width * kLanes;
-    TransformOutputTile<kAlpha>(m + (tile - t0) * k + kb * kLanes, count * k, bias + kb * kLanes, e, plane,
+    float* plane = dst + (n * (k / b) + kb * kLanes / b) * s.out_height * s.out_width * b + kb * kLanes % b;
+    TransformOutputTile<kAlpha>(m + (tile - t0) * k + kb * kLanes, count * k, bias + kb * kLanes, e, plane, b,
                                 s.out_height, s.out_width, th * kTile, tw * kTile);
   };
   if (plan.chunk == 0) {
@@ -251,9 +252,10 @@ void TransformFilter(const double (&g_matrix)[kAlpha][3], const float* g, double
 
 bool WinogradConv::Supported(const WinogradConvShape& s) {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && s.batch >= 1 && s.in_channels > 0 &&
-         s.out_channels > 0 && s.in_channels % kLanes == 0 && s.out_channels % kLanes == 0 && s.out_height > 0 &&
-         s.out_width > 0 && s.height > 0 && s.width > 0 && s.pad_top >= 0 && s.pad_left >= 0 &&
-         s.out_height + 2 - s.pad_top >= s.height && s.out_width + 2 - s.pad_left >= s.width;
+         s.out_channels > 0 && (s.block == 8 || s.block == 16) && s.in_channels % s.block == 0 &&
+         s.out_channels % s.block == 0 && s.out_height > 0 && s.out_width > 0 && s.height > 0 && s.width > 0 &&
+         s.pad_top >= 0 && s.pad_left >= 0 && s.out_height + 2 - s.pad_top >= s.height &&
+         s.out_width + 2 - s.pad_left >= s.width;
 }
 
 WinogradConv::WinogradConv(int tile, int64_t in_channels, int64_t out_channels, const float* weights, const float* bias,

@@ -1,14 +1,16 @@
 // A float32 3x3 stride-1 convolution by Winograd's minimal filtering, F(2x2, 3x3) or F(4x4, 3x3), on the blocked
-// layout of 8 channels (nChw8c, AVX2 + FMA): input tiles transformed to (m + 2)^2 matrices [tiles x C], one GEMM per
-// transformed position against weights transformed and packed once (sgemm_packed.h), the results transformed back
-// with bias, an optional residual sum and an activation applied while they are in registers.
+// layout (nChw8c or nChw16c; AVX2 + FMA code, 8 channels per vector): input tiles transformed to (m + 2)^2 matrices
+// [tiles x C], one GEMM per transformed position against weights transformed and packed once (sgemm_packed.h, whose
+// tile is the CPU's: AVX2 or AVX-512), the results transformed back with bias, an optional residual sum and an
+// activation applied while they are in registers.
 //
 // Why: oneDNN 2.6 offers f32 Winograd only with AVX-512, so on AVX2 CPUs (AMD Zen 2/3, Intel client parts) every 3x3
 // convolution ran direct: ResNet-50's 16 of them were ~47% of its time at 1 thread on an AMD EPYC, and oneDNN's
 // direct kernel scaled 1.5x from 1 to 2 threads. F(4x4, 3x3) does 4x fewer multiplies per output (2.25x for
-// F(2x2, 3x3)), and its GEMMs split evenly over threads. The results differ from a direct sum by rounding (the
-// transforms multiply by 1/4 .. 8): a few ulps of the output's scale for F(2x2), about ten times that for F(4x4),
-// as oneDNN's own Winograd. NchwcConv times it against the direct kernel per shape (tuning_cache.h).
+// F(2x2, 3x3)), and its GEMMs split evenly over threads. The results differ from a direct sum by rounding: F(2x2)
+// about as much as direct summation, F(4x4) about 2.5x more at most (winograd_conv.cc gives the numbers). NchwcConv
+// times it against its other candidates per shape (tuning_cache.h): oneDNN's direct kernel, and with AVX-512 also
+// oneDNN's Winograd.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +27,7 @@ struct WinogradConvShape {
   int64_t batch = 1, in_channels = 0, out_channels = 0;
   int64_t height = 0, width = 0, out_height = 0, out_width = 0;
   int64_t pad_top = 0, pad_left = 0;
+  int64_t block = 8;  // channels per block of the layout: 8 (nChw8c) or 16 (nChw16c)
 };
 
 // What is applied to each output after the convolution and its bias, in this order: the value already in the
@@ -59,7 +62,6 @@ class WinogradConv {
   int tile() const { return tile_; }
 
  private:
-
   int tile_;
   int alpha_;  // tile + 2: the transformed tile's side
   int64_t in_channels_, out_channels_;

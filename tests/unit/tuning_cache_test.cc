@@ -353,14 +353,14 @@ void ExpectClose(const Tensor& want, const Tensor& got) {
   }
 }
 
-// The 3x3 convolution's Winograd candidates at one thread count: oneDNN's (it has float Winograd with AVX-512 only)
-// or onyx's own F(2x2, 3x3) and F(4x4, 3x3) (AVX2's blocked layout of 8 channels, kernels/winograd_conv.h); none
-// elsewhere. Where there is one, the 3x3 convolution has a choice at 1 thread. Most tests below tune at 1 thread:
-// 1-thread timings are rarely refused on a loaded machine, 2-thread ones often are.
+// The 3x3 convolution's Winograd candidates at one thread count: onyx's own F(2x2, 3x3) and F(4x4, 3x3)
+// (kernels/winograd_conv.h, AVX2 code, in either block), and with AVX-512 also oneDNN's (float Winograd only there);
+// none without the blocked layout. Where there is one, the 3x3 convolution has a choice at 1 thread. Most tests below
+// tune at 1 thread: 1-thread timings are rarely refused on a loaded machine, 2-thread ones often are.
 size_t WinogradCandidates() {
   switch (kernels::EffectiveIsa()) {
     case kernels::Isa::kAvx512:
-      return 1;
+      return 3;
     case kernels::Isa::kAvx2:
       return 2;
     default:

@@ -1,7 +1,7 @@
-// kernels::WinogradConv (F(2x2, 3x3) and F(4x4, 3x3) on nChw8c) against a direct 3x3 convolution computed in double:
-// output sizes that are and are not multiples of the tile (partial last tiles), pads 0-2 on either side, batch 2,
-// 8-40 channels, bias or none, the residual sum and each activation, 1 and 2 threads; the tiles all at once and (the
-// 48x47 case: hundreds of tiles of few channels) in chunks per thread.
+// kernels::WinogradConv (F(2x2, 3x3) and F(4x4, 3x3), nChw8c and nChw16c) against a direct 3x3 convolution
+// computed in double: output sizes that are and are not multiples of the tile (partial last tiles), pads 0-2 on
+// either side, batch 2, 8-40 channels, bias or none, the residual sum and each activation, 1 and 2 threads; the
+// tiles all at once and (the 48x47 and 40x41 cases: hundreds of tiles of few channels) in chunks per thread.
 #include "kernels/winograd_conv.h"
 
 #include <gtest/gtest.h>
@@ -17,26 +17,28 @@ namespace {
 
 struct Case {
   int64_t batch, c, k, h, w, pad_top, pad_left, pad_bottom, pad_right;
+  int64_t block = 8;
 };
 
-// Index of (n, channel, y, x) in nChw8c with `channels` channels of `h` x `w`.
-int64_t Blocked(int64_t n, int64_t ch, int64_t y, int64_t x, int64_t channels, int64_t h, int64_t w) {
-  return (((n * (channels / 8) + ch / 8) * h + y) * w + x) * 8 + ch % 8;
+// Index of (n, channel, y, x) in nChw<b>c with `channels` channels of `h` x `w`.
+int64_t Blocked(int64_t b, int64_t n, int64_t ch, int64_t y, int64_t x, int64_t channels, int64_t h, int64_t w) {
+  return (((n * (channels / b) + ch / b) * h + y) * w + x) * b + ch % b;
 }
 
 TEST(WinogradConv, MatchesDirectConvolution) {
   const WinogradConvShape probe{1, 8, 8, 4, 4, 4, 4, 1, 1};
   if (!WinogradConv::Supported(probe)) GTEST_SKIP() << "needs AVX2 + FMA";
   const Case cases[] = {
-      {1, 8, 8, 4, 4, 1, 1, 1, 1},     {1, 16, 24, 14, 14, 1, 1, 1, 1}, {2, 24, 16, 7, 9, 1, 1, 1, 1},
-      {1, 8, 16, 13, 11, 0, 0, 0, 0},  {1, 40, 8, 5, 6, 2, 0, 1, 2},    {2, 16, 8, 3, 3, 1, 2, 2, 1},
-      {1, 32, 32, 17, 18, 1, 1, 1, 1}, {1, 8, 8, 1, 1, 1, 1, 1, 1},     {2, 16, 16, 48, 47, 1, 1, 1, 0}};
+      {1, 8, 8, 4, 4, 1, 1, 1, 1},        {1, 16, 24, 14, 14, 1, 1, 1, 1},    {2, 24, 16, 7, 9, 1, 1, 1, 1},
+      {1, 8, 16, 13, 11, 0, 0, 0, 0},     {1, 40, 8, 5, 6, 2, 0, 1, 2},       {2, 16, 8, 3, 3, 1, 2, 2, 1},
+      {1, 32, 32, 17, 18, 1, 1, 1, 1},    {1, 8, 8, 1, 1, 1, 1, 1, 1},        {2, 16, 16, 48, 47, 1, 1, 1, 0},
+      {1, 16, 32, 9, 10, 1, 1, 1, 1, 16}, {2, 32, 16, 40, 41, 1, 0, 1, 2, 16}};
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   int checked = 0;
   for (const Case& c : cases) {
     const int64_t oh = c.h + c.pad_top + c.pad_bottom - 2, ow = c.w + c.pad_left + c.pad_right - 2;
-    const WinogradConvShape shape{c.batch, c.c, c.k, c.h, c.w, oh, ow, c.pad_top, c.pad_left};
+    const WinogradConvShape shape{c.batch, c.c, c.k, c.h, c.w, oh, ow, c.pad_top, c.pad_left, c.block};
     ASSERT_TRUE(WinogradConv::Supported(shape));
     std::vector<float> x(static_cast<size_t>(c.batch * c.c * c.h * c.w)), w(static_cast<size_t>(c.k * c.c * 9)),
         bias(static_cast<size_t>(c.k)), residual(static_cast<size_t>(c.batch * c.k * oh * ow));
@@ -57,13 +59,13 @@ TEST(WinogradConv, MatchesDirectConvolution) {
                   const int64_t iy = y + ky - c.pad_top, ix = xo + kx - c.pad_left;
                   if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
                   const double term = static_cast<double>(w[((o * c.c + i) * 3 + ky) * 3 + kx]) *
-                                      x[Blocked(n, i, iy, ix, c.c, c.h, c.w)];
+                                      x[Blocked(c.block, n, i, iy, ix, c.c, c.h, c.w)];
                   sum += term;
                   magnitude += std::fabs(term);
                 }
               }
             }
-            const int64_t at = Blocked(n, o, y, xo, c.k, oh, ow);
+            const int64_t at = Blocked(c.block, n, o, y, xo, c.k, oh, ow);
             direct[at] = sum;
             scale[at] = magnitude + 1.0;
           }
@@ -94,7 +96,7 @@ TEST(WinogradConv, MatchesDirectConvolution) {
         for (int64_t o = 0; o < c.k; ++o) {
           for (int64_t yy = 0; yy < oh; ++yy) {
             for (int64_t xo = 0; xo < ow; ++xo) {
-              const int64_t at = Blocked(n, o, yy, xo, c.k, oh, ow);
+              const int64_t at = Blocked(c.block, n, o, yy, xo, c.k, oh, ow);
               double expect = direct[at] + (v.with_bias ? bias[o] : 0.0) + (v.epilogue.sum ? residual[at] : 0.0);
               if (v.epilogue.activation == Act::kRelu && expect <= 0) expect *= v.epilogue.alpha;
               if (v.epilogue.activation == Act::kClip) {

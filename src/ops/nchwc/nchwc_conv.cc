@@ -262,6 +262,11 @@ class NchwcConvKernel : public OpKernel {
         ONYX_RETURN_IF_ERROR(Build(g, logical, y_shape, x, flops, session_threads));
         kept_.insert(kept_.begin(), {logical, built_});
         if (kept_.size() > kShapesKept) kept_.pop_back();
+        // A Winograd tile that was timed but lost (its transformed weights are 1.8x or 4x the plain ones) is not
+        // kept past the timing; one in use stays shared with the shapes still to come.
+        for (auto& conv : own_winograd_) {
+          if (conv != nullptr && conv.use_count() == 1) conv.reset();
+        }
       }
     }
     prepared->primitives = built_;
@@ -272,8 +277,8 @@ class NchwcConvKernel : public OpKernel {
   // Builds `state`'s arguments for the primitives of `p` (not a relayout one).
   Status PrepareExec(const Primitives& p, ExecState& state) const {
     if (p.own_winograd != nullptr) {
-      state.own_scratch =
-          Tensor::Allocate(DataType::kFloat, {std::max<int64_t>(1, p.own_winograd->ScratchFloats(p.own_shape, p.threads))});
+      state.own_scratch = Tensor::Allocate(
+          DataType::kFloat, {std::max<int64_t>(1, p.own_winograd->ScratchFloats(p.own_shape, p.threads))});
       return Status::Ok();
     }
     return DnnlCall("NchwcConv", [&] {
@@ -481,11 +486,12 @@ class NchwcConvKernel : public OpKernel {
            s.dilations == memory::dims{0, 0};
   }
 
-  // The geometry of onyx's own Winograd convolution for `s`, where it is a candidate: a Winograd shape in the blocked
-  // layout of 8 channels (AVX2's) between blocked tensors, channel counts in whole blocks, an activation it applies.
+  // The geometry of onyx's own Winograd convolution for `s`, where it is a candidate: a Winograd shape between blocked
+  // tensors, channel counts in whole blocks, an activation it applies.
   std::optional<kernels::WinogradConvShape> OwnWinogradGeometry(const Setup& s) const {
-    if (block_ != 8 || !input_blocked_ || !WinogradShape(s) || !OwnWinogradEpilogue()) return std::nullopt;
+    if (!input_blocked_ || !WinogradShape(s) || !OwnWinogradEpilogue()) return std::nullopt;
     kernels::WinogradConvShape shape;
+    shape.block = block_;
     shape.batch = s.src_dims[0];
     shape.in_channels = s.src_dims[1];
     shape.out_channels = s.dst_dims[1];
@@ -601,7 +607,7 @@ class NchwcConvKernel : public OpKernel {
     const bool phases_shape = PhasesShape(s);
     Choice fixed{WinogradByRule(s), phases_shape && BlockedDirectIsReference(s),
                  PrimitiveThreads(flops, session_threads)};
-    if (fixed.winograd && OwnWinogradGeometry(s)) {
+    if (fixed.winograd && block_ == 8 && OwnWinogradGeometry(s)) {
       // The blocked layout of 8 channels is AVX2's, where oneDNN has no float Winograd: onyx's own.
       fixed.winograd = false;
       fixed.own_winograd = OwnWinogradTileByRule(s);
