@@ -90,6 +90,27 @@ PackedSgemm::PackedSgemm(int64_t k, int64_t n, const float* b, const float* bias
   if (bias != nullptr) bias_.assign(bias, bias + n);
 }
 
+PackedSgemm::PackedSgemm(RowsLater, int64_t k, int64_t n, const float* bias, MatMulActivation activation)
+    : k_(k),
+      n_(n),
+      tile_(ActiveSgemmTile()),
+      tile_rows_(SgemmTileRows()),
+      panel_(PanelWidth()),
+      tiles_n_((n + panel_ - 1) / panel_),
+      activation_(activation) {
+  packed_.assign(static_cast<size_t>(k * tiles_n_ * panel_), 0.0f);  // the panels' padding columns stay zero
+  if (bias != nullptr) bias_.assign(bias, bias + n);
+}
+
+void PackedSgemm::SetRow(int64_t kk, const float* row) {
+  const int64_t k0 = kk / kKBlock * kKBlock, kc = std::min(kKBlock, k_ - k0);
+  float* block = packed_.data() + k0 * tiles_n_ * panel_ + (kk - k0) * panel_;
+  for (int64_t t = 0; t < tiles_n_; ++t) {
+    const int64_t n0 = t * panel_;
+    std::copy_n(row + n0, std::min(panel_, n_ - n0), block + t * kc * panel_);
+  }
+}
+
 const float* PackedSgemm::Panel(int64_t block, int64_t tile) const {
   const int64_t k0 = block * kKBlock, kc = std::min(kKBlock, k_ - k0);
   return packed_.data() + k0 * tiles_n_ * panel_ + tile * kc * panel_;

@@ -25,6 +25,13 @@ class PackedSgemm {
   // b: [k, n] row-major (copied); bias: n values or null (copied).
   PackedSgemm(int64_t k, int64_t n, const float* b, const float* bias, MatMulActivation activation);
 
+  // B written row by row with SetRow (every row before the first Run) instead of copied from a matrix: a producer
+  // that computes B (Winograd's transformed weights) then needs no [k, n] buffer of its own.
+  struct RowsLater {};
+  PackedSgemm(RowsLater, int64_t k, int64_t n, const float* bias, MatMulActivation activation);
+  // Row kk of B (n values, copied). Calls for different rows may run on different threads at once.
+  void SetRow(int64_t kk, const float* row);
+
   // a: [m, k] row-major; c: [m, n] (not overlapping a). On `threads` OpenMP threads; safe to call from several
   // threads at once. `accumulate`: C's values are kept and every K block's sums added to them (MLAS's order for a
   // product with beta 1, C holding a bias row beforehand), else C is overwritten.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <memory>
 
 #include "kernels/parallel_tasks.h"
 
@@ -232,18 +233,47 @@ void RunTransforms(const WinogradConvShape& s, const TilePlan& plan, const std::
 
 #pragma GCC pop_options
 
-// G g G^T of one 3x3 filter g (row-major), into `u` (alpha x alpha, row-major).
+// Output channels transformed together: the loops over them vectorize, and each position's row of the transformed
+// weights receives a whole cache line at a time.
+constexpr int64_t kFilterGroup = 16;
+
+// G g G^T of `count` <= kFilterGroup 3x3 filters, filter o at weights + o * stride (row-major, 9 floats), into
+// u[position][o], in double.
 template <int kAlpha>
-void TransformFilter(const double (&g_matrix)[kAlpha][3], const float* g, double* u) {
-  double gg[kAlpha][3];
+void TransformFilters(const double (&g_matrix)[kAlpha][3], const float* weights, int64_t stride, int64_t count,
+                      double (&u)[kAlpha * kAlpha][kFilterGroup]) {
+  double g[9][kFilterGroup] = {};
+  for (int64_t o = 0; o < count; ++o) {
+    for (int t = 0; t < 9; ++t) g[t][o] = weights[o * stride + t];
+  }
+  double gg[kAlpha][3][kFilterGroup];
   for (int i = 0; i < kAlpha; ++i) {
     for (int j = 0; j < 3; ++j) {
-      gg[i][j] = g_matrix[i][0] * g[j] + g_matrix[i][1] * g[3 + j] + g_matrix[i][2] * g[6 + j];
+      for (int64_t o = 0; o < kFilterGroup; ++o) {
+        gg[i][j][o] = g_matrix[i][0] * g[j][o] + g_matrix[i][1] * g[3 + j][o] + g_matrix[i][2] * g[6 + j][o];
+      }
     }
   }
   for (int i = 0; i < kAlpha; ++i) {
     for (int j = 0; j < kAlpha; ++j) {
-      u[i * kAlpha + j] = gg[i][0] * g_matrix[j][0] + gg[i][1] * g_matrix[j][1] + gg[i][2] * g_matrix[j][2];
+      for (int64_t o = 0; o < kFilterGroup; ++o) {
+        u[i * kAlpha + j][o] =
+            gg[i][0][o] * g_matrix[j][0] + gg[i][1][o] * g_matrix[j][1] + gg[i][2][o] * g_matrix[j][2];
+      }
+    }
+  }
+}
+
+// Row `i` (input channel i) of every position's transformed weights: rows[position][o] for all k output channels.
+template <int kAlpha>
+void TransformWeightRow(const double (&g_matrix)[kAlpha][3], const float* weights, int64_t c, int64_t k, int64_t i,
+                        float* rows) {
+  double filters[kAlpha * kAlpha][kFilterGroup];
+  for (int64_t o0 = 0; o0 < k; o0 += kFilterGroup) {
+    const int64_t count = std::min(kFilterGroup, k - o0);
+    TransformFilters<kAlpha>(g_matrix, weights + (o0 * c + i) * 9, c * 9, count, filters);
+    for (int p = 0; p < kAlpha * kAlpha; ++p) {
+      for (int64_t o = 0; o < count; ++o) rows[p * k + o0 + o] = static_cast<float>(filters[p][o]);
     }
   }
 }
@@ -259,7 +289,7 @@ bool WinogradConv::Supported(const WinogradConvShape& s) {
 }
 
 WinogradConv::WinogradConv(int tile, int64_t in_channels, int64_t out_channels, const float* weights, const float* bias,
-                           const WinogradEpilogue& epilogue)
+                           const WinogradEpilogue& epilogue, int threads)
     : tile_(tile == 2 ? 2 : 4),
       alpha_(tile_ + 2),
       in_channels_(in_channels),
@@ -268,24 +298,24 @@ WinogradConv::WinogradConv(int tile, int64_t in_channels, int64_t out_channels, 
       epilogue_(epilogue) {
   const int64_t c = in_channels, k = out_channels;
   const int positions = alpha_ * alpha_;
-  // All positions' [c, k] matrices, transformed in double, rounded once.
-  std::vector<float> u(static_cast<size_t>(positions * c * k));
-  double filter[36];
-  for (int64_t o = 0; o < k; ++o) {
-    for (int64_t i = 0; i < c; ++i) {
-      const float* g = weights + (o * c + i) * 9;
-      if (tile_ == 2) {
-        TransformFilter<4>(kG2, g, filter);
-      } else {
-        TransformFilter<6>(kG4, g, filter);
-      }
-      for (int p = 0; p < positions; ++p) u[(p * c + i) * k + o] = static_cast<float>(filter[p]);
-    }
-  }
+  // Each position's [c, k] matrix, transformed in double and rounded once, written row by row (input channel by
+  // input channel) straight into its packed product, over `threads` threads.
   gemms_.reserve(static_cast<size_t>(positions));
   for (int p = 0; p < positions; ++p) {
-    gemms_.emplace_back(c, k, u.data() + p * c * k, nullptr, MatMulActivation::kNone);
+    gemms_.emplace_back(PackedSgemm::RowsLater{}, c, k, nullptr, MatMulActivation::kNone);
   }
+  const int64_t row_tasks = std::min<int64_t>(c, std::max(threads, 1));
+  RunTasks(row_tasks, threads, [&](int64_t task) {
+    std::vector<float> rows(static_cast<size_t>(positions * k));
+    for (int64_t i = task * c / row_tasks; i < (task + 1) * c / row_tasks; ++i) {
+      if (tile_ == 2) {
+        TransformWeightRow<4>(kG2, weights, c, k, i, rows.data());
+      } else {
+        TransformWeightRow<6>(kG4, weights, c, k, i, rows.data());
+      }
+      for (int p = 0; p < positions; ++p) gemms_[p].SetRow(i, rows.data() + p * k);
+    }
+  });
   if (bias != nullptr) std::copy_n(bias, k, bias_.begin());
 }
 

@@ -47,9 +47,9 @@ class WinogradConv {
   static bool Supported(const WinogradConvShape& shape);
 
   // tile: 2 or 4 (outputs per tile side). weights: out_channels x in_channels x 3 x 3 (oihw); bias: out_channels
-  // values or null. Both copied (transformed), once for every geometry Run is given.
+  // values or null. Both copied (transformed, on `threads` OpenMP threads), once for every geometry Run is given.
   WinogradConv(int tile, int64_t in_channels, int64_t out_channels, const float* weights, const float* bias,
-               const WinogradEpilogue& epilogue);
+               const WinogradEpilogue& epilogue, int threads = 1);
 
   // The floats of scratch Run needs for `shape` on `threads` threads.
   int64_t ScratchFloats(const WinogradConvShape& shape, int threads) const;

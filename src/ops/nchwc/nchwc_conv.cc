@@ -524,14 +524,14 @@ class NchwcConvKernel : public OpKernel {
     return e;
   }
 
-  // The own Winograd convolution of tile `tile`, its weights transformed on first use and shared by every input
-  // shape. Under mutex_.
-  std::shared_ptr<const kernels::WinogradConv> OwnWinograd(int tile) {
+  // The own Winograd convolution of tile `tile`, its weights transformed on first use (on `threads` threads) and
+  // shared by every input shape. Under mutex_.
+  std::shared_ptr<const kernels::WinogradConv> OwnWinograd(int tile, int threads) {
     auto& conv = own_winograd_[tile == 2 ? 0 : 1];
     if (conv == nullptr) {
       conv = std::make_shared<const kernels::WinogradConv>(
           tile, conv_weights_.dim(1), conv_weights_.dim(0), conv_weights_.data<float>(),
-          bias_.size() > 0 ? bias_.data<float>() : nullptr, *OwnWinogradEpilogue());
+          bias_.size() > 0 ? bias_.data<float>() : nullptr, *OwnWinogradEpilogue(), threads);
     }
     return conv;
   }
@@ -722,7 +722,7 @@ class NchwcConvKernel : public OpKernel {
     Primitives p;
     p.threads = c.threads;
     if (c.own_winograd != 0) {
-      p.own_winograd = OwnWinograd(c.own_winograd);
+      p.own_winograd = OwnWinograd(c.own_winograd, c.threads);
       p.own_shape = *OwnWinogradGeometry(s);
       return p;
     }
