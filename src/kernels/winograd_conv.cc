@@ -104,7 +104,7 @@ void TransformInputTile(const float* plane, int64_t block, int64_t height, int64
 // One tile of 8 output channels: A^T m A from the GEMMs' results, then bias, residual and activation, stored where
 // inside the output.
 template <int kAlpha>
-void TransformOutputTile(const float* m, int64_t position_stride, const float* bias, const WinogradEpilogue& e,
+void TransformOutputTile(const float* m, int64_t position_stride, const float* bias, const ConvEpilogue& e,
                          float* plane, int64_t block, int64_t out_height, int64_t out_width, int64_t y0, int64_t x0) {
   constexpr int kTile = kAlpha - 2;
   __m256 s[kAlpha * kAlpha];
@@ -114,29 +114,11 @@ void TransformOutputTile(const float* m, int64_t position_stride, const float* b
   __m256 y[kTile * kTile];
   for (int i = 0; i < kTile; ++i) OutputTransform1d<kAlpha>(t + i * kAlpha, y + i * kTile, 1);  // rows
   const __m256 b = _mm256_loadu_ps(bias);
-  const __m256 zero = _mm256_setzero_ps();
-  const __m256 alpha = _mm256_set1_ps(e.alpha), beta = _mm256_set1_ps(e.beta);
   for (int i = 0; i < kTile; ++i) {
     if (y0 + i >= out_height) break;
     for (int j = 0; j < kTile; ++j) {
       if (x0 + j >= out_width) break;
-      float* out = plane + ((y0 + i) * out_width + x0 + j) * block;
-      __m256 v = _mm256_add_ps(y[i * kTile + j], b);
-      if (e.sum) v = _mm256_add_ps(v, _mm256_loadu_ps(out));
-      switch (e.activation) {
-        case WinogradEpilogue::Activation::kNone:
-          break;
-        case WinogradEpilogue::Activation::kRelu: {
-          // x > 0 ? x : alpha * x (alpha 0: Relu)
-          const __m256 positive = _mm256_cmp_ps(v, zero, _CMP_GT_OQ);
-          v = _mm256_blendv_ps(_mm256_mul_ps(v, alpha), v, positive);
-          break;
-        }
-        case WinogradEpilogue::Activation::kClip:
-          v = _mm256_min_ps(_mm256_max_ps(v, alpha), beta);
-          break;
-      }
-      _mm256_storeu_ps(out, v);
+      StoreWithEpilogue(y[i * kTile + j], b, e, plane + ((y0 + i) * out_width + x0 + j) * block);
     }
   }
 }
@@ -181,7 +163,7 @@ int64_t PlanScratchFloats(const WinogradConvShape& s, int tile, const TilePlan& 
 
 template <int kAlpha>
 void RunTransforms(const WinogradConvShape& s, const TilePlan& plan, const std::vector<PackedSgemm>& gemms,
-                   const float* bias, const WinogradEpilogue& e, const float* src, float* dst, float* scratch,
+                   const float* bias, const ConvEpilogue& e, const float* src, float* dst, float* scratch,
                    int threads) {
   constexpr int kTile = kAlpha - 2;
   constexpr int kPositions = kAlpha * kAlpha;
@@ -289,7 +271,7 @@ bool WinogradConv::Supported(const WinogradConvShape& s) {
 }
 
 WinogradConv::WinogradConv(int tile, int64_t in_channels, int64_t out_channels, const float* weights, const float* bias,
-                           const WinogradEpilogue& epilogue, int threads)
+                           const ConvEpilogue& epilogue, int threads)
     : tile_(tile == 2 ? 2 : 4),
       alpha_(tile_ + 2),
       in_channels_(in_channels),

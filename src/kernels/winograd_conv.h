@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/conv_epilogue.h"
 #include "kernels/sgemm_packed.h"
 
 namespace onyx::kernels {
@@ -30,16 +31,6 @@ struct WinogradConvShape {
   int64_t block = 8;  // channels per block of the layout: 8 (nChw8c) or 16 (nChw16c)
 };
 
-// What is applied to each output after the convolution and its bias, in this order: the value already in the
-// output added (a residual, oneDNN's sum post-op), then the activation.
-struct WinogradEpilogue {
-  enum class Activation { kNone, kRelu, kClip };
-  bool sum = false;
-  Activation activation = Activation::kNone;
-  float alpha = 0;  // kRelu: the slope below zero (LeakyRelu; 0 for Relu); kClip: the lower bound
-  float beta = 0;   // kClip: the upper bound
-};
-
 class WinogradConv {
  public:
   // Whether the kernel runs here (AVX2 + FMA) for this geometry: channel counts multiples of 8, no negative pads
@@ -49,7 +40,7 @@ class WinogradConv {
   // tile: 2 or 4 (outputs per tile side). weights: out_channels x in_channels x 3 x 3 (oihw); bias: out_channels
   // values or null. Both copied (transformed, on `threads` OpenMP threads), once for every geometry Run is given.
   WinogradConv(int tile, int64_t in_channels, int64_t out_channels, const float* weights, const float* bias,
-               const WinogradEpilogue& epilogue, int threads = 1);
+               const ConvEpilogue& epilogue, int threads = 1);
 
   // The floats of scratch Run needs for `shape` on `threads` threads.
   int64_t ScratchFloats(const WinogradConvShape& shape, int threads) const;
@@ -67,7 +58,7 @@ class WinogradConv {
   int64_t in_channels_, out_channels_;
   std::vector<PackedSgemm> gemms_;  // one per transformed position: [in_channels, out_channels]
   std::vector<float> bias_;         // out_channels values (zeros without a bias)
-  WinogradEpilogue epilogue_;
+  ConvEpilogue epilogue_;
 };
 
 }  // namespace onyx::kernels

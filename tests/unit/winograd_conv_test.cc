@@ -75,10 +75,10 @@ TEST(WinogradConv, MatchesDirectConvolution) {
     struct Variant {
       int tile;
       bool with_bias;
-      WinogradEpilogue epilogue;
+      ConvEpilogue epilogue;
       int threads;
     };
-    using Act = WinogradEpilogue::Activation;
+    using Act = ConvEpilogue::Activation;
     const Variant variants[] = {{2, false, {}, 1},
                                 {4, false, {}, 2},
                                 {2, true, {false, Act::kRelu, 0, 0}, 2},

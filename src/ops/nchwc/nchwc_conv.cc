@@ -489,7 +489,7 @@ class NchwcConvKernel : public OpKernel {
   // The geometry of onyx's own Winograd convolution for `s`, where it is a candidate: a Winograd shape between blocked
   // tensors, channel counts in whole blocks, an activation it applies.
   std::optional<kernels::WinogradConvShape> OwnWinogradGeometry(const Setup& s) const {
-    if (!input_blocked_ || !WinogradShape(s) || !OwnWinogradEpilogue()) return std::nullopt;
+    if (!input_blocked_ || !WinogradShape(s) || !OwnConvEpilogue()) return std::nullopt;
     kernels::WinogradConvShape shape;
     shape.block = block_;
     shape.batch = s.src_dims[0];
@@ -505,10 +505,10 @@ class NchwcConvKernel : public OpKernel {
     return shape;
   }
 
-  // The fused residual sum and activation as the own Winograd convolution's epilogue, if it has them.
-  std::optional<kernels::WinogradEpilogue> OwnWinogradEpilogue() const {
-    using Act = kernels::WinogradEpilogue::Activation;
-    kernels::WinogradEpilogue e;
+  // The fused residual sum and activation as the epilogue of onyx's own kernels (conv_epilogue.h), if they have them.
+  std::optional<kernels::ConvEpilogue> OwnConvEpilogue() const {
+    using Act = kernels::ConvEpilogue::Activation;
+    kernels::ConvEpilogue e;
     e.sum = has_sum_;
     if (activation_.name.empty()) return e;
     if (activation_.name == "Relu" || activation_.name == "LeakyRelu") {
@@ -531,7 +531,7 @@ class NchwcConvKernel : public OpKernel {
     if (conv == nullptr) {
       conv = std::make_shared<const kernels::WinogradConv>(
           tile, conv_weights_.dim(1), conv_weights_.dim(0), conv_weights_.data<float>(),
-          bias_.size() > 0 ? bias_.data<float>() : nullptr, *OwnWinogradEpilogue(), threads);
+          bias_.size() > 0 ? bias_.data<float>() : nullptr, *OwnConvEpilogue(), threads);
     }
     return conv;
   }
