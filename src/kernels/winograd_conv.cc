@@ -3,7 +3,6 @@
 #include <immintrin.h>
 
 #include <algorithm>
-#include <array>
 #include <memory>
 
 #include "kernels/parallel_tasks.h"
@@ -17,7 +16,7 @@ constexpr int64_t kLanes = 8;  // channels per vector: one AVX2 register (a bloc
 // Convolutional Neural Networks", 2015), from interpolation points 0, -1, 1 and infinity for F(2x2, 3x3) and 0, -1, 1,
 // 1/2, -2 and infinity for F(4x4, 3x3). The latter are Barabasz, Anderson and Gregg's ("Error Analysis and Improving
 // the Accuracy of Winograd Convolution", 2020) in place of the common 0, +-1, +-2: measured on ResNet-like data
-// (64 channels, ReLU inputs) they halve the largest error (1.4e-4 against 3.4e-4 on outputs up to 100; direct
+// (64 channels, ReLU inputs) they halve the largest error (1.6e-4 against 3.4e-4 on outputs up to 100; direct
 // summation in float 6e-5; F(2x2, 3x3) 2.6e-5). Only G is kept as numbers (the weights are transformed once, in
 // double); B^T and A^T are spelled out as the additions below, which skip the zero and unit coefficients a matrix
 // product would multiply by.
@@ -140,15 +139,21 @@ struct TilePlan {
 constexpr int64_t kChunkBytes = 256 << 10;
 constexpr int64_t kMaxChunkedWeightBytes = 1 << 20;
 constexpr int64_t kMinChunk = 12;
+// Transformed data of all tiles at once is capped (a 512x512 map of 256 channels would need 1.2 GB in F(4x4)):
+// past this, chunks as large as the cap allows per thread, which read the weights again per thousands of tiles.
+constexpr int64_t kMaxScratchBytes = int64_t{32} << 20;
 
 TilePlan PlanTiles(const WinogradConvShape& s, int tile, int threads) {
   const int64_t positions = (tile + 2) * (tile + 2);
   TilePlan plan;
   plan.tiles = s.batch * ((s.out_height + tile - 1) / tile) * ((s.out_width + tile - 1) / tile);
   const int64_t per_tile_bytes = positions * (s.in_channels + s.out_channels) * 4;
-  const int64_t chunk = kChunkBytes / per_tile_bytes;
   const int64_t weight_bytes = positions * s.in_channels * s.out_channels * 4;
-  if (weight_bytes > kMaxChunkedWeightBytes || chunk < kMinChunk || plan.tiles < 2 * chunk) return plan;
+  int64_t chunk = kChunkBytes / per_tile_bytes;
+  if (weight_bytes > kMaxChunkedWeightBytes || chunk < kMinChunk || plan.tiles < 2 * chunk) {
+    if (plan.tiles * per_tile_bytes <= kMaxScratchBytes) return plan;  // whole
+    chunk = std::max(kMinChunk, kMaxScratchBytes / (std::max(threads, 1) * per_tile_bytes));
+  }
   plan.chunk = chunk;
   plan.chunks = (plan.tiles + chunk - 1) / chunk;
   plan.slots = std::clamp<int64_t>(threads, 1, plan.chunks);

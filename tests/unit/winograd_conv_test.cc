@@ -115,5 +115,17 @@ TEST(WinogradConv, MatchesDirectConvolution) {
   EXPECT_GT(checked, 0);
 }
 
+TEST(WinogradConv, ScratchStaysBoundedOnLargeMaps) {
+  // A 512x512 map of 256 channels: all tiles' transformed data at once would be ~1.2 GB in F(4x4); the tiles then go
+  // in chunks whose scratch stays within 32 MB.
+  const WinogradConvShape shape{1, 256, 256, 512, 512, 512, 512, 1, 1};
+  if (!WinogradConv::Supported(shape)) GTEST_SKIP() << "needs AVX2 + FMA";
+  const std::vector<float> w(256 * 256 * 9, 0.5f);
+  for (const int tile : {2, 4}) {
+    const WinogradConv conv(tile, 256, 256, w.data(), nullptr, {});
+    for (const int threads : {1, 2}) EXPECT_LE(conv.ScratchFloats(shape, threads) * 4, int64_t{32} << 20) << tile;
+  }
+}
+
 }  // namespace
 }  // namespace onyx::kernels

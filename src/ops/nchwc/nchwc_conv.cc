@@ -555,7 +555,7 @@ class NchwcConvKernel : public OpKernel {
   // The own Winograd convolution's tile by the fixed rule: F(4x4, 3x3) multiplies least, but its GEMMs have one row
   // per tile of 4x4 outputs: with fewer than 32 such rows (ResNet-50's 14x14 and 7x7 maps) they run far from the
   // FMA peak and a partial last tile wastes up to 3/4 of a row of tiles, so F(2x2, 3x3) is faster there (measured on
-  // an AMD EPYC: 14x14x256 1.7 ms against 2.4 at 1 thread; 56x56x64 1.9 against 3.1 the other way).
+  // an AMD EPYC: 14x14x256 2.1 ms against 2.4 at 1 thread; 56x56x64 1.9 against 3.1 the other way).
   int OwnWinogradTileByRule(const Setup& s) const {
     const int64_t tiles4 = s.src_dims[0] * ((s.dst_dims[2] + 3) / 4) * ((s.dst_dims[3] + 3) / 4);
     return tiles4 >= 32 ? 4 : 2;
