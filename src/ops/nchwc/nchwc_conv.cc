@@ -552,6 +552,14 @@ class NchwcConvKernel : public OpKernel {
     return status.ok() && reference;
   }
 
+  // Whether the fixed rule takes onyx's own Winograd: 16+ channels on either side and 64+ out, at any map size.
+  // Its transforms cost less than oneDNN's (WinogradByRule's pixel threshold): measured on an AMD EPYC at 1 thread,
+  // SqueezeNet's 13x13 expand convs (48 -> 192, 64 -> 256) take 0.34 and 0.56 ms against 0.50 and 0.91 direct, a
+  // 21x23 one of 16 -> 64 0.07 against 0.08; with fewer output channels (32x32 at 56x56, 16x16) direct wins.
+  bool OwnWinogradByRule(const Setup& s) const {
+    return WinogradShape(s) && std::min(weights_.dim(0), weights_.dim(1)) >= 16 && weights_.dim(0) >= 64;
+  }
+
   // The own Winograd convolution's tile by the fixed rule: F(4x4, 3x3) multiplies least, but its GEMMs have one row
   // per tile of 4x4 outputs: with fewer than 32 such rows (ResNet-50's 14x14 and 7x7 maps) they run far from the
   // FMA peak and a partial last tile wastes up to 3/4 of a row of tiles, so F(2x2, 3x3) is faster there (measured on
@@ -607,7 +615,7 @@ class NchwcConvKernel : public OpKernel {
     const bool phases_shape = PhasesShape(s);
     Choice fixed{WinogradByRule(s), phases_shape && BlockedDirectIsReference(s),
                  PrimitiveThreads(flops, session_threads)};
-    if (fixed.winograd && block_ == 8 && OwnWinogradGeometry(s)) {
+    if (block_ == 8 && OwnWinogradByRule(s) && OwnWinogradGeometry(s)) {
       // The blocked layout of 8 channels is AVX2's, where oneDNN has no float Winograd: onyx's own.
       fixed.winograd = false;
       fixed.own_winograd = OwnWinogradTileByRule(s);
