@@ -71,23 +71,8 @@ void RowTimesPanels(const float* a, const float* panels, int64_t kc, float* c, i
 }  // namespace
 
 PackedSgemm::PackedSgemm(int64_t k, int64_t n, const float* b, const float* bias, MatMulActivation activation)
-    : k_(k),
-      n_(n),
-      tile_(ActiveSgemmTile()),
-      tile_rows_(SgemmTileRows()),
-      panel_(PanelWidth()),
-      tiles_n_((n + panel_ - 1) / panel_),
-      activation_(activation) {
-  packed_.assign(static_cast<size_t>(k * tiles_n_ * panel_), 0.0f);
-  for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
-    const int64_t kc = std::min(kKBlock, k - k0);
-    for (int64_t t = 0; t < tiles_n_; ++t) {
-      float* panel = packed_.data() + k0 * tiles_n_ * panel_ + t * kc * panel_;
-      const int64_t n0 = t * panel_, cols = std::min(panel_, n - n0);
-      for (int64_t kk = 0; kk < kc; ++kk) std::copy_n(b + (k0 + kk) * n + n0, cols, panel + kk * panel_);
-    }
-  }
-  if (bias != nullptr) bias_.assign(bias, bias + n);
+    : PackedSgemm(RowsLater{}, k, n, bias, activation) {
+  for (int64_t kk = 0; kk < k; ++kk) SetRow(kk, b + kk * n);
 }
 
 PackedSgemm::PackedSgemm(RowsLater, int64_t k, int64_t n, const float* bias, MatMulActivation activation)

@@ -126,7 +126,8 @@ TEST(PackedSgemm, EmptyKGivesTheEpilogueOfZero) {
 
 TEST(PackedSgemm, RowsWrittenLaterGiveTheSameProduct) {
   // K over two blocks of 256 with a partial last one, N with a partial last panel, rows written out of order from
-  // two threads: the same bits as the product packed from the whole matrix.
+  // two threads: the same bits as the product packed from the whole matrix (rows in order; the tests above check
+  // that one against the definition).
   const int64_t m = 7, k = 300, n = 37;
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
