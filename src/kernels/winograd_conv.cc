@@ -178,17 +178,27 @@ void RunTransforms(const WinogradConvShape& s, const TilePlan& plan, const std::
   // 8 channels at a time (one vector): group g is lanes g * 8 % block.. of block g * 8 / block.
   const int64_t b = s.block, c_blocks = c / kLanes, k_blocks = k / kLanes;
   // Tiles [t0, t0 + count) in and out of `v` ([position][count][c]) and `m` ([position][count][k]).
+  // A tile's image and first output row and column.
+  struct Origin {
+    int64_t n, y, x;
+  };
+  auto origin = [&](int64_t tile) {
+    return Origin{tile / tiles_per_image, tile % tiles_per_image / tiles_w * kTile, tile % tiles_w * kTile};
+  };
+  // Where group g of image n starts in a blocked tensor of `channels` x `pixels`.
+  auto group_offset = [&](int64_t n, int64_t g, int64_t channels, int64_t pixels) {
+    return (n * (channels / b) + g * kLanes / b) * pixels * b + g * kLanes % b;
+  };
   auto input = [&](int64_t tile, int64_t cb, int64_t t0, int64_t count, float* v) {
-    const int64_t n = tile / tiles_per_image, th = tile % tiles_per_image / tiles_w, tw = tile % tiles_w;
-    const float* plane = src + (n * (c / b) + cb * kLanes / b) * s.height * s.width * b + cb * kLanes % b;
-    TransformInputTile<kAlpha>(plane, b, s.height, s.width, th * kTile - s.pad_top, tw * kTile - s.pad_left,
-                               v + (tile - t0) * c + cb * kLanes, count * c);
+    const Origin o = origin(tile);
+    TransformInputTile<kAlpha>(src + group_offset(o.n, cb, c, s.height * s.width), b, s.height, s.width,
+                               o.y - s.pad_top, o.x - s.pad_left, v + (tile - t0) * c + cb * kLanes, count * c);
   };
   auto output = [&](int64_t tile, int64_t kb, int64_t t0, int64_t count, const float* m) {
-    const int64_t n = tile / tiles_per_image, th = tile % tiles_per_image / tiles_w, tw = tile % tiles_w;
-    float* plane = dst + (n * (k / b) + kb * kLanes / b) * s.out_height * s.out_width * b + kb * kLanes % b;
-    TransformOutputTile<kAlpha>(m + (tile - t0) * k + kb * kLanes, count * k, bias + kb * kLanes, e, plane, b,
-                                s.out_height, s.out_width, th * kTile, tw * kTile);
+    const Origin o = origin(tile);
+    TransformOutputTile<kAlpha>(m + (tile - t0) * k + kb * kLanes, count * k, bias + kb * kLanes, e,
+                                dst + group_offset(o.n, kb, k, s.out_height * s.out_width), b, s.out_height,
+                                s.out_width, o.y, o.x);
   };
   if (plan.chunk == 0) {
     const int64_t tiles = plan.tiles;

@@ -33,8 +33,8 @@ struct WinogradConvShape {
 
 class WinogradConv {
  public:
-  // Whether the kernel runs here (AVX2 + FMA) for this geometry: channel counts multiples of 8, no negative pads
-  // (the output no smaller than the input minus the window's 2).
+  // Whether the kernel runs here (AVX2 + FMA) for this geometry: block 8 or 16, channel counts multiples of the
+  // block, no negative pads (the output no smaller than the input minus the window's 2).
   static bool Supported(const WinogradConvShape& shape);
 
   // tile: 2 or 4 (outputs per tile side). weights: out_channels x in_channels x 3 x 3 (oihw); bias: out_channels
@@ -45,12 +45,10 @@ class WinogradConv {
   // The floats of scratch Run needs for `shape` on `threads` threads.
   int64_t ScratchFloats(const WinogradConvShape& shape, int threads) const;
 
-  // src: nChw8c (batch, in_channels / 8, height, width, 8); dst: nChw8c (batch, out_channels / 8, out_height,
-  // out_width, 8), holding the residual when the epilogue sums. shape: Supported, with this convolution's channel
-  // counts. scratch: ScratchFloats(shape, threads) floats. On `threads` OpenMP threads.
+  // src: blocked (batch, in_channels / block, height, width, block); dst: blocked (batch, out_channels / block,
+  // out_height, out_width, block), holding the residual when the epilogue sums. shape: Supported, with this
+  // convolution's channel counts. scratch: ScratchFloats(shape, threads) floats. On `threads` OpenMP threads.
   void Run(const WinogradConvShape& shape, const float* src, float* dst, float* scratch, int threads) const;
-
-  int tile() const { return tile_; }
 
  private:
   int tile_;
