@@ -6,8 +6,8 @@ model utilities and an ``onnx.backend`` implementation (``onyx.backend``).
 import os as _os
 
 # libgomp (oneDNN's OpenMP runtime) reads its busy-wait count once, when the native module below loads it; its default
-# (~3 ms) makes runs at 2+ threads 5-200x slower when another process holds a core. onyx's choice (~100 us, measured on
-# this CPU; core/openmp_spin.h) unless the user set GOMP_SPINCOUNT / OMP_WAIT_POLICY or ONYX_OPENMP_SPIN=default.
+# (~3 ms) makes runs at 2+ threads 5-200x slower when another process holds a core, a short one 2-3x slower on a VM
+# whose host is busy. onyx's choice (~1 ms of this CPU's wait loop, ~100 us when other tasks run; core/openmp_spin.h) unless the user set GOMP_SPINCOUNT / OMP_WAIT_POLICY or ONYX_OPENMP_SPIN=default.
 # No effect when libgomp is already loaded (e.g. torch imported first).
 try:
     from ._openmp_spin import spin_count_to_set as _spin_count_to_set

@@ -1,6 +1,8 @@
 #include "core/openmp_spin.h"
 
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
@@ -59,7 +61,49 @@ double MeasureSpinIterationNanoseconds() {
   return best;
 }
 
-long DefaultOpenMpSpinCount() { return OpenMpSpinCountFor(MeasureSpinIterationNanoseconds(), kOpenMpSpinMicroseconds); }
+int OtherRunnableTasksIn(const char* loadavg) {
+  // The fourth field, "running/total".
+  const char* p = loadavg;
+  for (int field = 0; field < 3; ++field) {
+    while (*p == ' ') ++p;
+    while (*p != ' ' && *p != '\0') ++p;
+  }
+  while (*p == ' ') ++p;
+  if (*p < '0' || *p > '9') return -1;
+  long running = 0;
+  for (; *p >= '0' && *p <= '9'; ++p) {
+    running = running * 10 + (*p - '0');
+    if (running > 1000000) return -1;
+  }
+  if (*p != '/' || running < 1) return -1;
+  return static_cast<int>(running - 1);
+}
+
+int OtherRunnableTasks() {
+  int least = -1;
+  for (int sample = 0; sample < 4; ++sample) {
+    if (sample > 0) {
+      const timespec pause{0, 250000};
+      nanosleep(&pause, nullptr);
+    }
+    const int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    char line[128];
+    const ssize_t n = read(fd, line, sizeof line - 1);
+    close(fd);
+    if (n <= 0) return -1;
+    line[n] = '\0';
+    const int others = OtherRunnableTasksIn(line);
+    if (others < 0) return -1;
+    if (least < 0 || others < least) least = others;
+  }
+  return least;
+}
+
+long DefaultOpenMpSpinCount() {
+  const double budget = OtherRunnableTasks() == 0 ? kOpenMpSpinOwnMicroseconds : kOpenMpSpinSharedMicroseconds;
+  return OpenMpSpinCountFor(MeasureSpinIterationNanoseconds(), budget);
+}
 
 bool OpenMpSpinIsOursToSet(const char* const* envp) {
   if (envp == nullptr) return false;

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/openmp_spin.h"
@@ -111,6 +113,33 @@ TEST(OpenMpSpin, CountLastsTheBudgetWithinLibgompsBounds) {
   const long count = DefaultOpenMpSpinCount();
   EXPECT_GE(count, 1000);
   EXPECT_LE(count, 300000);
+}
+
+TEST(OpenMpSpin, ReadsTheOtherRunnableTasksFromLoadavg) {
+  EXPECT_EQ(OtherRunnableTasksIn("0.52 0.58 0.59 1/467 12345\n"), 0);
+  EXPECT_EQ(OtherRunnableTasksIn("2.00 1.00 0.50 3/90 7"), 2);
+  EXPECT_EQ(OtherRunnableTasksIn("0.00 0.00 0.00 12/1000 1"), 11);
+  EXPECT_EQ(OtherRunnableTasksIn("0.52 0.58 0.59 0/467 12345"), -1);  // the caller runs: never 0
+  EXPECT_EQ(OtherRunnableTasksIn("0.52 0.58 0.59"), -1);
+  EXPECT_EQ(OtherRunnableTasksIn("0.52 0.58 0.59 x/467 1"), -1);
+  EXPECT_EQ(OtherRunnableTasksIn("0.52 0.58 0.59 3 1"), -1);
+  EXPECT_EQ(OtherRunnableTasksIn(""), -1);
+}
+
+TEST(OpenMpSpin, SeesABusyThreadAsAnotherRunnableTask) {
+  // A thread that never blocks is runnable in every sample, whatever else the machine does.
+  std::atomic<bool> stop{false};
+  std::atomic<bool> started{false};
+  std::thread busy([&] {
+    started = true;
+    while (!stop.load(std::memory_order_relaxed)) {
+    }
+  });
+  while (!started) std::this_thread::yield();
+  const int others = OtherRunnableTasks();
+  stop = true;
+  busy.join();
+  EXPECT_GE(others, 1);
 }
 
 TEST(OpenMpSpin, LeavesAnExplicitChoiceAlone) {
