@@ -297,9 +297,35 @@ g (float[1,32,20,20] x, float[64,32,3,3] w, float[64] b, float[32,64,1,1] w2) =>
 }
 )";
 
+// A MobileNet-v2 block: 1x1 expansion, 3x3 depthwise (fused into the 1x1 where oneDNN can), 1x1 projection.
+constexpr const char* kDepthwiseModel = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,32,20,20] x, float[64,32,1,1] w, float[64] b, float[64,1,3,3] dw, float[64] db, float[32,64,1,1] w2)
+    => (float[1,32,20,20] y) {
+  e = Conv(x, w, b)
+  r = Relu(e)
+  d = Conv<group = 64, pads = [1,1,1,1]>(r, dw, db)
+  r2 = Relu(d)
+  y = Conv(r2, w2)
+}
+)";
+
+// A depthwise convolution after a 3x3 one: not fused, it runs as a convolution of its own on the blocked input.
+constexpr const char* kDepthwiseAfter3x3Model = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,32,20,20] x, float[64,32,3,3] w, float[64] b, float[64,1,3,3] dw, float[64] db, float[32,64,1,1] w2)
+    => (float[1,32,20,20] y) {
+  e = Conv<pads = [1,1,1,1]>(x, w, b)
+  r = Relu(e)
+  d = Conv<group = 64, pads = [1,1,1,1]>(r, dw, db)
+  r2 = Relu(d)
+  y = Conv(r2, w2)
+}
+)";
+
 // The model with every input but x as an initializer (as weights must be for the blocked path), or as it is.
-ir::Model ConvModel(bool constant_weights) {
-  auto parsed = text::ParseModel(kConvModel);
+ir::Model ConvModel(bool constant_weights, const char* model_text = kConvModel) {
+  auto parsed = text::ParseModel(model_text);
   EXPECT_TRUE(parsed.ok()) << parsed.status().message();
   ir::Model m = *parsed;
   if (!constant_weights) return m;
@@ -329,10 +355,10 @@ Tensor Input() {
 }
 
 // Runs the blocked model once with `threads` threads; returns its output.
-Tensor RunConv(int threads) {
+Tensor RunConv(int threads, const char* model_text = kConvModel) {
   SessionOptions options;
   options.intra_op_num_threads = threads;
-  auto session = Session::Create(ConvModel(true), options);
+  auto session = Session::Create(ConvModel(true, model_text), options);
   EXPECT_TRUE(session.ok()) << session.status().message();
   if (!session.ok()) return {};
   std::vector<Value> out;
@@ -383,10 +409,10 @@ class TunedConv : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
   // The reference: the unoptimized session (plain Conv kernels).
-  Tensor Reference() {
+  Tensor Reference(const char* model_text = kConvModel) {
     SessionOptions options;
     options.optimization_level = optimizer::OptLevel::kDisabled;
-    auto session = Session::Create(ConvModel(true), options);
+    auto session = Session::Create(ConvModel(true, model_text), options);
     EXPECT_TRUE(session.ok()) << session.status().message();
     std::vector<Value> out;
     EXPECT_TRUE((*session)->Run({{"x", Value(Input())}}, {}, &out).ok());
@@ -395,12 +421,13 @@ class TunedConv : public ::testing::Test {
   // Runs the model in mode always at `threads` threads until `want` shapes were measured and recorded, each try as
   // a new process would (a fresh cache object): a timing that other processes disturbed records nothing
   // (TimeCandidates), so on a busy machine it may take a few tries. Returns the last try's decisions.
-  std::vector<kernels::TuningDecision> TuneUntil(int threads, size_t want, const Tensor& reference) {
+  std::vector<kernels::TuningDecision> TuneUntil(int threads, size_t want, const Tensor& reference,
+                                                const char* model_text = kConvModel) {
     kernels::SetTuningModeOverride(TuningMode::kAlways);
     std::vector<kernels::TuningDecision> decisions;
     for (int attempt = 0; attempt < 20 && decisions.size() < want; ++attempt) {
       TuningCache::ResetProcess(dir_.string());
-      ExpectClose(reference, RunConv(threads));
+      ExpectClose(reference, RunConv(threads, model_text));
       decisions = TuningCache::Process()->Decisions();
     }
     return decisions;
@@ -435,7 +462,9 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
     EXPECT_TRUE(d.measured) << d.signature;
     EXPECT_NE(d.signature.find(" threads=2"), std::string::npos) << d.signature;
     const bool is_3x3 = d.signature.find("x3x3") != std::string::npos;
-    EXPECT_EQ(d.entry.times.size(), is_3x3 ? 2 * (1 + WinogradCandidates()) : 2u) << d.signature;
+    // One image with 32 and 64 output channels: both also have the split candidate (2 one-thread halves).
+    EXPECT_NE(d.signature.find(" split"), std::string::npos) << d.signature;
+    EXPECT_EQ(d.entry.times.size(), (is_3x3 ? 2 * (1 + WinogradCandidates()) : 2u) + 1) << d.signature;
   }
   // The same convolutions at different thread counts are separate keys in one file.
   const std::string file = ReadText(TuningCache::Process()->path());
@@ -472,6 +501,55 @@ TEST_F(TunedConv, CacheModeStopsTimingMissesPastTheBudget) {
   }
   EXPECT_FALSE(TuningCache::Process()->Decisions().empty());
   EXPECT_TRUE(fs::exists(TuningCache::Process()->path()));
+}
+
+TEST_F(TunedConv, SplitChoiceComputesTheSameConvolutions) {
+  // Both convolutions forced onto the split candidate through the cache (the signatures a tuning run recorded, their
+  // choice rewritten): one-thread convolutions over halves of the output channels, side by side, must give the
+  // unoptimized session's result.
+  const Tensor want = Reference();
+  const auto tuned = TuneUntil(2, 2, want);
+  if (tuned.size() < 2) GTEST_SKIP() << "2-thread timings disturbed by other processes in every try";
+  TuningCache::ResetProcess(dir_.string());
+  for (const auto& d : tuned) {
+    ASSERT_TRUE(TuningCache::Process()->Record(d.signature, {"split/t2", {}}).ok());
+  }
+  TuningCache::ResetProcess(dir_.string());
+  kernels::SetTuningModeOverride(TuningMode::kCache);
+  ExpectClose(want, RunConv(2));
+  const auto decisions = TuningCache::Process()->Decisions();
+  ASSERT_EQ(decisions.size(), 2u);
+  for (const auto& d : decisions) {
+    EXPECT_FALSE(d.measured) << d.signature;
+    EXPECT_EQ(d.entry.choice, "split/t2") << d.signature;
+  }
+}
+
+TEST_F(TunedConv, SplitChoiceComputesDepthwiseAndFusedConvolutions) {
+  // The 1x1 expansion with the depthwise convolution fused as a post-op (each part with its slice of both weights),
+  // or the depthwise convolution on its own (its input sliced too); the projection.
+  for (const char* model : {kDepthwiseModel, kDepthwiseAfter3x3Model}) {
+    SCOPED_TRACE(model);
+    fs::remove_all(dir_);
+    const Tensor want = Reference(model);
+    const size_t convs = model == kDepthwiseModel ? 2 : 3;
+    const auto tuned = TuneUntil(2, convs, want, model);
+    if (tuned.size() < convs) GTEST_SKIP() << "2-thread timings disturbed by other processes in every try";
+    TuningCache::ResetProcess(dir_.string());
+    size_t split = 0;
+    for (const auto& d : tuned) {
+      if (d.signature.find(" split") == std::string::npos) continue;
+      ASSERT_TRUE(TuningCache::Process()->Record(d.signature, {"split/t2", {}}).ok());
+      ++split;
+    }
+    EXPECT_EQ(split, convs);
+    TuningCache::ResetProcess(dir_.string());
+    kernels::SetTuningModeOverride(TuningMode::kCache);
+    ExpectClose(want, RunConv(2, model));
+    size_t used = 0;
+    for (const auto& d : TuningCache::Process()->Decisions()) used += d.entry.choice == "split/t2";
+    EXPECT_EQ(used, split);
+  }
 }
 
 TEST_F(TunedConv, OffModeChangesNothing) {

@@ -16,6 +16,7 @@
 
 #include "ir/nchwc_ops.h"
 #include "kernels/dnnl_util.h"
+#include "kernels/parallel_tasks.h"
 #include "kernels/tuning_cache.h"
 #include "kernels/winograd_conv.h"
 #include "kernels/winograd_weights.h"
@@ -96,6 +97,20 @@ dnnl::convolution_forward::desc InferenceConvDesc(dnnl::algorithm alg, const mem
              : dnnl::convolution_forward::desc(kind, alg, src, weights, dst, strides, dilations, pad_l, pad_r);
 }
 
+// One convolution of a split choice: output channels [m0, m1) (whole blocks but the last), with its own primitive
+// built for one thread and its slice of the weights (and of a fused depthwise convolution's). It reads X from
+// src_offset (a depthwise one its own channels, else all of them) and writes Y from dst_offset: for one image,
+// both slices are contiguous in the blocked layout.
+struct SplitPart {
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward primitive;
+  memory weights;
+  memory dw_weights;
+  memory dw_bias;
+  int64_t m0 = 0, m1 = 0;
+  int64_t src_offset = 0, dst_offset = 0;  // in floats
+};
+
 // What one input shape needs: the convolution (its weights reordered for it) and, for a fused depthwise
 // convolution, either its post-op arguments (dw_fused) or a primitive of its own.
 struct Primitives {
@@ -124,6 +139,9 @@ struct Primitives {
   // Set when onyx's own Winograd convolution (kernels/winograd_conv.h) runs it instead of a oneDNN primitive.
   std::shared_ptr<const kernels::WinogradConv> own_winograd;
   kernels::WinogradConvShape own_shape;
+  // Set for the split choice: single-threaded convolutions over disjoint ranges of output channels, run side by side
+  // (one per thread) instead of one primitive that oneDNN splits itself.
+  std::vector<SplitPart> split;
 };
 
 // Whether oneDNN chose its reference implementation (plain C++ loops) for pd.
@@ -219,6 +237,8 @@ class NchwcConvKernel : public OpKernel {
     Tensor between;
     Tensor phase_src, phase_dst;  // the dilation phases of X and Y (Primitives::phases)
     Tensor own_scratch;           // the transformed tiles of Primitives::own_winograd
+    std::vector<kernels::DnnlArgs> split;  // one per Primitives::split part
+    std::vector<Status> split_status;
   };
 
   // Resolves input `x`'s shape (validates it, computes the output shape, finds or builds the primitives) and makes
@@ -276,6 +296,28 @@ class NchwcConvKernel : public OpKernel {
 
   // Builds `state`'s arguments for the primitives of `p` (not a relayout one).
   Status PrepareExec(const Primitives& p, ExecState& state) const {
+    if (!p.split.empty()) {
+      return DnnlCall("NchwcConv", [&] {
+        state.split.assign(p.split.size(), kernels::DnnlArgs());
+        state.split_status.assign(p.split.size(), Status::Ok());
+        for (size_t i = 0; i < p.split.size(); ++i) {
+          const SplitPart& part = p.split[i];
+          kernels::DnnlArgs& args = state.split[i];
+          args.Add(DNNL_ARG_SRC, part.pd.src_desc());
+          args.Add(DNNL_ARG_WEIGHTS, part.weights);
+          args.Add(DNNL_ARG_DST, part.pd.dst_desc());
+          if (bias_.size() > 0) {
+            args.Add(DNNL_ARG_BIAS, part.pd.bias_desc());
+            args.Set(DNNL_ARG_BIAS, bias_.data<float>() + part.m0);
+          }
+          if (has_dw_) {
+            args.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, part.dw_weights);
+            if (dw_bias_.size() > 0) args.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, part.dw_bias);
+          }
+          args.AddThreadScratchpad(part.pd.scratchpad_desc());
+        }
+      });
+    }
     if (p.own_winograd != nullptr) {
       state.own_scratch = Tensor::Allocate(
           DataType::kFloat, {std::max<int64_t>(1, p.own_winograd->ScratchFloats(p.own_shape, p.threads))});
@@ -319,6 +361,20 @@ class NchwcConvKernel : public OpKernel {
   // Runs the convolution of `p` (not a relayout one) on x into y (onto y's contents when a residual is summed), with
   // `state` prepared for p.
   Status Execute(const Primitives& p, ExecState& state, const Tensor& x, Tensor& y) const {
+    if (!p.split.empty()) {
+      // One part per thread (RunTasks splits statically); each executes on its thread's stream and scratchpad.
+      kernels::RunTasks(static_cast<int64_t>(p.split.size()), p.threads, [&](int64_t i) {
+        const SplitPart& part = p.split[static_cast<size_t>(i)];
+        kernels::DnnlArgs& args = state.split[static_cast<size_t>(i)];
+        state.split_status[static_cast<size_t>(i)] = DnnlCall("NchwcConv", [&] {
+          args.Set(DNNL_ARG_SRC, x.data<float>() + part.src_offset);
+          args.Set(DNNL_ARG_DST, y.data<float>() + part.dst_offset);
+          args.Execute(part.primitive);
+        });
+      });
+      for (const Status& status : state.split_status) ONYX_RETURN_IF_ERROR(status);
+      return Status::Ok();
+    }
     if (p.own_winograd != nullptr) {
       p.own_winograd->Run(p.own_shape, x.data<float>(), y.data<float>(), state.own_scratch.data<float>(), p.threads);
       return Status::Ok();
@@ -412,10 +468,12 @@ class NchwcConvKernel : public OpKernel {
     bool phases = false;  // a W-dilated convolution over its dilation phases
     int threads = 1;
     int own_winograd = 0;  // onyx's own Winograd F(n x n, 3x3) for n = 2 or 4 (kernels/winograd_conv.h); 0: oneDNN
+    bool split = false;    // `threads` one-thread direct convolutions over output-channel ranges (SplitPart)
     std::string Name() const {
       const std::string kind = phases         ? "phases"
                                : winograd     ? "winograd"
                                : own_winograd ? "owino" + std::to_string(own_winograd)
+                               : split        ? "split"
                                               : "direct";
       return kind + "/t" + std::to_string(threads);
     }
@@ -542,6 +600,19 @@ class NchwcConvKernel : public OpKernel {
     return input_blocked_ && !has_dw_ && s.strides == memory::dims{1, 1} && s.dilations[1] > 0;
   }
 
+  // Whether this convolution is depthwise: one input and one output channel per group.
+  bool Depthwise() const { return group_ > 1 && group_ == weights_.dim(0) && weights_.dim(1) == 1; }
+
+  // Whether the split candidate applies at `session_threads` (> 1): one image (each part's slice of the blocked
+  // output, and of a depthwise convolution's blocked input, is then contiguous), one group or depthwise, at least one
+  // output block per thread, not a W-dilated one (those have the phase candidate). Why: oneDNN's own split of the small convolutions of MobileNet-style models
+  // gains little at 2 threads (measured on an AMD EPYC: 1.0-1.4x over 1 thread for most, some slower), where two
+  // one-thread convolutions over half the output channels each keep its single-thread efficiency.
+  bool SplitShape(const Setup& s, int session_threads) const {
+    return session_threads > 1 && s.src_dims[0] == 1 && (group_ == 1 || (Depthwise() && input_blocked_)) &&
+           s.y_shape[1] >= session_threads && !PhasesShape(s);
+  }
+
   // Whether oneDNN has only its reference loops for the convolution of `s` as it stands in the blocked layout.
   bool BlockedDirectIsReference(const Setup& s) const {
     bool reference = false;
@@ -603,6 +674,8 @@ class NchwcConvKernel : public OpKernel {
     if (PhasesShape(s)) sig += " phases";
     // Likewise the Winograd shapes onyx's own Winograd convolution takes (session 16).
     if (OwnWinogradGeometry(s)) sig += " owino";
+    // And those the split candidate takes (session 17).
+    if (SplitShape(s, session_threads)) sig += " split";
     return sig + " threads=" + std::to_string(session_threads);
   }
 
@@ -635,6 +708,9 @@ class NchwcConvKernel : public OpKernel {
       for (const int tile : {2, 4}) {
         for (const int t : thread_counts) candidates.push_back({false, false, t, tile});
       }
+    }
+    if (SplitShape(s, session_threads) && flops >= kTuneThreadsFromFlops) {
+      candidates.push_back({false, false, session_threads, 0, true});
     }
     std::vector<memory> weights_pool;  // reordered weights are shared between the shapes' primitives
     for (const auto& [shape, kept] : kept_) {
@@ -681,7 +757,7 @@ class NchwcConvKernel : public OpKernel {
     for (const Choice& c : candidates) {
       auto p = Create(s, c, weights_pool);
       if (!p.ok()) return p.status();
-      if ((c.winograd && !p->winograd) || (c.phases && !p->phases)) {
+      if ((c.winograd && !p->winograd) || (c.phases && !p->phases) || (c.split && p->split.empty())) {
         if (c == fixed) fixed_effective.winograd = fixed_effective.phases = false;  // declined: the direct one
         continue;
       }
@@ -732,6 +808,10 @@ class NchwcConvKernel : public OpKernel {
     if (c.own_winograd != 0) {
       p.own_winograd = OwnWinograd(c.own_winograd, c.threads);
       p.own_shape = *OwnWinogradGeometry(s);
+      return p;
+    }
+    if (c.split) {
+      ONYX_RETURN_IF_ERROR(CreateSplit(s, c.threads, p));
       return p;
     }
     ONYX_RETURN_IF_ERROR(DnnlCall("NchwcConv: creating the convolution", [&] {
@@ -807,6 +887,62 @@ class NchwcConvKernel : public OpKernel {
     return p;
   }
 
+  // The parts of the split choice for `s` over `parts` threads (Primitives::split), each built for one thread; none
+  // where oneDNN has only its reference loops for a part or does not fuse its depthwise convolution.
+  Status CreateSplit(const Setup& s, int parts, Primitives& p) const {
+    const ScopedOmpThreads one(1);
+    const int64_t m = weights_.dim(0), blocks = s.y_shape[1];
+    const int64_t taps = conv_weights_.dim(1) * weights_.dim(2) * weights_.dim(3);
+    const bool depthwise = Depthwise();
+    std::vector<SplitPart> built;
+    const Status status = DnnlCall("NchwcConv: creating the split convolutions", [&] {
+      for (int64_t j = 0; j < parts; ++j) {
+        SplitPart part;
+        const int64_t b0 = blocks * j / parts, b1 = blocks * (j + 1) / parts;
+        part.m0 = b0 * block_;
+        part.m1 = std::min(m, b1 * block_);
+        const int64_t mj = part.m1 - part.m0;
+        memory::dims src_dims = s.src_dims, w_dims{mj, conv_weights_.dim(1), weights_.dim(2), weights_.dim(3)};
+        if (depthwise) {
+          src_dims[1] = mj;
+          w_dims = {mj, 1, 1, weights_.dim(2), weights_.dim(3)};
+          part.src_offset = b0 * s.src_dims[2] * s.src_dims[3] * block_;
+        }
+        const memory::dims dst_dims{1, mj, s.dst_dims[2], s.dst_dims[3]};
+        part.dst_offset = b0 * s.y_shape[2] * s.y_shape[3] * block_;
+        const memory::desc src_md = depthwise ? memory::desc(src_dims, memory::data_type::f32, BlockedTag(block_))
+                                              : s.src_md;
+        const memory::desc dst_md(dst_dims, memory::data_type::f32, BlockedTag(block_));
+        const memory::desc w_any(w_dims, memory::data_type::f32, Tag::any);
+        const memory::desc b_md({mj}, memory::data_type::f32, Tag::x);
+        const auto desc = InferenceConvDesc(dnnl::algorithm::convolution_direct, src_md, w_any,
+                                            bias_.size() > 0 ? &b_md : nullptr, dst_md, s.strides, s.dilations,
+                                            s.pad_l, s.pad_r);
+        part.pd = dnnl::convolution_forward::primitive_desc(desc, MakeAttr(has_dw_), DnnlEngine());
+        if (IsReference(part.pd)) return;
+        if (has_dw_ && part.pd.dst_desc().dims() != memory::dims{1, mj, s.y_shape[2], s.y_shape[3]}) return;
+        part.primitive = dnnl::convolution_forward(part.pd);
+        part.weights = Reordered(conv_weights_.data<float>() + part.m0 * taps, w_dims,
+                                 depthwise ? Tag::goihw : Tag::oihw, part.pd.weights_desc());
+        if (has_dw_) {
+          const memory::dims dw_dims{mj, 1, 1, 3, 3};
+          part.dw_weights =
+              Reordered(dw_weights_.data<float>() + part.m0 * 9, dw_dims, Tag::goihw,
+                        part.pd.query_md(dnnl::query::exec_arg_md, DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS));
+          if (dw_bias_.size() > 0) {
+            part.dw_bias =
+                Reordered(dw_bias_.data<float>() + part.m0, {mj}, Tag::x,
+                          part.pd.query_md(dnnl::query::exec_arg_md, DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS));
+          }
+        }
+        built.push_back(std::move(part));
+      }
+    });
+    ONYX_RETURN_IF_ERROR(status);
+    if (built.size() == static_cast<size_t>(parts)) p.split = std::move(built);
+    return Status::Ok();
+  }
+
   // The convolution of `s` undilated along W over the horizontal dilation phases of its input
   // (dilation_phases.h), into p.pd, when oneDNN has a JIT kernel for that; p.phases says whether it was built.
   // Inside DnnlCall.
@@ -858,15 +994,17 @@ class NchwcConvKernel : public OpKernel {
 
   // `t` (plain, `dims` in `tag`) copied into a new oneDNN memory of layout `md`.
   static memory Reordered(const Tensor& t, const memory::dims& dims, Tag tag, const memory::desc& md) {
+    return Reordered(t.data<float>(), dims, tag, md);
+  }
+  static memory Reordered(const float* data, const memory::dims& dims, Tag tag, const memory::desc& md) {
     memory out(md, DnnlEngine());
     // Winograd weights: the same bytes as oneDNN's reorder, ~10x faster (kernels/winograd_weights.h).
     if (tag == Tag::oihw && dims.size() == 4 && dims[2] == 3 && dims[3] == 3 &&
-        kernels::TransformWinogradWeights(t.data<float>(), dims[0], dims[1], md,
-                                          static_cast<float*>(out.get_data_handle()))) {
+        kernels::TransformWinogradWeights(data, dims[0], dims[1], md, static_cast<float*>(out.get_data_handle()))) {
       return out;
     }
     const memory::desc plain(dims, memory::data_type::f32, tag);
-    memory src(plain, DnnlEngine(), const_cast<float*>(t.data<float>()));
+    memory src(plain, DnnlEngine(), const_cast<float*>(data));
     dnnl::reorder(src, out).execute(DnnlStream(), src, out);
     DnnlStream().wait();
     return out;
