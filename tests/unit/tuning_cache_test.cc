@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -323,6 +324,18 @@ g (float[1,32,20,20] x, float[64,32,3,3] w, float[64] b, float[64,1,3,3] dw, flo
 }
 )";
 
+// A residual block: the Add (and the Relu after it) fused into the second convolution as a sum post-op.
+constexpr const char* kResidualModel = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,32,20,20] x, float[64,32,1,1] w, float[64] b, float[32,64,3,3] w2, float[32] b2) => (float[1,32,20,20] y) {
+  e = Conv(x, w, b)
+  r = Relu(e)
+  c = Conv<pads = [1,1,1,1]>(r, w2, b2)
+  s = Add(c, x)
+  y = Relu(s)
+}
+)";
+
 // The model with every input but x as an initializer (as weights must be for the blocked path), or as it is.
 ir::Model ConvModel(bool constant_weights, const char* model_text = kConvModel) {
   auto parsed = text::ParseModel(model_text);
@@ -525,14 +538,15 @@ TEST_F(TunedConv, SplitChoiceComputesTheSameConvolutions) {
   }
 }
 
-TEST_F(TunedConv, SplitChoiceComputesDepthwiseAndFusedConvolutions) {
+TEST_F(TunedConv, SplitChoiceComputesDepthwiseFusedAndResidualConvolutions) {
   // The 1x1 expansion with the depthwise convolution fused as a post-op (each part with its slice of both weights),
-  // or the depthwise convolution on its own (its input sliced too); the projection.
-  for (const char* model : {kDepthwiseModel, kDepthwiseAfter3x3Model}) {
+  // or the depthwise convolution on its own (its input sliced too); the projection; a residual sum (each part adds
+  // onto its slice of the output).
+  for (const char* model : {kDepthwiseModel, kDepthwiseAfter3x3Model, kResidualModel}) {
     SCOPED_TRACE(model);
     fs::remove_all(dir_);
     const Tensor want = Reference(model);
-    const size_t convs = model == kDepthwiseModel ? 2 : 3;
+    const size_t convs = model == kDepthwiseAfter3x3Model ? 3 : 2;
     const auto tuned = TuneUntil(2, convs, want, model);
     if (tuned.size() < convs) GTEST_SKIP() << "2-thread timings disturbed by other processes in every try";
     TuningCache::ResetProcess(dir_.string());
@@ -543,6 +557,14 @@ TEST_F(TunedConv, SplitChoiceComputesDepthwiseAndFusedConvolutions) {
       ++split;
     }
     EXPECT_EQ(split, convs);
+    if (model == kResidualModel) {
+      EXPECT_TRUE(std::any_of(tuned.begin(), tuned.end(),
+                              [](const auto& d) { return d.signature.find(" sum=1") != std::string::npos; }));
+    }
+    if (model == kDepthwiseModel) {
+      EXPECT_TRUE(std::any_of(tuned.begin(), tuned.end(),
+                              [](const auto& d) { return d.signature.find(" dw=") != std::string::npos; }));
+    }
     TuningCache::ResetProcess(dir_.string());
     kernels::SetTuningModeOverride(TuningMode::kCache);
     ExpectClose(want, RunConv(2, model));
