@@ -435,7 +435,7 @@ class TunedConv : public ::testing::Test {
   // a new process would (a fresh cache object): a timing that other processes disturbed records nothing
   // (TimeCandidates), so on a busy machine it may take a few tries. Returns the last try's decisions.
   std::vector<kernels::TuningDecision> TuneUntil(int threads, size_t want, const Tensor& reference,
-                                                const char* model_text = kConvModel) {
+                                                 const char* model_text = kConvModel) {
     kernels::SetTuningModeOverride(TuningMode::kAlways);
     std::vector<kernels::TuningDecision> decisions;
     for (int attempt = 0; attempt < 20 && decisions.size() < want; ++attempt) {

@@ -235,8 +235,8 @@ class NchwcConvKernel : public OpKernel {
     kernels::DnnlArgs conv;
     kernels::DnnlArgs dw;
     Tensor between;
-    Tensor phase_src, phase_dst;  // the dilation phases of X and Y (Primitives::phases)
-    Tensor own_scratch;           // the transformed tiles of Primitives::own_winograd
+    Tensor phase_src, phase_dst;           // the dilation phases of X and Y (Primitives::phases)
+    Tensor own_scratch;                    // the transformed tiles of Primitives::own_winograd
     std::vector<kernels::DnnlArgs> split;  // one per Primitives::split part
     std::vector<Status> split_status;
   };
@@ -911,14 +911,14 @@ class NchwcConvKernel : public OpKernel {
         }
         const memory::dims dst_dims{1, mj, s.dst_dims[2], s.dst_dims[3]};
         part.dst_offset = b0 * s.y_shape[2] * s.y_shape[3] * block_;
-        const memory::desc src_md = depthwise ? memory::desc(src_dims, memory::data_type::f32, BlockedTag(block_))
-                                              : s.src_md;
+        const memory::desc src_md =
+            depthwise ? memory::desc(src_dims, memory::data_type::f32, BlockedTag(block_)) : s.src_md;
         const memory::desc dst_md(dst_dims, memory::data_type::f32, BlockedTag(block_));
         const memory::desc w_any(w_dims, memory::data_type::f32, Tag::any);
         const memory::desc b_md({mj}, memory::data_type::f32, Tag::x);
-        const auto desc = InferenceConvDesc(dnnl::algorithm::convolution_direct, src_md, w_any,
-                                            bias_.size() > 0 ? &b_md : nullptr, dst_md, s.strides, s.dilations,
-                                            s.pad_l, s.pad_r);
+        const auto desc =
+            InferenceConvDesc(dnnl::algorithm::convolution_direct, src_md, w_any, bias_.size() > 0 ? &b_md : nullptr,
+                              dst_md, s.strides, s.dilations, s.pad_l, s.pad_r);
         part.pd = dnnl::convolution_forward::primitive_desc(desc, MakeAttr(has_dw_), DnnlEngine());
         if (IsReference(part.pd)) return;
         if (has_dw_ && part.pd.dst_desc().dims() != memory::dims{1, mj, s.y_shape[2], s.y_shape[3]}) return;
