@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -319,12 +320,19 @@ std::vector<TuningDecision> TuningCache::Decisions() const {
 
 bool TuningCache::MissBudgetLeft() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return miss_ms_ < miss_budget_ms_;
+  if (miss_ms_ >= miss_budget_ms_) return false;
+  // `onyx tune` (an infinite budget) times every shape whatever the sessions allowed.
+  return std::isinf(miss_budget_ms_) || !miss_allowance_ms_ || miss_ms_ < *miss_allowance_ms_;
 }
 
 void TuningCache::SetMissBudget(double ms) {
   std::lock_guard<std::mutex> lock(mutex_);
   miss_budget_ms_ = ms;
+}
+
+void TuningCache::AllowMissTime(double creation_ms) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  miss_allowance_ms_ = miss_allowance_ms_.value_or(0) + kMissTimePerCreationTime * std::max(0.0, creation_ms);
 }
 
 void TuningCache::SpendMissTime(double ms) {

@@ -117,9 +117,15 @@ class TuningCache {
   // primitives and running them); later misses take the fixed rules, unrecorded, so that a cold cache costs a
   // session at most this much (the next process tunes the next shapes; `onyx tune` fills the cache ahead).
   static constexpr double kMissBudgetMs = 100;
+  // Once sessions are created, the budget is also at most kMissTimePerCreationTime times the time their loading and
+  // creation took together (AllowMissTime): a small model, created in a few milliseconds, then tunes a few shapes per
+  // process instead of spending 100 ms on them, which would be several times its creation and first run.
+  static constexpr double kMissTimePerCreationTime = 2;
   bool MissBudgetLeft() const;
   void SpendMissTime(double ms);
-  void SetMissBudget(double ms);  // `onyx tune` lifts it (infinity)
+  void SetMissBudget(double ms);  // `onyx tune` lifts it (infinity), allowances aside
+  // A session's loading and creation took `creation_ms`: the budget may grow by kMissTimePerCreationTime times that.
+  void AllowMissTime(double creation_ms);
 
   std::string path() const;  // the file's path (empty when in memory only)
   // The warnings of loading (a corrupt or foreign file), also printed to stderr once each.
@@ -143,6 +149,7 @@ class TuningCache {
   std::vector<std::string> warnings_;
   double miss_ms_ = 0;
   double miss_budget_ms_ = kMissBudgetMs;
+  std::optional<double> miss_allowance_ms_;  // what sessions allowed (AllowMissTime); none before the first
 };
 
 }  // namespace onyx::kernels

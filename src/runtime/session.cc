@@ -19,6 +19,7 @@
 #include "ir/session_constants.h"
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_gemm.h"
+#include "kernels/tuning_cache.h"
 #include "optimizer/int8_nhwc_layout.h"
 #include "optimizer/nchwc_layout.h"
 #include "runtime/kernel_registry.h"
@@ -368,6 +369,12 @@ optimizer::ConstantModelRunner ConstantModelRunner(int num_threads) {
 }
 
 Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionOptions& options) {
+  return CreateAfterLoading(std::move(model), options, 0);
+}
+
+Result<std::unique_ptr<Session>> Session::CreateAfterLoading(ir::Model model, const SessionOptions& options,
+                                                             double loading_ms) {
+  const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<Session> s(new Session());
   s->options_ = options;
   s->num_threads_ = options.intra_op_num_threads > 0
@@ -407,12 +414,20 @@ Result<std::unique_ptr<Session>> Session::Create(ir::Model model, const SessionO
   for (const ir::ValueInfo* in : s->model_->graph.RealInputs()) {
     s->required_inputs_.push_back(static_cast<size_t>(in - s->model_->graph.inputs.data()));
   }
+  // The kernels time their implementations on the first run where the tuning cache has no entry yet: at most about
+  // as long as this session took to load and create (tuning_cache.h), so that a cold cache does not multiply the
+  // time to the first result of a small model.
+  kernels::TuningCache::Process()->AllowMissTime(
+      loading_ms + std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return s;
 }
 
 Result<std::unique_ptr<Session>> Session::Load(const std::string& path, const SessionOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
   ONYX_ASSIGN_OR_RETURN(ir::Model model, format::LoadModel(path));
-  auto s = Create(std::move(model), options);
+  auto s = CreateAfterLoading(
+      std::move(model), options,
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   if (!s.ok()) return s.status().WithContext("'" + path + "'");
   return s;
 }

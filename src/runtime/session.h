@@ -168,6 +168,9 @@ class Session {
  private:
   class FrameLease;
   Session() = default;
+  // Create, for a model whose loading took `loading_ms` (counted with the creation in the tuning's miss budget).
+  static Result<std::unique_ptr<Session>> CreateAfterLoading(ir::Model model, const SessionOptions& options,
+                                                             double loading_ms);
   // Sets the feeds in a frame (BeginRun done) after checking them against the declared inputs.
   Status BindFeeds(ExecutionFrame& frame, const std::vector<std::pair<std::string, Value>>& feeds) const;
   // Runs the plan in `frame` (feeds bound), profiling when enabled.

@@ -516,6 +516,41 @@ TEST_F(TunedConv, CacheModeStopsTimingMissesPastTheBudget) {
   EXPECT_TRUE(fs::exists(TuningCache::Process()->path()));
 }
 
+TEST(TuningCache, SessionsBoundTheMissBudgetByTheirCreationTime) {
+  TuningCache cache("", "cpu", "isa");
+  // Before any session, the process's budget alone.
+  cache.SpendMissTime(TuningCache::kMissBudgetMs / 2);
+  EXPECT_TRUE(cache.MissBudgetLeft());
+  // A session created in 10 ms allows twice that: already spent.
+  cache.AllowMissTime(10);
+  EXPECT_FALSE(cache.MissBudgetLeft());
+  // A second, larger session adds its own share (20 + 2 x 30 = 80 ms), still under the process's 100.
+  cache.AllowMissTime(30);
+  EXPECT_TRUE(cache.MissBudgetLeft());
+  cache.SpendMissTime(20);  // 70 spent
+  EXPECT_TRUE(cache.MissBudgetLeft());
+  cache.SpendMissTime(20);  // 90
+  EXPECT_FALSE(cache.MissBudgetLeft());
+  // A large session: up to the process's cap, which holds whatever the sessions allowed.
+  cache.AllowMissTime(1000);
+  EXPECT_TRUE(cache.MissBudgetLeft());
+  cache.SpendMissTime(10);  // 100
+  EXPECT_FALSE(cache.MissBudgetLeft());
+  // `onyx tune`: every shape timed.
+  cache.SetMissBudget(std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(cache.MissBudgetLeft());
+}
+
+TEST_F(TunedConv, CreatingASessionBoundsTheMissBudget) {
+  // A one-convolution model is created in well under kMissBudgetMs / 2 / kMissTimePerCreationTime (25 ms): after
+  // its creation, spending half the process's budget leaves nothing for misses.
+  auto session = Session::Create(ConvModel(true, kConvModel), {});
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  EXPECT_TRUE(TuningCache::Process()->MissBudgetLeft());
+  TuningCache::Process()->SpendMissTime(TuningCache::kMissBudgetMs / 2);
+  EXPECT_FALSE(TuningCache::Process()->MissBudgetLeft());
+}
+
 TEST_F(TunedConv, SplitChoiceComputesTheSameConvolutions) {
   // Every convolution of each model forced onto the split candidate through the cache (the signatures a tuning run
   // recorded, their choice rewritten): one-thread convolutions over halves of the output channels, side by side,
