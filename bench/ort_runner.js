@@ -24,6 +24,8 @@ function randomTensor(type, dims) {
   if (type === 'int64') return new ort.Tensor(type, BigInt64Array.from({ length: n }, () => BigInt(Math.floor(Math.random() * 10))), dims);
   if (type === 'int32') return new ort.Tensor(type, Int32Array.from({ length: n }, () => Math.floor(Math.random() * 10)), dims);
   if (type === 'bool') return new ort.Tensor(type, new Uint8Array(n), dims);
+  if (type === 'uint8') return new ort.Tensor(type, Uint8Array.from({ length: n }, () => Math.floor(Math.random() * 256)), dims);
+  if (type === 'int8') return new ort.Tensor(type, Int8Array.from({ length: n }, () => Math.floor(Math.random() * 256) - 128), dims);
   throw new Error('input type ' + type + ' is not handled');
 }
 

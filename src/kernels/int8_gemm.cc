@@ -49,8 +49,10 @@ bool Int8GemmUsable(bool signed_activations) {
   return false;
 }
 
-bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs) {
-  if (Int8GemmArithmetic() != Int8Arithmetic::kSplitPairs) return false;
+namespace {
+
+// Whether some pair of weights neighbouring along K could clip a saturating int16 pair sum against u8 activations.
+bool PairsCouldClip(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs) {
   for (int64_t p = 0; p + 1 < k; p += 2) {
     const int8_t* r0 = w + p * ldw;
     const int8_t* r1 = r0 + ldw;
@@ -59,6 +61,12 @@ bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, in
     }
   }
   return false;
+}
+
+}  // namespace
+
+bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs) {
+  return Int8GemmArithmetic() == Int8Arithmetic::kSplitPairs && PairsCouldClip(w, k, n, ldw, cs);
 }
 
 bool Int8WeightsCannotClip(const int8_t* w, int64_t count) {
@@ -133,6 +141,55 @@ bool GemmInt8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const
   }
   return status == dnnl_success;
 }
+
+template <typename A>
+bool GemmInt8UnsignedWeights(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda,
+                             A a_zp, const uint8_t* b, int64_t ldb, uint8_t b_zp, int32_t* c, int64_t ldc,
+                             int threads) {
+  if (!Int8GemmUsable(std::is_same_v<A, int8_t>)) return false;
+  if (m <= 0 || n <= 0) return true;
+  // B - 128 as int8, compact, in B's orientation: [n, k] when trans_b, else [k, n].
+  thread_local std::vector<int8_t> shifted;
+  shifted.resize(static_cast<size_t>(k * n));
+  const int64_t rows = trans_b ? n : k, cols = trans_b ? k : n;
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* src = b + r * ldb;
+    int8_t* dst = shifted.data() + r * cols;
+    for (int64_t q = 0; q < cols; ++q) dst[q] = static_cast<int8_t>(src[q] ^ 0x80);
+  }
+  const int8_t* b8 = shifted.data();
+  const int64_t ldb8 = cols;
+  bool done;
+  if constexpr (std::is_same_v<A, uint8_t>) {
+    if (Int8GemmArithmetic() != Int8Arithmetic::kExact &&
+        PairsCouldClip(b8, k, n, trans_b ? 1 : ldb8, trans_b ? ldb8 : 1)) {
+      const ScopedOmpThreads scoped(PrimitiveThreads(4 * m * n * k, threads));
+      const int32_t c_offset = 0;
+      done = SplitGemmU8S8(trans_a, trans_b, m, n, k, a, lda, a_zp, b8, ldb8, c, ldc, &c_offset) == dnnl_success;
+    } else {
+      done = GemmInt8<A>(trans_a, trans_b, m, n, k, a, lda, a_zp, b8, ldb8, 0, c, ldc, threads);
+    }
+  } else {
+    done = GemmInt8<A>(trans_a, trans_b, m, n, k, a, lda, a_zp, b8, ldb8, 0, c, ldc, threads);
+  }
+  if (!done) return false;
+  // sum_p (a - a_zp) (b8 - z8) with z8 = b_zp - 128: the product above less z8 times each row's sum of (a - a_zp).
+  const int32_t z8 = int32_t{b_zp} - 128;
+  if (z8 == 0) return true;
+  for (int64_t i = 0; i < m; ++i) {
+    int32_t row_sum = 0;
+    for (int64_t p = 0; p < k; ++p) row_sum += int32_t{trans_a ? a[p * lda + i] : a[i * lda + p]} - int32_t{a_zp};
+    const int32_t correction = static_cast<int32_t>(static_cast<uint32_t>(z8) * static_cast<uint32_t>(row_sum));
+    int32_t* row = c + i * ldc;
+    for (int64_t j = 0; j < n; ++j) row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) - correction);
+  }
+  return true;
+}
+
+template bool GemmInt8UnsignedWeights<uint8_t>(bool, bool, int64_t, int64_t, int64_t, const uint8_t*, int64_t, uint8_t,
+                                               const uint8_t*, int64_t, uint8_t, int32_t*, int64_t, int);
+template bool GemmInt8UnsignedWeights<int8_t>(bool, bool, int64_t, int64_t, int64_t, const int8_t*, int64_t, int8_t,
+                                              const uint8_t*, int64_t, uint8_t, int32_t*, int64_t, int);
 
 template bool GemmInt8<uint8_t>(bool, bool, int64_t, int64_t, int64_t, const uint8_t*, int64_t, uint8_t, const int8_t*,
                                 int64_t, int8_t, int32_t*, int64_t, int);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/int8_gemm.h"
@@ -295,17 +296,14 @@ TEST(Int8GemmTest, SaturatingPairsAsOnnxRuntime) {
 }
 
 // ConvInteger from its definition: y[n][m][o] = sum over c, taps of (x - xz) * (w - wz), padding contributing 0.
-template <typename X>
+template <typename X, typename W = int8_t>
 void CheckConvInteger(int64_t c, int64_t m, int64_t group, int64_t h, int64_t w, int64_t k, int64_t stride, int64_t pad,
-                      int64_t dil, X xz, int8_t wz, uint32_t seed) {
+                      int64_t dil, X xz, std::type_identity_t<W> wz, uint32_t seed) {
   const int64_t cg = c / group, mg = m / group;
   const std::vector<X> x = RandomQ<X>(static_cast<size_t>(2 * c * h * w), seed);
-  const std::vector<int8_t> wt = RandomQ<int8_t>(static_cast<size_t>(m * cg * k * k), seed + 1);
+  const std::vector<W> wt = RandomQ<W>(static_cast<size_t>(m * cg * k * k), seed + 1);
   auto t = Op("ConvInteger", 10);
-  t.Input(T_<X>(x, {2, c, h, w}))
-      .Input(T_<int8_t>(wt, {m, cg, k, k}))
-      .Input(T_<X>({xz}, {}))
-      .Input(T_<int8_t>({wz}, {}));
+  t.Input(T_<X>(x, {2, c, h, w})).Input(T_<W>(wt, {m, cg, k, k})).Input(T_<X>({xz}, {})).Input(T_<W>({wz}, {}));
   t.Attr("group", group).Attr("strides", std::vector<int64_t>{stride, stride});
   t.Attr("pads", std::vector<int64_t>{pad, pad, pad, pad}).Attr("dilations", std::vector<int64_t>{dil, dil});
   const Tensor y = RunOk(t);
@@ -385,12 +383,12 @@ TEST(Int8ConvTest, ConvIntegerPerChannelWeightZeroPoints) {
   }
 }
 
-template <typename A>
-void CheckMatMulInteger(Shape a_shape, Shape b_shape, A az, int8_t bz, uint32_t seed) {
+template <typename A, typename B = int8_t>
+void CheckMatMulInteger(Shape a_shape, Shape b_shape, A az, std::type_identity_t<B> bz, uint32_t seed) {
   const std::vector<A> a = RandomQ<A>(static_cast<size_t>(NumElements(a_shape)), seed);
-  const std::vector<int8_t> b = RandomQ<int8_t>(static_cast<size_t>(NumElements(b_shape)), seed + 1);
+  const std::vector<B> b = RandomQ<B>(static_cast<size_t>(NumElements(b_shape)), seed + 1);
   auto t = Op("MatMulInteger", 10);
-  t.Input(T_<A>(a, a_shape)).Input(T_<int8_t>(b, b_shape)).Input(T_<A>({az}, {})).Input(T_<int8_t>({bz}, {}));
+  t.Input(T_<A>(a, a_shape)).Input(T_<B>(b, b_shape)).Input(T_<A>({az}, {})).Input(T_<B>({bz}, {}));
   const Tensor y = RunOk(t);
   // [batch_a?, M, K] x [batch_b?, K, N] with the batch broadcast (tests use batch 1 or equal batches).
   const int64_t m = a_shape[a_shape.size() - 2], k = a_shape.back(), n = b_shape.back();
@@ -423,6 +421,24 @@ TEST(Int8MatMulTest, MatMulIntegerMatchesItsDefinition) {
   CheckMatMulInteger<uint8_t>({3, 4, 17}, {3, 17, 9}, 0, 127, 3);     // per-batch weights
   CheckMatMulInteger<uint8_t>({1, 5, 300}, {4, 300, 2}, 77, -1, 4);   // A broadcast over B's batch
   CheckMatMulInteger<int8_t>({2, 65, 31}, {31, 129}, -128, -128, 5);  // int8 activations
+}
+
+TEST(Int8ConvTest, UnsignedWeightsAndSignedActivationsAreExactEverywhere) {
+  // uint8 weights (TFLite's uint8 models, ONNX Runtime's QUInt8 weights) and int8 activations give the exact sums on
+  // every CPU, as ONNX Runtime's U8U8 kernels and its depthwise kernels do: the GEMM on weights - 128 (split where a
+  // pair could clip), the exact depthwise kernel, or the reference loops.
+  CheckConvInteger<uint8_t, uint8_t>(3, 8, 1, 17, 15, 3, 2, 1, 1, 128, 157, 11);      // first layer, strided
+  CheckConvInteger<uint8_t, uint8_t>(19, 23, 1, 5, 6, 1, 1, 0, 1, 0, 255, 12);        // pointwise
+  CheckConvInteger<uint8_t, uint8_t>(6, 9, 3, 13, 7, 3, 2, 1, 1, 255, 0, 13);         // grouped
+  CheckConvInteger<uint8_t, uint8_t>(8, 8, 8, 11, 13, 3, 1, 1, 1, 3, 204, 14);        // depthwise
+  CheckConvInteger<uint8_t, uint8_t>(5, 10, 5, 12, 9, 3, 2, 2, 2, 200, 1, 15);        // depthwise x2, dilated
+  CheckConvInteger<int8_t, uint8_t>(4, 4, 4, 10, 10, 5, 1, 2, 1, -128, 128, 16);      // depthwise, int8 activations
+  CheckConvInteger<int8_t, int8_t>(16, 16, 16, 9, 9, 3, 2, 1, 1, -3, -128, 17);       // depthwise, both int8
+  CheckConvInteger<int8_t, int8_t>(6, 12, 6, 8, 8, 3, 1, 0, 1, 127, 5, 18);           // depthwise x2, no padding
+  CheckMatMulInteger<uint8_t, uint8_t>({7, 33}, {33, 5}, 128, 128, 21);
+  CheckMatMulInteger<uint8_t, uint8_t>({1, 256}, {256, 1001}, 0, 121, 22);            // a classifier head
+  CheckMatMulInteger<uint8_t, uint8_t>({3, 4, 17}, {3, 17, 9}, 0, 255, 23);           // per-batch weights
+  CheckMatMulInteger<uint8_t, uint8_t>({2, 65, 31}, {31, 129}, 77, 0, 24);
 }
 
 TEST(Int8ConvTest, QLinearConvRequantizesTheAccumulators) {

@@ -1,5 +1,6 @@
 // Convolutions, pooling, fully connected layers, normalizations. TFLite is channels-last (NHWC / NDHWC): each
 // channels-first ONNX op sits between Transposes, which the transpose optimizer cancels between neighbours.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -56,15 +57,23 @@ Result<bool> QuantizedConv(OpContext& c, std::vector<ir::Attribute> attrs, const
   const auto& wq = w->quant;
   if (wq.scales.size() != 1 && static_cast<int64_t>(wq.scales.size()) != channels) return false;
   if (wq.scales.size() > 1 && wq.axis != (to_oihw[0] == 0 ? 0 : 3)) return false;
-  // Per-channel zero points and multipliers, one per output channel.
-  ONYX_ASSIGN_OR_RETURN(Tensor w_zp, Tensor::Create(weight.type(), {channels}));
+  // Zero points and multipliers, one per output channel; the zero points as one scalar when they are all equal
+  // (per-tensor weights, or per-channel ones with zero points 0): the form ONNX Runtime's ConvInteger accepts (it
+  // refuses a zero point per channel).
+  if (wq.zero_points.size() != wq.scales.size()) return false;
+  const bool one_zero_point =
+      std::all_of(wq.zero_points.begin(), wq.zero_points.end(), [&](int64_t z) { return z == wq.zero_points[0]; });
+  ONYX_ASSIGN_OR_RETURN(Tensor w_zp, Tensor::Create(weight.type(), one_zero_point ? Shape{} : Shape{channels}));
   std::vector<float> multiplier(static_cast<size_t>(channels));
   for (int64_t o = 0; o < channels; ++o) {
     const size_t q = wq.scales.size() > 1 ? static_cast<size_t>(o) : 0;
-    if (weight.type() == DataType::kUint8) {
-      w_zp.data<uint8_t>()[o] = static_cast<uint8_t>(wq.zero_points[q]);
-    } else {
-      w_zp.data<int8_t>()[o] = static_cast<int8_t>(wq.zero_points[q]);
+    if (!one_zero_point || o == 0) {
+      const int64_t at = one_zero_point ? 0 : o;
+      if (weight.type() == DataType::kUint8) {
+        w_zp.data<uint8_t>()[at] = static_cast<uint8_t>(wq.zero_points[q]);
+      } else {
+        w_zp.data<int8_t>()[at] = static_cast<int8_t>(wq.zero_points[q]);
+      }
     }
     multiplier[static_cast<size_t>(o)] =
         static_cast<float>(static_cast<double>(in->quant.scales[0]) * wq.scales[q] / out->quant.scales[0]);

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/int8_depthwise.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_requantize.h"
 #include "ops/common/parallel.h"
@@ -93,24 +94,26 @@ class ConvKernel : public OpKernel {
 };
 
 // The accumulators on oneDNN's int8 GEMM (kernels/int8_gemm.h), when it applies: x uint8 or int8 with one zero
-// point, w int8 with one zero point (or the same one for every channel). Per image and group: the patch matrix of
+// point, w int8 or uint8 with one zero point (or the same one for every channel). Per image and group: the patch matrix of
 // the raw 8-bit input [C/g * kernel, out] (padding taps hold x's zero point, i.e. 0 once centred), then
 // C[out, M/g] = patches^T x W_g^T with both zero points subtracted inside the GEMM (oneDNN's GEMM wants the
 // unsigned operand first), transposed into [M/g, out]. Returns false where the reference loops have to run.
 bool FastQuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, const Tensor& w, const Tensor* w_zp,
                        int threads, int32_t* acc) {
-  if (w.type() != DataType::kInt8) return false;
+  if (w.type() != DataType::kInt8 && w.type() != DataType::kUint8) return false;
   if (x.type() != DataType::kUint8 && x.type() != DataType::kInt8) return false;
   if (!kernels::Int8GemmUsable(x.type() == DataType::kInt8)) return false;
-  int8_t wz = 0;
+  // W's zero point, one value (or the same for every channel), as W's 8 bits.
+  uint8_t wz_bits = 0;
   if (w_zp != nullptr) {
-    if (w_zp->type() != DataType::kInt8 || w_zp->size() < 1) return false;
-    const int8_t* z = w_zp->data<int8_t>();
+    if (w_zp->type() != w.type() || w_zp->size() < 1) return false;
+    const uint8_t* z = static_cast<const uint8_t*>(w_zp->raw());
     for (int64_t i = 1; i < w_zp->size(); ++i) {
       if (z[i] != z[0]) return false;
     }
-    wz = z[0];
+    wz_bits = z[0];
   }
+  const bool unsigned_weights = w.type() == DataType::kUint8;
   const int64_t in_size = InputSize(g.axes);
   const int64_t out_size = OutputSize(g.axes);
   const int64_t cg = g.in_channels / g.group;
@@ -134,19 +137,20 @@ bool FastQuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_z
           }
           patches = cols.data();
         }
-        const int8_t* wg = w.data<int8_t>() + gi * mg * patch_rows;
         int32_t* yg = acc + (n * g.out_channels + gi * mg) * out_size;
-        if (mg == 1) {  // [out, 1] is already the output's layout
-          if (!kernels::GemmInt8<A>(true, true, out_size, 1, patch_rows, patches, out_size, xz, wg, patch_rows, wz, yg,
-                                    1, threads)) {
-            return false;
-          }
-          continue;
-        }
-        if (!kernels::GemmInt8<A>(true, true, out_size, mg, patch_rows, patches, out_size, xz, wg, patch_rows, wz,
-                                  c.data(), mg, threads)) {
-          return false;
-        }
+        // [out, 1] is already the output's layout.
+        int32_t* product = mg == 1 ? yg : c.data();
+        const int64_t w_offset = gi * mg * patch_rows;
+        const bool done =
+            unsigned_weights
+                ? kernels::GemmInt8UnsignedWeights<A>(true, true, out_size, mg, patch_rows, patches, out_size, xz,
+                                                      w.data<uint8_t>() + w_offset, patch_rows, wz_bits, product, mg,
+                                                      threads)
+                : kernels::GemmInt8<A>(true, true, out_size, mg, patch_rows, patches, out_size, xz,
+                                       w.data<int8_t>() + w_offset, patch_rows, static_cast<int8_t>(wz_bits),
+                                       product, mg, threads);
+        if (!done) return false;
+        if (mg == 1) continue;
         for (int64_t j = 0; j < mg; ++j) {
           int32_t* row = yg + j * out_size;
           for (int64_t o = 0; o < out_size; ++o) row[o] = c[static_cast<size_t>(o * mg + j)];
@@ -156,6 +160,46 @@ bool FastQuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_z
     return true;
   };
   return x.type() == DataType::kUint8 ? run(uint8_t{}) : run(int8_t{});
+}
+
+// The accumulators of a depthwise convolution (one input channel per group, 1-D or 2-D) on the exact kernel
+// (kernels/int8_depthwise.h), where the result must be the exact sums anyway: uint8 weights, int8 activations, or
+// a CPU whose int8 products are exact. Not for uint8 activations with int8 weights on CPUs whose products clip in
+// pairs (there the GEMM path reproduces ONNX Runtime's clipping), nor under ONYX_INT8_REFERENCE=1 (its loops).
+bool ExactDepthwiseConv(const ConvGeometry& g, const Tensor& x, int32_t xz, const Tensor& w,
+                        const std::vector<int32_t>& wz, int threads, int32_t* acc) {
+  if (g.group != g.in_channels || g.axes.empty() || g.axes.size() > 2) return false;
+  const bool x_signed = x.type() == DataType::kInt8, w_signed = w.type() == DataType::kInt8;
+  if (!x_signed && x.type() != DataType::kUint8) return false;
+  if (!w_signed && w.type() != DataType::kUint8) return false;
+  const kernels::Int8Arithmetic arithmetic = kernels::Int8GemmArithmetic();
+  if (arithmetic == kernels::Int8Arithmetic::kReferenceOnly) return false;
+  if (arithmetic == kernels::Int8Arithmetic::kSaturatingPairs && !x_signed && w_signed) return false;
+  kernels::DepthwiseInt8Dims d;
+  d.batch = g.batch;
+  d.channels = g.in_channels;
+  d.multiplier = g.out_channels / g.group;
+  if (g.axes.size() == 2) {
+    const WindowAxis& h = g.axes[0];
+    d.in_h = h.in, d.out_h = h.out, d.kernel_h = h.kernel, d.stride_h = h.stride, d.dilation_h = h.dilation;
+    d.pad_top = h.pad_begin;
+  }
+  const WindowAxis& wa = g.axes.back();
+  d.in_w = wa.in, d.out_w = wa.out, d.kernel_w = wa.kernel, d.stride_w = wa.stride, d.dilation_w = wa.dilation;
+  d.pad_left = wa.pad_begin;
+  std::vector<int32_t> w_zp(static_cast<size_t>(g.out_channels));
+  for (int64_t m = 0; m < g.out_channels; ++m) w_zp[static_cast<size_t>(m)] = wz.size() == 1 ? wz[0] : wz[m];
+  auto run = [&](auto x_tag, auto w_tag) {
+    using X = decltype(x_tag);
+    using W = decltype(w_tag);
+    kernels::DepthwiseConvInt8<X, W>(d, x.data<X>(), xz, w.data<W>(), w_zp.data(), acc, threads);
+  };
+  if (x_signed) {
+    w_signed ? run(int8_t{}, int8_t{}) : run(int8_t{}, uint8_t{});
+  } else {
+    w_signed ? run(uint8_t{}, int8_t{}) : run(uint8_t{}, uint8_t{});
+  }
+  return true;
 }
 
 // The int32 accumulator of an 8-bit convolution: sum over taps of (x - x_zero_point) * (w - w_zero_point[m]).
@@ -175,6 +219,7 @@ Result<std::vector<int32_t>> QuantizedConv(const ConvGeometry& g, const Tensor& 
     wz = Int32Values(*w_zp);
   }
   std::vector<int32_t> acc(static_cast<size_t>(NumElements(g.out_shape)));
+  if (ExactDepthwiseConv(g, x, xz[0], w, wz, threads, acc.data())) return acc;
   if (FastQuantizedConv(g, x, x_zp, w, w_zp, threads, acc.data())) return acc;
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> xi, CenteredInt32(x, xz, 1));
   const int64_t per_channel = g.out_channels > 0 ? w.size() / g.out_channels : 1;

@@ -203,16 +203,19 @@ Shape RowParamShape(const Tensor& t, const MatMulPlan& p) {
   return t.shape();
 }
 
-// The product on oneDNN's int8 GEMM (kernels/int8_gemm.h) when it applies: A uint8 or int8, B int8, each zero
-// point one value of its operand's type. Returns false where the reference loop has to run.
+// The product on oneDNN's int8 GEMM (kernels/int8_gemm.h) when it applies: A uint8 or int8, B int8 or uint8, each
+// zero point one value of its operand's type. Returns false where the reference loop has to run.
 bool FastIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp, const Tensor& b, const Tensor* b_zp,
                         int threads, int32_t* y) {
-  if (!kernels::Int8GemmUsable(a.type() == DataType::kInt8) || b.type() != DataType::kInt8) return false;
+  if (!kernels::Int8GemmUsable(a.type() == DataType::kInt8)) return false;
+  if (b.type() != DataType::kInt8 && b.type() != DataType::kUint8) return false;
   if ((a_zp != nullptr && (a_zp->type() != a.type() || a_zp->size() != 1)) ||
-      (b_zp != nullptr && (b_zp->type() != DataType::kInt8 || b_zp->size() != 1))) {
+      (b_zp != nullptr && (b_zp->type() != b.type() || b_zp->size() != 1))) {
     return false;
   }
-  const int8_t bz = b_zp != nullptr ? b_zp->data<int8_t>()[0] : int8_t{0};
+  // B's zero point as B's 8 bits; uint8 B runs exact (GemmInt8UnsignedWeights), as ONNX Runtime's U8U8 kernels.
+  const uint8_t bz = b_zp != nullptr ? static_cast<const uint8_t*>(b_zp->raw())[0] : uint8_t{0};
+  const bool unsigned_b = b.type() == DataType::kUint8;
   const size_t count = p.a_index.size();
   bool stacked = true;
   for (size_t i = 0; i < count && stacked; ++i) stacked = p.b_index[i] == 0 && p.a_index[i] == static_cast<int64_t>(i);
@@ -220,15 +223,15 @@ bool FastIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp
     using A = decltype(tag);
     const A az = a_zp != nullptr ? a_zp->data<A>()[0] : A{0};
     const A* ad = a.data<A>();
-    const int8_t* bd = b.data<int8_t>();
-    if (stacked) {
-      return kernels::GemmInt8<A>(false, false, p.m * static_cast<int64_t>(count), p.n, p.k, ad, p.k, az, bd, p.n, bz,
-                                  y, p.n, threads);
-    }
+    auto product = [&](int64_t m, const A* a_matrix, int64_t b_offset, int32_t* out) {
+      return unsigned_b ? kernels::GemmInt8UnsignedWeights<A>(false, false, m, p.n, p.k, a_matrix, p.k, az,
+                                                              b.data<uint8_t>() + b_offset, p.n, bz, out, p.n, threads)
+                        : kernels::GemmInt8<A>(false, false, m, p.n, p.k, a_matrix, p.k, az, b.data<int8_t>() + b_offset,
+                                               p.n, static_cast<int8_t>(bz), out, p.n, threads);
+    };
+    if (stacked) return product(p.m * static_cast<int64_t>(count), ad, 0, y);
     for (size_t i = 0; i < count; ++i) {
-      if (!kernels::GemmInt8<A>(false, false, p.m, p.n, p.k, ad + p.a_index[i] * p.m * p.k, p.k, az,
-                                bd + p.b_index[i] * p.k * p.n, p.n, bz, y + static_cast<int64_t>(i) * p.m * p.n, p.n,
-                                threads)) {
+      if (!product(p.m, ad + p.a_index[i] * p.m * p.k, p.b_index[i] * p.k * p.n, y + static_cast<int64_t>(i) * p.m * p.n)) {
         return false;
       }
     }
