@@ -47,7 +47,14 @@ def main():
                 continue
             inp = m.graph.input[0]
             dims = [dim.dim_value or 1 for dim in inp.type.tensor_type.shape.dim]
-            x = np.random.default_rng(0).random(dims, dtype=np.float32)
+            elem = inp.type.tensor_type.elem_type
+            rng = np.random.default_rng(0)
+            if elem == onnx.TensorProto.UINT8:
+                x = rng.integers(0, 256, dims, dtype=np.uint8)
+            elif elem == onnx.TensorProto.INT8:
+                x = rng.integers(-128, 128, dims, dtype=np.int8)
+            else:
+                x = rng.random(dims, dtype=np.float32)
             pb = os.path.join(d, "input_0.pb")
             with open(pb, "wb") as f:
                 f.write(numpy_helper.from_array(x, inp.name).SerializeToString())
@@ -61,7 +68,7 @@ def main():
                     subprocess.run([onyx, "run", model_file, "--input", f"{inp.name}={pb}", "--output-dir", out,
                                     "--opt-level", level, "--threads", str(threads)], check=True, capture_output=True)
                     for i, o in enumerate(m.graph.output):
-                        got = np.load(os.path.join(out, o.name + ".npy"))
+                        got = np.load(os.path.join(out, o.name.replace("/", "_") + ".npy"))  # as onyx names the files
                         want = refs[i].astype(got.dtype)
                         if got.shape == want.shape and got.tobytes() == want.tobytes():
                             verdict = "identical"

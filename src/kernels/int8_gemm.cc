@@ -146,7 +146,8 @@ template <typename A>
 bool GemmInt8UnsignedWeights(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda,
                              A a_zp, const uint8_t* b, int64_t ldb, uint8_t b_zp, int32_t* c, int64_t ldc,
                              int threads) {
-  if (!Int8GemmUsable(std::is_same_v<A, int8_t>)) return false;
+  // Only where oneDNN's products are exact; elsewhere kernels/int8_exact_gemm.h computes these (or the loops).
+  if (Int8GemmArithmetic() != Int8Arithmetic::kExact) return false;
   if (m <= 0 || n <= 0) return true;
   // B - 128 as int8, compact, in B's orientation: [n, k] when trans_b, else [k, n].
   thread_local std::vector<int8_t> shifted;
@@ -157,21 +158,7 @@ bool GemmInt8UnsignedWeights(bool trans_a, bool trans_b, int64_t m, int64_t n, i
     int8_t* dst = shifted.data() + r * cols;
     for (int64_t q = 0; q < cols; ++q) dst[q] = static_cast<int8_t>(src[q] ^ 0x80);
   }
-  const int8_t* b8 = shifted.data();
-  const int64_t ldb8 = cols;
-  bool done;
-  if constexpr (std::is_same_v<A, uint8_t>) {
-    if (Int8GemmArithmetic() != Int8Arithmetic::kExact &&
-        PairsCouldClip(b8, k, n, trans_b ? 1 : ldb8, trans_b ? ldb8 : 1)) {
-      const ScopedOmpThreads scoped(PrimitiveThreads(4 * m * n * k, threads));
-      const int32_t c_offset = 0;
-      done = SplitGemmU8S8(trans_a, trans_b, m, n, k, a, lda, a_zp, b8, ldb8, c, ldc, &c_offset) == dnnl_success;
-    } else {
-      done = GemmInt8<A>(trans_a, trans_b, m, n, k, a, lda, a_zp, b8, ldb8, 0, c, ldc, threads);
-    }
-  } else {
-    done = GemmInt8<A>(trans_a, trans_b, m, n, k, a, lda, a_zp, b8, ldb8, 0, c, ldc, threads);
-  }
+  const bool done = GemmInt8<A>(trans_a, trans_b, m, n, k, a, lda, a_zp, shifted.data(), cols, 0, c, ldc, threads);
   if (!done) return false;
   // sum_p (a - a_zp) (b8 - z8) with z8 = b_zp - 128: the product above less z8 times each row's sum of (a - a_zp).
   const int32_t z8 = int32_t{b_zp} - 128;

@@ -60,9 +60,9 @@ bool GemmInt8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const
               const int8_t* b, int64_t ldb, int8_t b_zp, int32_t* c, int64_t ldc, int threads);
 
 // The same product for uint8 weights (ConvInteger / MatMulInteger with both operands uint8: TFLite's uint8 models,
-// ONNX Runtime's quantizer with QUInt8 weights), exact on every CPU as ONNX Runtime's U8U8 kernels are (they widen
-// both operands to 16 bits; nothing pairs or clips): B - 128 as int8 with zero point 0, split where a pair could
-// clip on CPUs without VNNI, then (b_zp - 128) times each row's sum of (a - a_zp) subtracted.
+// ONNX Runtime's quantizer with QUInt8 weights) where oneDNN's products are exact (kExact; false elsewhere, where
+// kernels/int8_exact_gemm.h gives the exact sums ONNX Runtime's U8U8 kernels give): B - 128 as int8 with zero point
+// 0, then (b_zp - 128) times each row's sum of (a - a_zp) subtracted.
 template <typename A>
 bool GemmInt8UnsignedWeights(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda,
                              A a_zp, const uint8_t* b, int64_t ldb, uint8_t b_zp, int32_t* c, int64_t ldc,

@@ -50,7 +50,8 @@ function encodeTensor(name, tensor) {
   return Buffer.concat([Buffer.from(parts), Buffer.from([...field(9, 2), ...varint(raw.length)]), raw]);
 }
 
-function decodeFloatTensor(file) {
+// A float32, uint8 or int8 TensorProto with raw_data (the types of the models' inputs).
+function decodeTensor(file) {
   const buf = fs.readFileSync(file);
   let pos = 0;
   const readVarint = () => {
@@ -64,26 +65,31 @@ function decodeFloatTensor(file) {
   };
   const dims = [];
   let raw = null;
+  let code = 1;
   while (pos < buf.length) {
     const key = Number(readVarint());
     const wire = key & 7, num = key >> 3;
     if (wire === 0) {
       const v = readVarint();
       if (num === 1) dims.push(Number(v));
+      if (num === 2) code = Number(v);
     } else if (wire === 2) {
       const len = Number(readVarint());
       if (num === 9) raw = buf.subarray(pos, pos + len);
       pos += len;
     } else throw new Error('unexpected wire type ' + wire);
   }
-  return new ort.Tensor('float32', new Float32Array(new Uint8Array(raw).buffer), dims);
+  const entry = Object.entries(TYPES).find(([, [c]]) => c === code);
+  if (!entry || code === 6 || code === 7) throw new Error('input element type ' + code + ' is not handled');
+  const [type, [, Array_]] = entry;
+  return new ort.Tensor(type, new Array_(new Uint8Array(raw).buffer), dims);
 }
 
 const session = await ort.InferenceSession.create(model, {
   executionProviders: ['cpu'], graphOptimizationLevel: level, intraOpNumThreads: parseInt(threads, 10),
   interOpNumThreads: 1, executionMode: 'sequential',
 });
-const feeds = { [session.inputNames[0]]: decodeFloatTensor(inputFile) };
+const feeds = { [session.inputNames[0]]: decodeTensor(inputFile) };
 const results = await session.run(feeds);
 fs.mkdirSync(outDir, { recursive: true });
 session.outputNames.forEach((name, i) => {

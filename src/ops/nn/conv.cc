@@ -2,10 +2,12 @@
 // types and in int32 for the quantized ones.
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "kernels/int8_depthwise.h"
+#include "kernels/int8_exact_gemm.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_requantize.h"
 #include "ops/common/parallel.h"
@@ -162,6 +164,96 @@ bool FastQuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_z
   return x.type() == DataType::kUint8 ? run(uint8_t{}) : run(int8_t{});
 }
 
+// A kernel's constant weights centred and paired once per group for ExactGemmConv (when W and its zero point are
+// constants), instead of on every run: a classifier head's 1x1 convolution over one pixel spent most of its time
+// there.
+class ExactConvWeights {
+ public:
+  void Init(const KernelInfo& info, size_t w_index, size_t w_zp_index) {
+    constant_ = info.ConstantInput(w_index) != nullptr &&
+                (!info.has_input(w_zp_index) || info.ConstantInput(w_zp_index) != nullptr);
+  }
+  // The groups of w (the kernel's constant weights, [group][M/g rows of patch_rows]) with zero points w_zp (one per
+  // output channel), packed on the first call; null when the weights are not constants.
+  template <typename W>
+  const std::vector<kernels::ExactInt8Left>* Groups(const W* w, const std::vector<int32_t>& w_zp, int64_t group,
+                                                    int64_t mg, int64_t patch_rows) {
+    if (!constant_) return nullptr;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (groups_.empty()) {
+      for (int64_t gi = 0; gi < group; ++gi) {
+        groups_.push_back(kernels::ExactInt8Left::Pack<W>(mg, patch_rows, w + gi * mg * patch_rows, patch_rows,
+                                                          w_zp.data() + gi * mg));
+      }
+    }
+    return &groups_;
+  }
+
+ private:
+  bool constant_ = false;
+  std::mutex mutex_;  // Session::Run may be called from several threads
+  std::vector<kernels::ExactInt8Left> groups_;
+};
+
+// The accumulators on the exact int16-pair GEMM (kernels/int8_exact_gemm.h) on CPUs whose oneDNN int8 kernels add
+// products in saturating pairs, for the convolutions whose sums must be exact there: uint8 weights (ONNX Runtime's
+// U8U8 kernels are exact) and int8 activations (onyx's reference loops, exact, ran them before). Per image and
+// group: W_g [M/g, C/g * kernel] (a zero point per output channel) times the patch matrix of x [C/g * kernel, out]
+// (padding taps hold x's zero point, 0 once centred), straight into the output's [M/g, out] block.
+bool ExactGemmConv(const ConvGeometry& g, const Tensor& x, int32_t xz, const Tensor& w, const std::vector<int32_t>& wz,
+                   int threads, ExactConvWeights* cached, int32_t* acc) {
+  const bool x_signed = x.type() == DataType::kInt8, w_signed = w.type() == DataType::kInt8;
+  if (!x_signed && x.type() != DataType::kUint8) return false;
+  if (!w_signed && w.type() != DataType::kUint8) return false;
+  const kernels::Int8Arithmetic arithmetic = kernels::Int8GemmArithmetic();
+  if (arithmetic != kernels::Int8Arithmetic::kSaturatingPairs && arithmetic != kernels::Int8Arithmetic::kSplitPairs) {
+    return false;
+  }
+  if (w_signed && !x_signed) return false;  // oneDNN's path: ONNX Runtime's clipping, or the split (exact) one
+  if (!kernels::ExactInt8GemmAvailable()) return false;
+  const int64_t in_size = InputSize(g.axes);
+  const int64_t out_size = OutputSize(g.axes);
+  const int64_t cg = g.in_channels / g.group;
+  const int64_t mg = g.out_channels / g.group;
+  const int64_t patch_rows = cg * KernelSize(g.axes);
+  const bool pointwise = IsPointwise(g.axes);
+  std::vector<int32_t> w_zp(static_cast<size_t>(g.out_channels));
+  for (int64_t m = 0; m < g.out_channels; ++m) w_zp[static_cast<size_t>(m)] = wz.size() == 1 ? wz[0] : wz[m];
+  auto run = [&](auto x_tag, auto w_tag) {
+    using X = decltype(x_tag);
+    using W = decltype(w_tag);
+    const std::vector<kernels::ExactInt8Left>* groups =
+        cached != nullptr ? cached->Groups<W>(w.data<W>(), w_zp, g.group, mg, patch_rows) : nullptr;
+    std::vector<X> cols(pointwise ? 0 : static_cast<size_t>(patch_rows * out_size));
+    for (int64_t n = 0; n < g.batch; ++n) {
+      for (int64_t gi = 0; gi < g.group; ++gi) {
+        const X* xg = x.data<X>() + (n * g.in_channels + gi * cg) * in_size;
+        const X* patches = xg;
+        if (!pointwise) {
+          X* dst = cols.data();
+          for (int64_t ch = 0; ch < cg; ++ch) {
+            const X* xc = xg + ch * in_size;
+            ForEachPatchTap(g.axes, [&](int64_t off) { *dst++ = off < 0 ? static_cast<X>(xz) : xc[off]; });
+          }
+          patches = cols.data();
+        }
+        int32_t* yg = acc + (n * g.out_channels + gi * mg) * out_size;
+        const bool done =
+            groups != nullptr
+                ? kernels::ExactInt8Gemm<X>((*groups)[static_cast<size_t>(gi)], out_size, patches, out_size, xz, yg,
+                                            out_size, threads)
+                : kernels::ExactInt8Gemm<W, X>(mg, out_size, patch_rows, w.data<W>() + gi * mg * patch_rows,
+                                               patch_rows, w_zp.data() + gi * mg, patches, out_size, xz, yg, out_size,
+                                               threads);
+        if (!done) return false;
+      }
+    }
+    return true;
+  };
+  if (x_signed) return w_signed ? run(int8_t{}, int8_t{}) : run(int8_t{}, uint8_t{});
+  return run(uint8_t{}, uint8_t{});
+}
+
 // The accumulators of a depthwise convolution (one input channel per group, 1-D or 2-D) on the exact kernel
 // (kernels/int8_depthwise.h), where the result must be the exact sums anyway: uint8 weights, int8 activations, or
 // a CPU whose int8 products are exact. Not for uint8 activations with int8 weights on CPUs whose products clip in
@@ -205,7 +297,8 @@ bool ExactDepthwiseConv(const ConvGeometry& g, const Tensor& x, int32_t xz, cons
 // The int32 accumulator of an 8-bit convolution: sum over taps of (x - x_zero_point) * (w - w_zero_point[m]).
 Result<std::vector<int32_t>> QuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, const Tensor& w,
                                            const Tensor* w_zp, const std::string& x_zp_name,
-                                           const std::string& w_zp_name, int threads) {
+                                           const std::string& w_zp_name, int threads,
+                                           ExactConvWeights* cached_weights = nullptr) {
   std::vector<int32_t> xz = {0};
   std::vector<int32_t> wz = {0};
   if (x_zp != nullptr) {
@@ -220,6 +313,7 @@ Result<std::vector<int32_t>> QuantizedConv(const ConvGeometry& g, const Tensor& 
   }
   std::vector<int32_t> acc(static_cast<size_t>(NumElements(g.out_shape)));
   if (ExactDepthwiseConv(g, x, xz[0], w, wz, threads, acc.data())) return acc;
+  if (ExactGemmConv(g, x, xz[0], w, wz, threads, cached_weights, acc.data())) return acc;
   if (FastQuantizedConv(g, x, x_zp, w, w_zp, threads, acc.data())) return acc;
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> xi, CenteredInt32(x, xz, 1));
   const int64_t per_channel = g.out_channels > 0 ? w.size() / g.out_channels : 1;
@@ -250,6 +344,7 @@ class ConvIntegerKernel : public OpKernel {
   Status Init(const KernelInfo& info) override {
     ONYX_RETURN_IF_ERROR(ParseConvAttrs(info, &attrs_, &group_));
     packed_.Init(info, 1, 3);
+    exact_weights_.Init(info, 1, 3);
     return Status::Ok();
   }
 
@@ -272,7 +367,8 @@ class ConvIntegerKernel : public OpKernel {
       return Status::Ok();
     }
     ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)",
-                                                                  "input 'w_zero_point' (3)", ctx.num_threads()));
+                                                                  "input 'w_zero_point' (3)", ctx.num_threads(),
+                                                                  &exact_weights_));
     Tensor& y = ctx.AllocateOutput(0, DataType::kInt32, g.out_shape);
     std::copy(acc.begin(), acc.end(), y.data<int32_t>());
     return Status::Ok();
@@ -282,6 +378,7 @@ class ConvIntegerKernel : public OpKernel {
   WindowAttrs attrs_;
   int64_t group_ = 1;
   PackedInt8Conv packed_;
+  ExactConvWeights exact_weights_;
 };
 
 // QLinearConv requantizes its int32 accumulators as ONNX Runtime does (kernels/int8_requantize.h: float multiply,
@@ -292,6 +389,7 @@ class QLinearConvKernel : public OpKernel {
   Status Init(const KernelInfo& info) override {
     ONYX_RETURN_IF_ERROR(ParseConvAttrs(info, &attrs_, &group_));
     packed_.Init(info, 3, 5);
+    exact_weights_.Init(info, 3, 5);
     return Status::Ok();
   }
 
@@ -327,7 +425,7 @@ class QLinearConvKernel : public OpKernel {
     std::vector<int32_t> acc;
     if (!packed) {
       ONYX_ASSIGN_OR_RETURN(acc, QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)",
-                                               "input 'w_zero_point' (5)", ctx.num_threads()));
+                                               "input 'w_zero_point' (5)", ctx.num_threads(), &exact_weights_));
     }
     const std::vector<float> multiplier = QLinearConvScales(*x_scale, *w_scale, *y_scale, g.out_channels);
     Tensor& y = ctx.AllocateOutput(0, out_type, g.out_shape);
@@ -369,6 +467,7 @@ class QLinearConvKernel : public OpKernel {
   WindowAttrs attrs_;
   int64_t group_ = 1;
   PackedInt8Conv packed_;
+  ExactConvWeights exact_weights_;
 };
 
 }  // namespace

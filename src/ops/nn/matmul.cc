@@ -12,6 +12,7 @@
 
 #include "kernels/dnnl_util.h"
 #include "kernels/float_matmul.h"
+#include "kernels/int8_exact_gemm.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_matmul.h"
 #include "kernels/int8_requantize.h"
@@ -203,16 +204,52 @@ Shape RowParamShape(const Tensor& t, const MatMulPlan& p) {
   return t.shape();
 }
 
+// The product on the exact int16-pair GEMM (kernels/int8_exact_gemm.h) on CPUs whose oneDNN int8 kernels add
+// products in saturating pairs, where the sums must be exact there: uint8 B (ONNX Runtime's U8U8 kernels are exact)
+// or int8 A (onyx's exact loops ran it before). Zero points already checked to be one value each.
+bool ExactIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp, const Tensor& b, const Tensor* b_zp,
+                         int threads, int32_t* y) {
+  const bool a_signed = a.type() == DataType::kInt8, b_signed = b.type() == DataType::kInt8;
+  const kernels::Int8Arithmetic arithmetic = kernels::Int8GemmArithmetic();
+  if (arithmetic != kernels::Int8Arithmetic::kSaturatingPairs && arithmetic != kernels::Int8Arithmetic::kSplitPairs) {
+    return false;
+  }
+  if (b_signed && !a_signed) return false;  // oneDNN's path: ONNX Runtime's clipping, or the split (exact) one
+  if (!kernels::ExactInt8GemmAvailable()) return false;
+  auto zero_point = [](const Tensor* z, bool is_signed) -> int32_t {
+    if (z == nullptr) return 0;
+    return is_signed ? int32_t{z->data<int8_t>()[0]} : int32_t{z->data<uint8_t>()[0]};
+  };
+  const std::vector<int32_t> a_zero(static_cast<size_t>(p.m), zero_point(a_zp, a_signed));
+  const int32_t b_zero = zero_point(b_zp, b_signed);
+  auto run = [&](auto a_tag, auto b_tag) {
+    using A = decltype(a_tag);
+    using B = decltype(b_tag);
+    for (size_t i = 0; i < p.a_index.size(); ++i) {
+      if (!kernels::ExactInt8Gemm<A, B>(p.m, p.n, p.k, a.data<A>() + p.a_index[i] * p.m * p.k, p.k, a_zero.data(),
+                                        b.data<B>() + p.b_index[i] * p.k * p.n, p.n, b_zero,
+                                        y + static_cast<int64_t>(i) * p.m * p.n, p.n, threads)) {
+        return false;
+      }
+    }
+    return true;
+  };
+  if (a_signed) return b_signed ? run(int8_t{}, int8_t{}) : run(int8_t{}, uint8_t{});
+  return run(uint8_t{}, uint8_t{});
+}
+
 // The product on oneDNN's int8 GEMM (kernels/int8_gemm.h) when it applies: A uint8 or int8, B int8 or uint8, each
 // zero point one value of its operand's type. Returns false where the reference loop has to run.
 bool FastIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp, const Tensor& b, const Tensor* b_zp,
                         int threads, int32_t* y) {
-  if (!kernels::Int8GemmUsable(a.type() == DataType::kInt8)) return false;
+  if (a.type() != DataType::kInt8 && a.type() != DataType::kUint8) return false;
   if (b.type() != DataType::kInt8 && b.type() != DataType::kUint8) return false;
   if ((a_zp != nullptr && (a_zp->type() != a.type() || a_zp->size() != 1)) ||
       (b_zp != nullptr && (b_zp->type() != b.type() || b_zp->size() != 1))) {
     return false;
   }
+  if (ExactIntegerProduct(p, a, a_zp, b, b_zp, threads, y)) return true;
+  if (!kernels::Int8GemmUsable(a.type() == DataType::kInt8)) return false;
   // B's zero point as B's 8 bits; uint8 B runs exact (GemmInt8UnsignedWeights), as ONNX Runtime's U8U8 kernels.
   const uint8_t bz = b_zp != nullptr ? static_cast<const uint8_t*>(b_zp->raw())[0] : uint8_t{0};
   const bool unsigned_b = b.type() == DataType::kUint8;
