@@ -114,6 +114,12 @@ void LayoutRewriter::EmitConv(size_t i) {
     const ir::Node& add = graph_.nodes[*c];
     if (IsOnnx(add) && add.op_type == "Add" && add.inputs.size() == 2 && add.outputs.size() == 1) {
       const std::string& other = add.inputs[0] == result ? add.inputs[1] : add.inputs[0];
+      // A shortcut computed after this convolution in the graph's order (TFLite's BlazeFace blocks: a channel Pad
+      // or a MaxPool of the block's input) is emitted now, when it can run blocked from what exists already.
+      if (BlockedOf(other) == nullptr) {
+        auto p = producer_.find(other);
+        if (p != producer_.end() && p->second > i) EmitEarly(p->second, i, 2);
+      }
       const Blocked* ob = BlockedOf(other);
       if (other != result && ob != nullptr && ob->channels == out_channels && ob->pad_zero) {
         conv.inputs.push_back(ob->name);

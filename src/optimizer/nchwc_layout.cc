@@ -49,6 +49,19 @@ Result<int> LayoutRewriter::Run() {
   return converted;
 }
 
+bool LayoutRewriter::EmitEarly(size_t p, size_t current, int depth) {
+  if (p <= current || absorbed_.count(p)) return false;
+  const ir::Node& n = graph_.nodes[p];
+  for (const auto& name : ir::NodeReads(n)) {
+    auto q = producer_.find(name);
+    if (q == producer_.end() || q->second < current || absorbed_.count(q->second)) continue;
+    if (depth <= 1 || !EmitEarly(q->second, current, depth - 1)) return false;
+  }
+  if (!TryBlockedPassThrough(n)) return false;
+  absorbed_.insert(p);
+  return true;
+}
+
 const Tensor* LayoutRewriter::Constant(const std::string& name) const {
   auto it = constants_.find(name);
   return it == constants_.end() ? nullptr : it->second;

@@ -62,6 +62,11 @@ class LayoutRewriter {
   // What blocked values' names get appended: "::nchwc16" or "::nchwc8".
   std::string BlockedSuffix() const { return "::nchwc" + std::to_string(block_); }
 
+  // Walking node p (not yet walked: p > current) ahead of its turn, while the walk is at node `current`: when each
+  // value p reads exists already (its producer walked, or emitted early itself, up to `depth` levels) and p runs on
+  // blocked values (TryBlockedPassThrough). Returns whether p was emitted (it is then skipped in its turn).
+  bool EmitEarly(size_t p, size_t current, int depth);
+
   // Convolutions and what fuses into them (nchwc_conv_rules.cc).
   // Whether Conv n has what NchwcConv needs: constant float32 4-D weights (and bias) and a valid group.
   bool ConvEligible(const ir::Node& n) const;

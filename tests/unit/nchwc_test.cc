@@ -508,6 +508,38 @@ g (float[1,24,10,10] x, float[24,24,3,3] w0, float[28,1,3,3] wd, float[28,28,1,1
   EXPECT_EQ(reorders, 4);
 }
 
+TEST(Nchwc, ResidualShortcutsAfterTheConvInNodeOrderStillFuse) {
+  if (!kernels::BlockedConvolutionIsFast())
+    GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // TFLite's BlazeFace as converted: each block's convolution comes before its shortcut (a channel Pad, or a MaxPool
+  // then a Pad) in the node order. The shortcut is walked early, so the Add and the Relu after it fuse into the 1x1
+  // convolution as its residual sum and activation: no Add or Relu is left.
+  std::map<std::string, int> ops;
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,24,12,12] x, float[24,24,3,3] w0, float[24,1,3,3] wd1, float[28,24,1,1] w1, float[28] b1, float[28,1,3,3] wd2, float[32,28,1,1] w2) => (float[1,32,6,6] y) {
+  pads4 = Constant<value = int64[8] {0,0,0,0, 0,4,0,0}>()
+  c0 = Conv<pads = [1,1,1,1]>(x, w0)
+  r0 = Relu(c0)
+  d1 = Conv<pads = [1,1,1,1], group = 24>(r0, wd1)
+  c1 = Conv(d1, w1, b1)
+  p1 = Pad(r0, pads4)
+  a1 = Add(p1, c1)
+  r1 = Relu(a1)
+  d2 = Conv<pads = [0,0,1,1], strides = [2,2], group = 28>(r1, wd2)
+  c2 = Conv(d2, w2)
+  m2 = MaxPool<kernel_shape = [2,2], strides = [2,2]>(r1)
+  p2 = Pad(m2, pads4)
+  a2 = Add(p2, c2)
+  y = Relu(a2)
+}
+)",
+                                  1, nullptr, &ops),
+            5);
+  EXPECT_EQ(ops["Add"], 0);
+  EXPECT_EQ(ops["Relu"], 0);
+}
+
 TEST(Nchwc, PReluWithOneSlopePerChannelStaysBlocked) {
   if (!kernels::BlockedConvolutionIsFast())
     GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
