@@ -171,6 +171,28 @@ std::optional<int> LayoutRewriter::BlockedResizeVersion(const ir::Node& n, int64
   return *since;
 }
 
+std::optional<std::string> LayoutRewriter::BlockedChannelConstant(const std::string& name, int64_t channels,
+                                                                   const std::string& blocked_name,
+                                                                   bool allow_scalar) {
+  const Tensor* t = Constant(name);
+  if (t == nullptr || t->type() != DataType::kFloat) return std::nullopt;
+  const bool scalar = t->size() == 1;
+  if (scalar && !allow_scalar) return std::nullopt;
+  if (!scalar) {
+    // [C, 1, 1] or [1, C, 1, 1] (right-aligned to NCHW; a 1-D [C] would align with W).
+    if (t->size() != channels || t->rank() < 3 || t->rank() > 4) return std::nullopt;
+    for (int64_t d = 0; d < t->rank(); ++d) {
+      const int64_t axis = d + 4 - t->rank();
+      if (t->dim(d) != (axis == 1 ? channels : 1)) return std::nullopt;
+    }
+  }
+  const int64_t blocks = (channels + block_ - 1) / block_;
+  Tensor blocked = Tensor::Allocate(DataType::kFloat, {1, blocks, 1, 1, block_}, true);
+  for (int64_t c = 0; c < channels; ++c) blocked.data<float>()[c] = t->data<float>()[scalar ? 0 : c];
+  new_initializers_.push_back(ir::NamedTensor{blocked_name, "", std::move(blocked), {}, {}});
+  return blocked_name;
+}
+
 bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
   if ((!IsOnnx(n) && !IsHardSwish(n)) || n.outputs.size() != 1 || n.inputs.empty()) return false;
   const std::string& op = n.op_type;
@@ -190,24 +212,10 @@ bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
   // ([1, blocks, 1, 1, block], zero past the channels); PRelu(0) = 0 keeps the padding zero.
   if (op == "PRelu" && n.inputs.size() == 2 && only_blocked(n.inputs[0])) {
     const Blocked b = *BlockedOf(n.inputs[0]);
-    const Tensor* slope = Constant(n.inputs[1]);
-    if (slope == nullptr || slope->type() != DataType::kFloat) return false;
-    const bool scalar = slope->size() == 1;
-    if (!scalar) {
-      // [C, 1, 1] or [1, C, 1, 1] (right-aligned to NCHW).
-      if (slope->size() != b.channels || slope->rank() < 3 || slope->rank() > 4) return false;
-      for (int64_t d = 0; d < slope->rank(); ++d) {
-        const int64_t axis = d + 4 - slope->rank();
-        if (slope->dim(d) != (axis == 1 ? b.channels : 1)) return false;
-      }
-    }
-    const int64_t blocks = (b.channels + block_ - 1) / block_;
-    Tensor blocked_slope = Tensor::Allocate(DataType::kFloat, {1, blocks, 1, 1, block_}, true);
-    for (int64_t c = 0; c < b.channels; ++c) blocked_slope.data<float>()[c] = slope->data<float>()[scalar ? 0 : c];
-    std::string slope_name = n.outputs[0] + "::blocked_slope";
-    new_initializers_.push_back(ir::NamedTensor{slope_name, "", std::move(blocked_slope), {}, {}});
+    auto slope_name = BlockedChannelConstant(n.inputs[1], b.channels, n.outputs[0] + "::blocked_slope", true);
+    if (!slope_name) return false;
     ir::Node m = n;
-    m.inputs = {b.name, slope_name};
+    m.inputs = {b.name, *slope_name};
     m.outputs = {NewBlocked(n.outputs[0], b.channels, b.pad_zero)};
     out_.push_back(std::move(m));
     return true;
@@ -236,10 +244,23 @@ bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
       out_.push_back(std::move(m));
       return true;
     }
-    // A blocked value and a constant scalar (a one-element tensor broadcasts over any layout).
     const size_t bi = a != nullptr ? 0 : 1;
     const Blocked* x = a != nullptr ? a : b;
     if (x == nullptr || (a != nullptr && b != nullptr) || !only_blocked(n.inputs[bi])) return false;
+    // A blocked value and a constant per channel ([C, 1, 1] or [1, C, 1, 1]: TF's BiasAdd, and the Mul and Add of a
+    // BatchNormalization the converters write after a residual sum), laid out in blocks once with zeros past the
+    // channels: Add, Sub and Mul keep the padding zero.
+    if (op != "Div") {
+      if (auto k = BlockedChannelConstant(n.inputs[1 - bi], x->channels, n.outputs[0] + "::blocked_operand", false)) {
+        ir::Node m = n;
+        m.inputs[bi] = x->name;
+        m.inputs[1 - bi] = *k;
+        m.outputs = {NewBlocked(n.outputs[0], x->channels, x->pad_zero)};
+        out_.push_back(std::move(m));
+        return true;
+      }
+    }
+    // A blocked value and a constant scalar (a one-element tensor broadcasts over any layout).
     auto c = ConstantScalar(n, 1 - bi);
     if (!c || Constant(n.inputs[1 - bi])->rank() > 4) return false;
     if (op == "Div" && (bi != 0 || *c == 0)) return false;  // x / c only: c / x puts inf in the padding
@@ -307,6 +328,22 @@ bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
     m.attributes.push_back(IntAttr("channels", b.channels));
     m.attributes.push_back(IntAttr(nchwc::kBlockAttr, block_));
     m.outputs = {NewBlocked(n.outputs[0], b.channels, b.pad_zero)};
+    out_.push_back(std::move(m));
+    return true;
+  }
+  // Sum of blocked values of the same channels (TF's AddN): elementwise on the blocked buffers.
+  if (op == "Sum" && n.inputs.size() >= 2) {
+    ir::Node m = n;
+    bool any_only_blocked = false, pad_zero = true;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Blocked* b = BlockedOf(n.inputs[k]);
+      if (b == nullptr || b->channels != BlockedOf(n.inputs[0])->channels) return false;
+      any_only_blocked = any_only_blocked || only_blocked(n.inputs[k]);
+      pad_zero = pad_zero && b->pad_zero;
+      m.inputs[k] = b->name;
+    }
+    if (!any_only_blocked) return false;
+    m.outputs = {NewBlocked(n.outputs[0], BlockedOf(n.inputs[0])->channels, pad_zero)};
     out_.push_back(std::move(m));
     return true;
   }

@@ -99,6 +99,11 @@ class LayoutRewriter {
   // The since_version of Resize/Upsample n when it can run on a blocked input of `channels` channels (NchwcResize:
   // nearest or linear over H and W only, as far as its constant scales or sizes tell).
   std::optional<int> BlockedResizeVersion(const ir::Node& n, int64_t channels) const;
+  // A constant `name` of one value per channel (or, with allow_scalar, one value), laid out in blocks as
+  // [1, blocks, 1, 1, block] with zeros past the channels, added to the initializers as `blocked_name`; nullopt when
+  // it is not such a float constant.
+  std::optional<std::string> BlockedChannelConstant(const std::string& name, int64_t channels,
+                                                    const std::string& blocked_name, bool allow_scalar);
   // Runs n on blocked values when its inputs exist only blocked and it keeps the layout; false otherwise.
   bool TryBlockedPassThrough(const ir::Node& n);
 

@@ -540,6 +540,33 @@ g (float[1,24,12,12] x, float[24,24,3,3] w0, float[24,1,3,3] wd1, float[28,24,1,
   EXPECT_EQ(ops["Relu"], 0);
 }
 
+TEST(Nchwc, PerChannelConstantsAndSumStayBlocked) {
+  if (!kernels::BlockedConvolutionIsFast())
+    GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // What TF and Keras conversions write between convolutions: AddN as Sum, BiasAdd as an Add of [1, C, 1, 1], a
+  // BatchNormalization after a residual sum as Mul and Add of [C, 1, 1] (constant first too), over 20 channels
+  // (a partial last block, whose padding must stay zero for the next convolution). A 1-D [C] operand aligns with W,
+  // not the channels: that Add leaves the layout.
+  int reorders = -1;
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,20,9,9] x, float[20,20,3,3] w0, float[20,20,1,1] w1, float[1,20,1,1] bias, float[20,1,1] scale, float[20,1,1] shift, float[20,20,3,3] w2, float[9] row) => (float[1,20,9,9] y, float[1,20,9,9] z) {
+  c0 = Conv<pads = [1,1,1,1]>(x, w0)
+  c1 = Conv(c0, w1)
+  s = Sum(c0, c1, c0)
+  b = Add(s, bias)
+  m = Mul(scale, b)
+  a = Sub(shift, m)
+  y = Conv<pads = [1,1,1,1]>(a, w2)
+  z = Add(a, row)
+}
+)",
+                                  1, &reorders),
+            3);
+  // x in; y out; a read back plain once for the Add of a 1-D operand (z is that Add's plain output).
+  EXPECT_EQ(reorders, 3);
+}
+
 TEST(Nchwc, PReluWithOneSlopePerChannelStaysBlocked) {
   if (!kernels::BlockedConvolutionIsFast())
     GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
