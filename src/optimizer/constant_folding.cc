@@ -14,15 +14,36 @@ namespace {
 // (ConstantOfShape, Expand, Tile, Range would otherwise bloat the model).
 constexpr int64_t kMaxFoldedElements = int64_t{1} << 20;
 
-bool MayFold(const ir::Node& n) {
+// Whether every reader of DequantizeLinear n's output is a Conv or ConvTranspose reading it as weights or bias (and
+// it is no graph output).
+bool OnlyConvolutionWeights(const ir::Node& n, const GraphIndex& index) {
+  if (n.outputs.size() != 1 || index.IsGraphOutput(n.outputs[0])) return false;
+  const auto& readers = index.Consumers(n.outputs[0]);
+  if (readers.empty()) return false;
+  for (int r : readers) {
+    const ir::Node& c = index.graph().nodes[static_cast<size_t>(r)];
+    if (!IsOnnxOp(c, "Conv") && !IsOnnxOp(c, "ConvTranspose")) return false;
+    for (size_t k = 0; k < c.inputs.size(); ++k) {
+      if (c.inputs[k] == n.outputs[0] && k != 1 && k != 2) return false;
+    }
+  }
+  return true;
+}
+
+bool MayFold(const ir::Node& n, const GraphIndex& index, const PassContext& ctx) {
   // Random operators; Dropout (random in training mode; in inference the identity pass removes it);
   // DequantizeLinear, whose float result would be 4x its int8 weights and would hide the quantized pattern from
-  // int8 kernels (onnxruntime keeps it too).
+  // int8 kernels (onnxruntime keeps it too) -- except, once the QDQ groups that fuse have fused, the weights of
+  // convolutions left in float (int8 activations on x86-64, as ONNX Runtime leaves them): computed once instead of
+  // on every run, and constant, as the blocked convolutions need them (the same values either way).
   static const std::unordered_set<std::string> excluded = {"RandomNormal",      "RandomUniform",   "RandomNormalLike",
                                                            "RandomUniformLike", "Multinomial",     "Bernoulli",
-                                                           "Dropout",           "DequantizeLinear"};
+                                                           "Dropout"};
   if (!(n.domain.empty() || n.domain == "ai.onnx" || n.domain == "ai.onnx.ml")) return false;
   if (excluded.count(n.op_type)) return false;
+  if (n.op_type == "DequantizeLinear" && !(ctx.fold_weight_dequantize && OnlyConvolutionWeights(n, index))) {
+    return false;
+  }
   for (const auto& a : n.attributes) {
     if (a.g || !a.graphs.empty()) return false;  // If/Loop/Scan: bodies may read outer values
   }
@@ -130,7 +151,7 @@ Result<int> RunConstantFolding(ir::Graph& graph, const PassContext& ctx) {
   std::vector<std::string> new_constants;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& n = graph.nodes[i];
-    if (!MayFold(n)) continue;
+    if (!MayFold(n, index, ctx)) continue;
     std::optional<std::vector<Tensor>> outputs;
     if ((IsOnnxOp(n, "Shape") || IsOnnxOp(n, "Size")) && n.inputs.size() == 1 && n.outputs.size() == 1 &&
         constant(n.inputs[0]) == nullptr) {

@@ -139,11 +139,26 @@ Status OptimizeModel(ir::Model& model, const OptimizerOptions& options, Optimize
   // Rounds until nothing changes: one rewrite often enables another (folding makes a BatchNormalization's inputs
   // constant, a removed Identity joins a Conv to its Add). The cap only guards against a pass that never settles.
   constexpr int kMaxRounds = 10;
-  for (int round = 0; round < kMaxRounds; ++round) {
-    ONYX_ASSIGN_OR_RETURN(int64_t n, OptimizeGraphOnce(model.graph, model, options, true, stats));
-    // Fusions append their new nodes; readers must follow their producers again.
-    ONYX_RETURN_IF_ERROR(ir::TopologicalSort(model.graph));
-    if (n == 0) break;
+  auto rounds = [&]() -> Status {
+    for (int round = 0; round < kMaxRounds; ++round) {
+      ONYX_ASSIGN_OR_RETURN(int64_t n, OptimizeGraphOnce(model.graph, model, options, true, stats));
+      // Fusions append their new nodes; readers must follow their producers again.
+      ONYX_RETURN_IF_ERROR(ir::TopologicalSort(model.graph));
+      if (n == 0) break;
+    }
+    return Status::Ok();
+  };
+  ONYX_RETURN_IF_ERROR(rounds());
+  if (options.level >= OptLevel::kExtended) {
+    // The convolutions whose QDQ groups did not fuse keep float weights computed by DequantizeLinear: folded now
+    // (constant_folding.cc says why), then the rounds again for what constant weights enable.
+    PassContext ctx{model, options, true};
+    ctx.fold_weight_dequantize = true;
+    ONYX_ASSIGN_OR_RETURN(int folded, RunConstantFolding(model.graph, ctx));
+    if (folded > 0) {
+      if (stats != nullptr) stats->rewrites_by_pass["ConstantFolding"] += folded;
+      ONYX_RETURN_IF_ERROR(rounds());
+    }
   }
   PruneValueInfo(model.graph);
   // Fusions may emit onyx's private operators (ai.onyx.internal) where the model's opset lacks the standard one.

@@ -12,6 +12,9 @@ struct PassContext {
   const ir::Model& model;  // opset imports; the graph being rewritten belongs to it
   const OptimizerOptions& options;
   bool is_main_graph = true;  // false inside If/Loop/Scan bodies (their inputs' declared types are not enforced)
+  // Constant folding may fold a DequantizeLinear of constants that only convolutions read as weights or bias: set
+  // once the rounds are over, when the QDQ groups that fuse have fused (optimizer.cc).
+  bool fold_weight_dequantize = false;
 };
 
 using PassFn = Result<int> (*)(ir::Graph& graph, const PassContext& ctx);

@@ -90,6 +90,37 @@ TEST(QdqFusion, Int8ActivationsKeepTheFloatPath) {
   // ONNX Runtime's x86-64 build does not fuse Conv groups with int8 activations.
   ir::Model m = Optimized(ConvModel("", -5, "int8"));
   EXPECT_EQ(Count(m, "QLinearConv"), 0);
+  // The float Conv's weights and bias are then folded constants (its DequantizeLinear nodes computed once), so
+  // that the blocked convolutions take it; the activations' Q/DQ pairs stay.
+  EXPECT_EQ(Count(m, "Conv"), 1);
+  EXPECT_EQ(Count(m, "DequantizeLinear"), 2);
+  for (const auto& n : m.graph.nodes) {
+    if (n.op_type != "Conv") continue;
+    for (size_t k = 1; k < n.inputs.size(); ++k) {
+      EXPECT_NE(m.graph.FindInitializer(n.inputs[k]), nullptr) << "Conv input " << k << " is not a constant";
+    }
+  }
+}
+
+TEST(QdqFusion, FoldedConvWeightsGiveTheUnoptimizedResult) {
+  // Folding DequantizeLinear into the weights computes the same floats as at run time: the level-all session (its
+  // blocked convolution summing in its own order) agrees with the unoptimized one to float rounding.
+  auto model = text::ParseModel(ConvModel("Relu", -5, "int8"));
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  SessionOptions plain_options;
+  plain_options.optimization_level = optimizer::OptLevel::kDisabled;
+  auto plain = Session::Create(*model, plain_options);
+  auto optimized = Session::Create(*model, SessionOptions{});
+  ASSERT_TRUE(plain.ok() && optimized.ok());
+  Tensor x = Tensor::Allocate(DataType::kFloat, {1, 3, 5, 5});
+  for (int64_t i = 0; i < x.size(); ++i) x.data<float>()[i] = static_cast<float>((i * 37) % 23) * 0.11f - 1.2f;
+  std::vector<Value> want, got;
+  ASSERT_TRUE((*plain)->Run({{"x", Value(x)}}, {}, &want).ok());
+  ASSERT_TRUE((*optimized)->Run({{"x", Value(x)}}, {}, &got).ok());
+  const Tensor& a = want[0].tensor();
+  const Tensor& b = got[0].tensor();
+  ASSERT_EQ(a.shape(), b.shape());
+  for (int64_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a.data<float>()[i], b.data<float>()[i], 0.051f) << i;  // one step
 }
 
 TEST(QdqFusion, NotBelowLevelExtended) {
