@@ -193,6 +193,41 @@ std::optional<std::string> LayoutRewriter::BlockedChannelConstant(const std::str
   return blocked_name;
 }
 
+bool LayoutRewriter::TryBlockedQdqPair(const ir::Node& q) {
+  auto c = SoleConsumer(q.outputs[0]);
+  if (!c) return false;
+  const ir::Node& dq = graph_.nodes[*c];
+  if (!IsOnnx(dq) || dq.op_type != "DequantizeLinear" || dq.outputs.size() != 1 || dq.inputs.empty() ||
+      dq.inputs[0] != q.outputs[0]) {
+    return false;
+  }
+  if (q.FindAttribute("block_size") != nullptr || dq.FindAttribute("block_size") != nullptr) return false;
+  // The same one-value scale, and the same zero point (one value of the same type, or none on both sides).
+  auto scale = ConstantScalar(q, 1);
+  if (!scale || ConstantScalar(dq, 1) != scale) return false;
+  auto zero_point = [&](const ir::Node& n) -> std::optional<std::pair<DataType, double>> {
+    if (n.inputs.size() < 3 || n.inputs[2].empty()) return std::make_pair(DataType::kUndefined, 0.0);
+    const Tensor* z = Constant(n.inputs[2]);
+    if (z == nullptr || z->size() != 1) return std::nullopt;
+    return std::make_pair(z->type(), z->DoubleAt(0));
+  };
+  const auto qz = zero_point(q), dqz = zero_point(dq);
+  if (!qz || !dqz || *qz != *dqz) return false;
+  if (qz->first != DataType::kUndefined && qz->first != DataType::kUint8 && qz->first != DataType::kInt8) return false;
+  const Blocked x = *BlockedOf(q.inputs[0]);
+  ir::Node mq = q;
+  mq.inputs[0] = x.name;
+  const std::string q_blocked = q.outputs[0] + BlockedSuffix();  // 8-bit, read by the DQ below alone
+  mq.outputs = {q_blocked};
+  out_.push_back(std::move(mq));
+  ir::Node mdq = dq;
+  mdq.inputs[0] = q_blocked;
+  mdq.outputs = {NewBlocked(dq.outputs[0], x.channels, x.pad_zero)};
+  out_.push_back(std::move(mdq));
+  absorbed_.insert(*c);
+  return true;
+}
+
 bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
   if ((!IsOnnx(n) && !IsHardSwish(n)) || n.outputs.size() != 1 || n.inputs.empty()) return false;
   const std::string& op = n.op_type;
@@ -329,6 +364,13 @@ bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
     m.attributes.push_back(IntAttr(nchwc::kBlockAttr, block_));
     m.outputs = {NewBlocked(n.outputs[0], b.channels, b.pad_zero)};
     out_.push_back(std::move(m));
+    return true;
+  }
+  // A QuantizeLinear whose 8-bit result only its DequantizeLinear reads, both with the same one-value scale and zero
+  // point (the activations of a QDQ model whose convolutions stay in float: int8 activations on x86-64): the pair
+  // runs on the blocked buffers, elementwise as in the plain layout. Padding: Q(0) is the zero point, which the DQ
+  // maps back to 0.
+  if (op == "QuantizeLinear" && only_blocked(n.inputs[0]) && n.inputs.size() >= 2 && TryBlockedQdqPair(n)) {
     return true;
   }
   // Sum of blocked values of the same channels (TF's AddN): elementwise on the blocked buffers.

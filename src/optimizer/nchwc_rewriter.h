@@ -104,6 +104,9 @@ class LayoutRewriter {
   // it is not such a float constant.
   std::optional<std::string> BlockedChannelConstant(const std::string& name, int64_t channels,
                                                     const std::string& blocked_name, bool allow_scalar);
+  // QuantizeLinear q and the DequantizeLinear that alone reads it, with equal one-value parameters, on blocked
+  // values (the DQ is absorbed); false when they are not such a pair.
+  bool TryBlockedQdqPair(const ir::Node& q);
   // Runs n on blocked values when its inputs exist only blocked and it keeps the layout; false otherwise.
   bool TryBlockedPassThrough(const ir::Node& n);
 

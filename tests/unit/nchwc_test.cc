@@ -567,6 +567,39 @@ g (float[1,20,9,9] x, float[20,20,3,3] w0, float[20,20,1,1] w1, float[1,20,1,1] 
   EXPECT_EQ(reorders, 3);
 }
 
+TEST(Nchwc, QuantizeDequantizePairsBetweenFloatConvolutionsStayBlocked) {
+  if (!kernels::BlockedConvolutionIsFast())
+    GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // A QDQ model whose convolutions stay in float (int8 activations on x86-64): the activations' Q/DQ pairs with
+  // equal one-value parameters run on the blocked buffers. 20 channels: the padding goes through Q(0) = zero point
+  // and back to 0 for the next convolution. A pair with different zero points (q2/d2) leaves the layout. Results
+  // may differ by one quantization step where the two layouts' float sums round a value across a step.
+  int reorders = -1;
+  std::map<std::string, int> ops;
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,20,9,9] x, float[20,20,3,3] w0, float[20,20,1,1] w1, float[20,20,1,1] w2) => (float[1,20,9,9] y) {
+  s = Constant<value = float {0.01}>()
+  z = Constant<value = int8 {-3}>()
+  z2 = Constant<value = int8 {5}>()
+  c0 = Conv<pads = [1,1,1,1]>(x, w0)
+  q0 = QuantizeLinear(c0, s, z)
+  d0 = DequantizeLinear(q0, s, z)
+  c1 = Conv(d0, w1)
+  q1 = QuantizeLinear(c1, s, z)
+  d1 = DequantizeLinear(q1, s, z)
+  c2 = Conv(d1, w2)
+  q2 = QuantizeLinear(c2, s, z)
+  y = DequantizeLinear(q2, s, z2)
+}
+)",
+                                  1, &reorders, &ops, 0.0101f),
+            3);
+  // x in; c2 read back plain for the unequal pair.
+  EXPECT_EQ(reorders, 2);
+  EXPECT_EQ(ops["QuantizeLinear"], 3);
+}
+
 TEST(Nchwc, PReluWithOneSlopePerChannelStaysBlocked) {
   if (!kernels::BlockedConvolutionIsFast())
     GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
