@@ -11,7 +11,7 @@ namespace {
 // acc[ox] += weight * src[ox * stride] for ox < count, in uint32 (two's-complement wrapping, as the reference loops'
 // int32 sums). Compiled twice: plain x86-64 and AVX2 (8 lanes), picked once per process.
 __attribute__((always_inline)) inline void RowTimesWeightBody(uint32_t* acc, const int32_t* src, int64_t count,
-                                                               int64_t stride, uint32_t weight) {
+                                                              int64_t stride, uint32_t weight) {
   if (stride == 1) {
     for (int64_t ox = 0; ox < count; ++ox) acc[ox] += weight * static_cast<uint32_t>(src[ox]);
   } else {
@@ -24,7 +24,7 @@ void RowTimesWeight(uint32_t* acc, const int32_t* src, int64_t count, int64_t st
 }
 
 __attribute__((target("avx2"))) void RowTimesWeightAvx2(uint32_t* acc, const int32_t* src, int64_t count,
-                                                         int64_t stride, uint32_t weight) {
+                                                        int64_t stride, uint32_t weight) {
   RowTimesWeightBody(acc, src, count, stride, weight);
 }
 

@@ -84,8 +84,8 @@ ExactInt8Left ExactInt8Left::Pack(int64_t m, int64_t k, const L* l, int64_t ldl,
 }
 
 template <typename R>
-bool ExactInt8Gemm(const ExactInt8Left& left, int64_t n, const R* r, int64_t ldr, int32_t r_zp, int32_t* c,
-                   int64_t ldc, int threads) {
+bool ExactInt8Gemm(const ExactInt8Left& left, int64_t n, const R* r, int64_t ldr, int32_t r_zp, int32_t* c, int64_t ldc,
+                   int threads) {
   if (!ExactInt8GemmAvailable()) return false;
   const int64_t m = left.m(), k = left.k();
   if (m <= 0 || n <= 0) return true;
@@ -128,8 +128,8 @@ bool ExactInt8Gemm(int64_t m, int64_t n, int64_t k, const L* l, int64_t ldl, con
 
 template ExactInt8Left ExactInt8Left::Pack<uint8_t>(int64_t, int64_t, const uint8_t*, int64_t, const int32_t*);
 template ExactInt8Left ExactInt8Left::Pack<int8_t>(int64_t, int64_t, const int8_t*, int64_t, const int32_t*);
-template bool ExactInt8Gemm<uint8_t>(const ExactInt8Left&, int64_t, const uint8_t*, int64_t, int32_t, int32_t*,
-                                     int64_t, int);
+template bool ExactInt8Gemm<uint8_t>(const ExactInt8Left&, int64_t, const uint8_t*, int64_t, int32_t, int32_t*, int64_t,
+                                     int);
 template bool ExactInt8Gemm<int8_t>(const ExactInt8Left&, int64_t, const int8_t*, int64_t, int32_t, int32_t*, int64_t,
                                     int);
 template bool ExactInt8Gemm<uint8_t, uint8_t>(int64_t, int64_t, int64_t, const uint8_t*, int64_t, const int32_t*,

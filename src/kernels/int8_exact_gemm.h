@@ -32,8 +32,8 @@ class ExactInt8Left {
 
 // C = left x (r - r_zp), R [left.k(), n] row-major (uint8_t or int8_t); false where it does not run (no AVX2).
 template <typename R>
-bool ExactInt8Gemm(const ExactInt8Left& left, int64_t n, const R* r, int64_t ldr, int32_t r_zp, int32_t* c,
-                   int64_t ldc, int threads);
+bool ExactInt8Gemm(const ExactInt8Left& left, int64_t n, const R* r, int64_t ldr, int32_t r_zp, int32_t* c, int64_t ldc,
+                   int threads);
 
 // L and R are uint8_t or int8_t; l_zp holds m values (one per row of L). Runs on `threads` OpenMP threads over
 // column blocks. Returns false where it does not run (no AVX2): the caller computes the product otherwise.

@@ -65,7 +65,6 @@ bool GemmInt8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const
 // 0, then (b_zp - 128) times each row's sum of (a - a_zp) subtracted.
 template <typename A>
 bool GemmInt8UnsignedWeights(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda,
-                             A a_zp, const uint8_t* b, int64_t ldb, uint8_t b_zp, int32_t* c, int64_t ldc,
-                             int threads);
+                             A a_zp, const uint8_t* b, int64_t ldb, uint8_t b_zp, int32_t* c, int64_t ldc, int threads);
 
 }  // namespace onyx::kernels

@@ -36,9 +36,8 @@ bool MayFold(const ir::Node& n, const GraphIndex& index, const PassContext& ctx)
   // int8 kernels (onnxruntime keeps it too) -- except, once the QDQ groups that fuse have fused, the weights of
   // convolutions left in float (int8 activations on x86-64, as ONNX Runtime leaves them): computed once instead of
   // on every run, and constant, as the blocked convolutions need them (the same values either way).
-  static const std::unordered_set<std::string> excluded = {"RandomNormal",      "RandomUniform",   "RandomNormalLike",
-                                                           "RandomUniformLike", "Multinomial",     "Bernoulli",
-                                                           "Dropout"};
+  static const std::unordered_set<std::string> excluded = {
+      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial", "Bernoulli", "Dropout"};
   if (!(n.domain.empty() || n.domain == "ai.onnx" || n.domain == "ai.onnx.ml")) return false;
   if (excluded.count(n.op_type)) return false;
   if (n.op_type == "DequantizeLinear" && !(ctx.fold_weight_dequantize && OnlyConvolutionWeights(n, index))) {

@@ -172,8 +172,7 @@ std::optional<int> LayoutRewriter::BlockedResizeVersion(const ir::Node& n, int64
 }
 
 std::optional<std::string> LayoutRewriter::BlockedChannelConstant(const std::string& name, int64_t channels,
-                                                                   const std::string& blocked_name,
-                                                                   bool allow_scalar) {
+                                                                  const std::string& blocked_name, bool allow_scalar) {
   const Tensor* t = Constant(name);
   if (t == nullptr || t->type() != DataType::kFloat) return std::nullopt;
   const bool scalar = t->size() == 1;

@@ -425,9 +425,9 @@ Result<std::unique_ptr<Session>> Session::CreateAfterLoading(ir::Model model, co
 Result<std::unique_ptr<Session>> Session::Load(const std::string& path, const SessionOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   ONYX_ASSIGN_OR_RETURN(ir::Model model, format::LoadModel(path));
-  auto s = CreateAfterLoading(
-      std::move(model), options,
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  auto s =
+      CreateAfterLoading(std::move(model), options,
+                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   if (!s.ok()) return s.status().WithContext("'" + path + "'");
   return s;
 }

@@ -427,17 +427,17 @@ TEST(Int8ConvTest, UnsignedWeightsAndSignedActivationsAreExactEverywhere) {
   // uint8 weights (TFLite's uint8 models, ONNX Runtime's QUInt8 weights) and int8 activations give the exact sums on
   // every CPU, as ONNX Runtime's U8U8 kernels and its depthwise kernels do: the GEMM on weights - 128 (split where a
   // pair could clip), the exact depthwise kernel, or the reference loops.
-  CheckConvInteger<uint8_t, uint8_t>(3, 8, 1, 17, 15, 3, 2, 1, 1, 128, 157, 11);      // first layer, strided
-  CheckConvInteger<uint8_t, uint8_t>(19, 23, 1, 5, 6, 1, 1, 0, 1, 0, 255, 12);        // pointwise
-  CheckConvInteger<uint8_t, uint8_t>(6, 9, 3, 13, 7, 3, 2, 1, 1, 255, 0, 13);         // grouped
-  CheckConvInteger<uint8_t, uint8_t>(8, 8, 8, 11, 13, 3, 1, 1, 1, 3, 204, 14);        // depthwise
-  CheckConvInteger<uint8_t, uint8_t>(5, 10, 5, 12, 9, 3, 2, 2, 2, 200, 1, 15);        // depthwise x2, dilated
-  CheckConvInteger<int8_t, uint8_t>(4, 4, 4, 10, 10, 5, 1, 2, 1, -128, 128, 16);      // depthwise, int8 activations
-  CheckConvInteger<int8_t, int8_t>(16, 16, 16, 9, 9, 3, 2, 1, 1, -3, -128, 17);       // depthwise, both int8
-  CheckConvInteger<int8_t, int8_t>(6, 12, 6, 8, 8, 3, 1, 0, 1, 127, 5, 18);           // depthwise x2, no padding
+  CheckConvInteger<uint8_t, uint8_t>(3, 8, 1, 17, 15, 3, 2, 1, 1, 128, 157, 11);  // first layer, strided
+  CheckConvInteger<uint8_t, uint8_t>(19, 23, 1, 5, 6, 1, 1, 0, 1, 0, 255, 12);    // pointwise
+  CheckConvInteger<uint8_t, uint8_t>(6, 9, 3, 13, 7, 3, 2, 1, 1, 255, 0, 13);     // grouped
+  CheckConvInteger<uint8_t, uint8_t>(8, 8, 8, 11, 13, 3, 1, 1, 1, 3, 204, 14);    // depthwise
+  CheckConvInteger<uint8_t, uint8_t>(5, 10, 5, 12, 9, 3, 2, 2, 2, 200, 1, 15);    // depthwise x2, dilated
+  CheckConvInteger<int8_t, uint8_t>(4, 4, 4, 10, 10, 5, 1, 2, 1, -128, 128, 16);  // depthwise, int8 activations
+  CheckConvInteger<int8_t, int8_t>(16, 16, 16, 9, 9, 3, 2, 1, 1, -3, -128, 17);   // depthwise, both int8
+  CheckConvInteger<int8_t, int8_t>(6, 12, 6, 8, 8, 3, 1, 0, 1, 127, 5, 18);       // depthwise x2, no padding
   CheckMatMulInteger<uint8_t, uint8_t>({7, 33}, {33, 5}, 128, 128, 21);
-  CheckMatMulInteger<uint8_t, uint8_t>({1, 256}, {256, 1001}, 0, 121, 22);            // a classifier head
-  CheckMatMulInteger<uint8_t, uint8_t>({3, 4, 17}, {3, 17, 9}, 0, 255, 23);           // per-batch weights
+  CheckMatMulInteger<uint8_t, uint8_t>({1, 256}, {256, 1001}, 0, 121, 22);   // a classifier head
+  CheckMatMulInteger<uint8_t, uint8_t>({3, 4, 17}, {3, 17, 9}, 0, 255, 23);  // per-batch weights
   CheckMatMulInteger<uint8_t, uint8_t>({2, 65, 31}, {31, 129}, 77, 0, 24);
 }
 

@@ -96,10 +96,10 @@ class ConvKernel : public OpKernel {
 };
 
 // The accumulators on oneDNN's int8 GEMM (kernels/int8_gemm.h), when it applies: x uint8 or int8 with one zero
-// point, w int8 or uint8 with one zero point (or the same one for every channel). Per image and group: the patch matrix of
-// the raw 8-bit input [C/g * kernel, out] (padding taps hold x's zero point, i.e. 0 once centred), then
-// C[out, M/g] = patches^T x W_g^T with both zero points subtracted inside the GEMM (oneDNN's GEMM wants the
-// unsigned operand first), transposed into [M/g, out]. Returns false where the reference loops have to run.
+// point, w int8 or uint8 with one zero point (or the same one for every channel). Per image and group: the patch matrix
+// of the raw 8-bit input [C/g * kernel, out] (padding taps hold x's zero point, i.e. 0 once centred), then C[out, M/g]
+// = patches^T x W_g^T with both zero points subtracted inside the GEMM (oneDNN's GEMM wants the unsigned operand
+// first), transposed into [M/g, out]. Returns false where the reference loops have to run.
 bool FastQuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, const Tensor& w, const Tensor* w_zp,
                        int threads, int32_t* acc) {
   if (w.type() != DataType::kInt8 && w.type() != DataType::kUint8) return false;
@@ -143,14 +143,13 @@ bool FastQuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_z
         // [out, 1] is already the output's layout.
         int32_t* product = mg == 1 ? yg : c.data();
         const int64_t w_offset = gi * mg * patch_rows;
-        const bool done =
-            unsigned_weights
-                ? kernels::GemmInt8UnsignedWeights<A>(true, true, out_size, mg, patch_rows, patches, out_size, xz,
-                                                      w.data<uint8_t>() + w_offset, patch_rows, wz_bits, product, mg,
-                                                      threads)
-                : kernels::GemmInt8<A>(true, true, out_size, mg, patch_rows, patches, out_size, xz,
-                                       w.data<int8_t>() + w_offset, patch_rows, static_cast<int8_t>(wz_bits),
-                                       product, mg, threads);
+        const bool done = unsigned_weights
+                              ? kernels::GemmInt8UnsignedWeights<A>(true, true, out_size, mg, patch_rows, patches,
+                                                                    out_size, xz, w.data<uint8_t>() + w_offset,
+                                                                    patch_rows, wz_bits, product, mg, threads)
+                              : kernels::GemmInt8<A>(true, true, out_size, mg, patch_rows, patches, out_size, xz,
+                                                     w.data<int8_t>() + w_offset, patch_rows,
+                                                     static_cast<int8_t>(wz_bits), product, mg, threads);
         if (!done) return false;
         if (mg == 1) continue;
         for (int64_t j = 0; j < mg; ++j) {
@@ -242,9 +241,8 @@ bool ExactGemmConv(const ConvGeometry& g, const Tensor& x, int32_t xz, const Ten
             groups != nullptr
                 ? kernels::ExactInt8Gemm<X>((*groups)[static_cast<size_t>(gi)], out_size, patches, out_size, xz, yg,
                                             out_size, threads)
-                : kernels::ExactInt8Gemm<W, X>(mg, out_size, patch_rows, w.data<W>() + gi * mg * patch_rows,
-                                               patch_rows, w_zp.data() + gi * mg, patches, out_size, xz, yg, out_size,
-                                               threads);
+                : kernels::ExactInt8Gemm<W, X>(mg, out_size, patch_rows, w.data<W>() + gi * mg * patch_rows, patch_rows,
+                                               w_zp.data() + gi * mg, patches, out_size, xz, yg, out_size, threads);
         if (!done) return false;
       }
     }
@@ -366,9 +364,9 @@ class ConvIntegerKernel : public OpKernel {
       }
       return Status::Ok();
     }
-    ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc, QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)",
-                                                                  "input 'w_zero_point' (3)", ctx.num_threads(),
-                                                                  &exact_weights_));
+    ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> acc,
+                          QuantizedConv(g, *x, x_zp, *w, w_zp, "input 'x_zero_point' (2)", "input 'w_zero_point' (3)",
+                                        ctx.num_threads(), &exact_weights_));
     Tensor& y = ctx.AllocateOutput(0, DataType::kInt32, g.out_shape);
     std::copy(acc.begin(), acc.end(), y.data<int32_t>());
     return Status::Ok();

@@ -261,14 +261,16 @@ bool FastIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp
     const A az = a_zp != nullptr ? a_zp->data<A>()[0] : A{0};
     const A* ad = a.data<A>();
     auto product = [&](int64_t m, const A* a_matrix, int64_t b_offset, int32_t* out) {
-      return unsigned_b ? kernels::GemmInt8UnsignedWeights<A>(false, false, m, p.n, p.k, a_matrix, p.k, az,
-                                                              b.data<uint8_t>() + b_offset, p.n, bz, out, p.n, threads)
-                        : kernels::GemmInt8<A>(false, false, m, p.n, p.k, a_matrix, p.k, az, b.data<int8_t>() + b_offset,
-                                               p.n, static_cast<int8_t>(bz), out, p.n, threads);
+      return unsigned_b
+                 ? kernels::GemmInt8UnsignedWeights<A>(false, false, m, p.n, p.k, a_matrix, p.k, az,
+                                                       b.data<uint8_t>() + b_offset, p.n, bz, out, p.n, threads)
+                 : kernels::GemmInt8<A>(false, false, m, p.n, p.k, a_matrix, p.k, az, b.data<int8_t>() + b_offset, p.n,
+                                        static_cast<int8_t>(bz), out, p.n, threads);
     };
     if (stacked) return product(p.m * static_cast<int64_t>(count), ad, 0, y);
     for (size_t i = 0; i < count; ++i) {
-      if (!product(p.m, ad + p.a_index[i] * p.m * p.k, p.b_index[i] * p.k * p.n, y + static_cast<int64_t>(i) * p.m * p.n)) {
+      if (!product(p.m, ad + p.a_index[i] * p.m * p.k, p.b_index[i] * p.k * p.n,
+                   y + static_cast<int64_t>(i) * p.m * p.n)) {
         return false;
       }
     }
