@@ -95,6 +95,20 @@ class ConvKernel : public OpKernel {
   bool ort_order_ = false;  // KernelInfo::ort_summation_order
 };
 
+// The patch matrix [C/g * kernel, out] of one image's group of input channels `xg` into `cols` (padding taps hold
+// x's zero point, 0 once centred), or `xg` itself for a pointwise convolution.
+template <typename X>
+const X* GroupPatches(const ConvGeometry& g, const X* xg, X xz, bool pointwise, std::vector<X>& cols) {
+  if (pointwise) return xg;
+  const int64_t in_size = InputSize(g.axes);
+  X* dst = cols.data();
+  for (int64_t ch = 0; ch < g.in_channels / g.group; ++ch) {
+    const X* xc = xg + ch * in_size;
+    ForEachPatchTap(g.axes, [&](int64_t off) { *dst++ = off < 0 ? xz : xc[off]; });
+  }
+  return cols.data();
+}
+
 // The accumulators on oneDNN's int8 GEMM (kernels/int8_gemm.h), when it applies: x uint8 or int8 with one zero
 // point, w int8 or uint8 with one zero point (or the same one for every channel). Per image and group: the patch matrix
 // of the raw 8-bit input [C/g * kernel, out] (padding taps hold x's zero point, i.e. 0 once centred), then C[out, M/g]
@@ -129,16 +143,7 @@ bool FastQuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_z
     std::vector<int32_t> c(static_cast<size_t>(out_size * mg));
     for (int64_t n = 0; n < g.batch; ++n) {
       for (int64_t gi = 0; gi < g.group; ++gi) {
-        const A* xg = x.data<A>() + (n * g.in_channels + gi * cg) * in_size;
-        const A* patches = xg;
-        if (!pointwise) {
-          A* dst = cols.data();
-          for (int64_t ch = 0; ch < cg; ++ch) {
-            const A* xc = xg + ch * in_size;
-            ForEachPatchTap(g.axes, [&](int64_t off) { *dst++ = off < 0 ? xz : xc[off]; });
-          }
-          patches = cols.data();
-        }
+        const A* patches = GroupPatches(g, x.data<A>() + (n * g.in_channels + gi * cg) * in_size, xz, pointwise, cols);
         int32_t* yg = acc + (n * g.out_channels + gi * mg) * out_size;
         // [out, 1] is already the output's layout.
         int32_t* product = mg == 1 ? yg : c.data();
@@ -226,16 +231,8 @@ bool ExactGemmConv(const ConvGeometry& g, const Tensor& x, int32_t xz, const Ten
     std::vector<X> cols(pointwise ? 0 : static_cast<size_t>(patch_rows * out_size));
     for (int64_t n = 0; n < g.batch; ++n) {
       for (int64_t gi = 0; gi < g.group; ++gi) {
-        const X* xg = x.data<X>() + (n * g.in_channels + gi * cg) * in_size;
-        const X* patches = xg;
-        if (!pointwise) {
-          X* dst = cols.data();
-          for (int64_t ch = 0; ch < cg; ++ch) {
-            const X* xc = xg + ch * in_size;
-            ForEachPatchTap(g.axes, [&](int64_t off) { *dst++ = off < 0 ? static_cast<X>(xz) : xc[off]; });
-          }
-          patches = cols.data();
-        }
+        const X* patches = GroupPatches(g, x.data<X>() + (n * g.in_channels + gi * cg) * in_size,
+                                        static_cast<X>(xz), pointwise, cols);
         int32_t* yg = acc + (n * g.out_channels + gi * mg) * out_size;
         const bool done =
             groups != nullptr
