@@ -231,8 +231,8 @@ bool ExactGemmConv(const ConvGeometry& g, const Tensor& x, int32_t xz, const Ten
     std::vector<X> cols(pointwise ? 0 : static_cast<size_t>(patch_rows * out_size));
     for (int64_t n = 0; n < g.batch; ++n) {
       for (int64_t gi = 0; gi < g.group; ++gi) {
-        const X* patches = GroupPatches(g, x.data<X>() + (n * g.in_channels + gi * cg) * in_size,
-                                        static_cast<X>(xz), pointwise, cols);
+        const X* patches =
+            GroupPatches(g, x.data<X>() + (n * g.in_channels + gi * cg) * in_size, static_cast<X>(xz), pointwise, cols);
         int32_t* yg = acc + (n * g.out_channels + gi * mg) * out_size;
         const bool done =
             groups != nullptr
