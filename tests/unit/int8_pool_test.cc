@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "hwy_test_targets.h"
+#include "ir/model.h"
+#include "op_test_helpers.h"
 
 namespace onyx {
 namespace {
@@ -80,6 +82,61 @@ void CheckMax() {
     }
   }
 }
+
+// ai.onyx.internal.MaxPool on [N, C, H, W] 8-bit images (what the QDQ fusion emits without the channels-last
+// layout) against a window-by-window loop written here: strides 1-3, pads of every side, dilation, ceil_mode (windows
+// past the image), and a window wholly in the padding (the type's lowest value).
+template <typename Q>
+void CheckMaxPoolNchw() {
+  std::mt19937 rng(11);
+  struct Case {
+    int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, ceil;
+  };
+  for (const Case& c : std::vector<Case>{{13, 17, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 1},
+                                         {9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
+                                         {10, 23, 2, 3, 2, 3, 1, 2, 0, 2, 1, 2, 1},
+                                         {5, 6, 3, 3, 1, 1, 1, 1, 2, 3, 0, 0, 0},
+                                         {4, 4, 2, 2, 2, 2, 1, 1, 0, 0, 1, 1, 0}}) {
+    const int64_t n = 2, ch = 3;
+    std::vector<Q> x(static_cast<size_t>(n * ch * c.h * c.w));
+    for (Q& v : x) v = static_cast<Q>(rng());
+    auto t = testing::Op("MaxPool", 1, ir::kInternalDomain);
+    t.Input(testing::T_<Q>(x, {n, ch, c.h, c.w}));
+    t.Attr("kernel_shape", std::vector<int64_t>{c.kh, c.kw}).Attr("strides", std::vector<int64_t>{c.sh, c.sw});
+    t.Attr("dilations", std::vector<int64_t>{c.dh, c.dw}).Attr("pads", std::vector<int64_t>{c.pt, c.pl, c.pb, c.pr});
+    t.Attr("ceil_mode", c.ceil);
+    const Tensor y = testing::RunOk(t);
+    // The output size is the shared window rule's (ops/nn/window.h, tested with the float pooling); the values
+    // are checked here for every output position.
+    ASSERT_EQ(y.rank(), 4);
+    ASSERT_EQ(y.dim(0), n);
+    ASSERT_EQ(y.dim(1), ch);
+    const int64_t oh = y.dim(2), ow = y.dim(3);
+    ASSERT_GE(oh, (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1);
+    ASSERT_GE(ow, (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1);
+    int64_t wrong = 0;
+    for (int64_t p = 0; p < n * ch; ++p) {
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          Q m = std::numeric_limits<Q>::lowest();
+          for (int64_t a = 0; a < c.kh; ++a) {
+            for (int64_t b = 0; b < c.kw; ++b) {
+              const int64_t yy = i * c.sh - c.pt + a * c.dh, xx = j * c.sw - c.pl + b * c.dw;
+              if (yy >= 0 && yy < c.h && xx >= 0 && xx < c.w) {
+                m = std::max(m, x[static_cast<size_t>((p * c.h + yy) * c.w + xx)]);
+              }
+            }
+          }
+          wrong += y.data<Q>()[(p * oh + i) * ow + j] != m;
+        }
+      }
+    }
+    EXPECT_EQ(wrong, 0) << c.h << "x" << c.w << " kernel " << c.kh << "x" << c.kw << " stride " << c.sh << "x" << c.sw;
+  }
+}
+
+TEST(Int8PoolTest, MaxPoolNchwUint8) { CheckMaxPoolNchw<uint8_t>(); }
+TEST(Int8PoolTest, MaxPoolNchwInt8) { CheckMaxPoolNchw<int8_t>(); }
 
 TEST(Int8PoolTest, MaxPoolRowUint8) { CheckMax<uint8_t>(); }
 TEST(Int8PoolTest, MaxPoolRowInt8) { CheckMax<int8_t>(); }

@@ -49,21 +49,32 @@ class MaxPool8BitKernel : public OpKernel {
         for (int64_t p = lo; p < hi; ++p) {
           const Q* src = in + p * h.in * w.in;
           Q* dst = out + p * h.out * w.out;
+          // Separable, per output row: the maximum over the window's rows inside the image, pixel by pixel of a
+          // whole input row (contiguous, vectorized), then over the window's columns of that row, tap by tap over
+          // the output pixels whose tap falls inside (no branch in the loops). A window with no tap inside stays
+          // the type's lowest value, as before.
+          // (8-bit pointers may alias anything: the loops go through __restrict locals, or the compiler reloads
+          // and does not vectorize.)
+          thread_local std::vector<Q> column_max_of_thread;
+          column_max_of_thread.resize(static_cast<size_t>(w.in));
+          Q* __restrict cm = column_max_of_thread.data();
+          const int64_t in_w = w.in, out_w = w.out, stride = w.stride;
           for (int64_t oh = 0; oh < h.out; ++oh) {
-            const int64_t ih0 = oh * h.stride - h.pad_begin;
-            for (int64_t ow = 0; ow < w.out; ++ow) {
-              const int64_t iw0 = ow * w.stride - w.pad_begin;
-              Q m = std::numeric_limits<Q>::lowest();
-              for (int64_t kh = 0; kh < h.kernel; ++kh) {
-                const int64_t ih = ih0 + kh * h.dilation;
-                if (ih < 0 || ih >= h.in) continue;
-                const Q* row = src + ih * w.in;
-                for (int64_t kw = 0; kw < w.kernel; ++kw) {
-                  const int64_t iw = iw0 + kw * w.dilation;
-                  if (iw >= 0 && iw < w.in) m = std::max(m, row[iw]);
-                }
-              }
-              dst[oh * w.out + ow] = m;
+            std::fill(cm, cm + in_w, std::numeric_limits<Q>::lowest());
+            for (int64_t kh = 0; kh < h.kernel; ++kh) {
+              const int64_t ih = oh * h.stride - h.pad_begin + kh * h.dilation;
+              if (ih < 0 || ih >= h.in) continue;
+              const Q* __restrict row = src + ih * in_w;
+              for (int64_t iw = 0; iw < in_w; ++iw) cm[iw] = std::max(cm[iw], row[iw]);
+            }
+            Q* __restrict out_row = dst + oh * out_w;
+            std::fill(out_row, out_row + out_w, std::numeric_limits<Q>::lowest());
+            for (int64_t kw = 0; kw < w.kernel; ++kw) {
+              // iw = ow * stride + shift must lie in [0, in): ow in [first, last).
+              const int64_t shift = kw * w.dilation - w.pad_begin;
+              const int64_t first = shift >= 0 ? 0 : (-shift + stride - 1) / stride;
+              const int64_t last = in_w - 1 - shift < 0 ? 0 : std::min<int64_t>(out_w, (in_w - 1 - shift) / stride + 1);
+              for (int64_t ow = first; ow < last; ++ow) out_row[ow] = std::max(out_row[ow], cm[ow * stride + shift]);
             }
           }
         }
