@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/int8_gemm.h"
 #include "kernels/parallel_tasks.h"
 
 namespace onyx::kernels {
@@ -61,6 +62,12 @@ void Tile(int rows, const uint32_t* lp, int64_t kp, const uint32_t* rp, int64_t 
 bool ExactInt8GemmAvailable() {
   static const bool available = __builtin_cpu_supports("avx2");
   return available;
+}
+
+bool ExactInt8GemmWanted(bool activations_signed, bool weights_signed) {
+  const Int8Arithmetic arithmetic = Int8GemmArithmetic();
+  if (arithmetic != Int8Arithmetic::kSaturatingPairs && arithmetic != Int8Arithmetic::kSplitPairs) return false;
+  return (activations_signed || !weights_signed) && ExactInt8GemmAvailable();
 }
 
 template <typename L>

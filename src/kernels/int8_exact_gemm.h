@@ -16,6 +16,12 @@ namespace onyx::kernels {
 // Whether ExactInt8Gemm runs here (AVX2).
 bool ExactInt8GemmAvailable();
 
+// Whether a product of 8-bit activations and weights of these signednesses takes ExactInt8Gemm: on CPUs whose
+// oneDNN int8 kernels add products in saturating pairs (kernels/int8_gemm.h), where the sums must be exact there
+// (uint8 weights, exact in ONNX Runtime's U8U8 kernels; int8 activations, on onyx's exact loops before), and where it
+// runs. uint8 activations with int8 weights stay on oneDNN's path (ONNX Runtime's clipping, or the split one).
+bool ExactInt8GemmWanted(bool activations_signed, bool weights_signed);
+
 // The left operand centred and paired once: a convolution's constant weights, reused by every product.
 class ExactInt8Left {
  public:

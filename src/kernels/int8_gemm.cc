@@ -49,10 +49,8 @@ bool Int8GemmUsable(bool signed_activations) {
   return false;
 }
 
-namespace {
-
-// Whether some pair of weights neighbouring along K could clip a saturating int16 pair sum against u8 activations.
-bool PairsCouldClip(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs) {
+bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs) {
+  if (Int8GemmArithmetic() != Int8Arithmetic::kSplitPairs) return false;
   for (int64_t p = 0; p + 1 < k; p += 2) {
     const int8_t* r0 = w + p * ldw;
     const int8_t* r1 = r0 + ldw;
@@ -61,12 +59,6 @@ bool PairsCouldClip(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t 
     }
   }
   return false;
-}
-
-}  // namespace
-
-bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs) {
-  return Int8GemmArithmetic() == Int8Arithmetic::kSplitPairs && PairsCouldClip(w, k, n, ldw, cs);
 }
 
 bool Int8WeightsCannotClip(const int8_t* w, int64_t count) {

@@ -95,15 +95,29 @@ class ConvKernel : public OpKernel {
   bool ort_order_ = false;  // KernelInfo::ort_summation_order
 };
 
+// A convolution as one GEMM per image and group: W_g [M/g, C/g * kernel] times the patch matrix [C/g * kernel, out].
+struct GroupGemmDims {
+  explicit GroupGemmDims(const ConvGeometry& g)
+      : in_size(InputSize(g.axes)),
+        out_size(OutputSize(g.axes)),
+        cg(g.in_channels / g.group),
+        mg(g.out_channels / g.group),
+        patch_rows(cg * KernelSize(g.axes)),
+        pointwise(IsPointwise(g.axes)) {}
+  int64_t in_size, out_size;  // pixels per input / output image
+  int64_t cg, mg;             // input / output channels per group
+  int64_t patch_rows;         // rows of the patch matrix
+  bool pointwise;             // the patch matrix is the input itself
+};
+
 // The patch matrix [C/g * kernel, out] of one image's group of input channels `xg` into `cols` (padding taps hold
 // x's zero point, 0 once centred), or `xg` itself for a pointwise convolution.
 template <typename X>
-const X* GroupPatches(const ConvGeometry& g, const X* xg, X xz, bool pointwise, std::vector<X>& cols) {
-  if (pointwise) return xg;
-  const int64_t in_size = InputSize(g.axes);
+const X* GroupPatches(const ConvGeometry& g, const GroupGemmDims& d, const X* xg, X xz, std::vector<X>& cols) {
+  if (d.pointwise) return xg;
   X* dst = cols.data();
-  for (int64_t ch = 0; ch < g.in_channels / g.group; ++ch) {
-    const X* xc = xg + ch * in_size;
+  for (int64_t ch = 0; ch < d.cg; ++ch) {
+    const X* xc = xg + ch * d.in_size;
     ForEachPatchTap(g.axes, [&](int64_t off) { *dst++ = off < 0 ? xz : xc[off]; });
   }
   return cols.data();
@@ -130,12 +144,9 @@ bool FastQuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_z
     wz_bits = z[0];
   }
   const bool unsigned_weights = w.type() == DataType::kUint8;
-  const int64_t in_size = InputSize(g.axes);
-  const int64_t out_size = OutputSize(g.axes);
-  const int64_t cg = g.in_channels / g.group;
-  const int64_t mg = g.out_channels / g.group;
-  const int64_t patch_rows = cg * KernelSize(g.axes);
-  const bool pointwise = IsPointwise(g.axes);
+  const GroupGemmDims d(g);
+  const int64_t in_size = d.in_size, out_size = d.out_size, cg = d.cg, mg = d.mg, patch_rows = d.patch_rows;
+  const bool pointwise = d.pointwise;
   auto run = [&](auto tag) {
     using A = decltype(tag);
     const A xz = x_zp != nullptr ? x_zp->data<A>()[0] : A{0};
@@ -143,7 +154,7 @@ bool FastQuantizedConv(const ConvGeometry& g, const Tensor& x, const Tensor* x_z
     std::vector<int32_t> c(static_cast<size_t>(out_size * mg));
     for (int64_t n = 0; n < g.batch; ++n) {
       for (int64_t gi = 0; gi < g.group; ++gi) {
-        const A* patches = GroupPatches(g, x.data<A>() + (n * g.in_channels + gi * cg) * in_size, xz, pointwise, cols);
+        const A* patches = GroupPatches(g, d, x.data<A>() + (n * g.in_channels + gi * cg) * in_size, xz, cols);
         int32_t* yg = acc + (n * g.out_channels + gi * mg) * out_size;
         // [out, 1] is already the output's layout.
         int32_t* product = mg == 1 ? yg : c.data();
@@ -204,25 +215,15 @@ class ExactConvWeights {
 // U8U8 kernels are exact) and int8 activations (onyx's reference loops, exact, ran them before). Per image and
 // group: W_g [M/g, C/g * kernel] (a zero point per output channel) times the patch matrix of x [C/g * kernel, out]
 // (padding taps hold x's zero point, 0 once centred), straight into the output's [M/g, out] block.
-bool ExactGemmConv(const ConvGeometry& g, const Tensor& x, int32_t xz, const Tensor& w, const std::vector<int32_t>& wz,
-                   int threads, ExactConvWeights* cached, int32_t* acc) {
+bool ExactGemmConv(const ConvGeometry& g, const Tensor& x, int32_t xz, const Tensor& w,
+                   const std::vector<int32_t>& w_zp, int threads, ExactConvWeights* cached, int32_t* acc) {
   const bool x_signed = x.type() == DataType::kInt8, w_signed = w.type() == DataType::kInt8;
   if (!x_signed && x.type() != DataType::kUint8) return false;
   if (!w_signed && w.type() != DataType::kUint8) return false;
-  const kernels::Int8Arithmetic arithmetic = kernels::Int8GemmArithmetic();
-  if (arithmetic != kernels::Int8Arithmetic::kSaturatingPairs && arithmetic != kernels::Int8Arithmetic::kSplitPairs) {
-    return false;
-  }
-  if (w_signed && !x_signed) return false;  // oneDNN's path: ONNX Runtime's clipping, or the split (exact) one
-  if (!kernels::ExactInt8GemmAvailable()) return false;
-  const int64_t in_size = InputSize(g.axes);
-  const int64_t out_size = OutputSize(g.axes);
-  const int64_t cg = g.in_channels / g.group;
-  const int64_t mg = g.out_channels / g.group;
-  const int64_t patch_rows = cg * KernelSize(g.axes);
-  const bool pointwise = IsPointwise(g.axes);
-  std::vector<int32_t> w_zp(static_cast<size_t>(g.out_channels));
-  for (int64_t m = 0; m < g.out_channels; ++m) w_zp[static_cast<size_t>(m)] = wz.size() == 1 ? wz[0] : wz[m];
+  if (!kernels::ExactInt8GemmWanted(x_signed, w_signed)) return false;
+  const GroupGemmDims d(g);
+  const int64_t in_size = d.in_size, out_size = d.out_size, cg = d.cg, mg = d.mg, patch_rows = d.patch_rows;
+  const bool pointwise = d.pointwise;
   auto run = [&](auto x_tag, auto w_tag) {
     using X = decltype(x_tag);
     using W = decltype(w_tag);
@@ -232,7 +233,7 @@ bool ExactGemmConv(const ConvGeometry& g, const Tensor& x, int32_t xz, const Ten
     for (int64_t n = 0; n < g.batch; ++n) {
       for (int64_t gi = 0; gi < g.group; ++gi) {
         const X* patches =
-            GroupPatches(g, x.data<X>() + (n * g.in_channels + gi * cg) * in_size, static_cast<X>(xz), pointwise, cols);
+            GroupPatches(g, d, x.data<X>() + (n * g.in_channels + gi * cg) * in_size, static_cast<X>(xz), cols);
         int32_t* yg = acc + (n * g.out_channels + gi * mg) * out_size;
         const bool done =
             groups != nullptr
@@ -254,7 +255,7 @@ bool ExactGemmConv(const ConvGeometry& g, const Tensor& x, int32_t xz, const Ten
 // a CPU whose int8 products are exact. Not for uint8 activations with int8 weights on CPUs whose products clip in
 // pairs (there the GEMM path reproduces ONNX Runtime's clipping), nor under ONYX_INT8_REFERENCE=1 (its loops).
 bool ExactDepthwiseConv(const ConvGeometry& g, const Tensor& x, int32_t xz, const Tensor& w,
-                        const std::vector<int32_t>& wz, int threads, int32_t* acc) {
+                        const std::vector<int32_t>& w_zp, int threads, int32_t* acc) {
   if (g.group != g.in_channels || g.axes.empty() || g.axes.size() > 2) return false;
   const bool x_signed = x.type() == DataType::kInt8, w_signed = w.type() == DataType::kInt8;
   if (!x_signed && x.type() != DataType::kUint8) return false;
@@ -274,8 +275,6 @@ bool ExactDepthwiseConv(const ConvGeometry& g, const Tensor& x, int32_t xz, cons
   const WindowAxis& wa = g.axes.back();
   d.in_w = wa.in, d.out_w = wa.out, d.kernel_w = wa.kernel, d.stride_w = wa.stride, d.dilation_w = wa.dilation;
   d.pad_left = wa.pad_begin;
-  std::vector<int32_t> w_zp(static_cast<size_t>(g.out_channels));
-  for (int64_t m = 0; m < g.out_channels; ++m) w_zp[static_cast<size_t>(m)] = wz.size() == 1 ? wz[0] : wz[m];
   auto run = [&](auto x_tag, auto w_tag) {
     using X = decltype(x_tag);
     using W = decltype(w_tag);
@@ -307,8 +306,11 @@ Result<std::vector<int32_t>> QuantizedConv(const ConvGeometry& g, const Tensor& 
     wz = Int32Values(*w_zp);
   }
   std::vector<int32_t> acc(static_cast<size_t>(NumElements(g.out_shape)));
-  if (ExactDepthwiseConv(g, x, xz[0], w, wz, threads, acc.data())) return acc;
-  if (ExactGemmConv(g, x, xz[0], w, wz, threads, cached_weights, acc.data())) return acc;
+  // The exact kernels take a zero point per output channel.
+  std::vector<int32_t> wz_per_channel(static_cast<size_t>(g.out_channels));
+  for (int64_t m = 0; m < g.out_channels; ++m) wz_per_channel[static_cast<size_t>(m)] = wz.size() == 1 ? wz[0] : wz[m];
+  if (ExactDepthwiseConv(g, x, xz[0], w, wz_per_channel, threads, acc.data())) return acc;
+  if (ExactGemmConv(g, x, xz[0], w, wz_per_channel, threads, cached_weights, acc.data())) return acc;
   if (FastQuantizedConv(g, x, x_zp, w, w_zp, threads, acc.data())) return acc;
   ONYX_ASSIGN_OR_RETURN(std::vector<int32_t> xi, CenteredInt32(x, xz, 1));
   const int64_t per_channel = g.out_channels > 0 ? w.size() / g.out_channels : 1;

@@ -210,22 +210,26 @@ Shape RowParamShape(const Tensor& t, const MatMulPlan& p) {
 bool ExactIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp, const Tensor& b, const Tensor* b_zp,
                          int threads, int32_t* y) {
   const bool a_signed = a.type() == DataType::kInt8, b_signed = b.type() == DataType::kInt8;
-  const kernels::Int8Arithmetic arithmetic = kernels::Int8GemmArithmetic();
-  if (arithmetic != kernels::Int8Arithmetic::kSaturatingPairs && arithmetic != kernels::Int8Arithmetic::kSplitPairs) {
-    return false;
-  }
-  if (b_signed && !a_signed) return false;  // oneDNN's path: ONNX Runtime's clipping, or the split (exact) one
-  if (!kernels::ExactInt8GemmAvailable()) return false;
+  if (!kernels::ExactInt8GemmWanted(a_signed, b_signed)) return false;
   auto zero_point = [](const Tensor* z, bool is_signed) -> int32_t {
     if (z == nullptr) return 0;
     return is_signed ? int32_t{z->data<int8_t>()[0]} : int32_t{z->data<uint8_t>()[0]};
   };
-  const std::vector<int32_t> a_zero(static_cast<size_t>(p.m), zero_point(a_zp, a_signed));
+  // A's batches over one B (the weights, paired once) as one product of count * M rows.
+  const size_t count = p.a_index.size();
+  bool stacked = true;
+  for (size_t i = 0; i < count && stacked; ++i) stacked = p.b_index[i] == 0 && p.a_index[i] == static_cast<int64_t>(i);
+  const int64_t rows = stacked ? p.m * static_cast<int64_t>(count) : p.m;
+  const std::vector<int32_t> a_zero(static_cast<size_t>(rows), zero_point(a_zp, a_signed));
   const int32_t b_zero = zero_point(b_zp, b_signed);
   auto run = [&](auto a_tag, auto b_tag) {
     using A = decltype(a_tag);
     using B = decltype(b_tag);
-    for (size_t i = 0; i < p.a_index.size(); ++i) {
+    if (stacked) {
+      return kernels::ExactInt8Gemm<A, B>(rows, p.n, p.k, a.data<A>(), p.k, a_zero.data(), b.data<B>(), p.n, b_zero, y,
+                                          p.n, threads);
+    }
+    for (size_t i = 0; i < count; ++i) {
       if (!kernels::ExactInt8Gemm<A, B>(p.m, p.n, p.k, a.data<A>() + p.a_index[i] * p.m * p.k, p.k, a_zero.data(),
                                         b.data<B>() + p.b_index[i] * p.k * p.n, p.n, b_zero,
                                         y + static_cast<int64_t>(i) * p.m * p.n, p.n, threads)) {
