@@ -15,7 +15,7 @@ cd "$(dirname "$0")"
 PACKAGES=(cmake ninja-build g++ ccache protobuf-compiler libprotobuf-dev libgtest-dev nlohmann-json3-dev
           pybind11-dev python3-dev python3-pytest libdnnl-dev
           libonnx-testdata python3-numpy python3-onnx libjpeg-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev
-          libhdf5-dev libzip-dev python3-h5py python3-dask python3-distributed python3-pandas libhwy-dev libcpp-httplib-dev libssl-dev openssl libgraphviz-dev libsnappy-dev libgrpc++-dev protobuf-compiler-grpc python3-grpcio
+          libhdf5-dev libzip-dev python3-h5py python3-dask python3-distributed python3-pandas libhwy-dev libxbyak-dev libcpp-httplib-dev libssl-dev openssl libgraphviz-dev libsnappy-dev libgrpc++-dev protobuf-compiler-grpc python3-grpcio
           chromium chromium-driver python3-selenium)
 BUILD_DIR=${ONYX_BUILD_DIR:-build}
 JOBS=${ONYX_JOBS:-$(nproc)}

@@ -1,6 +1,9 @@
 // Shape and type inference of ONNX Runtime's contrib operators (com.microsoft, plus SimplifiedLayerNormalization
-// in the default domain) that src/ops/contrib implements, and of the optimizer's ai.onyx.internal.FusedAttention.
-// Shapes follow onnxruntime's docs/ContribOperators.md; unknown where they depend on values.
+// in the default domain) that src/ops/contrib implements, and of the optimizer's ai.onyx.internal FusedAttention,
+// MatMulBias and FusedElementwise. Shapes follow onnxruntime's docs/ContribOperators.md; unknown where they depend on
+// values.
+#include <algorithm>
+
 #include "infer/dim_math.h"
 #include "infer/infer_util.h"
 #include "infer/op_registry.h"
@@ -216,6 +219,19 @@ Status MatMulBias(InferenceContext& ctx) {
   return Status::Ok();
 }
 
+// FusedElementwise (ir/fused_elementwise.h): X's shape with 1s in front up to attribute `rank`.
+Status FusedElementwise(InferenceContext& ctx) {
+  const Dims* x = ctx.input_shape(0);
+  std::optional<Dims> out;
+  if (x != nullptr) {
+    const int64_t rank = ctx.GetInt("rank", 0);
+    out = Dims(static_cast<size_t>(std::max<int64_t>(0, rank - static_cast<int64_t>(x->size()))), ir::Dim::Value(1));
+    out->insert(out->end(), x->begin(), x->end());
+  }
+  ctx.set_output_tensor(0, ctx.input_elem_type(0), out);
+  return Status::Ok();
+}
+
 }  // namespace
 
 void RegisterContribInference(OpInferenceRegistry& r) {
@@ -233,6 +249,7 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add(kMs, "FusedMatMul", FusedMatMul);
   r.Add("ai.onyx.internal", "FusedAttention", FusedAttention);
   r.Add("ai.onyx.internal", "MatMulBias", MatMulBias);
+  r.Add("ai.onyx.internal", "FusedElementwise", FusedElementwise);
 }
 
 }  // namespace onyx::infer

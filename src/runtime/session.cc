@@ -20,6 +20,7 @@
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/tuning_cache.h"
+#include "optimizer/elementwise_chain_fusion.h"
 #include "optimizer/int8_nhwc_layout.h"
 #include "optimizer/nchwc_layout.h"
 #include "runtime/kernel_registry.h"
@@ -401,6 +402,10 @@ Result<std::unique_ptr<Session>> Session::CreateAfterLoading(ir::Model model, co
     // 8-bit activations channels last between the int8 convolutions, where oneDNN's int8 convolutions take any
     // weights (not under ONYX_INT8_EXACT=1 without VNNI: QLinearConv's im2col + split GEMM path runs there).
     ONYX_RETURN_IF_ERROR(optimizer::ApplyInt8NhwcLayout(model).status());
+  }
+  if (options.optimization_level >= optimizer::OptLevel::kExtended) {
+    // Last: the chains of elementwise operators the layout passes left (on blocked values or plain) run in one pass.
+    ONYX_RETURN_IF_ERROR(optimizer::FuseElementwiseChains(model).status());
   }
   if (!options.optimized_model_path.empty()) {
     // A large model's weights go to an external-data file beside it (SaveModel decides: a protobuf holds 2 GiB).

@@ -483,6 +483,45 @@ TEST(ElementwiseClipTest, BadBoundsAreErrors) {
 
 // ---- Variadic ----
 
+// Rows of one channel block (8 or 16 values) with one operand repeating a block over the rows, as a
+// squeeze-and-excitation gate [N, C/b, 1, 1, b] multiplies a blocked feature map [N, C/b, H, W, b] (a path of its
+// own in BroadcastBinary): both operand orders, both block sizes, an outer odometer over two dims, and two threads,
+// whose ranges start in the middle of an outer index.
+TEST(ElementwiseBinaryTest, ChannelBlockRowsBroadcastAgainstARepeatedBlock) {
+  for (int64_t block : {8, 16}) {
+    for (int threads : {1, 2}) {
+      for (bool gate_first : {false, true}) {
+        const Shape big{2, 3, 5, 7, block}, gate{2, 3, 1, 1, block};
+        std::vector<float> x(static_cast<size_t>(2 * 3 * 5 * 7 * block)), g(static_cast<size_t>(2 * 3 * block));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 97) * 0.25f - 7.0f;
+        for (size_t i = 0; i < g.size(); ++i) g[i] = static_cast<float>(i % 13) * 0.5f - 2.0f;
+        std::vector<float> want(x.size());
+        for (int64_t i = 0; i < static_cast<int64_t>(x.size()); ++i) {
+          const int64_t c = i % block, outer = i / (5 * 7 * block);  // outer: the [2, 3] index
+          const float gv = g[static_cast<size_t>(outer * block + c)];
+          want[static_cast<size_t>(i)] = gate_first ? gv - x[static_cast<size_t>(i)] : x[static_cast<size_t>(i)] - gv;
+        }
+        auto t = Op("Sub", 14);
+        t.options.intra_op_num_threads = threads;
+        if (gate_first) {
+          t.Input(F(g, gate)).Input(F(x, big));
+        } else {
+          t.Input(F(x, big)).Input(F(g, gate));
+        }
+        ExpectFloats(RunOk(t), big, want, 0.0f);
+      }
+    }
+  }
+  // Sum accumulates into its output in place: the first input's buffer walks, the gate repeats.
+  auto sum = Op("Sum", 13);
+  std::vector<float> a(2 * 4 * 8, 1.0f), b(8);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i);
+  std::vector<float> want(a.size());
+  for (size_t i = 0; i < a.size(); ++i) want[i] = 1.0f + static_cast<float>(i % 8) + 2.0f;
+  sum.Input(F(a, {2, 4, 8})).Input(F(b, {1, 1, 8})).Input(F({2.0f}, {}));
+  ExpectFloats(RunOk(sum), {2, 4, 8}, want, 0.0f);
+}
+
 TEST(ElementwiseVariadicTest, BroadcastAcrossAllInputs) {
   auto sum = Op("Sum", 13);
   sum.Input(F({1, 2, 3}, {3})).Input(F({10, 20}, {2, 1})).Input(F({100}, {}));

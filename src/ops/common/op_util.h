@@ -1,8 +1,10 @@
 // Helpers shared by operator kernels: axes, broadcasting, strided iteration.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "core/status.h"
@@ -65,10 +67,77 @@ void ForEachStrided(const Shape& shape, const std::vector<int64_t> (&strides)[N]
   }
 }
 
+// A case of BroadcastBinary: rows of one channel block (8 or 16 contiguous values: the blocked layouts' channel
+// blocks) where one operand walks the rows and the other repeats one block over them (a squeeze-and-excitation gate
+// [N, C/b, 1, 1, b] times a feature map [N, C/b, H, W, b]). The block length is a compile-time constant here, so the
+// rows vectorize without a loop set-up per row of 8 values. `dims`, `sa`, `sb`: the collapsed dims and strides.
+// Returns false (doing nothing) for other shapes.
+template <typename TA, typename TB, typename TO, typename F>
+bool BroadcastBlockRows(const TA* pa, const TB* pb, TO* po, const Shape& dims, const std::vector<int64_t>& sa,
+                        const std::vector<int64_t>& sb, int64_t rows, F& f) {
+  const size_t rank = dims.size();
+  if (rank < 2 || rank > 16 || sa[rank - 1] != 1 || sb[rank - 1] != 1) return false;
+  const int64_t inner = dims[rank - 1];
+  if (inner != 8 && inner != 16) return false;
+  const size_t k = rank - 2;
+  const bool a_walks = sa[k] == inner && sb[k] == 0;
+  if (!a_walks && !(sb[k] == inner && sa[k] == 0)) return false;
+  const int64_t m = dims[k];
+  auto run = [&](auto block) {
+    constexpr int64_t kBlock = decltype(block)::value;
+    ParallelFor(rows, kBlock, [&](int64_t lo, int64_t hi) {
+      // The outer index q = lo / m as an odometer over dims[0, k), and the row i within it.
+      int64_t idx[16] = {};
+      int64_t oa = 0, ob = 0, rest = lo / m, i = lo % m;
+      for (size_t d = k; d-- > 0;) {
+        idx[d] = rest % dims[d];
+        rest /= dims[d];
+        oa += idx[d] * sa[d];
+        ob += idx[d] * sb[d];
+      }
+      for (int64_t r = lo; r < hi;) {
+        const int64_t count = std::min(m - i, hi - r);
+        TO* ro = po + r * kBlock;
+        if (a_walks) {
+          const TA* ra = pa + oa + i * kBlock;
+          const TB* rb = pb + ob;
+          for (int64_t t = 0; t < count; ++t) {
+#pragma GCC ivdep
+            for (int64_t j = 0; j < kBlock; ++j) ro[t * kBlock + j] = f(ra[t * kBlock + j], rb[j]);
+          }
+        } else {
+          const TA* ra = pa + oa;
+          const TB* rb = pb + ob + i * kBlock;
+          for (int64_t t = 0; t < count; ++t) {
+#pragma GCC ivdep
+            for (int64_t j = 0; j < kBlock; ++j) ro[t * kBlock + j] = f(ra[j], rb[t * kBlock + j]);
+          }
+        }
+        r += count;
+        i = 0;
+        for (size_t d = k; d-- > 0;) {
+          oa += sa[d];
+          ob += sb[d];
+          if (++idx[d] < dims[d]) break;
+          oa -= sa[d] * dims[d];
+          ob -= sb[d] * dims[d];
+          idx[d] = 0;
+        }
+      }
+    });
+  };
+  if (inner == 8) {
+    run(std::integral_constant<int64_t, 8>{});
+  } else {
+    run(std::integral_constant<int64_t, 16>{});
+  }
+  return true;
+}
+
 // Applies out[i] = f(a[i'], b[i'']) with numpy broadcasting; `out` must already have the broadcast shape. The
 // shapes are collapsed to rows of a contiguous inner run in which each input either advances or stays put (a
 // bias over the last axis, a per-row statistic), so the inner loops vectorize; rows are split across threads.
-// f must be a pure function of its arguments.
+// f must be a pure function of its arguments. `out` is a tensor of its own or `a` itself (then a has out's shape).
 template <typename TA, typename TB, typename TO, typename F>
 void BroadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
   const TA* pa = a.data<TA>();
@@ -132,25 +201,59 @@ void BroadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
   }
   const size_t outer_rank = dims.size() - 1;
   const int64_t rows = n / inner;
+  if (BroadcastBlockRows<TA, TB, TO>(pa, pb, po, dims, sa, sb, rows, f)) return;
+  // Rows are walked with an odometer of the outer indices (set up by division once per thread's range): a division
+  // per dimension per row costs more than a short row itself (a squeeze-and-excitation gate of 8 channels per block
+  // broadcast over H x W rows of 8 in the blocked layout).
+  constexpr size_t kMaxOdometerRank = 16;
   ParallelFor(rows, inner, [&](int64_t lo, int64_t hi) {
-    for (int64_t r = lo; r < hi; ++r) {
-      int64_t oa = 0, ob = 0, rest = r;
+    int64_t idx[kMaxOdometerRank] = {};
+    int64_t oa = 0, ob = 0;
+    const bool odometer = outer_rank <= kMaxOdometerRank;
+    if (odometer) {
+      int64_t rest = lo;
       for (size_t d = outer_rank; d-- > 0;) {
-        const int64_t idx = rest % dims[d];
+        idx[d] = rest % dims[d];
         rest /= dims[d];
-        oa += idx * sa[d];
-        ob += idx * sb[d];
+        oa += idx[d] * sa[d];
+        ob += idx[d] * sb[d];
+      }
+    }
+    for (int64_t r = lo; r < hi; ++r) {
+      if (r > lo && odometer) {
+        for (size_t d = outer_rank; d-- > 0;) {
+          oa += sa[d];
+          ob += sb[d];
+          if (++idx[d] < dims[d]) break;
+          oa -= sa[d] * dims[d];
+          ob -= sb[d] * dims[d];
+          idx[d] = 0;
+        }
+      } else if (!odometer) {
+        int64_t rest = r;
+        oa = ob = 0;
+        for (size_t d = outer_rank; d-- > 0;) {
+          const int64_t i = rest % dims[d];
+          rest /= dims[d];
+          oa += i * sa[d];
+          ob += i * sb[d];
+        }
       }
       const TA* ra = pa + oa;
       const TB* rb = pb + ob;
       TO* ro = po + r * inner;
+      // ivdep: the output is a fresh tensor or `a` itself (Sum accumulates in place), element for element, so no
+      // iteration reads what another writes; without it GCC assumes overlap and keeps the short rows scalar.
       if (ia == 1 && ib == 1) {
+#pragma GCC ivdep
         for (int64_t j = 0; j < inner; ++j) ro[j] = f(ra[j], rb[j]);
       } else if (ia == 1) {
         const TB v = rb[0];
+#pragma GCC ivdep
         for (int64_t j = 0; j < inner; ++j) ro[j] = f(ra[j], v);
       } else if (ib == 1) {
         const TA v = ra[0];
+#pragma GCC ivdep
         for (int64_t j = 0; j < inner; ++j) ro[j] = f(v, rb[j]);
       } else {
         const TO v = f(ra[0], rb[0]);

@@ -1,7 +1,9 @@
-// Operators of onyx's private domain (ai.onyx.internal) that the graph optimizer's fusions emit when a model's
-// opset predates the standard operator: Gelu (ONNX opset 20), LayerNormalization (opset 17) and HardSwish (14). They
-// run the standard kernels, which read nothing version-specific. Registered after every other family (op_list.h order).
+// Operators of onyx's private domain (ai.onyx.internal) that the graph optimizer's fusions emit: Gelu (ONNX opset 20),
+// LayerNormalization (opset 17) and HardSwish (14) where a model's opset predates the standard operator (they run the
+// standard kernels, which read nothing version-specific), and FusedElementwise (fused_elementwise.cc). Registered
+// after every other family (op_list.h order).
 #include "ir/gradient.h"
+#include "ops/fused/fused_ops.h"
 #include "ops/op_list.h"
 #include "runtime/kernel_registry.h"
 
@@ -14,6 +16,7 @@ void RegisterFusedOps(KernelRegistry& registry) {
       registry.Add(ir::kInternalDomain, op, 1, kLatestVersion, *factory);
     }
   }
+  RegisterFusedElementwise(registry);
 }
 
 }  // namespace onyx::ops

@@ -1,0 +1,273 @@
+// The chain fusion (elementwise_chain_fusion.h). A chain is grown backwards from its last node: a producer joins when
+// it is fusible and every reader of its output is already in the chain, so that no intermediate value is needed
+// outside. The chain fuses when it has at least two nodes and reads exactly one tensor besides its constants.
+#include "optimizer/elementwise_chain_fusion.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/fused_elementwise.h"
+#include "kernels/elementwise_program.h"  // kMaxElementwiseSteps
+#include "optimizer/graph_index.h"
+
+namespace onyx::optimizer {
+namespace {
+
+// One operand of a step: a value of the graph, a constant, or the previous step of the same node (Clip's two).
+struct Operand {
+  enum class Kind { kValue, kConstant, kPrevious } kind = Kind::kValue;
+  std::string value;
+  float constant = 0;
+  int64_t rank = 0;  // a constant's rank
+};
+
+struct NodeStep {
+  std::string op;  // the FusedElementwise step name
+  Operand a, b;
+  bool unary = false;  // Sigmoid, Tanh: b unused
+};
+
+// A one-element float32 constant as an operand.
+std::optional<Operand> ConstantOperand(const GraphIndex& index, const std::string& name) {
+  const Tensor* t = index.Constant(name);
+  if (t == nullptr) return std::nullopt;
+  if (t->type() != DataType::kFloat || t->size() != 1) return std::nullopt;
+  Operand o;
+  o.kind = Operand::Kind::kConstant;
+  o.constant = t->data<float>()[0];
+  o.rank = t->rank();
+  return o;
+}
+
+Operand ValueOperand(const std::string& name) {
+  Operand o;
+  o.value = name;
+  return o;
+}
+
+// Clip's bounds as its kernel applies them: attributes before opset 11 (opset 6 defaults them to float's limits,
+// opset 1 leaves them out), one-element constant inputs from 11 (an omitted input is no bound). False when a bound
+// is not a constant the chain can take.
+bool ClipBounds(const GraphIndex& index, const ir::Node& clip, int since, std::optional<Operand>* lo,
+                std::optional<Operand>* hi) {
+  auto constant = [](float v) {
+    Operand o;
+    o.kind = Operand::Kind::kConstant;
+    o.constant = v;
+    return o;
+  };
+  if (since < 11) {
+    if (const auto* a = clip.FindAttribute("min")) {
+      *lo = constant(a->f);
+    } else if (since >= 6) {
+      *lo = constant(std::numeric_limits<float>::lowest());
+    }
+    if (const auto* a = clip.FindAttribute("max")) {
+      *hi = constant(a->f);
+    } else if (since >= 6) {
+      *hi = constant(std::numeric_limits<float>::max());
+    }
+    return true;
+  }
+  if (clip.inputs.size() > 1 && !clip.inputs[1].empty()) {
+    *lo = ConstantOperand(index, clip.inputs[1]);
+    if (!*lo) return false;
+  }
+  if (clip.inputs.size() > 2 && !clip.inputs[2].empty()) {
+    *hi = ConstantOperand(index, clip.inputs[2]);
+    if (!*hi) return false;
+  }
+  return true;
+}
+
+// The steps node `n` computes, or nullopt when it is not fusible. `has_float_constant` is set when a float32
+// constant operand fixes the element type of the values it meets.
+std::optional<std::vector<NodeStep>> StepsOf(const GraphIndex& index, const ir::Model& model, const ir::Node& n,
+                                             bool* has_float_constant) {
+  if (!IsOnnxOp(n, n.op_type) || n.outputs.size() != 1 || n.inputs.empty() || n.inputs[0].empty()) {
+    return std::nullopt;
+  }
+  const auto since = NodeSinceVersion(model, n);
+  if (!since) return std::nullopt;
+  const std::string& op = n.op_type;
+  std::vector<NodeStep> steps;
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    // Before opset 7 the broadcast rule was an attribute (elementwise.h); those graphs are left alone.
+    if (n.inputs.size() != 2 || *since < 7) return std::nullopt;
+    NodeStep s{op, {}, {}};
+    Operand* sides[2] = {&s.a, &s.b};
+    int constants = 0;
+    for (int k = 0; k < 2; ++k) {
+      const std::string& name = n.inputs[static_cast<size_t>(k)];
+      if (index.Constant(name) != nullptr) {
+        auto c = ConstantOperand(index, name);
+        if (!c) return std::nullopt;
+        *sides[k] = *c;
+        ++constants;
+      } else {
+        *sides[k] = ValueOperand(name);
+      }
+    }
+    if (constants == 2) return std::nullopt;  // constant folding's work
+    if (constants > 0) *has_float_constant = true;
+    steps.push_back(s);
+    return steps;
+  }
+  if (n.inputs.size() != 1 && op != "Clip") return std::nullopt;
+  if (op == "Relu") {
+    Operand zero;
+    zero.kind = Operand::Kind::kConstant;
+    steps.push_back({"ClampBelow", ValueOperand(n.inputs[0]), zero});
+    return steps;
+  }
+  if (op == "Sigmoid" || op == "Tanh") {
+    steps.push_back({op, ValueOperand(n.inputs[0]), {}, true});
+    return steps;
+  }
+  if (op == "Clip") {
+    std::optional<Operand> lo, hi;
+    if (!ClipBounds(index, n, *since, &lo, &hi)) return std::nullopt;
+    if (*since >= 11 && (lo || hi)) *has_float_constant = true;  // the bounds have the input's type
+    Operand input = ValueOperand(n.inputs[0]);
+    if (lo) {
+      steps.push_back({"ClampBelow", input, *lo});
+      input = Operand{Operand::Kind::kPrevious, "", 0, 0};
+    }
+    if (hi) steps.push_back({"ClampAbove", input, *hi});
+    if (steps.empty()) return std::nullopt;  // no bound: an identity, not worth a chain
+    return steps;
+  }
+  return std::nullopt;
+}
+
+// A chain found in the graph: its nodes (graph indices, ascending) and the one tensor it reads.
+struct Chain {
+  std::vector<int> nodes;
+  std::string input;
+};
+
+ir::Node BuildFusedNode(const ir::Graph& graph, const GraphIndex& index, const ir::Model& model, const Chain& chain) {
+  std::vector<std::string> step_names;
+  std::vector<int64_t> operands;
+  std::vector<float> constants;
+  int64_t rank = 0;
+  std::unordered_map<std::string, int64_t> registers{{chain.input, 0}};
+  auto operand = [&](const Operand& o, int64_t previous) -> int64_t {
+    switch (o.kind) {
+      case Operand::Kind::kValue:
+        return registers.at(o.value);
+      case Operand::Kind::kPrevious:
+        return previous;
+      case Operand::Kind::kConstant:
+        rank = std::max(rank, o.rank);
+        constants.push_back(o.constant);
+        return -static_cast<int64_t>(constants.size());
+    }
+    return 0;
+  };
+  for (int i : chain.nodes) {
+    const ir::Node& n = graph.nodes[static_cast<size_t>(i)];
+    bool unused = false;
+    const std::vector<NodeStep> steps = StepsOf(index, model, n, &unused).value();  // fusible: the chain has it
+    for (const NodeStep& s : steps) {
+      const int64_t previous = static_cast<int64_t>(step_names.size());  // the register of the step before
+      step_names.push_back(s.op);
+      operands.push_back(operand(s.a, previous));
+      operands.push_back(s.unary ? 0 : operand(s.b, previous));
+    }
+    registers[n.outputs[0]] = static_cast<int64_t>(step_names.size());
+  }
+  const ir::Node& last = graph.nodes[static_cast<size_t>(chain.nodes.back())];
+  ir::Node fused;
+  fused.name = last.name;
+  fused.op_type = ir::fused::kFusedElementwise;
+  fused.domain = ir::kInternalDomain;
+  fused.inputs = {chain.input};
+  fused.outputs = {last.outputs[0]};
+  fused.attributes = {ir::StringsAttr("steps", std::move(step_names)), ir::IntsAttr("operands", std::move(operands)),
+                      ir::FloatsAttr("constants", std::move(constants)), ir::IntAttr("rank", rank)};
+  return fused;
+}
+
+}  // namespace
+
+Result<int> FuseElementwiseChains(ir::Model& model) {
+  ir::Graph& graph = model.graph;
+  ONYX_RETURN_IF_ERROR(ir::TopologicalSort(graph));
+  OptimizerOptions options;
+  PassContext ctx{model, options, true};
+  GraphIndex index(graph, ctx);
+  const int count = static_cast<int>(graph.nodes.size());
+  std::vector<int> steps_of(static_cast<size_t>(count), -1);  // -1: not fusible
+  std::vector<bool> float_constant(static_cast<size_t>(count), false);
+  for (int i = 0; i < count; ++i) {
+    bool has_float_constant = false;
+    if (auto steps = StepsOf(index, model, graph.nodes[static_cast<size_t>(i)], &has_float_constant)) {
+      steps_of[static_cast<size_t>(i)] = static_cast<int>(steps->size());
+      float_constant[static_cast<size_t>(i)] = has_float_constant;
+    }
+  }
+  std::vector<bool> taken(static_cast<size_t>(count), false);
+  std::vector<Chain> chains;
+  for (int last = count - 1; last >= 0; --last) {
+    if (steps_of[static_cast<size_t>(last)] < 0 || taken[static_cast<size_t>(last)]) continue;
+    std::set<int> members{last};
+    for (bool grew = true; grew;) {
+      grew = false;
+      const std::vector<int> current(members.begin(), members.end());
+      for (int m : current) {
+        for (const std::string& in : graph.nodes[static_cast<size_t>(m)].inputs) {
+          const int p = index.Producer(in);
+          if (p < 0 || members.count(p) > 0 || steps_of[static_cast<size_t>(p)] < 0 || taken[static_cast<size_t>(p)] ||
+              index.IsGraphOutput(in)) {
+            continue;
+          }
+          const auto& readers = index.Consumers(in);
+          if (std::all_of(readers.begin(), readers.end(), [&](int r) { return members.count(r) > 0; })) {
+            members.insert(p);
+            grew = true;
+          }
+        }
+      }
+    }
+    if (members.size() < 2) continue;
+    // The tensors the chain reads from outside (constants aside), and whether a float32 constant fixes their type.
+    std::set<std::string> inputs;
+    bool typed = false;
+    int steps = 0;
+    for (int m : members) {
+      const ir::Node& n = graph.nodes[static_cast<size_t>(m)];
+      for (const std::string& in : n.inputs) {
+        if (in.empty() || index.Constant(in) != nullptr) continue;
+        const int p = index.Producer(in);
+        if (p < 0 || members.count(p) == 0) inputs.insert(in);
+      }
+      typed = typed || float_constant[static_cast<size_t>(m)];
+      steps += steps_of[static_cast<size_t>(m)];
+    }
+    if (inputs.size() != 1 || steps > kernels::kMaxElementwiseSteps) continue;
+    const std::string& input = *inputs.begin();
+    if (!typed && index.ElemType(input) != DataType::kFloat) continue;
+    for (int m : members) taken[static_cast<size_t>(m)] = true;
+    chains.push_back(Chain{std::vector<int>(members.begin(), members.end()), input});
+  }
+  if (chains.empty()) return 0;
+  std::vector<ir::Node> fused;
+  std::vector<int> erase;
+  for (const Chain& c : chains) {
+    fused.push_back(BuildFusedNode(graph, index, model, c));
+    erase.insert(erase.end(), c.nodes.begin(), c.nodes.end());
+  }
+  EraseNodes(graph, erase);
+  for (ir::Node& n : fused) graph.nodes.push_back(std::move(n));
+  ONYX_RETURN_IF_ERROR(ir::TopologicalSort(graph));
+  if (!model.OpsetVersion(ir::kInternalDomain)) model.opset_import.push_back({ir::kInternalDomain, 1});
+  return static_cast<int>(chains.size());
+}
+
+}  // namespace onyx::optimizer
