@@ -191,6 +191,19 @@ std::optional<int64_t> GraphIndex::RankImpl(const std::string& value, int depth)
   const ir::Node& n = graph_.nodes[static_cast<size_t>(p)];
   if (n.outputs.empty() || n.outputs[0] != value) return std::nullopt;
   if (IsOnnxOp(n, "Flatten") || IsOnnxOp(n, "Gemm")) return 2;
+  if (IsOnnxOp(n, "Reshape") && n.inputs.size() > 1) {  // a constant shape: its length
+    const Tensor* shape = Constant(n.inputs[1]);
+    if (shape != nullptr && shape->rank() == 1) return shape->size();
+  }
+  if (IsOnnxOp(n, "Transpose")) {
+    if (auto perm = AttrInts(n, "perm")) return static_cast<int64_t>(perm->size());
+  }
+  if ((IsOnnxOp(n, "Add") || IsOnnxOp(n, "Sub") || IsOnnxOp(n, "Mul") || IsOnnxOp(n, "Div")) && n.inputs.size() == 2 &&
+      !n.FindAttribute("broadcast")) {  // numpy broadcasting: the larger rank (opset < 7's legacy form excluded)
+    auto a = RankImpl(n.inputs[0], depth + 1);
+    auto b = RankImpl(n.inputs[1], depth + 1);
+    if (a && b) return std::max(*a, *b);
+  }
   if (IsOnnxOp(n, "Conv") && n.inputs.size() > 1) return RankImpl(n.inputs[1], depth + 1);
   if (IsDynamicQuantMatMul(n) && !n.inputs.empty()) return RankImpl(n.inputs[0], depth + 1);  // W is 2-D
   if (KeepsInputRank(n) && !n.inputs.empty()) return RankImpl(n.inputs[0], depth + 1);

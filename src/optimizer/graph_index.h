@@ -37,8 +37,8 @@ class GraphIndex {
   // The element type of a tensor value where the graph fixes it (declared inputs of the main graph, which a
   // session checks; initializers; outputs of Cast and of operators whose output type follows from their inputs).
   std::optional<DataType> ElemType(const std::string& value) const;
-  // The rank where the graph fixes it (declared main-graph inputs, initializers, Flatten, Gemm, Conv, elementwise
-  // operators of known-rank inputs).
+  // The rank where the graph fixes it (declared main-graph inputs, initializers, Flatten, Gemm, Conv, Reshape to a
+  // constant shape, Transpose with a perm, unary elementwise operators and Add/Sub/Mul/Div of known-rank inputs).
   std::optional<int64_t> Rank(const std::string& value) const;
 
  private:

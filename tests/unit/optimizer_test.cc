@@ -304,6 +304,33 @@ g (float[2, 3, 4] x) => (float[2, 3, 4] y, float[4, 2, 3] z) {
   EXPECT_EQ(Count(o, "Transpose"), 1);
 }
 
+// A gate in NHWC multiplying an NCHW map that goes to NHWC and back (converted TF squeeze-and-excitation): the map
+// stays, the gate is transposed. Sub keeps its operand order; a rank-1 operand (broadcast) and a Binary read twice
+// stay as they are.
+TEST(OptimizerTranspose, SinksThroughBinaryElementwise) {
+  ir::Model o = OptimizeAndCompare(OptLevel::kBasic, R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1, 3, 4, 5] x, float[1, 3] d) => (float[1, 3, 4, 5] y, float[1, 3, 4, 5] z, float[1, 3, 4, 5] w, float[1, 4, 5, 3] m3) <int64[4] s = {1, 1, 1, 3}, float[3] b = {1.0, 2.0, 3.0}> {
+  t = Transpose<perm = [0, 2, 3, 1]>(x)
+  r = Reshape(d, s)
+  gate = Sigmoid(r)
+  m = Mul(t, gate)
+  y = Transpose<perm = [0, 3, 1, 2]>(m)
+  m2 = Sub(gate, t)
+  z = Transpose<perm = [0, 3, 1, 2]>(m2)
+  m3 = Add(t, b)
+  w = Transpose<perm = [0, 3, 1, 2]>(m3)
+}
+)");
+  // y and z: the map stays NCHW (their Transposes of x gone); m3 is read twice (w and the output): its pair stays.
+  EXPECT_EQ(Count(o, "Transpose"), 3);  // t (for m3), w, and the gate's (one: the two are the same node)
+  for (const auto& n : o.graph.nodes) {
+    if (n.op_type == "Mul" || n.op_type == "Sub") {
+      EXPECT_EQ(n.inputs[n.op_type == "Mul" ? 0 : 1], "x") << n.op_type << " reads the map directly";
+    }
+  }
+}
+
 TEST(OptimizerLoop, OptimizesBodiesAndKeepsOuterReferences) {
   ir::Model m = Parse(R"(
 <ir_version: 8, opset_import: ["" : 16]>
