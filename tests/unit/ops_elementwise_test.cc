@@ -512,6 +512,25 @@ TEST(ElementwiseBinaryTest, ChannelBlockRowsBroadcastAgainstARepeatedBlock) {
       }
     }
   }
+  // Broadcast dims that alternate with walked ones keep several outer dims apart (an odometer of rank 3 over the
+  // rows of a block, and of rank 4 in the general row loop with rows of 12).
+  for (int64_t inner : {8, 12}) {
+    for (int threads : {1, 2}) {
+      const Shape big{2, 3, 5, 7, inner}, gate{2, 1, 5, 1, inner};
+      std::vector<float> x(static_cast<size_t>(2 * 3 * 5 * 7 * inner)), g(static_cast<size_t>(2 * 5 * inner));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 89) * 0.5f - 9.0f;
+      for (size_t i = 0; i < g.size(); ++i) g[i] = static_cast<float>(i % 11) - 4.0f;
+      std::vector<float> want(x.size());
+      for (int64_t i = 0; i < static_cast<int64_t>(x.size()); ++i) {
+        const int64_t c = i % inner, h = (i / (inner * 7)) % 5, n = i / (inner * 7 * 5 * 3);
+        want[static_cast<size_t>(i)] = x[static_cast<size_t>(i)] * g[static_cast<size_t>((n * 5 + h) * inner + c)];
+      }
+      auto t = Op("Mul", 14);
+      t.options.intra_op_num_threads = threads;
+      t.Input(F(x, big)).Input(F(g, gate));
+      ExpectFloats(RunOk(t), big, want, 0.0f);
+    }
+  }
   // Sum accumulates into its output in place: the first input's buffer walks, the gate repeats.
   auto sum = Op("Sum", 13);
   std::vector<float> a(2 * 4 * 8, 1.0f), b(8);

@@ -67,6 +67,54 @@ void ForEachStrided(const Shape& shape, const std::vector<int64_t> (&strides)[N]
   }
 }
 
+// The offsets into two broadcast operands of consecutive rows over the outer dims dims[0, rank) (their strides sa
+// and sb): found by division once, then advanced like an odometer, since a division per dimension and row costs
+// more than a short row itself (a squeeze-and-excitation gate broadcast over H x W rows of 8 values).
+class RowOffsets {
+ public:
+  RowOffsets(const Shape& dims, const std::vector<int64_t>& sa, const std::vector<int64_t>& sb, size_t rank,
+             int64_t row)
+      : dims_(dims), sa_(sa), sb_(sb), rank_(rank), row_(row) {
+    Seek();
+  }
+  void Next() {
+    ++row_;
+    if (rank_ > kMaxRank) {  // no odometer that wide: divide again
+      Seek();
+      return;
+    }
+    for (size_t d = rank_; d-- > 0;) {
+      a += sa_[d];
+      b += sb_[d];
+      if (++idx_[d] < dims_[d]) return;
+      a -= sa_[d] * dims_[d];
+      b -= sb_[d] * dims_[d];
+      idx_[d] = 0;
+    }
+  }
+  int64_t a = 0, b = 0;  // the current row's offsets
+
+ private:
+  static constexpr size_t kMaxRank = 16;
+  void Seek() {
+    a = b = 0;
+    int64_t rest = row_;
+    for (size_t d = rank_; d-- > 0;) {
+      const int64_t i = rest % dims_[d];
+      rest /= dims_[d];
+      if (d < kMaxRank) idx_[d] = i;
+      a += i * sa_[d];
+      b += i * sb_[d];
+    }
+  }
+  const Shape& dims_;
+  const std::vector<int64_t>& sa_;
+  const std::vector<int64_t>& sb_;
+  size_t rank_;
+  int64_t row_;
+  int64_t idx_[kMaxRank] = {};
+};
+
 // A case of BroadcastBinary: rows of one channel block (8 or 16 contiguous values: the blocked layouts' channel
 // blocks) where one operand walks the rows and the other repeats one block over them (a squeeze-and-excitation gate
 // [N, C/b, 1, 1, b] times a feature map [N, C/b, H, W, b]). The block length is a compile-time constant here, so the
@@ -76,7 +124,7 @@ template <typename TA, typename TB, typename TO, typename F>
 bool BroadcastBlockRows(const TA* pa, const TB* pb, TO* po, const Shape& dims, const std::vector<int64_t>& sa,
                         const std::vector<int64_t>& sb, int64_t rows, F& f) {
   const size_t rank = dims.size();
-  if (rank < 2 || rank > 16 || sa[rank - 1] != 1 || sb[rank - 1] != 1) return false;
+  if (rank < 2 || sa[rank - 1] != 1 || sb[rank - 1] != 1) return false;
   const int64_t inner = dims[rank - 1];
   if (inner != 8 && inner != 16) return false;
   const size_t k = rank - 2;
@@ -86,28 +134,22 @@ bool BroadcastBlockRows(const TA* pa, const TB* pb, TO* po, const Shape& dims, c
   auto run = [&](auto block) {
     constexpr int64_t kBlock = decltype(block)::value;
     ParallelFor(rows, kBlock, [&](int64_t lo, int64_t hi) {
-      // The outer index q = lo / m as an odometer over dims[0, k), and the row i within it.
-      int64_t idx[16] = {};
-      int64_t oa = 0, ob = 0, rest = lo / m, i = lo % m;
-      for (size_t d = k; d-- > 0;) {
-        idx[d] = rest % dims[d];
-        rest /= dims[d];
-        oa += idx[d] * sa[d];
-        ob += idx[d] * sb[d];
-      }
+      // The outer index lo / m over dims[0, k), and the row i within it.
+      RowOffsets outer(dims, sa, sb, k, lo / m);
+      int64_t i = lo % m;
       for (int64_t r = lo; r < hi;) {
         const int64_t count = std::min(m - i, hi - r);
         TO* ro = po + r * kBlock;
         if (a_walks) {
-          const TA* ra = pa + oa + i * kBlock;
-          const TB* rb = pb + ob;
+          const TA* ra = pa + outer.a + i * kBlock;
+          const TB* rb = pb + outer.b;
           for (int64_t t = 0; t < count; ++t) {
 #pragma GCC ivdep
             for (int64_t j = 0; j < kBlock; ++j) ro[t * kBlock + j] = f(ra[t * kBlock + j], rb[j]);
           }
         } else {
-          const TA* ra = pa + oa;
-          const TB* rb = pb + ob + i * kBlock;
+          const TA* ra = pa + outer.a;
+          const TB* rb = pb + outer.b + i * kBlock;
           for (int64_t t = 0; t < count; ++t) {
 #pragma GCC ivdep
             for (int64_t j = 0; j < kBlock; ++j) ro[t * kBlock + j] = f(ra[j], rb[t * kBlock + j]);
@@ -115,14 +157,7 @@ bool BroadcastBlockRows(const TA* pa, const TB* pb, TO* po, const Shape& dims, c
         }
         r += count;
         i = 0;
-        for (size_t d = k; d-- > 0;) {
-          oa += sa[d];
-          ob += sb[d];
-          if (++idx[d] < dims[d]) break;
-          oa -= sa[d] * dims[d];
-          ob -= sb[d] * dims[d];
-          idx[d] = 0;
-        }
+        outer.Next();
       }
     });
   };
@@ -202,45 +237,11 @@ void BroadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
   const size_t outer_rank = dims.size() - 1;
   const int64_t rows = n / inner;
   if (BroadcastBlockRows<TA, TB, TO>(pa, pb, po, dims, sa, sb, rows, f)) return;
-  // Rows are walked with an odometer of the outer indices (set up by division once per thread's range): a division
-  // per dimension per row costs more than a short row itself (a squeeze-and-excitation gate of 8 channels per block
-  // broadcast over H x W rows of 8 in the blocked layout).
-  constexpr size_t kMaxOdometerRank = 16;
   ParallelFor(rows, inner, [&](int64_t lo, int64_t hi) {
-    int64_t idx[kMaxOdometerRank] = {};
-    int64_t oa = 0, ob = 0;
-    const bool odometer = outer_rank <= kMaxOdometerRank;
-    if (odometer) {
-      int64_t rest = lo;
-      for (size_t d = outer_rank; d-- > 0;) {
-        idx[d] = rest % dims[d];
-        rest /= dims[d];
-        oa += idx[d] * sa[d];
-        ob += idx[d] * sb[d];
-      }
-    }
-    for (int64_t r = lo; r < hi; ++r) {
-      if (r > lo && odometer) {
-        for (size_t d = outer_rank; d-- > 0;) {
-          oa += sa[d];
-          ob += sb[d];
-          if (++idx[d] < dims[d]) break;
-          oa -= sa[d] * dims[d];
-          ob -= sb[d] * dims[d];
-          idx[d] = 0;
-        }
-      } else if (!odometer) {
-        int64_t rest = r;
-        oa = ob = 0;
-        for (size_t d = outer_rank; d-- > 0;) {
-          const int64_t i = rest % dims[d];
-          rest /= dims[d];
-          oa += i * sa[d];
-          ob += i * sb[d];
-        }
-      }
-      const TA* ra = pa + oa;
-      const TB* rb = pb + ob;
+    RowOffsets offsets(dims, sa, sb, outer_rank, lo);
+    for (int64_t r = lo; r < hi; ++r, offsets.Next()) {
+      const TA* ra = pa + offsets.a;
+      const TB* rb = pb + offsets.b;
       TO* ro = po + r * inner;
       // ivdep: the output is a fresh tensor or `a` itself (Sum accumulates in place), element for element, so no
       // iteration reads what another writes; without it GCC assumes overlap and keeps the short rows scalar.
