@@ -14,6 +14,8 @@ using Op = ElementwiseStep::Op;
 // vcmpps predicates as C++'s < and > on floats compile them: ordered and quiet (false for NaN).
 constexpr uint8_t kCmpLtOq = 0x11;
 constexpr uint8_t kCmpGtOq = 0x1E;
+constexpr uint8_t kCmpUnordQ = 0x03;         // either operand NaN
+constexpr uint8_t kRoundNearestEven = 0x08;  // vroundps: to nearest even, inexact not signalled
 
 // Registers ymm0..ymm14 hold the program's values; ymm15 is scratch (a constant first operand, a clamp's mask).
 constexpr int kValueRegisters = 15;
@@ -57,9 +59,11 @@ class ChainGenerator : public Xbyak::CodeGenerator {
     vmovups(Xbyak::Ymm(reg_of[0]), ptr[rdi]);
     for (int s = 0; s < static_cast<int>(steps.size()); ++s) {
       const ElementwiseStep& step = steps[static_cast<size_t>(s)];
-      if (!IsBinary(step.op) || (step.a_is_constant && step.b_is_constant)) return false;
-      const bool clamp = step.op == Op::kClampBelow || step.op == Op::kClampAbove;
-      if (clamp && step.a_is_constant) return false;
+      if (step.op == Op::kSigmoid || step.op == Op::kTanh) return false;  // Highway's code: the interpreter
+      const bool unary = !IsBinary(step.op);
+      if (unary ? step.a_is_constant : (step.a_is_constant && step.b_is_constant)) return false;
+      const bool selects = step.op == Op::kClampBelow || step.op == Op::kClampAbove || step.op == Op::kReplaceNaN;
+      if (selects && step.a_is_constant) return false;
       // Operand a in a register (a constant first goes through scratch), b in a register or in memory.
       Xbyak::Ymm a(scratch);
       if (step.a_is_constant) {
@@ -68,12 +72,12 @@ class ChainGenerator : public Xbyak::CodeGenerator {
         a = Xbyak::Ymm(reg_of[static_cast<size_t>(step.a)]);
       }
       const Xbyak::Address b_constant = step.b_is_constant ? constant_operand(step.b_value) : ptr[rdx];
-      const Xbyak::Ymm b_register(step.b_is_constant ? 15 : reg_of[static_cast<size_t>(step.b)]);
+      const Xbyak::Ymm b_register(step.b_is_constant || unary ? 15 : reg_of[static_cast<size_t>(step.b)]);
       const Xbyak::Operand& b = step.b_is_constant ? static_cast<const Xbyak::Operand&>(b_constant)
                                                    : static_cast<const Xbyak::Operand&>(b_register);
       // Operands read for the last time give their registers up before the result takes one (an instruction reads
       // its operands before it writes).
-      for (int v : {step.a_is_constant ? -1 : step.a, step.b_is_constant ? -1 : step.b}) {
+      for (int v : {step.a_is_constant ? -1 : step.a, step.b_is_constant || unary ? -1 : step.b}) {
         if (v >= 0 && last_use[static_cast<size_t>(v)] == s)
           busy[static_cast<size_t>(reg_of[static_cast<size_t>(v)])] = false;
       }
@@ -101,6 +105,15 @@ class ChainGenerator : public Xbyak::CodeGenerator {
         case Op::kClampAbove:  // a > b ? b : a
           vcmpps(scratch, a, b, kCmpGtOq);
           vblendvps(dst, a, b, scratch);
+          break;
+        case Op::kReplaceNaN:  // a is NaN ? b : a
+          vcmpps(scratch, a, a, kCmpUnordQ);
+          vblendvps(dst, a, b, scratch);
+          break;
+        case Op::kRoundEven:  // round(a) + 0: -0 becomes +0
+          vroundps(dst, a, kRoundNearestEven);
+          vxorps(scratch, scratch, scratch);
+          vaddps(dst, dst, scratch);
           break;
         default:
           return false;

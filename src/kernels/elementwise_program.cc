@@ -32,6 +32,17 @@ HWY_INLINE V ApplyBinary(V a, V b) {
   if constexpr (kOp == Op::kDiv) return hn::Div(a, b);
   if constexpr (kOp == Op::kClampBelow) return hn::IfThenElse(hn::Lt(a, b), b, a);
   if constexpr (kOp == Op::kClampAbove) return hn::IfThenElse(hn::Gt(a, b), b, a);
+  if constexpr (kOp == Op::kReplaceNaN) return hn::IfThenElse(hn::IsNaN(a), b, a);
+}
+
+// RoundEven of a[0, n) into out.
+HWY_INLINE void RoundEvenBlock(const float* HWY_RESTRICT a, float* out, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::Add(hn::Round(hn::LoadU(d, a + i)), hn::Zero(d)), d, out + i);
+  const hn::CappedTag<float, 1> d1;
+  for (; i < n; ++i) hn::StoreU(hn::Add(hn::Round(hn::LoadU(d1, a + i)), hn::Zero(d1)), d1, out + i);
 }
 
 // out[i] = op(a[i], b[i]) for i < n; a constant operand (kAConstant / kBConstant) is broadcast from its value. The
@@ -100,6 +111,12 @@ void RunProgramImpl(const ElementwiseStep* steps, int64_t num_steps, const float
         case Op::kClampAbove:
           BinaryStep<Op::kClampAbove>(a, step.a_value, b, step.b_value, out, len);
           break;
+        case Op::kReplaceNaN:
+          BinaryStep<Op::kReplaceNaN>(a, step.a_value, b, step.b_value, out, len);
+          break;
+        case Op::kRoundEven:
+          RoundEvenBlock(a, out, len);
+          break;
         case Op::kSigmoid:
           Sigmoid(a, out, len);
           break;
@@ -121,7 +138,8 @@ namespace onyx::kernels {
 HWY_EXPORT(RunProgramImpl);
 
 bool IsBinary(ElementwiseStep::Op op) {
-  return op != ElementwiseStep::Op::kSigmoid && op != ElementwiseStep::Op::kTanh;
+  return op != ElementwiseStep::Op::kSigmoid && op != ElementwiseStep::Op::kTanh &&
+         op != ElementwiseStep::Op::kRoundEven;
 }
 
 void InterpretElementwiseProgram(std::span<const ElementwiseStep> steps, const float* x, float* y, int64_t n) {

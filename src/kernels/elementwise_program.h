@@ -25,6 +25,8 @@ struct ElementwiseStep {
     kDiv,         // a / b
     kClampBelow,  // a < b ? b : a (Relu with b = 0, Clip's lower bound; NaN stays)
     kClampAbove,  // a > b ? b : a (Clip's upper bound; NaN stays)
+    kReplaceNaN,  // a is NaN ? b : a
+    kRoundEven,   // a rounded to the nearest integer, ties to even, plus +0 (so -0 becomes +0, as through an int32)
     kSigmoid,     // kernels::Sigmoid(a)
     kTanh,        // kernels::Tanh(a)
   };

@@ -1,9 +1,12 @@
 // The chain fusion (elementwise_chain_fusion.h). A chain is grown backwards from its last node: a producer joins when
 // it is fusible and every reader of its output is already in the chain, so that no intermediate value is needed
-// outside. The chain fuses when it has at least two nodes and reads exactly one tensor besides its constants.
+// outside. The chain fuses when it has at least two nodes and reads exactly one tensor besides its constants. A
+// QuantizeLinear -> DequantizeLinear pair with one scale and zero point (the activations of a QDQ model whose
+// convolutions stay in float: S8S8 on CPUs without VNNI) counts as one member of two nodes.
 #include "optimizer/elementwise_chain_fusion.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <set>
@@ -145,13 +148,89 @@ std::optional<std::vector<NodeStep>> StepsOf(const GraphIndex& index, const ir::
   return std::nullopt;
 }
 
+// A node as a chain member: its steps, the tensors they read (constants aside) and, for a DequantizeLinear whose
+// QuantizeLinear fuses with it, that node (erased with the chain).
+struct Fusible {
+  std::vector<NodeStep> steps;
+  std::vector<std::string> inputs;
+  int absorbed = -1;
+  bool has_float_constant = false;
+};
+
+// The one-element float32 scale of a quantization node: positive and finite (what the 8-bit kernels assume).
+std::optional<float> ScalarScale(const GraphIndex& index, const ir::Node& n) {
+  if (n.inputs.size() < 2) return std::nullopt;
+  auto c = ConstantOperand(index, n.inputs[1]);
+  if (!c || !(c->constant > 0) || !std::isfinite(c->constant)) return std::nullopt;
+  return c->constant;
+}
+
+// The zero point of a quantization node as (type, value): uint8 0 when absent; nullopt unless one 8-bit constant.
+std::optional<std::pair<DataType, int32_t>> ScalarZeroPoint(const GraphIndex& index, const ir::Node& n) {
+  if (n.inputs.size() < 3 || n.inputs[2].empty()) return std::make_pair(DataType::kUint8, 0);
+  const Tensor* z = index.Constant(n.inputs[2]);
+  if (z == nullptr || z->size() != 1) return std::nullopt;
+  if (z->type() == DataType::kUint8) return std::make_pair(DataType::kUint8, int32_t{z->data<uint8_t>()[0]});
+  if (z->type() == DataType::kInt8) return std::make_pair(DataType::kInt8, int32_t{z->data<int8_t>()[0]});
+  return std::nullopt;
+}
+
+// DequantizeLinear(QuantizeLinear(x, s, z), s, z) with one scale and zero point, nothing else reading the 8-bit
+// value: x / s, a NaN to the zero point, saturated to the 8-bit range, rounded half to even, back times s
+// (kernels/int8_quantize.h computes the quantization that way; the dequantization is (q - z) * s).
+std::optional<Fusible> QuantizeDequantizePair(const GraphIndex& index, const ir::Model& model, const ir::Node& dq) {
+  if (dq.inputs.empty() || dq.FindAttribute("block_size") != nullptr) return std::nullopt;
+  const ir::Node* q = index.ProducerOp(dq.inputs[0], "QuantizeLinear");
+  if (q == nullptr || q->inputs.empty() || q->outputs.size() != 1 || !index.HasSingleReader(dq.inputs[0]) ||
+      q->FindAttribute("block_size") != nullptr || q->FindAttribute("output_dtype") != nullptr) {
+    return std::nullopt;
+  }
+  const auto scale = ScalarScale(index, *q);
+  const auto zero_point = ScalarZeroPoint(index, *q);
+  if (!scale || !zero_point || ScalarScale(index, dq) != scale || ScalarZeroPoint(index, dq) != zero_point) {
+    return std::nullopt;
+  }
+  // From opset 19 x has the scale's type; before, QuantizeLinear also takes int32 x.
+  const std::string& x = q->inputs[0];
+  const auto since = NodeSinceVersion(model, *q);
+  if (!since || (*since < 19 && index.ElemType(x) != DataType::kFloat)) return std::nullopt;
+  const bool is_signed = zero_point->first == DataType::kInt8;
+  const int32_t z = zero_point->second;
+  auto constant = [](float v) { return Operand{Operand::Kind::kConstant, "", v, 0}; };
+  const Operand previous{Operand::Kind::kPrevious, "", 0, 0};
+  Fusible f;
+  f.steps = {{"Div", ValueOperand(x), constant(*scale)},
+             {"ReplaceNaN", previous, constant(0.0f)},
+             {"ClampBelow", previous, constant(static_cast<float>((is_signed ? -128 : 0) - z))},
+             {"ClampAbove", previous, constant(static_cast<float>((is_signed ? 127 : 255) - z))},
+             {"RoundEven", previous, {}, true},
+             {"Mul", previous, constant(*scale)}};
+  f.inputs = {x};
+  f.absorbed = index.Producer(dq.inputs[0]);
+  f.has_float_constant = true;
+  return f;
+}
+
+std::optional<Fusible> FusibleOf(const GraphIndex& index, const ir::Model& model, const ir::Node& n) {
+  if (IsOnnxOp(n, "DequantizeLinear")) return QuantizeDequantizePair(index, model, n);
+  Fusible f;
+  auto steps = StepsOf(index, model, n, &f.has_float_constant);
+  if (!steps) return std::nullopt;
+  f.steps = std::move(*steps);
+  for (const std::string& in : n.inputs) {
+    if (!in.empty() && index.Constant(in) == nullptr) f.inputs.push_back(in);
+  }
+  return f;
+}
+
 // A chain found in the graph: its nodes (graph indices, ascending) and the one tensor it reads.
 struct Chain {
   std::vector<int> nodes;
   std::string input;
 };
 
-ir::Node BuildFusedNode(const ir::Graph& graph, const GraphIndex& index, const ir::Model& model, const Chain& chain) {
+ir::Node BuildFusedNode(const ir::Graph& graph, const std::vector<std::optional<Fusible>>& fusible,
+                        const Chain& chain) {
   std::vector<std::string> step_names;
   std::vector<int64_t> operands;
   std::vector<float> constants;
@@ -171,16 +250,13 @@ ir::Node BuildFusedNode(const ir::Graph& graph, const GraphIndex& index, const i
     return 0;
   };
   for (int i : chain.nodes) {
-    const ir::Node& n = graph.nodes[static_cast<size_t>(i)];
-    bool unused = false;
-    const std::vector<NodeStep> steps = StepsOf(index, model, n, &unused).value();  // fusible: the chain has it
-    for (const NodeStep& s : steps) {
+    for (const NodeStep& s : fusible[static_cast<size_t>(i)]->steps) {
       const int64_t previous = static_cast<int64_t>(step_names.size());  // the register of the step before
       step_names.push_back(s.op);
       operands.push_back(operand(s.a, previous));
       operands.push_back(s.unary ? 0 : operand(s.b, previous));
     }
-    registers[n.outputs[0]] = static_cast<int64_t>(step_names.size());
+    registers[graph.nodes[static_cast<size_t>(i)].outputs[0]] = static_cast<int64_t>(step_names.size());
   }
   const ir::Node& last = graph.nodes[static_cast<size_t>(chain.nodes.back())];
   ir::Node fused;
@@ -203,27 +279,22 @@ Result<int> FuseElementwiseChains(ir::Model& model) {
   PassContext ctx{model, options, true};
   GraphIndex index(graph, ctx);
   const int count = static_cast<int>(graph.nodes.size());
-  std::vector<int> steps_of(static_cast<size_t>(count), -1);  // -1: not fusible
-  std::vector<bool> float_constant(static_cast<size_t>(count), false);
-  for (int i = 0; i < count; ++i) {
-    bool has_float_constant = false;
-    if (auto steps = StepsOf(index, model, graph.nodes[static_cast<size_t>(i)], &has_float_constant)) {
-      steps_of[static_cast<size_t>(i)] = static_cast<int>(steps->size());
-      float_constant[static_cast<size_t>(i)] = has_float_constant;
-    }
-  }
+  std::vector<std::optional<Fusible>> fusible(static_cast<size_t>(count));
+  for (int i = 0; i < count; ++i)
+    fusible[static_cast<size_t>(i)] = FusibleOf(index, model, graph.nodes[static_cast<size_t>(i)]);
+  auto is_fusible = [&](int i) { return fusible[static_cast<size_t>(i)].has_value(); };
   std::vector<bool> taken(static_cast<size_t>(count), false);
   std::vector<Chain> chains;
   for (int last = count - 1; last >= 0; --last) {
-    if (steps_of[static_cast<size_t>(last)] < 0 || taken[static_cast<size_t>(last)]) continue;
+    if (!is_fusible(last) || taken[static_cast<size_t>(last)]) continue;
     std::set<int> members{last};
     for (bool grew = true; grew;) {
       grew = false;
       const std::vector<int> current(members.begin(), members.end());
       for (int m : current) {
-        for (const std::string& in : graph.nodes[static_cast<size_t>(m)].inputs) {
+        for (const std::string& in : fusible[static_cast<size_t>(m)]->inputs) {
           const int p = index.Producer(in);
-          if (p < 0 || members.count(p) > 0 || steps_of[static_cast<size_t>(p)] < 0 || taken[static_cast<size_t>(p)] ||
+          if (p < 0 || members.count(p) > 0 || !is_fusible(p) || taken[static_cast<size_t>(p)] ||
               index.IsGraphOutput(in)) {
             continue;
           }
@@ -235,22 +306,21 @@ Result<int> FuseElementwiseChains(ir::Model& model) {
         }
       }
     }
-    if (members.size() < 2) continue;
-    // The tensors the chain reads from outside (constants aside), and whether a float32 constant fixes their type.
+    // The tensors the chain reads from outside, whether a float32 constant fixes their type, and its size.
     std::set<std::string> inputs;
     bool typed = false;
-    int steps = 0;
+    size_t steps = 0, nodes = 0;
     for (int m : members) {
-      const ir::Node& n = graph.nodes[static_cast<size_t>(m)];
-      for (const std::string& in : n.inputs) {
-        if (in.empty() || index.Constant(in) != nullptr) continue;
+      const Fusible& f = *fusible[static_cast<size_t>(m)];
+      for (const std::string& in : f.inputs) {
         const int p = index.Producer(in);
         if (p < 0 || members.count(p) == 0) inputs.insert(in);
       }
-      typed = typed || float_constant[static_cast<size_t>(m)];
-      steps += steps_of[static_cast<size_t>(m)];
+      typed = typed || f.has_float_constant;
+      steps += f.steps.size();
+      nodes += f.absorbed >= 0 ? 2 : 1;
     }
-    if (inputs.size() != 1 || steps > kernels::kMaxElementwiseSteps) continue;
+    if (nodes < 2 || inputs.size() != 1 || steps > static_cast<size_t>(kernels::kMaxElementwiseSteps)) continue;
     const std::string& input = *inputs.begin();
     if (!typed && index.ElemType(input) != DataType::kFloat) continue;
     for (int m : members) taken[static_cast<size_t>(m)] = true;
@@ -260,8 +330,11 @@ Result<int> FuseElementwiseChains(ir::Model& model) {
   std::vector<ir::Node> fused;
   std::vector<int> erase;
   for (const Chain& c : chains) {
-    fused.push_back(BuildFusedNode(graph, index, model, c));
-    erase.insert(erase.end(), c.nodes.begin(), c.nodes.end());
+    fused.push_back(BuildFusedNode(graph, fusible, c));
+    for (int m : c.nodes) {
+      erase.push_back(m);
+      if (const int q = fusible[static_cast<size_t>(m)]->absorbed; q >= 0) erase.push_back(q);
+    }
   }
   EraseNodes(graph, erase);
   for (ir::Node& n : fused) graph.nodes.push_back(std::move(n));

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ir/fused_elementwise.h"
 #include "ir/graph_edit.h"
+#include "ir/nchwc_ops.h"
 #include "schema/op_versions.h"
 
 namespace onyx::optimizer {
@@ -160,6 +162,17 @@ std::optional<DataType> GraphIndex::ElemTypeImpl(const std::string& value, int d
   }
   // The dynamic-quantization fusion's float products (optimizer/dynamic_quant_fusion.cc).
   if (IsDynamicQuantMatMul(n)) return DataType::kFloat;
+  // Blocked values are float32 by the layout pass's contract (ir/nchwc_ops.h), as are FusedElementwise's results.
+  if (n.domain == ir::kInternalDomain &&
+      (n.op_type == ir::nchwc::kConv || n.op_type == ir::nchwc::kPool || n.op_type == ir::nchwc::kReorder ||
+       n.op_type == ir::nchwc::kResize || n.op_type == ir::fused::kFusedElementwise)) {
+    return DataType::kFloat;
+  }
+  // DequantizeLinear gives float before opset 19 and its scale's type from 19 on: float for a float scale.
+  if (IsOnnxOp(n, "DequantizeLinear") && n.inputs.size() > 1 &&
+      ElemTypeImpl(n.inputs[1], depth + 1) == DataType::kFloat) {
+    return DataType::kFloat;
+  }
   if (IsOnnxOp(n, "Shape") || IsOnnxOp(n, "Size") || IsOnnxOp(n, "NonZero") || IsOnnxOp(n, "ArgMax") ||
       IsOnnxOp(n, "ArgMin")) {
     return DataType::kInt64;

@@ -71,6 +71,12 @@ std::vector<float> Reference(const std::vector<ElementwiseStep>& steps, const st
         case Op::kClampAbove:
           out[i] = a > b ? b : a;
           break;
+        case Op::kReplaceNaN:
+          out[i] = std::isnan(a) ? b : a;
+          break;
+        case Op::kRoundEven:
+          out[i] = std::nearbyint(a) + 0.0f;
+          break;
         default:
           break;
       }
@@ -106,6 +112,12 @@ TEST(ElementwiseProgram, MatchesTheStepsOneAtATime) {
       {ConstantFirst(Op::kSub, 1.5f, 0), ConstantFirst(Op::kDiv, -2.0f, 1), WithConstant(Op::kDiv, 0, 3.0f),
        Binary(Op::kSub, 2, 3), Binary(Op::kMul, 0, 0), Binary(Op::kAdd, 4, 5), Binary(Op::kClampBelow, 6, 1),
        Binary(Op::kClampAbove, 7, 0)},
+      // a QuantizeLinear -> DequantizeLinear pair (int8, zero point 3), and RoundEven of everything, huge and
+      // infinite values included
+      {WithConstant(Op::kDiv, 0, 0.37f), WithConstant(Op::kReplaceNaN, 1, 0.0f),
+       WithConstant(Op::kClampBelow, 2, -131.0f), WithConstant(Op::kClampAbove, 3, 124.0f),
+       ElementwiseStep{Op::kRoundEven, 4}, WithConstant(Op::kMul, 5, 0.37f), ElementwiseStep{Op::kRoundEven, 0},
+       Binary(Op::kAdd, 6, 7)},
       // Sigmoid and Tanh (the interpreter alone)
       {ElementwiseStep{Op::kSigmoid, 0}, Binary(Op::kMul, 0, 1), ElementwiseStep{Op::kTanh, 2}},
   };
@@ -117,7 +129,7 @@ TEST(ElementwiseProgram, MatchesTheStepsOneAtATime) {
   all.push_back(wide);
   for (size_t p = 0; p < all.size(); ++p) {
     kernels::ElementwiseProgram program(all[p]);
-    if (p < 2) {
+    if (p < 3) {
       EXPECT_EQ(program.compiled(), kernels::EffectiveIsa() != kernels::Isa::kOther) << "program " << p;
     } else {
       EXPECT_FALSE(program.compiled()) << "program " << p;
@@ -152,13 +164,16 @@ int CountOp(const ir::Model& m, const std::string& op) {
 // Chains the fusion takes (y: hard-swish with TF's float16 1/6; z: Relu -> Clip(opset 11 bounds) -> Div; w: swish,
 // x * sigmoid(x), no constant: x's declared type says float) and ones it must leave: `keep` (its intermediate `t` is
 // also a graph output), `two` (reads x and v), `lone` (one node), `u2` (its intermediate `u` is read by a Neg too).
+// QuantizeLinear -> DequantizeLinear pairs join: `qd` (int8, zero point 3, then Relu), `qu` (uint8 without a zero
+// point, alone: two nodes), not `qk` (its 8-bit value is a graph output too).
 constexpr const char* kChains = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[2, 3, 5, 7] x, float[2, 3, 5, 7] v) => (float[2, 3, 5, 7] y, float[2, 3, 5, 7] z, float[2, 3, 5, 7] w,
     float[2, 3, 5, 7] keep, float[2, 3, 5, 7] t, float[2, 3, 5, 7] two, float[2, 3, 5, 7] lone,
-    float[1, 2, 3, 5, 7] r5, float[2, 3, 5, 7] u2, float[2, 3, 5, 7] other)
+    float[1, 2, 3, 5, 7] r5, float[2, 3, 5, 7] u2, float[2, 3, 5, 7] other, float[2, 3, 5, 7] qd,
+    float[2, 3, 5, 7] qu, float[2, 3, 5, 7] qk, int8[2, 3, 5, 7] q8)
     <float c = {0.16662598}, float three = {3.0}, float zero = {0.0}, float six = {6.0}, float lo = {-1.5},
-     float[1, 1, 1, 1, 1] k5 = {2.0}> {
+     float[1, 1, 1, 1, 1] k5 = {2.0}, float qs = {0.0371}, int8 qz = {3}> {
   n = Neg(x)
   m = Mul(c, n)
   a = Add(n, three)
@@ -179,6 +194,13 @@ g (float[2, 3, 5, 7] x, float[2, 3, 5, 7] v) => (float[2, 3, 5, 7] y, float[2, 3
   u = Relu(n)
   u2 = Mul(u, three)
   other = Neg(u)
+  q1 = QuantizeLinear(n, qs, qz)
+  d1 = DequantizeLinear(q1, qs, qz)
+  qd = Relu(d1)
+  q2 = QuantizeLinear(n, qs)
+  qu = DequantizeLinear(q2, qs)
+  q8 = QuantizeLinear(x, qs, qz)
+  qk = DequantizeLinear(q8, qs, qz)
 }
 )";
 
@@ -186,8 +208,10 @@ TEST(ElementwiseChainFusion, FusesChainsReadingOneTensor) {
   ir::Model m = Parse(kChains);
   auto fused = optimizer::FuseElementwiseChains(m);
   ASSERT_TRUE(fused.ok()) << fused.status().message();
-  EXPECT_EQ(*fused, 4);  // y, z, w, r5
-  EXPECT_EQ(CountOp(m, "FusedElementwise"), 4);
+  EXPECT_EQ(*fused, 6);  // y, z, w, r5, qd, qu
+  EXPECT_EQ(CountOp(m, "FusedElementwise"), 6);
+  EXPECT_EQ(CountOp(m, "QuantizeLinear"), 1);  // q8 (a graph output)
+  EXPECT_EQ(CountOp(m, "DequantizeLinear"), 1);
   EXPECT_EQ(CountOp(m, "Clip"), 0);
   EXPECT_EQ(CountOp(m, "Sigmoid"), 0);
   EXPECT_EQ(CountOp(m, "Add"), 0);
@@ -228,6 +252,7 @@ TEST(ElementwiseChainFusion, GivesTheUnfusedBits) {
       const Tensor& a = want[o].tensor();
       const Tensor& b = got[o].tensor();
       ASSERT_EQ(a.shape(), b.shape()) << "output " << o;
+      if (a.type() != DataType::kFloat) continue;  // q8, the 8-bit graph output: the same unfused node on both sides
       ExpectSameBits(std::vector<float>(a.data<float>(), a.data<float>() + a.size()), b.data<float>(),
                      "output " + std::to_string(o) + " at " + std::to_string(threads) + " threads");
     }

@@ -595,9 +595,11 @@ g (float[1,20,9,9] x, float[20,20,3,3] w0, float[20,20,1,1] w1, float[20,20,1,1]
 )",
                                   1, &reorders, &ops, 0.0101f),
             3);
-  // x in; c2 read back plain for the unequal pair.
+  // x in; c2 read back plain for the unequal pair. The two equal pairs then run as one pass each, still blocked
+  // (FusedElementwise, optimizer/elementwise_chain_fusion.h).
   EXPECT_EQ(reorders, 2);
-  EXPECT_EQ(ops["QuantizeLinear"], 3);
+  EXPECT_EQ(ops["QuantizeLinear"], 1);
+  EXPECT_EQ(ops["FusedElementwise"], 2);
 }
 
 TEST(Nchwc, PReluWithOneSlopePerChannelStaysBlocked) {

@@ -26,6 +26,8 @@ Result<Step::Op> ParseOp(const std::string& name) {
       {"Div", Step::Op::kDiv},
       {"ClampBelow", Step::Op::kClampBelow},
       {"ClampAbove", Step::Op::kClampAbove},
+      {"ReplaceNaN", Step::Op::kReplaceNaN},
+      {"RoundEven", Step::Op::kRoundEven},
       {"Sigmoid", Step::Op::kSigmoid},
       {"Tanh", Step::Op::kTanh},
   };
