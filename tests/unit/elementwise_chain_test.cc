@@ -149,6 +149,31 @@ TEST(ElementwiseProgram, MatchesTheStepsOneAtATime) {
   }
 }
 
+// A QuantizeLinear -> DequantizeLinear pair's steps at and beside x = (k + 1/2) * scale, where a quotient computed
+// any other way than one division (a product by 1/scale: tried in the machine code, slower there anyway) rounds
+// to the other integer, and exact ties go to the even one.
+TEST(ElementwiseProgram, QuantizationNearTiesRoundsAsTheDivision) {
+  for (float scale : {0.37f, 0.0371f, 1.0f / 3.0f, 0.1f, 7.0f}) {
+    const std::vector<ElementwiseStep> steps = {
+        WithConstant(Op::kDiv, 0, scale),          WithConstant(Op::kReplaceNaN, 1, 0.0f),
+        WithConstant(Op::kClampBelow, 2, -128.0f), WithConstant(Op::kClampAbove, 3, 127.0f),
+        ElementwiseStep{Op::kRoundEven, 4},        WithConstant(Op::kMul, 5, scale)};
+    std::vector<float> x;
+    for (int k = -140; k <= 140; ++k) {
+      float tie = (static_cast<float>(k) + 0.5f) * scale;
+      for (int ulps = 0; ulps < 4; ++ulps) {
+        x.push_back(tie);
+        x.push_back(std::nextafter(tie, -1e30f));
+        tie = std::nextafter(tie, 1e30f);
+      }
+    }
+    kernels::ElementwiseProgram program(steps);
+    std::vector<float> y(x.size());
+    program.Run(x.data(), y.data(), ssize(x));
+    ExpectSameBits(Reference(steps, x), y.data(), "scale " + std::to_string(scale));
+  }
+}
+
 ir::Model Parse(const std::string& text) {
   auto m = text::ParseModel(text);
   EXPECT_TRUE(m.ok()) << m.status().message();
