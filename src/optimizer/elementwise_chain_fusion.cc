@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -53,40 +52,11 @@ Operand ValueOperand(const std::string& name) {
   return o;
 }
 
-// Clip's bounds as its kernel applies them: attributes before opset 11 (opset 6 defaults them to float's limits,
-// opset 1 leaves them out), one-element constant inputs from 11 (an omitted input is no bound). False when a bound
-// is not a constant the chain can take.
-bool ClipBounds(const GraphIndex& index, const ir::Node& clip, int since, std::optional<Operand>* lo,
-                std::optional<Operand>* hi) {
-  auto constant = [](float v) {
-    Operand o;
-    o.kind = Operand::Kind::kConstant;
-    o.constant = v;
-    return o;
-  };
-  if (since < 11) {
-    if (const auto* a = clip.FindAttribute("min")) {
-      *lo = constant(a->f);
-    } else if (since >= 6) {
-      *lo = constant(std::numeric_limits<float>::lowest());
-    }
-    if (const auto* a = clip.FindAttribute("max")) {
-      *hi = constant(a->f);
-    } else if (since >= 6) {
-      *hi = constant(std::numeric_limits<float>::max());
-    }
-    return true;
-  }
-  if (clip.inputs.size() > 1 && !clip.inputs[1].empty()) {
-    *lo = ConstantOperand(index, clip.inputs[1]);
-    if (!*lo) return false;
-  }
-  if (clip.inputs.size() > 2 && !clip.inputs[2].empty()) {
-    *hi = ConstantOperand(index, clip.inputs[2]);
-    if (!*hi) return false;
-  }
-  return true;
-}
+// A constant the step itself brings (a bound, a quantization parameter): it does not broadcast the result.
+Operand StepConstant(float v) { return Operand{Operand::Kind::kConstant, "", v, 0}; }
+
+// The result of the step before, within one node's steps.
+const Operand kPreviousStep{Operand::Kind::kPrevious, "", 0, 0};
 
 // The steps node `n` computes, or nullopt when it is not fusible. `has_float_constant` is set when a float32
 // constant operand fixes the element type of the values it meets.
@@ -123,9 +93,7 @@ std::optional<std::vector<NodeStep>> StepsOf(const GraphIndex& index, const ir::
   }
   if (n.inputs.size() != 1 && op != "Clip") return std::nullopt;
   if (op == "Relu") {
-    Operand zero;
-    zero.kind = Operand::Kind::kConstant;
-    steps.push_back({"ClampBelow", ValueOperand(n.inputs[0]), zero});
+    steps.push_back({"ClampBelow", ValueOperand(n.inputs[0]), StepConstant(0.0f)});
     return steps;
   }
   if (op == "Sigmoid" || op == "Tanh") {
@@ -133,15 +101,20 @@ std::optional<std::vector<NodeStep>> StepsOf(const GraphIndex& index, const ir::
     return steps;
   }
   if (op == "Clip") {
-    std::optional<Operand> lo, hi;
-    if (!ClipBounds(index, n, *since, &lo, &hi)) return std::nullopt;
-    if (*since >= 11 && (lo || hi)) *has_float_constant = true;  // the bounds have the input's type
-    Operand input = ValueOperand(n.inputs[0]);
-    if (lo) {
-      steps.push_back({"ClampBelow", input, *lo});
-      input = Operand{Operand::Kind::kPrevious, "", 0, 0};
+    const auto bounds = ConstantClipBounds(index, n, *since);
+    if (!bounds) return std::nullopt;
+    if (*since >= 11) {  // the bounds have the input's type: float32 ones only
+      for (size_t k = 1; k < 3 && k < n.inputs.size(); ++k) {
+        if (!n.inputs[k].empty() && index.Constant(n.inputs[k])->type() != DataType::kFloat) return std::nullopt;
+      }
+      *has_float_constant = bounds->lo.has_value() || bounds->hi.has_value();
     }
-    if (hi) steps.push_back({"ClampAbove", input, *hi});
+    Operand input = ValueOperand(n.inputs[0]);
+    if (bounds->lo) {
+      steps.push_back({"ClampBelow", input, StepConstant(static_cast<float>(*bounds->lo))});
+      input = kPreviousStep;
+    }
+    if (bounds->hi) steps.push_back({"ClampAbove", input, StepConstant(static_cast<float>(*bounds->hi))});
     if (steps.empty()) return std::nullopt;  // no bound: an identity, not worth a chain
     return steps;
   }
@@ -196,15 +169,13 @@ std::optional<Fusible> QuantizeDequantizePair(const GraphIndex& index, const ir:
   if (!since || (*since < 19 && index.ElemType(x) != DataType::kFloat)) return std::nullopt;
   const bool is_signed = zero_point->first == DataType::kInt8;
   const int32_t z = zero_point->second;
-  auto constant = [](float v) { return Operand{Operand::Kind::kConstant, "", v, 0}; };
-  const Operand previous{Operand::Kind::kPrevious, "", 0, 0};
   Fusible f;
-  f.steps = {{"Div", ValueOperand(x), constant(*scale)},
-             {"ReplaceNaN", previous, constant(0.0f)},
-             {"ClampBelow", previous, constant(static_cast<float>((is_signed ? -128 : 0) - z))},
-             {"ClampAbove", previous, constant(static_cast<float>((is_signed ? 127 : 255) - z))},
-             {"RoundEven", previous, {}, true},
-             {"Mul", previous, constant(*scale)}};
+  f.steps = {{"Div", ValueOperand(x), StepConstant(*scale)},
+             {"ReplaceNaN", kPreviousStep, StepConstant(0.0f)},
+             {"ClampBelow", kPreviousStep, StepConstant(static_cast<float>((is_signed ? -128 : 0) - z))},
+             {"ClampAbove", kPreviousStep, StepConstant(static_cast<float>((is_signed ? 127 : 255) - z))},
+             {"RoundEven", kPreviousStep, {}, true},
+             {"Mul", kPreviousStep, StepConstant(*scale)}};
   f.inputs = {x};
   f.absorbed = index.Producer(dq.inputs[0]);
   f.has_float_constant = true;

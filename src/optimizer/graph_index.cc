@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ir/fused_elementwise.h"
 #include "ir/graph_edit.h"
@@ -290,6 +291,31 @@ std::optional<double> ScalarOf(const Tensor* t) {
 bool IsScalarNear(const Tensor* t, double target, double relative_tolerance) {
   auto v = ScalarOf(t);
   return v && std::abs(*v - target) <= relative_tolerance * std::abs(target);
+}
+
+std::optional<ClipBounds> ConstantClipBounds(const GraphIndex& index, const ir::Node& clip, int64_t since) {
+  ClipBounds bounds;
+  if (since < 11) {
+    const double lowest = std::numeric_limits<float>::lowest(), highest = std::numeric_limits<float>::max();
+    if (const auto* a = clip.FindAttribute("min")) {
+      bounds.lo = a->f;
+    } else if (since >= 6) {
+      bounds.lo = lowest;
+    }
+    if (const auto* a = clip.FindAttribute("max")) {
+      bounds.hi = a->f;
+    } else if (since >= 6) {
+      bounds.hi = highest;
+    }
+    return bounds;
+  }
+  for (size_t k = 1; k < 3 && k < clip.inputs.size(); ++k) {
+    if (clip.inputs[k].empty()) continue;
+    auto v = ScalarOf(index.Constant(clip.inputs[k]));
+    if (!v) return std::nullopt;
+    (k == 1 ? bounds.lo : bounds.hi) = v;
+  }
+  return bounds;
 }
 
 std::string AddInitializer(ir::Graph& graph, const std::string& base, Tensor value) {

@@ -75,6 +75,15 @@ std::optional<double> ScalarOf(const Tensor* t);
 // such as sqrt(2) or 1/6 to float).
 bool IsScalarNear(const Tensor* t, double target, double relative_tolerance);
 
+// Clip's bounds as its kernel applies them: attributes before opset 11 (from opset 6 a missing one is float's limit,
+// before 6 no bound), one-element floating constant inputs from 11 (an omitted input is no bound). `since`: the
+// node's operator version (the model's opset serves: the forms change at 6 and 11). nullopt when a bound input is
+// not such a constant.
+struct ClipBounds {
+  std::optional<double> lo, hi;
+};
+std::optional<ClipBounds> ConstantClipBounds(const GraphIndex& index, const ir::Node& clip, int64_t since);
+
 // Adds an initializer under a fresh name derived from `base`; returns the name.
 std::string AddInitializer(ir::Graph& graph, const std::string& base, Tensor value);
 

@@ -13,27 +13,12 @@ namespace {
 // Constants as exporters round them to float (1/6 among them).
 bool IsNear(const Tensor* t, double target) { return IsScalarNear(t, target, 1e-6); }
 
-// The bounds of a Clip node when both are constants (attributes before opset 11, inputs after).
-std::optional<std::pair<double, double>> ClipBounds(const GraphIndex& index, const ir::Node& clip, int64_t opset) {
-  if (opset < 11) {
-    const auto* lo = clip.FindAttribute("min");
-    const auto* hi = clip.FindAttribute("max");
-    if (lo == nullptr || hi == nullptr) return std::nullopt;
-    return std::make_pair(static_cast<double>(lo->f), static_cast<double>(hi->f));
-  }
-  if (clip.inputs.size() != 3) return std::nullopt;
-  auto lo = ScalarOf(index.Constant(clip.inputs[1]));
-  auto hi = ScalarOf(index.Constant(clip.inputs[2]));
-  if (!lo || !hi) return std::nullopt;
-  return std::make_pair(*lo, *hi);
-}
-
 // If `v` is relu6(x + 3) (each step read only by the next), returns x.
 std::optional<std::string> Relu6OfPlus3(const GraphIndex& index, const std::string& v, int64_t opset) {
   const ir::Node* clip = index.ProducerOp(v, "Clip");
   if (clip == nullptr || clip->inputs.empty() || !index.HasSingleReader(v)) return std::nullopt;
-  auto bounds = ClipBounds(index, *clip, opset);
-  if (!bounds || bounds->first != 0.0 || bounds->second != 6.0) return std::nullopt;
+  auto bounds = ConstantClipBounds(index, *clip, opset);
+  if (!bounds || bounds->lo != 0.0 || bounds->hi != 6.0) return std::nullopt;
   const std::string& a = clip->inputs[0];
   const ir::Node* add = index.ProducerOp(a, "Add");
   if (add == nullptr || add->inputs.size() != 2 || !index.HasSingleReader(a)) return std::nullopt;

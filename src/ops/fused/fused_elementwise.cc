@@ -93,9 +93,12 @@ class FusedElementwiseKernel : public OpKernel {
       y = ctx.ReuseInputAsOutput(0, 0);
       if (y == nullptr) y = &ctx.AllocateOutput(0, DataType::kFloat, x->shape());
     } else {
-      Shape shape(static_cast<size_t>(rank_ - x->rank()), 1);
-      shape.insert(shape.end(), x->shape().begin(), x->shape().end());
-      y = &ctx.AllocateOutput(0, DataType::kFloat, std::move(shape));
+      // X's shape with 1s in front, built in this thread's vector (kept: no heap allocation per run) and copied by
+      // AllocateOutput into one the frame recycles.
+      static thread_local Shape padded;
+      padded.assign(static_cast<size_t>(rank_ - x->rank()), 1);
+      padded.insert(padded.end(), x->shape().begin(), x->shape().end());
+      y = &ctx.AllocateOutput(0, DataType::kFloat, static_cast<const Shape&>(padded));
     }
     const float* px = x->data<float>();
     float* py = y->data<float>();
