@@ -284,6 +284,42 @@ TEST(ElementwiseChainFusion, GivesTheUnfusedBits) {
   }
 }
 
+// Clip keeps its input's shape whatever its bounds' shape; a one-element Mul constant broadcasts. A scalar input
+// shows both: a [1] bound leaves the chain's result a scalar until the [1, 1] constant makes it [1, 1].
+TEST(ElementwiseChainFusion, ClipBoundsDoNotBroadcastTheResult) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float x) => (float y, float[1, 1] z) <float[1] lo = {-0.5}, float[1] lo2 = {-0.25}, float[1, 1] two = {2.0}> {
+  n = Neg(x)
+  c = Clip(n, lo)
+  y = Relu(c)
+  c2 = Clip(n, lo2)
+  z = Mul(c2, two)
+}
+)");
+  std::vector<std::pair<std::string, Value>> feeds;
+  Tensor x = Tensor::Allocate(DataType::kFloat, {});
+  x.data<float>()[0] = 0.75f;
+  feeds.emplace_back("x", Value(std::move(x)));
+  for (auto level : {optimizer::OptLevel::kDisabled, optimizer::OptLevel::kAll}) {
+    SessionOptions so;
+    so.optimization_level = level;
+    auto s = Session::Create(m, so);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    std::vector<Value> out;
+    ASSERT_TRUE((*s)->Run(feeds, {}, &out).ok());
+    EXPECT_EQ(out[0].tensor().shape(), Shape{});
+    EXPECT_EQ(out[0].tensor().data<float>()[0], 0.0f);
+    EXPECT_EQ(out[1].tensor().shape(), (Shape{1, 1}));
+    EXPECT_EQ(out[1].tensor().data<float>()[0], -0.5f);
+    if (level == optimizer::OptLevel::kAll) {
+      auto o = m;
+      ASSERT_TRUE(optimizer::FuseElementwiseChains(o).ok());
+      EXPECT_EQ(CountOp(o, "FusedElementwise"), 2);
+    }
+  }
+}
+
 // A FusedElementwise node written by hand with a bad program is refused when the session is created, naming it.
 TEST(ElementwiseChainFusion, RejectsMalformedPrograms) {
   const char* bad[] = {
