@@ -24,7 +24,10 @@ def expose_last_8bit(src, dst):
     m = onnx.load(src)
     inits = {i.name for i in m.graph.initializer}
     dq = [n for n in m.graph.node if n.op_type == "DequantizeLinear" and n.input[0] not in inits]
-    m.graph.output.insert(0, onnx.helper.make_tensor_value_info(dq[-1].input[0], onnx.TensorProto.UINT8, None))
+    # The 8-bit type: the zero point's (uint8 or int8), uint8 when the DequantizeLinear omits it.
+    zp = dq[-1].input[2] if len(dq[-1].input) > 2 else ""
+    elem = next((i.data_type for i in m.graph.initializer if i.name == zp), onnx.TensorProto.UINT8)
+    m.graph.output.insert(0, onnx.helper.make_tensor_value_info(dq[-1].input[0], elem, None))
     onnx.save(m, dst)
 
 

@@ -193,6 +193,22 @@ Status FusedMatMul(InferenceContext& ctx) {
   return Status::Ok();
 }
 
+// QGemm: [M, N] of A and B (transA, transB); float without y_scale, else y_zero_point's type (A's when omitted).
+Status QGemm(InferenceContext& ctx) {
+  const Dims* a = ctx.input_shape(0);
+  const Dims* b = ctx.input_shape(3);
+  std::optional<Dims> out;
+  if (a != nullptr && b != nullptr && a->size() == 2 && b->size() == 2) {
+    const bool ta = ctx.GetInt("transA", 0) != 0, tb = ctx.GetInt("transB", 0) != 0;
+    out = Dims{ta ? (*a)[1] : (*a)[0], tb ? (*b)[0] : (*b)[1]};
+  }
+  const DataType type = !ctx.has_input(7)  ? DataType::kFloat
+                        : ctx.has_input(8) ? ctx.input_elem_type(8)
+                                           : ctx.input_elem_type(0);
+  ctx.set_output_tensor(0, type, out);
+  return Status::Ok();
+}
+
 // FusedAttention: Q's shape with V's last dim.
 Status FusedAttention(InferenceContext& ctx) {
   const Dims* q = ctx.input_shape(0);
@@ -247,6 +263,7 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add(kMs, "GroupQueryAttention", GroupQueryAttention);
   r.Add(kMs, "MatMulNBits", MatMulNBits);
   r.Add(kMs, "FusedMatMul", FusedMatMul);
+  r.Add(kMs, "QGemm", QGemm);
   r.Add("ai.onyx.internal", "FusedAttention", FusedAttention);
   r.Add("ai.onyx.internal", "MatMulBias", MatMulBias);
   r.Add("ai.onyx.internal", "FusedElementwise", FusedElementwise);

@@ -126,6 +126,18 @@ bool GraphIndex::HasSingleReader(const std::string& value) const {
   return std::find(n.inputs.begin(), n.inputs.end(), value) != n.inputs.end();
 }
 
+int GraphIndex::ReadEdges(const std::string& value) const {
+  int edges = 0;
+  for (int c : Consumers(value)) {
+    const ir::Node& n = graph_.nodes[static_cast<size_t>(c)];
+    const auto slots = static_cast<int>(std::count(n.inputs.begin(), n.inputs.end(), value));
+    const bool has_subgraph = std::any_of(n.attributes.begin(), n.attributes.end(),
+                                          [](const ir::Attribute& a) { return a.g != nullptr || !a.graphs.empty(); });
+    edges += slots + (slots == 0 || has_subgraph ? 1 : 0);
+  }
+  return edges;
+}
+
 const Tensor* GraphIndex::Constant(const std::string& value) const {
   auto it = constants_.find(value);
   return it == constants_.end() ? nullptr : it->second;

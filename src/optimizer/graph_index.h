@@ -32,6 +32,10 @@ class GraphIndex {
   bool IsGraphInput(const std::string& value) const { return inputs_.count(value) > 0; }
   // True when exactly one node reads `value` and it is not a graph output: the value can disappear in a fusion.
   bool HasSingleReader(const std::string& value) const;
+  // How many edges ONNX Runtime's graph has from `value` to nodes: one per input slot reading it, plus one per node
+  // that reads it inside a subgraph (a node with subgraphs that also reads it directly counts as both). Graph outputs
+  // are no edges.
+  int ReadEdges(const std::string& value) const;
   // The value of an initializer that is not also a graph input (those can be fed), or null.
   const Tensor* Constant(const std::string& value) const;
   // The element type of a tensor value where the graph fixes it (declared inputs of the main graph, which a

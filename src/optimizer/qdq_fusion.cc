@@ -3,6 +3,8 @@
 //
 //   DQ(x), DQ(w)[, DQ(int32 bias)] -> Conv [-> Relu/Clip made redundant by the Q] -> Q   =>  QLinearConv
 //   DQ(a), DQ(b) -> MatMul -> Q                                                         =>  QLinearMatMul
+//   DQ(a), DQ(b)[, DQ(int32 c)] -> Gemm [-> redundant Relu/Clip -> Q | -> Q]     =>  com.microsoft.QGemm (a float
+//                                                   result without the Q, ONNX Runtime's GemmNodeGroupSelector)
 //   DQ(a), DQ(b) -> Add [-> redundant Relu/Clip] -> Q                    =>  ai.onyx.internal.QLinearAdd
 //   DQ -> GlobalAveragePool [-> redundant Relu/Clip] -> Q                =>  ai.onyx.internal.QLinearGlobalAveragePool
 //   DQ(x0), DQ(x1), ... -> Concat [-> redundant Relu/Clip] -> Q          =>  ai.onyx.internal.QLinearConcat
@@ -61,6 +63,10 @@ std::optional<DataType> QuantType(const GraphIndex& index, const std::string& va
     const bool internal = n.domain == ir::kInternalDomain;
     if (IsOnnxOp(n, "QLinearConv") || IsOnnxOp(n, "QLinearMatMul") || (internal && n.op_type == "QLinearAdd")) {
       if (auto t = zero_point_type(n, 7)) return t;
+      return QuantType(index, n.inputs[0], depth + 1);
+    }
+    if (n.domain == "com.microsoft" && n.op_type == "QGemm" && n.inputs.size() > 7 && !n.inputs[7].empty()) {
+      if (auto t = zero_point_type(n, 8)) return t;
       return QuantType(index, n.inputs[0], depth + 1);
     }
     if (internal && n.op_type == "QLinearGlobalAveragePool") {
@@ -157,8 +163,8 @@ bool RedundantActivation(const GraphIndex& index, const ir::Node& act, const QPa
 // Ops whose QDQ groups ONNX Runtime turns into com.microsoft QLinear* operators (or other fused kernels) that onyx
 // does not have: a graph holding one keeps every group unfused.
 bool OrtFusesUnsupported(const GraphIndex& index, const ir::Node& n) {
-  static const char* kOps[] = {"AveragePool", "LeakyRelu", "Sigmoid", "Softmax",   "Mul",       "Gemm",   "Where",
-                               "Split",       "Resize",    "ArgMax",  "ReduceMax", "ReduceMin", "Einsum", "Reciprocal"};
+  static const char* kOps[] = {"AveragePool", "LeakyRelu", "Sigmoid",   "Softmax",   "Mul",    "Where",     "Split",
+                               "Resize",      "ArgMax",    "ReduceMax", "ReduceMin", "Einsum", "Reciprocal"};
   bool listed = false;
   for (const char* op : kOps) listed = listed || IsOnnxOp(n, op);
   if (!listed) return false;
@@ -302,10 +308,99 @@ Plan ClassifyConcat(const GraphIndex& index, const ir::Node& q, const QParams& q
   return plan;
 }
 
-// Node i as the Q of a group; what to do with it.
+// DQ(A), DQ(B)[, DQ(C)] -> Gemm [-> Q] (ONNX Runtime's GemmNodeGroupSelector, its Q optional) => com.microsoft.QGemm:
+// every input from a DQ; int8 A only with int8 B; Y's type A's; 16- and 4-bit types left unfused; with C, beta 1 and
+// C int32 (passed through raw, its scale assumed a_scale * b_scale as ONNX Runtime does). `q`: the group's Q, or null
+// for a float result. onyx's QGemm takes what ONNX Runtime's kernel takes: one scale and zero point for A and Y, one
+// or N for B.
+Plan ClassifyGemm(const GraphIndex& index, const ir::Node& gemm, const ir::Node* q) {
+  Plan plan;
+  const int dq_count = CountDqInputs(index, gemm);
+  if (gemm.outputs.size() != 1 || dq_count < 2 || dq_count != CountExistingInputs(gemm)) return plan;
+  const ir::Node* dqa = DqInput(index, gemm, 0);
+  const ir::Node* dqb = DqInput(index, gemm, 1);
+  if (dqa == nullptr || dqb == nullptr) return plan;
+  const QParams ap = ParamsOf(index, *dqa, true), bp = ParamsOf(index, *dqb, true);
+  std::optional<QParams> yp;
+  if (q != nullptr) yp = ParamsOf(index, *q, false);
+  if (!ap.type || !bp.type || (yp && !yp->type)) {
+    plan.verdict = Verdict::kOrtOnly;  // types onyx cannot see; ONNX Runtime may fuse
+    return plan;
+  }
+  if (*ap.type == DataType::kInt8 && *bp.type != DataType::kInt8) return plan;
+  if (yp && *yp->type != *ap.type) return plan;
+  auto narrow = [](DataType t) {
+    return t == DataType::kUint16 || t == DataType::kInt16 || t == DataType::kUint4 || t == DataType::kInt4;
+  };
+  if (narrow(*ap.type) || narrow(*bp.type)) return plan;
+  std::string bias;
+  if (dq_count == 3) {
+    if (AttrFloat(gemm, "beta", 1.0f) != 1.0f) return plan;
+    const ir::Node* dqc = DqInput(index, gemm, 2);
+    if (dqc == nullptr || QuantType(index, dqc->inputs[0]) != DataType::kInt32) return plan;
+    bias = dqc->inputs[0];
+  }
+  // From here on ONNX Runtime fuses the group; what onyx cannot express leaves the graph unfused.
+  plan.verdict = Verdict::kOrtOnly;
+  if (!Is8Bit(ap.type) || !Is8Bit(bp.type)) return plan;
+  const Tensor* b_const = index.Constant(bp.data);
+  const int64_t n = b_const == nullptr || b_const->rank() != 2 ? -1
+                    : AttrInt(gemm, "transB", 0) != 0          ? b_const->dim(0)
+                                                               : b_const->dim(1);
+  auto float_params = [&](const QParams& p, bool per_column) {
+    const Tensor* s = index.Constant(p.scale);
+    if (s == nullptr || s->type() != DataType::kFloat || p.has_block_size || s->rank() > 1) return false;
+    if (s->size() != 1 && !(per_column && s->size() == n)) return false;
+    if (p.zero_point.empty()) return true;
+    const Tensor* z = index.Constant(p.zero_point);
+    return z != nullptr && z->type() == *p.type && z->size() == s->size() && z->rank() == s->rank();
+  };
+  if (!float_params(ap, false) || !float_params(bp, true) || (yp && !float_params(*yp, false))) return plan;
+  ir::Node fused;
+  fused.name = gemm.name.empty() ? (q != nullptr ? q->name : gemm.outputs[0]) : gemm.name;
+  fused.domain = "com.microsoft";
+  fused.op_type = "QGemm";
+  fused.inputs = {ap.data, ap.scale, ap.zero_point, bp.data, bp.scale, bp.zero_point, bias};
+  if (yp) {
+    fused.inputs.push_back(yp->scale);
+    fused.inputs.push_back(yp->zero_point);
+  }
+  while (!fused.inputs.empty() && fused.inputs.back().empty()) fused.inputs.pop_back();
+  SetAttrFloat(fused, "alpha", AttrFloat(gemm, "alpha", 1.0f));
+  SetAttrInt(fused, "transA", AttrInt(gemm, "transA", 0));
+  SetAttrInt(fused, "transB", AttrInt(gemm, "transB", 0));
+  fused.outputs = {q != nullptr ? q->outputs[0] : gemm.outputs[0]};
+  plan.verdict = Verdict::kFuse;
+  plan.replacement = std::move(fused);
+  return plan;
+}
+
+// A Gemm without a Q in its group (ONNX Runtime's selector then makes a float QGemm): its output read by no Q and not
+// by a Relu/Clip alone (one edge) whose own value has one edge and is no graph output: that makes the group the Q's,
+// or no group.
+bool GemmGroupHasNoQ(const ir::Graph& graph, const GraphIndex& index, const ir::Node& gemm) {
+  const std::string& out = gemm.outputs[0];
+  const auto& readers = index.Consumers(out);
+  for (int r : readers) {
+    if (IsOnnxOp(graph.nodes[static_cast<size_t>(r)], "QuantizeLinear")) return false;
+  }
+  if (index.ReadEdges(out) == 1 && readers.size() == 1) {
+    const ir::Node& r = graph.nodes[static_cast<size_t>(readers[0])];
+    if ((IsOnnxOp(r, "Relu") || IsOnnxOp(r, "Clip")) && r.outputs.size() == 1 && index.ReadEdges(r.outputs[0]) == 1 &&
+        !index.IsGraphOutput(r.outputs[0])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Node i as the Q of a group (or as a Gemm whose group has no Q); what to do with it.
 Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& index, int i) {
   Plan plan;
   const ir::Node& q = graph.nodes[static_cast<size_t>(i)];
+  if (IsOnnxOp(q, "Gemm") && q.outputs.size() == 1 && GemmGroupHasNoQ(graph, index, q)) {
+    return ClassifyGemm(index, q, nullptr);
+  }
   if (!IsOnnxOp(q, "QuantizeLinear") || q.inputs.size() < 2 || q.outputs.size() != 1) return plan;
   const QParams qp = ParamsOf(index, q, false);
   const std::string& v = q.inputs[0];
@@ -319,7 +414,7 @@ Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& 
       if (t < 0 || !index.HasSingleReader(p.inputs[0])) return plan;
       const ir::Node& target = graph.nodes[static_cast<size_t>(t)];
       if (!IsOnnxOp(target, "Conv") && !IsOnnxOp(target, "MatMul") && !IsOnnxOp(target, "Add") &&
-          !IsOnnxOp(target, "GlobalAveragePool") && !IsOnnxOp(target, "Concat")) {
+          !IsOnnxOp(target, "GlobalAveragePool") && !IsOnnxOp(target, "Concat") && !IsOnnxOp(target, "Gemm")) {
         return plan;
       }
       if (CountDqInputs(index, target) == 0) return plan;
@@ -359,6 +454,7 @@ Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& 
     return ClassifyElementwise(index, q, qp, target, dq_count);
   }
   if (IsOnnxOp(target, "Concat")) return ClassifyConcat(index, q, qp, target, dq_count);
+  if (IsOnnxOp(target, "Gemm")) return ClassifyGemm(index, target, &q);
 
   const bool is_conv = IsOnnxOp(target, "Conv"), is_matmul = IsOnnxOp(target, "MatMul");
   if (!is_conv && !is_matmul) return plan;

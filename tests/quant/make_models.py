@@ -344,6 +344,54 @@ def qdq_fused_model():
     return b.model("qdq_fused", [inp], [y, z])
 
 
+def qdq_gemm(b, x, x_scale, k, n, trans_b=True):
+    """Gemm of a DQ'd activation [M, k] by per-tensor int8 weights and an int32 bias at x_scale * w_scale."""
+    w = b.rng.normal(0, 1.0 / np.sqrt(k), (n, k) if trans_b else (k, n)).astype(np.float32)
+    w_scale = np.float32(np.abs(w).max() / 127.0)
+    wd = qdq_weight(b, w, per_tensor=True)
+    bq = np.rint(b.rng.normal(0, 0.1, (n,)) / (np.float32(x_scale) * w_scale)).astype(np.int32)
+    bd = b.node("DequantizeLinear", [b.const("bq", bq), b.const("bs", np.array(np.float32(x_scale) * w_scale))],
+                stem="b")
+    return b.node("Gemm", [x, wd, bd], transB=int(trans_b))
+
+
+def qdq_s8_gemm_model():
+    """int8 QDQ activations and Gemm groups as ONNX Runtime 1.30's x86-64 build treats them: an int8 Q -> DQ pair whose
+    DQ has one reader becomes uint8 (QDQS8ToU8Transformer), so its groups fuse as uint8 x int8 ones; an int8 value read
+    by two DQ readers stays int8 (its convolution in float); Gemm groups become com.microsoft.QGemm, with a float result
+    when no Q follows, with a Q, with a Relu that Q makes redundant, and with int8 activations read twice (int8 x
+    int8). Only the final values are outputs: listing the Q/DQ values would change which groups fuse."""
+    b = Builder(29)
+    b.list_steps = False
+    i8 = lambda v: np.array(v, dtype=np.int8)  # noqa: E731
+    u8 = lambda v: np.array(v, dtype=np.uint8)  # noqa: E731
+    x = qdq(b, "input", 0.02, i8(-3))  # -> uint8
+    y = qdq(b, b.node("Relu", [qdq_conv(b, x, 0.02, 3, 8, stride=2)]), 0.015, i8(-128))  # Relu redundant (zp -128)
+    # An int8 value read by two convolutions: ONNX Runtime duplicates the DQ, the Q keeps int8, both convs stay float.
+    shared = qdq(b, qdq_conv(b, y, 0.015, 8, 8), 0.03, i8(4))
+    p = qdq(b, qdq_conv(b, shared, 0.03, 8, 8, k=1), 0.03, i8(2))
+    r = qdq(b, b.node("Add", [p, shared]), 0.04, i8(1))
+    f = qdq(b, b.node("Flatten", [r], axis=1), 0.04, i8(1))  # -> uint8
+    out_float = qdq_gemm(b, f, 0.04, 8 * 6 * 6, 10)  # float result
+    f2 = qdq(b, b.node("Flatten", [shared], axis=1), 0.03, i8(4))  # -> uint8
+    # Exact ties (as in qdq_fused): weights in {-1, 0, 1} at scale 2^-7 and y_scale = 2 * x_scale * w_scale make the
+    # result acc / 2, which the fused QGemm rounds to even and the float path's rounding pushes either way.
+    wt = b.rng.integers(-1, 2, (8 * 6 * 6, 12)).astype(np.int8)
+    wts = np.float32(2.0 ** -7)
+    wtd = b.node("DequantizeLinear", [b.const("wq", wt), b.const("ws", np.array(wts)),
+                                      b.const("wz", np.array(0, np.int8))], stem="w")
+    g = qdq(b, b.node("Gemm", [f2, wtd]), np.float32(2) * np.float32(0.03) * wts, i8(-7))  # Q -> uint8
+    h = qdq(b, b.node("Relu", [qdq_gemm(b, g, 0.05, 12, 12)]), 0.02, i8(-128))  # redundant Relu
+    w = b.rng.normal(0, 0.3, (12, 4)).astype(np.float32)
+    out_u8 = qdq(b, b.node("Gemm", [h, qdq_weight(b, w, axis=1)]), 0.1, u8(128))  # per-column weights
+    # int8 activations read by a Gemm and a Relu: int8 x int8 QGemm.
+    t = qdq(b, b.node("Flatten", [p], axis=1), 0.03, i8(2))
+    out_s8 = qdq_gemm(b, t, 0.03, 8 * 6 * 6, 5)
+    out_relu = b.node("Relu", [t])
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 12, 12])
+    return b.model("qdq_s8_gemm", [inp], [out_float, out_s8, out_relu, out_u8])
+
+
 def qdq_concat_model():
     """DQ -> Concat -> Q groups (ONNX Runtime turns them into com.microsoft QLinearConcat, onyx into
     ai.onyx.internal.QLinearConcat), uint8 and int8: inputs with their own scales and zero points (requantized
@@ -514,6 +562,7 @@ def main():
     write(out, "qdq", qdq_model(), (1, 3, 32, 32), 2)
     write(out, "qdq_fused", qdq_fused_model(), (1, 3, 24, 24), 5)
     write(out, "qdq_concat", qdq_concat_model(), (1, 3, 12, 12), 7)
+    write(out, "qdq_s8_gemm", qdq_s8_gemm_model(), (1, 3, 12, 12), 9)
     write(out, "qlinear", qlinear_model(), (1, 3, 32, 32), 3)
     # ONNX Runtime sums AveragePool-19 (dilations) in another order than AveragePool-7..11: both are checked.
     write(out, "float_ops", float_ops_model(17), (1, 3, 17, 23), 4)

@@ -86,20 +86,81 @@ TEST(QdqFusion, ReluThatTheQDoesNotMakeRedundantKeepsTheFloatPath) {
   EXPECT_EQ(Count(m, "Conv"), 1);
 }
 
-TEST(QdqFusion, Int8ActivationsKeepTheFloatPath) {
-  // ONNX Runtime's x86-64 build does not fuse Conv groups with int8 activations.
+TEST(QdqFusion, Int8PairsBecomeUint8AndFuse) {
+  // ONNX Runtime's x86-64 build has no int8 x int8 convolution: an int8 Q -> DQ pair whose DQ has one reader becomes
+  // uint8 (zero point + 128), and the group then fuses as uint8 x int8 (src/optimizer/qdq_s8_to_u8.cc).
   ir::Model m = Optimized(ConvModel("", -5, "int8"));
+  EXPECT_EQ(Count(m, "QLinearConv"), 1);
+  EXPECT_EQ(Count(m, "Conv"), 0);
+  for (const auto& n : m.graph.nodes) {
+    if (n.op_type != "QLinearConv") continue;
+    const ir::NamedTensor* x_zero_point = m.graph.FindInitializer(n.inputs[2]);
+    ASSERT_NE(x_zero_point, nullptr);
+    EXPECT_EQ(x_zero_point->tensor.type(), DataType::kUint8);
+    EXPECT_EQ(x_zero_point->tensor.data<uint8_t>()[0], 131);  // 3 + 128
+  }
+}
+
+TEST(QdqFusion, Int8ValueReadTwiceKeepsTheFloatPath) {
+  // The DQ of x also read by a second output: ONNX Runtime gives each reader a DQ of its own, the Q then has two
+  // readers and stays int8, and the int8 Conv group is not fused.
+  std::string text = ConvModel("", -5, "int8");
+  text.replace(text.find("(float[1,4,5,5] y)"), 18, "(float[1,4,5,5] y, float[1,3,5,5] y2)");
+  text.insert(text.rfind('}'), "  y2 = Relu(dq)\n");
+  ir::Model m = Optimized(text);
   EXPECT_EQ(Count(m, "QLinearConv"), 0);
   // The float Conv's weights and bias are then folded constants (its DequantizeLinear nodes computed once), so
   // that the blocked convolutions take it; the activations' Q/DQ pairs stay.
   EXPECT_EQ(Count(m, "Conv"), 1);
-  EXPECT_EQ(Count(m, "DequantizeLinear"), 2);
   for (const auto& n : m.graph.nodes) {
     if (n.op_type != "Conv") continue;
     for (size_t k = 1; k < n.inputs.size(); ++k) {
       EXPECT_NE(m.graph.FindInitializer(n.inputs[k]), nullptr) << "Conv input " << k << " is not a constant";
     }
   }
+}
+
+// x -> Q(uint8) -> DQ -> Gemm(DQ(int8 w), DQ(int32 b)) -> TAIL (the Gemm's value is c; TAIL names the output y).
+std::string GemmModel(const std::string& tail) {
+  return R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2,4] x) => (float[2,3] y) {
+  xs = Constant<value = float {0.02}>()
+  xz = Constant<value = uint8 {128}>()
+  w = Constant<value = int8[3,4] {1,-2,3,4,-5,6,7,8,-9,10,11,-12}>()
+  ws = Constant<value = float {0.01}>()
+  wz = Constant<value = int8 {0}>()
+  b = Constant<value = int32[3] {100,-200,300}>()
+  bs = Constant<value = float {0.0002}>()
+  ys = Constant<value = float {0.05}>()
+  yz = Constant<value = uint8 {0}>()
+  q = QuantizeLinear(x, xs, xz)
+  dq = DequantizeLinear(q, xs, xz)
+  wd = DequantizeLinear(w, ws, wz)
+  bd = DequantizeLinear(b, bs)
+  c = Gemm<transB = 1>(dq, wd, bd)
+)" + tail +
+         "}\n";
+}
+
+TEST(QdqFusion, GemmGroupsBecomeQGemm) {
+  // Without a Q: a float result (ONNX Runtime's selector allows the Q to be missing).
+  EXPECT_EQ(Count(Optimized(GemmModel("  y = Sigmoid(c)\n")), "com.microsoft.QGemm"), 1);
+  // With a Q, and with a Relu the Q makes redundant (zero point 0).
+  EXPECT_EQ(Count(Optimized(GemmModel("  q2 = QuantizeLinear(c, ys, yz)\n  y = DequantizeLinear(q2, ys, yz)\n")),
+                  "com.microsoft.QGemm"),
+            1);
+  ir::Model relu =
+      Optimized(GemmModel("  r = Relu(c)\n  q2 = QuantizeLinear(r, ys, yz)\n  y = DequantizeLinear(q2, ys, yz)\n"));
+  EXPECT_EQ(Count(relu, "com.microsoft.QGemm"), 1);
+  EXPECT_EQ(Count(relu, "Relu"), 0);
+}
+
+TEST(QdqFusion, GemmWithAReluAloneKeepsTheFloatPath) {
+  // A Relu read once after the Gemm and not followed by a Q: ONNX Runtime forms no group at all.
+  ir::Model m = Optimized(GemmModel("  r = Relu(c)\n  y = Sigmoid(r)\n"));
+  EXPECT_EQ(Count(m, "com.microsoft.QGemm"), 0);
+  EXPECT_EQ(Count(m, "Gemm"), 1);
 }
 
 TEST(QdqFusion, FoldedConvWeightsGiveTheUnoptimizedResult) {

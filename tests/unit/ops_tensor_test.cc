@@ -163,8 +163,9 @@ TEST(TensorOpsTranspose, DefaultPermStringsAndInt4) {
   ExpectError(Op("Transpose").Attr("perm", std::vector<int64_t>{0}).Input(F({1, 2}, {1, 2})), "rank");
 }
 
-// Transposes take a tiled path for 1-, 2-, 4- and 8-byte elements; every permutation of awkward 4-D shapes (tile
-// remainders, size-1 axes that collapse away) must match the element-by-element definition.
+// Transposes take a tiled path for 1-, 2-, 4- and 8-byte elements (vector registers for full tiles of 1 and 4); every
+// permutation of awkward 4-D shapes (tile remainders, size-1 axes that collapse away) must match the element-by-element
+// definition.
 template <typename T>
 void ExpectTransposesMatchDefinition(const Shape& shape) {
   int64_t n = 1;
@@ -201,6 +202,10 @@ TEST(TensorOpsTranspose, EveryPermutationOfAwkwardShapes) {
   ExpectTransposesMatchDefinition<uint8_t>({3, 18, 7, 20});
   ExpectTransposesMatchDefinition<uint16_t>({5, 16, 16, 3});
   ExpectTransposesMatchDefinition<int64_t>({2, 3, 31, 17});
+  // Full 16 x 16 tiles through vector registers (1- and 4-byte values), with remainders, split between threads.
+  ExpectTransposesMatchDefinition<uint8_t>({2, 35, 33, 50});
+  ExpectTransposesMatchDefinition<float>({1, 48, 40, 37});
+  ExpectTransposesMatchDefinition<int32_t>({3, 16, 32, 17});
 }
 
 TEST(TensorOpsDepthToSpace, CrdAndRoundTripThroughSpaceToDepth) {

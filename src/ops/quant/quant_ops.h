@@ -13,6 +13,7 @@ void RegisterQLinearPoolOps(KernelRegistry& registry);
 void RegisterMaxPool8BitOps(KernelRegistry& registry);
 void RegisterQLinearConvNhwcOps(KernelRegistry& registry);
 void RegisterMatMulIntegerToFloatOps(KernelRegistry& registry);
+void RegisterQGemmOps(KernelRegistry& registry);
 void RegisterQuantizeNhwcOps(KernelRegistry& registry);
 void RegisterQLinearConcatOps(KernelRegistry& registry);
 

@@ -10,6 +10,7 @@ void RegisterQuantizedOps(KernelRegistry& registry) {
   quant::RegisterMaxPool8BitOps(registry);
   quant::RegisterQLinearConvNhwcOps(registry);
   quant::RegisterMatMulIntegerToFloatOps(registry);
+  quant::RegisterQGemmOps(registry);
   quant::RegisterQuantizeNhwcOps(registry);
   quant::RegisterQLinearConcatOps(registry);
 }

@@ -1,10 +1,13 @@
 #include "ops/tensor/tensor_util.h"
 
+#include <emmintrin.h>  // SSE2: baseline x86-64, as the library is built
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #include "ops/common/op_util.h"
+#include "ops/common/parallel.h"
 
 namespace onyx::ops::movement {
 
@@ -59,9 +62,72 @@ bool ContiguousRuns(const Shape& dims, const std::vector<int64_t>& ss, const std
   return true;
 }
 
+// One 16 x 16 tile of bytes transposed: dst[a * dst_stride + b] = src[b * src_stride + a]. Sixteen rows in
+// registers, then four rounds of interleaving (8-, 16-, 32-, 64-bit lanes), each pairing rows two, four and eight
+// apart, leave column a of the tile in register a.
+void Transpose16x16Bytes(const uint8_t* src, int64_t src_stride, uint8_t* dst, int64_t dst_stride) {
+  __m128i r[16], t[16];
+  for (int i = 0; i < 16; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * src_stride));
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm_unpacklo_epi8(r[i], r[i + 1]);      // rows i, i+1 interleaved: columns 0-7
+    t[i + 1] = _mm_unpackhi_epi8(r[i], r[i + 1]);  // columns 8-15
+  }
+  for (int i = 0; i < 16; i += 4) {
+    r[i] = _mm_unpacklo_epi16(t[i], t[i + 2]);          // rows i..i+3: columns 0-3
+    r[i + 1] = _mm_unpackhi_epi16(t[i], t[i + 2]);      // 4-7
+    r[i + 2] = _mm_unpacklo_epi16(t[i + 1], t[i + 3]);  // 8-11
+    r[i + 3] = _mm_unpackhi_epi16(t[i + 1], t[i + 3]);  // 12-15
+  }
+  for (int h = 0; h < 16; h += 8) {
+    for (int j = 0; j < 4; ++j) {
+      t[h + 2 * j] = _mm_unpacklo_epi32(r[h + j], r[h + 4 + j]);      // rows h..h+7: columns 4j, 4j+1
+      t[h + 2 * j + 1] = _mm_unpackhi_epi32(r[h + j], r[h + 4 + j]);  // 4j+2, 4j+3
+    }
+  }
+  for (int j = 0; j < 8; ++j) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * j) * dst_stride), _mm_unpacklo_epi64(t[j], t[j + 8]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (2 * j + 1) * dst_stride), _mm_unpackhi_epi64(t[j], t[j + 8]));
+  }
+}
+
+// One 4 x 4 tile of 4-byte values transposed (as Transpose16x16Bytes), in two rounds of interleaving.
+void Transpose4x4Words(const uint32_t* src, int64_t src_stride, uint32_t* dst, int64_t dst_stride) {
+  __m128i r[4], t[4];
+  for (int i = 0; i < 4; ++i) r[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i * src_stride));
+  t[0] = _mm_unpacklo_epi32(r[0], r[1]);
+  t[1] = _mm_unpackhi_epi32(r[0], r[1]);
+  t[2] = _mm_unpacklo_epi32(r[2], r[3]);
+  t[3] = _mm_unpackhi_epi32(r[2], r[3]);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm_unpacklo_epi64(t[0], t[2]));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + dst_stride), _mm_unpackhi_epi64(t[0], t[2]));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 2 * dst_stride), _mm_unpacklo_epi64(t[1], t[3]));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 3 * dst_stride), _mm_unpackhi_epi64(t[1], t[3]));
+}
+
+// A full 16 x 16 tile (dst[a * dk + b] = src[b * sd + a]) in registers where the element size has a vector
+// transpose; false otherwise.
+template <typename E>
+bool TransposeFullTile(const E* src, int64_t sd, E* dst, int64_t dk) {
+  if constexpr (sizeof(E) == 1) {
+    Transpose16x16Bytes(reinterpret_cast<const uint8_t*>(src), sd, reinterpret_cast<uint8_t*>(dst), dk);
+    return true;
+  } else if constexpr (sizeof(E) == 4) {
+    for (int a = 0; a < 16; a += 4) {
+      for (int b = 0; b < 16; b += 4) {
+        Transpose4x4Words(reinterpret_cast<const uint32_t*>(src) + b * sd + a, sd,
+                          reinterpret_cast<uint32_t*>(dst) + a * dk + b, dk);
+      }
+    }
+    return true;
+  } else {
+    return false;
+  }
+}
+
 // A transposing copy (Transpose, NHWC <-> NCHW, the head split of attention): the destination's innermost axis is
 // strided in the source and some other axis is contiguous there. Copies in square tiles over those two axes, so
-// both sides are read and written a cache line at a time; the remaining axes are walked outside.
+// both sides are read and written a cache line at a time (full tiles of 1- and 4-byte values through vector
+// registers); the remaining axes are walked outside. Large copies split their tiles between the threads.
 template <typename E>
 bool TiledTranspose(const E* in, E* out, const Shape& dims, const std::vector<int64_t>& ss,
                     const std::vector<int64_t>& ds) {
@@ -78,9 +144,8 @@ bool TiledTranspose(const E* in, E* out, const Shape& dims, const std::vector<in
   thread_local Shape outer_scratch;
   thread_local std::vector<int64_t> strides_scratch[2];
   Shape& outer = outer_scratch;
-  std::vector<int64_t>(&strides)[2] = strides_scratch;
-  std::vector<int64_t>& os = strides[0];
-  std::vector<int64_t>& od = strides[1];
+  std::vector<int64_t>& os = strides_scratch[0];
+  std::vector<int64_t>& od = strides_scratch[1];
   outer.clear();
   os.clear();
   od.clear();
@@ -91,11 +156,15 @@ bool TiledTranspose(const E* in, E* out, const Shape& dims, const std::vector<in
     od.push_back(ds[i]);
   }
   constexpr int64_t kTile = 16;
-  auto block = [&](const E* src, E* dst) {
-    for (int64_t k0 = 0; k0 < nk; k0 += kTile) {
-      const int64_t k1 = std::min(nk, k0 + kTile);
+  // Rows [k_lo, k_hi) of the destination (tiles of the source's contiguous axis) of one outer position.
+  auto block = [&](const E* src, E* dst, int64_t k_lo, int64_t k_hi) {
+    for (int64_t k0 = k_lo; k0 < k_hi; k0 += kTile) {
+      const int64_t k1 = std::min(k_hi, k0 + kTile);
       for (int64_t d0 = 0; d0 < nd; d0 += kTile) {
         const int64_t d1 = std::min(nd, d0 + kTile);
+        if (k1 - k0 == kTile && d1 - d0 == kTile && TransposeFullTile(src + k0 + d0 * sd, sd, dst + k0 * dk + d0, dk)) {
+          continue;
+        }
         for (int64_t a = k0; a < k1; ++a) {
           const E* s = src + a;
           E* t = dst + a * dk;
@@ -104,11 +173,23 @@ bool TiledTranspose(const E* in, E* out, const Shape& dims, const std::vector<in
       }
     }
   };
-  if (outer.empty()) {
-    block(in, out);
-    return true;
-  }
-  ForEachStrided(outer, strides, [&](int64_t, const int64_t* off) { block(in + off[0], out + off[1]); });
+  const int64_t outer_count = NumElements(outer);
+  const int64_t k_tiles = (nk + kTile - 1) / kTile;
+  // Work items: (outer position, band of 16 destination rows), ~16 * nd elements each; ParallelFor keeps small
+  // copies on one thread.
+  ParallelFor(outer_count * k_tiles, kTile * nd, [&](int64_t lo, int64_t hi) {
+    for (int64_t w = lo; w < hi; ++w) {
+      int64_t rest = w / k_tiles, src_off = 0, dst_off = 0;
+      for (size_t i = outer.size(); i-- > 0;) {
+        const int64_t idx = rest % outer[i];
+        rest /= outer[i];
+        src_off += idx * os[i];
+        dst_off += idx * od[i];
+      }
+      const int64_t k0 = (w % k_tiles) * kTile;
+      block(in + src_off, out + dst_off, k0, std::min(nk, k0 + kTile));
+    }
+  });
   return true;
 }
 
