@@ -6,6 +6,8 @@
 // Weights must be constant int8 with zero points of 0 (the pass checks); where oneDNN has only its reference
 // kernel for a shape, direct loops compute the same sums.
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,8 +16,10 @@
 
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_conv.h"
+#include "kernels/int8_depthwise_nhwc.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_requantize.h"
+#include "kernels/tuning_cache.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/conv_core.h"
 #include "ops/nn/nn_util.h"
@@ -99,6 +103,11 @@ class QLinearConvNhwcKernel : public OpKernel {
     }
     ONYX_ASSIGN_OR_RETURN(const std::shared_ptr<const Plan> plan, PlanFor(*x, ctx.num_threads()));
     const nn::ConvGeometry& g = plan->g;
+    if (plan->depthwise != nullptr) {
+      Tensor& y = ctx.AllocateOutput(0, fused_output_type_, plan->y_shape);
+      plan->depthwise->Run(x->raw(), y.raw(), ctx.num_threads());
+      return Status::Ok();
+    }
     const std::shared_ptr<kernels::Int8Conv>& conv = plan->conv;
     if (conv != nullptr && conv->fused_requant()) {
       // Every quantization parameter is a constant, checked once (PrepareFusedRequant), and x has the type the
@@ -163,6 +172,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     nn::ConvGeometry g;
     Shape y_shape;
     std::shared_ptr<kernels::Int8Conv> conv;
+    std::shared_ptr<const kernels::DepthwiseNhwcInt8> depthwise;  // instead of conv, where it applies
   };
 
   Result<std::shared_ptr<const Plan>> PlanFor(const Tensor& x, int threads) {
@@ -179,7 +189,15 @@ class QLinearConvNhwcKernel : public OpKernel {
     const Shape nchw{x.dim(0), x.dim(3), x.dim(1), x.dim(2)};
     ONYX_ASSIGN_OR_RETURN(plan->g, nn::ResolveConv(attrs_, group_, nchw, weights_.shape()));
     plan->y_shape = {plan->g.batch, plan->g.axes[0].out, plan->g.axes[1].out, plan->g.out_channels};
+    plan->depthwise = Depthwise(plan->g, x.type());
     plan->conv = Primitive(plan->g, x.type(), threads);
+    if (plan->depthwise != nullptr && plan->conv != nullptr) {
+      if (DepthwiseBeatsOneDnn(*plan->depthwise, *plan->conv, threads)) {
+        plan->conv = nullptr;
+      } else {
+        plan->depthwise = nullptr;
+      }
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     plan_ = plan;
     return std::shared_ptr<const Plan>(plan_);
@@ -200,7 +218,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const auto& e) { return e.first == key; });
     if (kept != kept_.end()) return kept->second;
     // The fused requantization holds for the source type its bound was checked for.
-    const bool fuse = requant_.has_value() && key.is_signed == fused_signed_source_;
+    const bool fuse = requant_.has_value() && fused_exact_ && key.is_signed == fused_signed_source_;
     auto made =
         kernels::Int8Conv::Create(d, key.is_signed, weights_.data<int8_t>(), key.threads, fuse ? &*requant_ : nullptr);
     if (!made.ok() && fuse) {  // no fast kernel with the requantization fused: the int32 sums and the separate pass
@@ -211,6 +229,85 @@ class QLinearConvNhwcKernel : public OpKernel {
     kept_.insert(kept_.begin(), {key, conv});
     if (kept_.size() > kShapesKept) kept_.pop_back();
     return conv;
+  }
+
+  // Whether onyx's depthwise kernel runs this shape faster than oneDNN's primitive (with its fused requantization:
+  // else oneDNN's int32 sums need a pass of their own and onyx's kernel is taken), timed on the CPU at hand and kept
+  // in the tuning cache (kernels/tuning_cache.h); with tuning off, or the process's budget for timing spent, onyx's
+  // (measured faster on AVX2 CPUs without VNNI: MobileNet-v2's depthwise layers ~10-25%).
+  static bool DepthwiseBeatsOneDnn(const kernels::DepthwiseNhwcInt8& dw, const kernels::Int8Conv& conv, int threads) {
+    if (!conv.fused_requant()) return true;
+    const kernels::TuningMode mode = kernels::CurrentTuningMode();
+    if (mode == kernels::TuningMode::kOff) return true;
+    const kernels::Int8ConvDims& d = conv.dims();
+    auto dim = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
+    const std::string signature =
+        "int8dw_nhwc/" + std::string(dw.signed_input() ? "s8" : "u8") + "/n" + std::to_string(d.batch) + "/c" +
+        std::to_string(d.in_channels) + "/in" + dim(d.in_h, d.in_w) + "/k" + dim(d.kernel_h, d.kernel_w) + "/s" +
+        dim(d.stride_h, d.stride_w) + "/d" + dim(d.dilation_h, d.dilation_w) + "/p" + dim(d.pad_top, d.pad_left) + "-" +
+        dim(d.pad_bottom, d.pad_right) + "/t" + std::to_string(threads);
+    const auto cache = kernels::TuningCache::Process();
+    if (auto entry = cache->Find(signature, mode == kernels::TuningMode::kAlways)) {
+      cache->NoteDecision(signature, *entry, false);
+      return entry->choice != "onednn";
+    }
+    if (mode == kernels::TuningMode::kCache && !cache->MissBudgetLeft()) return true;
+    const auto start = std::chrono::steady_clock::now();
+    // Scratch images (values do not change the time of integer products), with oneDNN's output margin.
+    std::vector<uint8_t> src(static_cast<size_t>(d.batch * d.in_h * d.in_w * d.in_channels), 1);
+    std::vector<uint8_t> dst(static_cast<size_t>(d.batch * d.out_h * d.out_w * d.out_channels + conv.OutputSlack()));
+    const std::vector<double> ms = kernels::TimeCandidates(2,
+                                                           [&](size_t i) -> Status {
+                                                             if (i == 0) {
+                                                               dw.Run(src.data(), dst.data(), threads);
+                                                               return Status::Ok();
+                                                             }
+                                                             return conv.RunNhwc(src.data(), 0, dst.data());
+                                                           },
+                                                           {threads, conv.threads()});
+    cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    kernels::TuningEntry entry;
+    for (size_t i = 0; i < 2; ++i) {
+      if (std::isfinite(ms[i])) entry.times.push_back({i == 0 ? "onyx" : "onednn", ms[i]});
+    }
+    const size_t pick = kernels::PickFastest(ms, 0);
+    entry.choice = pick == 0 ? "onyx" : "onednn";
+    if (std::isfinite(ms[pick])) {
+      (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
+      cache->NoteDecision(signature, entry, true);
+    }
+    return pick == 0;
+  }
+
+  // The channels-last depthwise kernel (kernels/int8_depthwise_nhwc.h) for one input and one output channel per
+  // group, 2-D, with every quantization parameter constant; null elsewhere (oneDNN or the direct loops run).
+  std::shared_ptr<const kernels::DepthwiseNhwcInt8> Depthwise(const nn::ConvGeometry& g, DataType type) const {
+    if (!requant_ || !kernels::DepthwiseNhwcInt8::Available() || g.axes.size() != 2) return nullptr;
+    if (g.group != g.in_channels || g.out_channels != g.in_channels ||
+        (type == DataType::kInt8) != fused_signed_source_) {
+      return nullptr;
+    }
+    const nn::WindowAxis& ah = g.axes[0];
+    const nn::WindowAxis& aw = g.axes[1];
+    kernels::DepthwiseNhwcGeometry d;
+    d.batch = g.batch;
+    d.channels = g.in_channels;
+    d.in_h = ah.in;
+    d.in_w = aw.in;
+    d.out_h = ah.out;
+    d.out_w = aw.out;
+    d.kernel_h = ah.kernel;
+    d.kernel_w = aw.kernel;
+    d.stride_h = ah.stride;
+    d.stride_w = aw.stride;
+    d.dilation_h = ah.dilation;
+    d.dilation_w = aw.dilation;
+    d.pad_top = ah.pad_begin;
+    d.pad_left = aw.pad_begin;
+    const kernels::Int8ConvRequant& r = *requant_;
+    return std::make_shared<const kernels::DepthwiseNhwcInt8>(
+        d, weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales, fused_x_zero_point_,
+        fused_signed_source_, r.zero_point, r.signed_output);
   }
 
   // When every quantization parameter is a constant, oneDNN requantizes inside the convolution (8-bit output, no
@@ -249,10 +346,9 @@ class QLinearConvNhwcKernel : public OpKernel {
     r.zero_point = yz != nullptr ? nn::Int32Values(*yz)[0] : 0;
     const int32_t zx = xz != nullptr ? nn::Int32Values(*xz)[0] : 0;
     const int32_t q_low = fused_signed_source_ ? -128 : 0, q_high = fused_signed_source_ ? 127 : 255;
-    if (!kernels::FusedRequantIsExact(weights_.data<int8_t>(), m_count, weights_.size() / std::max<int64_t>(m_count, 1),
-                                      r.bias, q_low - zx, q_high - zx)) {
-      return;
-    }
+    fused_exact_ =
+        kernels::FusedRequantIsExact(weights_.data<int8_t>(), m_count, weights_.size() / std::max<int64_t>(m_count, 1),
+                                     r.bias, q_low - zx, q_high - zx);
     fused_x_zero_point_ = zx;
     requant_ = std::move(r);
   }
@@ -270,7 +366,8 @@ class QLinearConvNhwcKernel : public OpKernel {
   static constexpr size_t kShapesKept = 8;
   std::vector<std::pair<Key, std::shared_ptr<kernels::Int8Conv>>> kept_;  // most recent first; null: direct loops
   std::shared_ptr<const Plan> plan_;                                      // guarded by mutex_
-  std::optional<kernels::Int8ConvRequant> requant_;
+  std::optional<kernels::Int8ConvRequant> requant_;  // the constant parameters, where all are constants
+  bool fused_exact_ = false;                         // oneDNN's fused requantization is exact for them
   bool fused_signed_source_ = false;
   DataType fused_output_type_ = DataType::kUint8;
   int32_t fused_x_zero_point_ = 0;
