@@ -47,12 +47,51 @@ struct RowArgs {
   int32_t x_zero_point, y_zero_point;
 };
 
+// Full steps of 16 channels for kPixels neighbouring output pixels whose taps all lie inside the image: taps two at
+// a time, their 16-bit values interleaved so that one vpmaddwd multiplies and adds both (exact: two products of at
+// most 32640), with the weights interleaved the same way once (DepthwiseNhwcInt8::w_pairs_); the sums come out as
+// channels {0-3, 8-11} and {4-7, 12-15} of the 16 (vpunpck works per 128-bit half). Two pixels share each weight
+// load and give the core two independent chains of sums. Returns the first channel not done.
+template <bool kSignedIn, bool kSignedOut, int kPixels>
+__attribute__((target("avx2"))) inline int64_t InteriorSteps(const RowArgs& a, const uint8_t* window,
+                                                             int64_t pixel_step, uint8_t* out, __m256i xz, __m256 lo,
+                                                             __m256 hi, __m256i yz) {
+  const int64_t c_all = a.g->channels, pairs = (a.g->kernel_h * a.g->kernel_w + 1) / 2;
+  int64_t c0 = 0;
+  for (; c0 + kLanes <= c_all; c0 += kLanes) {
+    __m256i s_lo[kPixels], s_hi[kPixels];
+    for (int i = 0; i < kPixels; ++i) s_lo[i] = s_hi[i] = _mm256_setzero_si256();
+    const int16_t* wp = a.w_pairs + (c0 / kLanes) * pairs * 2 * kLanes;
+    for (int64_t p = 0; p < pairs; ++p) {
+      const __m256i w_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + p * 2 * kLanes));
+      const __m256i w_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + p * 2 * kLanes + kLanes));
+      const int64_t off_a = a.tap_offsets[2 * p] + c0, off_b = a.tap_offsets[2 * p + 1] + c0;
+      for (int i = 0; i < kPixels; ++i) {
+        const uint8_t* win = window + i * pixel_step;
+        const __m256i xa = _mm256_sub_epi16(Widen16<kSignedIn>(win + off_a), xz);
+        const __m256i xb = _mm256_sub_epi16(Widen16<kSignedIn>(win + off_b), xz);
+        s_lo[i] = _mm256_add_epi32(s_lo[i], _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w_lo));
+        s_hi[i] = _mm256_add_epi32(s_hi[i], _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w_hi));
+      }
+    }
+    const __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.bias + c0));
+    const __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.bias + c0 + 8));
+    for (int i = 0; i < kPixels; ++i) {
+      const __m256i acc0 = _mm256_add_epi32(_mm256_permute2x128_si256(s_lo[i], s_hi[i], 0x20), b0);
+      const __m256i acc1 = _mm256_add_epi32(_mm256_permute2x128_si256(s_lo[i], s_hi[i], 0x31), b1);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i * c_all + c0),
+                       Requantize16<kSignedOut>(acc0, acc1, a.scales + c0, lo, hi, yz));
+    }
+  }
+  return c0;
+}
+
 // Output row (n, oy): every pixel, 16 channels at a time; the last partial step reads and writes through a
 // 16-byte buffer (no read past the image, no write past the row).
 template <bool kSignedIn, bool kSignedOut>
 __attribute__((target("avx2"))) void Row(const RowArgs& a, const uint8_t* x, uint8_t* y, int64_t n, int64_t oy) {
   const DepthwiseNhwcGeometry& g = *a.g;
-  const int64_t c_all = g.channels, taps = g.kernel_h * g.kernel_w;
+  const int64_t c_all = g.channels;
   const __m256i xz = _mm256_set1_epi16(static_cast<int16_t>(a.x_zero_point));
   const float qmin = kSignedOut ? -128.0f : 0.0f, qmax = kSignedOut ? 127.0f : 255.0f;
   const __m256 lo = _mm256_set1_ps(qmin - static_cast<float>(a.y_zero_point));
@@ -65,37 +104,32 @@ __attribute__((target("avx2"))) void Row(const RowArgs& a, const uint8_t* x, uin
   uint8_t* out_row = y + ((n * g.out_h + oy) * g.out_w) * c_all;
   alignas(16) uint8_t tail_in[kLanes];
   alignas(16) uint8_t tail_out[kLanes];
+  const bool row_inside = ky_lo == 0 && ky_hi == g.kernel_h;
+  // The output columns whose taps all lie inside the image.
+  const int64_t ox_first = std::min(g.out_w, (g.pad_left + g.stride_w - 1) / g.stride_w);
+  int64_t ox_end = ox_first;
+  while (ox_end < g.out_w && ox_end * g.stride_w - g.pad_left + (g.kernel_w - 1) * g.dilation_w < g.in_w) ++ox_end;
   for (int64_t ox = 0; ox < g.out_w; ++ox) {
     int64_t kx_lo = 0, kx_hi = g.kernel_w;
     while (kx_lo < kx_hi && ox * g.stride_w - g.pad_left + kx_lo * g.dilation_w < 0) ++kx_lo;
     while (kx_hi > kx_lo && ox * g.stride_w - g.pad_left + (kx_hi - 1) * g.dilation_w >= g.in_w) --kx_hi;
     uint8_t* out = out_row + ox * c_all;
-    const bool interior = ky_lo == 0 && ky_hi == g.kernel_h && kx_lo == 0 && kx_hi == g.kernel_w;
     int64_t c0 = 0;
-    if (interior) {
-      // Every tap inside the image: taps two at a time, their 16-bit values interleaved so that one vpmaddwd
-      // multiplies and adds both (exact: two products of at most 32640), with weights interleaved the same way once.
-      // The sums come out as channels {0-3, 8-11} and {4-7, 12-15} of the 16 (vpunpck works per 128-bit half).
+    if (row_inside && ox >= ox_first && ox < ox_end) {
       const uint8_t* window =
           x + ((n * g.in_h + oy * g.stride_h - g.pad_top) * g.in_w + ox * g.stride_w - g.pad_left) * c_all;
-      const int64_t pairs = (taps + 1) / 2;
-      for (; c0 + kLanes <= c_all; c0 += kLanes) {
-        __m256i s_lo = _mm256_setzero_si256(), s_hi = _mm256_setzero_si256();
-        const int16_t* wp = a.w_pairs + (c0 / kLanes) * pairs * 2 * kLanes;
-        for (int64_t p = 0; p < pairs; ++p) {
-          const __m256i xa = _mm256_sub_epi16(Widen16<kSignedIn>(window + a.tap_offsets[2 * p] + c0), xz);
-          const __m256i xb = _mm256_sub_epi16(Widen16<kSignedIn>(window + a.tap_offsets[2 * p + 1] + c0), xz);
-          const __m256i w_lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + p * 2 * kLanes));
-          const __m256i w_hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(wp + p * 2 * kLanes + kLanes));
-          s_lo = _mm256_add_epi32(s_lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(xa, xb), w_lo));
-          s_hi = _mm256_add_epi32(s_hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(xa, xb), w_hi));
+      if (ox + 1 < ox_end) {
+        // This pixel and the next one; the next one's partial step, if any, is done on its own turn.
+        const int64_t done =
+            InteriorSteps<kSignedIn, kSignedOut, 2>(a, window, g.stride_w * c_all, out, xz, lo, hi, yz);
+        if (done == c_all) {
+          ++ox;
+          continue;
         }
-        const __m256i acc0 = _mm256_add_epi32(_mm256_permute2x128_si256(s_lo, s_hi, 0x20),
-                                              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.bias + c0)));
-        const __m256i acc1 = _mm256_add_epi32(_mm256_permute2x128_si256(s_lo, s_hi, 0x31),
-                                              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a.bias + c0 + 8)));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + c0),
-                         Requantize16<kSignedOut>(acc0, acc1, a.scales + c0, lo, hi, yz));
+        c0 = done;
+        // Fall through for this pixel's partial step; the next pixel redoes its own full steps (same values).
+      } else {
+        c0 = InteriorSteps<kSignedIn, kSignedOut, 1>(a, window, 0, out, xz, lo, hi, yz);
       }
     }
     for (; c0 < c_all; c0 += kLanes) {
