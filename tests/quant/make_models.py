@@ -292,9 +292,10 @@ def qdq_fused_model():
     """Only QDQ groups that onyx fuses like ONNX Runtime (src/optimizer/qdq_fusion.cc): Conv (per tensor and per
     channel, uint8 and int8 activations, depthwise, grouped, strided, 1x1) with a redundant Relu or Clip, a Conv whose
     Relu the Q does not make redundant (left in float by both), MaxPool/Transpose/Reshape/Flatten between equal Q and
-    DQ (run on 8-bit data), MatMul with per-column and per-tensor weights. ONNX Runtime 1.30's x86-64 CPU build does
-    not fuse Conv/MatMul with int8 activations (QDQIsInt8Allowed), so the int8 branch checks that onyx leaves them
-    unfused too (its Flatten still drops to int8)."""
+    DQ (run on 8-bit data), MatMul with per-column and per-tensor weights. ONNX Runtime 1.30's x86-64 CPU build has no
+    int8 x int8 Conv/MatMul; it turns int8 Q -> DQ pairs into uint8 first, but not where the Q's value is a graph
+    output, as every quantization step of this model is (list_steps): so the int8 branch checks that onyx leaves
+    those groups unfused too (its Flatten still drops to int8). qdq_s8_gemm has the converted pairs."""
     b = Builder(23)
     u8 = lambda v: np.array(v, dtype=np.uint8)  # noqa: E731
     i8 = lambda v: np.array(v, dtype=np.int8)  # noqa: E731
