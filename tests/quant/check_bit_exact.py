@@ -7,7 +7,10 @@ QDQ groups into integer operators. Without expected_all/ both levels are checked
 (models whose results do not depend on the level, or where onyx leaves the graph unfused: docs/quantization.md).
 Bits, not values: -0 against +0 or a different NaN fails too. A folder holding a file `mlas_avx512f` has references
 made with MLAS's AVX-512F kernels (Softmax sums in 16 lanes there, 8 on AVX2 CPUs): it is skipped on CPUs without
-AVX-512F and under ONYX_MAX_ISA=avx2.
+AVX-512F and under ONYX_MAX_ISA=avx2. A folder holding a file `mlas_avx2_pairs` has references made on a CPU without
+VNNI, where MLAS adds uint8 x int8 products in saturating int16 pairs and the saturated sums depend on its pairing:
+onyx runs it under ONYX_MAX_ISA=avx2 without ONYX_INT8_EXACT (the same clipping pairs on any AVX2 CPU); skipped on
+CPUs without AVX2.
 
 usage: tests/quant/check_bit_exact.py ONYX DATA_DIR [LEVELS]   (LEVELS: comma-separated, default disabled,all)
 """
@@ -26,12 +29,21 @@ def main():
     onyx, data = sys.argv[1], sys.argv[2]
     levels = sys.argv[3].split(",") if len(sys.argv) > 3 else ["disabled", "all"]
     with open("/proc/cpuinfo") as f:
-        avx512 = " avx512f" in f.read() and os.environ.get("ONYX_MAX_ISA", "").lower() != "avx2"
+        cpuinfo = f.read()
+    avx512 = " avx512f" in cpuinfo and os.environ.get("ONYX_MAX_ISA", "").lower() != "avx2"
+    avx2 = " avx2" in cpuinfo
     failures = checked = 0
     for folder in sorted(glob.glob(os.path.join(data, "*", ""))):
         if os.path.exists(os.path.join(folder, "mlas_avx512f")) and not avx512:
             print("skip %s: references of MLAS's AVX-512F kernels" % os.path.basename(folder.rstrip("/")))
             continue
+        env = dict(os.environ)
+        if os.path.exists(os.path.join(folder, "mlas_avx2_pairs")):
+            if not avx2:
+                print("skip %s: references of MLAS's AVX2 pairs, no AVX2 here" % os.path.basename(folder.rstrip("/")))
+                continue
+            env["ONYX_MAX_ISA"] = "avx2"
+            env.pop("ONYX_INT8_EXACT", None)
         model_file = os.path.join(folder, "model.onnx")
         cases = os.path.join(folder, "test_data_set_0")
         names = [o.name for o in onnx.load(model_file, load_external_data=False).graph.output]
@@ -53,7 +65,7 @@ def main():
                     run = subprocess.run([onyx, "run", model_file, "--input",
                                           "input=" + os.path.join(cases, "input_0.pb"), "--threads", str(threads),
                                           "--opt-level", level, "--output-dir", out],
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
                     label = "%s threads=%d opt=%s" % (os.path.basename(folder.rstrip("/")), threads, level)
                     if run.returncode != 0:
                         print("FAIL %s: onyx run failed: %s" % (label, run.stderr.strip()))

@@ -393,6 +393,35 @@ def qdq_s8_gemm_model():
     return b.model("qdq_s8_gemm", [inp], [out_float, out_s8, out_relu, out_u8])
 
 
+def qdq_stem_model():
+    """Convolutions with an odd number of input channels and several taps (an RGB stem, a 5-channel 3x3): on CPUs whose
+    uint8 x int8 products add in saturating int16 pairs, MLAS runs them as an im2col in (kh, kw, c) order, pairing
+    across taps; full-range weights and inputs reaching 190 make pairs saturate, so the sums depend on that pairing.
+    ONNX Runtime's references come from such a CPU (AMD EPYC, AVX2): with VNNI both engines are exact and agree
+    anyway."""
+    b = Builder(31)
+    b.list_steps = False
+    u8 = lambda v: np.array(v, dtype=np.uint8)  # noqa: E731
+
+    def full_range_conv(x, x_scale, cin, cout, stride):
+        w = b.rng.normal(0, 1.0, (cout, cin, 3, 3)).astype(np.float32)
+        scale = (np.abs(w).reshape(cout, -1).max(axis=1) / 127.0).astype(np.float32)
+        wq = np.clip(np.rint(w / scale.reshape(-1, 1, 1, 1)), -127, 127).astype(np.int8)
+        wd = b.node("DequantizeLinear", [b.const("wq", wq), b.const("ws", scale),
+                                         b.const("wz", np.zeros(cout, np.int8))], axis=0, stem="w")
+        bq = b.rng.integers(-2000, 2000, cout).astype(np.int32)
+        bd = b.node("DequantizeLinear", [b.const("bq", bq), b.const("bs", (np.float32(x_scale) * scale))], axis=0,
+                    stem="b")
+        return b.node("Conv", [x, wd, bd], kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[stride, stride])
+
+    x = qdq(b, "input", 0.008, u8(0))
+    y = qdq(b, b.node("Relu", [full_range_conv(x, 0.008, 3, 16, 2)]), 0.05, u8(0))
+    y = qdq(b, full_range_conv(y, 0.05, 16, 5, 1), 0.08, u8(0))  # 5 channels out, then a 5-channel 3x3 in
+    y = qdq(b, full_range_conv(y, 0.08, 5, 8, 1), 0.1, u8(128))
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 16, 16])
+    return b.model("qdq_stem", [inp], [y])
+
+
 def qdq_concat_model():
     """DQ -> Concat -> Q groups (ONNX Runtime turns them into com.microsoft QLinearConcat, onyx into
     ai.onyx.internal.QLinearConcat), uint8 and int8: inputs with their own scales and zero points (requantized
@@ -564,6 +593,7 @@ def main():
     write(out, "qdq_fused", qdq_fused_model(), (1, 3, 24, 24), 5)
     write(out, "qdq_concat", qdq_concat_model(), (1, 3, 12, 12), 7)
     write(out, "qdq_s8_gemm", qdq_s8_gemm_model(), (1, 3, 12, 12), 9)
+    write(out, "qdq_stem", qdq_stem_model(), (1, 3, 16, 16), 10)
     write(out, "qlinear", qlinear_model(), (1, 3, 32, 32), 3)
     # ONNX Runtime sums AveragePool-19 (dilations) in another order than AveragePool-7..11: both are checked.
     write(out, "float_ops", float_ops_model(17), (1, 3, 17, 23), 4)
