@@ -546,6 +546,33 @@ def qlinear_conv(b, x, xs, xz, cin, cout, ys, yz, k=3, stride=1, group=1, per_ch
                   kernel_shape=[k, k], pads=[k // 2] * 4, strides=[stride] * 2, group=group)
 
 
+def qlinear_stem_model():
+    """qdq_stem's point for QLinearConv nodes as given (QOperator format, the channels-first kernel at every level): an
+    RGB stem and a 5-channel 3x3 with weights spread over the whole int8 range on inputs reaching 255, pairs saturating
+    where MLAS pairs across taps."""
+    b = Builder(37)
+    b.list_steps = False
+    u8 = lambda v: np.array(v, dtype=np.uint8)  # noqa: E731
+
+    def conv(x, xs, cin, cout, ys, yz, stride):
+        wq = b.rng.integers(-127, 128, (cout, cin, 3, 3)).astype(np.int8)
+        w_scale = np.full(cout, 0.002, np.float32)
+        bias = b.rng.integers(-3000, 3000, cout).astype(np.int32)
+        return b.node("QLinearConv", [x, b.const("xs", np.array(xs, np.float32)), b.const("xz", u8(0)),
+                                      b.const("w", wq), b.const("ws", w_scale), b.const("wz", np.zeros(cout, np.int8)),
+                                      b.const("ys", np.array(ys, np.float32)), b.const("yz", yz),
+                                      b.const("bias", bias)],
+                      kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[stride, stride])
+
+    s = b.const("s", np.array(0.004, np.float32))
+    q = b.node("QuantizeLinear", ["input", s, b.const("z", u8(0))], stem="q")
+    y = conv(q, 0.004, 3, 5, 0.02, u8(0), 2)
+    y = conv(y, 0.02, 5, 8, 0.4, u8(128), 1)
+    out = b.node("DequantizeLinear", [y, b.const("s", np.array(0.4, np.float32)), b.const("z", u8(128))])
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, 16, 16])
+    return b.model("qlinear_stem", [inp], [out])
+
+
 def qlinear_model():
     b = Builder(18)
     u8 = lambda v: np.array(v, dtype=np.uint8)  # noqa: E731
@@ -594,6 +621,7 @@ def main():
     write(out, "qdq_concat", qdq_concat_model(), (1, 3, 12, 12), 7)
     write(out, "qdq_s8_gemm", qdq_s8_gemm_model(), (1, 3, 12, 12), 9)
     write(out, "qdq_stem", qdq_stem_model(), (1, 3, 16, 16), 10)
+    write(out, "qlinear_stem", qlinear_stem_model(), (1, 3, 16, 16), 11)
     write(out, "qlinear", qlinear_model(), (1, 3, 32, 32), 3)
     # ONNX Runtime sums AveragePool-19 (dilations) in another order than AveragePool-7..11: both are checked.
     write(out, "float_ops", float_ops_model(17), (1, 3, 17, 23), 4)

@@ -1,10 +1,13 @@
 #include "ops/nn/conv_core.h"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_conv.h"
 #include "kernels/int8_gemm.h"
+#include "ops/common/parallel.h"
 
 namespace onyx::ops::nn {
 
@@ -66,6 +69,59 @@ std::vector<float> QLinearConvScales(const Tensor& x_scale, const Tensor& w_scal
   return scales;
 }
 
+bool MlasPairsAcrossTaps(const ConvGeometry& g, DataType x_type) {
+  int64_t taps = 1;
+  for (const WindowAxis& a : g.axes) taps *= a.kernel;
+  return kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kSaturatingPairs && x_type == DataType::kUint8 &&
+         g.group == 1 && g.in_channels % 2 == 1 && taps > 1 && g.axes.size() == 2;
+}
+
+std::vector<int8_t> WeightsKhwc(const Tensor& w) {
+  const int64_t m_count = w.dim(0), cg = w.dim(1), kernel = w.size() / std::max<int64_t>(1, m_count * cg);
+  std::vector<int8_t> out(static_cast<size_t>(w.size()));
+  for (int64_t m = 0; m < m_count; ++m) {
+    for (int64_t ci = 0; ci < cg; ++ci) {
+      for (int64_t t = 0; t < kernel; ++t) {
+        out[static_cast<size_t>((m * kernel + t) * cg + ci)] = w.data<int8_t>()[(m * cg + ci) * kernel + t];
+      }
+    }
+  }
+  return out;
+}
+
+bool Im2colGemmSums(const ConvGeometry& g, const uint8_t* x, bool channels_last, int32_t xz, const int8_t* w_khwc,
+                    int threads, int32_t* acc) {
+  const WindowAxis& ah = g.axes[0];
+  const WindowAxis& aw = g.axes[1];
+  const int64_t c = g.in_channels, k = ah.kernel * aw.kernel * c, plane = ah.in * aw.in;
+  const int64_t pixels = g.batch * ah.out * aw.out;
+  thread_local std::vector<uint8_t> rows_of_thread;
+  std::vector<uint8_t>& rows = rows_of_thread;
+  rows.resize(static_cast<size_t>(pixels * k));
+  ParallelFor(pixels, k, [&](int64_t lo, int64_t hi) {
+    for (int64_t p = lo; p < hi; ++p) {
+      const int64_t n = p / (ah.out * aw.out), oh = p / aw.out % ah.out, ow = p % aw.out;
+      uint8_t* row = rows.data() + p * k;
+      for (int64_t kh = 0; kh < ah.kernel; ++kh) {
+        const int64_t ih = oh * ah.stride - ah.pad_begin + kh * ah.dilation;
+        for (int64_t kw = 0; kw < aw.kernel; ++kw, row += c) {
+          const int64_t iw = ow * aw.stride - aw.pad_begin + kw * aw.dilation;
+          if (ih < 0 || ih >= ah.in || iw < 0 || iw >= aw.in) {
+            std::fill(row, row + c, static_cast<uint8_t>(xz));
+          } else if (channels_last) {
+            std::copy_n(x + ((n * ah.in + ih) * aw.in + iw) * c, c, row);
+          } else {
+            const uint8_t* src = x + n * c * plane + ih * aw.in + iw;
+            for (int64_t ci = 0; ci < c; ++ci) row[ci] = src[ci * plane];
+          }
+        }
+      }
+    }
+  });
+  return kernels::GemmInt8<uint8_t>(false, true, pixels, g.out_channels, k, rows.data(), k, static_cast<uint8_t>(xz),
+                                    w_khwc, k, 0, acc, g.out_channels, threads);
+}
+
 PackedInt8Conv::PackedInt8Conv() = default;
 PackedInt8Conv::~PackedInt8Conv() = default;
 
@@ -87,12 +143,20 @@ void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_in
   if (w->dim(1) != 1 && !kernels::Int8WeightsCannotClip(w->data<int8_t>(), w->size())) return;
   weights_ = *w;
   enabled_ = true;
+  // ConvInteger's MLAS path is another one (an im2col channels first), which this does not reproduce.
+  mlas_pairs_ = info.op_type() == "QLinearConv";
+  if (mlas_pairs_) weights_khwc_ = WeightsKhwc(*w);
 }
 
 Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, int threads,
                                  std::unique_ptr<int32_t[]>* acc) {
   if (!enabled_ || (x.type() != DataType::kUint8 && x.type() != DataType::kInt8)) return false;
   if (!kernels::Int8GemmUsable(x.type() == DataType::kInt8)) return false;
+  if (mlas_pairs_ && MlasPairsAcrossTaps(g, x.type())) {
+    const int32_t xz = x_zp != nullptr ? x_zp->data<uint8_t>()[0] : 0;
+    acc->reset(new int32_t[static_cast<size_t>(g.batch * OutputSize(g.axes) * g.out_channels)]);
+    return Im2colGemmSums(g, x.data<uint8_t>(), false, xz, weights_khwc_.data(), threads, acc->get());
+  }
   const kernels::Int8ConvDims d = Int8ConvDimsOf(g);
   if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return false;
   const bool is_signed = x.type() == DataType::kInt8;

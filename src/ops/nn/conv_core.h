@@ -61,6 +61,23 @@ kernels::Int8ConvDims Int8ConvDimsOf(const ConvGeometry& g);
 std::vector<float> QLinearConvScales(const Tensor& x_scale, const Tensor& w_scale, const Tensor& y_scale,
                                      int64_t out_channels);
 
+// Whether ONNX Runtime's MLAS pairs a QLinearConv's products across kernel taps: on CPUs whose uint8 x int8 products
+// add in saturating int16 pairs (kernels/int8_gemm.h), MLAS runs a convolution its symmetric direct kernel does not
+// take (input channels not a multiple of 4, among others) as an im2col in (kh, kw, c) order times the weights, pairing
+// neighbours along that order. With an odd channel count and more than one tap, pairs then join the last channel of a
+// tap to the first of the next, where oneDNN's convolution (and any even channel count) pairs channels within a tap,
+// and the saturated sums differ (an RGB stem, C = 3: 10% of its outputs on random images). Such convolutions take
+// Im2colGemmSums, which pairs as MLAS does. 2-D, one group, uint8 x.
+bool MlasPairsAcrossTaps(const ConvGeometry& g, DataType x_type);
+// Weights [M, C/group, KH, KW] reordered to [M, KH, KW, C/group] (int8).
+std::vector<int8_t> WeightsKhwc(const Tensor& w);
+// The int32 sums as MLAS computes them for such a convolution, channels last [N, OH, OW, M]: im2col rows of uint8
+// [pixels, KH * KW * C] in (kh, kw, c) order, taps outside the image holding the zero point (as MLAS's im2col fills
+// them), times `w_khwc` (WeightsKhwc), on the int8 GEMM that pairs along K as MLAS's QGEMM does. x is [N, H, W, C]
+// when channels_last, else [N, C, H, W]. False where the GEMM declines (the caller then sums another way).
+bool Im2colGemmSums(const ConvGeometry& g, const uint8_t* x, bool channels_last, int32_t xz, const int8_t* w_khwc,
+                    int threads, int32_t* acc);
+
 // The prepacked int8 path of ConvInteger and QLinearConv (kernels/int8_conv.h, oneDNN's convolution primitive):
 // available when W is a constant int8 tensor of rank 3 or 4 whose zero point, if given, is a constant of zeros
 // (oneDNN takes no weight zero point), where oneDNN's int8 kernels run for x's type (kernels::Int8GemmUsable). The
@@ -85,6 +102,8 @@ class PackedInt8Conv {
   };
   Tensor weights_;
   bool enabled_ = false;
+  bool mlas_pairs_ = false;           // QLinearConv: MlasPairsAcrossTaps convolutions take Im2colGemmSums
+  std::vector<int8_t> weights_khwc_;  // for them (WeightsKhwc)
   std::mutex mutex_;
   std::shared_ptr<kernels::Int8Conv> conv_;  // built for key_
   Key key_;

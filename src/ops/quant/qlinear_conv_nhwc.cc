@@ -65,54 +65,6 @@ void DirectNhwcSums(const nn::ConvGeometry& g, const A* x, int32_t xz, const int
   });
 }
 
-// Whether ONNX Runtime's MLAS pairs this convolution's products across kernel taps: on CPUs whose uint8 x int8 products
-// add in saturating int16 pairs (kernels/int8_gemm.h), MLAS runs a convolution its symmetric direct kernel does not
-// take (input channels not a multiple of 4, among others) as an im2col in (kh, kw, c) order times the weights, pairing
-// neighbours along that order. With an odd channel count and more than one tap, pairs then join the last channel of a
-// tap to the first of the next, where oneDNN's convolution (and any even channel count) pairs channels within a tap:
-// the saturated sums differ (an RGB stem, C = 3: 10% of its outputs on random images). Such convolutions take
-// Im2colGemmSums instead, which pairs as MLAS does.
-bool MlasPairsAcrossTaps(const nn::ConvGeometry& g, DataType x_type) {
-  int64_t taps = 1;
-  for (const nn::WindowAxis& a : g.axes) taps *= a.kernel;
-  return kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kSaturatingPairs && x_type == DataType::kUint8 &&
-         g.group == 1 && g.in_channels % 2 == 1 && taps > 1 && g.axes.size() == 2;
-}
-
-// The int32 sums as MLAS computes them for such a convolution: im2col rows of uint8 [pixels, KH * KW * C] in
-// (kh, kw, c) order, taps outside the image holding the zero point (as MLAS's im2col fills them), times the weights
-// reordered to [M, KH * KW * C], on the int8 GEMM that pairs along K as MLAS's QGEMM does. `w_khwc` is that reorder.
-// False where the GEMM declines (the caller then sums exactly).
-bool Im2colGemmSums(const nn::ConvGeometry& g, const uint8_t* x, int32_t xz, const int8_t* w_khwc, int threads,
-                    int32_t* acc) {
-  const nn::WindowAxis& ah = g.axes[0];
-  const nn::WindowAxis& aw = g.axes[1];
-  const int64_t c = g.in_channels, k = ah.kernel * aw.kernel * c;
-  const int64_t pixels = g.batch * ah.out * aw.out;
-  thread_local std::vector<uint8_t> rows_of_thread;
-  std::vector<uint8_t>& rows = rows_of_thread;
-  rows.resize(static_cast<size_t>(pixels * k));
-  ParallelFor(pixels, k, [&](int64_t lo, int64_t hi) {
-    for (int64_t p = lo; p < hi; ++p) {
-      const int64_t n = p / (ah.out * aw.out), oh = p / aw.out % ah.out, ow = p % aw.out;
-      uint8_t* row = rows.data() + p * k;
-      for (int64_t kh = 0; kh < ah.kernel; ++kh) {
-        const int64_t ih = oh * ah.stride - ah.pad_begin + kh * ah.dilation;
-        for (int64_t kw = 0; kw < aw.kernel; ++kw, row += c) {
-          const int64_t iw = ow * aw.stride - aw.pad_begin + kw * aw.dilation;
-          if (ih < 0 || ih >= ah.in || iw < 0 || iw >= aw.in) {
-            std::fill(row, row + c, static_cast<uint8_t>(xz));
-          } else {
-            std::copy_n(x + ((n * ah.in + ih) * aw.in + iw) * c, c, row);
-          }
-        }
-      }
-    }
-  });
-  return kernels::GemmInt8<uint8_t>(false, true, pixels, g.out_channels, k, rows.data(), k, static_cast<uint8_t>(xz),
-                                    w_khwc, k, 0, acc, g.out_channels, threads);
-}
-
 class QLinearConvNhwcKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
@@ -133,17 +85,7 @@ class QLinearConvNhwcKernel : public OpKernel {
       }
     }
     weights_ = *w;
-    // [M, C, KH, KW] -> [M, KH, KW, C] for Im2colGemmSums.
-    const int64_t m_count = w->dim(0), cg = w->dim(1), kernel = w->dim(2) * w->dim(3);
-    weights_khwc_.resize(static_cast<size_t>(w->size()));
-    for (int64_t m = 0; m < m_count; ++m) {
-      for (int64_t ci = 0; ci < cg; ++ci) {
-        for (int64_t t = 0; t < kernel; ++t) {
-          weights_khwc_[static_cast<size_t>((m * kernel + t) * cg + ci)] =
-              w->data<int8_t>()[(m * cg + ci) * kernel + t];
-        }
-      }
-    }
+    weights_khwc_ = nn::WeightsKhwc(*w);
     PrepareFusedRequant(info);
     return Status::Ok();
   }
@@ -202,8 +144,9 @@ class QLinearConvNhwcKernel : public OpKernel {
     std::unique_ptr<int32_t[]> acc(new int32_t[static_cast<size_t>(pixels * g.out_channels + slack)]);
     if (conv != nullptr) {
       ONYX_RETURN_IF_ERROR(conv->RunNhwc(x->raw(), xz, acc.get()));
-    } else if (MlasPairsAcrossTaps(g, x->type()) &&
-               Im2colGemmSums(g, x->data<uint8_t>(), xz, weights_khwc_.data(), ctx.num_threads(), acc.get())) {
+    } else if (nn::MlasPairsAcrossTaps(g, x->type()) &&
+               nn::Im2colGemmSums(g, x->data<uint8_t>(), true, xz, weights_khwc_.data(), ctx.num_threads(),
+                                  acc.get())) {
     } else if (x->type() == DataType::kUint8) {
       DirectNhwcSums(g, x->data<uint8_t>(), xz, weights_.data<int8_t>(), acc.get());
     } else {
@@ -270,7 +213,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     const kernels::Int8ConvDims d = nn::Int8ConvDimsOf(g);
     // Without VNNI/AMX only u8 activations (kernels::Int8GemmUsable); elsewhere the direct loops run.
     if (!kernels::Int8GemmUsable(type == DataType::kInt8)) return nullptr;
-    if (MlasPairsAcrossTaps(g, type)) return nullptr;  // MLAS's pairing (Im2colGemmSums), not oneDNN's
+    if (nn::MlasPairsAcrossTaps(g, type)) return nullptr;  // MLAS's pairing (Im2colGemmSums), not oneDNN's
     // Without VNNI: only weights no pairing of int16 products can clip (kernels/int8_gemm.h).
     if (!kernels::Int8WeightsCannotClip(weights_.data<int8_t>(), weights_.size())) return nullptr;
     if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return nullptr;
