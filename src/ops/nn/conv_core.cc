@@ -1,6 +1,7 @@
 #include "ops/nn/conv_core.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -89,30 +90,78 @@ std::vector<int8_t> WeightsKhwc(const Tensor& w) {
   return out;
 }
 
+namespace {
+
+// memcpy for the short runs of an im2col row (a few taps of a few channels): sizes from 4 to 64 bytes as two
+// overlapping fixed-size copies each (inlined moves, no call), longer ones through memcpy.
+inline void CopyRun(uint8_t* dst, const uint8_t* src, int64_t n) {
+  if (n >= 32 && n <= 64) {
+    std::memcpy(dst, src, 32);
+    std::memcpy(dst + n - 32, src + n - 32, 32);
+  } else if (n >= 16 && n < 32) {
+    std::memcpy(dst, src, 16);
+    std::memcpy(dst + n - 16, src + n - 16, 16);
+  } else if (n >= 8 && n < 16) {
+    std::memcpy(dst, src, 8);
+    std::memcpy(dst + n - 8, src + n - 8, 8);
+  } else if (n >= 4 && n < 8) {
+    std::memcpy(dst, src, 4);
+    std::memcpy(dst + n - 4, src + n - 4, 4);
+  } else {
+    std::memcpy(dst, src, static_cast<size_t>(n));
+  }
+}
+
+}  // namespace
+
 bool Im2colGemmSums(const ConvGeometry& g, const uint8_t* x, bool channels_last, int32_t xz, const int8_t* w_khwc,
                     int threads, int32_t* acc) {
   const WindowAxis& ah = g.axes[0];
   const WindowAxis& aw = g.axes[1];
   const int64_t c = g.in_channels, k = ah.kernel * aw.kernel * c, plane = ah.in * aw.in;
   const int64_t pixels = g.batch * ah.out * aw.out;
+  if (!channels_last) {
+    // Channels first: the image channels last once (buffer of the calling thread), then the same rows.
+    thread_local std::vector<uint8_t> nhwc_of_thread;
+    std::vector<uint8_t>& nhwc = nhwc_of_thread;
+    nhwc.resize(static_cast<size_t>(g.batch * plane * c));
+    for (int64_t n = 0; n < g.batch; ++n) {
+      for (int64_t ci = 0; ci < c; ++ci) {
+        const uint8_t* src = x + (n * c + ci) * plane;
+        uint8_t* dst = nhwc.data() + n * plane * c + ci;
+        for (int64_t i = 0; i < plane; ++i) dst[i * c] = src[i];
+      }
+    }
+    x = nhwc.data();
+  }
   thread_local std::vector<uint8_t> rows_of_thread;
   std::vector<uint8_t>& rows = rows_of_thread;
   rows.resize(static_cast<size_t>(pixels * k));
+  const int64_t span = aw.kernel * c;  // a kernel row's taps, contiguous in the image when undilated and inside
   ParallelFor(pixels, k, [&](int64_t lo, int64_t hi) {
     for (int64_t p = lo; p < hi; ++p) {
       const int64_t n = p / (ah.out * aw.out), oh = p / aw.out % ah.out, ow = p % aw.out;
+      const int64_t iw0 = ow * aw.stride - aw.pad_begin;
+      const bool row_inside = aw.dilation == 1 && iw0 >= 0 && iw0 + aw.kernel <= aw.in;
       uint8_t* row = rows.data() + p * k;
-      for (int64_t kh = 0; kh < ah.kernel; ++kh) {
+      for (int64_t kh = 0; kh < ah.kernel; ++kh, row += span) {
         const int64_t ih = oh * ah.stride - ah.pad_begin + kh * ah.dilation;
-        for (int64_t kw = 0; kw < aw.kernel; ++kw, row += c) {
-          const int64_t iw = ow * aw.stride - aw.pad_begin + kw * aw.dilation;
-          if (ih < 0 || ih >= ah.in || iw < 0 || iw >= aw.in) {
-            std::fill(row, row + c, static_cast<uint8_t>(xz));
-          } else if (channels_last) {
-            std::copy_n(x + ((n * ah.in + ih) * aw.in + iw) * c, c, row);
+        if (ih < 0 || ih >= ah.in) {
+          std::fill(row, row + span, static_cast<uint8_t>(xz));
+          continue;
+        }
+        const uint8_t* src = x + ((n * ah.in + ih) * aw.in) * c;
+        if (row_inside) {
+          CopyRun(row, src + iw0 * c, span);
+          continue;
+        }
+        for (int64_t kw = 0; kw < aw.kernel; ++kw) {
+          const int64_t iw = iw0 + kw * aw.dilation;
+          uint8_t* tap = row + kw * c;
+          if (iw < 0 || iw >= aw.in) {
+            std::fill(tap, tap + c, static_cast<uint8_t>(xz));
           } else {
-            const uint8_t* src = x + n * c * plane + ih * aw.in + iw;
-            for (int64_t ci = 0; ci < c; ++ci) row[ci] = src[ci * plane];
+            CopyRun(tap, src + iw * c, c);
           }
         }
       }
