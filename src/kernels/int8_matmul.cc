@@ -94,4 +94,18 @@ Status Int8MatMul::Run(const void* a, int32_t a_zero_point, int32_t* c) const {
   });
 }
 
+std::shared_ptr<Int8MatMul> Int8MatMulCache::Get(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
+                                                 int threads) {
+  const int run_threads = PrimitiveThreads(2 * m * k * n, threads);
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (built_ && m_ == m && signed_ == signed_a && threads_ == run_threads) return mm_;
+  auto made = Int8MatMul::Create(m, k, n, signed_a, b, run_threads);
+  mm_ = made.ok() ? std::shared_ptr<Int8MatMul>(std::move(*made)) : nullptr;
+  built_ = true;
+  m_ = m;
+  signed_ = signed_a;
+  threads_ = run_threads;
+  return mm_;
+}
+
 }  // namespace onyx::kernels

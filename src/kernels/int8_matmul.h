@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 
 #include "core/status.h"
 
@@ -34,6 +35,23 @@ class Int8MatMul {
   bool signed_a_;
   int threads_;
   std::unique_ptr<Impl> impl_;
+};
+
+// The product of one constant B for the last row count, A signedness and thread count seen (PrimitiveThreads of the
+// session's count), rebuilt when one of them changes; null where oneDNN declines (kept: not asked again for the same
+// inputs). Thread-safe: Session::Run may be called from several threads.
+class Int8MatMulCache {
+ public:
+  // b: [k, n] int8 row-major, alive as long as the cache.
+  std::shared_ptr<Int8MatMul> Get(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b, int threads);
+
+ private:
+  std::mutex mutex_;
+  bool built_ = false;
+  int64_t m_ = 0;
+  bool signed_ = false;
+  int threads_ = 0;
+  std::shared_ptr<Int8MatMul> mm_;
 };
 
 }  // namespace onyx::kernels

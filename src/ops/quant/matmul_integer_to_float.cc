@@ -272,33 +272,17 @@ class MatMulIntegerToFloatKernel : public OpKernel {
     return Status::Ok();
   }
 
-  // The prepacked oneDNN product for `m` rows, or null where it does not apply; rebuilt when the row count, A's type
-  // or the thread count changes (Session::Run may be called from several threads).
+  // The prepacked oneDNN product for `m` rows, or null where it does not apply.
   std::shared_ptr<kernels::Int8MatMul> Primitive(int64_t m, DataType a_type, int threads) {
     if (!kernels::Int8GemmUsable(a_type == DataType::kInt8)) return nullptr;
-    const int64_t k = weights_.dim(0), n = weights_.dim(1);
-    const bool is_signed = a_type == DataType::kInt8;
-    const int run_threads = kernels::PrimitiveThreads(2 * m * k * n, threads);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (built_ && m_ == m && signed_ == is_signed && threads_ == run_threads) return mm_;
-    auto made = kernels::Int8MatMul::Create(m, k, n, is_signed, weights_.data<int8_t>(), run_threads);
-    mm_ = made.ok() ? std::shared_ptr<kernels::Int8MatMul>(std::move(*made)) : nullptr;
-    built_ = true;
-    m_ = m;
-    signed_ = is_signed;
-    threads_ = run_threads;
-    return mm_;
+    return products_.Get(m, weights_.dim(0), weights_.dim(1), a_type == DataType::kInt8, weights_.data<int8_t>(),
+                         threads);
   }
 
   bool quantize_a_ = false;  // DynamicQuantizeMatMul: A is float, quantized here as DynamicQuantizeLinear does
   bool gelu_ = false;        // activation "Gelu": the erf GELU on each output row
   Tensor weights_;
-  std::mutex mutex_;
-  bool built_ = false;
-  int64_t m_ = 0;
-  bool signed_ = false;
-  int threads_ = 0;
-  std::shared_ptr<kernels::Int8MatMul> mm_;
+  kernels::Int8MatMulCache products_;
 };
 
 }  // namespace

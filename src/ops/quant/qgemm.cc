@@ -225,7 +225,7 @@ class QGemmKernel : public OpKernel {
     }
     if (packed_b_.defined() && !trans_a_ && packed_b_.dim(0) == k && packed_b_.dim(1) == n &&
         kernels::Int8GemmUsable(signed_a)) {
-      if (std::shared_ptr<kernels::Int8MatMul> mm = Packed(m, k, n, signed_a, threads))
+      if (std::shared_ptr<kernels::Int8MatMul> mm = products_.Get(m, k, n, signed_a, packed_b_.data<int8_t>(), threads))
         return mm->Run(a.raw(), az, acc);
     }
     const std::vector<int32_t> bz = ZeroPoints(b_zp);
@@ -267,30 +267,10 @@ class QGemmKernel : public OpKernel {
     return Status::Ok();
   }
 
-  // The packed product for m rows, or null where it cannot be built; rebuilt when the row count, A's type or the
-  // thread count changes (Session::Run may be called from several threads).
-  std::shared_ptr<kernels::Int8MatMul> Packed(int64_t m, int64_t k, int64_t n, bool signed_a, int threads) {
-    const int run_threads = kernels::PrimitiveThreads(2 * m * k * n, threads);
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (built_ && m_ == m && signed_ == signed_a && threads_ == run_threads) return mm_;
-    auto made = kernels::Int8MatMul::Create(m, k, n, signed_a, packed_b_.data<int8_t>(), run_threads);
-    mm_ = made.ok() ? std::shared_ptr<kernels::Int8MatMul>(std::move(*made)) : nullptr;
-    built_ = true;
-    m_ = m;
-    signed_ = signed_a;
-    threads_ = run_threads;
-    return mm_;
-  }
-
   bool trans_a_ = false, trans_b_ = false;
   float alpha_ = 1.0f;
   Tensor packed_b_;  // constant int8 B' [K, N] with zero points 0, or undefined
-  std::mutex mutex_;
-  bool built_ = false;
-  int64_t m_ = 0;
-  bool signed_ = false;
-  int threads_ = 0;
-  std::shared_ptr<kernels::Int8MatMul> mm_;
+  kernels::Int8MatMulCache products_;
 };
 
 }  // namespace
