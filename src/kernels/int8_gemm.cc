@@ -111,7 +111,23 @@ dnnl_status_t SplitGemmU8S8(bool trans_a, bool trans_b, int64_t m, int64_t n, in
                            c_offset);
 }
 
+// A and B copied with K rounded up to a multiple of 4, the padding zeros, for a uint8 x int8 product whose pairs
+// saturate (see Int8PadsDepth): a_pad [m, kp] and b_pad [kp, n], row-major.
+void PadDepth(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, int64_t kp, const uint8_t* a, int64_t lda,
+              const int8_t* b, int64_t ldb, std::vector<uint8_t>& a_pad, std::vector<int8_t>& b_pad) {
+  a_pad.assign(static_cast<size_t>(m * kp), 0);
+  b_pad.assign(static_cast<size_t>(kp * n), 0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t p = 0; p < k; ++p) a_pad[static_cast<size_t>(i * kp + p)] = trans_a ? a[p * lda + i] : a[i * lda + p];
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    for (int64_t j = 0; j < n; ++j) b_pad[static_cast<size_t>(p * n + j)] = trans_b ? b[j * ldb + p] : b[p * ldb + j];
+  }
+}
+
 }  // namespace
+
+bool Int8PadsDepth(int64_t k) { return k % 4 != 0 && Int8GemmArithmetic() == Int8Arithmetic::kSaturatingPairs; }
 
 template <typename A>
 bool GemmInt8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda, A a_zp,
@@ -126,6 +142,16 @@ bool GemmInt8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const
     if (Int8WeightsNeedSplit(b, k, n, trans_b ? 1 : ldb, trans_b ? ldb : 1)) {
       if (b_zp != 0) return false;  // the halves would need two zero points: the exact loops run
       return SplitGemmU8S8(trans_a, trans_b, m, n, k, a, lda, a_zp, b, ldb, c, ldc, &c_offset) == dnnl_success;
+    }
+    if (Int8PadsDepth(k) && b_zp == 0) {
+      // Padded with zeros (raw zero times zero adds nothing to a pair, and nothing to the zero-point term).
+      thread_local std::vector<uint8_t> a_pad;
+      thread_local std::vector<int8_t> b_pad;
+      const int64_t kp = (k + 3) / 4 * 4;
+      PadDepth(trans_a, trans_b, m, n, k, kp, a, lda, b, ldb, a_pad, b_pad);
+      status = dnnl_gemm_u8s8s32('N', 'N', 'F', m, n, kp, 1.0f, a_pad.data(), kp, a_zp, b_pad.data(), n, 0, 0.0f, c,
+                                 ldc, &c_offset);
+      return status == dnnl_success;
     }
     status = dnnl_gemm_u8s8s32(ta, tb, 'F', m, n, k, 1.0f, a, lda, a_zp, b, ldb, b_zp, 0.0f, c, ldc, &c_offset);
   } else {

@@ -52,6 +52,13 @@ void Int8StackSplitWeights(const int8_t* w, int64_t k, int64_t n, int64_t ldw, i
 // activations at a[i * rs + p * cs].
 void Int8RepeatRows(const uint8_t* a, int64_t m, int64_t k, int64_t rs, int64_t cs, uint8_t* out);
 
+// Whether a uint8 x int8 product of depth k runs with k padded to a multiple of 4 (zeros): on CPUs whose products add
+// in saturating pairs, oneDNN 2.6's int8 GEMM and matmul split K into blocks whose first one can have an odd length
+// (K = 257-258, 261, 505-522 with K mod 4 in {1, 2}, measured on AVX2), so that pairs after it start at odd k and
+// saturate differently from MLAS's (which pairs (k, k + 1) from even k throughout; ONNX Runtime's results): sums off
+// by up to 42,300. A depth that is a multiple of 4 keeps every block boundary even.
+bool Int8PadsDepth(int64_t k);
+
 // c[i][j] = sum_p (a[i][p] - a_zp) * (b[p][j] - b_zp), row-major; op(a) is [m, k] (a stored [k, m] when trans_a),
 // op(b) is [k, n] (b stored [n, k] when trans_b). A is uint8_t or int8_t. Runs on `threads` OpenMP threads (fewer
 // for small products). Returns false when oneDNN refuses or !Int8GemmUsable (the caller then computes it itself).

@@ -1,5 +1,7 @@
 #include "kernels/int8_matmul.h"
 
+#include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@ using Dt = memory::data_type;
 
 struct Int8MatMul::Impl {
   int64_t k = 0;
+  int64_t padded_k = 0;  // > 0: B padded to this depth with zero rows, A's rows padded per run (Int8PadsDepth)
   bool split = false;  // weights stacked as [B_lo; B_hi] (kernels/int8_gemm.h): A is read twice, 2k columns
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul primitive;
@@ -42,6 +45,15 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
   auto impl = std::make_unique<Impl>();
   impl->k = k;
   impl->split = !signed_a && Int8WeightsNeedSplit(b, k, n, n);
+  // K padded with zero rows (kernels/int8_gemm.h Int8PadsDepth; A's rows padded per run).
+  std::vector<int8_t> padded;
+  if (!signed_a && !impl->split && Int8PadsDepth(k)) {
+    impl->padded_k = (k + 3) / 4 * 4;
+    padded.assign(static_cast<size_t>(impl->padded_k * n), 0);
+    std::copy(b, b + k * n, padded.begin());
+    b = padded.data();
+    k = impl->padded_k;
+  }
   std::vector<int8_t> stacked;
   if (impl->split) {
     stacked.resize(static_cast<size_t>(2 * k * n));
@@ -79,6 +91,16 @@ Status Int8MatMul::Run(const void* a, int32_t a_zero_point, int32_t* c) const {
     DnnlArgs local;
     if (!lock.owns_lock()) impl_->FillArgs(local);
     DnnlArgs& args = lock.owns_lock() ? impl_->args : local;
+    if (impl_->padded_k > 0) {
+      // A's rows with zeros up to the padded depth (the buffer grows once per thread).
+      thread_local std::vector<uint8_t> wide;
+      const int64_t k = impl_->k, kp = impl_->padded_k;
+      wide.assign(static_cast<size_t>(m_ * kp), 0);
+      for (int64_t i = 0; i < m_; ++i) {
+        std::memcpy(wide.data() + i * kp, static_cast<const uint8_t*>(a) + i * k, static_cast<size_t>(k));
+      }
+      a = wide.data();
+    }
     if (impl_->split) {
       // Each row of A twice, against the two halves of the weights (the buffer grows once per thread).
       thread_local std::vector<uint8_t> doubled;

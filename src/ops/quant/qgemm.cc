@@ -21,6 +21,7 @@
 
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_gemm.h"
+#include "kernels/int8_gemv.h"
 #include "kernels/int8_matmul.h"
 #include "kernels/int8_requantize.h"
 #include "ops/common/parallel.h"
@@ -82,6 +83,9 @@ class QGemmKernel : public OpKernel {
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t c = 0; c < cols; ++c) d[c * rows + r] = s[r * cols + c];
       }
+    }
+    if (kernels::Int8Gemv::Applicable()) {
+      gemv_ = std::make_unique<kernels::Int8Gemv>(packed_b_.dim(0), packed_b_.dim(1), packed_b_.data<int8_t>());
     }
     return Status::Ok();
   }
@@ -223,6 +227,11 @@ class QGemmKernel : public OpKernel {
       std::fill(acc, acc + m * n, 0);
       return Status::Ok();
     }
+    if (gemv_ != nullptr && !trans_a_ && !signed_a && m <= kernels::Int8Gemv::kMaxRows && gemv_->k() == k &&
+        gemv_->n() == n) {
+      gemv_->Run(m, a.data<uint8_t>(), k, az, acc, threads);  // a classifier's one row (kernels/int8_gemv.h)
+      return Status::Ok();
+    }
     if (packed_b_.defined() && !trans_a_ && packed_b_.dim(0) == k && packed_b_.dim(1) == n &&
         kernels::Int8GemmUsable(signed_a)) {
       if (std::shared_ptr<kernels::Int8MatMul> mm = products_.Get(m, k, n, signed_a, packed_b_.data<int8_t>(), threads))
@@ -271,6 +280,7 @@ class QGemmKernel : public OpKernel {
   float alpha_ = 1.0f;
   Tensor packed_b_;  // constant int8 B' [K, N] with zero points 0, or undefined
   kernels::Int8MatMulCache products_;
+  std::unique_ptr<kernels::Int8Gemv> gemv_;  // few-row products of packed_b_ where the pairs saturate
 };
 
 }  // namespace

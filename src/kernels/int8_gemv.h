@@ -1,0 +1,41 @@
+// Few-row 8-bit products against a constant int8 matrix on CPUs whose uint8 x int8 products add in saturating int16
+// pairs (AVX2 without VNNI, kernels/int8_gemm.h kSaturatingPairs): C[r, n] = sum_k (A[r, k] - a_zero_point) * B[k, n]
+// for a handful of rows, as the dynamically quantized MatMuls of a decoder step (one row per token) need them.
+//
+// Why a kernel of its own: oneDNN's int8 matmul takes ~0.25 ms for a 1 x 512 x 1536 product here (a quarter of the
+// memory bandwidth), so a dynamically quantized GPT-2-like decoder ran at 0.43x ONNX Runtime's tokens/s, slower than
+// its float model. Here B is packed once into blocks of 8 columns x 4 rows (one dword per column: vpmaddubsw then
+// vpmaddwd by ones), each row of A read as broadcast dwords: the sums are MLAS's and oneDNN's on such CPUs, the raw
+// uint8 values paired along K ((k, k + 1) from even k, saturated to int16) and a_zero_point times the column sums
+// subtracted after, so the results equal the other int8 paths' bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace onyx::kernels {
+
+class Int8Gemv {
+ public:
+  // Whether the kernel runs here: AVX2 and the saturating-pair arithmetic (elsewhere the products must be exact or
+  // oneDNN's VNNI kernels are used).
+  static bool Applicable();
+  // The most rows a call is meant for; more rows are faster on the GEMM paths.
+  static constexpr int64_t kMaxRows = 8;
+
+  // b: [k, n] int8 row-major (zero point 0).
+  Int8Gemv(int64_t k, int64_t n, const int8_t* b);
+  // c[r * n + j] for r < m: uint8 A [m, k] row-major (rows lda apart), one zero point. Splits the columns between up to
+  // `threads` OpenMP threads.
+  void Run(int64_t m, const uint8_t* a, int64_t lda, int32_t a_zero_point, int32_t* c, int threads) const;
+
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+
+ private:
+  int64_t k_, n_, k4_, blocks_;
+  std::vector<int8_t> packed_;   // [blocks_][k4_][8 columns][4 rows], zero-padded past k and n
+  std::vector<int32_t> colsum_;  // [blocks_ * 8]: sum over k of B[k, j]
+};
+
+}  // namespace onyx::kernels
