@@ -79,11 +79,12 @@ bool MlasPairsAcrossTaps(const ConvGeometry& g, DataType x_type) {
 
 std::vector<int8_t> WeightsKhwc(const Tensor& w) {
   const int64_t m_count = w.dim(0), cg = w.dim(1), kernel = w.size() / std::max<int64_t>(1, m_count * cg);
-  std::vector<int8_t> out(static_cast<size_t>(w.size()));
+  const int64_t kp = (kernel * cg + 3) / 4 * 4;
+  std::vector<int8_t> out(static_cast<size_t>(m_count * kp), 0);
   for (int64_t m = 0; m < m_count; ++m) {
     for (int64_t ci = 0; ci < cg; ++ci) {
       for (int64_t t = 0; t < kernel; ++t) {
-        out[static_cast<size_t>((m * kernel + t) * cg + ci)] = w.data<int8_t>()[(m * cg + ci) * kernel + t];
+        out[static_cast<size_t>(m * kp + t * cg + ci)] = w.data<int8_t>()[(m * cg + ci) * kernel + t];
       }
     }
   }
@@ -119,6 +120,7 @@ bool Im2colGemmSums(const ConvGeometry& g, const uint8_t* x, bool channels_last,
   const WindowAxis& ah = g.axes[0];
   const WindowAxis& aw = g.axes[1];
   const int64_t c = g.in_channels, k = ah.kernel * aw.kernel * c, plane = ah.in * aw.in;
+  const int64_t kp = (k + 3) / 4 * 4;  // rows padded with zeros, as MLAS packs them (and WeightsKhwc's rows)
   const int64_t pixels = g.batch * ah.out * aw.out;
   if (!channels_last) {
     // Channels first: the image channels last once (buffer of the calling thread), then the same rows.
@@ -136,14 +138,15 @@ bool Im2colGemmSums(const ConvGeometry& g, const uint8_t* x, bool channels_last,
   }
   thread_local std::vector<uint8_t> rows_of_thread;
   std::vector<uint8_t>& rows = rows_of_thread;
-  rows.resize(static_cast<size_t>(pixels * k));
+  rows.resize(static_cast<size_t>(pixels * kp));
   const int64_t span = aw.kernel * c;  // a kernel row's taps, contiguous in the image when undilated and inside
   ParallelFor(pixels, k, [&](int64_t lo, int64_t hi) {
     for (int64_t p = lo; p < hi; ++p) {
       const int64_t n = p / (ah.out * aw.out), oh = p / aw.out % ah.out, ow = p % aw.out;
       const int64_t iw0 = ow * aw.stride - aw.pad_begin;
       const bool row_inside = aw.dilation == 1 && iw0 >= 0 && iw0 + aw.kernel <= aw.in;
-      uint8_t* row = rows.data() + p * k;
+      uint8_t* row = rows.data() + p * kp;
+      std::fill(row + k, row + kp, uint8_t{0});
       for (int64_t kh = 0; kh < ah.kernel; ++kh, row += span) {
         const int64_t ih = oh * ah.stride - ah.pad_begin + kh * ah.dilation;
         if (ih < 0 || ih >= ah.in) {
@@ -167,8 +170,8 @@ bool Im2colGemmSums(const ConvGeometry& g, const uint8_t* x, bool channels_last,
       }
     }
   });
-  return kernels::GemmInt8<uint8_t>(false, true, pixels, g.out_channels, k, rows.data(), k, static_cast<uint8_t>(xz),
-                                    w_khwc, k, 0, acc, g.out_channels, threads);
+  return kernels::GemmInt8<uint8_t>(false, true, pixels, g.out_channels, kp, rows.data(), kp, static_cast<uint8_t>(xz),
+                                    w_khwc, kp, 0, acc, g.out_channels, threads);
 }
 
 PackedInt8Conv::PackedInt8Conv() = default;

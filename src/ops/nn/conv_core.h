@@ -69,7 +69,8 @@ std::vector<float> QLinearConvScales(const Tensor& x_scale, const Tensor& w_scal
 // and the saturated sums differ (an RGB stem, C = 3: 10% of its outputs on random images). Such convolutions take
 // Im2colGemmSums, which pairs as MLAS does. 2-D, one group, uint8 x.
 bool MlasPairsAcrossTaps(const ConvGeometry& g, DataType x_type);
-// Weights [M, C/group, KH, KW] reordered to [M, KH, KW, C/group] (int8).
+// Weights [M, C/group, KH, KW] reordered to [M, KH, KW, C/group] (int8), each row padded with zeros to a multiple of 4
+// (as MLAS packs them; kernels/int8_gemm.h Int8PadsDepth).
 std::vector<int8_t> WeightsKhwc(const Tensor& w);
 // The int32 sums as MLAS computes them for such a convolution, channels last [N, OH, OW, M]: im2col rows of uint8
 // [pixels, KH * KW * C] in (kh, kw, c) order, taps outside the image holding the zero point (as MLAS's im2col fills
