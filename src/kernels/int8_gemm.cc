@@ -118,10 +118,18 @@ void PadDepth(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, int64
   a_pad.assign(static_cast<size_t>(m * kp), 0);
   b_pad.assign(static_cast<size_t>(kp * n), 0);
   for (int64_t i = 0; i < m; ++i) {
-    for (int64_t p = 0; p < k; ++p) a_pad[static_cast<size_t>(i * kp + p)] = trans_a ? a[p * lda + i] : a[i * lda + p];
+    if (!trans_a) {
+      std::memcpy(a_pad.data() + i * kp, a + i * lda, static_cast<size_t>(k));
+      continue;
+    }
+    for (int64_t p = 0; p < k; ++p) a_pad[static_cast<size_t>(i * kp + p)] = a[p * lda + i];
   }
   for (int64_t p = 0; p < k; ++p) {
-    for (int64_t j = 0; j < n; ++j) b_pad[static_cast<size_t>(p * n + j)] = trans_b ? b[j * ldb + p] : b[p * ldb + j];
+    if (!trans_b) {
+      std::memcpy(b_pad.data() + p * n, b + p * ldb, static_cast<size_t>(n));
+      continue;
+    }
+    for (int64_t j = 0; j < n; ++j) b_pad[static_cast<size_t>(p * n + j)] = b[j * ldb + p];
   }
 }
 
