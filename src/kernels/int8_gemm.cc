@@ -49,8 +49,10 @@ bool Int8GemmUsable(bool signed_activations) {
   return false;
 }
 
-bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs) {
-  if (Int8GemmArithmetic() != Int8Arithmetic::kSplitPairs) return false;
+namespace {
+
+// Whether some pair of neighbouring weights along K could clip (|w0| + |w1| > 128).
+bool PairsCouldClip(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs) {
   for (int64_t p = 0; p + 1 < k; p += 2) {
     const int8_t* r0 = w + p * ldw;
     const int8_t* r1 = r0 + ldw;
@@ -59,6 +61,12 @@ bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, in
     }
   }
   return false;
+}
+
+}  // namespace
+
+bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs) {
+  return Int8GemmArithmetic() == Int8Arithmetic::kSplitPairs && PairsCouldClip(w, k, n, ldw, cs);
 }
 
 bool Int8WeightsCannotClip(const int8_t* w, int64_t count) {
@@ -139,7 +147,7 @@ bool Int8PadsDepth(int64_t k) { return k % 4 != 0 && Int8GemmArithmetic() == Int
 
 template <typename A>
 bool GemmInt8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda, A a_zp,
-              const int8_t* b, int64_t ldb, int8_t b_zp, int32_t* c, int64_t ldc, int threads) {
+              const int8_t* b, int64_t ldb, int8_t b_zp, int32_t* c, int64_t ldc, int threads, bool exact_pairs) {
   if (!Int8GemmUsable(std::is_same_v<A, int8_t>)) return false;
   if (m <= 0 || n <= 0) return true;
   const ScopedOmpThreads scoped(PrimitiveThreads(2 * m * n * k, threads));
@@ -147,7 +155,9 @@ bool GemmInt8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const
   const char ta = trans_a ? 'T' : 'N', tb = trans_b ? 'T' : 'N';
   dnnl_status_t status;
   if constexpr (std::is_same_v<A, uint8_t>) {
-    if (Int8WeightsNeedSplit(b, k, n, trans_b ? 1 : ldb, trans_b ? ldb : 1)) {
+    const bool split_anyway = exact_pairs && Int8GemmArithmetic() == Int8Arithmetic::kSaturatingPairs &&
+                              PairsCouldClip(b, k, n, trans_b ? 1 : ldb, trans_b ? ldb : 1);
+    if (split_anyway || Int8WeightsNeedSplit(b, k, n, trans_b ? 1 : ldb, trans_b ? ldb : 1)) {
       if (b_zp != 0) return false;  // the halves would need two zero points: the exact loops run
       return SplitGemmU8S8(trans_a, trans_b, m, n, k, a, lda, a_zp, b, ldb, c, ldc, &c_offset) == dnnl_success;
     }
@@ -205,8 +215,8 @@ template bool GemmInt8UnsignedWeights<int8_t>(bool, bool, int64_t, int64_t, int6
                                               const uint8_t*, int64_t, uint8_t, int32_t*, int64_t, int);
 
 template bool GemmInt8<uint8_t>(bool, bool, int64_t, int64_t, int64_t, const uint8_t*, int64_t, uint8_t, const int8_t*,
-                                int64_t, int8_t, int32_t*, int64_t, int);
+                                int64_t, int8_t, int32_t*, int64_t, int, bool);
 template bool GemmInt8<int8_t>(bool, bool, int64_t, int64_t, int64_t, const int8_t*, int64_t, int8_t, const int8_t*,
-                               int64_t, int8_t, int32_t*, int64_t, int);
+                               int64_t, int8_t, int32_t*, int64_t, int, bool);
 
 }  // namespace onyx::kernels

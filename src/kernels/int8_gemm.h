@@ -62,9 +62,12 @@ bool Int8PadsDepth(int64_t k);
 // c[i][j] = sum_p (a[i][p] - a_zp) * (b[p][j] - b_zp), row-major; op(a) is [m, k] (a stored [k, m] when trans_a),
 // op(b) is [k, n] (b stored [n, k] when trans_b). A is uint8_t or int8_t. Runs on `threads` OpenMP threads (fewer
 // for small products). Returns false when oneDNN refuses or !Int8GemmUsable (the caller then computes it itself).
+// With `exact_pairs`, the sums are exact on CPUs whose pairs saturate too (weights with a pair that could clip split as
+// under ONYX_INT8_EXACT=1): for operators whose ONNX Runtime results are exact there (ConvInteger).
 template <typename A>
 bool GemmInt8(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda, A a_zp,
-              const int8_t* b, int64_t ldb, int8_t b_zp, int32_t* c, int64_t ldc, int threads);
+              const int8_t* b, int64_t ldb, int8_t b_zp, int32_t* c, int64_t ldc, int threads,
+              bool exact_pairs = false);
 
 // The same product for uint8 weights (ConvInteger / MatMulInteger with both operands uint8: TFLite's uint8 models,
 // ONNX Runtime's quantizer with QUInt8 weights) where oneDNN's products are exact (kExact; false elsewhere, where

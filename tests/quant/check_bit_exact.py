@@ -10,7 +10,8 @@ made with MLAS's AVX-512F kernels (Softmax sums in 16 lanes there, 8 on AVX2 CPU
 AVX-512F and under ONYX_MAX_ISA=avx2. A folder holding a file `mlas_avx2_pairs` has references made on a CPU without
 VNNI, where MLAS adds uint8 x int8 products in saturating int16 pairs and the saturated sums depend on its pairing:
 onyx runs it under ONYX_MAX_ISA=avx2 without ONYX_INT8_EXACT (the same clipping pairs on any AVX2 CPU); skipped on
-CPUs without AVX2.
+CPUs without AVX2. A folder holding a file `exact_without_vnni` has results ONNX Runtime computes exactly on CPUs
+without VNNI too (ConvInteger): onyx runs it without ONYX_INT8_EXACT as well, in its default mode.
 
 usage: tests/quant/check_bit_exact.py ONYX DATA_DIR [LEVELS]   (LEVELS: comma-separated, default disabled,all)
 """
@@ -43,6 +44,8 @@ def main():
                 print("skip %s: references of MLAS's AVX2 pairs, no AVX2 here" % os.path.basename(folder.rstrip("/")))
                 continue
             env["ONYX_MAX_ISA"] = "avx2"
+            env.pop("ONYX_INT8_EXACT", None)
+        if os.path.exists(os.path.join(folder, "exact_without_vnni")):
             env.pop("ONYX_INT8_EXACT", None)
         model_file = os.path.join(folder, "model.onnx")
         cases = os.path.join(folder, "test_data_set_0")

@@ -193,6 +193,14 @@ void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_in
   // One input channel per group (depthwise): oneDNN's depthwise kernel widens each product to int32 (exact; the
   // exactness tests pass on such CPUs), nothing to pair.
   if (w->dim(1) != 1 && !kernels::Int8WeightsCannotClip(w->data<int8_t>(), w->size())) return;
+  // ConvInteger: ONNX Runtime's sums are exact where oneDNN's pairs could clip (no VNNI), so there only weights within
+  // [-64, 64] (255 * 64 * 2 < 32767: no pair clips) take oneDNN's convolution; the others the GEMM way, split.
+  if (info.op_type() == "ConvInteger" && w->dim(1) != 1 &&
+      kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kSaturatingPairs) {
+    for (int64_t i = 0; i < w->size(); ++i) {
+      if (w->data<int8_t>()[i] < -64 || w->data<int8_t>()[i] > 64) return;
+    }
+  }
   weights_ = *w;
   enabled_ = true;
   // ConvInteger's MLAS path is another one (an im2col channels first), which this does not reproduce.
