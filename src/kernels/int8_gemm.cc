@@ -69,12 +69,15 @@ bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, in
   return Int8GemmArithmetic() == Int8Arithmetic::kSplitPairs && PairsCouldClip(w, k, n, ldw, cs);
 }
 
-bool Int8WeightsCannotClip(const int8_t* w, int64_t count) {
-  if (Int8GemmArithmetic() != Int8Arithmetic::kSplitPairs) return true;
+bool Int8WeightsInSevenBits(const int8_t* w, int64_t count) {
   for (int64_t i = 0; i < count; ++i) {
     if (w[i] < -64 || w[i] > 64) return false;
   }
   return true;
+}
+
+bool Int8WeightsCannotClip(const int8_t* w, int64_t count) {
+  return Int8GemmArithmetic() != Int8Arithmetic::kSplitPairs || Int8WeightsInSevenBits(w, count);
 }
 
 void Int8StackSplitWeights(const int8_t* w, int64_t k, int64_t n, int64_t ldw, int64_t cs, int8_t* out) {

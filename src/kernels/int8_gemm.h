@@ -42,6 +42,8 @@ bool Int8WeightsNeedSplit(const int8_t* w, int64_t k, int64_t n, int64_t ldw, in
 // convolution's oneDNN kernel needs on kSplitPairs CPUs, whose pairing follows its own weight layout (ONNX Runtime's
 // quantizer writes such weights with reduce_range); always true on other CPUs.
 bool Int8WeightsCannotClip(const int8_t* w, int64_t count);
+// Whether every weight is within [-64, 64] (whatever the CPU).
+bool Int8WeightsInSevenBits(const int8_t* w, int64_t count);
 // The split: w_lo = w >> 1 and w_hi = w - w_lo, each in [-64, 64] (w_lo + w_hi = w).
 inline int8_t Int8SplitLow(int8_t w) { return static_cast<int8_t>(w >> 1); }
 inline int8_t Int8SplitHigh(int8_t w) { return static_cast<int8_t>(w - (w >> 1)); }

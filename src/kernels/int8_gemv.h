@@ -11,6 +11,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 namespace onyx::kernels {
@@ -36,6 +38,31 @@ class Int8Gemv {
   int64_t k_, n_, k4_, blocks_;
   std::vector<int8_t> packed_;   // [blocks_][k4_][8 columns][4 rows], zero-padded past k and n
   std::vector<int32_t> colsum_;  // [blocks_ * 8]: sum over k of B[k, j]
+};
+
+// An Int8Gemv of one constant B, packed on first use: a session whose products never have few rows (an encoder's)
+// holds no second copy of its weights and spends nothing on packing them at creation. Thread-safe.
+class LazyInt8Gemv {
+ public:
+  // b: [k, n] int8 row-major, alive as long as this.
+  void Set(int64_t k, int64_t n, const int8_t* b) {
+    k_ = k;
+    n_ = n;
+    b_ = b;
+  }
+  // The packed product for m rows of uint8 A, or null where Int8Gemv does not apply (no B set, too many rows, not
+  // Int8Gemv::Applicable()).
+  const Int8Gemv* For(int64_t m) {
+    if (b_ == nullptr || m > Int8Gemv::kMaxRows || !Int8Gemv::Applicable()) return nullptr;
+    std::call_once(once_, [&] { gemv_ = std::make_unique<const Int8Gemv>(k_, n_, b_); });
+    return gemv_.get();
+  }
+
+ private:
+  int64_t k_ = 0, n_ = 0;
+  const int8_t* b_ = nullptr;
+  std::once_flag once_;
+  std::unique_ptr<const Int8Gemv> gemv_;
 };
 
 }  // namespace onyx::kernels

@@ -12,8 +12,8 @@
 // "Read by one node at most": ONNX Runtime first duplicates a DQ read by several nodes (or by a node and the graph's
 // outputs or a subgraph), one copy per reader, and then the Q has several readers and is left as it is. DQs of
 // constant int8 tensors (weights) keep int8: observed with ONNX Runtime 1.30, whose source also has a conversion of
-// such DQs that its x86-64 build did not apply to a constant added to uint8 activations
-// (tests/unit/qdq_s8_to_u8_test.cc holds the cases checked against it).
+// such DQs that its x86-64 build did not apply to a constant added to uint8 activations. Checked against ONNX
+// Runtime's own optimized models; tests/data/quant/qdq_s8_gemm and tests/unit/int8_qdq_fusion_test.cc keep the cases.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -74,12 +74,10 @@ bool TryConvertPair(ir::Graph& graph, const GraphIndex& index, int i) {
   const std::string zero_point =
       AddInitializer(graph, q.inputs[2] + "_u8", ShiftedToUint8(*index.Constant(q.inputs[2])));
   const std::string shifted = ir::UniqueValueName(graph, quantized + "_u8");
-  ir::Node& q2 = graph.nodes[static_cast<size_t>(i)];  // AddInitializer leaves nodes where they are
-  ir::Node& dq2 = graph.nodes[static_cast<size_t>(dq_index)];
-  q2.inputs[2] = zero_point;
-  q2.outputs[0] = shifted;
-  dq2.inputs[2] = zero_point;
-  dq2.inputs[0] = shifted;
+  q.inputs[2] = zero_point;  // (AddInitializer adds no node: q and dq still refer to theirs)
+  q.outputs[0] = shifted;
+  dq.inputs[2] = zero_point;
+  dq.inputs[0] = shifted;
   return true;
 }
 

@@ -77,6 +77,11 @@ bool MlasPairsAcrossTaps(const ConvGeometry& g, DataType x_type) {
          g.group == 1 && g.in_channels % 2 == 1 && taps > 1 && g.axes.size() == 2;
 }
 
+bool WeightsMayPairAcrossTaps(const Tensor& w) {
+  return kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kSaturatingPairs && w.rank() == 4 &&
+         w.dim(1) % 2 == 1 && w.dim(2) * w.dim(3) > 1;
+}
+
 std::vector<int8_t> WeightsKhwc(const Tensor& w) {
   const int64_t m_count = w.dim(0), cg = w.dim(1), kernel = w.size() / std::max<int64_t>(1, m_count * cg);
   const int64_t kp = (kernel * cg + 3) / 4 * 4;
@@ -196,23 +201,21 @@ void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_in
   // ConvInteger: ONNX Runtime's sums are exact where oneDNN's pairs could clip (no VNNI), so there only weights within
   // [-64, 64] (255 * 64 * 2 < 32767: no pair clips) take oneDNN's convolution; the others the GEMM way, split.
   if (info.op_type() == "ConvInteger" && w->dim(1) != 1 &&
-      kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kSaturatingPairs) {
-    for (int64_t i = 0; i < w->size(); ++i) {
-      if (w->data<int8_t>()[i] < -64 || w->data<int8_t>()[i] > 64) return;
-    }
+      kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kSaturatingPairs &&
+      !kernels::Int8WeightsInSevenBits(w->data<int8_t>(), w->size())) {
+    return;
   }
   weights_ = *w;
   enabled_ = true;
-  // ConvInteger's MLAS path is another one (an im2col channels first), which this does not reproduce.
-  mlas_pairs_ = info.op_type() == "QLinearConv";
-  if (mlas_pairs_) weights_khwc_ = WeightsKhwc(*w);
+  // QLinearConv only (ConvInteger's sums are exact, above).
+  if (info.op_type() == "QLinearConv" && WeightsMayPairAcrossTaps(*w)) weights_khwc_ = WeightsKhwc(*w);
 }
 
 Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, int threads,
                                  std::unique_ptr<int32_t[]>* acc) {
   if (!enabled_ || (x.type() != DataType::kUint8 && x.type() != DataType::kInt8)) return false;
   if (!kernels::Int8GemmUsable(x.type() == DataType::kInt8)) return false;
-  if (mlas_pairs_ && MlasPairsAcrossTaps(g, x.type())) {
+  if (!weights_khwc_.empty() && MlasPairsAcrossTaps(g, x.type())) {
     const int32_t xz = x_zp != nullptr ? x_zp->data<uint8_t>()[0] : 0;
     acc->reset(new int32_t[static_cast<size_t>(g.batch * OutputSize(g.axes) * g.out_channels)]);
     return Im2colGemmSums(g, x.data<uint8_t>(), false, xz, weights_khwc_.data(), threads, acc->get());

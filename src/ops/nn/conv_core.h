@@ -69,6 +69,9 @@ std::vector<float> QLinearConvScales(const Tensor& x_scale, const Tensor& w_scal
 // and the saturated sums differ (an RGB stem, C = 3: 10% of its outputs on random images). Such convolutions take
 // Im2colGemmSums, which pairs as MLAS does. 2-D, one group, uint8 x.
 bool MlasPairsAcrossTaps(const ConvGeometry& g, DataType x_type);
+// What MlasPairsAcrossTaps can be for convolutions of these weights ([M, C/group, KH, KW]): whether the reorder below
+// is worth holding.
+bool WeightsMayPairAcrossTaps(const Tensor& w);
 // Weights [M, C/group, KH, KW] reordered to [M, KH, KW, C/group] (int8), each row padded with zeros to a multiple of 4
 // (as MLAS packs them; kernels/int8_gemm.h Int8PadsDepth).
 std::vector<int8_t> WeightsKhwc(const Tensor& w);
@@ -103,8 +106,7 @@ class PackedInt8Conv {
   };
   Tensor weights_;
   bool enabled_ = false;
-  bool mlas_pairs_ = false;           // QLinearConv: MlasPairsAcrossTaps convolutions take Im2colGemmSums
-  std::vector<int8_t> weights_khwc_;  // for them (WeightsKhwc)
+  std::vector<int8_t> weights_khwc_;  // QLinearConv's where WeightsMayPairAcrossTaps, for Im2colGemmSums
   std::mutex mutex_;
   std::shared_ptr<kernels::Int8Conv> conv_;  // built for key_
   Key key_;

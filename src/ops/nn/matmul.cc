@@ -302,9 +302,7 @@ class PackedInt8MatMul {
     }
     weights_ = *b;
     enabled_ = true;
-    if (kernels::Int8Gemv::Applicable()) {
-      gemv_ = std::make_shared<const kernels::Int8Gemv>(b->dim(0), b->dim(1), b->data<int8_t>());
-    }
+    gemv_.Set(weights_.dim(0), weights_.dim(1), weights_.data<int8_t>());
   }
 
   // The int32 product into y, and true; false when the path does not apply (the caller computes it otherwise).
@@ -318,9 +316,9 @@ class PackedInt8MatMul {
     const int64_t m = p.m * static_cast<int64_t>(p.a_index.size());
     if (m == 0 || p.n == 0) return false;
     const bool is_signed = a.type() == DataType::kInt8;
-    if (gemv_ != nullptr && !is_signed && m <= kernels::Int8Gemv::kMaxRows) {
+    if (const kernels::Int8Gemv* gemv = is_signed ? nullptr : gemv_.For(m)) {
       // A decoder's step (kernels/int8_gemv.h): the same sums as the primitive's.
-      gemv_->Run(m, a.data<uint8_t>(), p.k, a_zp != nullptr ? int32_t{a_zp->data<uint8_t>()[0]} : 0, y, threads);
+      gemv->Run(m, a.data<uint8_t>(), p.k, a_zp != nullptr ? int32_t{a_zp->data<uint8_t>()[0]} : 0, y, threads);
       return true;
     }
     if (!kernels::Int8GemmUsable(is_signed)) return false;
@@ -345,7 +343,7 @@ class PackedInt8MatMul {
  private:
   Tensor weights_;
   bool enabled_ = false;
-  std::shared_ptr<const kernels::Int8Gemv> gemv_;  // few-row products where pairs saturate (null elsewhere)
+  kernels::LazyInt8Gemv gemv_;  // few-row products where pairs saturate
   std::mutex mutex_;
   std::shared_ptr<kernels::Int8MatMul> mm_;
 };

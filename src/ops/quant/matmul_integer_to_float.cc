@@ -168,9 +168,7 @@ class MatMulIntegerToFloatKernel : public OpKernel {
       }
     }
     weights_ = *b;
-    if (kernels::Int8Gemv::Applicable()) {
-      gemv_ = std::make_unique<kernels::Int8Gemv>(b->dim(0), b->dim(1), b->data<int8_t>());
-    }
+    gemv_.Set(weights_.dim(0), weights_.dim(1), weights_.data<int8_t>());
     return Status::Ok();
   }
 
@@ -230,9 +228,9 @@ class MatMulIntegerToFloatKernel : public OpKernel {
     float* out = y.data<float>();
     if (k == 0) {
       std::memset(out, 0, static_cast<size_t>(m * n) * sizeof(float));  // int32 zeros
-    } else if (gemv_ != nullptr && m <= kernels::Int8Gemv::kMaxRows && q_type == DataType::kUint8) {
+    } else if (const kernels::Int8Gemv* gemv = q_type == DataType::kUint8 ? gemv_.For(m) : nullptr) {
       // A decoder's step: one row (kernels/int8_gemv.h; the same sums as the primitive's).
-      gemv_->Run(m, static_cast<const uint8_t*>(a_data), k, az, reinterpret_cast<int32_t*>(out), ctx.num_threads());
+      gemv->Run(m, static_cast<const uint8_t*>(a_data), k, az, reinterpret_cast<int32_t*>(out), ctx.num_threads());
     } else if (const std::shared_ptr<kernels::Int8MatMul> mm = Primitive(m, q_type, ctx.num_threads())) {
       ONYX_RETURN_IF_ERROR(mm->Run(a_data, az, reinterpret_cast<int32_t*>(out)));
     } else {
@@ -290,7 +288,7 @@ class MatMulIntegerToFloatKernel : public OpKernel {
   bool gelu_ = false;        // activation "Gelu": the erf GELU on each output row
   Tensor weights_;
   kernels::Int8MatMulCache products_;
-  std::unique_ptr<kernels::Int8Gemv> gemv_;  // few-row products where the pairs saturate (null elsewhere)
+  kernels::LazyInt8Gemv gemv_;  // few-row products where the pairs saturate
 };
 
 }  // namespace

@@ -84,9 +84,7 @@ class QGemmKernel : public OpKernel {
         for (int64_t c = 0; c < cols; ++c) d[c * rows + r] = s[r * cols + c];
       }
     }
-    if (kernels::Int8Gemv::Applicable()) {
-      gemv_ = std::make_unique<kernels::Int8Gemv>(packed_b_.dim(0), packed_b_.dim(1), packed_b_.data<int8_t>());
-    }
+    gemv_.Set(packed_b_.dim(0), packed_b_.dim(1), packed_b_.data<int8_t>());
     return Status::Ok();
   }
 
@@ -227,9 +225,9 @@ class QGemmKernel : public OpKernel {
       std::fill(acc, acc + m * n, 0);
       return Status::Ok();
     }
-    if (gemv_ != nullptr && !trans_a_ && !signed_a && m <= kernels::Int8Gemv::kMaxRows && gemv_->k() == k &&
-        gemv_->n() == n) {
-      gemv_->Run(m, a.data<uint8_t>(), k, az, acc, threads);  // a classifier's one row (kernels/int8_gemv.h)
+    if (const kernels::Int8Gemv* gemv = signed_a || trans_a_ ? nullptr : gemv_.For(m);
+        gemv != nullptr && gemv->k() == k && gemv->n() == n) {
+      gemv->Run(m, a.data<uint8_t>(), k, az, acc, threads);  // a classifier's one row (kernels/int8_gemv.h)
       return Status::Ok();
     }
     if (packed_b_.defined() && !trans_a_ && packed_b_.dim(0) == k && packed_b_.dim(1) == n &&
@@ -280,7 +278,7 @@ class QGemmKernel : public OpKernel {
   float alpha_ = 1.0f;
   Tensor packed_b_;  // constant int8 B' [K, N] with zero points 0, or undefined
   kernels::Int8MatMulCache products_;
-  std::unique_ptr<kernels::Int8Gemv> gemv_;  // few-row products of packed_b_ where the pairs saturate
+  kernels::LazyInt8Gemv gemv_;  // few-row products of packed_b_ where the pairs saturate
 };
 
 }  // namespace

@@ -85,7 +85,7 @@ class QLinearConvNhwcKernel : public OpKernel {
       }
     }
     weights_ = *w;
-    weights_khwc_ = nn::WeightsKhwc(*w);
+    if (nn::WeightsMayPairAcrossTaps(*w)) weights_khwc_ = nn::WeightsKhwc(*w);
     PrepareFusedRequant(info);
     return Status::Ok();
   }
@@ -144,7 +144,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     std::unique_ptr<int32_t[]> acc(new int32_t[static_cast<size_t>(pixels * g.out_channels + slack)]);
     if (conv != nullptr) {
       ONYX_RETURN_IF_ERROR(conv->RunNhwc(x->raw(), xz, acc.get()));
-    } else if (nn::MlasPairsAcrossTaps(g, x->type()) &&
+    } else if (!weights_khwc_.empty() && nn::MlasPairsAcrossTaps(g, x->type()) &&
                nn::Im2colGemmSums(g, x->data<uint8_t>(), true, xz, weights_khwc_.data(), ctx.num_threads(),
                                   acc.get())) {
     } else if (x->type() == DataType::kUint8) {
@@ -367,7 +367,7 @@ class QLinearConvNhwcKernel : public OpKernel {
   nn::WindowAttrs attrs_;
   int64_t group_ = 1;
   Tensor weights_;
-  std::vector<int8_t> weights_khwc_;  // weights_ as [M, KH, KW, C / group]
+  std::vector<int8_t> weights_khwc_;  // weights_ as [M, KH, KW, C / group] where WeightsMayPairAcrossTaps, else empty
   std::mutex mutex_;
   static constexpr size_t kShapesKept = 8;
   std::vector<std::pair<Key, std::shared_ptr<kernels::Int8Conv>>> kept_;  // most recent first; null: direct loops
