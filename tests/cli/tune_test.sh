@@ -74,21 +74,24 @@ print(n)
 PY
 }
 
-# One thread: the 3x3 convolution chooses between direct and Winograd. A run whose timing other processes
-# disturbed records nothing, so on a busy machine it may take a few tries.
+# One thread: the 3x3 convolution chooses between direct, Winograd and onyx's own direct convolution, the 1x1 between
+# oneDNN's direct convolution and onyx's own (kernels/nchwc_direct_conv.h): two shapes. A run whose timing other
+# processes disturbed records nothing, so on a busy machine it may take a few tries.
 for attempt in 1 2 3 4 5; do
   "$ONYX" tune "$MODEL" --threads 1 > "$WORK/tune1.txt" 2>&1
   status=$?
-  [ -d "$CACHE_DIR" ] && [ "$(entries 1 2>/dev/null)" = "1" ] && break
+  [ -d "$CACHE_DIR" ] && [ "$(entries 1 2>/dev/null)" = "2" ] && break
 done
 check "tune --threads 1: exit 0" test $status -eq 0
-check "... one shape measured" grep -q "^measured .*w=64x32x3x3.* threads=1" "$WORK/tune1.txt"
-check "... its choice is direct or Winograd on one thread" grep -Eq "^measured +(direct|winograd|owino[24])/t1 " "$WORK/tune1.txt"
-check "... the cache file holds it" test "$(entries 1)" = "1"
+check "... the 3x3 measured" grep -q "^measured .*w=64x32x3x3.* threads=1" "$WORK/tune1.txt"
+check "... the 1x1 measured" grep -q "^measured .*w=32x64x1x1.* threads=1" "$WORK/tune1.txt"
+check "... the 3x3's choice is direct, Winograd or own direct on one thread" \
+  grep -Eq "^measured +(direct|winograd|owino[24]|odirect)/t1 .*w=64x32x3x3" "$WORK/tune1.txt"
+check "... the cache file holds both" test "$(entries 1)" = "2"
 
 "$ONYX" tune "$MODEL" --threads 1 > "$WORK/again.txt" 2>&1
 check "again without --force: exit 0" test $? -eq 0
-check "... the shape comes from the cache" grep -q "1 shapes with a choice: 0 measured, 1 from the cache" "$WORK/again.txt"
+check "... the shapes come from the cache" grep -q "2 shapes with a choice: 0 measured, 2 from the cache" "$WORK/again.txt"
 
 "$ONYX" tune "$MODEL" --threads 1 --force > "$WORK/force.txt" 2>&1
 check "--force: exit 0" test $? -eq 0
@@ -97,18 +100,18 @@ check "... nothing taken from the cache" grep -q " 0 from the cache" "$WORK/forc
 # Two threads: kept apart from the one-thread entry.
 "$ONYX" tune "$MODEL" --threads 2 > "$WORK/tune2.txt" 2>&1
 check "tune --threads 2: exit 0" test $? -eq 0
-check "... the one-thread entry is still there" test "$(entries 1)" = "1"
+check "... the one-thread entries are still there" test "$(entries 1)" = "2"
 
 # A corrupt cache file: a warning, not a failure, and the file is rewritten whole.
 for f in "$CACHE_DIR"/*.json; do printf '{"format": "onyx-tuning-1", "entries": {tru' > "$f"; done
 for attempt in 1 2 3 4 5; do
   "$ONYX" tune "$MODEL" --threads 1 > "$WORK/corrupt.txt" 2>&1
   status=$?
-  [ "$(entries 1 2>/dev/null)" = "1" ] && break
+  [ "$(entries 1 2>/dev/null)" = "2" ] && break
 done
 check "corrupt cache: exit 0" test $status -eq 0
 check "... with a warning" grep -q "warning: tuning cache .* ignored" "$WORK/corrupt.txt"
-check "... and a good file again" test "$(entries 1)" = "1"
+check "... and a good file again" test "$(entries 1)" = "2"
 
 # ONYX_TUNING=off: sessions neither read nor write the cache.
 export XDG_CACHE_HOME=$WORK/xdg_off

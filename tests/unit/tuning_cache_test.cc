@@ -407,6 +407,11 @@ size_t WinogradCandidates() {
   }
 }
 bool HasWinograd() { return WinogradCandidates() > 0; }
+// onyx's own direct convolution (kernels/nchwc_direct_conv.h) is a candidate for every convolution of one group without
+// a fused depthwise one, at each thread count, wherever the blocked layout is (AVX2 or AVX-512 code).
+size_t OwnDirectCandidates() { return kernels::EffectiveIsa() == kernels::Isa::kOther ? 0 : 1; }
+// The convolutions of kConvModel with a choice at 1 thread: the 3x3 (Winograd or own direct) and the 1x1 (own direct).
+size_t ShapesTimedAtOneThread() { return (HasWinograd() || OwnDirectCandidates() > 0 ? 1 : 0) + OwnDirectCandidates(); }
 
 // Points the process's cache at a fresh folder and sets the mode for one test; restores both afterwards.
 class TunedConv : public ::testing::Test {
@@ -450,21 +455,26 @@ class TunedConv : public ::testing::Test {
 
 TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
   const Tensor want = Reference();
-  // One thread: the 3x3 convolution chooses between direct and Winograd (oneDNN 2.6 has Winograd with AVX-512
-  // only: elsewhere there is no choice); the 1x1 has no choice.
-  const bool winograd = HasWinograd();
-  const auto t1 = TuneUntil(1, 1, want);
-  if (!winograd) {
-    EXPECT_TRUE(t1.empty());
-  } else {
-    ASSERT_EQ(t1.size(), 1u);
-    EXPECT_TRUE(t1[0].measured);
-    EXPECT_NE(t1[0].signature.find("w=64x32x3x3"), std::string::npos) << t1[0].signature;
-    EXPECT_NE(t1[0].signature.find(" threads=1"), std::string::npos) << t1[0].signature;
-    EXPECT_EQ(t1[0].entry.times.size(), 1 + WinogradCandidates());
-    const std::string& choice = t1[0].entry.choice;
-    EXPECT_TRUE(choice == "direct/t1" || choice == "winograd/t1" || choice == "owino2/t1" || choice == "owino4/t1")
-        << choice;
+  // One thread: the 3x3 convolution chooses between direct, Winograd (oneDNN 2.6 has Winograd with AVX-512 only,
+  // onyx's own with AVX2 too) and onyx's own direct one; the 1x1 between oneDNN's and onyx's own direct ones.
+  const size_t own_direct = OwnDirectCandidates();
+  const size_t t1_shapes = ShapesTimedAtOneThread();
+  const auto t1 = TuneUntil(1, t1_shapes, want);
+  ASSERT_EQ(t1.size(), t1_shapes);
+  for (const auto& d : t1) {
+    EXPECT_TRUE(d.measured);
+    EXPECT_NE(d.signature.find(" threads=1"), std::string::npos) << d.signature;
+    const std::string& choice = d.entry.choice;
+    if (d.signature.find("w=64x32x3x3") != std::string::npos) {
+      EXPECT_EQ(d.entry.times.size(), 1 + WinogradCandidates() + own_direct);
+      EXPECT_TRUE(choice == "direct/t1" || choice == "winograd/t1" || choice == "owino2/t1" || choice == "owino4/t1" ||
+                  choice == "odirect/t1")
+          << choice;
+    } else {
+      EXPECT_NE(d.signature.find("w=32x64x1x1"), std::string::npos) << d.signature;
+      EXPECT_EQ(d.entry.times.size(), 1 + own_direct);
+      EXPECT_TRUE(choice == "direct/t1" || choice == "odirect/t1") << choice;
+    }
   }
   // Two threads: both convolutions are small enough for their thread count to be timed too. Every 2-thread timing
   // is refused while other processes keep a CPU busy (a loaded 2-CPU machine can stay so for minutes).
@@ -477,18 +487,18 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
     const bool is_3x3 = d.signature.find("x3x3") != std::string::npos;
     // One image with 32 and 64 output channels: both also have the split candidate (2 one-thread halves).
     EXPECT_NE(d.signature.find(" split"), std::string::npos) << d.signature;
-    EXPECT_EQ(d.entry.times.size(), (is_3x3 ? 2 * (1 + WinogradCandidates()) : 2u) + 1) << d.signature;
+    EXPECT_EQ(d.entry.times.size(), 2 * (1 + (is_3x3 ? WinogradCandidates() : 0) + own_direct) + 1) << d.signature;
   }
   // The same convolutions at different thread counts are separate keys in one file.
   const std::string file = ReadText(TuningCache::Process()->path());
-  EXPECT_EQ(file.find("threads=1") != std::string::npos, winograd);
+  EXPECT_EQ(file.find("threads=1") != std::string::npos, t1_shapes > 0);
   EXPECT_NE(file.find("threads=2"), std::string::npos);
 }
 
 TEST_F(TunedConv, CacheModeReusesWhatWasMeasured) {
-  if (!HasWinograd()) GTEST_SKIP() << "no Winograd candidate: no choice at 1 thread";
-  const size_t measured = TuneUntil(1, 1, Reference()).size();
-  ASSERT_EQ(measured, 1u);
+  if (ShapesTimedAtOneThread() == 0) GTEST_SKIP() << "no choice at 1 thread";
+  const size_t measured = TuneUntil(1, ShapesTimedAtOneThread(), Reference()).size();
+  ASSERT_EQ(measured, ShapesTimedAtOneThread());
   const std::string before = ReadText(TuningCache::Process()->path());
   // A new process (a fresh cache object over the same folder) in cache mode: every choice comes from the file.
   TuningCache::ResetProcess(dir_.string());
@@ -587,6 +597,45 @@ TEST_F(TunedConv, SplitChoiceComputesTheSameConvolutions) {
     for (const auto& d : decisions) {
       EXPECT_FALSE(d.measured) << d.signature;
       EXPECT_EQ(d.entry.choice, "split/t2") << d.signature;
+    }
+  }
+}
+
+// A stride-2 3x3 convolution with asymmetric pads and a Clip, then a 1x1 whose LeakyRelu is fused.
+constexpr const char* kStridedModel = R"(
+<ir_version: 8, opset_import: ["" : 10]>
+g (float[1,32,20,20] x, float[40,32,3,3] w, float[40] b, float[24,40,1,1] w2, float[24] b2) => (float[1,24,10,10] y) {
+  c = Conv<pads = [0,1,1,0], strides = [2,2]>(x, w, b)
+  r = Clip<min = -0.5, max = 0.5>(c)
+  e = Conv(r, w2, b2)
+  y = LeakyRelu<alpha = 0.2>(e)
+}
+)";
+
+TEST_F(TunedConv, OwnDirectChoiceComputesTheSameConvolutions) {
+  // Every convolution that has onyx's own direct convolution as a candidate forced onto it through the cache, as the
+  // split test above does: a 3x3 and a 1x1 (kConvModel), a residual sum (kResidualModel), a stride-2 3x3 with
+  // asymmetric pads and Clip and a 1x1 with LeakyRelu whose channel counts (40, 24) leave partial blocks.
+  if (OwnDirectCandidates() == 0) GTEST_SKIP() << "no own direct convolution on this CPU";
+  for (const char* model : {kConvModel, kResidualModel, kStridedModel}) {
+    SCOPED_TRACE(model);
+    fs::remove_all(dir_);
+    const Tensor want = Reference(model);
+    const auto tuned = TuneUntil(1, 2, want, model);
+    ASSERT_EQ(tuned.size(), 2u);
+    TuningCache::ResetProcess(dir_.string());
+    for (const auto& d : tuned) {
+      EXPECT_NE(d.signature.find(" odirect"), std::string::npos) << d.signature;
+      ASSERT_TRUE(TuningCache::Process()->Record(d.signature, {"odirect/t1", {}}).ok());
+    }
+    TuningCache::ResetProcess(dir_.string());
+    kernels::SetTuningModeOverride(TuningMode::kCache);
+    ExpectClose(want, RunConv(1, model));
+    const auto decisions = TuningCache::Process()->Decisions();
+    ASSERT_EQ(decisions.size(), 2u);
+    for (const auto& d : decisions) {
+      EXPECT_FALSE(d.measured) << d.signature;
+      EXPECT_EQ(d.entry.choice, "odirect/t1") << d.signature;
     }
   }
 }

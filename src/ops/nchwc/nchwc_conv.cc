@@ -16,6 +16,7 @@
 
 #include "ir/nchwc_ops.h"
 #include "kernels/dnnl_util.h"
+#include "kernels/nchwc_direct_conv.h"
 #include "kernels/parallel_tasks.h"
 #include "kernels/tuning_cache.h"
 #include "kernels/winograd_conv.h"
@@ -139,6 +140,8 @@ struct Primitives {
   // Set when onyx's own Winograd convolution (kernels/winograd_conv.h) runs it instead of a oneDNN primitive.
   std::shared_ptr<const kernels::WinogradConv> own_winograd;
   kernels::WinogradConvShape own_shape;
+  // Set when onyx's own direct convolution (kernels/nchwc_direct_conv.h) runs it instead of a oneDNN primitive.
+  std::shared_ptr<const kernels::NchwcDirectConv> own_direct;
   // Set for the split choice: single-threaded convolutions over disjoint ranges of output channels, run side by side
   // (one per thread) instead of one primitive that oneDNN splits itself.
   std::vector<SplitPart> split;
@@ -318,6 +321,7 @@ class NchwcConvKernel : public OpKernel {
         }
       });
     }
+    if (p.own_direct != nullptr) return Status::Ok();
     if (p.own_winograd != nullptr) {
       state.own_scratch = Tensor::Allocate(
           DataType::kFloat, {std::max<int64_t>(1, p.own_winograd->ScratchFloats(p.own_shape, p.threads))});
@@ -377,6 +381,10 @@ class NchwcConvKernel : public OpKernel {
     }
     if (p.own_winograd != nullptr) {
       p.own_winograd->Run(p.own_shape, x.data<float>(), y.data<float>(), state.own_scratch.data<float>(), p.threads);
+      return Status::Ok();
+    }
+    if (p.own_direct != nullptr) {
+      p.own_direct->Run(x.data<float>(), y.data<float>(), p.threads);
       return Status::Ok();
     }
     if (p.phases) {
@@ -469,11 +477,13 @@ class NchwcConvKernel : public OpKernel {
     int threads = 1;
     int own_winograd = 0;  // onyx's own Winograd F(n x n, 3x3) for n = 2 or 4 (kernels/winograd_conv.h); 0: oneDNN
     bool split = false;    // `threads` one-thread direct convolutions over output-channel ranges (SplitPart)
+    bool own_direct = false;  // onyx's own direct convolution (kernels/nchwc_direct_conv.h)
     std::string Name() const {
       const std::string kind = phases         ? "phases"
                                : winograd     ? "winograd"
                                : own_winograd ? "owino" + std::to_string(own_winograd)
                                : split        ? "split"
+                               : own_direct   ? "odirect"
                                               : "direct";
       return kind + "/t" + std::to_string(threads);
     }
@@ -560,6 +570,32 @@ class NchwcConvKernel : public OpKernel {
     shape.pad_top = s.pad_l[0];
     shape.pad_left = s.pad_l[1];
     if (!kernels::WinogradConv::Supported(shape)) return std::nullopt;
+    return shape;
+  }
+
+  // The geometry of onyx's own direct convolution for `s`, where it is a candidate: one group, no fused depthwise
+  // convolution, an activation it applies, and a geometry the kernel takes (a plain input of at most 4 channels).
+  std::optional<kernels::DirectConvShape> OwnDirectGeometry(const Setup& s) const {
+    if (group_ != 1 || has_dw_ || !OwnConvEpilogue()) return std::nullopt;
+    kernels::DirectConvShape shape;
+    shape.block = block_;
+    shape.input_blocked = input_blocked_;
+    shape.batch = s.src_dims[0];
+    shape.in_channels = weights_.dim(1);
+    shape.out_channels = s.dst_dims[1];
+    shape.height = s.src_dims[2];
+    shape.width = s.src_dims[3];
+    shape.out_height = s.dst_dims[2];
+    shape.out_width = s.dst_dims[3];
+    shape.kernel_h = weights_.dim(2);
+    shape.kernel_w = weights_.dim(3);
+    shape.stride_h = s.strides[0];
+    shape.stride_w = s.strides[1];
+    shape.dilation_h = s.dilations[0] + 1;
+    shape.dilation_w = s.dilations[1] + 1;
+    shape.pad_top = s.pad_l[0];
+    shape.pad_left = s.pad_l[1];
+    if (!kernels::NchwcDirectConv::Supported(shape)) return std::nullopt;
     return shape;
   }
 
@@ -677,6 +713,8 @@ class NchwcConvKernel : public OpKernel {
     if (OwnWinogradGeometry(s)) sig += " owino";
     // And those the split candidate takes (session 17).
     if (SplitShape(s, session_threads)) sig += " split";
+    // And those onyx's own direct convolution takes (session 21).
+    if (OwnDirectGeometry(s)) sig += " odirect";
     return sig + " threads=" + std::to_string(session_threads);
   }
 
@@ -712,6 +750,9 @@ class NchwcConvKernel : public OpKernel {
     }
     if (SplitShape(s, session_threads) && flops >= kTuneThreadsFromFlops) {
       candidates.push_back({false, false, session_threads, 0, true});
+    }
+    if (OwnDirectGeometry(s)) {
+      for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, true});
     }
     std::vector<memory> weights_pool;  // reordered weights are shared between the shapes' primitives
     for (const auto& [shape, kept] : kept_) {
@@ -813,6 +854,12 @@ class NchwcConvKernel : public OpKernel {
     }
     if (c.split) {
       ONYX_RETURN_IF_ERROR(CreateSplit(s, c.threads, p));
+      return p;
+    }
+    if (c.own_direct) {
+      p.own_direct = std::make_shared<const kernels::NchwcDirectConv>(*OwnDirectGeometry(s), weights_.data<float>(),
+                                                                      bias_.size() > 0 ? bias_.data<float>() : nullptr,
+                                                                      *OwnConvEpilogue());
       return p;
     }
     ONYX_RETURN_IF_ERROR(DnnlCall("NchwcConv: creating the convolution", [&] {

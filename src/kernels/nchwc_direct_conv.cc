@@ -1,0 +1,272 @@
+#include "kernels/nchwc_direct_conv.h"
+
+#include <immintrin.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <new>
+
+#include "kernels/cpu_isa.h"
+#include "kernels/parallel_tasks.h"
+
+namespace onyx::kernels {
+namespace {
+
+constexpr int kMaxPixels = 6;  // output pixels per tile
+
+// One tile's work: NP pixels of one output row from input column iw0 (for tap 0) on, NF output blocks, the taps
+// [kh0, kh1) x [kw0, kw1) (those inside the input for every pixel of the tile), one chunk of input groups.
+struct TileArgs {
+  const float* x;  // the image's input at the chunk's first group
+  const float* w;  // the tile's packed weights at the chunk's first group
+  float* y;        // the output at the tile's first block and first pixel
+  const float* bias;
+  const float* mask;  // null, or per-lane 0/1 for a tile holding the partial last block
+  const ConvEpilogue* epilogue;
+  int64_t groups;  // input groups of the chunk
+  int64_t x_group_stride, x_row_stride, x_pix_stride;
+  int64_t x_step;  // floats between the inputs of neighbouring output pixels (stride_w * x_pix_stride)
+  int64_t w_group_stride, w_row_stride;
+  int64_t y_block_stride;
+  int64_t ih0, kh0, kh1, dil_h;
+  int64_t iw0, kw0, kw1, dil_w;
+  bool accumulate;  // start from the output's values (a previous chunk's sums, or the residual to add)
+  bool final;       // the last chunk: bias, activation and mask applied
+};
+
+using TileFn = void (*)(const TileArgs&);
+// Per ISA: [plain 0 / blocked 1][output blocks - 1][pixels - 1]; null past the ISA's block count.
+constexpr int kMaxBlocksAny = 4;
+using TileTable = std::array<std::array<std::array<TileFn, kMaxPixels>, kMaxBlocksAny>, 2>;
+
+}  // namespace
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+namespace avx512_tiles {
+namespace {
+struct V {
+  using T = __m512;
+  static constexpr int kLanes = 16;
+  static T Zero() { return _mm512_setzero_ps(); }
+  static T Load(const float* p) { return _mm512_loadu_ps(p); }
+  static void Store(float* p, T v) { _mm512_storeu_ps(p, v); }
+  static T Set1(float f) { return _mm512_set1_ps(f); }
+  static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static T Add(T a, T b) { return _mm512_add_ps(a, b); }
+  static T Mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  static T Max(T a, T b) { return _mm512_max_ps(a, b); }
+  static T Min(T a, T b) { return _mm512_min_ps(a, b); }
+  // v > 0 ? v : alpha * v
+  static T Relu(T v, float alpha) {
+    const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
+    return _mm512_mask_blend_ps(positive, _mm512_mul_ps(v, _mm512_set1_ps(alpha)), v);
+  }
+};
+#include "kernels/nchwc_direct_conv_tile.inc"
+}  // namespace
+// 4 blocks x 6 pixels: 24 of the 32 registers accumulate, 4 hold weights.
+constexpr int kMaxBlocks = 4;
+const TileTable kTiles{{{TilesOf<1>(0), TilesOf<2>(0), TilesOf<3>(0), TilesOf<4>(0)},
+                        {TilesOf<1>(1), TilesOf<2>(1), TilesOf<3>(1), TilesOf<4>(1)}}};
+}  // namespace avx512_tiles
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2_tiles {
+namespace {
+struct V {
+  using T = __m256;
+  static constexpr int kLanes = 8;
+  static T Zero() { return _mm256_setzero_ps(); }
+  static T Load(const float* p) { return _mm256_loadu_ps(p); }
+  static void Store(float* p, T v) { _mm256_storeu_ps(p, v); }
+  static T Set1(float f) { return _mm256_set1_ps(f); }
+  static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static T Add(T a, T b) { return _mm256_add_ps(a, b); }
+  static T Mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T Max(T a, T b) { return _mm256_max_ps(a, b); }
+  static T Min(T a, T b) { return _mm256_min_ps(a, b); }
+  static T Relu(T v, float alpha) {
+    const __m256 positive = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ);
+    return _mm256_blendv_ps(_mm256_mul_ps(v, _mm256_set1_ps(alpha)), v, positive);
+  }
+};
+#include "kernels/nchwc_direct_conv_tile.inc"
+}  // namespace
+// 2 blocks x 6 pixels: 12 of the 16 registers accumulate, 2 hold weights, 1 the broadcast input.
+constexpr int kMaxBlocks = 2;
+const TileTable kTiles{{{TilesOf<1>(0), TilesOf<2>(0), {}, {}}, {TilesOf<1>(1), TilesOf<2>(1), {}, {}}}};
+}  // namespace avx2_tiles
+#pragma GCC pop_options
+
+namespace {
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The first tap index k in [0, taps) with start + k * dilation >= 0, and the end of those with
+// start + k * dilation < size: the taps of one output position that fall inside the input.
+void ValidTaps(int64_t start, int64_t size, int64_t taps, int64_t dilation, int64_t& k0, int64_t& k1) {
+  k0 = start >= 0 ? 0 : std::min(taps, CeilDiv(-start, dilation));
+  k1 = start >= size ? 0 : std::min(taps, CeilDiv(size - start, dilation));
+  if (k1 < k0) k1 = k0;
+}
+
+// The L2 cache's bytes per core (the chunk of input channels keeps its weights within half of it); 1 MiB where the
+// system does not say.
+int64_t L2Bytes() {
+  static const int64_t bytes = [] {
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? static_cast<int64_t>(l2) : int64_t{1} << 20;
+  }();
+  return bytes;
+}
+
+}  // namespace
+
+bool NchwcDirectConv::Supported(const DirectConvShape& s) {
+  const Isa isa = EffectiveIsa();
+  const bool isa_ok =
+      (s.block == 16 && isa == Isa::kAvx512) ||
+      (s.block == 8 && isa != Isa::kOther && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+  return isa_ok && s.batch > 0 && s.in_channels > 0 && s.out_channels > 0 && s.height > 0 && s.width > 0 &&
+         s.out_height > 0 && s.out_width > 0 && s.kernel_h > 0 && s.kernel_w > 0 && s.stride_h > 0 && s.stride_w > 0 &&
+         s.dilation_h > 0 && s.dilation_w > 0 && (s.input_blocked || s.in_channels <= 4);
+}
+
+NchwcDirectConv::NchwcDirectConv(const DirectConvShape& shape, const float* weights, const float* bias,
+                                 const ConvEpilogue& epilogue)
+    : shape_(shape), epilogue_(epilogue) {
+  const int64_t L = shape_.block;
+  max_blocks_ = L == 16 ? avx512_tiles::kMaxBlocks : avx2_tiles::kMaxBlocks;
+  out_blocks_ = CeilDiv(shape_.out_channels, L);
+  group_width_ = shape_.input_blocked ? L : 1;
+  in_groups_ = CeilDiv(shape_.in_channels, group_width_);
+  const int64_t taps = shape_.kernel_h * shape_.kernel_w;
+  // Input groups per chunk: the tile's weights of a chunk within half of L2.
+  const int64_t group_bytes = taps * group_width_ * max_blocks_ * L * static_cast<int64_t>(sizeof(float));
+  chunk_groups_ = std::clamp<int64_t>(L2Bytes() / 2 / group_bytes, 1, in_groups_);
+
+  const int64_t tiles = CeilDiv(out_blocks_, max_blocks_);
+  const size_t packed_floats = static_cast<size_t>(tiles * max_blocks_ * L * in_groups_ * group_width_ * taps);
+  const size_t packed_bytes = (packed_floats * sizeof(float) + 63) / 64 * 64;
+  packed_.reset(static_cast<float*>(std::aligned_alloc(64, packed_bytes)));
+  if (packed_ == nullptr) throw std::bad_alloc();
+  std::memset(packed_.get(), 0, packed_bytes);
+  for (int64_t t = 0; t < tiles; ++t) {
+    const int64_t b0 = t * max_blocks_, nf = std::min<int64_t>(max_blocks_, out_blocks_ - b0);
+    float* tile = packed_.get() + t * max_blocks_ * L * in_groups_ * group_width_ * taps;
+    for (int64_t g = 0; g < in_groups_; ++g) {
+      for (int64_t k = 0; k < taps; ++k) {
+        for (int64_t i = 0; i < group_width_; ++i) {
+          const int64_t ic = g * group_width_ + i;
+          for (int64_t f = 0; f < nf; ++f) {
+            for (int64_t lane = 0; lane < L; ++lane) {
+              const int64_t oc = (b0 + f) * L + lane;
+              if (ic >= shape_.in_channels || oc >= shape_.out_channels) continue;
+              tile[(((g * taps + k) * group_width_ + i) * nf + f) * L + lane] =
+                  weights[(oc * shape_.in_channels + ic) * taps + k];
+            }
+          }
+        }
+      }
+    }
+  }
+  bias_.assign(static_cast<size_t>(out_blocks_ * L), 0.0f);
+  lane_mask_.assign(static_cast<size_t>(out_blocks_ * L), 0.0f);
+  for (int64_t oc = 0; oc < shape_.out_channels; ++oc) {
+    if (bias != nullptr) bias_[static_cast<size_t>(oc)] = bias[oc];
+    lane_mask_[static_cast<size_t>(oc)] = 1.0f;
+  }
+}
+
+void NchwcDirectConv::Run(const float* src, float* dst, int threads) const {
+  DirectConvShape s = shape_;
+  const int64_t L = s.block, taps = s.kernel_h * s.kernel_w;
+  const int64_t tiles = CeilDiv(out_blocks_, max_blocks_);
+  const auto& table =
+      L == 16 ? avx512_tiles::kTiles[s.input_blocked ? 1 : 0] : avx2_tiles::kTiles[s.input_blocked ? 1 : 0];
+  const int64_t x_pix = s.input_blocked ? L : 1;  // a blocked input's group is a block plane, a plain one's a channel
+  const int64_t x_group = s.height * s.width * x_pix;
+  const int64_t x_image = in_groups_ * x_group;
+  const int64_t y_block = s.out_height * s.out_width * L;
+  const int64_t y_image = out_blocks_ * y_block;
+  const bool partial = s.out_channels % L != 0;
+  // A 1x1 stride-1 convolution without padding maps pixel i of the input to pixel i of the output: one row of all
+  // the pixels, so that short rows (7x7 maps) do not end in one-pixel tiles.
+  const bool flat = s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+                    s.pad_left == 0 && s.out_height == s.height && s.out_width == s.width;
+  if (flat) {
+    s.width = s.out_width = s.height * s.width;
+    s.height = s.out_height = 1;
+  }
+  const int64_t x_row = s.width * x_pix;
+  // The output columns whose taps all fall inside the input: runs of full tiles; the others one pixel at a time.
+  int64_t ow_lo = CeilDiv(s.pad_left, s.stride_w);
+  const int64_t last_tap = (s.kernel_w - 1) * s.dilation_w;
+  int64_t ow_hi = s.width - 1 + s.pad_left - last_tap < 0 ? 0 : (s.width - 1 + s.pad_left - last_tap) / s.stride_w + 1;
+  ow_hi = std::min(ow_hi, s.out_width);
+  ow_lo = std::min(ow_lo, ow_hi);
+  // Tasks: (image, tile of blocks, band): a band is a range of rows, or of a flat row's tiles of pixels. Several bands
+  // per thread where there are few (image, tile) units, so that the threads' shares come out even.
+  const int64_t units = s.batch * tiles;
+  const int64_t band_items = flat ? CeilDiv(s.out_width, kMaxPixels) : s.out_height;
+  const int64_t bands = threads <= 1 ? 1 : std::clamp<int64_t>(CeilDiv(4 * threads, units), 1, band_items);
+  RunTasks(units * bands, threads, [&](int64_t task) {
+    const int64_t unit = task / bands, band = task % bands;
+    const int64_t n = unit / tiles, t = unit % tiles;
+    const int64_t i0 = band_items * band / bands, i1 = band_items * (band + 1) / bands;
+    const int64_t oh0 = flat ? 0 : i0, oh1 = flat ? 1 : i1;
+    const int64_t col0 = flat ? i0 * kMaxPixels : 0, col1 = flat ? std::min(s.out_width, i1 * kMaxPixels) : s.out_width;
+    const int64_t b0 = t * max_blocks_, nf = std::min<int64_t>(max_blocks_, out_blocks_ - b0);
+    const float* w_tile = packed_.get() + t * max_blocks_ * L * in_groups_ * group_width_ * taps;
+    TileArgs a{};
+    a.bias = bias_.data() + b0 * L;
+    a.mask = partial && b0 + nf == out_blocks_ ? lane_mask_.data() + b0 * L : nullptr;
+    a.epilogue = &epilogue_;
+    a.x_group_stride = x_group;
+    a.x_row_stride = x_row;
+    a.x_pix_stride = x_pix;
+    a.x_step = s.stride_w * x_pix;
+    a.w_group_stride = taps * group_width_ * nf * L;
+    a.w_row_stride = s.kernel_w * group_width_ * nf * L;
+    a.y_block_stride = y_block;
+    a.dil_h = s.dilation_h;
+    a.dil_w = s.dilation_w;
+    const auto& by_pixels = table[static_cast<size_t>(nf - 1)];
+    for (int64_t c0 = 0; c0 < in_groups_; c0 += chunk_groups_) {
+      a.groups = std::min(chunk_groups_, in_groups_ - c0);
+      a.x = src + n * x_image + c0 * x_group;
+      a.w = w_tile + c0 * a.w_group_stride;
+      a.accumulate = c0 > 0 || epilogue_.sum;
+      a.final = c0 + a.groups == in_groups_;
+      for (int64_t oh = oh0; oh < oh1; ++oh) {
+        a.ih0 = oh * s.stride_h - s.pad_top;
+        ValidTaps(a.ih0, s.height, s.kernel_h, s.dilation_h, a.kh0, a.kh1);
+        float* y_row = dst + n * y_image + b0 * y_block + oh * s.out_width * L;
+        auto run = [&](int64_t ow, int64_t np) {
+          a.iw0 = ow * s.stride_w - s.pad_left;
+          a.y = y_row + ow * L;
+          by_pixels[static_cast<size_t>(np - 1)](a);
+        };
+        auto edge = [&](int64_t ow) {
+          ValidTaps(ow * s.stride_w - s.pad_left, s.width, s.kernel_w, s.dilation_w, a.kw0, a.kw1);
+          run(ow, 1);
+        };
+        for (int64_t ow = col0; ow < std::min(ow_lo, col1); ++ow) edge(ow);
+        a.kw0 = 0;
+        a.kw1 = s.kernel_w;
+        const int64_t full_end = std::min(ow_hi, col1);
+        for (int64_t ow = std::max(ow_lo, col0); ow < full_end; ow += kMaxPixels) {
+          run(ow, std::min<int64_t>(kMaxPixels, full_end - ow));
+        }
+        for (int64_t ow = std::max(ow_hi, col0); ow < col1; ++ow) edge(ow);
+      }
+    }
+  });
+}
+
+}  // namespace onyx::kernels

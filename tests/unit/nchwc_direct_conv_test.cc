@@ -1,0 +1,171 @@
+// kernels::NchwcDirectConv against a convolution computed in double: blocked inputs (nChw8c, and nChw16c where the CPU
+// has AVX-512) and plain ones of 1-4 channels; windows 1x1, 3x3, 5x3, 7x7; strides 1-2; dilations 1-2; pads 0-3 on
+// either side, including outputs whose every tap is padding; channel counts that leave partial last blocks (their
+// padding channels must come out zero); more input channels than one chunk of the kernel's L2 blocking; batch 2;
+// bias or none, the residual sum and each activation; 1 and 2 threads.
+#include "kernels/nchwc_direct_conv.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace onyx::kernels {
+namespace {
+
+struct Case {
+  bool blocked;
+  int64_t batch, c, k, h, w, kh, kw, stride, dilation, pad_top, pad_left, pad_bottom, pad_right;
+};
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Index of (n, channel, y, x) in nChw<b>c with `channels` channels (padded to whole blocks) of `h` x `w`.
+int64_t Blocked(int64_t b, int64_t n, int64_t ch, int64_t y, int64_t x, int64_t channels, int64_t h, int64_t w) {
+  return (((n * CeilDiv(channels, b) + ch / b) * h + y) * w + x) * b + ch % b;
+}
+
+void CheckBlock(int64_t block) {
+  const Case cases[] = {
+      {true, 1, 16, 16, 7, 7, 1, 1, 1, 1, 0, 0, 0, 0},   {true, 2, 24, 40, 5, 9, 3, 3, 1, 1, 1, 1, 1, 1},
+      {true, 1, 32, 24, 14, 14, 3, 3, 2, 1, 1, 1, 1, 1}, {true, 1, 20, 8, 9, 8, 5, 3, 2, 2, 3, 1, 0, 2},
+      {true, 1, 8, 16, 6, 7, 1, 1, 2, 1, 0, 0, 0, 0},    {true, 1, 16, 8, 3, 3, 3, 3, 1, 1, 3, 3, 3, 3},
+      {true, 1, 1100, 20, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1}, {true, 2, 40, 72, 13, 11, 1, 1, 1, 1, 0, 0, 0, 0},
+      {false, 1, 3, 64, 23, 20, 7, 7, 2, 1, 3, 3, 3, 3}, {false, 2, 1, 8, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1},
+      {false, 1, 4, 20, 11, 12, 3, 3, 2, 1, 0, 1, 1, 0},
+  };
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  for (const Case& c : cases) {
+    const int64_t oh = (c.h + c.pad_top + c.pad_bottom - (c.kh - 1) * c.dilation - 1) / c.stride + 1;
+    const int64_t ow = (c.w + c.pad_left + c.pad_right - (c.kw - 1) * c.dilation - 1) / c.stride + 1;
+    DirectConvShape shape;
+    shape.block = block;
+    shape.input_blocked = c.blocked;
+    shape.batch = c.batch;
+    shape.in_channels = c.c;
+    shape.out_channels = c.k;
+    shape.height = c.h;
+    shape.width = c.w;
+    shape.out_height = oh;
+    shape.out_width = ow;
+    shape.kernel_h = c.kh;
+    shape.kernel_w = c.kw;
+    shape.stride_h = shape.stride_w = c.stride;
+    shape.dilation_h = shape.dilation_w = c.dilation;
+    shape.pad_top = c.pad_top;
+    shape.pad_left = c.pad_left;
+    ASSERT_TRUE(NchwcDirectConv::Supported(shape));
+    const int64_t in_size = c.blocked ? c.batch * CeilDiv(c.c, block) * block * c.h * c.w : c.batch * c.c * c.h * c.w;
+    const int64_t out_size = c.batch * CeilDiv(c.k, block) * block * oh * ow;
+    std::vector<float> x(static_cast<size_t>(in_size), 0.0f), w(static_cast<size_t>(c.k * c.c * c.kh * c.kw)),
+        bias(static_cast<size_t>(c.k)), residual(static_cast<size_t>(out_size), 0.0f);
+    auto x_at = [&](int64_t n, int64_t i, int64_t y, int64_t xi) {
+      return c.blocked ? Blocked(block, n, i, y, xi, c.c, c.h, c.w) : ((n * c.c + i) * c.h + y) * c.w + xi;
+    };
+    for (int64_t n = 0; n < c.batch; ++n) {
+      for (int64_t i = 0; i < c.c; ++i) {
+        for (int64_t y = 0; y < c.h; ++y) {
+          for (int64_t xi = 0; xi < c.w; ++xi) x[static_cast<size_t>(x_at(n, i, y, xi))] = unit(rng);
+        }
+      }
+      for (int64_t o = 0; o < c.k; ++o) {
+        for (int64_t y = 0; y < oh; ++y) {
+          for (int64_t xo = 0; xo < ow; ++xo)
+            residual[static_cast<size_t>(Blocked(block, n, o, y, xo, c.k, oh, ow))] = unit(rng);
+        }
+      }
+    }
+    for (float& v : w) v = unit(rng);
+    for (float& v : bias) v = unit(rng);
+    // The sums in double, and the scale of each output's terms for the tolerance.
+    std::vector<double> direct(static_cast<size_t>(out_size), 0.0), scale(static_cast<size_t>(out_size), 1.0);
+    for (int64_t n = 0; n < c.batch; ++n) {
+      for (int64_t o = 0; o < c.k; ++o) {
+        for (int64_t y = 0; y < oh; ++y) {
+          for (int64_t xo = 0; xo < ow; ++xo) {
+            double sum = 0, magnitude = 0;
+            for (int64_t i = 0; i < c.c; ++i) {
+              for (int64_t ky = 0; ky < c.kh; ++ky) {
+                for (int64_t kx = 0; kx < c.kw; ++kx) {
+                  const int64_t iy = y * c.stride + ky * c.dilation - c.pad_top;
+                  const int64_t ix = xo * c.stride + kx * c.dilation - c.pad_left;
+                  if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                  const double term = static_cast<double>(w[((o * c.c + i) * c.kh + ky) * c.kw + kx]) *
+                                      x[static_cast<size_t>(x_at(n, i, iy, ix))];
+                  sum += term;
+                  magnitude += std::fabs(term);
+                }
+              }
+            }
+            const auto at = static_cast<size_t>(Blocked(block, n, o, y, xo, c.k, oh, ow));
+            direct[at] = sum;
+            scale[at] = magnitude + 1.0;
+          }
+        }
+      }
+    }
+    struct Variant {
+      bool with_bias;
+      ConvEpilogue epilogue;
+      int threads;
+    };
+    using Act = ConvEpilogue::Activation;
+    const Variant variants[] = {{false, {false, Act::kNone, 0, 0}, 1},
+                                {true, {false, Act::kRelu, 0, 0}, 2},
+                                {true, {true, Act::kRelu, 0.1f, 0}, 1},
+                                {true, {true, Act::kClip, 0.25f, 0.75f}, 2}};
+    for (const Variant& v : variants) {
+      const std::string what =
+          std::string(c.blocked ? "blocked" : "plain") + " c=" + std::to_string(c.c) + " k=" + std::to_string(c.k) +
+          " " + std::to_string(c.h) + "x" + std::to_string(c.w) + " window " + std::to_string(c.kh) + "x" +
+          std::to_string(c.kw) + " stride " + std::to_string(c.stride) + " dilation " + std::to_string(c.dilation) +
+          " block " + std::to_string(block) + " threads " + std::to_string(v.threads) + (v.epilogue.sum ? " sum" : "");
+      const NchwcDirectConv conv(shape, w.data(), v.with_bias ? bias.data() : nullptr, v.epilogue);
+      std::vector<float> y = v.epilogue.sum ? residual : std::vector<float>(static_cast<size_t>(out_size), 7.0f);
+      conv.Run(x.data(), y.data(), v.threads);
+      for (int64_t n = 0; n < c.batch; ++n) {
+        for (int64_t o = 0; o < CeilDiv(c.k, block) * block; ++o) {
+          for (int64_t yy = 0; yy < oh; ++yy) {
+            for (int64_t xo = 0; xo < ow; ++xo) {
+              const auto at = static_cast<size_t>(Blocked(block, n, o, yy, xo, c.k, oh, ow));
+              if (o >= c.k) {
+                ASSERT_EQ(y[at], 0.0f) << what << ": padding channel " << o;
+                continue;
+              }
+              double expected = direct[at] + (v.with_bias ? bias[static_cast<size_t>(o)] : 0.0f);
+              if (v.epilogue.sum) expected += residual[at];
+              if (v.epilogue.activation == Act::kRelu && expected < 0) expected *= v.epilogue.alpha;
+              if (v.epilogue.activation == Act::kClip) {
+                expected = std::min<double>(std::max<double>(expected, v.epilogue.alpha), v.epilogue.beta);
+              }
+              ASSERT_NEAR(y[at], expected, 1e-5 * (scale[at] + 2.0))
+                  << what << " at n=" << n << " channel " << o << " (" << yy << ", " << xo << ")";
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(NchwcDirectConv, MatchesConvolutionInBlocksOf8) {
+  DirectConvShape probe;
+  probe.block = 8;
+  probe.in_channels = probe.out_channels = probe.height = probe.width = probe.out_height = probe.out_width = 1;
+  if (!NchwcDirectConv::Supported(probe)) GTEST_SKIP() << "needs AVX2 + FMA";
+  CheckBlock(8);
+}
+
+TEST(NchwcDirectConv, MatchesConvolutionInBlocksOf16) {
+  DirectConvShape probe;
+  probe.block = 16;
+  probe.in_channels = probe.out_channels = probe.height = probe.width = probe.out_height = probe.out_width = 1;
+  if (!NchwcDirectConv::Supported(probe)) GTEST_SKIP() << "needs AVX-512 (not capped by ONYX_MAX_ISA)";
+  CheckBlock(16);
+}
+
+}  // namespace
+}  // namespace onyx::kernels
