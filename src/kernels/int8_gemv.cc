@@ -13,69 +13,70 @@ namespace {
 
 constexpr int64_t kCols = 8;  // columns per block: one ymm of int32 sums
 
-// sum += the 8 columns' paired products of one broadcast dword of A against one packed dword per column.
-__attribute__((target("avx2"))) inline __m256i Step(__m256i sum, __m256i a_dword, const int8_t* b, __m256i ones) {
-  const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
-  return _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(a_dword, bv), ones));
-}
+}  // namespace
 
-// Block blk's 8 sums minus the zero point times the column sums, stored (the columns past n dropped).
-__attribute__((target("avx2"))) inline void Finish(int64_t blk, __m256i acc, const int32_t* colsum, __m256i zp,
-                                                   int32_t* c, int64_t n) {
-  const __m256i sums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(colsum + blk * kCols));
-  acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(zp, sums));
-  const int64_t j0 = blk * kCols;
-  if (j0 + kCols <= n) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + j0), acc);
-  } else {
-    alignas(32) int32_t tail[kCols];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(tail), acc);
-    std::memcpy(c + j0, tail, static_cast<size_t>(n - j0) * sizeof(int32_t));
-  }
+// The loops once per way of adding a dword's products: in saturating int16 pairs (AVX2, as MLAS and oneDNN add them
+// there), or exactly by one VNNI instruction (AVX512-VNNI with VL, or AVX-VNNI), as their VNNI kernels add them.
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace saturating_pairs {
+namespace {
+inline __m256i Dot4(__m256i sum, __m256i a, __m256i b) {
+  return _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(a, b), _mm256_set1_epi16(1)));
 }
+#include "kernels/int8_gemv_rows.inc"
+}  // namespace
+}  // namespace saturating_pairs
+#pragma GCC pop_options
 
-// Column blocks [b0, b1) of one row: a4 holds the row as k4 dwords (zero-padded); four blocks at a time share each
-// broadcast dword.
-__attribute__((target("avx2"))) void RowBlocks(const uint32_t* a4, int64_t k4, const int8_t* packed, int64_t b0,
-                                               int64_t b1, const int32_t* colsum, int32_t a_zero_point, int32_t* c,
-                                               int64_t n) {
-  const __m256i ones = _mm256_set1_epi16(1);
-  const __m256i zp = _mm256_set1_epi32(a_zero_point);
-  const int64_t block_bytes = k4 * kCols * 4;
-  int64_t blk = b0;
-  for (; blk + 4 <= b1; blk += 4) {
-    const int8_t* p = packed + blk * block_bytes;
-    __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0, s3 = s0;
-    for (int64_t q = 0; q < k4; ++q) {
-      const __m256i av = _mm256_set1_epi32(static_cast<int32_t>(a4[q]));
-      const int8_t* pq = p + q * kCols * 4;
-      s0 = Step(s0, av, pq, ones);
-      s1 = Step(s1, av, pq + block_bytes, ones);
-      s2 = Step(s2, av, pq + 2 * block_bytes, ones);
-      s3 = Step(s3, av, pq + 3 * block_bytes, ones);
+#pragma GCC push_options
+#pragma GCC target("avx2,avx512f,avx512vl,avx512vnni")
+namespace vnni512 {
+namespace {
+inline __m256i Dot4(__m256i sum, __m256i a, __m256i b) { return _mm256_dpbusd_epi32(sum, a, b); }
+#include "kernels/int8_gemv_rows.inc"
+}  // namespace
+}  // namespace vnni512
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,avxvnni")
+namespace vnni_avx {
+namespace {
+inline __m256i Dot4(__m256i sum, __m256i a, __m256i b) { return _mm256_dpbusd_avx_epi32(sum, a, b); }
+#include "kernels/int8_gemv_rows.inc"
+}  // namespace
+}  // namespace vnni_avx
+#pragma GCC pop_options
+
+namespace {
+
+using RowBlocksFn = void (*)(const uint32_t*, int64_t, const int8_t*, int64_t, int64_t, const int32_t*, int32_t,
+                             int32_t*, int64_t);
+
+// The loops whose sums equal the int8 GEMM paths' here (their arithmetic: int8_gemm.h) bit for bit; null where none
+// of this file's does (exact sums without VNNI, no AVX2).
+RowBlocksFn RowBlocksHere() {
+  static const RowBlocksFn fn = []() -> RowBlocksFn {
+    if (!__builtin_cpu_supports("avx2")) return nullptr;
+    switch (Int8GemmArithmetic()) {
+      case Int8Arithmetic::kSaturatingPairs:
+        return &saturating_pairs::RowBlocks;
+      case Int8Arithmetic::kExact:
+        // Exact sums (VNNI or AMX in effect, under the ISA cap of cpu_isa.h) in any order are the same sums.
+        if (__builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl")) return &vnni512::RowBlocks;
+        if (__builtin_cpu_supports("avxvnni")) return &vnni_avx::RowBlocks;
+        return nullptr;
+      default:
+        return nullptr;
     }
-    Finish(blk, s0, colsum, zp, c, n);
-    Finish(blk + 1, s1, colsum, zp, c, n);
-    Finish(blk + 2, s2, colsum, zp, c, n);
-    Finish(blk + 3, s3, colsum, zp, c, n);
-  }
-  for (; blk < b1; ++blk) {
-    const int8_t* p = packed + blk * block_bytes;
-    __m256i s = _mm256_setzero_si256();
-    for (int64_t q = 0; q < k4; ++q) {
-      s = Step(s, _mm256_set1_epi32(static_cast<int32_t>(a4[q])), p + q * kCols * 4, ones);
-    }
-    Finish(blk, s, colsum, zp, c, n);
-  }
+  }();
+  return fn;
 }
 
 }  // namespace
 
-bool Int8Gemv::Applicable() {
-  static const bool applicable =
-      __builtin_cpu_supports("avx2") && Int8GemmArithmetic() == Int8Arithmetic::kSaturatingPairs;
-  return applicable;
-}
+bool Int8Gemv::Applicable() { return RowBlocksHere() != nullptr; }
 
 Int8Gemv::Int8Gemv(int64_t k, int64_t n, const int8_t* b)
     : k_(k), n_(n), k4_((k + 3) / 4), blocks_((n + kCols - 1) / kCols) {
@@ -104,8 +105,9 @@ void Int8Gemv::Run(int64_t m, const uint8_t* a, int64_t lda, int32_t a_zero_poin
   RunTasks(tasks, static_cast<int>(tasks), [&](int64_t t) {
     const int64_t g0 = groups * t / tasks, g1 = groups * (t + 1) / tasks;
     const int64_t b0 = g0 * 4, b1 = std::min(blocks_, g1 * 4);
+    const RowBlocksFn row_blocks = RowBlocksHere();
     for (int64_t r = 0; r < m; ++r) {
-      RowBlocks(rows.data() + r * k4_, k4_, packed_.data(), b0, b1, colsum_.data(), a_zero_point, c + r * n_, n_);
+      row_blocks(rows.data() + r * k4_, k4_, packed_.data(), b0, b1, colsum_.data(), a_zero_point, c + r * n_, n_);
     }
   });
 }

@@ -1,13 +1,15 @@
-// Few-row 8-bit products against a constant int8 matrix on CPUs whose uint8 x int8 products add in saturating int16
-// pairs (AVX2 without VNNI, kernels/int8_gemm.h kSaturatingPairs): C[r, n] = sum_k (A[r, k] - a_zero_point) * B[k, n]
-// for a handful of rows, as the dynamically quantized MatMuls of a decoder step (one row per token) need them.
+// Few-row 8-bit products against a constant int8 matrix: C[r, n] = sum_k (A[r, k] - a_zero_point) * B[k, n] for a
+// handful of rows, as the dynamically quantized MatMuls of a decoder step (one row per token) need them, with the
+// int8 GEMM paths' arithmetic (kernels/int8_gemm.h): uint8 x int8 products added in saturating int16 pairs on AVX2
+// CPUs without VNNI (kSaturatingPairs), exactly by VNNI instructions where those are in effect (kExact).
 //
 // Why a kernel of its own: oneDNN's int8 matmul takes ~0.25 ms for a 1 x 512 x 1536 product here (a quarter of the
 // memory bandwidth), so a dynamically quantized GPT-2-like decoder ran at 0.43x ONNX Runtime's tokens/s, slower than
 // its float model. Here B is packed once into blocks of 8 columns x 4 rows (one dword per column: vpmaddubsw then
 // vpmaddwd by ones), each row of A read as broadcast dwords: the sums are MLAS's and oneDNN's on such CPUs, the raw
-// uint8 values paired along K ((k, k + 1) from even k, saturated to int16) and a_zero_point times the column sums
-// subtracted after, so the results equal the other int8 paths' bit for bit.
+// uint8 values paired along K ((k, k + 1) from even k, saturated to int16; or with VNNI the dword's 4 products added
+// exactly, vpdpbusd) and a_zero_point times the column sums subtracted after, so the results equal the other int8
+// paths' bit for bit.
 #pragma once
 
 #include <cstdint>
@@ -19,8 +21,8 @@ namespace onyx::kernels {
 
 class Int8Gemv {
  public:
-  // Whether the kernel runs here: AVX2 and the saturating-pair arithmetic (elsewhere the products must be exact or
-  // oneDNN's VNNI kernels are used).
+  // Whether the kernel runs here: AVX2 with the saturating-pair arithmetic, or exact arithmetic with AVX512-VNNI (+VL)
+  // or AVX-VNNI (exact sums without VNNI, ONYX_INT8_EXACT's split weights, stay on the GEMM paths).
   static bool Applicable();
   // The most rows a call is meant for; more rows are faster on the GEMM paths.
   static constexpr int64_t kMaxRows = 8;

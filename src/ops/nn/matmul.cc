@@ -343,7 +343,7 @@ class PackedInt8MatMul {
  private:
   Tensor weights_;
   bool enabled_ = false;
-  kernels::LazyInt8Gemv gemv_;  // few-row products where pairs saturate
+  kernels::LazyInt8Gemv gemv_;  // few-row products (kernels/int8_gemv.h)
   std::mutex mutex_;
   std::shared_ptr<kernels::Int8MatMul> mm_;
 };

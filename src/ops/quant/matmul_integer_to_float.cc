@@ -288,7 +288,7 @@ class MatMulIntegerToFloatKernel : public OpKernel {
   bool gelu_ = false;        // activation "Gelu": the erf GELU on each output row
   Tensor weights_;
   kernels::Int8MatMulCache products_;
-  kernels::LazyInt8Gemv gemv_;  // few-row products where the pairs saturate
+  kernels::LazyInt8Gemv gemv_;  // few-row products (kernels/int8_gemv.h)
 };
 
 }  // namespace

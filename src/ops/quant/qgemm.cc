@@ -278,7 +278,7 @@ class QGemmKernel : public OpKernel {
   float alpha_ = 1.0f;
   Tensor packed_b_;  // constant int8 B' [K, N] with zero points 0, or undefined
   kernels::Int8MatMulCache products_;
-  kernels::LazyInt8Gemv gemv_;  // few-row products of packed_b_ where the pairs saturate
+  kernels::LazyInt8Gemv gemv_;  // few-row products of packed_b_ (kernels/int8_gemv.h)
 };
 
 }  // namespace
