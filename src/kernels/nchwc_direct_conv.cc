@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <new>
 
@@ -23,7 +24,7 @@ struct TileArgs {
   const float* w;  // the tile's packed weights at the chunk's first group
   float* y;        // the output at the tile's first block and first pixel
   const float* bias;
-  const float* mask;  // null, or per-lane 0/1 for a tile holding the partial last block
+  const float* mask;  // null, or per-lane all-ones / zero bits for a tile holding the partial last block
   const ConvEpilogue* epilogue;
   int64_t groups;  // input groups of the chunk
   int64_t x_group_stride, x_row_stride, x_pix_stride;
@@ -56,7 +57,9 @@ struct V {
   static T Set1(float f) { return _mm512_set1_ps(f); }
   static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
   static T Add(T a, T b) { return _mm512_add_ps(a, b); }
-  static T Mul(T a, T b) { return _mm512_mul_ps(a, b); }
+  static T And(T a, T bits) {
+    return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_castps_si512(bits)));
+  }
   static T Max(T a, T b) { return _mm512_max_ps(a, b); }
   static T Min(T a, T b) { return _mm512_min_ps(a, b); }
   // v > 0 ? v : alpha * v
@@ -87,7 +90,7 @@ struct V {
   static T Set1(float f) { return _mm256_set1_ps(f); }
   static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
   static T Add(T a, T b) { return _mm256_add_ps(a, b); }
-  static T Mul(T a, T b) { return _mm256_mul_ps(a, b); }
+  static T And(T a, T bits) { return _mm256_and_ps(a, bits); }
   static T Max(T a, T b) { return _mm256_max_ps(a, b); }
   static T Min(T a, T b) { return _mm256_min_ps(a, b); }
   static T Relu(T v, float alpha) {
@@ -177,9 +180,10 @@ NchwcDirectConv::NchwcDirectConv(const DirectConvShape& shape, const float* weig
   }
   bias_.assign(static_cast<size_t>(out_blocks_ * L), 0.0f);
   lane_mask_.assign(static_cast<size_t>(out_blocks_ * L), 0.0f);
+  const float all_ones = std::bit_cast<float>(~uint32_t{0});
   for (int64_t oc = 0; oc < shape_.out_channels; ++oc) {
     if (bias != nullptr) bias_[static_cast<size_t>(oc)] = bias[oc];
-    lane_mask_[static_cast<size_t>(oc)] = 1.0f;
+    lane_mask_[static_cast<size_t>(oc)] = all_ones;
   }
 }
 

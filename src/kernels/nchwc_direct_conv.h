@@ -63,7 +63,7 @@ class NchwcDirectConv {
   };
   std::unique_ptr<float[], FreeAligned> packed_;  // 64-byte aligned: every weight vector load stays in one cache line
   std::vector<float> bias_;                       // out_blocks_ * block values, zero past out_channels
-  std::vector<float> lane_mask_;  // out_blocks_ * block values: 1 for a real output channel, 0 for padding
+  std::vector<float> lane_mask_;  // out_blocks_ * block values: all bits set for a real output channel, 0 for padding
   ConvEpilogue epilogue_;
 };
 

@@ -7,7 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -148,6 +151,38 @@ void CheckBlock(int64_t block) {
         }
       }
     }
+  }
+}
+
+// An infinite input makes the padding channels' sums 0 * inf = NaN: they must still come out +0 (bitwise cleared).
+void CheckPaddingStaysZero(int64_t block) {
+  DirectConvShape shape;
+  shape.block = block;
+  shape.in_channels = block;
+  shape.out_channels = block + 3;
+  shape.height = shape.width = shape.out_height = shape.out_width = 5;
+  shape.kernel_h = shape.kernel_w = 3;
+  shape.pad_top = shape.pad_left = 1;
+  ASSERT_TRUE(NchwcDirectConv::Supported(shape));
+  std::vector<float> x(static_cast<size_t>(block * 25), 0.5f), w(static_cast<size_t>((block + 3) * block * 9), 0.25f);
+  x[7] = std::numeric_limits<float>::infinity();
+  const NchwcDirectConv conv(shape, w.data(), nullptr, {false, ConvEpilogue::Activation::kClip, -1.0f, 1.0f});
+  std::vector<float> y(static_cast<size_t>(2 * block * 25), 7.0f);
+  conv.Run(x.data(), y.data(), 1);
+  for (int64_t pixel = 0; pixel < 25; ++pixel) {
+    for (int64_t lane = 3; lane < block; ++lane) {
+      const float v = y[static_cast<size_t>((25 + pixel) * block + lane)];  // block 1, its lanes past 3
+      ASSERT_EQ(std::bit_cast<uint32_t>(v), 0u) << "padding channel " << block + lane << " at pixel " << pixel;
+    }
+  }
+}
+
+TEST(NchwcDirectConv, PaddingChannelsStayZero) {
+  for (const int64_t block : {8, 16}) {
+    DirectConvShape probe;
+    probe.block = block;
+    probe.in_channels = probe.out_channels = probe.height = probe.width = probe.out_height = probe.out_width = 1;
+    if (NchwcDirectConv::Supported(probe)) CheckPaddingStaysZero(block);
   }
 }
 

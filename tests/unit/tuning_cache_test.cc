@@ -450,6 +450,26 @@ class TunedConv : public ::testing::Test {
     }
     return decisions;
   }
+  // Records `choice` for every signature a tuning run gave (`tuned`, each holding `candidate_tag`: the candidate
+  // applies), then runs `model` at `threads` threads in cache mode: each convolution must take that choice, unmeasured,
+  // and the output must match `want`.
+  void ExpectForcedChoiceMatches(const std::vector<kernels::TuningDecision>& tuned, const char* candidate_tag,
+                                 const std::string& choice, int threads, const Tensor& want, const char* model_text) {
+    TuningCache::ResetProcess(dir_.string());
+    for (const auto& d : tuned) {
+      EXPECT_NE(d.signature.find(candidate_tag), std::string::npos) << d.signature;
+      ASSERT_TRUE(TuningCache::Process()->Record(d.signature, {choice, {}}).ok());
+    }
+    TuningCache::ResetProcess(dir_.string());
+    kernels::SetTuningModeOverride(TuningMode::kCache);
+    ExpectClose(want, RunConv(threads, model_text));
+    const auto decisions = TuningCache::Process()->Decisions();
+    ASSERT_EQ(decisions.size(), tuned.size());
+    for (const auto& d : decisions) {
+      EXPECT_FALSE(d.measured) << d.signature;
+      EXPECT_EQ(d.entry.choice, choice) << d.signature;
+    }
+  }
   fs::path dir_;
 };
 
@@ -584,20 +604,7 @@ TEST_F(TunedConv, SplitChoiceComputesTheSameConvolutions) {
     if (model == kDepthwiseModel) {
       EXPECT_TRUE(any_signature_has(" dw="));
     }
-    TuningCache::ResetProcess(dir_.string());
-    for (const auto& d : tuned) {
-      EXPECT_NE(d.signature.find(" split"), std::string::npos) << d.signature;
-      ASSERT_TRUE(TuningCache::Process()->Record(d.signature, {"split/t2", {}}).ok());
-    }
-    TuningCache::ResetProcess(dir_.string());
-    kernels::SetTuningModeOverride(TuningMode::kCache);
-    ExpectClose(want, RunConv(2, model));
-    const auto decisions = TuningCache::Process()->Decisions();
-    ASSERT_EQ(decisions.size(), convs);
-    for (const auto& d : decisions) {
-      EXPECT_FALSE(d.measured) << d.signature;
-      EXPECT_EQ(d.entry.choice, "split/t2") << d.signature;
-    }
+    ExpectForcedChoiceMatches(tuned, " split", "split/t2", 2, want, model);
   }
 }
 
@@ -623,20 +630,7 @@ TEST_F(TunedConv, OwnDirectChoiceComputesTheSameConvolutions) {
     const Tensor want = Reference(model);
     const auto tuned = TuneUntil(1, 2, want, model);
     ASSERT_EQ(tuned.size(), 2u);
-    TuningCache::ResetProcess(dir_.string());
-    for (const auto& d : tuned) {
-      EXPECT_NE(d.signature.find(" odirect"), std::string::npos) << d.signature;
-      ASSERT_TRUE(TuningCache::Process()->Record(d.signature, {"odirect/t1", {}}).ok());
-    }
-    TuningCache::ResetProcess(dir_.string());
-    kernels::SetTuningModeOverride(TuningMode::kCache);
-    ExpectClose(want, RunConv(1, model));
-    const auto decisions = TuningCache::Process()->Decisions();
-    ASSERT_EQ(decisions.size(), 2u);
-    for (const auto& d : decisions) {
-      EXPECT_FALSE(d.measured) << d.signature;
-      EXPECT_EQ(d.entry.choice, "odirect/t1") << d.signature;
-    }
+    ExpectForcedChoiceMatches(tuned, " odirect", "odirect/t1", 1, want, model);
   }
 }
 
