@@ -18,11 +18,8 @@ struct ConvEpilogue {
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 
-// `v` (8 outputs, the convolution's sums) with `bias` added and `e` applied, stored at `out` (8 floats, read first
-// when e.sum).
-inline void StoreWithEpilogue(__m256 v, __m256 bias, const ConvEpilogue& e, float* out) {
-  v = _mm256_add_ps(v, bias);
-  if (e.sum) v = _mm256_add_ps(v, _mm256_loadu_ps(out));
+// e's activation applied to 8 outputs.
+inline __m256 ApplyActivation(__m256 v, const ConvEpilogue& e) {
   switch (e.activation) {
     case ConvEpilogue::Activation::kNone:
       break;
@@ -36,7 +33,15 @@ inline void StoreWithEpilogue(__m256 v, __m256 bias, const ConvEpilogue& e, floa
       v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(e.alpha)), _mm256_set1_ps(e.beta));
       break;
   }
-  _mm256_storeu_ps(out, v);
+  return v;
+}
+
+// `v` (8 outputs, the convolution's sums) with `bias` added and `e` applied, stored at `out` (8 floats, read first
+// when e.sum).
+inline void StoreWithEpilogue(__m256 v, __m256 bias, const ConvEpilogue& e, float* out) {
+  v = _mm256_add_ps(v, bias);
+  if (e.sum) v = _mm256_add_ps(v, _mm256_loadu_ps(out));
+  _mm256_storeu_ps(out, ApplyActivation(v, e));
 }
 
 #pragma GCC pop_options

@@ -60,12 +60,22 @@ struct V {
   static T And(T a, T bits) {
     return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_castps_si512(bits)));
   }
-  static T Max(T a, T b) { return _mm512_max_ps(a, b); }
-  static T Min(T a, T b) { return _mm512_min_ps(a, b); }
-  // v > 0 ? v : alpha * v
-  static T Relu(T v, float alpha) {
-    const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
-    return _mm512_mask_blend_ps(positive, _mm512_mul_ps(v, _mm512_set1_ps(alpha)), v);
+  // e's activation, as conv_epilogue.h's ApplyActivation for 8 lanes.
+  static T Activate(T v, const ConvEpilogue& e) {
+    switch (e.activation) {
+      case ConvEpilogue::Activation::kNone:
+        break;
+      case ConvEpilogue::Activation::kRelu: {
+        // v > 0 ? v : alpha * v
+        const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
+        v = _mm512_mask_blend_ps(positive, _mm512_mul_ps(v, _mm512_set1_ps(e.alpha)), v);
+        break;
+      }
+      case ConvEpilogue::Activation::kClip:
+        v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.alpha)), _mm512_set1_ps(e.beta));
+        break;
+    }
+    return v;
   }
 };
 #include "kernels/nchwc_direct_conv_tile.inc"
@@ -91,12 +101,7 @@ struct V {
   static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
   static T Add(T a, T b) { return _mm256_add_ps(a, b); }
   static T And(T a, T bits) { return _mm256_and_ps(a, bits); }
-  static T Max(T a, T b) { return _mm256_max_ps(a, b); }
-  static T Min(T a, T b) { return _mm256_min_ps(a, b); }
-  static T Relu(T v, float alpha) {
-    const __m256 positive = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_GT_OQ);
-    return _mm256_blendv_ps(_mm256_mul_ps(v, _mm256_set1_ps(alpha)), v, positive);
-  }
+  static T Activate(T v, const ConvEpilogue& e) { return ApplyActivation(v, e); }
 };
 #include "kernels/nchwc_direct_conv_tile.inc"
 }  // namespace
@@ -154,14 +159,15 @@ NchwcDirectConv::NchwcDirectConv(const DirectConvShape& shape, const float* weig
   chunk_groups_ = std::clamp<int64_t>(L2Bytes() / 2 / group_bytes, 1, in_groups_);
 
   const int64_t tiles = CeilDiv(out_blocks_, max_blocks_);
-  const size_t packed_floats = static_cast<size_t>(tiles * max_blocks_ * L * in_groups_ * group_width_ * taps);
+  tile_floats_ = max_blocks_ * L * in_groups_ * group_width_ * taps;
+  const size_t packed_floats = static_cast<size_t>(tiles * tile_floats_);
   const size_t packed_bytes = (packed_floats * sizeof(float) + 63) / 64 * 64;
   packed_.reset(static_cast<float*>(std::aligned_alloc(64, packed_bytes)));
   if (packed_ == nullptr) throw std::bad_alloc();
   std::memset(packed_.get(), 0, packed_bytes);
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t b0 = t * max_blocks_, nf = std::min<int64_t>(max_blocks_, out_blocks_ - b0);
-    float* tile = packed_.get() + t * max_blocks_ * L * in_groups_ * group_width_ * taps;
+    float* tile = packed_.get() + t * tile_floats_;
     for (int64_t g = 0; g < in_groups_; ++g) {
       for (int64_t k = 0; k < taps; ++k) {
         for (int64_t i = 0; i < group_width_; ++i) {
@@ -226,7 +232,7 @@ void NchwcDirectConv::Run(const float* src, float* dst, int threads) const {
     const int64_t oh0 = flat ? 0 : i0, oh1 = flat ? 1 : i1;
     const int64_t col0 = flat ? i0 * kMaxPixels : 0, col1 = flat ? std::min(s.out_width, i1 * kMaxPixels) : s.out_width;
     const int64_t b0 = t * max_blocks_, nf = std::min<int64_t>(max_blocks_, out_blocks_ - b0);
-    const float* w_tile = packed_.get() + t * max_blocks_ * L * in_groups_ * group_width_ * taps;
+    const float* w_tile = packed_.get() + t * tile_floats_;
     TileArgs a{};
     a.bias = bias_.data() + b0 * L;
     a.mask = partial && b0 + nf == out_blocks_ ? lane_mask_.data() + b0 * L : nullptr;

@@ -41,8 +41,6 @@ class NchwcDirectConv {
   // copied into the kernel's layout (zeros in the channels that pad the last blocks).
   NchwcDirectConv(const DirectConvShape& shape, const float* weights, const float* bias, const ConvEpilogue& epilogue);
 
-  const DirectConvShape& shape() const { return shape_; }
-
   // src: blocked (batch, ceil(in_channels / block), height, width, block), its padding channels zero, or plain
   // (batch, in_channels, height, width); dst: blocked (batch, ceil(out_channels / block), out_height, out_width,
   // block), holding the residual when the epilogue sums; its padding channels are left zero. On `threads` OpenMP
@@ -56,6 +54,7 @@ class NchwcDirectConv {
   int64_t in_groups_ = 0;     // input channel blocks (blocked input) or input channels (plain)
   int64_t group_width_ = 1;   // channels per input group: block or 1
   int64_t chunk_groups_ = 0;  // input groups per chunk
+  int64_t tile_floats_ = 0;   // packed floats per tile of output blocks
   // Packed weights: per tile of output blocks (max_blocks_ blocks, fewer in the last), per input group, per tap, per
   // channel of the group: the tile's blocks, each `block` output channels.
   struct FreeAligned {
