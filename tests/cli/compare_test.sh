@@ -17,7 +17,12 @@ check() {  # check DESCRIPTION CONDITION...
   if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
 }
 
-"$ONYX" compare "$MODEL" > "$WORK/opt.txt" 2>&1
+# The detector's box outputs reach |137| (one float ulp there is 1.5e-5); entries near zero come from cancelling terms
+# of that size and carry their rounding, which differs between the unoptimized and the fused, blocked kernels by a
+# few of those ulps (4.6e-5 seen on one CI machine). atol 1e-4 (~7 ulps at the outputs' scale) is the summation-order
+# bound here; the default 1e-5 is below one ulp of the outputs' largest values.
+SUM_ORDER_ATOL=1e-4
+"$ONYX" compare "$MODEL" --atol $SUM_ORDER_ATOL > "$WORK/opt.txt" 2>&1
 check "unoptimized vs optimized: exit 0" test $? -eq 0
 check "... reports each output" grep -q "^Identity_3:0" "$WORK/opt.txt"
 check "... within tolerance" grep -q "outputs within tolerance" "$WORK/opt.txt"
@@ -60,7 +65,8 @@ assert r['first_out_of_tolerance']['value'] == '$ALTERED_OUT', r['first_out_of_t
 assert any(not o['within_tolerance'] for o in r['outputs'])
 assert all(n['within_tolerance'] for n in r['nodes'][:3] if n['comparable'])
 "
-"$ONYX" compare "$MODEL" "$MODEL" --opt-level-a disabled --opt-level-b all --per-node > "$WORK/same.txt" 2>&1
+"$ONYX" compare "$MODEL" "$MODEL" --opt-level-a disabled --opt-level-b all --per-node --atol $SUM_ORDER_ATOL \
+  > "$WORK/same.txt" 2>&1
 check "the same model twice with --per-node: exit 0" test $? -eq 0
 check "... every shared value within tolerance" grep -q "every shared value is within tolerance" "$WORK/same.txt"
 

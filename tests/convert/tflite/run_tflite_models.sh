@@ -78,8 +78,11 @@ if [ -d "$WORK/cases/face_detection_short_range/test_data_set_0" ]; then
   "$ONYX" conformance --rtol 1e-4 --atol 1e-4 "$WORK/cases/face_detection_short_range" || failures=$((failures + 1))
 fi
 
-# run / compare take the .tflite file itself (converted on the fly): unoptimized vs optimized must agree.
-if "$ONYX" compare "$DIR/face_detection_short_range.tflite" > "$WORK/direct.txt" 2>&1; then
+# run / compare take the .tflite file itself (converted on the fly): unoptimized vs optimized must agree. The box
+# regressors reach |137| (one float ulp there is 1.5e-5) and their entries near zero carry the rounding of the terms
+# that cancelled; the kernels' summation orders differ by a few such ulps (4.6e-5 seen on one CI machine), so atol is
+# 1e-4 (~7 ulps at the outputs' scale) rather than the default 1e-5, which is below one ulp there.
+if "$ONYX" compare "$DIR/face_detection_short_range.tflite" --atol 1e-4 > "$WORK/direct.txt" 2>&1; then
   echo "ok   onyx compare on a .tflite file directly"
 else
   echo "FAIL onyx compare on a .tflite file"; cat "$WORK/direct.txt"; failures=$((failures + 1))
