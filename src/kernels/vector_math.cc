@@ -296,6 +296,76 @@ double CenteredSum(const float* in, int64_t n, float shift) {
   return total;
 }
 
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+// On x86 with AVX2 and FMA, ONNX Runtime's float LayerNormalization (MLAS's AVX2 row kernel, used on AVX-512 CPUs
+// too) is what the quantized transformers of issue 16 must reproduce bit for bit: one flipped rounding here moves the
+// next DynamicQuantizeLinear's scale. Its arithmetic, in this order: the mean from 4 double lanes over groups of 4
+// (lane k sums elements 4j + k), reduced as (l0 + l2) + (l1 + l3), the tail added in double, divided in double and
+// rounded to float; the variance around that float mean from 8 float lanes of fused multiply-adds, reduced as
+// ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)), then the tail's squares in sequence; inv_std = 1 / sqrtf(var / n +
+// eps) in float; out = fma((x - mean) * inv_std, scale, bias), or ((x - mean) * inv_std) * scale without a bias. The
+// centered variance and double mean keep it accurate (no E[x^2] - E[x]^2 cancellation). Checked bit for bit against
+// ONNX Runtime 1.30 (tests/data/ort_order/layernorm_op) for rows of 8 and more; rows shorter than 8 take ONNX Runtime's
+// scalar path there, which this does not restate (within a few ulp of it).
+void LayerNormRowImpl(const float* in, const float* scale, const float* bias, float epsilon, float* out, int64_t n,
+                      double* mean_out, double* inv_std_out) {
+  if (n <= 0) return;
+  const hn::FixedTag<float, 4> d4;
+  const hn::FixedTag<double, 4> dd;
+  const hn::FixedTag<float, 8> d8;
+  auto vsum = hn::Zero(dd);
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) vsum = hn::Add(vsum, hn::PromoteTo(dd, hn::LoadU(d4, in + i)));
+  alignas(32) double lane_sums[4];
+  hn::Store(vsum, dd, lane_sums);
+  double sum = (lane_sums[0] + lane_sums[2]) + (lane_sums[1] + lane_sums[3]);
+  for (; i < n; ++i) sum += static_cast<double>(in[i]);
+  const float mean = static_cast<float>(sum / static_cast<double>(n));
+  const auto vmean = hn::Set(d8, mean);
+  auto vvar = hn::Zero(d8);
+  i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const auto centered = hn::Sub(hn::LoadU(d8, in + i), vmean);
+    vvar = hn::MulAdd(centered, centered, vvar);
+  }
+  alignas(32) float lane_vars[8];
+  hn::Store(vvar, d8, lane_vars);
+  float r[4];
+  for (int k = 0; k < 4; ++k) r[k] = lane_vars[k] + lane_vars[k + 4];
+  float var = (r[0] + r[2]) + (r[1] + r[3]);
+  // The tail (under 8 elements) as ONNX Runtime's compiled scalar loop runs it: a block of 4 squared in a vector
+  // and added in order (the squares rounded: the empty asm keeps the compiler from fusing them), the rest fused.
+  if (n - i >= 4) {
+    for (int64_t end = i + 4; i < end; ++i) {
+      const float centered = in[i] - mean;
+      float square = centered * centered;
+      asm("" : "+x"(square));
+      var += square;
+    }
+  }
+  for (; i < n; ++i) {
+    const float centered = in[i] - mean;
+    var = std::fma(centered, centered, var);
+  }
+  const float inv_std = 1.0f / std::sqrt(var / static_cast<float>(n) + epsilon);
+  if (mean_out != nullptr) *mean_out = mean;
+  if (inv_std_out != nullptr) *inv_std_out = inv_std;
+  const auto vinv = hn::Set(d8, inv_std);
+  i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const auto normalized = hn::Mul(hn::Sub(hn::LoadU(d8, in + i), vmean), vinv);
+    const auto vs = hn::LoadU(d8, scale + i);
+    hn::StoreU(bias != nullptr ? hn::MulAdd(normalized, vs, hn::LoadU(d8, bias + i)) : hn::Mul(normalized, vs), d8,
+               out + i);
+  }
+  for (; i < n; ++i) {
+    const float normalized = (in[i] - mean) * inv_std;
+    out[i] = bias != nullptr ? std::fma(normalized, scale[i], bias[i]) : normalized * scale[i];
+  }
+}
+#else
+// Other instruction sets: the mean, then the variance around it (two passes: no cancellation of E[x^2] - E[x]^2),
+// summed in float lanes whose sums add up in double.
 void LayerNormRowImpl(const float* in, const float* scale, const float* bias, float epsilon, float* out, int64_t n,
                       double* mean_out, double* inv_std_out) {
   if (n <= 0) return;
@@ -320,6 +390,7 @@ void LayerNormRowImpl(const float* in, const float* scale, const float* bias, fl
     out[i] = bias != nullptr ? v + bias[i] : v;
   }
 }
+#endif
 
 const char* TargetNameImpl() { return hwy::TargetName(HWY_TARGET); }
 

@@ -44,9 +44,11 @@ void SoftmaxRow(const float* in, float* out, int64_t n);
 void LogSoftmaxRow(const float* in, float* out, int64_t n);
 
 // LayerNormalization of one contiguous row: out[i] = (in[i] - mean) * inv_std * scale[i] + bias[i] (bias may be
-// null), inv_std = 1 / sqrt(variance + epsilon). The mean, then the variance around it, are summed in float lanes
-// whose sums add up in double; the output is formed in float (within a few ulp of the double formula). mean and
-// inv_std (each may be null) receive the statistics. A NaN or inf in the row makes the row NaN. n == 0 does nothing.
+// null), inv_std = 1 / sqrt(variance + epsilon), the variance taken around the mean (two passes). On x86 CPUs with
+// AVX2 the arithmetic is ONNX Runtime's (MLAS's AVX2 row kernel) operation for operation, so the outputs are
+// bit-identical to its float LayerNormalization: mean summed in double, variance in float lanes with fused
+// multiply-adds, the output formed in float. Elsewhere the sums run in float lanes added in double. mean and inv_std
+// (each may be null) receive the statistics. A NaN or inf in the row makes the row NaN. n == 0 does nothing.
 void LayerNormRow(const float* in, const float* scale, const float* bias, float epsilon, float* out, int64_t n,
                   double* mean, double* inv_std);
 

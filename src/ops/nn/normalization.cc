@@ -165,7 +165,7 @@ class LayerNormKernel : public OpKernel {
     if (x->type() == DataType::kFloat && static_cast<int64_t>(float_scale_.size()) == len &&
         (bias == nullptr ? float_bias_.empty() : static_cast<int64_t>(float_bias_.size()) == len)) {
       // float32 with constant float32 Scale and B over the normalized dims (transformers): one vectorized kernel
-      // per row (kernels/vector_math.h), statistics summed in float lanes and double, the output formed in float.
+      // per row (kernels/vector_math.h), ONNX Runtime's arithmetic on AVX2 CPUs, the output formed in float.
       const bool stats = requested_[1] || requested_[2];
       if (stats) {
         mean.resize(static_cast<size_t>(rows));

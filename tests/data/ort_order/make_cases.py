@@ -2,7 +2,7 @@
 """Writes the cases of tests/data/ort_order/: small float graphs whose every output onyx must compute bit for bit as
 ONNX Runtime 1.30 does at optimization level disabled (KernelInfo::ort_summation_order; docs/kernels.md): Softmax
 and LogSoftmax (MLAS's exp and lane sums), ReduceSum/ReduceMean in each of ONNX Runtime's loops, Erf and a Gelu
-written out, LayerNormalization written out (as exporters emit it), attention-shaped MatMuls and a Gemm with a
+written out, LayerNormalization written out (as exporters emit it) and the operator itself, attention-shaped MatMuls and a Gemm with a
 constant weight, and ONNX Runtime's fused transformer operators (Gelu, BiasGelu, FusedMatMul; fused_ops). Each folder holds model.onnx (one float input named "input"), test_data_set_0/input_0.pb and
 output_N.pb, ONNX Runtime's outputs at level disabled, one thread (tests/quant/ort_reference.mjs). Every case is
 also run in ONNX Runtime at two threads and must give the same bits there (shapes chosen so that its thread split
@@ -33,16 +33,16 @@ def const(name, value):
     return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(value), name))
 
 
-def model(nodes, input_shape, outputs, initializers=()):
+def model(nodes, input_shape, outputs, initializers=(), opset=OPSET):
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("input", TensorProto.FLOAT, input_shape)],
                               [helper.make_empty_tensor_value_info(o) for o in outputs], initializer=list(initializers))
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="ort_order cases")
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="ort_order cases")
     m.ir_version = 7
     # The outputs' types and shapes from shape inference (the checker wants them; onyx and ONNX Runtime do not).
     inferred = {v.name: v for v in onnx.shape_inference.infer_shapes(m).graph.value_info}
     for i, o in enumerate(outputs):
         graph.output[i].CopyFrom(inferred[o])
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="ort_order cases")
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="ort_order cases")
     m.ir_version = 7
     onnx.checker.check_model(m)
     return m
@@ -131,6 +131,30 @@ def layernorm_case():
     return model(nodes, list(x.shape), ["layernorm"], [gamma, beta]), x
 
 
+def layernorm_op_case():
+    """LayerNormalization-17 itself (ONNX Runtime's MLAS AVX2 row kernel on x86): rows of 104 and 1,664 (multiples of
+    8, as every transformer width), with and without B, the Mean and InvStdDev outputs, and rows of 13 (an 8-lane
+    block and a 5-element tail), on inputs of large and small means."""
+    rng = np.random.default_rng(6)
+    params = []
+    for name, n in (("g104", (104,)), ("b104", (104,)), ("g1664", (16, 104)), ("b1664", (16, 104)), ("g13", (13,)),
+                    ("b13", (13,))):
+        scale = 1 + 0.5 * rng.standard_normal(n) if name.startswith("g") else rng.standard_normal(n)
+        params.append(numpy_helper.from_array(scale.astype(np.float32), name))
+    nodes = [
+        helper.make_node("LayerNormalization", ["input", "g104", "b104"], ["ln", "ln_mean", "ln_inv_std"], axis=-1,
+                         epsilon=1e-5),
+        helper.make_node("LayerNormalization", ["input", "g104"], ["ln_no_bias"], axis=-1, epsilon=1e-5),
+        helper.make_node("LayerNormalization", ["input", "g1664", "b1664"], ["ln_axis1"], axis=1, epsilon=1e-3),
+        const("rows13", np.array([4, 128, 13], np.int64)),
+        helper.make_node("Reshape", ["input", "rows13"], ["x13"]),
+        helper.make_node("LayerNormalization", ["x13", "g13", "b13"], ["ln_13"], axis=-1, epsilon=1e-5),
+    ]
+    x = rng.standard_normal((4, 16, 104)) * rng.uniform(0.1, 20, (4, 16, 1)) + rng.uniform(-40, 40, (4, 16, 1))
+    return model(nodes, [4, 16, 104], ["ln", "ln_mean", "ln_inv_std", "ln_no_bias", "ln_axis1", "ln_13"], params,
+                 opset=17), x.astype(np.float32)
+
+
 def attention_case():
     rng = np.random.default_rng(5)
     w = numpy_helper.from_array((rng.standard_normal((300, 40)) * 0.05).astype(np.float32), "w")
@@ -197,7 +221,7 @@ def ort_outputs(model_file, input_pb, level, threads, out):
 
 def main():
     cases = {"softmax": softmax_case, "reduce": reduce_case, "erf_gelu": erf_case, "layernorm": layernorm_case,
-             "attention": attention_case, "fused_ops": fused_ops_case}
+             "layernorm_op": layernorm_op_case, "attention": attention_case, "fused_ops": fused_ops_case}
     # Names on the command line remake only those cases (the softmax ones need an AVX-512 CPU, see above).
     wanted = sys.argv[1:] or list(cases)
     for name, make in cases.items():
