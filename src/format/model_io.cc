@@ -451,6 +451,26 @@ Result<ir::Model> ModelFromProtoBorrowing(std::shared_ptr<const pb::ModelProto> 
   return ModelFromProtoImpl(p, resolver);
 }
 
+Result<ir::Model> ModelFromProtoTakingWeights(std::shared_ptr<pb::ModelProto> proto, const std::string& base_dir,
+                                              bool load_external_data) {
+  // Smaller weights stay in the message: an allocation each would gain nothing.
+  constexpr size_t kOwnAllocationMinBytes = 1024;
+  ExternalDataResolver resolver(base_dir);
+  resolver.set_allow_external(load_external_data);
+  // The main graph's weights leave the message one by one (no copy: a heap-allocated message hands its strings
+  // over), each then owned by its tensor alone.
+  if (proto->GetArena() == nullptr) {
+    for (pb::TensorProto& t : *proto->mutable_graph()->mutable_initializer()) {
+      if (t.has_raw_data() && t.raw_data().size() >= kOwnAllocationMinBytes) {
+        resolver.AddReleasedRawData(&t, std::shared_ptr<std::string>(t.release_raw_data()));
+      }
+    }
+  }
+  const pb::ModelProto& p = *proto;
+  resolver.set_message_keeper(std::shared_ptr<const pb::ModelProto>(std::move(proto)));
+  return ModelFromProtoImpl(p, resolver);
+}
+
 namespace {
 
 Result<ir::Model> ModelFromProtoImpl(const pb::ModelProto& p, ExternalDataResolver& resolver) {
@@ -597,7 +617,7 @@ Result<ir::Model> LoadModelFromStream(google::protobuf::io::ZeroCopyInputStream*
                            " nodes (subgraphs and functions included); raise that limit with ONYX_MAX_GRAPH_NODES");
   }
   ONYX_ASSIGN_OR_RETURN(ir::Model model,
-                        ModelFromProtoBorrowing(std::move(shared_proto), base_dir, options.load_external_data));
+                        ModelFromProtoTakingWeights(std::move(shared_proto), base_dir, options.load_external_data));
   if (options.sort_topologically) ONYX_RETURN_IF_ERROR(ir::TopologicalSort(model.graph));
   return model;
 }
@@ -621,7 +641,25 @@ Result<ir::Model> LoadModel(const std::string& path, const LoadOptions& options)
   return model;
 }
 
+namespace {
+
+// A session's model whose kernels took over initializers (KernelInfo::AdoptConstantInput) holds shells of them:
+// a type and shape without bytes, which cannot be written.
+Status CheckWeightsPresent(const ir::Model& model) {
+  for (const auto& init : model.graph.initializers) {
+    if (init.tensor.raw() == nullptr && init.tensor.nbytes() > 0 && init.tensor.type() != DataType::kString) {
+      return InvalidArgument("initializer '" + init.name +
+                             "' was handed to the kernels that packed it (a session's model keeps no bytes of such "
+                             "weights): save the model before creating a session from it");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::string> SerializeModel(const ir::Model& model) {
+  ONYX_RETURN_IF_ERROR(CheckWeightsPresent(model));
   pb::ModelProto proto;
   ModelToProto(model, &proto);
   std::string out;
@@ -667,6 +705,7 @@ int64_t ModelTensorBytes(const ir::Model& m) {
 }  // namespace
 
 Status SaveModel(const ir::Model& model, const std::string& path, const SaveOptions& options) {
+  ONYX_RETURN_IF_ERROR(CheckWeightsPresent(model));
   const fs::path out(path);
   const std::string dir = out.parent_path().string();
   const std::string file_name = out.filename().string();

@@ -159,18 +159,20 @@ Result<Tensor> TensorFromProtoImpl(const pb::TensorProto& p, ExternalDataResolve
     std::memcpy(t.raw(), ptr, static_cast<size_t>(expected_bytes));
     return t;
   }
-  if (p.has_raw_data()) {
+  const std::shared_ptr<std::string>* released = resolver != nullptr ? resolver->ReleasedRawData(&p) : nullptr;
+  if (p.has_raw_data() || released != nullptr) {
+    const std::string& raw = released != nullptr ? **released : p.raw_data();
     if (type == DataType::kString) return InvalidArgument("string tensors cannot use raw_data");
-    if (static_cast<int64_t>(p.raw_data().size()) != expected_bytes) {
-      return InvalidArgument("raw_data holds " + std::to_string(p.raw_data().size()) + " bytes, shape " +
-                             ShapeToString(shape) + " of " + std::string(DataTypeName(type)) + " needs " +
-                             std::to_string(expected_bytes));
+    if (static_cast<int64_t>(raw.size()) != expected_bytes) {
+      return InvalidArgument("raw_data holds " + std::to_string(raw.size()) + " bytes, shape " + ShapeToString(shape) +
+                             " of " + std::string(DataTypeName(type)) + " needs " + std::to_string(expected_bytes));
     }
-    const char* bytes = p.raw_data().data();
+    const char* bytes = raw.data();
     const auto align = static_cast<uintptr_t>(std::max(1, DataTypeBits(type) / 8));
-    if (resolver != nullptr && resolver->message_keeper() && type != DataType::kBool && expected_bytes > 0 &&
-        reinterpret_cast<uintptr_t>(bytes) % align == 0) {
-      std::shared_ptr<void> keeper(std::const_pointer_cast<void>(resolver->message_keeper()));
+    if (resolver != nullptr && (released != nullptr || resolver->message_keeper()) && type != DataType::kBool &&
+        expected_bytes > 0 && reinterpret_cast<uintptr_t>(bytes) % align == 0) {
+      std::shared_ptr<void> keeper = released != nullptr ? std::shared_ptr<void>(*released)
+                                                         : std::const_pointer_cast<void>(resolver->message_keeper());
       return Tensor::Borrow(type, std::move(shape), const_cast<char*>(bytes), std::move(keeper));
     }
     Tensor t = Tensor::Allocate(type, std::move(shape));

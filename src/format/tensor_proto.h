@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -34,11 +35,22 @@ class ExternalDataResolver {
   // copying them (halves the peak memory of loading a large model).
   const std::shared_ptr<const void>& message_keeper() const { return message_keeper_; }
   void set_message_keeper(std::shared_ptr<const void> keeper) { message_keeper_ = std::move(keeper); }
+  // raw_data bytes taken out of their TensorProto (release_raw_data), each its own allocation: a tensor decoded from
+  // that proto borrows them, so that its memory is freed with the last tensor holding it (a weight the optimizer
+  // replaced, or one a kernel packed into a copy of its own) instead of living as long as the whole message.
+  void AddReleasedRawData(const pb::TensorProto* proto, std::shared_ptr<std::string> bytes) {
+    released_raw_data_.emplace(proto, std::move(bytes));
+  }
+  const std::shared_ptr<std::string>* ReleasedRawData(const pb::TensorProto* proto) const {
+    auto it = released_raw_data_.find(proto);
+    return it == released_raw_data_.end() ? nullptr : &it->second;
+  }
 
  private:
   std::string base_dir_;
   bool allow_external_ = true;
   std::shared_ptr<const void> message_keeper_;
+  std::unordered_map<const pb::TensorProto*, std::shared_ptr<std::string>> released_raw_data_;
   std::map<std::string, std::shared_ptr<MappedFile>> files_;
 };
 

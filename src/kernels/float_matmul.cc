@@ -28,6 +28,7 @@ struct FloatMatMul::Impl {
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul primitive;
   memory weights;           // B in the primitive's layout
+  bool weights_in_place = false;  // `weights` wraps the caller's B
   std::vector<float> bias;  // empty without a bias
   // The arguments, built once (no allocation per run); a run that finds them taken builds its own.
   std::mutex args_mutex;
@@ -125,9 +126,11 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Build(int64_t m, int64_t k, in
     if (previous != nullptr && previous->impl_->own == nullptr &&
         previous->impl_->weights.get_desc() == impl->pd.weights_desc()) {
       impl->weights = previous->impl_->weights;  // read-only: shared by both primitives
+      impl->weights_in_place = previous->impl_->weights_in_place;
     } else if (impl->pd.weights_desc() == memory::desc({k, n}, Dt::f32, Tag::ab)) {
       // The primitive reads B as stored (gemm-based implementations): no second copy of the weights.
       impl->weights = memory(impl->pd.weights_desc(), DnnlEngine(), const_cast<float*>(b));
+      impl->weights_in_place = true;
     } else {
       memory plain({{k, n}, Dt::f32, Tag::ab}, DnnlEngine(), const_cast<float*>(b));
       impl->weights = memory(impl->pd.weights_desc(), DnnlEngine());
@@ -215,6 +218,21 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
 }
 
 const std::string& FloatMatMul::implementation() const { return impl_->name; }
+
+bool FloatMatMul::ReadsWeightsInPlace() const { return impl_->own == nullptr && impl_->weights_in_place; }
+
+Status FloatMatMul::CopyWeightsTo(float* b) const {
+  if (impl_->own != nullptr) {
+    for (int64_t kk = 0; kk < impl_->own->k(); ++kk) impl_->own->GetRow(kk, b + kk * impl_->own->n());
+    return Status::Ok();
+  }
+  return DnnlCall("float matmul weights", [&] {
+    const memory::dims& dims = impl_->pd.weights_desc().dims();
+    memory plain({dims, Dt::f32, Tag::ab}, DnnlEngine(), b);
+    dnnl::reorder(impl_->weights, plain).execute(DnnlStream(), impl_->weights, plain);
+    DnnlStream().wait();
+  });
+}
 
 Status FloatMatMul::Run(const float* a, float* c) const {
   if (impl_->own != nullptr) {

@@ -36,6 +36,13 @@ class FloatMatMul {
   // a: [m, k]; c: [m, n] (not overlapping a). Safe to call from several threads at once.
   Status Run(const float* a, float* c) const;
 
+  // Whether the product reads the caller's B at run time (oneDNN's gemm-based kernels), rather than a packed copy of
+  // its own: only then must B outlive it.
+  bool ReadsWeightsInPlace() const;
+  // B as given to Create ([k, n] row-major), rebuilt from the packed copy: for a caller that dropped its B once every
+  // product it kept held a copy, and now builds another (a new row count).
+  Status CopyWeightsTo(float* b) const;
+
   int64_t m() const { return m_; }
   const std::string& implementation() const;  // oneDNN's name for the kernel in use, or "onyx:packed_sgemm"
   int threads() const { return threads_; }

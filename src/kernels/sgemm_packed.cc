@@ -104,6 +104,15 @@ void PackedSgemm::SetRow(int64_t kk, const float* row) {
   if (whole < tiles_n_) std::copy_n(row + whole * panel_, n_ - whole * panel_, block + whole * kc * panel_);
 }
 
+void PackedSgemm::GetRow(int64_t kk, float* row) const {
+  const int64_t k0 = kk / kKBlock * kKBlock, kc = std::min(kKBlock, k_ - k0);
+  const float* block = packed_.data() + k0 * tiles_n_ * panel_ + (kk - k0) * panel_;
+  for (int64_t t = 0; t < tiles_n_; ++t) {
+    const int64_t cols = std::min(panel_, n_ - t * panel_);
+    std::copy_n(block + t * kc * panel_, cols, row + t * panel_);
+  }
+}
+
 const float* PackedSgemm::Panel(int64_t block, int64_t tile) const {
   const int64_t k0 = block * kKBlock, kc = std::min(kKBlock, k_ - k0);
   return packed_.data() + k0 * tiles_n_ * panel_ + tile * kc * panel_;

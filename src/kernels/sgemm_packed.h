@@ -31,6 +31,8 @@ class PackedSgemm {
   PackedSgemm(RowsLater, int64_t k, int64_t n, const float* bias, MatMulActivation activation);
   // Row kk of B (n values, copied). Calls for different rows may run on different threads at once.
   void SetRow(int64_t kk, const float* row);
+  // Row kk of B back out of the panels (n values): the plain matrix for a caller that released its own.
+  void GetRow(int64_t kk, float* row) const;
 
   // a: [m, k] row-major; c: [m, n] (not overlapping a). On `threads` OpenMP threads; safe to call from several
   // threads at once. `accumulate`: C's values are kept and every K block's sums added to them (MLAS's order for a

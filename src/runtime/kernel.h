@@ -52,6 +52,17 @@ class KernelInfo {
   const Tensor* ConstantInput(size_t i) const {
     return has_input(i) && constants_ ? constants_(node_.inputs[i]) : nullptr;
   }
+  // Called by a kernel that keeps its own reference to constant input i (a copy of *ConstantInput(i), sharing its
+  // storage) and from then on reads only that input's type and shape through KernelContext, never its values. When
+  // every reader of an initializer adopts it, the session keeps only a shell of it (type and shape, no bytes), so the
+  // weights live as long as the kernels' references: a kernel that packs them into a layout of its own drops its
+  // reference and the original is freed (ONNX Runtime frees a prepacked initializer alike). The session's model
+  // then lacks those bytes (format::SerializeModel refuses it).
+  void AdoptConstantInput(size_t i) const {
+    if (adopted_ != nullptr && ConstantInput(i) != nullptr) adopted_->push_back(node_.inputs[i]);
+  }
+  // Where AdoptConstantInput records the names (set by the session; without it adoption is a no-op).
+  void set_adopted_constants(std::vector<std::string>* adopted) { adopted_ = adopted; }
 
   bool HasAttribute(std::string_view name) const { return node_.FindAttribute(name) != nullptr; }
   int64_t GetInt(std::string_view name, int64_t default_value) const;
@@ -78,6 +89,7 @@ class KernelInfo {
   std::function<Result<std::shared_ptr<const GraphPlan>>(const ir::Graph&)> compile_subgraph_;
   ConstantLookup constants_;
   bool ort_summation_order_;
+  std::vector<std::string>* adopted_ = nullptr;
 };
 
 class KernelContext {

@@ -116,6 +116,33 @@ std::string OpsetLabel(const ir::Node& node, int64_t opset) {
   return node.Describe().substr(0, node.Describe().size() - 1) + ", opset " + std::to_string(opset) + ")";
 }
 
+// Initializers whose every reader adopted them (KernelInfo::AdoptConstantInput) become shells in the plan: type and
+// shape, no bytes; the kernels' own references keep the weights while they need them. Not a graph output's.
+void ReleaseAdoptedConstants(GraphPlan& plan,
+                             const std::unordered_map<std::string, std::unordered_set<const ir::Node*>>& adopted_by) {
+  if (adopted_by.empty()) return;
+  std::unordered_map<std::string, int> readers;  // steps reading each name (subgraph reads included)
+  std::unordered_map<std::string, int> adopters;
+  for (const auto& step : plan.steps) {
+    for (const auto& name : ir::NodeReads(*step.node)) {
+      ++readers[name];
+      auto it = adopted_by.find(name);
+      if (it != adopted_by.end() && it->second.count(step.node)) ++adopters[name];
+    }
+  }
+  const std::unordered_set<int> outputs(plan.output_slots.begin(), plan.output_slots.end());
+  for (const auto& [name, slot] : plan.slot_of) {
+    auto r = readers.find(name);
+    if (r == readers.end() || adopters[name] != r->second || outputs.count(slot)) continue;
+    for (auto& [constant_slot, value] : plan.constants) {
+      if (constant_slot != slot || !value.is_tensor()) continue;
+      const Tensor& t = value.tensor();
+      value = Value(Tensor::Borrow(t.type(), t.shape(), nullptr, nullptr));
+      plan.released_constants.push_back(name);
+    }
+  }
+}
+
 Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, const CompileContext& cc, bool is_main) {
   auto plan = std::make_shared<GraphPlan>();
   plan->graph = &graph;
@@ -152,6 +179,7 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
 
   std::vector<std::string> unsupported;
   std::vector<std::string> errors;
+  std::unordered_map<std::string, std::unordered_set<const ir::Node*>> adopted_by;  // KernelInfo::AdoptConstantInput
   for (const auto& node : graph.nodes) {
     GraphPlan::Step step;
     step.node = &node;
@@ -183,7 +211,10 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
     KernelInfo info(
         node, *opset, *since, [&cc](const ir::Graph& sub) { return CompileGraph(sub, cc, false); }, constant_lookup,
         cc.ort_summation_order);
+    std::vector<std::string> adopted;
+    if (is_main) info.set_adopted_constants(&adopted);
     auto kernel = (*factory)(info);
+    for (auto& name : adopted) adopted_by[name].insert(&node);
     if (!kernel.ok()) {
       errors.push_back(kernel.status().message().rfind("node ", 0) == 0
                            ? kernel.status().message()
@@ -214,6 +245,7 @@ Result<std::shared_ptr<const GraphPlan>> CompileGraph(const ir::Graph& graph, co
     }
     plan->output_slots.push_back(slot(out.name));
   }
+  ReleaseAdoptedConstants(*plan, adopted_by);
   // Lifetimes: a slot is released after its last reader, unless it is an output or an outer reference.
   std::vector<int> last_reader(static_cast<size_t>(plan->num_slots), -1);
   std::vector<int> readers(static_cast<size_t>(plan->num_slots), 0);  // reads per slot, subgraph reads included
@@ -415,6 +447,16 @@ Result<std::unique_ptr<Session>> Session::CreateAfterLoading(ir::Model model, co
   CompileContext cc{s->model_.get(), &KernelRegistry::Global(),
                     options.ort_summation_order.value_or(options.optimization_level == optimizer::OptLevel::kDisabled)};
   ONYX_ASSIGN_OR_RETURN(s->plan_, CompileGraph(s->model_->graph, cc, true));
+  if (!s->plan_->released_constants.empty()) {
+    // The model's copies of the released initializers go too (their kernels hold the bytes).
+    const std::unordered_set<std::string> released(s->plan_->released_constants.begin(),
+                                                   s->plan_->released_constants.end());
+    for (auto& init : s->model_->graph.initializers) {
+      if (released.count(init.name)) {
+        init.tensor = Tensor::Borrow(init.tensor.type(), init.tensor.shape(), nullptr, nullptr);
+      }
+    }
+  }
   for (const auto& in : s->model_->graph.inputs) s->inputs_.push_back(&in);
   for (const ir::ValueInfo* in : s->model_->graph.RealInputs()) {
     s->required_inputs_.push_back(static_cast<size_t>(in - s->model_->graph.inputs.data()));

@@ -71,6 +71,8 @@ class GraphPlan {
   std::unordered_map<std::string, int> slot_of;
   int num_slots = 0;
   std::vector<std::pair<int, Value>> constants;         // initializers
+  // Initializers every reader adopted (KernelInfo::AdoptConstantInput): held here and in the model as shells.
+  std::vector<std::string> released_constants;
   std::vector<int> input_slots;                         // the graph's declared inputs, in order
   std::vector<int> output_slots;                        // the graph's outputs, in order
   std::vector<std::pair<std::string, int>> outer_refs;  // values read from enclosing graphs

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "format/model_io.h"
 #include "kernels/vector_math.h"
 #include "op_test_helpers.h"
 #include "optimizer/optimizer.h"
@@ -148,6 +149,20 @@ TEST(FloatMatMul, RebuiltForOtherRowCountsFromThePrevious) {
   }
 }
 
+TEST(FloatMatMul, WeightsCopiedBackAreB) {
+  // Whatever implementation the product takes for each row count (in place, oneDNN's packed layout, onyx's panels),
+  // the plain B it gives back is the one it was built from, bit for bit.
+  const int64_t k = 96, n = 200;
+  const auto b = UniformFloats(static_cast<size_t>(k * n), 71);
+  for (int64_t m : {1, 7, 128}) {
+    auto mm = FloatMatMul::Create(m, k, n, b.data(), nullptr, MatMulActivation::kNone, 1);
+    if (!mm.ok()) GTEST_SKIP() << mm.status().message();
+    std::vector<float> back(b.size(), -1.0f);
+    ASSERT_TRUE((*mm)->CopyWeightsTo(back.data()).ok()) << (*mm)->implementation();
+    EXPECT_EQ(back, b) << (*mm)->implementation();
+  }
+}
+
 // ---- the optimizer's rewrite, end to end
 
 std::string FloatList(const std::vector<float>& v) {
@@ -230,6 +245,47 @@ TEST(MatMulBiasFusion, BatchedMatMulAddGeluBecomesOneNodeWithTheSameResults) {
             0)
       << "the bias Adds and the GELU fold into the products";
   ExpectSameOutputs(want, got, 2);
+}
+
+TEST(MatMulBiasFusion, AdoptedWeightsLeaveTheSessionAndServeEveryRowCount) {
+  // The product's kernel adopts w (KernelInfo::AdoptConstantInput): the session's model keeps a shell of it (and
+  // will not serialize), the kernel drops its reference after the first build, and each new row count rebuilds B
+  // from what the kept products hold (in place, or unpacked from a packed copy): every run still computes x w + c.
+  const int64_t k = 64, n = 80;
+  const auto w = UniformFloats(static_cast<size_t>(k * n), 11);
+  const auto c = UniformFloats(static_cast<size_t>(n), 12);
+  std::ostringstream text;
+  text << "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+       << "g (float[r, 5, " << k << "] x) => (float[r, 5, " << n << "] y) <float[" << k << ", " << n << "] w = {"
+       << FloatList(w) << "}, float[" << n << "] c = {" << FloatList(c) << "}> {\n"
+       << "  p = MatMul(x, w)\n  y = Add(p, c)\n}\n";
+  auto parsed = text::ParseModel(text.str());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  SessionOptions so;
+  so.optimization_level = optimizer::OptLevel::kAll;
+  so.intra_op_num_threads = 1;
+  auto s = Session::Create(*parsed, so);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  ASSERT_EQ(CountOps((*s)->model().graph, ir::kInternalDomain, "MatMulBias"), 1);
+  const ir::NamedTensor* kept = (*s)->model().graph.FindInitializer("w");
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->tensor.raw(), nullptr) << "the session's model holds a shell of the adopted weight";
+  EXPECT_EQ(kept->tensor.shape(), (Shape{k, n}));
+  auto serialized = format::SerializeModel((*s)->model());
+  ASSERT_FALSE(serialized.ok());
+  EXPECT_NE(serialized.status().message().find("initializer 'w'"), std::string::npos) << serialized.status().message();
+  // More row counts than the kernel keeps products (4), and back to the first ones.
+  for (int64_t r : {2, 26, 1, 60, 7, 2, 1}) {
+    const int64_t m = r * 5;
+    const auto x = UniformFloats(static_cast<size_t>(m * k), 90 + static_cast<uint64_t>(m), -2.0f, 2.0f);
+    Tensor t = Tensor::Allocate(DataType::kFloat, {r, 5, k});
+    std::copy(x.begin(), x.end(), t.data<float>());
+    std::vector<Value> out;
+    ASSERT_TRUE((*s)->Run({{"x", Value(std::move(t))}}, {}, &out).ok());
+    const Tensor& y = out[0].tensor();
+    ExpectMatches(m, k, n, x, w, c.data(), MatMulActivation::kNone,
+                  std::vector<float>(y.data<float>(), y.data<float>() + y.size()));
+  }
 }
 
 TEST(MatMulBiasFusion, SmallWeightsAndNonConstantBiasKeepTheirAdd) {

@@ -148,5 +148,17 @@ TEST(PackedSgemm, RowsWrittenLaterGiveTheSameProduct) {
   EXPECT_EQ(want, got);
 }
 
+TEST(PackedSgemm, RowsReadBackAreTheMatrixPacked) {
+  // K over two blocks with a partial last one, N with a partial last panel: every row read back is B's row.
+  const int64_t k = 300, n = 37;
+  const auto b = UniformFloats(static_cast<size_t>(k * n), 9);
+  const PackedSgemm packed(k, n, b.data(), nullptr, MatMulActivation::kNone);
+  std::vector<float> row(static_cast<size_t>(n));
+  for (int64_t kk = 0; kk < k; ++kk) {
+    packed.GetRow(kk, row.data());
+    ASSERT_EQ(row, std::vector<float>(b.begin() + kk * n, b.begin() + (kk + 1) * n)) << "row " << kk;
+  }
+}
+
 }  // namespace
 }  // namespace onyx::kernels
