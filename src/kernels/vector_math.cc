@@ -392,6 +392,53 @@ void LayerNormRowImpl(const float* in, const float* scale, const float* bias, fl
 }
 #endif
 
+void RmsNormRowImpl(const float* in, const float* scale, float epsilon, float* out, int64_t n, float* inv_rms_out) {
+  if (n <= 0) return;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  // MLAS's AVX2 RMS kernel (see LayerNormRowImpl): 8 fused lanes, ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)),
+  // the tail as GCC compiles its scalar loop (a block of 4 squares rounded then added, the rest fused).
+  const hn::FixedTag<float, 8> d8;
+  auto vsum = hn::Zero(d8);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const auto v = hn::LoadU(d8, in + i);
+    vsum = hn::MulAdd(v, v, vsum);
+  }
+  alignas(32) float lanes[8];
+  hn::Store(vsum, d8, lanes);
+  float r[4];
+  for (int k = 0; k < 4; ++k) r[k] = lanes[k] + lanes[k + 4];
+  float sum = (r[0] + r[2]) + (r[1] + r[3]);
+  if (n - i >= 4) {
+    for (int64_t end = i + 4; i < end; ++i) {
+      float square = in[i] * in[i];
+      asm("" : "+x"(square));
+      sum += square;
+    }
+  }
+  for (; i < n; ++i) sum = std::fma(in[i], in[i], sum);
+  const float inv_rms = 1.0f / std::sqrt(sum / static_cast<float>(n) + epsilon);
+  const auto vinv = hn::Set(d8, inv_rms);
+  i = 0;
+  for (; i + 8 <= n; i += 8) {
+    hn::StoreU(hn::Mul(hn::Mul(hn::LoadU(d8, in + i), vinv), hn::LoadU(d8, scale + i)), d8, out + i);
+  }
+  for (; i < n; ++i) out[i] = in[i] * inv_rms * scale[i];
+#else
+  const float inv_rms =
+      static_cast<float>(1.0 / std::sqrt(CenteredSum<true>(in, n, 0.0f) / static_cast<double>(n) + epsilon));
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto vinv = hn::Set(d, inv_rms);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    hn::StoreU(hn::Mul(hn::Mul(hn::LoadU(d, in + i), vinv), hn::LoadU(d, scale + i)), d, out + i);
+  }
+  for (; i < n; ++i) out[i] = in[i] * inv_rms * scale[i];
+#endif
+  if (inv_rms_out != nullptr) *inv_rms_out = inv_rms;
+}
+
 const char* TargetNameImpl() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace HWY_NAMESPACE
@@ -410,6 +457,7 @@ HWY_EXPORT(GeluTanhArray);
 HWY_EXPORT(SoftmaxRowImpl);
 HWY_EXPORT(LogSoftmaxRowImpl);
 HWY_EXPORT(LayerNormRowImpl);
+HWY_EXPORT(RmsNormRowImpl);
 HWY_EXPORT(TargetNameImpl);
 
 void Exp(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpArray)(in, out, n); }
@@ -423,6 +471,9 @@ void LogSoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATC
 void LayerNormRow(const float* in, const float* scale, const float* bias, float epsilon, float* out, int64_t n,
                   double* mean, double* inv_std) {
   HWY_DYNAMIC_DISPATCH(LayerNormRowImpl)(in, scale, bias, epsilon, out, n, mean, inv_std);
+}
+void RmsNormRow(const float* in, const float* scale, float epsilon, float* out, int64_t n, float* inv_rms) {
+  HWY_DYNAMIC_DISPATCH(RmsNormRowImpl)(in, scale, epsilon, out, n, inv_rms);
 }
 const char* ActiveTargetName() {
   ApplyIsaCap();  // normally done while the library loads; here too so that this report never predates the cap

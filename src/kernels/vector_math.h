@@ -52,6 +52,13 @@ void LogSoftmaxRow(const float* in, float* out, int64_t n);
 void LayerNormRow(const float* in, const float* scale, const float* bias, float epsilon, float* out, int64_t n,
                   double* mean, double* inv_std);
 
+// RMS normalization of one contiguous row: out[i] = in[i] * inv_rms * scale[i], inv_rms = 1 / sqrt(mean(in^2) +
+// epsilon), also written to *inv_rms when not null. On x86 CPUs with AVX2: ONNX Runtime 1.30's arithmetic for
+// SimplifiedLayerNormalization (MLAS's AVX2 row kernel: squares summed in 8 float lanes of fused multiply-adds,
+// reduced in its order, out = (x * inv_rms) * scale), bit-identical for rows of 16 or more; elsewhere lane sums added
+// in double. n == 0 does nothing.
+void RmsNormRow(const float* in, const float* scale, float epsilon, float* out, int64_t n, float* inv_rms);
+
 // The instruction set the dispatcher chose for this CPU, in Highway's naming ("AVX3" is AVX-512, "AVX2", "SSE4").
 // ONYX_MAX_ISA=avx2 (kernels/cpu_isa.h) disables the AVX-512 targets, so the choice is then AVX2 at best.
 const char* ActiveTargetName();

@@ -6,11 +6,15 @@
 //    over [axis, rank) times scale; optional inv_std_var;
 //  - com.microsoft EmbedLayerNormalization: word + position (+ segment) embeddings, then LayerNorm; mask_index is
 //    the number of ones of each mask row.
-// Row statistics are accumulated in double; float32 tensors.
+// Rows on kernels/vector_math.h's LayerNormRow / RmsNormRow (ONNX Runtime's MLAS arithmetic on AVX2 CPUs, as its
+// SimplifiedLayerNormalization computes); under ONNX Runtime's summation order (KernelInfo::ort_summation_order) the
+// Skip* operators restate its scalar loops instead. float32 tensors.
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "kernels/vector_math.h"
 #include "ops/common/parallel.h"
 #include "ops/contrib/contrib_ops.h"
 #include "runtime/kernel_registry.h"
@@ -18,25 +22,35 @@
 namespace onyx::ops::contrib {
 namespace {
 
-// Normalizes one row in place; returns (mean, inv_std). `simplified`: RMS (mean taken as 0), no beta.
-std::pair<float, float> NormalizeRow(float* x, int64_t n, const float* gamma, const float* beta, float epsilon,
-                                     bool simplified) {
-  double sum = 0, sum_sq = 0;
+// ONNX Runtime 1.30's float SkipLayerNormalization row (its scalar loop, found by matching its outputs bit for bit:
+// tests/data/ort_order/skip_norms): Welford's running mean and sum of squared deviations in float, then
+// (x - mean) / sqrt(m2 / n + epsilon) * gamma (+ beta), each step rounded (no fused multiply-add: its generic code is
+// built without FMA). Slow (a dependent division per element): only where the session asks for ONNX Runtime's
+// arithmetic. Normalizes `x` in place; returns (mean, inv_std).
+std::pair<float, float> SkipLayerNormRowOrtOrder(float* x, int64_t n, const float* gamma, const float* beta,
+                                                 float epsilon) {
+  float mean = 0.0f, m2 = 0.0f;
   for (int64_t i = 0; i < n; ++i) {
-    sum += x[i];
-    sum_sq += static_cast<double>(x[i]) * x[i];
+    const float before = x[i] - mean;
+    mean += before / static_cast<float>(i + 1);
+    m2 += before * (x[i] - mean);
   }
-  const double mean = simplified ? 0.0 : sum / static_cast<double>(n);
-  const double var = sum_sq / static_cast<double>(n) - mean * mean;
-  const float inv_std = static_cast<float>(1.0 / std::sqrt(std::max(var, 0.0) + epsilon));
-  const float m = static_cast<float>(mean);
+  const float std_dev = std::sqrt(m2 / static_cast<float>(n) + epsilon);
   for (int64_t i = 0; i < n; ++i) {
-    float v = (x[i] - m) * inv_std;
-    if (gamma != nullptr) v *= gamma[i];
-    if (beta != nullptr) v += beta[i];
-    x[i] = v;
+    const float scaled = (x[i] - mean) / std_dev * gamma[i];
+    x[i] = beta != nullptr ? scaled + beta[i] : scaled;
   }
-  return {m, inv_std};
+  return {mean, 1.0f / std_dev};
+}
+
+// ONNX Runtime 1.30's SkipSimplifiedLayerNormalization row: squares summed in sequence, each rounded, then
+// x / sqrt(sum / n + epsilon) * gamma. Returns inv_std.
+float SkipRmsNormRowOrtOrder(float* x, int64_t n, const float* gamma, float epsilon) {
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n; ++i) sum += x[i] * x[i];
+  const float rms = std::sqrt(sum / static_cast<float>(n) + epsilon);
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] / rms * gamma[i];
+  return 1.0f / rms;
 }
 
 template <bool kSimplified>
@@ -44,6 +58,7 @@ class SkipLayerNormKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
     epsilon_ = info.GetFloat("epsilon", 1e-12f);
+    ort_order_ = info.ort_summation_order();
     return Status::Ok();
   }
 
@@ -99,8 +114,23 @@ class SkipLayerNormKernel : public OpKernel {
         const float* s = sk + (r % skip_rows) * h;
         for (int64_t i = 0; i < h; ++i) row[i] = in[r * h + i] + s[i] + (bi ? bi[i] : 0.0f);
         if (sum_out != nullptr) std::copy_n(row, h, sum_out + r * h);
-        const auto [m, inv] =
-            NormalizeRow(row, h, gamma->data<float>(), beta ? beta->data<float>() : nullptr, epsilon_, simplified_);
+        const float* g = gamma->data<float>();
+        const float* b = beta ? beta->data<float>() : nullptr;
+        float m = 0.0f, inv = 0.0f;
+        if (simplified_) {
+          if (ort_order_) {
+            inv = SkipRmsNormRowOrtOrder(row, h, g, epsilon_);
+          } else {
+            kernels::RmsNormRow(row, g, epsilon_, row, h, &inv);
+          }
+        } else if (ort_order_) {
+          std::tie(m, inv) = SkipLayerNormRowOrtOrder(row, h, g, b, epsilon_);
+        } else {
+          double mean = 0.0, inv_std = 0.0;
+          kernels::LayerNormRow(row, g, b, epsilon_, row, h, &mean, &inv_std);
+          m = static_cast<float>(mean);
+          inv = static_cast<float>(inv_std);
+        }
         if (mean_out != nullptr) mean_out[r] = m;
         if (inv_out != nullptr) inv_out[r] = inv;
       }
@@ -111,6 +141,7 @@ class SkipLayerNormKernel : public OpKernel {
  private:
   static constexpr bool simplified_ = kSimplified;
   float epsilon_ = 1e-12f;
+  bool ort_order_ = false;  // ONNX Runtime's arithmetic (KernelInfo::ort_summation_order), else the vectorized rows
 };
 
 class SimplifiedLayerNormKernel : public OpKernel {
@@ -144,12 +175,11 @@ class SimplifiedLayerNormKernel : public OpKernel {
       for (int64_t i = axis; i < x->rank(); ++i) s[static_cast<size_t>(i)] = 1;
       inv_out = ctx.AllocateOutput(1, DataType::kFloat, s).data<float>();
     }
-    std::copy_n(x->data<float>(), x->size(), y.data<float>());
     ParallelFor(rows, len * 4, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
-        const auto [m, inv] =
-            NormalizeRow(y.data<float>() + r * len, len, scale->data<float>(), nullptr, epsilon_, true);
-        (void)m;
+        float inv = 0.0f;
+        kernels::RmsNormRow(x->data<float>() + r * len, scale->data<float>(), epsilon_, y.data<float>() + r * len, len,
+                            &inv);
         if (inv_out != nullptr) inv_out[r] = inv;
       }
     });
@@ -228,7 +258,7 @@ class EmbedLayerNormKernel : public OpKernel {
                    (seg != nullptr ? seg->data<float>()[g * h + i] : 0.0f);
         }
         if (sum_out != nullptr) std::copy_n(row, h, sum_out + r * h);
-        NormalizeRow(row, h, gamma->data<float>(), beta->data<float>(), epsilon_, false);
+        kernels::LayerNormRow(row, gamma->data<float>(), beta->data<float>(), epsilon_, row, h, nullptr, nullptr);
       }
     }
     if (ctx.num_outputs() > 1) {

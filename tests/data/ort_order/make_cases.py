@@ -3,7 +3,8 @@
 ONNX Runtime 1.30 does at optimization level disabled (KernelInfo::ort_summation_order; docs/kernels.md): Softmax
 and LogSoftmax (MLAS's exp and lane sums), ReduceSum/ReduceMean in each of ONNX Runtime's loops, Erf and a Gelu
 written out, LayerNormalization written out (as exporters emit it) and the operator itself, attention-shaped MatMuls and a Gemm with a
-constant weight, and ONNX Runtime's fused transformer operators (Gelu, BiasGelu, FusedMatMul; fused_ops). Each folder holds model.onnx (one float input named "input"), test_data_set_0/input_0.pb and
+constant weight, and ONNX Runtime's fused transformer operators (Gelu, BiasGelu, FusedMatMul; fused_ops; its Skip/Simplified
+LayerNormalizations: skip_norms). Each folder holds model.onnx (one float input named "input"), test_data_set_0/input_0.pb and
 output_N.pb, ONNX Runtime's outputs at level disabled, one thread (tests/quant/ort_reference.mjs). Every case is
 also run in ONNX Runtime at two threads and must give the same bits there (shapes chosen so that its thread split
 changes nothing), since onyx is checked at 1 and 2 threads against the one reference.
@@ -213,6 +214,44 @@ def fused_ops_case():
     return contrib_model(nodes, list(x.shape), ["gelu_ms", "gelu_onnx", "bias_gelu", "scores", "context"]), x
 
 
+def skip_norms_case():
+    """ONNX Runtime's normalizations of transformer graphs (its optimizer writes them; exporters such as Optimum
+    too): SkipLayerNormalization (its scalar Welford loop) with and without beta and bias, with the mean, inv_std and
+    sum outputs; SkipSimplifiedLayerNormalization (squares summed in sequence); SimplifiedLayerNormalization (MLAS's
+    AVX2 RMS kernel). Rows of 200 (multiples of 8) and 100 and 50 (tails of 4 and 2)."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((4, 8, 200)) * rng.uniform(0.2, 6, (4, 8, 1)) + rng.uniform(-4, 4, (4, 8, 1))
+    params = {}
+    for n in (200, 100, 50):
+        params["g%d" % n] = (1 + 0.4 * rng.standard_normal(n)).astype(np.float32)
+    params["b200"] = (0.3 * rng.standard_normal(200)).astype(np.float32)
+    params["c200"] = (0.3 * rng.standard_normal(200)).astype(np.float32)
+    nodes = [helper.make_node("Constant", [], [k], value=numpy_helper.from_array(v, k)) for k, v in params.items()]
+    nodes += [
+        const("rows100", np.array([64, 100], np.int64)), const("rows50", np.array([128, 50], np.int64)),
+        helper.make_node("Mul", ["input", "input"], ["skip"]),
+        helper.make_node("Reshape", ["input", "rows100"], ["x100"]),
+        helper.make_node("Reshape", ["skip", "rows100"], ["skip100"]),
+        helper.make_node("Reshape", ["input", "rows50"], ["x50"]),
+        helper.make_node("Reshape", ["skip", "rows50"], ["skip50"]),
+        helper.make_node("SkipLayerNormalization", ["input", "skip", "g200", "b200", "c200"],
+                         ["skip_ln", "skip_ln_mean", "skip_ln_inv_std", "skip_ln_sum"], domain="com.microsoft",
+                         epsilon=1e-5),
+        helper.make_node("SkipLayerNormalization", ["x100", "skip100", "g100"], ["skip_ln_gamma_only"],
+                         domain="com.microsoft", epsilon=1e-3),
+        helper.make_node("SkipSimplifiedLayerNormalization", ["input", "skip", "g200"], ["skip_rms"],
+                         domain="com.microsoft", epsilon=1e-5),
+        helper.make_node("SkipSimplifiedLayerNormalization", ["x50", "skip50", "g50"], ["skip_rms_50"],
+                         domain="com.microsoft", epsilon=1e-5),
+        helper.make_node("SimplifiedLayerNormalization", ["input", "g200"], ["rms"], axis=-1, epsilon=1e-5),
+        helper.make_node("SimplifiedLayerNormalization", ["x100", "g100"], ["rms_100"], axis=-1, epsilon=1e-5),
+        helper.make_node("SimplifiedLayerNormalization", ["x50", "g50"], ["rms_50"], axis=-1, epsilon=1e-5),
+    ]
+    outputs = ["skip_ln", "skip_ln_mean", "skip_ln_inv_std", "skip_ln_sum", "skip_ln_gamma_only", "skip_rms",
+               "skip_rms_50", "rms", "rms_100", "rms_50"]
+    return contrib_model(nodes, list(x.shape), outputs), x.astype(np.float32)
+
+
 def ort_outputs(model_file, input_pb, level, threads, out):
     subprocess.run(["node", ORT_REFERENCE, model_file, input_pb, out, level, str(threads)], check=True,
                    stdout=subprocess.DEVNULL)
@@ -221,7 +260,7 @@ def ort_outputs(model_file, input_pb, level, threads, out):
 
 def main():
     cases = {"softmax": softmax_case, "reduce": reduce_case, "erf_gelu": erf_case, "layernorm": layernorm_case,
-             "layernorm_op": layernorm_op_case, "attention": attention_case, "fused_ops": fused_ops_case}
+             "layernorm_op": layernorm_op_case, "skip_norms": skip_norms_case, "attention": attention_case, "fused_ops": fused_ops_case}
     # Names on the command line remake only those cases (the softmax ones need an AVX-512 CPU, see above).
     wanted = sys.argv[1:] or list(cases)
     for name, make in cases.items():
