@@ -235,6 +235,20 @@ Status MatMulBias(InferenceContext& ctx) {
   return Status::Ok();
 }
 
+// DynamicQuantizeMatMul / MatMulIntegerToFloat (optimizer/dynamic_quant_fusion.cc: A [..., K], W [K, N]): A's shape
+// with the last dim N, float.
+Status MatMulToFloat(InferenceContext& ctx) {
+  const Dims* a = ctx.input_shape(0);
+  const Dims* b = ctx.input_shape(1);
+  std::optional<Dims> out;
+  if (a != nullptr && !a->empty()) {
+    out = *a;
+    out->back() = b != nullptr && b->size() == 2 ? b->back() : UnknownDim();
+  }
+  ctx.set_output_tensor(0, DataType::kFloat, out);
+  return Status::Ok();
+}
+
 // FusedElementwise (ir/fused_elementwise.h): X's shape with 1s in front up to attribute `rank`.
 Status FusedElementwise(InferenceContext& ctx) {
   const Dims* x = ctx.input_shape(0);
@@ -267,6 +281,10 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add("ai.onyx.internal", "FusedAttention", FusedAttention);
   r.Add("ai.onyx.internal", "MatMulBias", MatMulBias);
   r.Add("ai.onyx.internal", "FusedElementwise", FusedElementwise);
+  r.Add("ai.onyx.internal", "DynamicQuantizeMatMul", MatMulToFloat);
+  r.Add("ai.onyx.internal", "MatMulIntegerToFloat", MatMulToFloat);
+  // The optimizer's stand-ins for operators the model's opset lacks: the standard operators' first output.
+  for (const char* op : {"Gelu", "LayerNormalization", "HardSwish"}) r.Add("ai.onyx.internal", op, SameAsInput0);
 }
 
 }  // namespace onyx::infer

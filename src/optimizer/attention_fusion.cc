@@ -129,6 +129,7 @@ bool ToSeqFirst(ir::Graph& graph, const GraphIndex& index, int i) {
 }  // namespace
 
 Result<int> RunFuseAttention(ir::Graph& graph, const PassContext& ctx) {
+  if (ctx.options.ort_fusions) return 0;  // ONNX Runtime keeps these MatMul/Softmax chains (OptimizerOptions)
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
     if (ToSeqFirst(graph, index, i)) return true;
     const ir::Node& out = graph.nodes[static_cast<size_t>(i)];

@@ -108,7 +108,8 @@ Result<int> RunFuseMatMulAdd(ir::Graph& graph, const PassContext& ctx) {
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
     // MatMulBias and the GELU fold are onyx's own kernels (B packed for this CPU's oneDNN): level all only, like the
     // other hardware-specific rewrites; extended (and quantization's preparation) keeps standard operators.
-    const bool own_kernels = ctx.options.level >= OptLevel::kAll;
+    // Not where ONNX Runtime's arithmetic is asked for (OptimizerOptions::ort_fusions): they sum in oneDNN's order.
+    const bool own_kernels = ctx.options.level >= OptLevel::kAll && !ctx.options.ort_fusions;
     if (own_kernels && FoldGelu(graph, index, i)) return true;
     if (own_kernels && FuseBareMatMul(graph, index, i)) return true;
     const ir::Node& add = graph.nodes[static_cast<size_t>(i)];

@@ -35,6 +35,11 @@ struct OptimizerOptions {
   OptLevel level = OptLevel::kAll;
   int num_threads = 1;  // for the kernels constant folding runs
   ConstantModelRunner run_constant_model;  // unset: constant folding folds nothing
+  // Fuse only as ONNX Runtime does where the arithmetic would differ (set with ONNX Runtime's summation order,
+  // KernelInfo::ort_summation_order): no FusedAttention, MatMulBias or GELU folded into a product (onyx's own
+  // summation orders), and Add + LayerNormalization -> com.microsoft SkipLayerNormalization as its optimizer writes
+  // it; the optimized graph then computes ONNX Runtime's bytes at level all too.
+  bool ort_fusions = false;
 };
 
 struct OptimizerStats {

@@ -28,6 +28,7 @@
   X(FuseGelu, kExtended)                                                                               \
   X(FuseHardSwish, kExtended)                                                                          \
   X(FuseLayerNorm, kExtended)                                                                          \
+  X(FuseSkipLayerNorm, kExtended) /* ort_fusions only: Add + LayerNormalization, as ONNX Runtime */    \
   X(FuseAttention, kExtended)                                                                          \
   X(FuseDynamicQuantMatMul, kExtended) /* last: the passes above read types through the unfused Cast */
 

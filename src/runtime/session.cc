@@ -422,6 +422,8 @@ Result<std::unique_ptr<Session>> Session::CreateAfterLoading(ir::Model model, co
   opt.level = options.optimization_level;
   opt.num_threads = s->num_threads_;
   opt.run_constant_model = ConstantModelRunner(s->num_threads_);
+  // ONNX Runtime's summation order asked for at a fusing level: fuse as it does, so that its bytes come out.
+  opt.ort_fusions = options.ort_summation_order.value_or(false);
   ONYX_RETURN_IF_ERROR(optimizer::OptimizeModel(model, opt, &s->optimizer_stats_));
   if (options.optimization_level >= optimizer::OptLevel::kAll && kernels::BlockedConvolutionIsFast()) {
     // Layout (like ORT's NCHWc transformer, level "all"): after the other passes, so that it sees the folded

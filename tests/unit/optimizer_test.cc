@@ -541,6 +541,58 @@ TEST(OptimizerLayerNorm, FusesTheDecomposedForm) {
   EXPECT_EQ(Ops(o13), (std::map<std::string, int64_t>{{"ai.onyx.internal.LayerNormalization", 1}}));
 }
 
+// A residual Add before the decomposed LayerNormalization, with a bias on the sum: ONNX Runtime fuses it into
+// com.microsoft SkipLayerNormalization, which computes differently; only OptimizerOptions::ort_fusions does as well.
+constexpr const char* kSkipLayerNormModel = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2, 3, 8] a, float[2, 3, 8] b) => (float[2, 3, 8] y) <float two = {2.0}, float eps = {1e-5},
+    float[8] bias = {0.5, -0.5, 0.25, 0.0, 1.0, -1.0, 0.125, 2.0},
+    float[8] gamma = {1.0, 0.5, 2.0, 1.5, -1.0, 0.25, 1.0, 3.0}, float[8] beta = {0.0, 0.1, -0.1, 0.2, 0.3, -0.3, 0.5, 1.0}> {
+  r = Add(a, b)
+  x = Add(r, bias)
+  m = ReduceMean<axes = [-1]>(x)
+  d = Sub(x, m)
+  p = Pow(d, two)
+  v = ReduceMean<axes = [-1]>(p)
+  e = Add(v, eps)
+  s = Sqrt(e)
+  n = Div(d, s)
+  g1 = Mul(n, gamma)
+  y = Add(g1, beta)
+}
+)";
+
+TEST(OptimizerSkipLayerNorm, FusedOnlyForOnnxRuntimesArithmetic) {
+  ir::Model original = Parse(kSkipLayerNormModel);
+  ir::Model own = Optimized(original, OptLevel::kAll);
+  EXPECT_EQ(Count(own, "com.microsoft.SkipLayerNormalization"), 0);
+  EXPECT_EQ(Count(own, "LayerNormalization"), 1);
+  optimizer::OptimizerOptions options;
+  options.level = OptLevel::kAll;
+  options.run_constant_model = ConstantModelRunner(1);
+  options.ort_fusions = true;
+  ir::Model ort = original;
+  ASSERT_TRUE(optimizer::OptimizeModel(ort, options).ok());
+  EXPECT_EQ(Ops(ort), (std::map<std::string, int64_t>{{"com.microsoft.SkipLayerNormalization", 1}}));
+  const ir::Node& fused = ort.graph.nodes[0];
+  EXPECT_EQ(fused.inputs, (std::vector<std::string>{"a", "b", "gamma", "beta", "bias"}));
+  ExpectSameResults(original, ort);
+}
+
+TEST(OptimizerSkipLayerNorm, NeedsEqualShapesOfTheSum) {
+  // b broadcasts over a: SkipLayerNormalization's skip may not be the larger operand, so nothing fuses.
+  std::string text = kSkipLayerNormModel;
+  text.replace(text.find("float[2, 3, 8] b"), 16, "float[1, 3, 8] b");
+  optimizer::OptimizerOptions options;
+  options.level = OptLevel::kAll;
+  options.run_constant_model = ConstantModelRunner(1);
+  options.ort_fusions = true;
+  ir::Model m = Parse(text);
+  ASSERT_TRUE(optimizer::OptimizeModel(m, options).ok());
+  EXPECT_EQ(Count(m, "com.microsoft.SkipLayerNormalization"), 0);
+  EXPECT_EQ(Count(m, "LayerNormalization"), 1);
+}
+
 TEST(OptimizerLayerNorm, LeavesItWhenTheCenteredValueIsReadElsewhere) {
   std::string text = WithOpset(kLayerNormModel, 17);
   const std::string outputs = "=> (float[2, 3, 8] y)";
