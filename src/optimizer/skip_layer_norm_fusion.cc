@@ -8,7 +8,9 @@
 // a graph that it fuses this way has to be fused here too for its bytes. Its conditions: a and b activations of one
 // shape, rank 3 (inferred: infer/shape_inference.h), the sums read only by the next node of the pattern and not
 // graph outputs, gamma and beta (and the bias) constant vectors of the hidden size, the normalization over the last
-// axis.
+// axis. Its shape knowledge is its own: measured, it fused every residual LayerNormalization of a BERT-like encoder
+// of fixed shapes ([1, 128, 768]) and none of a GPT-2-like decoder of symbolic ones ([batch, seq, 512]), so the dims
+// must be numbers here (symbolic ones, even equal, do not fuse).
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,7 +34,6 @@ bool SameKnownDims(const ir::TypeInfo* a, const ir::TypeInfo* b, size_t rank) {
     const ir::Dim& x = (*a->shape)[i];
     const ir::Dim& y = (*b->shape)[i];
     if (x.kind == ir::Dim::Kind::kValue && y.kind == ir::Dim::Kind::kValue && x.value == y.value) continue;
-    if (x.kind == ir::Dim::Kind::kParam && y.kind == ir::Dim::Kind::kParam && x.param == y.param) continue;
     return false;
   }
   return true;

@@ -593,6 +593,49 @@ TEST(OptimizerSkipLayerNorm, NeedsEqualShapesOfTheSum) {
   EXPECT_EQ(Count(m, "LayerNormalization"), 1);
 }
 
+TEST(OptimizerSkipLayerNorm, SymbolicDimsDoNotFuse) {
+  // ONNX Runtime fused none of a decoder's residual LayerNormalizations over [batch, seq, hidden] (measured).
+  std::string text = kSkipLayerNormModel;
+  for (const char* input : {"float[2, 3, 8] a", "float[2, 3, 8] b"}) {
+    text.replace(text.find(input), 16, std::string("float[N, 3, 8] ") + input[15]);
+  }
+  optimizer::OptimizerOptions options;
+  options.level = OptLevel::kAll;
+  options.run_constant_model = ConstantModelRunner(1);
+  options.ort_fusions = true;
+  ir::Model m = Parse(text);
+  ASSERT_TRUE(optimizer::OptimizeModel(m, options).ok());
+  EXPECT_EQ(Count(m, "com.microsoft.SkipLayerNormalization"), 0);
+}
+
+TEST(OptimizerMatMulScale, ScalarFactorsBecomeFusedMatMulAlphaForOnnxRuntimesArithmetic) {
+  const std::string text = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2, 4, 8] q, float[2, 8, 4] k, float[2, 4, 8] x, float[2, 8, 3] w) => (float[2, 4, 4] s, float[2, 4, 3] t)
+    <float eight = {8.0}, float half = {0.5}> {
+  p = MatMul(q, k)
+  s = Div(p, eight)
+  h = Mul(half, x)
+  t = MatMul(h, w)
+}
+)";
+  ir::Model original = Parse(text);
+  ir::Model own = Optimized(original, OptLevel::kAll);
+  EXPECT_EQ(Count(own, "com.microsoft.FusedMatMul"), 0);
+  optimizer::OptimizerOptions options;
+  options.level = OptLevel::kAll;
+  options.run_constant_model = ConstantModelRunner(1);
+  options.ort_fusions = true;
+  ir::Model ort = original;
+  ASSERT_TRUE(optimizer::OptimizeModel(ort, options).ok());
+  EXPECT_EQ(Ops(ort), (std::map<std::string, int64_t>{{"com.microsoft.FusedMatMul", 2}}));
+  std::vector<float> alphas;
+  for (const auto& n : ort.graph.nodes) alphas.push_back(n.FindAttribute("alpha")->f);
+  std::sort(alphas.begin(), alphas.end());
+  EXPECT_EQ(alphas, (std::vector<float>{0.125f, 0.5f}));
+  ExpectSameResults(original, ort);
+}
+
 TEST(OptimizerLayerNorm, LeavesItWhenTheCenteredValueIsReadElsewhere) {
   std::string text = WithOpset(kLayerNormModel, 17);
   const std::string outputs = "=> (float[2, 3, 8] y)";
