@@ -11,7 +11,9 @@ AVX-512F and under ONYX_MAX_ISA=avx2. A folder holding a file `mlas_avx2_pairs` 
 VNNI, where MLAS adds uint8 x int8 products in saturating int16 pairs and the saturated sums depend on its pairing:
 onyx runs it under ONYX_MAX_ISA=avx2 without ONYX_INT8_EXACT (the same clipping pairs on any AVX2 CPU); skipped on
 CPUs without AVX2. A folder holding a file `exact_without_vnni` has results ONNX Runtime computes exactly on CPUs
-without VNNI too (ConvInteger): onyx runs it without ONYX_INT8_EXACT as well, in its default mode.
+without VNNI too (ConvInteger): onyx runs it without ONYX_INT8_EXACT as well, in its default mode. A folder holding a
+file `ort_order_all` has float operators that ONNX Runtime fuses at level all into kernels of other arithmetic: onyx
+runs it with `--ort-order on` at every level (its ONNX Runtime fusions, OptimizerOptions::ort_fusions).
 
 usage: tests/quant/check_bit_exact.py ONYX DATA_DIR [LEVELS]   (LEVELS: comma-separated, default disabled,all)
 """
@@ -47,6 +49,7 @@ def main():
             env.pop("ONYX_INT8_EXACT", None)
         if os.path.exists(os.path.join(folder, "exact_without_vnni")):
             env.pop("ONYX_INT8_EXACT", None)
+        ort_order = ["--ort-order", "on"] if os.path.exists(os.path.join(folder, "ort_order_all")) else []
         model_file = os.path.join(folder, "model.onnx")
         cases = os.path.join(folder, "test_data_set_0")
         names = [o.name for o in onnx.load(model_file, load_external_data=False).graph.output]
@@ -67,7 +70,7 @@ def main():
                 with tempfile.TemporaryDirectory() as out:
                     run = subprocess.run([onyx, "run", model_file, "--input",
                                           "input=" + os.path.join(cases, "input_0.pb"), "--threads", str(threads),
-                                          "--opt-level", level, "--output-dir", out],
+                                          "--opt-level", level, "--output-dir", out] + ort_order,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
                     label = "%s threads=%d opt=%s" % (os.path.basename(folder.rstrip("/")), threads, level)
                     if run.returncode != 0:

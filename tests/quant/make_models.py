@@ -1,6 +1,8 @@
 #!/usr/bin/python3
 """Builds the quantized test models of tests/data/quant (Debian python3-onnx 1.12, numpy; fixed seeds).
 
+  transformer_ort_fusions   two dynamically quantized layers of fixed shapes whose attention scale, residual
+                     LayerNormalizations and GELU ONNX Runtime fuses at level all (checked with --ort-order on)
   transformer_dynamic.onnx  two encoder-like layers, every MatMul dynamically quantized as ORT's quantize_dynamic
                      writes it (DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul [-> Add bias, either order],
                      per tensor and per column, 3-D and 2-D), joined by exactly computed float operators; references
@@ -216,6 +218,51 @@ def transformer_dynamic():
         layers.append(x)
     inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, seq, hidden])
     return b.model("transformer_dynamic", [inp], layers[::-1])
+
+
+def layer_norm(b, x, hidden):
+    """LayerNormalization as exporters write it before opset 17 (ReduceMean, Sub, Pow, Sqrt, Div, Mul, Add)."""
+    mean = b.node("ReduceMean", [x], axes=[-1])
+    d = b.node("Sub", [x, mean])
+    var = b.node("ReduceMean", [b.node("Pow", [d, b.const("two", np.array(2.0, np.float32))])], axes=[-1])
+    std = b.node("Sqrt", [b.node("Add", [var, b.const("eps", np.array(1e-5, np.float32))])])
+    gamma = b.const("gamma", (1 + 0.2 * b.rng.standard_normal(hidden)).astype(np.float32))
+    beta = b.const("beta", (0.1 * b.rng.standard_normal(hidden)).astype(np.float32))
+    return b.node("Add", [b.node("Mul", [b.node("Div", [d, std]), gamma]), beta])
+
+
+def transformer_ort_fusions():
+    """A dynamically quantized encoder of fixed shapes whose float parts ONNX Runtime's level-all optimizer fuses into
+    operators that compute differently from the unfused graph: attention scores divided by sqrt(24) (FusedMatMul with
+    alpha, a factor not a power of two), residual Add + LayerNormalization (SkipLayerNormalization), the erf GELU
+    (com.microsoft Gelu), the quantized MatMuls (DynamicQuantizeMatMul). onyx computes its level-all bytes when asked
+    for ONNX Runtime's order (marker ort_order_all: `--ort-order on`, OptimizerOptions::ort_fusions). No Softmax: its
+    MLAS lanes differ between AVX2 and AVX-512 CPUs."""
+    b = Builder(23)
+    b.list_steps = False
+    seq, hidden, heads, head = 16, 96, 4, 24
+    x = "input"
+    for _ in range(2):
+        qkv = dyn_matmul(b, x, hidden, 3 * hidden, bias="first")
+        split = [b.node("Slice", [qkv, b.const("start", np.array([i * hidden], np.int64)),
+                                  b.const("end", np.array([(i + 1) * hidden], np.int64)),
+                                  b.const("axis", np.array([2], np.int64))]) for i in range(3)]
+        shape4 = b.const("heads", np.array([1, seq, heads, head], np.int64))
+        q, k, v = [b.node("Transpose", [b.node("Reshape", [t, shape4])], perm=[0, 2, 1, 3]) for t in split]
+        scores = b.node("MatMul", [q, b.node("Transpose", [k], perm=[0, 1, 3, 2])])
+        scaled = b.node("Div", [scores, b.const("sqrt_head", np.array(np.sqrt(head), np.float32))])
+        context = b.node("Transpose", [b.node("MatMul", [scaled, v])], perm=[0, 2, 1, 3])
+        merged = b.node("Reshape", [context, b.const("merged", np.array([1, seq, hidden], np.int64))])
+        attn = dyn_matmul(b, merged, hidden, hidden, bias="second", per_column=True)
+        x1 = layer_norm(b, b.node("Add", [x, attn], stem="residual"), hidden)
+        h = dyn_matmul(b, x1, hidden, 2 * hidden, bias="second")
+        erf = b.node("Erf", [b.node("Div", [h, b.const("sqrt2", np.array(1.4142135, np.float32))])])
+        gelu = b.node("Mul", [b.node("Mul", [h, b.node("Add", [erf, b.const("one", np.array(1.0, np.float32))])]),
+                              b.const("half", np.array(0.5, np.float32))])
+        ff = dyn_matmul(b, gelu, 2 * hidden, hidden, bias="first")
+        x = layer_norm(b, b.node("Add", [x1, ff], stem="residual"), hidden)
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, seq, hidden])
+    return b.model("transformer_ort_fusions", [inp], [x], opset=13)
 
 
 # ---- QDQ ----
@@ -616,6 +663,7 @@ def main():
     out = args[0] if args else os.path.join(os.path.dirname(__file__), "..", "data", "quant")
     write(out, "unet_dynamic", unet_dynamic(), (1, 3, 32, 32), 1)
     write(out, "transformer_dynamic", transformer_dynamic(), (1, 16, 64), 6)
+    write(out, "transformer_ort_fusions", transformer_ort_fusions(), (1, 16, 96), 12)
     write(out, "qdq", qdq_model(), (1, 3, 32, 32), 2)
     write(out, "qdq_fused", qdq_fused_model(), (1, 3, 24, 24), 5)
     write(out, "qdq_concat", qdq_concat_model(), (1, 3, 12, 12), 7)
