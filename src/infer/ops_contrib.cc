@@ -222,8 +222,8 @@ Status FusedAttention(InferenceContext& ctx) {
   return Status::Ok();
 }
 
-// MatMulBias (A [..., K], B [K, N], bias [N]): A's shape with the last dim N.
-Status MatMulBias(InferenceContext& ctx) {
+// A [..., K] times a matrix B [K, N]: A's shape with the last dim N.
+std::optional<Dims> ProductWithMatrixShape(const InferenceContext& ctx) {
   const Dims* a = ctx.input_shape(0);
   const Dims* b = ctx.input_shape(1);
   std::optional<Dims> out;
@@ -231,21 +231,18 @@ Status MatMulBias(InferenceContext& ctx) {
     out = *a;
     out->back() = b != nullptr && b->size() == 2 ? b->back() : UnknownDim();
   }
-  ctx.set_output_tensor(0, ctx.input_elem_type(0), out);
+  return out;
+}
+
+// MatMulBias (A [..., K], B [K, N], bias [N]): A's type.
+Status MatMulBias(InferenceContext& ctx) {
+  ctx.set_output_tensor(0, ctx.input_elem_type(0), ProductWithMatrixShape(ctx));
   return Status::Ok();
 }
 
-// DynamicQuantizeMatMul / MatMulIntegerToFloat (optimizer/dynamic_quant_fusion.cc: A [..., K], W [K, N]): A's shape
-// with the last dim N, float.
+// DynamicQuantizeMatMul / MatMulIntegerToFloat (optimizer/dynamic_quant_fusion.cc: A [..., K], W [K, N]): float.
 Status MatMulToFloat(InferenceContext& ctx) {
-  const Dims* a = ctx.input_shape(0);
-  const Dims* b = ctx.input_shape(1);
-  std::optional<Dims> out;
-  if (a != nullptr && !a->empty()) {
-    out = *a;
-    out->back() = b != nullptr && b->size() == 2 ? b->back() : UnknownDim();
-  }
-  ctx.set_output_tensor(0, DataType::kFloat, out);
+  ctx.set_output_tensor(0, DataType::kFloat, ProductWithMatrixShape(ctx));
   return Status::Ok();
 }
 

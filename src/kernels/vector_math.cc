@@ -307,6 +307,39 @@ double CenteredSum(const float* in, int64_t n, float shift) {
 // centered variance and double mean keep it accurate (no E[x^2] - E[x]^2 cancellation). Checked bit for bit against
 // ONNX Runtime 1.30 (tests/data/ort_order/layernorm_op) for rows of 8 and more; rows shorter than 8 take ONNX Runtime's
 // scalar path there, which this does not restate (within a few ulp of it).
+// The sum of (in[i] - shift)^2 in MLAS's order: 8 float lanes of fused multiply-adds, reduced as
+// ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)), then the tail (under 8 elements) as GCC compiles MLAS's scalar
+// loop: a block of 4 squared in a vector and added in order (the squares rounded: the empty asm keeps the compiler
+// from fusing them), the rest fused. (x - 0 is x: shift 0 is the plain sum of squares.)
+float MlasSquareSum(const float* in, int64_t n, float shift) {
+  const hn::FixedTag<float, 8> d8;
+  const auto vshift = hn::Set(d8, shift);
+  auto vsum = hn::Zero(d8);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const auto centered = hn::Sub(hn::LoadU(d8, in + i), vshift);
+    vsum = hn::MulAdd(centered, centered, vsum);
+  }
+  alignas(32) float lanes[8];
+  hn::Store(vsum, d8, lanes);
+  float r[4];
+  for (int k = 0; k < 4; ++k) r[k] = lanes[k] + lanes[k + 4];
+  float sum = (r[0] + r[2]) + (r[1] + r[3]);
+  if (n - i >= 4) {
+    for (int64_t end = i + 4; i < end; ++i) {
+      const float centered = in[i] - shift;
+      float square = centered * centered;
+      asm("" : "+x"(square));
+      sum += square;
+    }
+  }
+  for (; i < n; ++i) {
+    const float centered = in[i] - shift;
+    sum = std::fma(centered, centered, sum);
+  }
+  return sum;
+}
+
 void LayerNormRowImpl(const float* in, const float* scale, const float* bias, float epsilon, float* out, int64_t n,
                       double* mean_out, double* inv_std_out) {
   if (n <= 0) return;
@@ -321,32 +354,8 @@ void LayerNormRowImpl(const float* in, const float* scale, const float* bias, fl
   double sum = (lane_sums[0] + lane_sums[2]) + (lane_sums[1] + lane_sums[3]);
   for (; i < n; ++i) sum += static_cast<double>(in[i]);
   const float mean = static_cast<float>(sum / static_cast<double>(n));
+  const float var = MlasSquareSum(in, n, mean);
   const auto vmean = hn::Set(d8, mean);
-  auto vvar = hn::Zero(d8);
-  i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const auto centered = hn::Sub(hn::LoadU(d8, in + i), vmean);
-    vvar = hn::MulAdd(centered, centered, vvar);
-  }
-  alignas(32) float lane_vars[8];
-  hn::Store(vvar, d8, lane_vars);
-  float r[4];
-  for (int k = 0; k < 4; ++k) r[k] = lane_vars[k] + lane_vars[k + 4];
-  float var = (r[0] + r[2]) + (r[1] + r[3]);
-  // The tail (under 8 elements) as ONNX Runtime's compiled scalar loop runs it: a block of 4 squared in a vector
-  // and added in order (the squares rounded: the empty asm keeps the compiler from fusing them), the rest fused.
-  if (n - i >= 4) {
-    for (int64_t end = i + 4; i < end; ++i) {
-      const float centered = in[i] - mean;
-      float square = centered * centered;
-      asm("" : "+x"(square));
-      var += square;
-    }
-  }
-  for (; i < n; ++i) {
-    const float centered = in[i] - mean;
-    var = std::fma(centered, centered, var);
-  }
   const float inv_std = 1.0f / std::sqrt(var / static_cast<float>(n) + epsilon);
   if (mean_out != nullptr) *mean_out = mean;
   if (inv_std_out != nullptr) *inv_std_out = inv_std;
@@ -398,28 +407,10 @@ void RmsNormRowImpl(const float* in, const float* scale, float epsilon, float* o
   // MLAS's AVX2 RMS kernel (see LayerNormRowImpl): 8 fused lanes, ((v0 + v4) + (v2 + v6)) + ((v1 + v5) + (v3 + v7)),
   // the tail as GCC compiles its scalar loop (a block of 4 squares rounded then added, the rest fused).
   const hn::FixedTag<float, 8> d8;
-  auto vsum = hn::Zero(d8);
-  int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const auto v = hn::LoadU(d8, in + i);
-    vsum = hn::MulAdd(v, v, vsum);
-  }
-  alignas(32) float lanes[8];
-  hn::Store(vsum, d8, lanes);
-  float r[4];
-  for (int k = 0; k < 4; ++k) r[k] = lanes[k] + lanes[k + 4];
-  float sum = (r[0] + r[2]) + (r[1] + r[3]);
-  if (n - i >= 4) {
-    for (int64_t end = i + 4; i < end; ++i) {
-      float square = in[i] * in[i];
-      asm("" : "+x"(square));
-      sum += square;
-    }
-  }
-  for (; i < n; ++i) sum = std::fma(in[i], in[i], sum);
+  const float sum = MlasSquareSum(in, n, 0.0f);
   const float inv_rms = 1.0f / std::sqrt(sum / static_cast<float>(n) + epsilon);
   const auto vinv = hn::Set(d8, inv_rms);
-  i = 0;
+  int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
     hn::StoreU(hn::Mul(hn::Mul(hn::LoadU(d8, in + i), vinv), hn::LoadU(d8, scale + i)), d8, out + i);
   }

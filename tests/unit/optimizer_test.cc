@@ -543,36 +543,34 @@ TEST(OptimizerLayerNorm, FusesTheDecomposedForm) {
 
 // A residual Add before the decomposed LayerNormalization, with a bias on the sum: ONNX Runtime fuses it into
 // com.microsoft SkipLayerNormalization, which computes differently; only OptimizerOptions::ort_fusions does as well.
-constexpr const char* kSkipLayerNormModel = R"(
-<ir_version: 8, opset_import: ["" : 17]>
-g (float[2, 3, 8] a, float[2, 3, 8] b) => (float[2, 3, 8] y) <float two = {2.0}, float eps = {1e-5},
-    float[8] bias = {0.5, -0.5, 0.25, 0.0, 1.0, -1.0, 0.125, 2.0},
-    float[8] gamma = {1.0, 0.5, 2.0, 1.5, -1.0, 0.25, 1.0, 3.0}, float[8] beta = {0.0, 0.1, -0.1, 0.2, 0.3, -0.3, 0.5, 1.0}> {
-  r = Add(a, b)
-  x = Add(r, bias)
-  m = ReduceMean<axes = [-1]>(x)
-  d = Sub(x, m)
-  p = Pow(d, two)
-  v = ReduceMean<axes = [-1]>(p)
-  e = Add(v, eps)
-  s = Sqrt(e)
-  n = Div(d, s)
-  g1 = Mul(n, gamma)
-  y = Add(g1, beta)
+std::string SkipLayerNormModel(const std::string& a_shape = "2, 3, 8", const std::string& b_shape = "2, 3, 8") {
+  std::string text = WithOpset(kLayerNormModel, 17);
+  auto replace = [&text](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  replace("g (float[2, 3, 8] x)", "g (float[" + a_shape + "] a, float[" + b_shape + "] b)");
+  replace("<float two", "<float[8] bias = {0.5, -0.5, 0.25, 0.0, 1.0, -1.0, 0.125, 2.0}, float two");
+  replace("  m = ReduceMean", "  r = Add(a, b)\n  x = Add(r, bias)\n  m = ReduceMean");
+  return text;
 }
-)";
 
-TEST(OptimizerSkipLayerNorm, FusedOnlyForOnnxRuntimesArithmetic) {
-  ir::Model original = Parse(kSkipLayerNormModel);
-  ir::Model own = Optimized(original, OptLevel::kAll);
-  EXPECT_EQ(Count(own, "com.microsoft.SkipLayerNormalization"), 0);
-  EXPECT_EQ(Count(own, "LayerNormalization"), 1);
+// The optimizer as a session asking for ONNX Runtime's summation order runs it (OptimizerOptions::ort_fusions).
+ir::Model OptimizedForOrt(ir::Model m) {
   optimizer::OptimizerOptions options;
   options.level = OptLevel::kAll;
   options.run_constant_model = ConstantModelRunner(1);
   options.ort_fusions = true;
-  ir::Model ort = original;
-  ASSERT_TRUE(optimizer::OptimizeModel(ort, options).ok());
+  Status st = optimizer::OptimizeModel(m, options);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return m;
+}
+
+TEST(OptimizerSkipLayerNorm, FusedOnlyForOnnxRuntimesArithmetic) {
+  ir::Model original = Parse(SkipLayerNormModel());
+  ir::Model own = Optimized(original, OptLevel::kAll);
+  EXPECT_EQ(Count(own, "com.microsoft.SkipLayerNormalization"), 0);
+  EXPECT_EQ(Count(own, "LayerNormalization"), 1);
+  ir::Model ort = OptimizedForOrt(original);
   EXPECT_EQ(Ops(ort), (std::map<std::string, int64_t>{{"com.microsoft.SkipLayerNormalization", 1}}));
   const ir::Node& fused = ort.graph.nodes[0];
   EXPECT_EQ(fused.inputs, (std::vector<std::string>{"a", "b", "gamma", "beta", "bias"}));
@@ -581,30 +579,16 @@ TEST(OptimizerSkipLayerNorm, FusedOnlyForOnnxRuntimesArithmetic) {
 
 TEST(OptimizerSkipLayerNorm, NeedsEqualShapesOfTheSum) {
   // b broadcasts over a: SkipLayerNormalization's skip may not be the larger operand, so nothing fuses.
-  std::string text = kSkipLayerNormModel;
-  text.replace(text.find("float[2, 3, 8] b"), 16, "float[1, 3, 8] b");
-  optimizer::OptimizerOptions options;
-  options.level = OptLevel::kAll;
-  options.run_constant_model = ConstantModelRunner(1);
-  options.ort_fusions = true;
-  ir::Model m = Parse(text);
-  ASSERT_TRUE(optimizer::OptimizeModel(m, options).ok());
+  const std::string text = SkipLayerNormModel("2, 3, 8", "1, 3, 8");
+  ir::Model m = OptimizedForOrt(Parse(text));
   EXPECT_EQ(Count(m, "com.microsoft.SkipLayerNormalization"), 0);
   EXPECT_EQ(Count(m, "LayerNormalization"), 1);
 }
 
 TEST(OptimizerSkipLayerNorm, SymbolicDimsDoNotFuse) {
   // ONNX Runtime fused none of a decoder's residual LayerNormalizations over [batch, seq, hidden] (measured).
-  std::string text = kSkipLayerNormModel;
-  for (const char* input : {"float[2, 3, 8] a", "float[2, 3, 8] b"}) {
-    text.replace(text.find(input), 16, std::string("float[N, 3, 8] ") + input[15]);
-  }
-  optimizer::OptimizerOptions options;
-  options.level = OptLevel::kAll;
-  options.run_constant_model = ConstantModelRunner(1);
-  options.ort_fusions = true;
-  ir::Model m = Parse(text);
-  ASSERT_TRUE(optimizer::OptimizeModel(m, options).ok());
+  const std::string text = SkipLayerNormModel("N, 3, 8", "N, 3, 8");
+  ir::Model m = OptimizedForOrt(Parse(text));
   EXPECT_EQ(Count(m, "com.microsoft.SkipLayerNormalization"), 0);
 }
 
@@ -622,12 +606,7 @@ g (float[2, 4, 8] q, float[2, 8, 4] k, float[2, 4, 8] x, float[2, 8, 3] w) => (f
   ir::Model original = Parse(text);
   ir::Model own = Optimized(original, OptLevel::kAll);
   EXPECT_EQ(Count(own, "com.microsoft.FusedMatMul"), 0);
-  optimizer::OptimizerOptions options;
-  options.level = OptLevel::kAll;
-  options.run_constant_model = ConstantModelRunner(1);
-  options.ort_fusions = true;
-  ir::Model ort = original;
-  ASSERT_TRUE(optimizer::OptimizeModel(ort, options).ok());
+  ir::Model ort = OptimizedForOrt(original);
   EXPECT_EQ(Ops(ort), (std::map<std::string, int64_t>{{"com.microsoft.FusedMatMul", 2}}));
   std::vector<float> alphas;
   for (const auto& n : ort.graph.nodes) alphas.push_back(n.FindAttribute("alpha")->f);
