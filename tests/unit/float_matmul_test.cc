@@ -247,19 +247,38 @@ TEST(MatMulBiasFusion, BatchedMatMulAddGeluBecomesOneNodeWithTheSameResults) {
   ExpectSameOutputs(want, got, 2);
 }
 
-TEST(MatMulBiasFusion, AdoptedWeightsLeaveTheSessionAndServeEveryRowCount) {
-  // The product's kernel adopts w (KernelInfo::AdoptConstantInput): the session's model keeps a shell of it (and
-  // will not serialize), the kernel drops its reference after the first build, and each new row count rebuilds B
-  // from what the kept products hold (in place, or unpacked from a packed copy): every run still computes x w + c.
-  const int64_t k = 64, n = 80;
-  const auto w = UniformFloats(static_cast<size_t>(k * n), 11);
-  const auto c = UniformFloats(static_cast<size_t>(n), 12);
+// x [r, 5, 64] times w [64, 80] plus c: the product's kernel adopts w (KernelInfo::AdoptConstantInput).
+std::string AdoptedProductModel(const std::vector<float>& w, const std::vector<float>& c, int64_t k, int64_t n) {
   std::ostringstream text;
   text << "<ir_version: 8, opset_import: [\"\" : 13]>\n"
        << "g (float[r, 5, " << k << "] x) => (float[r, 5, " << n << "] y) <float[" << k << ", " << n << "] w = {"
        << FloatList(w) << "}, float[" << n << "] c = {" << FloatList(c) << "}> {\n"
        << "  p = MatMul(x, w)\n  y = Add(p, c)\n}\n";
-  auto parsed = text::ParseModel(text.str());
+  return text.str();
+}
+
+// Runs the session on r x 5 rows of seeded values and checks x w + c.
+void RunAndCheckRows(Session& session, int64_t r, int64_t k, int64_t n, const std::vector<float>& w,
+                     const std::vector<float>& c) {
+  const int64_t m = r * 5;
+  const auto x = UniformFloats(static_cast<size_t>(m * k), 90 + static_cast<uint64_t>(m), -2.0f, 2.0f);
+  Tensor t = Tensor::Allocate(DataType::kFloat, {r, 5, k});
+  std::copy(x.begin(), x.end(), t.data<float>());
+  std::vector<Value> out;
+  ASSERT_TRUE(session.Run({{"x", Value(std::move(t))}}, {}, &out).ok());
+  const Tensor& y = out[0].tensor();
+  ExpectMatches(m, k, n, x, w, c.data(), MatMulActivation::kNone,
+                std::vector<float>(y.data<float>(), y.data<float>() + y.size()));
+}
+
+TEST(MatMulBiasFusion, AdoptedWeightsLeaveTheSessionAndServeEveryRowCount) {
+  // The session's model keeps a shell of w (and will not serialize), the kernel drops its reference after the first
+  // build, and each new row count rebuilds B from what the kept products hold (in place, or unpacked from a packed
+  // copy): every run still computes x w + c.
+  const int64_t k = 64, n = 80;
+  const auto w = UniformFloats(static_cast<size_t>(k * n), 11);
+  const auto c = UniformFloats(static_cast<size_t>(n), 12);
+  auto parsed = text::ParseModel(AdoptedProductModel(w, c, k, n));
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   SessionOptions so;
   so.optimization_level = optimizer::OptLevel::kAll;
@@ -275,17 +294,31 @@ TEST(MatMulBiasFusion, AdoptedWeightsLeaveTheSessionAndServeEveryRowCount) {
   ASSERT_FALSE(serialized.ok());
   EXPECT_NE(serialized.status().message().find("initializer 'w'"), std::string::npos) << serialized.status().message();
   // More row counts than the kernel keeps products (4), and back to the first ones.
-  for (int64_t r : {2, 26, 1, 60, 7, 2, 1}) {
-    const int64_t m = r * 5;
-    const auto x = UniformFloats(static_cast<size_t>(m * k), 90 + static_cast<uint64_t>(m), -2.0f, 2.0f);
-    Tensor t = Tensor::Allocate(DataType::kFloat, {r, 5, k});
-    std::copy(x.begin(), x.end(), t.data<float>());
-    std::vector<Value> out;
-    ASSERT_TRUE((*s)->Run({{"x", Value(std::move(t))}}, {}, &out).ok());
-    const Tensor& y = out[0].tensor();
-    ExpectMatches(m, k, n, x, w, c.data(), MatMulActivation::kNone,
-                  std::vector<float>(y.data<float>(), y.data<float>() + y.size()));
+  for (int64_t r : {2, 26, 1, 60, 7, 2, 1}) RunAndCheckRows(**s, r, k, n, w, c);
+}
+
+TEST(MatMulBiasFusion, AdoptedWeightsStayValidUnderConcurrentRunsOfManyRowCounts) {
+  // Session::Run from several threads at once, each cycling through more row counts than the kernel keeps products:
+  // products are built, evicted and rebuilt from each other while other runs use them.
+  const int64_t k = 64, n = 80;
+  const auto w = UniformFloats(static_cast<size_t>(k * n), 15);
+  const auto c = UniformFloats(static_cast<size_t>(n), 16);
+  auto parsed = text::ParseModel(AdoptedProductModel(w, c, k, n));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  SessionOptions so;
+  so.optimization_level = optimizer::OptLevel::kAll;
+  so.intra_op_num_threads = 1;
+  auto s = Session::Create(*parsed, so);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 3; ++round) {
+        for (int64_t r : {1, 3, 8, 13, 21, 34}) RunAndCheckRows(**s, r + t, k, n, w, c);
+      }
+    });
   }
+  for (auto& th : threads) th.join();
 }
 
 TEST(MatMulBiasFusion, SmallWeightsAndNonConstantBiasKeepTheirAdd) {
