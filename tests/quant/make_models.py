@@ -237,7 +237,8 @@ def transformer_ort_fusions():
     alpha, a factor not a power of two), residual Add + LayerNormalization (SkipLayerNormalization), the erf GELU
     (com.microsoft Gelu), the quantized MatMuls (DynamicQuantizeMatMul). onyx computes its level-all bytes when asked
     for ONNX Runtime's order (marker ort_order_all: `--ort-order on`, OptimizerOptions::ort_fusions). No Softmax: its
-    MLAS lanes differ between AVX2 and AVX-512 CPUs."""
+    MLAS lanes differ between AVX2 and AVX-512 CPUs; no GELU input of the committed case has x / sqrt(2) or
+    x * 0.70710677 at MLAS erf's split point 0.921875 (checked), where its AVX-512F and FMA3 kernels part ways."""
     b = Builder(23)
     b.list_steps = False
     seq, hidden, heads, head = 16, 96, 4, 24
