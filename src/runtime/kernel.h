@@ -52,8 +52,9 @@ class KernelInfo {
   const Tensor* ConstantInput(size_t i) const {
     return has_input(i) && constants_ ? constants_(node_.inputs[i]) : nullptr;
   }
-  // Called by a kernel that keeps its own reference to constant input i (a copy of *ConstantInput(i), sharing its
-  // storage) and from then on reads only that input's type and shape through KernelContext, never its values. When
+  // Called by a kernel that keeps what it needs of constant input i (a Tensor sharing its storage, or a copy in a
+  // layout of its own) and from then on reads only that input's type and shape through KernelContext, never its
+  // values. When
   // every reader of an initializer adopts it, the session keeps only a shell of it (type and shape, no bytes), so the
   // weights live as long as the kernels' references: a kernel that packs them into a layout of its own drops its
   // reference and the original is freed (ONNX Runtime frees a prepacked initializer alike). The session's model

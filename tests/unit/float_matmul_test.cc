@@ -321,6 +321,44 @@ TEST(MatMulBiasFusion, AdoptedWeightsStayValidUnderConcurrentRunsOfManyRowCounts
   for (auto& th : threads) th.join();
 }
 
+TEST(GemmAdoption, TransposedConstantWeightLeavesTheSessionAndEveryPathStillComputesIt) {
+  // Gemm(x, W, c) with transB = 1 (PyTorch's Linear): the kernel keeps W transposed once and adopts W, so the
+  // session keeps a shell of it; the one-row path (packed panels), the many-row path and ONNX Runtime's order all
+  // read the copy: x W^T + c, for each.
+  const int64_t k = 40, n = 24;
+  const auto w = UniformFloats(static_cast<size_t>(n * k), 31);  // [n, k]
+  const auto c = UniformFloats(static_cast<size_t>(n), 32);
+  std::ostringstream text;
+  text << "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+       << "g (float[r, " << k << "] x) => (float[r, " << n << "] y) <float[" << n << ", " << k << "] w = {"
+       << FloatList(w) << "}, float[" << n << "] c = {" << FloatList(c) << "}> {\n"
+       << "  y = Gemm<transB = 1>(x, w, c)\n}\n";
+  auto parsed = text::ParseModel(text.str());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  std::vector<float> w_kn(static_cast<size_t>(k * n));  // W^T, [k, n], for the reference
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < k; ++j) w_kn[static_cast<size_t>(j * n + i)] = w[static_cast<size_t>(i * k + j)];
+  }
+  for (bool ort_order : {false, true}) {
+    SessionOptions so;
+    so.optimization_level = optimizer::OptLevel::kDisabled;
+    so.ort_summation_order = ort_order;
+    auto s = Session::Create(*parsed, so);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    EXPECT_EQ((*s)->model().graph.FindInitializer("w")->tensor.raw(), nullptr) << "W adopted by the Gemm";
+    for (int64_t m : {1, 3, 1, 17}) {
+      const auto x = UniformFloats(static_cast<size_t>(m * k), 40 + static_cast<uint64_t>(m), -2.0f, 2.0f);
+      Tensor t = Tensor::Allocate(DataType::kFloat, {m, k});
+      std::copy(x.begin(), x.end(), t.data<float>());
+      std::vector<Value> out;
+      ASSERT_TRUE((*s)->Run({{"x", Value(std::move(t))}}, {}, &out).ok());
+      const Tensor& y = out[0].tensor();
+      ExpectMatches(m, k, n, x, w_kn, c.data(), MatMulActivation::kNone,
+                    std::vector<float>(y.data<float>(), y.data<float>() + y.size()));
+    }
+  }
+}
+
 TEST(MatMulBiasFusion, SmallWeightsAndNonConstantBiasKeepTheirAdd) {
   // y: 3 x 2 weights (too small to pack); z: 3 x 2048 weights but a bias fed at run time (the product alone becomes a
   // MatMulBias without a bias).

@@ -39,6 +39,8 @@ class GemmKernel : public OpKernel {
     b_constant_ = b != nullptr;
     if (trans_b_ && b != nullptr && b->type() == DataType::kFloat && b->rank() == 2) {
       b_as_stored_ = movement::Permute(*b, b->shape(), {1, 0});
+      // Every float path reads this copy from now on, never B's values: the session may drop the original.
+      info.AdoptConstantInput(1);
     }
     return Status::Ok();
   }
