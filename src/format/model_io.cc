@@ -442,15 +442,6 @@ Result<ir::Model> ModelFromProto(const pb::ModelProto& p, const std::string& bas
   return ModelFromProtoImpl(p, resolver);
 }
 
-Result<ir::Model> ModelFromProtoBorrowing(std::shared_ptr<const pb::ModelProto> proto, const std::string& base_dir,
-                                          bool load_external_data) {
-  ExternalDataResolver resolver(base_dir);
-  resolver.set_allow_external(load_external_data);
-  const pb::ModelProto& p = *proto;
-  resolver.set_message_keeper(std::move(proto));
-  return ModelFromProtoImpl(p, resolver);
-}
-
 Result<ir::Model> ModelFromProtoTakingWeights(std::shared_ptr<pb::ModelProto> proto, const std::string& base_dir,
                                               bool load_external_data) {
   // Smaller weights stay in the message: an allocation each would gain nothing.

@@ -45,11 +45,9 @@ Result<std::string> SerializeModel(const ir::Model& model);
 
 // Protobuf <-> IR.
 Result<ir::Model> ModelFromProto(const pb::ModelProto& proto, const std::string& base_dir, bool load_external_data);
-// Like ModelFromProto, but tensors stored as raw_data borrow their bytes from `proto`, which they keep alive.
-Result<ir::Model> ModelFromProtoBorrowing(std::shared_ptr<const pb::ModelProto> proto, const std::string& base_dir,
-                                          bool load_external_data);
-// Like ModelFromProtoBorrowing, but the main graph's raw_data weights are moved out of `proto` into allocations of
-// their own, one per tensor: a weight is freed with the last tensor holding it, not with the whole message.
+// Like ModelFromProto, without copying raw_data: the main graph's weights are moved out of `proto` into allocations
+// of their own, one per tensor (a weight is freed with the last tensor holding it, not with the whole message); other
+// raw_data tensors borrow their bytes from `proto`, which they keep alive.
 Result<ir::Model> ModelFromProtoTakingWeights(std::shared_ptr<pb::ModelProto> proto, const std::string& base_dir,
                                               bool load_external_data);
 void ModelToProto(const ir::Model& model, pb::ModelProto* proto);

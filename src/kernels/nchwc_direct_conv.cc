@@ -60,7 +60,7 @@ struct V {
   static T And(T a, T bits) {
     return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_castps_si512(bits)));
   }
-  // e's activation, as conv_epilogue.h's ApplyActivation for 8 lanes.
+  // e's activation on 16 lanes, as conv_epilogue.h's ApplyActivation on 8.
   static T Activate(T v, const ConvEpilogue& e) {
     switch (e.activation) {
       case ConvEpilogue::Activation::kNone:

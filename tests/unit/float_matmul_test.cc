@@ -257,6 +257,20 @@ std::string AdoptedProductModel(const std::vector<float>& w, const std::vector<f
   return text.str();
 }
 
+// A one-thread session over AdoptedProductModel at level all (the MatMul and Add fuse into MatMulBias).
+std::unique_ptr<Session> AdoptedProductSession(const std::vector<float>& w, const std::vector<float>& c, int64_t k,
+                                               int64_t n) {
+  auto parsed = text::ParseModel(AdoptedProductModel(w, c, k, n));
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (!parsed.ok()) return nullptr;
+  SessionOptions so;
+  so.optimization_level = optimizer::OptLevel::kAll;
+  so.intra_op_num_threads = 1;
+  auto s = Session::Create(*parsed, so);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  return s.ok() ? std::move(*s) : nullptr;
+}
+
 // Runs the session on r x 5 rows of seeded values and checks x w + c.
 void RunAndCheckRows(Session& session, int64_t r, int64_t k, int64_t n, const std::vector<float>& w,
                      const std::vector<float>& c) {
@@ -278,23 +292,18 @@ TEST(MatMulBiasFusion, AdoptedWeightsLeaveTheSessionAndServeEveryRowCount) {
   const int64_t k = 64, n = 80;
   const auto w = UniformFloats(static_cast<size_t>(k * n), 11);
   const auto c = UniformFloats(static_cast<size_t>(n), 12);
-  auto parsed = text::ParseModel(AdoptedProductModel(w, c, k, n));
-  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  SessionOptions so;
-  so.optimization_level = optimizer::OptLevel::kAll;
-  so.intra_op_num_threads = 1;
-  auto s = Session::Create(*parsed, so);
-  ASSERT_TRUE(s.ok()) << s.status().message();
-  ASSERT_EQ(CountOps((*s)->model().graph, ir::kInternalDomain, "MatMulBias"), 1);
-  const ir::NamedTensor* kept = (*s)->model().graph.FindInitializer("w");
+  auto s = AdoptedProductSession(w, c, k, n);
+  ASSERT_NE(s, nullptr);
+  ASSERT_EQ(CountOps(s->model().graph, ir::kInternalDomain, "MatMulBias"), 1);
+  const ir::NamedTensor* kept = s->model().graph.FindInitializer("w");
   ASSERT_NE(kept, nullptr);
   EXPECT_EQ(kept->tensor.raw(), nullptr) << "the session's model holds a shell of the adopted weight";
   EXPECT_EQ(kept->tensor.shape(), (Shape{k, n}));
-  auto serialized = format::SerializeModel((*s)->model());
+  auto serialized = format::SerializeModel(s->model());
   ASSERT_FALSE(serialized.ok());
   EXPECT_NE(serialized.status().message().find("initializer 'w'"), std::string::npos) << serialized.status().message();
   // More row counts than the kernel keeps products (4), and back to the first ones.
-  for (int64_t r : {2, 26, 1, 60, 7, 2, 1}) RunAndCheckRows(**s, r, k, n, w, c);
+  for (int64_t r : {2, 26, 1, 60, 7, 2, 1}) RunAndCheckRows(*s, r, k, n, w, c);
 }
 
 TEST(MatMulBiasFusion, AdoptedWeightsStayValidUnderConcurrentRunsOfManyRowCounts) {
@@ -303,18 +312,13 @@ TEST(MatMulBiasFusion, AdoptedWeightsStayValidUnderConcurrentRunsOfManyRowCounts
   const int64_t k = 64, n = 80;
   const auto w = UniformFloats(static_cast<size_t>(k * n), 15);
   const auto c = UniformFloats(static_cast<size_t>(n), 16);
-  auto parsed = text::ParseModel(AdoptedProductModel(w, c, k, n));
-  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  SessionOptions so;
-  so.optimization_level = optimizer::OptLevel::kAll;
-  so.intra_op_num_threads = 1;
-  auto s = Session::Create(*parsed, so);
-  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto s = AdoptedProductSession(w, c, k, n);
+  ASSERT_NE(s, nullptr);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       for (int round = 0; round < 3; ++round) {
-        for (int64_t r : {1, 3, 8, 13, 21, 34}) RunAndCheckRows(**s, r + t, k, n, w, c);
+        for (int64_t r : {1, 3, 8, 13, 21, 34}) RunAndCheckRows(*s, r + t, k, n, w, c);
       }
     });
   }

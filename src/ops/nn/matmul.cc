@@ -553,7 +553,7 @@ class MatMulBiasKernel : public OpKernel {
           found = built_.end() - 1;
           // From now on the kept products hold B (or their packed copies, from which it is rebuilt): the original
           // is freed once none reads it in place.
-          weights_ = Tensor::Borrow(DataType::kFloat, Shape{k, n}, nullptr, nullptr);
+          weights_ = Tensor();
         }
         product = found->product;
       }
@@ -587,8 +587,8 @@ class MatMulBiasKernel : public OpKernel {
     return plain;
   }
 
-  // The constant B when packable_ (shares the initializer's storage), until the first product is built; then a
-  // shell (the kept products hold what they need). Guarded by mutex_.
+  // The constant B when packable_ (shares the initializer's storage), until the first product is built; then
+  // empty (the kept products hold what they need). Guarded by mutex_.
   Tensor weights_;
   struct Product {
     std::unique_ptr<kernels::FloatMatMul> mm;  // null: the build failed (the sgemm path runs on `weights`)
