@@ -42,6 +42,9 @@ struct Int8Conv::Impl {
   std::mutex args_mutex;
   DnnlArgs args;
   int32_t args_zero_point = 0;  // what args' zero-point memory points at
+  // Set where the primitive has no zero-point argument (Int8ConvRequant::source_zero_point): the one x zero point
+  // it computes for.
+  std::optional<int32_t> constant_zero_point;
 };
 
 namespace {
@@ -97,32 +100,36 @@ int Int8ConvThreads(const Int8ConvDims& d, int threads) {
 
 bool Int8Conv::fused_requant() const { return impl_->fused; }
 
+bool Int8Conv::has_zero_point_argument() const { return !impl_->constant_zero_point.has_value(); }
+
 namespace {
 
 bool IsAmx(const dnnl::convolution_forward::primitive_desc& pd) {
   return std::string(pd.impl_info_str()).find("amx") != std::string::npos;
 }
 
-// Runs `conv` (of `pd`) on one image: src -> dst, with x's zero point and, when given, the bias; on the calling
-// thread's scratchpad.
+// Runs `conv` (of `pd`) on one image: src -> dst, with x's zero point (empty: a primitive without that argument) and,
+// when given, the bias; on the calling thread's scratchpad.
 void ExecuteImage(const dnnl::convolution_forward& conv, const dnnl::convolution_forward::primitive_desc& pd,
                   const memory& weights, const memory& bias, const memory& zero_point, const void* src, void* dst) {
   std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(pd.src_desc(), DnnlEngine(), const_cast<void*>(src))},
                                        {DNNL_ARG_WEIGHTS, weights},
-                                       {DNNL_ARG_DST, memory(pd.dst_desc(), DnnlEngine(), dst)},
-                                       {DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point}};
+                                       {DNNL_ARG_DST, memory(pd.dst_desc(), DnnlEngine(), dst)}};
+  if (zero_point) args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point);
   if (bias) args.emplace(DNNL_ARG_BIAS, bias);
   AddThreadScratchpad(pd, args);
   conv.execute(DnnlStream(), args);
 }
 
-std::string Signature(const Int8ConvDims& d, const memory::desc& src, bool fused, int threads) {
+std::string Signature(const Int8ConvDims& d, const memory::desc& src, bool fused, bool zero_point_argument,
+                      int threads) {
   auto dim = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
-  return "int8conv2/" + std::string(src.data_type() == Dt::s8 ? "s8" : "u8") + (fused ? "/fused" : "/s32") + "/n" +
-         std::to_string(d.batch) + "/c" + std::to_string(d.in_channels) + "/m" + std::to_string(d.out_channels) + "/g" +
-         std::to_string(d.group) + "/in" + dim(d.in_h, d.in_w) + "/k" + dim(d.kernel_h, d.kernel_w) + "/s" +
-         dim(d.stride_h, d.stride_w) + "/d" + dim(d.dilation_h, d.dilation_w) + "/p" + dim(d.pad_top, d.pad_left) +
-         "-" + dim(d.pad_bottom, d.pad_right) + "/t" + std::to_string(threads);
+  // "/zc": no zero-point argument, which changes oneDNN's candidates.
+  return "int8conv2/" + std::string(src.data_type() == Dt::s8 ? "s8" : "u8") + (fused ? "/fused" : "/s32") +
+         (zero_point_argument ? "" : "/zc") + "/n" + std::to_string(d.batch) + "/c" + std::to_string(d.in_channels) +
+         "/m" + std::to_string(d.out_channels) + "/g" + std::to_string(d.group) + "/in" + dim(d.in_h, d.in_w) + "/k" +
+         dim(d.kernel_h, d.kernel_w) + "/s" + dim(d.stride_h, d.stride_w) + "/d" + dim(d.dilation_h, d.dilation_w) +
+         "/p" + dim(d.pad_top, d.pad_left) + "-" + dim(d.pad_bottom, d.pad_right) + "/t" + std::to_string(threads);
 }
 
 // An AMX kernel runs on a unit that powers down while no AMX code runs: the first AMX convolution after other
@@ -225,7 +232,7 @@ std::vector<dnnl::convolution_forward::primitive_desc> Candidates(
 // oneDNN's order.
 dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
     const Int8ConvDims& d, const dnnl::convolution_forward::primitive_desc& first, memory plain_weights, bool fused,
-    int threads) {
+    bool zero_point_argument, int threads) {
   const TuningMode mode = CurrentTuningMode();
   if (mode == TuningMode::kOff) return first;
   const std::vector<dnnl::convolution_forward::primitive_desc> pds = Candidates(first);
@@ -238,7 +245,7 @@ dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
     amx[i] = IsAmx(pds[i]);
   }
   const auto cache = TuningCache::Process();
-  const std::string signature = Signature(d, first.src_desc(), fused, threads);
+  const std::string signature = Signature(d, first.src_desc(), fused, zero_point_argument, threads);
   if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
     // The times decide again (the warm-up rule depends on what other layers of this process chose).
     std::vector<double> ms(n, std::numeric_limits<double>::infinity());
@@ -268,7 +275,8 @@ dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
   const size_t dst_bytes = static_cast<size_t>(d.out_channels * (d.out_h * d.out_w + kMarginPixels)) * sizeof(int32_t);
   std::vector<uint8_t> src(src_bytes, 1), dst(dst_bytes);
   int32_t zp = 0;
-  memory zp_mem({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
+  memory zp_mem;
+  if (zero_point_argument) zp_mem = memory({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
   memory bias;
   if (first.bias_desc().get_size() > 0) {
     bias = memory(first.bias_desc(), DnnlEngine());
@@ -315,7 +323,8 @@ struct Described {
   bool with_bias = false;
 };
 
-void Describe(const Int8ConvDims& d, bool signed_source, const Int8ConvRequant* requant, Described& r) {
+void Describe(const Int8ConvDims& d, bool signed_source, const Int8ConvRequant* requant, bool zero_point_argument,
+              Described& r) {
   const Dt src_type = signed_source ? Dt::s8 : Dt::u8;
   // One image per primitive call (see OutputSlack).
   r.src_dims = {1, d.in_channels, d.in_h, d.in_w};
@@ -339,7 +348,7 @@ void Describe(const Int8ConvDims& d, bool signed_source, const Int8ConvRequant* 
                    memory::dims{d.pad_top, d.pad_left}, memory::dims{d.pad_bottom, d.pad_right});
   }
   dnnl::primitive_attr attr = UserScratchpadAttr();  // runs of a session may execute it at once
-  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  if (zero_point_argument) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   if (requant != nullptr) {
     attr.set_output_scales(requant->scales.size() == 1 ? 0 : 1 << 1, requant->scales);
     if (requant->zero_point != 0) {
@@ -353,15 +362,48 @@ void Describe(const Int8ConvDims& d, bool signed_source, const Int8ConvRequant* 
   r.pd = dnnl::convolution_forward::primitive_desc(*r.desc, attr, DnnlEngine());
 }
 
+bool HasPadding(const Int8ConvDims& d) {
+  return d.pad_top != 0 || d.pad_left != 0 || d.pad_bottom != 0 || d.pad_right != 0;
+}
+
+// The requantization to build a primitive without zero-point argument with (Int8ConvRequant::source_zero_point), or
+// nullopt where it needs one. A non-zero x zero point z goes into the bias: sum((x - z) * w) = sum(x * w) - z *
+// sum(w) over every tap, which holds only where no tap is padding (a padding tap reads 0, not z); the primitive's
+// float sum of acc and bias stays exact only while both stay below 2^24, now for x over its whole range.
+std::optional<Int8ConvRequant> WithoutZeroPointArgument(const Int8ConvDims& d, bool signed_source,
+                                                        const int8_t* weights, const Int8ConvRequant& requant) {
+  if (!requant.source_zero_point.has_value()) return std::nullopt;
+  const int32_t z = *requant.source_zero_point;
+  if (z == 0) return requant;
+  if (HasPadding(d)) return std::nullopt;
+  Int8ConvRequant folded = requant;
+  const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
+  folded.bias.assign(static_cast<size_t>(d.out_channels), 0);
+  for (int64_t m = 0; m < d.out_channels; ++m) {
+    int64_t sum = 0;
+    for (int64_t k = 0; k < per_channel; ++k) sum += weights[m * per_channel + k];
+    const int64_t b = (requant.bias.empty() ? 0 : requant.bias[static_cast<size_t>(m)]) - z * sum;
+    if (b < std::numeric_limits<int32_t>::min() || b > std::numeric_limits<int32_t>::max()) return std::nullopt;
+    folded.bias[static_cast<size_t>(m)] = static_cast<int32_t>(b);
+  }
+  const int32_t low = signed_source ? -128 : 0, high = signed_source ? 127 : 255;
+  if (!FusedRequantIsExact(weights, d.out_channels, per_channel, folded.bias, low, high)) return std::nullopt;
+  folded.source_zero_point = z;
+  return folded;
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> Int8Conv::Implementations(const Int8ConvDims& d, bool signed_source, int threads,
                                                            const Int8ConvRequant* requant) {
   std::vector<std::string> names;
   const ScopedOmpThreads scoped(threads);
+  // Create's rule for dropping the zero-point argument, less its bound on the folded bias (weights are not given).
+  const bool zero_point_argument = requant == nullptr || !requant->source_zero_point.has_value() ||
+                                   (*requant->source_zero_point != 0 && HasPadding(d));
   ONYX_RETURN_IF_ERROR(DnnlCall("int8 convolution", [&] {
     Described described;
-    Describe(d, signed_source, requant, described);
+    Describe(d, signed_source, requant, zero_point_argument, described);
     if (std::string(described.pd.impl_info_str()).rfind("ref", 0) == 0) return;
     for (const auto& pd : Candidates(described.pd)) names.emplace_back(pd.impl_info_str());
   }));
@@ -375,9 +417,16 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool s
   std::string impl_name;
   bool named_found = true;
   const ScopedOmpThreads scoped(threads);
+  std::optional<Int8ConvRequant> without_argument;
+  if (requant != nullptr) without_argument = WithoutZeroPointArgument(d, signed_source, weights, *requant);
+  if (without_argument.has_value()) {
+    requant = &*without_argument;
+    impl->constant_zero_point = *requant->source_zero_point;
+  }
+  const bool zero_point_argument = !impl->constant_zero_point.has_value();
   ONYX_RETURN_IF_ERROR(DnnlCall("int8 convolution", [&] {
     Described described;
-    Describe(d, signed_source, requant, described);
+    Describe(d, signed_source, requant, zero_point_argument, described);
     if (requant != nullptr) {
       impl->fused = true;
       if (described.with_bias) {
@@ -391,7 +440,7 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool s
     memory plain({described.w_dims, Dt::s8, d.group == 1 ? Tag::oihw : Tag::goihw}, DnnlEngine(),
                  const_cast<int8_t*>(weights));
     if (implementation.empty()) {
-      impl->pd = ChooseImplementation(d, impl->pd, plain, requant != nullptr, threads);
+      impl->pd = ChooseImplementation(d, impl->pd, plain, requant != nullptr, zero_point_argument, threads);
     } else {
       named_found = false;
       for (const auto& pd : Candidates(impl->pd)) {
@@ -428,15 +477,26 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool s
     i.args.Add(DNNL_ARG_SRC, i.pd.src_desc());
     i.args.Add(DNNL_ARG_WEIGHTS, i.weights);
     i.args.Add(DNNL_ARG_DST, i.pd.dst_desc());
-    i.args.Add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
-               memory({{1}, Dt::s32, Tag::x}, DnnlEngine(), &i.args_zero_point));
+    if (!i.constant_zero_point.has_value()) {
+      i.args.Add(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC,
+                 memory({{1}, Dt::s32, Tag::x}, DnnlEngine(), &i.args_zero_point));
+    }
     if (i.bias) i.args.Add(DNNL_ARG_BIAS, i.bias);
     i.args.AddThreadScratchpad(i.pd.scratchpad_desc());
   }));
   return std::unique_ptr<Int8Conv>(new Int8Conv(d, threads, std::move(impl)));
 }
 
+Status Int8Conv::CheckZeroPoint(int32_t x_zero_point) const {
+  if (impl_->constant_zero_point.has_value() && *impl_->constant_zero_point != x_zero_point) {
+    return InvalidArgument("int8 convolution built for x zero point " + std::to_string(*impl_->constant_zero_point) +
+                           " run with " + std::to_string(x_zero_point));
+  }
+  return Status::Ok();
+}
+
 Status Int8Conv::Run(const void* x, int32_t x_zero_point, int32_t* y) const {
+  ONYX_RETURN_IF_ERROR(CheckZeroPoint(x_zero_point));
   const ScopedOmpThreads scoped(threads_);
   const int64_t image_bytes = dims_.in_channels * dims_.in_h * dims_.in_w;  // 8-bit elements
   const int64_t out_image = dims_.out_channels * dims_.out_h * dims_.out_w;
@@ -444,7 +504,8 @@ Status Int8Conv::Run(const void* x, int32_t x_zero_point, int32_t* y) const {
   std::unique_ptr<uint8_t[]> nhwc(new uint8_t[static_cast<size_t>(image_bytes + kMarginPixels * dims_.in_channels)]);
   return DnnlCall("int8 convolution", [&] {
     int32_t zp = x_zero_point;
-    memory zp_mem({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
+    memory zp_mem;
+    if (!impl_->constant_zero_point.has_value()) zp_mem = memory({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
     for (int64_t n = 0; n < dims_.batch; ++n) {
       const uint8_t* image = static_cast<const uint8_t*>(x) + n * image_bytes;
       if (impl_->reorder_source) {
@@ -463,6 +524,7 @@ Status Int8Conv::Run(const void* x, int32_t x_zero_point, int32_t* y) const {
 }
 
 Status Int8Conv::RunNhwc(const void* x, int32_t x_zero_point, void* y) const {
+  ONYX_RETURN_IF_ERROR(CheckZeroPoint(x_zero_point));
   const ScopedOmpThreads scoped(threads_);
   const int64_t image_bytes = dims_.in_channels * dims_.in_h * dims_.in_w;  // 8-bit elements
   const int64_t out_pixels = dims_.out_h * dims_.out_w;
@@ -482,10 +544,10 @@ Status Int8Conv::RunNhwc(const void* x, int32_t x_zero_point, void* y) const {
   return DnnlCall(kWhat, [&] {
     std::unique_lock<std::mutex> args_lock(impl_->args_mutex, std::try_to_lock);
     int32_t zp = x_zero_point;
-    memory zp_mem;  // only for a run that builds its own arguments
+    memory zp_mem;  // only for a run that builds its own arguments, of a primitive with that argument
     if (args_lock.owns_lock()) {
       impl_->args_zero_point = x_zero_point;
-    } else {
+    } else if (!impl_->constant_zero_point.has_value()) {
       zp_mem = memory({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
     }
     for (int64_t n = 0; n < dims_.batch; ++n) {

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,12 @@ struct Int8ConvRequant {
   std::vector<float> scales;  // 1 or out_channels values
   std::vector<int32_t> bias;  // empty or out_channels values
   int32_t zero_point = 0;
+  // x's zero point where it is the same constant for every run (RunNhwc must then be given it): the primitive is
+  // built without oneDNN's run-time zero-point argument where it can be (0; any value without padding, folded into
+  // the bias as -zp * sum(w[m]) where the sums stay exact), since oneDNN 2.6 offers its brgemm convolutions only
+  // then: ResNet-50's 3x3 layers ran 1.6-1.9x faster on them than on its direct VNNI kernel with the argument, faster
+  // than ONNX Runtime's (docs/performance.md, session 23). nullopt: a run-time value.
+  std::optional<int32_t> source_zero_point;
 };
 
 // Whether |sum((x - x_zero_point) * w[m])| < 2^24 and |bias[m]| < 2^24 for every output channel m of `weights`
@@ -85,8 +92,11 @@ class Int8Conv {
   // optimizer/int8_nhwc_layout.h): no reorder; x is copied into a buffer with margin only where oneDNN's kernel
   // could read past its end (see OutputSlack).
   // y: int32 sums with OutputSlack() room, or with a fused requantization 8-bit values [N, OH, OW, M] exactly.
+  // Built for a constant x zero point (Int8ConvRequant::source_zero_point), Run and RunNhwc refuse any other.
   Status RunNhwc(const void* x, int32_t x_zero_point, void* y) const;
   bool fused_requant() const;
+  // False where built for a constant x zero point without oneDNN's zero-point argument.
+  bool has_zero_point_argument() const;
 
   // oneDNN 2.6.3's AMX 1x1 int8 convolution writes whole tiles of 16 output pixels, past the end of the destination
   // when the pixel count is not a multiple of 16 (measured: up to 15 pixels x M). Destinations get 64 pixels of
@@ -104,7 +114,9 @@ class Int8Conv {
   // clearly enough to pay its unit's warm-up (see the .cc); oneDNN's first where tuning is off.
   static dnnl::convolution_forward::primitive_desc ChooseImplementation(
       const Int8ConvDims& d, const dnnl::convolution_forward::primitive_desc& first, dnnl::memory plain_weights,
-      bool fused, int threads);
+      bool fused, bool zero_point_argument, int threads);
+  // An error where the primitive was built for one constant x zero point and is run with another.
+  Status CheckZeroPoint(int32_t x_zero_point) const;
   Int8Conv(const Int8ConvDims& dims, int threads, std::unique_ptr<Impl> impl);
   Int8ConvDims dims_;
   int threads_;

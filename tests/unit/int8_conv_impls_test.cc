@@ -3,7 +3,9 @@
 // sum((x - x_zero_point) * w) over the taps, and with the requantization fused, kernels::RequantizeValue of them
 // (MLAS's rounding, the zero point added after it). The choice between them is the tuning cache's, made on timings,
 // so each must be exact on its own: 1x1 layers of MobileNet-v2's shapes (where the direct 1x1 kernel won), ragged
-// pixel counts, 3x3, strided, depthwise, signed sources.
+// pixel counts, 3x3, strided, depthwise, signed sources. Fused ones are also built for a constant x zero point
+// (Int8ConvRequant::source_zero_point: no zero-point argument where it is 0 or folds into the bias, which brings in
+// oneDNN's brgemm kernels).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -95,17 +97,32 @@ void CheckEveryImplementation(const Case& c, unsigned seed) {
                                   requant.bias, c.signed_source ? -128 - c.zero_point : -c.zero_point,
                                   c.signed_source ? 127 - c.zero_point : 255 - c.zero_point));
 
-  for (const bool fused : {false, true}) {
-    const Int8ConvRequant* r = fused ? &requant : nullptr;
+  Int8ConvRequant constant_zero_point = requant;
+  constant_zero_point.source_zero_point = c.zero_point;
+  const bool padded = d.pad_top != 0 || d.pad_left != 0 || d.pad_bottom != 0 || d.pad_right != 0;
+  for (const int variant : {0, 1, 2}) {  // int32 sums, fused, fused for the constant zero point
+    const bool fused = variant > 0;
+    const Int8ConvRequant* r = variant == 0 ? nullptr : variant == 1 ? &requant : &constant_zero_point;
     for (int threads : {1, 2}) {
       auto names = Int8Conv::Implementations(d, c.signed_source, threads, r);
       ASSERT_TRUE(names.ok()) << names.status().message();
       ASSERT_FALSE(names->empty());
       for (const std::string& name : *names) {
-        SCOPED_TRACE(name + (fused ? " fused" : " int32") + " at " + std::to_string(threads) + " threads");
+        SCOPED_TRACE(name +
+                     (variant == 0   ? " int32"
+                      : variant == 1 ? " fused"
+                                     : " fused, constant zero point") +
+                     " at " + std::to_string(threads) + " threads");
         auto conv = Int8Conv::Create(d, c.signed_source, w.data(), threads, r, name);
         ASSERT_TRUE(conv.ok()) << conv.status().message();
         ASSERT_STREQ((*conv)->implementation(), name.c_str());
+        // The weights' sums stay far from the bound here: a constant zero point always drops the argument, except
+        // a non-zero one with padding.
+        EXPECT_EQ((*conv)->has_zero_point_argument(), variant < 2 || (c.zero_point != 0 && padded));
+        if (variant == 2 && !(*conv)->has_zero_point_argument()) {
+          std::vector<uint8_t> y(static_cast<size_t>(d.out_h * d.out_w * d.out_channels));
+          EXPECT_FALSE((*conv)->RunNhwc(x.data(), c.zero_point + 1, y.data()).ok()) << "another zero point";
+        }
         const int64_t outputs = d.out_h * d.out_w * d.out_channels;
         int64_t wrong = 0;
         if (!fused) {
@@ -150,6 +167,13 @@ TEST_F(Int8ConvImplementations, RaggedStridedAndSigned) {
   CheckEveryImplementation<uint8_t>({Dims(32, 48, 15, 15, 3, 2, 1), false, 100}, 6);
   CheckEveryImplementation<int8_t>({Dims(32, 64, 9, 9, 3, 1, 1), true, -7}, 7);
   CheckEveryImplementation<int8_t>({Dims(64, 32, 7, 7, 1, 1, 0), true, 12}, 8);
+}
+
+TEST_F(Int8ConvImplementations, ResNetShapesWithZeroPointZero) {
+  // ReLU outputs quantize with zero point 0: 3x3 padded and stride-2 layers, 1x1 ones (brgconv without the argument).
+  CheckEveryImplementation<uint8_t>({Dims(64, 64, 14, 14, 3, 1, 1), false, 0}, 11);
+  CheckEveryImplementation<uint8_t>({Dims(32, 64, 15, 15, 3, 2, 1), false, 0}, 12);
+  CheckEveryImplementation<uint8_t>({Dims(64, 128, 10, 10, 1, 1, 0), false, 0}, 13);
 }
 
 TEST_F(Int8ConvImplementations, DepthwiseAndGrouped) {

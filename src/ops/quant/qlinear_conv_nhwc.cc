@@ -196,7 +196,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     plan->depthwise = Depthwise(plan->g, x.type());
     plan->conv = Primitive(plan->g, x.type(), threads);
     if (plan->depthwise != nullptr && plan->conv != nullptr) {
-      if (DepthwiseBeatsOneDnn(*plan->depthwise, *plan->conv, threads)) {
+      if (DepthwiseBeatsOneDnn(*plan->depthwise, *plan->conv, fused_x_zero_point_, threads)) {
         plan->conv = nullptr;
       } else {
         plan->depthwise = nullptr;
@@ -240,7 +240,8 @@ class QLinearConvNhwcKernel : public OpKernel {
   // else oneDNN's int32 sums need a pass of their own and onyx's kernel is taken), timed on the CPU at hand and kept
   // in the tuning cache (kernels/tuning_cache.h); with tuning off, or the process's budget for timing spent, onyx's
   // (measured faster on AVX2 CPUs without VNNI: MobileNet-v2's depthwise layers ~10-25%).
-  static bool DepthwiseBeatsOneDnn(const kernels::DepthwiseNhwcInt8& dw, const kernels::Int8Conv& conv, int threads) {
+  static bool DepthwiseBeatsOneDnn(const kernels::DepthwiseNhwcInt8& dw, const kernels::Int8Conv& conv,
+                                   int32_t x_zero_point, int threads) {
     if (!conv.fused_requant()) return true;
     const kernels::TuningMode mode = kernels::CurrentTuningMode();
     if (mode == kernels::TuningMode::kOff) return true;
@@ -267,7 +268,7 @@ class QLinearConvNhwcKernel : public OpKernel {
                                                                dw.Run(src.data(), dst.data(), threads);
                                                                return Status::Ok();
                                                              }
-                                                             return conv.RunNhwc(src.data(), 0, dst.data());
+                                                             return conv.RunNhwc(src.data(), x_zero_point, dst.data());
                                                            },
                                                            {threads, conv.threads()});
     cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
@@ -355,6 +356,7 @@ class QLinearConvNhwcKernel : public OpKernel {
         kernels::FusedRequantIsExact(weights_.data<int8_t>(), m_count, weights_.size() / std::max<int64_t>(m_count, 1),
                                      r.bias, q_low - zx, q_high - zx);
     fused_x_zero_point_ = zx;
+    r.source_zero_point = zx;  // the fused runs pass this constant
     requant_ = std::move(r);
   }
 
