@@ -115,6 +115,10 @@ class Int8Conv {
   static dnnl::convolution_forward::primitive_desc ChooseImplementation(
       const Int8ConvDims& d, const dnnl::convolution_forward::primitive_desc& first, dnnl::memory plain_weights,
       bool fused, bool zero_point_argument, int threads);
+  // Create for the arguments as given (Create retries without a constant zero point where that fails).
+  static Result<std::unique_ptr<Int8Conv>> CreateOnce(const Int8ConvDims& dims, bool signed_source,
+                                                      const int8_t* weights, int threads,
+                                                      const Int8ConvRequant* requant, std::string_view implementation);
   // An error where the primitive was built for one constant x zero point and is run with another.
   Status CheckZeroPoint(int32_t x_zero_point) const;
   Int8Conv(const Int8ConvDims& dims, int threads, std::unique_ptr<Impl> impl);

@@ -4,8 +4,8 @@
 // (MLAS's rounding, the zero point added after it). The choice between them is the tuning cache's, made on timings,
 // so each must be exact on its own: 1x1 layers of MobileNet-v2's shapes (where the direct 1x1 kernel won), ragged
 // pixel counts, 3x3, strided, depthwise, signed sources. Fused ones are also built for a constant x zero point
-// (Int8ConvRequant::source_zero_point: no zero-point argument where it is 0 or folds into the bias, which brings in
-// oneDNN's brgemm kernels).
+// (Int8ConvRequant::source_zero_point: no zero-point argument where it is 0 or folds into the bias, on an image
+// bordered with the zero point where the convolution pads, which brings in oneDNN's brgemm kernels).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -117,8 +117,12 @@ void CheckEveryImplementation(const Case& c, unsigned seed) {
         ASSERT_TRUE(conv.ok()) << conv.status().message();
         ASSERT_STREQ((*conv)->implementation(), name.c_str());
         // The weights' sums stay far from the bound here: a constant zero point always drops the argument, except
-        // a non-zero one with padding.
-        EXPECT_EQ((*conv)->has_zero_point_argument(), variant < 2 || (c.zero_point != 0 && padded));
+        // a non-zero one with padding on fewer than 8 channels per group (depthwise; denser ones border the image),
+        // for one group (oneDNN 2.6 fails to build some grouped kernels without it, and Create keeps it there).
+        if (d.group == 1) {
+          EXPECT_EQ((*conv)->has_zero_point_argument(),
+                    variant < 2 || (c.zero_point != 0 && padded && d.in_channels / d.group < 8));
+        }
         if (variant == 2 && !(*conv)->has_zero_point_argument()) {
           std::vector<uint8_t> y(static_cast<size_t>(d.out_h * d.out_w * d.out_channels));
           EXPECT_FALSE((*conv)->RunNhwc(x.data(), c.zero_point + 1, y.data()).ok()) << "another zero point";
