@@ -42,8 +42,8 @@ struct Int8Conv::Impl {
   std::mutex args_mutex;
   DnnlArgs args;
   int32_t args_zero_point = 0;  // what args' zero-point memory points at
-  // Set where the primitive has no zero-point argument (Int8ConvRequant::source_zero_point): the one x zero point
-  // it computes for.
+  // Set where the primitive has no zero-point argument (Create's constant_zero_point): the one x zero point it
+  // computes for.
   std::optional<int32_t> constant_zero_point;
   // Where that zero point is not 0 and the convolution pads: the primitive's own dims (the image grown by the
   // padding, no padding of its own), and RunNhwc copies each image into a buffer bordered with the zero point.
@@ -227,9 +227,10 @@ std::string IsaFamily(const std::string& name) {
 // oneDNN's implementations for the shape of `first` (which is the first), in its order, at most kMaxCandidates of the
 // first one's instruction-set family (its fallbacks for older CPUs and its GEMM-based and reference ones were 1.5 to
 // 500x slower), each once: when the first one's primitive is in oneDNN's primitive cache, the iterator behind `first`
-// starts before it and yields it again (observed with 2.6).
+// starts before it and yields it again (observed with 2.6). With `brgemm_only`, only oneDNN's brgemm-based ones (see
+// SumsMayLeaveFloat), possibly none.
 std::vector<dnnl::convolution_forward::primitive_desc> Candidates(
-    const dnnl::convolution_forward::primitive_desc& first) {
+    const dnnl::convolution_forward::primitive_desc& first, bool brgemm_only = false) {
   std::vector<dnnl::convolution_forward::primitive_desc> pds{first};
   std::vector<std::string> names{first.impl_info_str()};
   const std::string family = IsaFamily(names[0]);
@@ -242,6 +243,13 @@ std::vector<dnnl::convolution_forward::primitive_desc> Candidates(
     names.push_back(std::move(name));
     pds.push_back(it);
   }
+  if (brgemm_only) {
+    std::vector<dnnl::convolution_forward::primitive_desc> brgemm;
+    for (size_t i = 0; i < pds.size(); ++i) {
+      if (names[i].rfind("brg", 0) == 0) brgemm.push_back(pds[i]);
+    }
+    return brgemm;
+  }
   return pds;
 }
 
@@ -253,12 +261,11 @@ std::vector<dnnl::convolution_forward::primitive_desc> Candidates(
 // real shape (the tuning cache, kernels/tuning_cache.h, remembers the times per CPU model); the fixed rule is
 // oneDNN's order.
 dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
-    const Int8ConvDims& d, const dnnl::convolution_forward::primitive_desc& first, memory plain_weights, bool fused,
-    bool zero_point_argument, int threads) {
+    const Int8ConvDims& d, const std::vector<dnnl::convolution_forward::primitive_desc>& pds, memory plain_weights,
+    bool fused, bool zero_point_argument, int threads) {
+  const dnnl::convolution_forward::primitive_desc& first = pds.front();
   const TuningMode mode = CurrentTuningMode();
-  if (mode == TuningMode::kOff) return first;
-  const std::vector<dnnl::convolution_forward::primitive_desc> pds = Candidates(first);
-  if (pds.size() < 2) return first;
+  if (mode == TuningMode::kOff || pds.size() < 2) return first;
   const size_t n = pds.size();
   std::vector<std::string> names(n);
   std::vector<bool> amx(n);
@@ -406,47 +413,77 @@ Int8ConvDims PrePadded(Int8ConvDims d) {
   return d;
 }
 
-// The requantization to build a primitive without zero-point argument with (Int8ConvRequant::source_zero_point), or
-// nullopt where it needs one. A non-zero x zero point z goes into the bias: sum((x - z) * w) = sum(x * w) - z *
-// sum(w) over every tap, which holds only where no tap is padding (a padding tap reads 0, not z: PrePads) or the
-// image is bordered with z; the primitive's float sum of acc and bias stays exact only while both stay below 2^24,
-// now for x over its whole range.
-std::optional<Int8ConvRequant> WithoutZeroPointArgument(const Int8ConvDims& d, bool signed_source,
-                                                        const int8_t* weights, const Int8ConvRequant& requant) {
-  if (!requant.source_zero_point.has_value()) return std::nullopt;
-  const int32_t z = *requant.source_zero_point;
-  if (z == 0) return requant;
-  if (HasPadding(d) && !PrePads(d, z)) return std::nullopt;
-  Int8ConvRequant folded = requant;
-  const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
-  folded.bias.assign(static_cast<size_t>(d.out_channels), 0);
-  for (int64_t m = 0; m < d.out_channels; ++m) {
-    int64_t sum = 0;
-    for (int64_t k = 0; k < per_channel; ++k) sum += weights[m * per_channel + k];
-    const int64_t b = (requant.bias.empty() ? 0 : requant.bias[static_cast<size_t>(m)]) - z * sum;
-    if (b < std::numeric_limits<int32_t>::min() || b > std::numeric_limits<int32_t>::max()) return std::nullopt;
-    folded.bias[static_cast<size_t>(m)] = static_cast<int32_t>(b);
+// How a primitive is built for x's zero point: with oneDNN's run-time argument, or for one constant value without it
+// (oneDNN 2.6 offers its brgemm convolutions only then). Zero needs nothing more. A non-zero z goes into the bias:
+// sum((x - z) * w) = sum(x * w) - z * sum(w) over every tap, which holds only where no tap is padding (a padding tap
+// reads 0, not z) or the image is bordered with z (PrePads); the primitive's float sum of acc and bias stays exact
+// only while both stay below 2^24, now for x over its whole range; and only a fused requantization has a bias to
+// take it (the int32 sums of an unfused primitive must stay integers).
+struct ZeroPointPlan {
+  std::optional<int32_t> constant;        // set: no argument
+  bool pre_padded = false;                // the image bordered with the constant (Impl::pre_padded)
+  std::optional<Int8ConvRequant> folded;  // the requantization with z folded into its bias
+};
+
+// `weights` null: the rule without the bound on the folded bias (Implementations).
+ZeroPointPlan PlanZeroPoint(const Int8ConvDims& d, bool signed_source, const int8_t* weights,
+                            const Int8ConvRequant* requant, std::optional<int32_t> constant_zero_point) {
+  ZeroPointPlan plan;
+  if (!constant_zero_point.has_value()) return plan;
+  const int32_t z = *constant_zero_point;
+  if (z == 0) {
+    plan.constant = 0;
+    return plan;
   }
-  const int32_t low = signed_source ? -128 : 0, high = signed_source ? 127 : 255;
-  if (!FusedRequantIsExact(weights, d.out_channels, per_channel, folded.bias, low, high)) return std::nullopt;
-  folded.source_zero_point = z;
-  return folded;
+  if (requant == nullptr || (HasPadding(d) && !PrePads(d, z))) return plan;
+  Int8ConvRequant folded = *requant;
+  if (weights != nullptr) {
+    const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
+    folded.bias.assign(static_cast<size_t>(d.out_channels), 0);
+    for (int64_t m = 0; m < d.out_channels; ++m) {
+      int64_t sum = 0;
+      for (int64_t k = 0; k < per_channel; ++k) sum += weights[m * per_channel + k];
+      const int64_t b = (requant->bias.empty() ? 0 : requant->bias[static_cast<size_t>(m)]) - z * sum;
+      if (b < std::numeric_limits<int32_t>::min() || b > std::numeric_limits<int32_t>::max()) return plan;
+      folded.bias[static_cast<size_t>(m)] = static_cast<int32_t>(b);
+    }
+    const int32_t low = signed_source ? -128 : 0, high = signed_source ? 127 : 255;
+    if (!FusedRequantIsExact(weights, d.out_channels, per_channel, folded.bias, low, high)) return plan;
+  }
+  plan.constant = z;
+  plan.pre_padded = PrePads(d, z);
+  plan.folded = std::move(folded);
+  return plan;
+}
+
+// Whether int32 sums of these weights can reach 2^24 for some x: oneDNN 2.6's direct int8 kernels (jit_int8,
+// jit_int8_1x1) write an int32 destination through float (measured: a sum of 24620347 written as 24620348), and so do
+// its brgemm-based ones with the zero-point argument; without it those keep the sums in int32
+// (tests/unit/int8_conv_impls_test.cc, LargeSums...). With a fused
+// requantization the sums go through float anyway, bounded by FusedRequantIsExact. x - zero point spans
+// [-255, 255] where the zero point is a run-time value.
+bool SumsMayLeaveFloat(const Int8ConvDims& d, bool signed_source, const int8_t* weights,
+                       std::optional<int32_t> constant_zero_point) {
+  int32_t low = -255, high = 255;
+  if (constant_zero_point.has_value()) {
+    low = (signed_source ? -128 : 0) - *constant_zero_point;
+    high = (signed_source ? 127 : 255) - *constant_zero_point;
+  }
+  const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
+  return !FusedRequantIsExact(weights, d.out_channels, per_channel, {}, std::min(low, 0), std::max(high, 0));
 }
 
 }  // namespace
 
 Result<std::vector<std::string>> Int8Conv::Implementations(const Int8ConvDims& d, bool signed_source, int threads,
-                                                           const Int8ConvRequant* requant) {
+                                                           const Int8ConvRequant* requant,
+                                                           std::optional<int32_t> constant_zero_point) {
   std::vector<std::string> names;
   const ScopedOmpThreads scoped(threads);
-  // Create's rule for dropping the zero-point argument, less its bound on the folded bias (weights are not given).
-  const bool constant = requant != nullptr && requant->source_zero_point.has_value();
-  const int32_t z = constant ? *requant->source_zero_point : 0;
-  const bool zero_point_argument = !constant || (z != 0 && HasPadding(d) && !PrePads(d, z));
-  const Int8ConvDims primitive_dims = constant && PrePads(d, z) ? PrePadded(d) : d;
+  const ZeroPointPlan plan = PlanZeroPoint(d, signed_source, nullptr, requant, constant_zero_point);
   ONYX_RETURN_IF_ERROR(DnnlCall("int8 convolution", [&] {
     Described described;
-    Describe(primitive_dims, signed_source, requant, zero_point_argument, described);
+    Describe(plan.pre_padded ? PrePadded(d) : d, signed_source, requant, !plan.constant.has_value(), described);
     if (std::string(described.pd.impl_info_str()).rfind("ref", 0) == 0) return;
     for (const auto& pd : Candidates(described.pd)) names.emplace_back(pd.impl_info_str());
   }));
@@ -455,37 +492,39 @@ Result<std::vector<std::string>> Int8Conv::Implementations(const Int8ConvDims& d
 
 Result<std::unique_ptr<Int8Conv>> Int8Conv::Create(const Int8ConvDims& d, bool signed_source, const int8_t* weights,
                                                    int threads, const Int8ConvRequant* requant,
-                                                   std::string_view implementation) {
-  if (requant != nullptr && requant->source_zero_point.has_value()) {
-    auto made = CreateOnce(d, signed_source, weights, threads, requant, implementation);
+                                                   std::string_view implementation,
+                                                   std::optional<int32_t> constant_zero_point) {
+  if (constant_zero_point.has_value()) {
+    auto made = CreateOnce(d, signed_source, weights, threads, requant, implementation, constant_zero_point);
     if (made.ok()) return made;
     // oneDNN 2.6 offers kernels it then fails to build without the argument (its direct VNNI kernel on grouped
     // convolutions of 8 channels per group): with it.
-    Int8ConvRequant with_argument = *requant;
-    with_argument.source_zero_point.reset();
-    return CreateOnce(d, signed_source, weights, threads, &with_argument, implementation);
   }
-  return CreateOnce(d, signed_source, weights, threads, requant, implementation);
+  return CreateOnce(d, signed_source, weights, threads, requant, implementation, std::nullopt);
 }
 
 Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bool signed_source, const int8_t* weights,
                                                        int threads, const Int8ConvRequant* requant,
-                                                       std::string_view implementation) {
+                                                       std::string_view implementation,
+                                                       std::optional<int32_t> constant_zero_point) {
   auto impl = std::make_unique<Impl>();
   std::string impl_name;
   bool named_found = true;
   const ScopedOmpThreads scoped(threads);
-  std::optional<Int8ConvRequant> without_argument;
-  if (requant != nullptr) without_argument = WithoutZeroPointArgument(d, signed_source, weights, *requant);
-  impl->primitive_dims = d;
-  if (without_argument.has_value()) {
-    requant = &*without_argument;
-    impl->constant_zero_point = *requant->source_zero_point;
-    impl->pre_padded = PrePads(d, *impl->constant_zero_point);
-    if (impl->pre_padded) impl->primitive_dims = PrePadded(d);
-  }
+  const ZeroPointPlan plan = PlanZeroPoint(d, signed_source, weights, requant, constant_zero_point);
+  if (plan.folded.has_value()) requant = &*plan.folded;
+  impl->constant_zero_point = plan.constant;
+  impl->pre_padded = plan.pre_padded;
+  impl->primitive_dims = plan.pre_padded ? PrePadded(d) : d;
   const Int8ConvDims& pd_dims = impl->primitive_dims;
   const bool zero_point_argument = !impl->constant_zero_point.has_value();
+  const bool brgemm_only = requant == nullptr && SumsMayLeaveFloat(d, signed_source, weights, plan.constant);
+  if (brgemm_only && zero_point_argument) {
+    return Unsupported(
+        "oneDNN's int8 convolution kernels with a run-time zero point round int32 sums past 2^24, "
+        "which these weights can reach");
+  }
+  bool rounds_sums = false;  // every kernel offered would round these sums
   ONYX_RETURN_IF_ERROR(DnnlCall("int8 convolution", [&] {
     Described described;
     Describe(pd_dims, signed_source, requant, zero_point_argument, described);
@@ -502,7 +541,12 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bo
     memory plain({described.w_dims, Dt::s8, d.group == 1 ? Tag::oihw : Tag::goihw}, DnnlEngine(),
                  const_cast<int8_t*>(weights));
     if (implementation.empty()) {
-      impl->pd = ChooseImplementation(pd_dims, impl->pd, plain, requant != nullptr, zero_point_argument, threads);
+      const auto allowed = Candidates(impl->pd, brgemm_only);
+      if (allowed.empty()) {
+        rounds_sums = true;
+        return;
+      }
+      impl->pd = ChooseImplementation(pd_dims, allowed, plain, requant != nullptr, zero_point_argument, threads);
     } else {
       named_found = false;
       for (const auto& pd : Candidates(impl->pd)) {
@@ -512,6 +556,10 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bo
         }
       }
       if (!named_found) return;
+      if (brgemm_only && std::string(impl->pd.impl_info_str()).rfind("brg", 0) != 0) {
+        rounds_sums = true;
+        return;
+      }
     }
     impl_name = impl->pd.impl_info_str();
     impl->conv = dnnl::convolution_forward(impl->pd);
@@ -529,6 +577,11 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bo
   if (!named_found) {
     return InvalidArgument("oneDNN offers no int8 convolution implementation named '" + std::string(implementation) +
                            "' for this shape");
+  }
+  if (rounds_sums) {
+    return Unsupported(
+        "oneDNN's int8 convolution kernels offered for this shape would round its int32 sums, which "
+        "these weights can take past 2^24");
   }
   if (impl_name.rfind("ref", 0) == 0) {
     return Unsupported("oneDNN has only its reference int8 convolution (" + impl_name + ") for this shape");

@@ -53,12 +53,6 @@ struct Int8ConvRequant {
   std::vector<float> scales;  // 1 or out_channels values
   std::vector<int32_t> bias;  // empty or out_channels values
   int32_t zero_point = 0;
-  // x's zero point where it is the same constant for every run (RunNhwc must then be given it): the primitive is
-  // built without oneDNN's run-time zero-point argument where it can be (0; any value without padding, folded into
-  // the bias as -zp * sum(w[m]) where the sums stay exact), since oneDNN 2.6 offers its brgemm convolutions only
-  // then: ResNet-50's 3x3 layers ran 1.6-1.9x faster on them than on its direct VNNI kernel with the argument, faster
-  // than ONNX Runtime's (docs/performance.md, session 23). nullopt: a run-time value.
-  std::optional<int32_t> source_zero_point;
 };
 
 // Whether |sum((x - x_zero_point) * w[m])| < 2^24 and |bias[m]| < 2^24 for every output channel m of `weights`
@@ -71,16 +65,24 @@ class Int8Conv {
  public:
   // Builds the primitive for `dims` and reorders `weights` ([M, C/group, kh, kw] int8, row-major) into its layout.
   // `threads` is the OpenMP thread count the primitive runs with (Run must be called under the same count).
-  // Fails (the caller falls back) where oneDNN only offers its reference implementation.
+  // Fails (the caller falls back) where oneDNN only offers its reference implementation, or, for int32 sums that
+  // these weights can take past 2^24, only kernels that round them (see SumsMayLeaveFloat in the .cc).
   // With `requant`, the primitive writes 8-bit results (RunNhwc only; no slack needed in y).
   // With `implementation` (one of Implementations()), that oneDNN implementation instead of the timed choice (tests).
+  // With `constant_zero_point`, x's zero point in every run (Run and RunNhwc refuse another): the primitive is built
+  // without oneDNN's run-time zero-point argument where it can be (0; with `requant`, any value, folded into the bias
+  // as -zp * sum(w[m]) where the sums stay exact, on images bordered with it where the convolution pads), since
+  // oneDNN 2.6 offers its brgemm convolutions only then: ResNet-50's 3x3 int8 layers ran 1.6-1.9x faster on them than
+  // on its direct VNNI kernel with the argument, faster than ONNX Runtime's (docs/performance.md, session 23).
   static Result<std::unique_ptr<Int8Conv>> Create(const Int8ConvDims& dims, bool signed_source, const int8_t* weights,
                                                   int threads, const Int8ConvRequant* requant = nullptr,
-                                                  std::string_view implementation = {});
+                                                  std::string_view implementation = {},
+                                                  std::optional<int32_t> constant_zero_point = std::nullopt);
   // The oneDNN implementations Create chooses between for these arguments (by name, oneDNN's order, which may depend
   // on the thread count); empty where oneDNN has only its reference one.
   static Result<std::vector<std::string>> Implementations(const Int8ConvDims& dims, bool signed_source, int threads,
-                                                          const Int8ConvRequant* requant = nullptr);
+                                                          const Int8ConvRequant* requant = nullptr,
+                                                          std::optional<int32_t> constant_zero_point = std::nullopt);
   ~Int8Conv();
   Int8Conv(const Int8Conv&) = delete;
   Int8Conv& operator=(const Int8Conv&) = delete;
@@ -92,7 +94,7 @@ class Int8Conv {
   // optimizer/int8_nhwc_layout.h): no reorder; x is copied into a buffer with margin only where oneDNN's kernel
   // could read past its end (see OutputSlack).
   // y: int32 sums with OutputSlack() room, or with a fused requantization 8-bit values [N, OH, OW, M] exactly.
-  // Built for a constant x zero point (Int8ConvRequant::source_zero_point), Run and RunNhwc refuse any other.
+  // Built for a constant x zero point (Create), Run and RunNhwc refuse any other.
   Status RunNhwc(const void* x, int32_t x_zero_point, void* y) const;
   bool fused_requant() const;
   // False where built for a constant x zero point without oneDNN's zero-point argument.
@@ -113,12 +115,13 @@ class Int8Conv {
   // The fastest of oneDNN's first few implementations on this shape, timed (the tuning cache), AMX only where it wins
   // clearly enough to pay its unit's warm-up (see the .cc); oneDNN's first where tuning is off.
   static dnnl::convolution_forward::primitive_desc ChooseImplementation(
-      const Int8ConvDims& d, const dnnl::convolution_forward::primitive_desc& first, dnnl::memory plain_weights,
-      bool fused, bool zero_point_argument, int threads);
+      const Int8ConvDims& d, const std::vector<dnnl::convolution_forward::primitive_desc>& candidates,
+      dnnl::memory plain_weights, bool fused, bool zero_point_argument, int threads);
   // Create for the arguments as given (Create retries without a constant zero point where that fails).
   static Result<std::unique_ptr<Int8Conv>> CreateOnce(const Int8ConvDims& dims, bool signed_source,
                                                       const int8_t* weights, int threads,
-                                                      const Int8ConvRequant* requant, std::string_view implementation);
+                                                      const Int8ConvRequant* requant, std::string_view implementation,
+                                                      std::optional<int32_t> constant_zero_point);
   // An error where the primitive was built for one constant x zero point and is run with another.
   Status CheckZeroPoint(int32_t x_zero_point) const;
   Int8Conv(const Int8ConvDims& dims, int threads, std::unique_ptr<Impl> impl);

@@ -3,12 +3,15 @@
 // sum((x - x_zero_point) * w) over the taps, and with the requantization fused, kernels::RequantizeValue of them
 // (MLAS's rounding, the zero point added after it). The choice between them is the tuning cache's, made on timings,
 // so each must be exact on its own: 1x1 layers of MobileNet-v2's shapes (where the direct 1x1 kernel won), ragged
-// pixel counts, 3x3, strided, depthwise, signed sources. Fused ones are also built for a constant x zero point
-// (Int8ConvRequant::source_zero_point: no zero-point argument where it is 0 or folds into the bias, on an image
-// bordered with the zero point where the convolution pads, which brings in oneDNN's brgemm kernels).
+// pixel counts, 3x3, strided, depthwise, signed sources. Each is also built for a constant x zero point (Create's
+// constant_zero_point: no zero-point argument where it is 0, or where it folds into a fused requantization's bias, on
+// an image bordered with the zero point where the convolution pads, which brings in oneDNN's brgemm kernels), and
+// int32 sums past float's exact range must stay exact.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -97,33 +100,31 @@ void CheckEveryImplementation(const Case& c, unsigned seed) {
                                   requant.bias, c.signed_source ? -128 - c.zero_point : -c.zero_point,
                                   c.signed_source ? 127 - c.zero_point : 255 - c.zero_point));
 
-  Int8ConvRequant constant_zero_point = requant;
-  constant_zero_point.source_zero_point = c.zero_point;
   const bool padded = d.pad_top != 0 || d.pad_left != 0 || d.pad_bottom != 0 || d.pad_right != 0;
-  for (const int variant : {0, 1, 2}) {  // int32 sums, fused, fused for the constant zero point
-    const bool fused = variant > 0;
-    const Int8ConvRequant* r = variant == 0 ? nullptr : variant == 1 ? &requant : &constant_zero_point;
+  // int32 sums and fused, each with the zero point as a run-time argument and as a constant
+  for (const int variant : {0, 1, 2, 3}) {
+    const bool fused = variant % 2 == 1, constant = variant >= 2;
+    const Int8ConvRequant* r = fused ? &requant : nullptr;
+    const std::optional<int32_t> constant_zero_point = constant ? std::optional<int32_t>(c.zero_point) : std::nullopt;
     for (int threads : {1, 2}) {
-      auto names = Int8Conv::Implementations(d, c.signed_source, threads, r);
+      auto names = Int8Conv::Implementations(d, c.signed_source, threads, r, constant_zero_point);
       ASSERT_TRUE(names.ok()) << names.status().message();
       ASSERT_FALSE(names->empty());
       for (const std::string& name : *names) {
-        SCOPED_TRACE(name +
-                     (variant == 0   ? " int32"
-                      : variant == 1 ? " fused"
-                                     : " fused, constant zero point") +
-                     " at " + std::to_string(threads) + " threads");
-        auto conv = Int8Conv::Create(d, c.signed_source, w.data(), threads, r, name);
+        SCOPED_TRACE(name + (fused ? " fused" : " int32") + (constant ? ", constant zero point" : "") + " at " +
+                     std::to_string(threads) + " threads");
+        auto conv = Int8Conv::Create(d, c.signed_source, w.data(), threads, r, name, constant_zero_point);
         ASSERT_TRUE(conv.ok()) << conv.status().message();
         ASSERT_STREQ((*conv)->implementation(), name.c_str());
         // The weights' sums stay far from the bound here: a constant zero point always drops the argument, except
-        // a non-zero one with padding on fewer than 8 channels per group (depthwise; denser ones border the image),
-        // for one group (oneDNN 2.6 fails to build some grouped kernels without it, and Create keeps it there).
+        // a non-zero one for int32 sums or with padding on fewer than 8 channels per group (depthwise; denser ones
+        // border the image), for one group (oneDNN 2.6 fails to build some grouped kernels without it, and Create
+        // keeps it there).
         if (d.group == 1) {
-          EXPECT_EQ((*conv)->has_zero_point_argument(),
-                    variant < 2 || (c.zero_point != 0 && padded && d.in_channels / d.group < 8));
+          const bool kept = c.zero_point != 0 && (!fused || (padded && d.in_channels / d.group < 8));
+          EXPECT_EQ((*conv)->has_zero_point_argument(), !constant || kept);
         }
-        if (variant == 2 && !(*conv)->has_zero_point_argument()) {
+        if (constant && !(*conv)->has_zero_point_argument()) {
           std::vector<uint8_t> y(static_cast<size_t>(d.out_h * d.out_w * d.out_channels));
           EXPECT_FALSE((*conv)->RunNhwc(x.data(), c.zero_point + 1, y.data()).ok()) << "another zero point";
         }
@@ -178,6 +179,51 @@ TEST_F(Int8ConvImplementations, ResNetShapesWithZeroPointZero) {
   CheckEveryImplementation<uint8_t>({Dims(64, 64, 14, 14, 3, 1, 1), false, 0}, 11);
   CheckEveryImplementation<uint8_t>({Dims(32, 64, 15, 15, 3, 2, 1), false, 0}, 12);
   CheckEveryImplementation<uint8_t>({Dims(64, 128, 10, 10, 1, 1, 0), false, 0}, 13);
+}
+
+// int32 sums beyond 2^24 (float's exact integers): every weight 127, every source value 250-255 (sums ~37M). oneDNN
+// 2.6's direct kernels round such sums through float (kernels/int8_conv.cc, SumsMayLeaveFloat): each implementation
+// is either refused for these weights or exact, and Create's own choice exists where the zero point is a constant 0
+// (its brgemm kernels need that) and is exact.
+void CheckLargeSums(const Int8ConvDims& d) {
+  SCOPED_TRACE("c" + std::to_string(d.in_channels) + " k" + std::to_string(d.kernel_h));
+  std::vector<uint8_t> x(static_cast<size_t>(d.in_h * d.in_w * d.in_channels));
+  std::mt19937 rng(14);
+  for (auto& v : x) v = static_cast<uint8_t>(250 + rng() % 6);
+  const std::vector<int8_t> w(static_cast<size_t>(d.out_channels * d.in_channels * d.kernel_h * d.kernel_w), 127);
+  const std::vector<int32_t> sums = ReferenceSums(d, x, 0, w);
+  ASSERT_GT(*std::max_element(sums.begin(), sums.end()), 1 << 25);
+  auto check = [&](const Int8Conv& conv) {
+    std::vector<int32_t> y(sums.size() + static_cast<size_t>(conv.OutputSlack()));
+    ASSERT_TRUE(conv.RunNhwc(x.data(), 0, y.data()).ok());
+    int64_t wrong = 0;
+    for (size_t i = 0; i < sums.size(); ++i) wrong += y[i] != sums[i];
+    EXPECT_EQ(wrong, 0) << "of " << sums.size();
+  };
+  for (int threads : {1, 2}) {
+    for (const std::optional<int32_t> constant : {std::optional<int32_t>(), std::optional<int32_t>(0)}) {
+      SCOPED_TRACE(std::string(constant ? "constant" : "run-time") + " zero point at " + std::to_string(threads) +
+                   " threads");
+      auto names = Int8Conv::Implementations(d, false, threads, nullptr, constant);
+      ASSERT_TRUE(names.ok()) << names.status().message();
+      for (const std::string& name : *names) {
+        SCOPED_TRACE(name);
+        auto conv = Int8Conv::Create(d, false, w.data(), threads, nullptr, name, constant);
+        if (conv.ok()) check(**conv);
+      }
+      auto chosen = Int8Conv::Create(d, false, w.data(), threads, nullptr, {}, constant);
+      if (constant.has_value()) {
+        ASSERT_TRUE(chosen.ok()) << chosen.status().message();
+        EXPECT_EQ(std::string((*chosen)->implementation()).rfind("brg", 0), 0u) << (*chosen)->implementation();
+      }
+      if (chosen.ok()) check(**chosen);
+    }
+  }
+}
+
+TEST_F(Int8ConvImplementations, LargeSumsStayExactOrAreRefused) {
+  CheckLargeSums(Dims(128, 32, 6, 6, 3, 1, 1));
+  CheckLargeSums(Dims(1152, 32, 4, 4, 1, 1, 0));
 }
 
 TEST_F(Int8ConvImplementations, DepthwiseAndGrouped) {

@@ -86,6 +86,12 @@ class QLinearConvNhwcKernel : public OpKernel {
     }
     weights_ = *w;
     if (nn::WeightsMayPairAcrossTaps(*w)) weights_khwc_ = nn::WeightsKhwc(*w);
+    if (!info.has_input(2)) {
+      constant_x_zero_point_ = 0;
+    } else if (const Tensor* xz = info.ConstantInput(2);
+               xz != nullptr && xz->size() == 1 && (xz->type() == DataType::kUint8 || xz->type() == DataType::kInt8)) {
+      constant_x_zero_point_ = nn::Int32Values(*xz)[0];
+    }
     PrepareFusedRequant(info);
     return Status::Ok();
   }
@@ -224,10 +230,11 @@ class QLinearConvNhwcKernel : public OpKernel {
     if (kept != kept_.end()) return kept->second;
     // The fused requantization holds for the source type its bound was checked for.
     const bool fuse = requant_.has_value() && fused_exact_ && key.is_signed == fused_signed_source_;
-    auto made =
-        kernels::Int8Conv::Create(d, key.is_signed, weights_.data<int8_t>(), key.threads, fuse ? &*requant_ : nullptr);
+    auto made = kernels::Int8Conv::Create(d, key.is_signed, weights_.data<int8_t>(), key.threads,
+                                          fuse ? &*requant_ : nullptr, {}, constant_x_zero_point_);
     if (!made.ok() && fuse) {  // no fast kernel with the requantization fused: the int32 sums and the separate pass
-      made = kernels::Int8Conv::Create(d, key.is_signed, weights_.data<int8_t>(), key.threads, nullptr);
+      made = kernels::Int8Conv::Create(d, key.is_signed, weights_.data<int8_t>(), key.threads, nullptr, {},
+                                       constant_x_zero_point_);
     }
     std::shared_ptr<kernels::Int8Conv> conv =
         made.ok() ? std::shared_ptr<kernels::Int8Conv>(std::move(*made)) : nullptr;
@@ -356,7 +363,6 @@ class QLinearConvNhwcKernel : public OpKernel {
         kernels::FusedRequantIsExact(weights_.data<int8_t>(), m_count, weights_.size() / std::max<int64_t>(m_count, 1),
                                      r.bias, q_low - zx, q_high - zx);
     fused_x_zero_point_ = zx;
-    r.source_zero_point = zx;  // the fused runs pass this constant
     requant_ = std::move(r);
   }
 
@@ -379,6 +385,8 @@ class QLinearConvNhwcKernel : public OpKernel {
   bool fused_signed_source_ = false;
   DataType fused_output_type_ = DataType::kUint8;
   int32_t fused_x_zero_point_ = 0;
+  // x's zero point where it is a constant (absent: 0): the primitives are built for it (kernels::Int8Conv::Create).
+  std::optional<int32_t> constant_x_zero_point_;
 };
 
 }  // namespace
