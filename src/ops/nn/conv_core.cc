@@ -9,6 +9,7 @@
 #include "kernels/int8_conv.h"
 #include "kernels/int8_gemm.h"
 #include "ops/common/parallel.h"
+#include "ops/nn/nn_util.h"
 
 namespace onyx::ops::nn {
 
@@ -207,6 +208,14 @@ void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_in
   }
   weights_ = *w;
   enabled_ = true;
+  // x's zero point (input 2 of ConvInteger and QLinearConv) where it is a constant: the primitive is built for it
+  // (kernels::Int8Conv::Create; 0 brings in oneDNN's brgemm kernels).
+  if (!info.has_input(2)) {
+    constant_x_zero_point_ = 0;
+  } else if (const Tensor* xz = info.ConstantInput(2);
+             xz != nullptr && xz->size() == 1 && (xz->type() == DataType::kUint8 || xz->type() == DataType::kInt8)) {
+    constant_x_zero_point_ = Int32Values(*xz)[0];
+  }
   // QLinearConv only (ConvInteger's sums are exact, above).
   if (info.op_type() == "QLinearConv" && WeightsMayPairAcrossTaps(*w)) weights_khwc_ = WeightsKhwc(*w);
 }
@@ -231,7 +240,8 @@ Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const T
     const Key key{d, is_signed, run_threads};
     if (refused_ && refused_key_ == key) return false;
     if (conv_ == nullptr || !(key_ == key)) {
-      auto made = kernels::Int8Conv::Create(d, is_signed, weights_.data<int8_t>(), run_threads);
+      auto made = kernels::Int8Conv::Create(d, is_signed, weights_.data<int8_t>(), run_threads, nullptr, {},
+                                            constant_x_zero_point_);
       if (!made.ok()) {  // oneDNN has no fast kernel for this shape: not asked again for it
         refused_ = true;
         refused_key_ = key;

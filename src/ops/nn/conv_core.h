@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "core/status.h"
@@ -107,6 +108,7 @@ class PackedInt8Conv {
   Tensor weights_;
   bool enabled_ = false;
   std::vector<int8_t> weights_khwc_;  // QLinearConv's where WeightsMayPairAcrossTaps, for Im2colGemmSums
+  std::optional<int32_t> constant_x_zero_point_;
   std::mutex mutex_;
   std::shared_ptr<kernels::Int8Conv> conv_;  // built for key_
   Key key_;
