@@ -49,6 +49,10 @@ struct Int8Conv::Impl {
   // padding, no padding of its own), and RunNhwc copies each image into a buffer bordered with the zero point.
   bool pre_padded = false;
   Int8ConvDims primitive_dims;
+  // The largest |x - zero point| for which this kernel's int32 sums are exact (SumsExactFor): unbounded unless it
+  // writes them through float and the weights can take them past 2^24 (SumsMayLeaveFloat).
+  int32_t max_exact_deviation = std::numeric_limits<int32_t>::max();
+  bool signed_source = false;
 };
 
 namespace {
@@ -121,6 +125,32 @@ void BorderImage(const Int8ConvDims& d, const uint8_t* image, uint8_t value, uin
 }
 
 }  // namespace
+
+bool Int8Conv::SumsExactFor(const void* x, int32_t x_zero_point) const {
+  if (impl_->max_exact_deviation >= 255) return true;
+  const int64_t count = dims_.batch * dims_.in_channels * dims_.in_h * dims_.in_w;
+  // The bytes' range in their own type (the loops vectorize), then the farthest from the zero point.
+  int32_t low = 0, high = 0;
+  if (impl_->signed_source) {
+    const int8_t* p = static_cast<const int8_t*>(x);
+    int8_t lo = 127, hi = -128;
+    for (int64_t i = 0; i < count; ++i) {
+      lo = std::min(lo, p[i]);
+      hi = std::max(hi, p[i]);
+    }
+    low = lo, high = hi;
+  } else {
+    const uint8_t* p = static_cast<const uint8_t*>(x);
+    uint8_t lo = 255, hi = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      lo = std::min(lo, p[i]);
+      hi = std::max(hi, p[i]);
+    }
+    low = lo, high = hi;
+  }
+  if (count == 0) return true;
+  return std::max(std::abs(low - x_zero_point), std::abs(high - x_zero_point)) <= impl_->max_exact_deviation;
+}
 
 bool Int8Conv::has_zero_point_argument() const { return !impl_->constant_zero_point.has_value(); }
 
@@ -457,11 +487,10 @@ ZeroPointPlan PlanZeroPoint(const Int8ConvDims& d, bool signed_source, const int
 }
 
 // Whether int32 sums of these weights can reach 2^24 for some x: oneDNN 2.6's direct int8 kernels (jit_int8,
-// jit_int8_1x1) write an int32 destination through float (measured: a sum of 24620347 written as 24620348), and so do
-// its brgemm-based ones with the zero-point argument; without it those keep the sums in int32
-// (tests/unit/int8_conv_impls_test.cc, LargeSums...). With a fused
-// requantization the sums go through float anyway, bounded by FusedRequantIsExact. x - zero point spans
-// [-255, 255] where the zero point is a run-time value.
+// jit_int8_1x1, jit_uni_int8) write an int32 destination through float (measured: a sum of 24620347 written as
+// 24620348), and so do its brgemm-based ones with the zero-point argument; without it those keep the sums in int32
+// (tests/unit/int8_conv_impls_test.cc, LargeSums...). With a fused requantization the sums go through float anyway,
+// bounded by FusedRequantIsExact. x - zero point spans [-255, 255] where the zero point is a run-time value.
 bool SumsMayLeaveFloat(const Int8ConvDims& d, bool signed_source, const int8_t* weights,
                        std::optional<int32_t> constant_zero_point) {
   int32_t low = -255, high = 255;
@@ -471,6 +500,20 @@ bool SumsMayLeaveFloat(const Int8ConvDims& d, bool signed_source, const int8_t* 
   }
   const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
   return !FusedRequantIsExact(weights, d.out_channels, per_channel, {}, std::min(low, 0), std::max(high, 0));
+}
+
+// The largest |x - zero point| for which every int32 sum of these weights stays below 2^24 in magnitude: |sum| <= A *
+// sum(|w[m]|) over the taps.
+int32_t MaxExactDeviation(const Int8ConvDims& d, const int8_t* weights) {
+  const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
+  int64_t widest = 0;
+  for (int64_t m = 0; m < d.out_channels; ++m) {
+    int64_t sum_abs = 0;
+    for (int64_t k = 0; k < per_channel; ++k) sum_abs += std::abs(static_cast<int32_t>(weights[m * per_channel + k]));
+    widest = std::max(widest, sum_abs);
+  }
+  if (widest == 0) return std::numeric_limits<int32_t>::max();
+  return static_cast<int32_t>(((int64_t{1} << 24) - 1) / widest);
 }
 
 }  // namespace
@@ -516,15 +559,12 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bo
   impl->constant_zero_point = plan.constant;
   impl->pre_padded = plan.pre_padded;
   impl->primitive_dims = plan.pre_padded ? PrePadded(d) : d;
+  impl->signed_source = signed_source;
   const Int8ConvDims& pd_dims = impl->primitive_dims;
   const bool zero_point_argument = !impl->constant_zero_point.has_value();
-  const bool brgemm_only = requant == nullptr && SumsMayLeaveFloat(d, signed_source, weights, plan.constant);
-  if (brgemm_only && zero_point_argument) {
-    return Unsupported(
-        "oneDNN's int8 convolution kernels with a run-time zero point round int32 sums past 2^24, "
-        "which these weights can reach");
-  }
-  bool rounds_sums = false;  // every kernel offered would round these sums
+  // Int32 sums these weights can take past 2^24: oneDNN's kernels that keep them exact (brgemm ones without the
+  // argument) are preferred where offered; any other is guarded per run (SumsExactFor).
+  const bool may_round = requant == nullptr && SumsMayLeaveFloat(d, signed_source, weights, plan.constant);
   ONYX_RETURN_IF_ERROR(DnnlCall("int8 convolution", [&] {
     Described described;
     Describe(pd_dims, signed_source, requant, zero_point_argument, described);
@@ -541,11 +581,8 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bo
     memory plain({described.w_dims, Dt::s8, d.group == 1 ? Tag::oihw : Tag::goihw}, DnnlEngine(),
                  const_cast<int8_t*>(weights));
     if (implementation.empty()) {
-      const auto allowed = Candidates(impl->pd, brgemm_only);
-      if (allowed.empty()) {
-        rounds_sums = true;
-        return;
-      }
+      auto allowed = Candidates(impl->pd, may_round && !zero_point_argument);
+      if (allowed.empty()) allowed = Candidates(impl->pd);
       impl->pd = ChooseImplementation(pd_dims, allowed, plain, requant != nullptr, zero_point_argument, threads);
     } else {
       named_found = false;
@@ -556,10 +593,6 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bo
         }
       }
       if (!named_found) return;
-      if (brgemm_only && std::string(impl->pd.impl_info_str()).rfind("brg", 0) != 0) {
-        rounds_sums = true;
-        return;
-      }
     }
     impl_name = impl->pd.impl_info_str();
     impl->conv = dnnl::convolution_forward(impl->pd);
@@ -578,10 +611,8 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bo
     return InvalidArgument("oneDNN offers no int8 convolution implementation named '" + std::string(implementation) +
                            "' for this shape");
   }
-  if (rounds_sums) {
-    return Unsupported(
-        "oneDNN's int8 convolution kernels offered for this shape would round its int32 sums, which "
-        "these weights can take past 2^24");
+  if (may_round && (zero_point_argument || impl_name.rfind("brg", 0) != 0)) {
+    impl->max_exact_deviation = MaxExactDeviation(d, weights);
   }
   if (impl_name.rfind("ref", 0) == 0) {
     return Unsupported("oneDNN has only its reference int8 convolution (" + impl_name + ") for this shape");

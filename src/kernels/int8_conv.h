@@ -65,8 +65,7 @@ class Int8Conv {
  public:
   // Builds the primitive for `dims` and reorders `weights` ([M, C/group, kh, kw] int8, row-major) into its layout.
   // `threads` is the OpenMP thread count the primitive runs with (Run must be called under the same count).
-  // Fails (the caller falls back) where oneDNN only offers its reference implementation, or, for int32 sums that
-  // these weights can take past 2^24, only kernels that round them (see SumsMayLeaveFloat in the .cc).
+  // Fails (the caller falls back) where oneDNN only offers its reference implementation.
   // With `requant`, the primitive writes 8-bit results (RunNhwc only; no slack needed in y).
   // With `implementation` (one of Implementations()), that oneDNN implementation instead of the timed choice (tests).
   // With `constant_zero_point`, x's zero point in every run (Run and RunNhwc refuse another): the primitive is built
@@ -97,6 +96,11 @@ class Int8Conv {
   // Built for a constant x zero point (Create), Run and RunNhwc refuse any other.
   Status RunNhwc(const void* x, int32_t x_zero_point, void* y) const;
   bool fused_requant() const;
+  // Whether the int32 sums of a run on x (as Run or RunNhwc would take it) come out exact: always, except for a
+  // kernel that writes them through float (oneDNN's direct ones; int32 destination) with weights that can take them
+  // past 2^24, where x's bytes are checked to stay close enough to the zero point. Where false the caller sums
+  // another way.
+  bool SumsExactFor(const void* x, int32_t x_zero_point) const;
   // False where built for a constant x zero point without oneDNN's zero-point argument.
   bool has_zero_point_argument() const;
 

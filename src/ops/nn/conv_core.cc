@@ -254,6 +254,7 @@ Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const T
   }
   int32_t xz = 0;
   if (x_zp != nullptr) xz = is_signed ? x_zp->data<int8_t>()[0] : x_zp->data<uint8_t>()[0];
+  if (!conv->SumsExactFor(x.raw(), xz)) return false;  // sums this kernel could round: the exact way
   acc->reset(new int32_t[static_cast<size_t>(d.batch * d.out_h * d.out_w * d.out_channels + conv->OutputSlack())]);
   ONYX_RETURN_IF_ERROR(conv->Run(x.raw(), xz, acc->get()));
   return true;

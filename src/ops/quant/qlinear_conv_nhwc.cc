@@ -148,7 +148,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     const int64_t pixels = g.batch * ah.out * aw.out;
     const int64_t slack = conv != nullptr ? conv->OutputSlack() : 0;
     std::unique_ptr<int32_t[]> acc(new int32_t[static_cast<size_t>(pixels * g.out_channels + slack)]);
-    if (conv != nullptr) {
+    if (conv != nullptr && conv->SumsExactFor(x->raw(), xz)) {
       ONYX_RETURN_IF_ERROR(conv->RunNhwc(x->raw(), xz, acc.get()));
     } else if (!weights_khwc_.empty() && nn::MlasPairsAcrossTaps(g, x->type()) &&
                nn::Im2colGemmSums(g, x->data<uint8_t>(), true, xz, weights_khwc_.data(), ctx.num_threads(),
