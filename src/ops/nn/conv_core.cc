@@ -186,27 +186,62 @@ PackedInt8Conv::~PackedInt8Conv() = default;
 void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_index) {
   if (kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kReferenceOnly) return;
   const Tensor* w = info.ConstantInput(w_index);
-  if (w == nullptr || w->type() != DataType::kInt8 || (w->rank() != 3 && w->rank() != 4)) return;
+  if (w == nullptr || (w->type() != DataType::kInt8 && w->type() != DataType::kUint8) ||
+      (w->rank() != 3 && w->rank() != 4)) {
+    return;
+  }
+  const int64_t m_count = w->dim(0);
+  std::vector<int32_t> w_zero_points(static_cast<size_t>(m_count), 0);
   if (info.has_input(w_zp_index)) {
     const Tensor* z = info.ConstantInput(w_zp_index);
-    if (z == nullptr || z->type() != DataType::kInt8) return;
-    for (int64_t i = 0; i < z->size(); ++i) {
-      if (z->data<int8_t>()[i] != 0) return;
+    if (z == nullptr || z->type() != w->type() || (z->size() != 1 && z->size() != m_count)) return;
+    const std::vector<int32_t> values = Int32Values(*z);
+    for (int64_t m = 0; m < m_count; ++m) w_zero_points[static_cast<size_t>(m)] = values[z->size() == 1 ? 0 : m];
+  }
+  Tensor weights = *w;
+  if (w->type() == DataType::kUint8) {
+    // uint8 weights (TFLite's and TensorFlow 1's quantized models) with any zero points: W - wz = (W - 128) + (128 -
+    // wz), so sum((x - xz) * (W - wz)) = sum((x - xz) * (W - 128)) + (128 - wz) * sum((x - xz)) over the taps. W - 128
+    // is int8; the second sum is the same convolution with weights of one (for one group an extra output channel,
+    // for depthwise a second primitive), added per output channel in Run.
+    const int64_t group = info.GetInt("group", 1);
+    const bool depthwise = group == m_count && w->dim(1) == 1;
+    if (group != 1 && !depthwise) return;
+    const int64_t per_channel = w->size() / std::max<int64_t>(m_count, 1);
+    Shape shape = w->shape();
+    if (!depthwise) shape[0] = m_count + 1;
+    weights = Tensor::Allocate(DataType::kInt8, shape);
+    const uint8_t* src = w->data<uint8_t>();
+    int8_t* dst = weights.data<int8_t>();
+    for (int64_t i = 0; i < w->size(); ++i) dst[i] = static_cast<int8_t>(src[i] ^ 0x80);
+    if (depthwise) {
+      ones_weights_ = Tensor::Allocate(DataType::kInt8, w->shape());
+      std::fill(ones_weights_.data<int8_t>(), ones_weights_.data<int8_t>() + w->size(), int8_t{1});
+    } else {
+      std::fill(dst + w->size(), dst + w->size() + per_channel, int8_t{1});
+    }
+    weight_offsets_.resize(static_cast<size_t>(m_count));
+    for (int64_t m = 0; m < m_count; ++m) {
+      weight_offsets_[static_cast<size_t>(m)] = 128 - w_zero_points[static_cast<size_t>(m)];
+    }
+  } else {
+    for (int32_t z : w_zero_points) {
+      if (z != 0) return;  // oneDNN takes no weight zero point
     }
   }
   // Without VNNI oneDNN's convolution pairs products in saturating int16 in its own layout: only weights that no
   // pairing can clip take it; the others go the GEMM way, which splits them (kernels/int8_gemm.h).
   // One input channel per group (depthwise): oneDNN's depthwise kernel widens each product to int32 (exact; the
   // exactness tests pass on such CPUs), nothing to pair.
-  if (w->dim(1) != 1 && !kernels::Int8WeightsCannotClip(w->data<int8_t>(), w->size())) return;
+  if (w->dim(1) != 1 && !kernels::Int8WeightsCannotClip(weights.data<int8_t>(), weights.size())) return;
   // ConvInteger: ONNX Runtime's sums are exact where oneDNN's pairs could clip (no VNNI), so there only weights within
   // [-64, 64] (255 * 64 * 2 < 32767: no pair clips) take oneDNN's convolution; the others the GEMM way, split.
   if (info.op_type() == "ConvInteger" && w->dim(1) != 1 &&
       kernels::Int8GemmArithmetic() == kernels::Int8Arithmetic::kSaturatingPairs &&
-      !kernels::Int8WeightsInSevenBits(w->data<int8_t>(), w->size())) {
+      !kernels::Int8WeightsInSevenBits(weights.data<int8_t>(), weights.size())) {
     return;
   }
-  weights_ = *w;
+  weights_ = std::move(weights);
   enabled_ = true;
   // x's zero point (input 2 of ConvInteger and QLinearConv) where it is a constant: the primitive is built for it
   // (kernels::Int8Conv::Create; 0 brings in oneDNN's brgemm kernels).
@@ -216,8 +251,10 @@ void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_in
              xz != nullptr && xz->size() == 1 && (xz->type() == DataType::kUint8 || xz->type() == DataType::kInt8)) {
     constant_x_zero_point_ = Int32Values(*xz)[0];
   }
-  // QLinearConv only (ConvInteger's sums are exact, above).
-  if (info.op_type() == "QLinearConv" && WeightsMayPairAcrossTaps(*w)) weights_khwc_ = WeightsKhwc(*w);
+  // QLinearConv only (ConvInteger's sums are exact, above), int8 weights.
+  if (info.op_type() == "QLinearConv" && weight_offsets_.empty() && WeightsMayPairAcrossTaps(*w)) {
+    weights_khwc_ = WeightsKhwc(*w);
+  }
 }
 
 Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const Tensor* x_zp, int threads,
@@ -229,11 +266,17 @@ Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const T
     acc->reset(new int32_t[static_cast<size_t>(g.batch * OutputSize(g.axes) * g.out_channels)]);
     return Im2colGemmSums(g, x.data<uint8_t>(), false, xz, weights_khwc_.data(), threads, acc->get());
   }
-  const kernels::Int8ConvDims d = Int8ConvDimsOf(g);
+  const bool unsigned_weights = !weight_offsets_.empty();
+  const bool ones_primitive = unsigned_weights && ones_weights_.size() > 0;
+  kernels::Int8ConvDims d = Int8ConvDimsOf(g);
   if (d.batch * d.out_h * d.out_w * d.out_channels == 0 || d.in_channels == 0) return false;
+  if (unsigned_weights && !ones_primitive) {
+    if (d.group != 1) return false;
+    d.out_channels += 1;  // the channel of ones (Init)
+  }
   const bool is_signed = x.type() == DataType::kInt8;
   const int run_threads = kernels::Int8ConvThreads(d, threads);  // depthwise counted by its real cost
-  std::shared_ptr<kernels::Int8Conv> conv;
+  std::shared_ptr<kernels::Int8Conv> conv, ones;
   {
     // Session::Run may be called from several threads; the primitive is rebuilt only when its inputs change.
     std::lock_guard<std::mutex> lock(mutex_);
@@ -242,21 +285,56 @@ Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const T
     if (conv_ == nullptr || !(key_ == key)) {
       auto made = kernels::Int8Conv::Create(d, is_signed, weights_.data<int8_t>(), run_threads, nullptr, {},
                                             constant_x_zero_point_);
-      if (!made.ok()) {  // oneDNN has no fast kernel for this shape: not asked again for it
+      Result<std::unique_ptr<kernels::Int8Conv>> made_ones = std::unique_ptr<kernels::Int8Conv>();
+      if (made.ok() && ones_primitive) {
+        made_ones = kernels::Int8Conv::Create(d, is_signed, ones_weights_.data<int8_t>(), run_threads, nullptr, {},
+                                              constant_x_zero_point_);
+      }
+      if (!made.ok() || !made_ones.ok()) {  // oneDNN has no fast kernel for this shape: not asked again for it
         refused_ = true;
         refused_key_ = key;
         return false;
       }
       conv_ = std::move(*made);
+      ones_conv_ = std::move(*made_ones);
       key_ = key;
     }
     conv = conv_;
+    ones = ones_conv_;
   }
   int32_t xz = 0;
   if (x_zp != nullptr) xz = is_signed ? x_zp->data<int8_t>()[0] : x_zp->data<uint8_t>()[0];
   if (!conv->SumsExactFor(x.raw(), xz)) return false;  // sums this kernel could round: the exact way
-  acc->reset(new int32_t[static_cast<size_t>(d.batch * d.out_h * d.out_w * d.out_channels + conv->OutputSlack())]);
+  if (ones != nullptr && !ones->SumsExactFor(x.raw(), xz)) return false;
+  const int64_t pixels = d.batch * d.out_h * d.out_w;
+  acc->reset(new int32_t[static_cast<size_t>(pixels * d.out_channels + conv->OutputSlack())]);
   ONYX_RETURN_IF_ERROR(conv->Run(x.raw(), xz, acc->get()));
+  if (!unsigned_weights) return true;
+  // The uint8 weights' part: + (128 - wz[m]) * sum(x - xz) over the taps of output m (Init), in int32 as ONNX's
+  // int32 result wraps.
+  const int64_t m_count = g.out_channels;
+  const int32_t* offsets = weight_offsets_.data();
+  int32_t* out = acc->get();
+  auto add = [](int32_t a, int32_t factor, int32_t sum) {
+    return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(factor) * static_cast<uint32_t>(sum));
+  };
+  if (ones != nullptr) {
+    std::unique_ptr<int32_t[]> sums(new int32_t[static_cast<size_t>(pixels * m_count + ones->OutputSlack())]);
+    ONYX_RETURN_IF_ERROR(ones->Run(x.raw(), xz, sums.get()));
+    for (int64_t p = 0; p < pixels; ++p) {
+      for (int64_t m = 0; m < m_count; ++m)
+        out[p * m_count + m] = add(out[p * m_count + m], offsets[m], sums[p * m_count + m]);
+    }
+    return true;
+  }
+  // One group: channel M of each pixel holds its sum; the pixels' M sums move down over it, in order (a pixel's
+  // results land at or before where they are read).
+  for (int64_t p = 0; p < pixels; ++p) {
+    const int32_t* row = out + p * (m_count + 1);
+    const int32_t sum = row[m_count];
+    int32_t* dst = out + p * m_count;
+    for (int64_t m = 0; m < m_count; ++m) dst[m] = add(row[m], offsets[m], sum);
+  }
   return true;
 }
 

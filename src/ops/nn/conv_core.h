@@ -85,8 +85,10 @@ bool Im2colGemmSums(const ConvGeometry& g, const uint8_t* x, bool channels_last,
 
 // The prepacked int8 path of ConvInteger and QLinearConv (kernels/int8_conv.h, oneDNN's convolution primitive):
 // available when W is a constant int8 tensor of rank 3 or 4 whose zero point, if given, is a constant of zeros
-// (oneDNN takes no weight zero point), where oneDNN's int8 kernels run for x's type (kernels::Int8GemmUsable). The
-// weights are reordered into the primitive's layout when it is built: for each new input shape, type or thread count.
+// (oneDNN takes no weight zero point), or a constant uint8 one with constant zero points of one group or depthwise
+// (shifted to int8, the zero points' part added from sums over the taps: see Init), where oneDNN's int8 kernels run
+// for x's type (kernels::Int8GemmUsable). The weights are reordered into the primitive's layout when it is built:
+// for each new input shape, type or thread count.
 class PackedInt8Conv {
  public:
   PackedInt8Conv();
@@ -110,7 +112,10 @@ class PackedInt8Conv {
   std::vector<int8_t> weights_khwc_;  // QLinearConv's where WeightsMayPairAcrossTaps, for Im2colGemmSums
   std::optional<int32_t> constant_x_zero_point_;
   std::mutex mutex_;
+  std::vector<int32_t> weight_offsets_;      // uint8 weights: 128 - wz[m] per output channel; empty for int8 ones
+  Tensor ones_weights_;                      // uint8 depthwise weights: the second primitive's, all ones
   std::shared_ptr<kernels::Int8Conv> conv_;  // built for key_
+  std::shared_ptr<kernels::Int8Conv> ones_conv_;  // uint8 depthwise weights: the sums of x over the taps
   Key key_;
   bool refused_ = false;  // oneDNN had no fast kernel for refused_key_: those inputs take the reference path
   Key refused_key_;
