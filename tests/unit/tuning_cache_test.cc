@@ -634,6 +634,50 @@ TEST_F(TunedConv, OwnDirectChoiceComputesTheSameConvolutions) {
   }
 }
 
+TEST_F(TunedConv, SeparateDepthwiseChoiceComputesTheSameConvolutions) {
+  // The 1x1 expansion with its depthwise convolution fused (kDepthwiseModel) forced onto the separate candidates
+  // through the cache (the depthwise convolution as a primitive of its own after the 1x1 one, through a buffer; the
+  // 1x1 one oneDNN's or onyx's own), at 1 and 2 threads; the other convolution keeps what its tuning chose. Also a
+  // stride-2 depthwise one.
+  constexpr const char* kStride2Model = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,32,20,20] x, float[48,32,1,1] w, float[48] b, float[48,1,3,3] dw, float[48] db) => (float[1,48,10,10] y) {
+  e = Conv(x, w, b)
+  r = Clip<min = 0.0, max = 6.0>(e)
+  d = Conv<group = 48, pads = [1,1,1,1], strides = [2,2]>(r, dw, db)
+  y = Clip<min = 0.0, max = 6.0>(d)
+}
+)";
+  std::vector<std::string> kinds{"sepdw"};
+  if (OwnDirectCandidates() > 0) kinds.push_back("sepodirect");
+  for (const char* model : {kDepthwiseModel, kStride2Model}) {
+    for (const int threads : {1, 2}) {
+      for (const std::string& kind : kinds) {
+        SCOPED_TRACE(std::string(model) + " " + kind + " at " + std::to_string(threads) + " threads");
+        fs::remove_all(dir_);
+        const Tensor want = Reference(model);
+        const auto tuned = TuneUntil(threads, 1, want, model);
+        auto fused = std::find_if(tuned.begin(), tuned.end(),
+                                  [](const auto& d) { return d.signature.find(" sepdw") != std::string::npos; });
+        if (fused == tuned.end()) GTEST_SKIP() << "timings disturbed by other processes in every try";
+        TuningCache::ResetProcess(dir_.string());
+        for (const auto& d : tuned) {
+          const std::string choice = &d == &*fused ? kind + "/t" + std::to_string(threads) : d.entry.choice;
+          ASSERT_TRUE(TuningCache::Process()->Record(d.signature, {choice, {}}).ok());
+        }
+        TuningCache::ResetProcess(dir_.string());
+        kernels::SetTuningModeOverride(TuningMode::kCache);
+        ExpectClose(want, RunConv(threads, model));
+        bool taken = false;
+        for (const auto& d : TuningCache::Process()->Decisions()) {
+          if (d.signature == fused->signature) taken = d.entry.choice == kind + "/t" + std::to_string(threads);
+        }
+        EXPECT_TRUE(taken);
+      }
+    }
+  }
+}
+
 TEST_F(TunedConv, OffModeChangesNothing) {
   if (!HasWinograd()) GTEST_SKIP() << "no Winograd candidate: no choice at 1 thread";
   kernels::SetTuningModeOverride(TuningMode::kOff);

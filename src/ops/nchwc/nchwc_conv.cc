@@ -321,7 +321,12 @@ class NchwcConvKernel : public OpKernel {
         }
       });
     }
-    if (p.own_direct != nullptr) return Status::Ok();
+    if (p.own_direct != nullptr) {
+      state.dw.Clear();
+      state.between = Tensor();
+      if (p.between_shape.empty()) return Status::Ok();
+      return DnnlCall("NchwcConv", [&] { PrepareSeparateDepthwise(p, state); });
+    }
     if (p.own_winograd != nullptr) {
       state.own_scratch = Tensor::Allocate(
           DataType::kFloat, {std::max<int64_t>(1, p.own_winograd->ScratchFloats(p.own_shape, p.threads))});
@@ -348,18 +353,19 @@ class NchwcConvKernel : public OpKernel {
         if (dw_bias_.size() > 0) state.conv.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, p.dw_bias);
       }
       state.conv.AddThreadScratchpad(p.pd.scratchpad_desc());
-      if (!p.between_shape.empty()) {
-        // Without the fused depthwise post-op, the 1x1 result goes through a buffer of its own into the depthwise
-        // primitive.
-        state.between = Tensor::Allocate(DataType::kFloat, p.between_shape);
-        state.dw.Add(DNNL_ARG_SRC, p.dw_pd.src_desc());
-        state.dw.Set(DNNL_ARG_SRC, state.between.data<float>());
-        state.dw.Add(DNNL_ARG_WEIGHTS, p.dw_weights);
-        state.dw.Add(DNNL_ARG_DST, p.dw_pd.dst_desc());
-        if (dw_bias_.size() > 0) state.dw.Add(DNNL_ARG_BIAS, p.dw_bias);
-        state.dw.AddThreadScratchpad(p.dw_pd.scratchpad_desc());
-      }
+      if (!p.between_shape.empty()) PrepareSeparateDepthwise(p, state);
     });
+  }
+
+  // Without the fused depthwise post-op, the 1x1 result goes through a buffer of its own into the depthwise primitive.
+  void PrepareSeparateDepthwise(const Primitives& p, ExecState& state) const {
+    state.between = Tensor::Allocate(DataType::kFloat, p.between_shape);
+    state.dw.Add(DNNL_ARG_SRC, p.dw_pd.src_desc());
+    state.dw.Set(DNNL_ARG_SRC, state.between.data<float>());
+    state.dw.Add(DNNL_ARG_WEIGHTS, p.dw_weights);
+    state.dw.Add(DNNL_ARG_DST, p.dw_pd.dst_desc());
+    if (dw_bias_.size() > 0) state.dw.Add(DNNL_ARG_BIAS, p.dw_bias);
+    state.dw.AddThreadScratchpad(p.dw_pd.scratchpad_desc());
   }
 
   // Runs the convolution of `p` (not a relayout one) on x into y (onto y's contents when a residual is summed), with
@@ -384,8 +390,15 @@ class NchwcConvKernel : public OpKernel {
       return Status::Ok();
     }
     if (p.own_direct != nullptr) {
-      p.own_direct->Run(x.data<float>(), y.data<float>(), p.threads);
-      return Status::Ok();
+      if (!state.between.defined()) {
+        p.own_direct->Run(x.data<float>(), y.data<float>(), p.threads);
+        return Status::Ok();
+      }
+      p.own_direct->Run(x.data<float>(), state.between.data<float>(), p.threads);
+      return DnnlCall("NchwcConv", [&] {
+        state.dw.Set(DNNL_ARG_DST, y.data<float>());
+        state.dw.Execute(p.dw_primitive);
+      });
     }
     if (p.phases) {
       GatherInputPhases(p.phase_in, x.data<float>(), state.phase_src.data<float>());
@@ -478,13 +491,18 @@ class NchwcConvKernel : public OpKernel {
     int own_winograd = 0;  // onyx's own Winograd F(n x n, 3x3) for n = 2 or 4 (kernels/winograd_conv.h); 0: oneDNN
     bool split = false;    // `threads` one-thread direct convolutions over output-channel ranges (SplitPart)
     bool own_direct = false;  // onyx's own direct convolution (kernels/nchwc_direct_conv.h)
+    // A fused depthwise convolution as a primitive of its own after the 1x1 one (through a buffer), instead of
+    // oneDNN's depthwise post-op; the 1x1 one oneDNN's, or with own_direct onyx's. MobileNet-v2's 7x7 blocks (160 ->
+    // 960 -> depthwise): fused 0.26 ms alone, 0.31 in the model; onyx's 1x1 (0.11) then the depthwise primitive.
+    bool separate_dw = false;
     std::string Name() const {
-      const std::string kind = phases         ? "phases"
-                               : winograd     ? "winograd"
-                               : own_winograd ? "owino" + std::to_string(own_winograd)
-                               : split        ? "split"
-                               : own_direct   ? "odirect"
-                                              : "direct";
+      std::string kind = phases         ? "phases"
+                         : winograd     ? "winograd"
+                         : own_winograd ? "owino" + std::to_string(own_winograd)
+                         : split        ? "split"
+                         : own_direct   ? "odirect"
+                                        : "direct";
+      if (separate_dw) kind = own_direct ? "sepodirect" : "sepdw";
       return kind + "/t" + std::to_string(threads);
     }
     bool operator==(const Choice&) const = default;
@@ -575,8 +593,9 @@ class NchwcConvKernel : public OpKernel {
 
   // The geometry of onyx's own direct convolution for `s`, where it is a candidate: one group, no fused depthwise
   // convolution, an activation it applies, and a geometry the kernel takes (a plain input of at most 4 channels).
-  std::optional<kernels::DirectConvShape> OwnDirectGeometry(const Setup& s) const {
-    if (group_ != 1 || has_dw_ || !OwnConvEpilogue()) return std::nullopt;
+  // With `separate_dw`, the 1x1 part of a convolution with a fused depthwise one (which then runs apart).
+  std::optional<kernels::DirectConvShape> OwnDirectGeometry(const Setup& s, bool separate_dw = false) const {
+    if (group_ != 1 || (has_dw_ && !separate_dw) || !OwnConvEpilogue()) return std::nullopt;
     kernels::DirectConvShape shape;
     shape.block = block_;
     shape.input_blocked = input_blocked_;
@@ -715,6 +734,8 @@ class NchwcConvKernel : public OpKernel {
     if (SplitShape(s, session_threads)) sig += " split";
     // And those onyx's own direct convolution takes (session 21).
     if (OwnDirectGeometry(s)) sig += " odirect";
+    // And fused depthwise ones, which have the separate candidates (session 23).
+    if (has_dw_) sig += OwnDirectGeometry(s, true) ? " sepdw sepodirect" : " sepdw";
     return sig + " threads=" + std::to_string(session_threads);
   }
 
@@ -753,6 +774,12 @@ class NchwcConvKernel : public OpKernel {
     }
     if (OwnDirectGeometry(s)) {
       for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, true});
+    }
+    if (has_dw_) {
+      for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, false, true});
+      if (OwnDirectGeometry(s, true)) {
+        for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, true, true});
+      }
     }
     std::vector<memory> weights_pool;  // reordered weights are shared between the shapes' primitives
     for (const auto& [shape, kept] : kept_) {
@@ -857,22 +884,31 @@ class NchwcConvKernel : public OpKernel {
       return p;
     }
     if (c.own_direct) {
-      p.own_direct = std::make_shared<const kernels::NchwcDirectConv>(*OwnDirectGeometry(s), weights_.data<float>(),
-                                                                      bias_.size() > 0 ? bias_.data<float>() : nullptr,
-                                                                      *OwnConvEpilogue());
+      p.own_direct = std::make_shared<const kernels::NchwcDirectConv>(
+          *OwnDirectGeometry(s, c.separate_dw), weights_.data<float>(),
+          bias_.size() > 0 ? bias_.data<float>() : nullptr, *OwnConvEpilogue());
+      if (c.separate_dw) {
+        ONYX_RETURN_IF_ERROR(DnnlCall("NchwcConv: creating the depthwise convolution", [&] {
+          BuildSeparateDepthwise(p, s.dst_dims, s.y_shape);
+          p.between_shape = s.between_shape;
+        }));
+      }
       return p;
     }
     ONYX_RETURN_IF_ERROR(DnnlCall("NchwcConv: creating the convolution", [&] {
       const int64_t m = weights_.dim(0);
       if (has_dw_) {
-        // The depthwise post-op where oneDNN fuses it into this 1x1 convolution with the output ONNX defines;
-        // otherwise a depthwise primitive of its own runs after it.
-        try {
-          p.pd = dnnl::convolution_forward::primitive_desc(MakeDesc(s, dnnl::algorithm::convolution_direct),
-                                                           MakeAttr(true), DnnlEngine());
-          p.dw_fused = p.pd.dst_desc().dims() == memory::dims{s.y_shape[0], m, s.y_shape[2], s.y_shape[3]};
-        } catch (const dnnl::error&) {
-          p.dw_fused = false;
+        // The depthwise post-op where oneDNN fuses it into this 1x1 convolution with the output ONNX defines (and
+        // the candidate is not the separate one); otherwise a depthwise primitive of its own runs after it.
+        p.dw_fused = false;
+        if (!c.separate_dw) {
+          try {
+            p.pd = dnnl::convolution_forward::primitive_desc(MakeDesc(s, dnnl::algorithm::convolution_direct),
+                                                             MakeAttr(true), DnnlEngine());
+            p.dw_fused = p.pd.dst_desc().dims() == memory::dims{s.y_shape[0], m, s.y_shape[2], s.y_shape[3]};
+          } catch (const dnnl::error&) {
+            p.dw_fused = false;
+          }
         }
         if (!p.dw_fused) {
           BuildSeparateDepthwise(p, s.dst_dims, s.y_shape);
