@@ -49,9 +49,13 @@ struct Int8Conv::Impl {
   // padding, no padding of its own), and RunNhwc copies each image into a buffer bordered with the zero point.
   bool pre_padded = false;
   Int8ConvDims primitive_dims;
-  // The largest |x - zero point| for which this kernel's int32 sums are exact (SumsExactFor): unbounded unless it
-  // writes them through float and the weights can take them past 2^24 (SumsMayLeaveFloat).
-  int32_t max_exact_deviation = std::numeric_limits<int32_t>::max();
+  // How a run's int32 sums are known exact where this kernel writes them through float and the weights can take them
+  // past 2^24 (SumsMayLeaveFloat): without the zero-point argument the sums it rounds are its results, so results
+  // below 2^24 were exact (ResultExact); with it, oneDNN's direct 1x1 kernel was measured rounding the uncentred
+  // accumulator before the zero point's share comes off, so x's raw bytes must keep every uncentred sum below 2^24
+  // (SumsExactFor, max_exact_magnitude).
+  enum class ExactCheck { kNone, kResults, kInput } exact_check = ExactCheck::kNone;
+  int32_t max_exact_magnitude = std::numeric_limits<int32_t>::max();  // kInput: the largest |x| that keeps them
   bool signed_source = false;
 };
 
@@ -126,8 +130,8 @@ void BorderImage(const Int8ConvDims& d, const uint8_t* image, uint8_t value, uin
 
 }  // namespace
 
-bool Int8Conv::SumsExactFor(const void* x, int32_t x_zero_point) const {
-  if (impl_->max_exact_deviation >= 255) return true;
+bool Int8Conv::SumsExactFor(const void* x) const {
+  if (impl_->exact_check != Impl::ExactCheck::kInput || impl_->max_exact_magnitude >= 255) return true;
   const int64_t count = dims_.batch * dims_.in_channels * dims_.in_h * dims_.in_w;
   // The bytes' range in their own type (the loops vectorize), then the farthest from the zero point.
   int32_t low = 0, high = 0;
@@ -149,7 +153,18 @@ bool Int8Conv::SumsExactFor(const void* x, int32_t x_zero_point) const {
     low = lo, high = hi;
   }
   if (count == 0) return true;
-  return std::max(std::abs(low - x_zero_point), std::abs(high - x_zero_point)) <= impl_->max_exact_deviation;
+  return std::max(std::abs(low), std::abs(high)) <= impl_->max_exact_magnitude;
+}
+
+bool Int8Conv::ResultExact(const int32_t* y) const {
+  if (impl_->exact_check != Impl::ExactCheck::kResults) return true;
+  // A sum of magnitude >= 2^24 rounds to a float of magnitude >= 2^24 (a power of two), and one below it converts
+  // exactly: every result below 2^24 is its exact sum. Branch-free so that the scan vectorizes.
+  const int64_t count = dims_.batch * dims_.out_h * dims_.out_w * dims_.out_channels;
+  constexpr int32_t kLimit = (1 << 24) - 1;
+  int32_t past = 0;
+  for (int64_t i = 0; i < count; ++i) past |= (y[i] > kLimit) | (y[i] < -kLimit);
+  return past == 0;
 }
 
 bool Int8Conv::has_zero_point_argument() const { return !impl_->constant_zero_point.has_value(); }
@@ -502,9 +517,9 @@ bool SumsMayLeaveFloat(const Int8ConvDims& d, bool signed_source, const int8_t* 
   return !FusedRequantIsExact(weights, d.out_channels, per_channel, {}, std::min(low, 0), std::max(high, 0));
 }
 
-// The largest |x - zero point| for which every int32 sum of these weights stays below 2^24 in magnitude: |sum| <= A *
+// The largest |x| for which every uncentred int32 sum of these weights stays below 2^24 in magnitude: |sum| <= A *
 // sum(|w[m]|) over the taps.
-int32_t MaxExactDeviation(const Int8ConvDims& d, const int8_t* weights) {
+int32_t MaxExactMagnitude(const Int8ConvDims& d, const int8_t* weights) {
   const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
   int64_t widest = 0;
   for (int64_t m = 0; m < d.out_channels; ++m) {
@@ -563,7 +578,7 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bo
   const Int8ConvDims& pd_dims = impl->primitive_dims;
   const bool zero_point_argument = !impl->constant_zero_point.has_value();
   // Int32 sums these weights can take past 2^24: oneDNN's kernels that keep them exact (brgemm ones without the
-  // argument) are preferred where offered; any other is guarded per run (SumsExactFor).
+  // argument) are preferred where offered; any other is checked per run (Impl::exact_check).
   const bool may_round = requant == nullptr && SumsMayLeaveFloat(d, signed_source, weights, plan.constant);
   ONYX_RETURN_IF_ERROR(DnnlCall("int8 convolution", [&] {
     Described described;
@@ -611,8 +626,11 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bo
     return InvalidArgument("oneDNN offers no int8 convolution implementation named '" + std::string(implementation) +
                            "' for this shape");
   }
-  if (may_round && (zero_point_argument || impl_name.rfind("brg", 0) != 0)) {
-    impl->max_exact_deviation = MaxExactDeviation(d, weights);
+  if (may_round && zero_point_argument) {
+    impl->exact_check = Impl::ExactCheck::kInput;
+    impl->max_exact_magnitude = MaxExactMagnitude(d, weights);
+  } else if (may_round && impl_name.rfind("brg", 0) != 0) {
+    impl->exact_check = Impl::ExactCheck::kResults;
   }
   if (impl_name.rfind("ref", 0) == 0) {
     return Unsupported("oneDNN has only its reference int8 convolution (" + impl_name + ") for this shape");

@@ -96,11 +96,12 @@ class Int8Conv {
   // Built for a constant x zero point (Create), Run and RunNhwc refuse any other.
   Status RunNhwc(const void* x, int32_t x_zero_point, void* y) const;
   bool fused_requant() const;
-  // Whether the int32 sums of a run on x (as Run or RunNhwc would take it) come out exact: always, except for a
-  // kernel that writes them through float (oneDNN's direct ones; int32 destination) with weights that can take them
-  // past 2^24, where x's bytes are checked to stay close enough to the zero point. Where false the caller sums
-  // another way.
-  bool SumsExactFor(const void* x, int32_t x_zero_point) const;
+  // Whether a run's int32 sums come out exact, for a kernel that writes them through float (oneDNN's direct ones;
+  // int32 destination) with weights that can take them past 2^24; true otherwise. SumsExactFor, before a run on x
+  // (as Run or RunNhwc take it), with the zero-point argument: x's bytes small enough; ResultExact, after it, without
+  // the argument: every result below 2^24. Where either is false the caller sums another way.
+  bool SumsExactFor(const void* x) const;
+  bool ResultExact(const int32_t* y) const;
   // False where built for a constant x zero point without oneDNN's zero-point argument.
   bool has_zero_point_argument() const;
 

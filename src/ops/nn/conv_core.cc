@@ -304,11 +304,12 @@ Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const T
   }
   int32_t xz = 0;
   if (x_zp != nullptr) xz = is_signed ? x_zp->data<int8_t>()[0] : x_zp->data<uint8_t>()[0];
-  if (!conv->SumsExactFor(x.raw(), xz)) return false;  // sums this kernel could round: the exact way
-  if (ones != nullptr && !ones->SumsExactFor(x.raw(), xz)) return false;
+  // Sums this kernel could round (Int8Conv::SumsExactFor, ResultExact): the caller's exact way.
+  if (!conv->SumsExactFor(x.raw()) || (ones != nullptr && !ones->SumsExactFor(x.raw()))) return false;
   const int64_t pixels = d.batch * d.out_h * d.out_w;
   acc->reset(new int32_t[static_cast<size_t>(pixels * d.out_channels + conv->OutputSlack())]);
   ONYX_RETURN_IF_ERROR(conv->Run(x.raw(), xz, acc->get()));
+  if (!conv->ResultExact(acc->get())) return false;
   if (!unsigned_weights) return true;
   // The uint8 weights' part: + (128 - wz[m]) * sum(x - xz) over the taps of output m (Init), in int32 as ONNX's
   // int32 result wraps.
@@ -321,6 +322,7 @@ Result<bool> PackedInt8Conv::Run(const ConvGeometry& g, const Tensor& x, const T
   if (ones != nullptr) {
     std::unique_ptr<int32_t[]> sums(new int32_t[static_cast<size_t>(pixels * m_count + ones->OutputSlack())]);
     ONYX_RETURN_IF_ERROR(ones->Run(x.raw(), xz, sums.get()));
+    if (!ones->ResultExact(sums.get())) return false;
     for (int64_t p = 0; p < pixels; ++p) {
       for (int64_t m = 0; m < m_count; ++m)
         out[p * m_count + m] = add(out[p * m_count + m], offsets[m], sums[p * m_count + m]);

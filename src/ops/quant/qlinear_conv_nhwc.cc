@@ -148,8 +148,12 @@ class QLinearConvNhwcKernel : public OpKernel {
     const int64_t pixels = g.batch * ah.out * aw.out;
     const int64_t slack = conv != nullptr ? conv->OutputSlack() : 0;
     std::unique_ptr<int32_t[]> acc(new int32_t[static_cast<size_t>(pixels * g.out_channels + slack)]);
-    if (conv != nullptr && conv->SumsExactFor(x->raw(), xz)) {
+    bool summed = false;
+    if (conv != nullptr && conv->SumsExactFor(x->raw())) {
       ONYX_RETURN_IF_ERROR(conv->RunNhwc(x->raw(), xz, acc.get()));
+      summed = conv->ResultExact(acc.get());  // else rounded past 2^24: the exact way below
+    }
+    if (summed) {
     } else if (!weights_khwc_.empty() && nn::MlasPairsAcrossTaps(g, x->type()) &&
                nn::Im2colGemmSums(g, x->data<uint8_t>(), true, xz, weights_khwc_.data(), ctx.num_threads(),
                                   acc.get())) {
