@@ -46,9 +46,11 @@ struct Int8Conv::Impl {
   // computes for.
   std::optional<int32_t> constant_zero_point;
   // Where that zero point is not 0 and the convolution pads: the primitive's own dims (the image grown by the
-  // padding, no padding of its own), and RunNhwc copies each image into a buffer bordered with the zero point.
+  // padding, no padding of its own), and the runs copy each image into a buffer bordered with the zero point.
   bool pre_padded = false;
   Int8ConvDims primitive_dims;
+  // int32 sums for a non-zero constant zero point: z * sum(w[m]), subtracted from the primitive's uncentred sums.
+  std::vector<int32_t> sum_offsets;
   // How a run's int32 sums are known exact where this kernel writes them through float and the weights can take them
   // past 2^24 (SumsMayLeaveFloat): without the zero-point argument the sums it rounds are its results, so results
   // below 2^24 were exact (ResultExact); with it, oneDNN's direct 1x1 kernel was measured rounding the uncentred
@@ -160,10 +162,22 @@ bool Int8Conv::ResultExact(const int32_t* y) const {
   if (impl_->exact_check != Impl::ExactCheck::kResults) return true;
   // A sum of magnitude >= 2^24 rounds to a float of magnitude >= 2^24 (a power of two), and one below it converts
   // exactly: every result below 2^24 is its exact sum. Branch-free so that the scan vectorizes.
-  const int64_t count = dims_.batch * dims_.out_h * dims_.out_w * dims_.out_channels;
   constexpr int32_t kLimit = (1 << 24) - 1;
   int32_t past = 0;
-  for (int64_t i = 0; i < count; ++i) past |= (y[i] > kLimit) | (y[i] < -kLimit);
+  if (impl_->sum_offsets.empty()) {
+    const int64_t count = dims_.batch * dims_.out_h * dims_.out_w * dims_.out_channels;
+    for (int64_t i = 0; i < count; ++i) past |= (y[i] > kLimit) | (y[i] < -kLimit);
+    return past == 0;
+  }
+  // The primitive's own (uncentred) results: y plus the offset subtracted from them.
+  const int64_t pixels = dims_.batch * dims_.out_h * dims_.out_w, m_count = dims_.out_channels;
+  const int32_t* offsets = impl_->sum_offsets.data();
+  for (int64_t p = 0; p < pixels; ++p) {
+    for (int64_t m = 0; m < m_count; ++m) {
+      const int64_t v = int64_t{y[p * m_count + m]} + offsets[m];
+      past |= (v > kLimit) | (v < -kLimit);
+    }
+  }
   return past == 0;
 }
 
@@ -461,13 +475,14 @@ Int8ConvDims PrePadded(Int8ConvDims d) {
 // How a primitive is built for x's zero point: with oneDNN's run-time argument, or for one constant value without it
 // (oneDNN 2.6 offers its brgemm convolutions only then). Zero needs nothing more. A non-zero z goes into the bias:
 // sum((x - z) * w) = sum(x * w) - z * sum(w) over every tap, which holds only where no tap is padding (a padding tap
-// reads 0, not z) or the image is bordered with z (PrePads); the primitive's float sum of acc and bias stays exact
-// only while both stay below 2^24, now for x over its whole range; and only a fused requantization has a bias to
-// take it (the int32 sums of an unfused primitive must stay integers).
+// reads 0, not z) or the image is bordered with z (PrePads). With a fused requantization the primitive's float sum
+// of acc and bias stays exact only while both stay below 2^24, now for x over its whole range; int32 sums come out
+// uncentred and the run subtracts z * sum(w[m]) from them (Impl::sum_offsets), in integers.
 struct ZeroPointPlan {
   std::optional<int32_t> constant;        // set: no argument
   bool pre_padded = false;                // the image bordered with the constant (Impl::pre_padded)
   std::optional<Int8ConvRequant> folded;  // the requantization with z folded into its bias
+  std::vector<int32_t> sum_offsets;       // int32 sums: z * sum(w[m]) to subtract per output channel
 };
 
 // `weights` null: the rule without the bound on the folded bias (Implementations).
@@ -480,7 +495,23 @@ ZeroPointPlan PlanZeroPoint(const Int8ConvDims& d, bool signed_source, const int
     plan.constant = 0;
     return plan;
   }
-  if (requant == nullptr || (HasPadding(d) && !PrePads(d, z))) return plan;
+  if (HasPadding(d) && !PrePads(d, z)) return plan;
+  if (requant == nullptr) {
+    if (weights != nullptr) {
+      const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
+      plan.sum_offsets.resize(static_cast<size_t>(d.out_channels));
+      for (int64_t m = 0; m < d.out_channels; ++m) {
+        int64_t sum = 0;
+        for (int64_t k = 0; k < per_channel; ++k) sum += weights[m * per_channel + k];
+        // |z * sum| <= 255 * 127 * per_channel; wrapped as ONNX's int32 result would be.
+        plan.sum_offsets[static_cast<size_t>(m)] =
+            static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(static_cast<int64_t>(z) * sum)));
+      }
+    }
+    plan.constant = z;
+    plan.pre_padded = PrePads(d, z);
+    return plan;
+  }
   Int8ConvRequant folded = *requant;
   if (weights != nullptr) {
     const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
@@ -573,13 +604,17 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bo
   if (plan.folded.has_value()) requant = &*plan.folded;
   impl->constant_zero_point = plan.constant;
   impl->pre_padded = plan.pre_padded;
+  impl->sum_offsets = plan.sum_offsets;
   impl->primitive_dims = plan.pre_padded ? PrePadded(d) : d;
   impl->signed_source = signed_source;
   const Int8ConvDims& pd_dims = impl->primitive_dims;
   const bool zero_point_argument = !impl->constant_zero_point.has_value();
   // Int32 sums these weights can take past 2^24: oneDNN's kernels that keep them exact (brgemm ones without the
   // argument) are preferred where offered; any other is checked per run (Impl::exact_check).
-  const bool may_round = requant == nullptr && SumsMayLeaveFloat(d, signed_source, weights, plan.constant);
+  // (Uncentred sums where a non-zero zero point's share comes off afterwards: x's raw range.)
+  const bool may_round =
+      requant == nullptr && SumsMayLeaveFloat(d, signed_source, weights,
+                                              plan.sum_offsets.empty() ? plan.constant : std::optional<int32_t>(0));
   ONYX_RETURN_IF_ERROR(DnnlCall("int8 convolution", [&] {
     Described described;
     Describe(pd_dims, signed_source, requant, zero_point_argument, described);
@@ -615,9 +650,12 @@ Result<std::unique_ptr<Int8Conv>> Int8Conv::CreateOnce(const Int8ConvDims& d, bo
     dnnl::reorder(plain, impl->weights).execute(DnnlStream(), plain, impl->weights);
     impl->reorder_source = d.in_channels > 1 && d.in_h * d.in_w > 1;
     if (impl->reorder_source) {
-      impl->nchw_src = memory::desc(described.src_dims, signed_source ? Dt::s8 : Dt::u8, Tag::nchw);
-      impl->to_nhwc_pd = dnnl::reorder::primitive_desc(DnnlEngine(), impl->nchw_src, DnnlEngine(), described.src_md,
-                                                       UserScratchpadAttr());
+      // The image as given (a bordered one is copied from it afterwards).
+      const memory::dims image_dims{1, d.in_channels, d.in_h, d.in_w};
+      const Dt type = signed_source ? Dt::s8 : Dt::u8;
+      impl->nchw_src = memory::desc(image_dims, type, Tag::nchw);
+      impl->to_nhwc_pd = dnnl::reorder::primitive_desc(DnnlEngine(), impl->nchw_src, DnnlEngine(),
+                                                       memory::desc(image_dims, type, Tag::nhwc), UserScratchpadAttr());
       impl->to_nhwc = dnnl::reorder(impl->to_nhwc_pd);
     }
     DnnlStream().wait();
@@ -661,12 +699,16 @@ Status Int8Conv::CheckZeroPoint(int32_t x_zero_point) const {
 
 Status Int8Conv::Run(const void* x, int32_t x_zero_point, int32_t* y) const {
   ONYX_RETURN_IF_ERROR(CheckZeroPoint(x_zero_point));
-  if (impl_->pre_padded) return InvalidArgument("int8 convolution on bordered images runs channels last only");
   const ScopedOmpThreads scoped(threads_);
   const int64_t image_bytes = dims_.in_channels * dims_.in_h * dims_.in_w;  // 8-bit elements
   const int64_t out_image = dims_.out_channels * dims_.out_h * dims_.out_w;
   // Uninitialized: the reorder or copy writes every byte the convolution uses; the margin is only over-read.
   std::unique_ptr<uint8_t[]> nhwc(new uint8_t[static_cast<size_t>(image_bytes + kMarginPixels * dims_.in_channels)]);
+  std::unique_ptr<uint8_t[]> bordered;
+  if (impl_->pre_padded) {
+    const Int8ConvDims& p = impl_->primitive_dims;
+    bordered.reset(new uint8_t[static_cast<size_t>(p.in_channels * (p.in_h * p.in_w + kMarginPixels))]);
+  }
   return DnnlCall("int8 convolution", [&] {
     int32_t zp = x_zero_point;
     memory zp_mem;
@@ -682,10 +724,29 @@ Status Int8Conv::Run(const void* x, int32_t x_zero_point, int32_t* y) const {
       } else {
         std::memcpy(nhwc.get(), image, static_cast<size_t>(image_bytes));
       }
-      ExecuteImage(impl_->conv, impl_->pd, impl_->weights, impl_->bias, zp_mem, nhwc.get(), y + n * out_image);
+      const uint8_t* source = nhwc.get();
+      if (bordered != nullptr) {
+        DnnlStream().wait();
+        BorderImage(dims_, nhwc.get(), static_cast<uint8_t>(x_zero_point), bordered.get());
+        source = bordered.get();
+      }
+      ExecuteImage(impl_->conv, impl_->pd, impl_->weights, impl_->bias, zp_mem, source, y + n * out_image);
     }
     DnnlStream().wait();
+    SubtractSumOffsets(y);
   });
+}
+
+void Int8Conv::SubtractSumOffsets(int32_t* y) const {
+  if (impl_->sum_offsets.empty()) return;
+  const int64_t pixels = dims_.batch * dims_.out_h * dims_.out_w, m_count = dims_.out_channels;
+  const int32_t* offsets = impl_->sum_offsets.data();
+  for (int64_t p = 0; p < pixels; ++p) {
+    int32_t* row = y + p * m_count;
+    for (int64_t m = 0; m < m_count; ++m) {
+      row[m] = static_cast<int32_t>(static_cast<uint32_t>(row[m]) - static_cast<uint32_t>(offsets[m]));
+    }
+  }
 }
 
 Status Int8Conv::RunNhwc(const void* x, int32_t x_zero_point, void* y) const {
@@ -748,6 +809,7 @@ Status Int8Conv::RunNhwc(const void* x, int32_t x_zero_point, void* y) const {
       }
     }
     DnnlStream().wait();
+    if (!impl_->fused) SubtractSumOffsets(static_cast<int32_t*>(y));
   });
 }
 

@@ -69,8 +69,9 @@ class Int8Conv {
   // With `requant`, the primitive writes 8-bit results (RunNhwc only; no slack needed in y).
   // With `implementation` (one of Implementations()), that oneDNN implementation instead of the timed choice (tests).
   // With `constant_zero_point`, x's zero point in every run (Run and RunNhwc refuse another): the primitive is built
-  // without oneDNN's run-time zero-point argument where it can be (0; with `requant`, any value, folded into the bias
-  // as -zp * sum(w[m]) where the sums stay exact, on images bordered with it where the convolution pads), since
+  // without oneDNN's run-time zero-point argument where it can be (0; any other value on images bordered with it
+  // where the convolution pads, its share -zp * sum(w[m]) folded into `requant`'s bias where the sums stay exact, or
+  // subtracted from int32 sums), since
   // oneDNN 2.6 offers its brgemm convolutions only then: ResNet-50's 3x3 int8 layers ran 1.6-1.9x faster on them than
   // on its direct VNNI kernel with the argument, faster than ONNX Runtime's (docs/performance.md, session 23).
   static Result<std::unique_ptr<Int8Conv>> Create(const Int8ConvDims& dims, bool signed_source, const int8_t* weights,
@@ -127,6 +128,8 @@ class Int8Conv {
                                                       const int8_t* weights, int threads,
                                                       const Int8ConvRequant* requant, std::string_view implementation,
                                                       std::optional<int32_t> constant_zero_point);
+  // int32 sums for a non-zero constant zero point: the share z * sum(w[m]) off the primitive's uncentred sums.
+  void SubtractSumOffsets(int32_t* y) const;
   // An error where the primitive was built for one constant x zero point and is run with another.
   Status CheckZeroPoint(int32_t x_zero_point) const;
   Int8Conv(const Int8ConvDims& dims, int threads, std::unique_ptr<Impl> impl);
