@@ -643,6 +643,36 @@ def qlinear_model():
     return b.model("qlinear", [inp], [out])
 
 
+def qlinear_u8u8_conv(b, x, xs, xz, cin, cout, ys, yz, k=3, stride=1, group=1, per_channel=False):
+    """QLinearConv with uint8 weights and non-zero weight zero points (ONNX Runtime's older QUInt8 weights, TFLite's
+    uint8 models): raw weights over the whole byte range around zero points near 128."""
+    w = b.rng.integers(0, 256, (cout, cin // group, k, k)).astype(np.uint8)
+    wz = (b.rng.integers(110, 150, (cout,)) if per_channel else np.array(b.rng.integers(110, 150))).astype(np.uint8)
+    w_scale = (np.full(cout, 0.002) if per_channel else np.array(0.002)).astype(np.float32)
+    bias = b.rng.integers(-3000, 3000, (cout,)).astype(np.int32)
+    return b.node("QLinearConv", [x, b.const("xs", np.array(xs, np.float32)), b.const("xz", xz), b.const("w", w),
+                                  b.const("ws", w_scale), b.const("wz", wz), b.const("ys", np.array(ys, np.float32)),
+                                  b.const("yz", yz), b.const("bias", bias)],
+                  kernel_shape=[k, k], pads=[k // 2] * 4, strides=[stride] * 2, group=group)
+
+
+def qlinear_u8u8_model():
+    """U8U8 QLinearConv nodes (QOperator format, uint8 weights): onyx runs them on int8 weights W - 128 plus the
+    zero points' share from sums of ones (ops/nn/conv_core.h), its convolutions built for the constant x zero point
+    (bordered images, the share subtracted from the int32 sums): padded 3x3 with x zero points 131 and 90, stride 2,
+    per-channel weight zero points, 1x1, depthwise. ONNX Runtime's U8U8 kernels are exact on every CPU."""
+    b = Builder(24)
+    u8 = lambda v: np.array(v, dtype=np.uint8)  # noqa: E731
+    x = b.node("QuantizeLinear", ["input", b.const("s", np.array(0.02, np.float32)), b.const("z", u8(131))])
+    y = qlinear_u8u8_conv(b, x, 0.02, u8(131), 16, 32, 0.05, u8(90))
+    y = qlinear_u8u8_conv(b, y, 0.05, u8(90), 32, 48, 0.5, u8(120), stride=2, per_channel=True)
+    y = qlinear_u8u8_conv(b, y, 0.5, u8(120), 48, 48, 0.6, u8(128), k=1)
+    y = qlinear_u8u8_conv(b, y, 0.6, u8(128), 48, 48, 0.5, u8(100), group=48, per_channel=True)
+    out = b.node("DequantizeLinear", [y, b.const("s", np.array(0.5, np.float32)), b.const("z", u8(100))])
+    inp = helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 16, 20, 20])
+    return b.model("qlinear_u8u8", [inp], [out])
+
+
 def write(out_dir, name, model, input_shape, seed):
     folder = os.path.join(out_dir, name)
     data = os.path.join(folder, "test_data_set_0")
@@ -672,6 +702,7 @@ def main():
     write(out, "qdq_stem", qdq_stem_model(), (1, 3, 16, 16), 10)
     write(out, "qlinear_stem", qlinear_stem_model(), (1, 3, 16, 16), 11)
     write(out, "qlinear", qlinear_model(), (1, 3, 32, 32), 3)
+    write(out, "qlinear_u8u8", qlinear_u8u8_model(), (1, 16, 20, 20), 13)
     # ONNX Runtime sums AveragePool-19 (dilations) in another order than AveragePool-7..11: both are checked.
     write(out, "float_ops", float_ops_model(17), (1, 3, 17, 23), 4)
     write(out, "float_ops19", float_ops_model(19), (1, 3, 17, 23), 4)

@@ -200,6 +200,10 @@ void PackedInt8Conv::Init(const KernelInfo& info, size_t w_index, size_t w_zp_in
   }
   Tensor weights = *w;
   if (w->type() == DataType::kUint8) {
+    // Only where oneDNN's products are exact (VNNI/AMX): ONNX Runtime's U8U8 kernels never clip, and W - 128 spans the
+    // whole int8 range, whose neighbouring products oneDNN's AVX2 kernels would add in saturating pairs. Elsewhere
+    // the exact int16-pair GEMM runs them (QuantizedConv).
+    if (kernels::Int8GemmArithmetic() != kernels::Int8Arithmetic::kExact) return;
     // uint8 weights (TFLite's and TensorFlow 1's quantized models) with any zero points: W - wz = (W - 128) + (128 -
     // wz), so sum((x - xz) * (W - wz)) = sum((x - xz) * (W - 128)) + (128 - wz) * sum((x - xz)) over the taps. W - 128
     // is int8; the second sum is the same convolution with weights of one (for one group an extra output channel,
