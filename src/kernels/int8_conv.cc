@@ -72,6 +72,37 @@ Int8Conv::~Int8Conv() = default;
 
 const char* Int8Conv::implementation() const { return impl_->pd.impl_info_str(); }
 
+namespace {
+
+// The sum and the sum of magnitudes of `count` int8 weights (one output channel's), branch-free in int32 over chunks
+// that cannot overflow, so the compiler vectorizes them: a branch per weight (random signs) made the bound below ~80
+// ms of ResNet-50's first run.
+struct WeightSums {
+  int64_t sum = 0, sum_abs = 0;
+};
+
+WeightSums SumWeights(const int8_t* w, int64_t count) {
+  WeightSums out;
+  constexpr int64_t kChunk = int64_t{1} << 22;  // 127 * 2^22 < 2^31
+  for (int64_t k0 = 0; k0 < count; k0 += kChunk) {
+    const int64_t k1 = std::min(count, k0 + kChunk);
+    int32_t s = 0, a = 0;
+    for (int64_t k = k0; k < k1; ++k) {
+      const int32_t v = w[k];
+      s += v;
+      a += v < 0 ? -v : v;
+    }
+    out.sum += s;
+    out.sum_abs += a;
+  }
+  return out;
+}
+
+// Weights per output channel of a [M, C/group, kh, kw] tensor.
+int64_t WeightsPerChannel(const Int8ConvDims& d) { return d.in_channels / d.group * d.kernel_h * d.kernel_w; }
+
+}  // namespace
+
 bool FusedRequantIsExact(const int8_t* weights, int64_t out_channels, int64_t per_channel,
                          const std::vector<int32_t>& bias, int32_t source_low, int32_t source_high) {
   // Each term (x - x_zero_point) * w lies in [low * w, high * w] (w > 0) or [high * w, low * w] (w < 0): the sum
@@ -80,23 +111,8 @@ bool FusedRequantIsExact(const int8_t* weights, int64_t out_channels, int64_t pe
   constexpr int64_t kExactFloat = int64_t{1} << 24;
   const int64_t low = std::abs(static_cast<int64_t>(source_low)), high = source_high;
   for (int64_t m = 0; m < out_channels; ++m) {
-    // P = (sum |w| + sum w) / 2, N = (sum |w| - sum w) / 2, both sums branch-free in int32 over chunks that cannot
-    // overflow, so the compiler vectorizes them: a branch per weight (random signs) made this check ~80 ms of
-    // ResNet-50's first run.
-    int64_t sum = 0, sum_abs = 0;
-    const int8_t* w = weights + m * per_channel;
-    constexpr int64_t kChunk = int64_t{1} << 22;  // 127 * 2^22 < 2^31
-    for (int64_t k0 = 0; k0 < per_channel; k0 += kChunk) {
-      const int64_t k1 = std::min(per_channel, k0 + kChunk);
-      int32_t s = 0, a = 0;
-      for (int64_t k = k0; k < k1; ++k) {
-        const int32_t v = w[k];
-        s += v;
-        a += v < 0 ? -v : v;
-      }
-      sum += s;
-      sum_abs += a;
-    }
+    // P = (sum |w| + sum w) / 2, N = (sum |w| - sum w) / 2.
+    const auto [sum, sum_abs] = SumWeights(weights + m * per_channel, per_channel);
     const int64_t positive = (sum_abs + sum) / 2, negative = (sum_abs - sum) / 2;
     const int64_t b = bias.empty() ? 0 : std::abs(static_cast<int64_t>(bias[static_cast<size_t>(m)]));
     if (std::max(high * positive + low * negative, low * positive + high * negative) >= kExactFloat ||
@@ -132,30 +148,27 @@ void BorderImage(const Int8ConvDims& d, const uint8_t* image, uint8_t value, uin
 
 }  // namespace
 
+namespace {
+
+// The largest |v| of `count` 8-bit values, from their range in their own type (the loop vectorizes).
+template <typename T>
+int32_t MaxMagnitude(const T* p, int64_t count) {
+  T lo = std::numeric_limits<T>::max(), hi = std::numeric_limits<T>::lowest();
+  for (int64_t i = 0; i < count; ++i) {
+    lo = std::min(lo, p[i]);
+    hi = std::max(hi, p[i]);
+  }
+  return count == 0 ? 0 : std::max(std::abs(int32_t{lo}), std::abs(int32_t{hi}));
+}
+
+}  // namespace
+
 bool Int8Conv::SumsExactFor(const void* x) const {
   if (impl_->exact_check != Impl::ExactCheck::kInput || impl_->max_exact_magnitude >= 255) return true;
   const int64_t count = dims_.batch * dims_.in_channels * dims_.in_h * dims_.in_w;
-  // The bytes' range in their own type (the loops vectorize), then the farthest from the zero point.
-  int32_t low = 0, high = 0;
-  if (impl_->signed_source) {
-    const int8_t* p = static_cast<const int8_t*>(x);
-    int8_t lo = 127, hi = -128;
-    for (int64_t i = 0; i < count; ++i) {
-      lo = std::min(lo, p[i]);
-      hi = std::max(hi, p[i]);
-    }
-    low = lo, high = hi;
-  } else {
-    const uint8_t* p = static_cast<const uint8_t*>(x);
-    uint8_t lo = 255, hi = 0;
-    for (int64_t i = 0; i < count; ++i) {
-      lo = std::min(lo, p[i]);
-      hi = std::max(hi, p[i]);
-    }
-    low = lo, high = hi;
-  }
-  if (count == 0) return true;
-  return std::max(std::abs(low), std::abs(high)) <= impl_->max_exact_magnitude;
+  const int32_t largest = impl_->signed_source ? MaxMagnitude(static_cast<const int8_t*>(x), count)
+                                               : MaxMagnitude(static_cast<const uint8_t*>(x), count);
+  return largest <= impl_->max_exact_magnitude;
 }
 
 bool Int8Conv::ResultExact(const int32_t* y) const {
@@ -496,13 +509,13 @@ ZeroPointPlan PlanZeroPoint(const Int8ConvDims& d, bool signed_source, const int
     return plan;
   }
   if (HasPadding(d) && !PrePads(d, z)) return plan;
+  const int64_t per_channel = WeightsPerChannel(d);
+  auto channel_sum = [&](int64_t m) { return SumWeights(weights + m * per_channel, per_channel).sum; };
   if (requant == nullptr) {
     if (weights != nullptr) {
-      const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
       plan.sum_offsets.resize(static_cast<size_t>(d.out_channels));
       for (int64_t m = 0; m < d.out_channels; ++m) {
-        int64_t sum = 0;
-        for (int64_t k = 0; k < per_channel; ++k) sum += weights[m * per_channel + k];
+        const int64_t sum = channel_sum(m);
         // |z * sum| <= 255 * 127 * per_channel; wrapped as ONNX's int32 result would be.
         plan.sum_offsets[static_cast<size_t>(m)] =
             static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(static_cast<int64_t>(z) * sum)));
@@ -514,12 +527,9 @@ ZeroPointPlan PlanZeroPoint(const Int8ConvDims& d, bool signed_source, const int
   }
   Int8ConvRequant folded = *requant;
   if (weights != nullptr) {
-    const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
     folded.bias.assign(static_cast<size_t>(d.out_channels), 0);
     for (int64_t m = 0; m < d.out_channels; ++m) {
-      int64_t sum = 0;
-      for (int64_t k = 0; k < per_channel; ++k) sum += weights[m * per_channel + k];
-      const int64_t b = (requant->bias.empty() ? 0 : requant->bias[static_cast<size_t>(m)]) - z * sum;
+      const int64_t b = (requant->bias.empty() ? 0 : requant->bias[static_cast<size_t>(m)]) - z * channel_sum(m);
       if (b < std::numeric_limits<int32_t>::min() || b > std::numeric_limits<int32_t>::max()) return plan;
       folded.bias[static_cast<size_t>(m)] = static_cast<int32_t>(b);
     }
@@ -544,19 +554,16 @@ bool SumsMayLeaveFloat(const Int8ConvDims& d, bool signed_source, const int8_t* 
     low = (signed_source ? -128 : 0) - *constant_zero_point;
     high = (signed_source ? 127 : 255) - *constant_zero_point;
   }
-  const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
-  return !FusedRequantIsExact(weights, d.out_channels, per_channel, {}, std::min(low, 0), std::max(high, 0));
+  return !FusedRequantIsExact(weights, d.out_channels, WeightsPerChannel(d), {}, std::min(low, 0), std::max(high, 0));
 }
 
 // The largest |x| for which every uncentred int32 sum of these weights stays below 2^24 in magnitude: |sum| <= A *
 // sum(|w[m]|) over the taps.
 int32_t MaxExactMagnitude(const Int8ConvDims& d, const int8_t* weights) {
-  const int64_t per_channel = d.in_channels / d.group * d.kernel_h * d.kernel_w;
+  const int64_t per_channel = WeightsPerChannel(d);
   int64_t widest = 0;
   for (int64_t m = 0; m < d.out_channels; ++m) {
-    int64_t sum_abs = 0;
-    for (int64_t k = 0; k < per_channel; ++k) sum_abs += std::abs(static_cast<int32_t>(weights[m * per_channel + k]));
-    widest = std::max(widest, sum_abs);
+    widest = std::max(widest, SumWeights(weights + m * per_channel, per_channel).sum_abs);
   }
   if (widest == 0) return std::numeric_limits<int32_t>::max();
   return static_cast<int32_t>(((int64_t{1} << 24) - 1) / widest);
