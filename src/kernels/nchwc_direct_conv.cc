@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <new>
 
@@ -37,10 +38,29 @@ struct TileArgs {
   bool final;       // the last chunk: bias, activation and mask applied
 };
 
+// The gathered order's tile: pixels anywhere, every tap inside the padded input.
+struct GatherArgs {
+  const float* x[kMaxPixels];  // each pixel's input at tap (0, 0) of the chunk's first group
+  float* y[kMaxPixels];        // each pixel's output at the tile's first block
+  const float* w;
+  const float* bias;
+  const float* mask;
+  const ConvEpilogue* epilogue;
+  int64_t groups;
+  int64_t x_group_stride;
+  int64_t x_tap_row, x_tap_col;  // floats between the inputs of neighbouring taps down and across
+  int64_t w_group_stride;
+  int64_t y_block_stride;
+  int64_t kernel_h, kernel_w;
+  bool accumulate, final;
+};
+
 using TileFn = void (*)(const TileArgs&);
+using GatherFn = void (*)(const GatherArgs&);
 // Per ISA: [plain 0 / blocked 1][output blocks - 1][pixels - 1]; null past the ISA's block count.
 constexpr int kMaxBlocksAny = 4;
 using TileTable = std::array<std::array<std::array<TileFn, kMaxPixels>, kMaxBlocksAny>, 2>;
+using GatherTable = std::array<std::array<std::array<GatherFn, kMaxPixels>, kMaxBlocksAny>, 2>;
 
 }  // namespace
 
@@ -84,6 +104,8 @@ struct V {
 constexpr int kMaxBlocks = 4;
 const TileTable kTiles{{{TilesOf<1>(0), TilesOf<2>(0), TilesOf<3>(0), TilesOf<4>(0)},
                         {TilesOf<1>(1), TilesOf<2>(1), TilesOf<3>(1), TilesOf<4>(1)}}};
+const GatherTable kGather{{{GatherTilesOf<1>(0), GatherTilesOf<2>(0), GatherTilesOf<3>(0), GatherTilesOf<4>(0)},
+                           {GatherTilesOf<1>(1), GatherTilesOf<2>(1), GatherTilesOf<3>(1), GatherTilesOf<4>(1)}}};
 }  // namespace avx512_tiles
 #pragma GCC pop_options
 
@@ -108,6 +130,8 @@ struct V {
 // 2 blocks x 6 pixels: 12 of the 16 registers accumulate, 2 hold weights, 1 the broadcast input.
 constexpr int kMaxBlocks = 2;
 const TileTable kTiles{{{TilesOf<1>(0), TilesOf<2>(0), {}, {}}, {TilesOf<1>(1), TilesOf<2>(1), {}, {}}}};
+const GatherTable kGather{
+    {{GatherTilesOf<1>(0), GatherTilesOf<2>(0), {}, {}}, {GatherTilesOf<1>(1), GatherTilesOf<2>(1), {}, {}}}};
 }  // namespace avx2_tiles
 #pragma GCC pop_options
 
@@ -146,8 +170,12 @@ bool NchwcDirectConv::Supported(const DirectConvShape& s) {
 }
 
 NchwcDirectConv::NchwcDirectConv(const DirectConvShape& shape, const float* weights, const float* bias,
-                                 const ConvEpilogue& epilogue)
-    : shape_(shape), epilogue_(epilogue) {
+                                 const ConvEpilogue& epilogue, Order order)
+    : shape_(shape), order_(order), epilogue_(epilogue) {
+  if (order_ == Order::kGathered && NeedsPadding()) {
+    const int64_t count = shape_.out_channels * shape_.in_channels * shape_.kernel_h * shape_.kernel_w;
+    if (!std::all_of(weights, weights + count, [](float w) { return std::isfinite(w); })) order_ = Order::kRows;
+  }
   const int64_t L = shape_.block;
   max_blocks_ = L == 16 ? avx512_tiles::kMaxBlocks : avx2_tiles::kMaxBlocks;
   out_blocks_ = CeilDiv(shape_.out_channels, L);
@@ -193,7 +221,112 @@ NchwcDirectConv::NchwcDirectConv(const DirectConvShape& shape, const float* weig
   }
 }
 
-void NchwcDirectConv::Run(const float* src, float* dst, int threads) const {
+bool NchwcDirectConv::NeedsPadding() const {
+  return shape_.pad_top > 0 || shape_.pad_left > 0 || PaddedHeight() > shape_.height || PaddedWidth() > shape_.width;
+}
+
+int64_t NchwcDirectConv::PaddedHeight() const {
+  const DirectConvShape& s = shape_;
+  const int64_t reach = s.pad_top + s.height;  // the input's rows, after the top padding
+  return std::max(reach, (s.out_height - 1) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1);
+}
+
+int64_t NchwcDirectConv::PaddedWidth() const {
+  const DirectConvShape& s = shape_;
+  return std::max(s.pad_left + s.width, (s.out_width - 1) * s.stride_w + (s.kernel_w - 1) * s.dilation_w + 1);
+}
+
+int64_t NchwcDirectConv::ScratchFloats() const {
+  if (order_ != Order::kGathered || !NeedsPadding()) return 0;
+  return shape_.batch * in_groups_ * PaddedHeight() * PaddedWidth() * group_width_;
+}
+
+void NchwcDirectConv::Run(const float* src, float* dst, float* scratch, int threads) const {
+  if (order_ == Order::kGathered) {
+    RunGathered(src, dst, scratch, threads);
+  } else {
+    RunRows(src, dst, threads);
+  }
+}
+
+void NchwcDirectConv::RunGathered(const float* src, float* dst, float* scratch, int threads) const {
+  const DirectConvShape& s = shape_;
+  const int64_t L = s.block, taps = s.kernel_h * s.kernel_w;
+  const int64_t tiles = CeilDiv(out_blocks_, max_blocks_);
+  const auto& table =
+      L == 16 ? avx512_tiles::kGather[s.input_blocked ? 1 : 0] : avx2_tiles::kGather[s.input_blocked ? 1 : 0];
+  const int64_t x_pix = group_width_;  // a blocked input's pixel is a block of channels, a plain one's one value
+  const int64_t x_group = s.height * s.width * x_pix;
+  // The input with its zero padding written out, where the convolution pads; else the input itself.
+  const bool pads = NeedsPadding();
+  const int64_t hp = pads ? PaddedHeight() : s.height, wp = pads ? PaddedWidth() : s.width;
+  const int64_t p_group = hp * wp * x_pix, p_image = in_groups_ * p_group;
+  const float* x = src;
+  if (pads) {
+    const int64_t row = wp * x_pix, left = s.pad_left * x_pix, right = (wp - s.pad_left - s.width) * x_pix;
+    RunTasks(s.batch * in_groups_, threads, [&](int64_t plane) {
+      const float* in = src + plane * x_group;
+      float* out = scratch + plane * p_group;
+      for (int64_t r = 0; r < hp; ++r, out += row) {
+        const int64_t ir = r - s.pad_top;
+        if (ir < 0 || ir >= s.height) {
+          std::fill_n(out, row, 0.0f);
+          continue;
+        }
+        std::fill_n(out, left, 0.0f);
+        std::memcpy(out + left, in + ir * s.width * x_pix, static_cast<size_t>(s.width * x_pix) * sizeof(float));
+        std::fill_n(out + left + s.width * x_pix, right, 0.0f);
+      }
+    });
+    x = scratch;
+  }
+  const int64_t y_block = s.out_height * s.out_width * L;
+  const int64_t y_image = out_blocks_ * y_block;
+  const bool partial = s.out_channels % L != 0;
+  const int64_t pixels = s.out_height * s.out_width;
+  const int64_t units = s.batch * tiles;
+  const int64_t items = CeilDiv(pixels, kMaxPixels);  // tiles of pixels
+  const int64_t bands = threads <= 1 ? 1 : std::clamp<int64_t>(CeilDiv(4 * threads, units), 1, items);
+  RunTasks(units * bands, threads, [&](int64_t task) {
+    const int64_t unit = task / bands, band = task % bands;
+    const int64_t n = unit / tiles, t = unit % tiles;
+    const int64_t q0 = items * band / bands * kMaxPixels;
+    const int64_t q1 = std::min(pixels, items * (band + 1) / bands * kMaxPixels);
+    const int64_t b0 = t * max_blocks_, nf = std::min<int64_t>(max_blocks_, out_blocks_ - b0);
+    GatherArgs a{};
+    a.bias = bias_.data() + b0 * L;
+    a.mask = partial && b0 + nf == out_blocks_ ? lane_mask_.data() + b0 * L : nullptr;
+    a.epilogue = &epilogue_;
+    a.x_group_stride = p_group;
+    a.x_tap_row = s.dilation_h * wp * x_pix;
+    a.x_tap_col = s.dilation_w * x_pix;
+    a.w_group_stride = taps * group_width_ * nf * L;
+    a.y_block_stride = y_block;
+    a.kernel_h = s.kernel_h;
+    a.kernel_w = s.kernel_w;
+    const auto& by_pixels = table[static_cast<size_t>(nf - 1)];
+    const float* w_tile = packed_.get() + t * tile_floats_;
+    float* y_tile = dst + n * y_image + b0 * y_block;
+    for (int64_t c0 = 0; c0 < in_groups_; c0 += chunk_groups_) {
+      a.groups = std::min(chunk_groups_, in_groups_ - c0);
+      a.w = w_tile + c0 * a.w_group_stride;
+      a.accumulate = c0 > 0 || epilogue_.sum;
+      a.final = c0 + a.groups == in_groups_;
+      const float* x_chunk = x + n * p_image + c0 * p_group;
+      for (int64_t q = q0; q < q1; q += kMaxPixels) {
+        const int64_t np = std::min<int64_t>(kMaxPixels, q1 - q);
+        for (int64_t j = 0; j < np; ++j) {
+          const int64_t oh = (q + j) / s.out_width, ow = (q + j) % s.out_width;
+          a.x[j] = x_chunk + (oh * s.stride_h * wp + ow * s.stride_w) * x_pix;
+          a.y[j] = y_tile + (q + j) * L;
+        }
+        by_pixels[static_cast<size_t>(np - 1)](a);
+      }
+    }
+  });
+}
+
+void NchwcDirectConv::RunRows(const float* src, float* dst, int threads) const {
   DirectConvShape s = shape_;
   const int64_t L = s.block, taps = s.kernel_h * s.kernel_w;
   const int64_t tiles = CeilDiv(out_blocks_, max_blocks_);

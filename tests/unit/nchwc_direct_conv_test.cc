@@ -2,7 +2,8 @@
 // has AVX-512) and plain ones of 1-4 channels; windows 1x1, 3x3, 5x3, 7x7; strides 1-2; dilations 1-2; pads 0-3 on
 // either side, including outputs whose every tap is padding; channel counts that leave partial last blocks (their
 // padding channels must come out zero); more input channels than one chunk of the kernel's L2 blocking; batch 2;
-// bias or none, the residual sum and each activation; 1 and 2 threads.
+// bias or none, the residual sum and each activation; 1 and 2 threads; both orders of the output pixels (by rows, and
+// gathered across row ends on a padded copy of the input).
 #include "kernels/nchwc_direct_conv.h"
 
 #include <gtest/gtest.h>
@@ -121,31 +122,37 @@ void CheckBlock(int64_t block) {
                                 {true, {true, Act::kRelu, 0.1f, 0}, 1},
                                 {true, {true, Act::kClip, 0.25f, 0.75f}, 2}};
     for (const Variant& v : variants) {
-      const std::string what =
-          std::string(c.blocked ? "blocked" : "plain") + " c=" + std::to_string(c.c) + " k=" + std::to_string(c.k) +
-          " " + std::to_string(c.h) + "x" + std::to_string(c.w) + " window " + std::to_string(c.kh) + "x" +
-          std::to_string(c.kw) + " stride " + std::to_string(c.stride) + " dilation " + std::to_string(c.dilation) +
-          " block " + std::to_string(block) + " threads " + std::to_string(v.threads) + (v.epilogue.sum ? " sum" : "");
-      const NchwcDirectConv conv(shape, w.data(), v.with_bias ? bias.data() : nullptr, v.epilogue);
-      std::vector<float> y = v.epilogue.sum ? residual : std::vector<float>(static_cast<size_t>(out_size), 7.0f);
-      conv.Run(x.data(), y.data(), v.threads);
-      for (int64_t n = 0; n < c.batch; ++n) {
-        for (int64_t o = 0; o < CeilDiv(c.k, block) * block; ++o) {
-          for (int64_t yy = 0; yy < oh; ++yy) {
-            for (int64_t xo = 0; xo < ow; ++xo) {
-              const auto at = static_cast<size_t>(Blocked(block, n, o, yy, xo, c.k, oh, ow));
-              if (o >= c.k) {
-                ASSERT_EQ(y[at], 0.0f) << what << ": padding channel " << o;
-                continue;
+      for (const auto order : {NchwcDirectConv::Order::kRows, NchwcDirectConv::Order::kGathered}) {
+        const std::string what =
+            std::string(c.blocked ? "blocked" : "plain") + " c=" + std::to_string(c.c) + " k=" + std::to_string(c.k) +
+            " " + std::to_string(c.h) + "x" + std::to_string(c.w) + " window " + std::to_string(c.kh) + "x" +
+            std::to_string(c.kw) + " stride " + std::to_string(c.stride) + " dilation " + std::to_string(c.dilation) +
+            " block " + std::to_string(block) + " threads " + std::to_string(v.threads) +
+            (v.epilogue.sum ? " sum" : "") + (order == NchwcDirectConv::Order::kGathered ? " gathered" : " rows");
+        const NchwcDirectConv conv(shape, w.data(), v.with_bias ? bias.data() : nullptr, v.epilogue, order);
+        ASSERT_EQ(conv.order(), order);
+        // The scratch filled with garbage: the gathered order must write every padded value it reads.
+        std::vector<float> scratch(static_cast<size_t>(conv.ScratchFloats()), std::numeric_limits<float>::quiet_NaN());
+        std::vector<float> y = v.epilogue.sum ? residual : std::vector<float>(static_cast<size_t>(out_size), 7.0f);
+        conv.Run(x.data(), y.data(), scratch.empty() ? nullptr : scratch.data(), v.threads);
+        for (int64_t n = 0; n < c.batch; ++n) {
+          for (int64_t o = 0; o < CeilDiv(c.k, block) * block; ++o) {
+            for (int64_t yy = 0; yy < oh; ++yy) {
+              for (int64_t xo = 0; xo < ow; ++xo) {
+                const auto at = static_cast<size_t>(Blocked(block, n, o, yy, xo, c.k, oh, ow));
+                if (o >= c.k) {
+                  ASSERT_EQ(y[at], 0.0f) << what << ": padding channel " << o;
+                  continue;
+                }
+                double expected = direct[at] + (v.with_bias ? bias[static_cast<size_t>(o)] : 0.0f);
+                if (v.epilogue.sum) expected += residual[at];
+                if (v.epilogue.activation == Act::kRelu && expected < 0) expected *= v.epilogue.alpha;
+                if (v.epilogue.activation == Act::kClip) {
+                  expected = std::min<double>(std::max<double>(expected, v.epilogue.alpha), v.epilogue.beta);
+                }
+                ASSERT_NEAR(y[at], expected, 1e-5 * (scale[at] + 2.0))
+                    << what << " at n=" << n << " channel " << o << " (" << yy << ", " << xo << ")";
               }
-              double expected = direct[at] + (v.with_bias ? bias[static_cast<size_t>(o)] : 0.0f);
-              if (v.epilogue.sum) expected += residual[at];
-              if (v.epilogue.activation == Act::kRelu && expected < 0) expected *= v.epilogue.alpha;
-              if (v.epilogue.activation == Act::kClip) {
-                expected = std::min<double>(std::max<double>(expected, v.epilogue.alpha), v.epilogue.beta);
-              }
-              ASSERT_NEAR(y[at], expected, 1e-5 * (scale[at] + 2.0))
-                  << what << " at n=" << n << " channel " << o << " (" << yy << ", " << xo << ")";
             }
           }
         }
@@ -168,7 +175,7 @@ void CheckPaddingStaysZero(int64_t block) {
   x[7] = std::numeric_limits<float>::infinity();
   const NchwcDirectConv conv(shape, w.data(), nullptr, {false, ConvEpilogue::Activation::kClip, -1.0f, 1.0f});
   std::vector<float> y(static_cast<size_t>(2 * block * 25), 7.0f);
-  conv.Run(x.data(), y.data(), 1);
+  conv.Run(x.data(), y.data(), nullptr, 1);
   for (int64_t pixel = 0; pixel < 25; ++pixel) {
     for (int64_t lane = 3; lane < block; ++lane) {
       const float v = y[static_cast<size_t>((25 + pixel) * block + lane)];  // block 1, its lanes past 3
@@ -183,6 +190,42 @@ TEST(NchwcDirectConv, PaddingChannelsStayZero) {
     probe.block = block;
     probe.in_channels = probe.out_channels = probe.height = probe.width = probe.out_height = probe.out_width = 1;
     if (NchwcDirectConv::Supported(probe)) CheckPaddingStaysZero(block);
+  }
+}
+
+// Where the convolution pads, an infinite weight met only at padded taps is not part of any sum; written-out zeros
+// would make it 0 * inf = NaN there. The gathered order then keeps the rows order, and the result is finite.
+void CheckInfiniteWeightKeepsRows(int64_t block) {
+  DirectConvShape shape;
+  shape.block = block;
+  shape.in_channels = block;
+  shape.out_channels = block;
+  shape.height = shape.width = 1;
+  shape.out_height = shape.out_width = 1;
+  shape.kernel_h = shape.kernel_w = 3;
+  shape.pad_top = shape.pad_left = 1;
+  ASSERT_TRUE(NchwcDirectConv::Supported(shape));
+  std::vector<float> x(static_cast<size_t>(block), 1.0f), w(static_cast<size_t>(block * block * 9), 0.5f);
+  w[0] = std::numeric_limits<float>::infinity();  // output 0, input 0, tap (0, 0): padding for the one pixel
+  const NchwcDirectConv conv(shape, w.data(), nullptr, {}, NchwcDirectConv::Order::kGathered);
+  EXPECT_EQ(conv.order(), NchwcDirectConv::Order::kRows);
+  std::vector<float> y(static_cast<size_t>(block), 7.0f);
+  conv.Run(x.data(), y.data(), nullptr, 1);
+  EXPECT_EQ(y[0], 0.5f * static_cast<float>(block));  // the centre taps only
+  // Without padding the gathered order reads the input itself: kept.
+  shape.pad_top = shape.pad_left = 0;
+  shape.kernel_h = shape.kernel_w = 1;
+  const NchwcDirectConv unpadded(shape, w.data(), nullptr, {}, NchwcDirectConv::Order::kGathered);
+  EXPECT_EQ(unpadded.order(), NchwcDirectConv::Order::kGathered);
+  EXPECT_EQ(unpadded.ScratchFloats(), 0);
+}
+
+TEST(NchwcDirectConv, InfiniteWeightAtPaddedTapsKeepsRowsOrder) {
+  for (const int64_t block : {8, 16}) {
+    DirectConvShape probe;
+    probe.block = block;
+    probe.in_channels = probe.out_channels = probe.height = probe.width = probe.out_height = probe.out_width = 1;
+    if (NchwcDirectConv::Supported(probe)) CheckInfiniteWeightKeepsRows(block);
   }
 }
 

@@ -410,6 +410,8 @@ bool HasWinograd() { return WinogradCandidates() > 0; }
 // onyx's own direct convolution (kernels/nchwc_direct_conv.h) is a candidate for every convolution of one group without
 // a fused depthwise one, at each thread count, wherever the blocked layout is (AVX2 or AVX-512 code).
 size_t OwnDirectCandidates() { return kernels::EffectiveIsa() == kernels::Isa::kOther ? 0 : 1; }
+// Its candidates per thread count: the rows order and the gathered one (odirect, ogather).
+size_t OwnDirectKinds() { return 2 * OwnDirectCandidates(); }
 // The convolutions of kConvModel with a choice at 1 thread: the 3x3 (Winograd or own direct) and the 1x1 (own direct).
 size_t ShapesTimedAtOneThread() { return (HasWinograd() || OwnDirectCandidates() > 0 ? 1 : 0) + OwnDirectCandidates(); }
 
@@ -477,7 +479,7 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
   const Tensor want = Reference();
   // One thread: the 3x3 convolution chooses between direct, Winograd (oneDNN 2.6 has Winograd with AVX-512 only,
   // onyx's own with AVX2 too) and onyx's own direct one; the 1x1 between oneDNN's and onyx's own direct ones.
-  const size_t own_direct = OwnDirectCandidates();
+  const size_t own_direct = OwnDirectKinds();
   const size_t t1_shapes = ShapesTimedAtOneThread();
   const auto t1 = TuneUntil(1, t1_shapes, want);
   ASSERT_EQ(t1.size(), t1_shapes);
@@ -488,12 +490,12 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
     if (d.signature.find("w=64x32x3x3") != std::string::npos) {
       EXPECT_EQ(d.entry.times.size(), 1 + WinogradCandidates() + own_direct);
       EXPECT_TRUE(choice == "direct/t1" || choice == "winograd/t1" || choice == "owino2/t1" || choice == "owino4/t1" ||
-                  choice == "odirect/t1")
+                  choice == "odirect/t1" || choice == "ogather/t1")
           << choice;
     } else {
       EXPECT_NE(d.signature.find("w=32x64x1x1"), std::string::npos) << d.signature;
       EXPECT_EQ(d.entry.times.size(), 1 + own_direct);
-      EXPECT_TRUE(choice == "direct/t1" || choice == "odirect/t1") << choice;
+      EXPECT_TRUE(choice == "direct/t1" || choice == "odirect/t1" || choice == "ogather/t1") << choice;
     }
   }
   // Two threads: both convolutions are small enough for their thread count to be timed too. Every 2-thread timing
@@ -622,7 +624,8 @@ g (float[1,32,20,20] x, float[40,32,3,3] w, float[40] b, float[24,40,1,1] w2, fl
 TEST_F(TunedConv, OwnDirectChoiceComputesTheSameConvolutions) {
   // Every convolution that has onyx's own direct convolution as a candidate forced onto it through the cache, as the
   // split test above does: a 3x3 and a 1x1 (kConvModel), a residual sum (kResidualModel), a stride-2 3x3 with
-  // asymmetric pads and Clip and a 1x1 with LeakyRelu whose channel counts (40, 24) leave partial blocks.
+  // asymmetric pads and Clip and a 1x1 with LeakyRelu whose channel counts (40, 24) leave partial blocks. Both its
+  // orders of the output pixels: rows (odirect) and gathered (ogather).
   if (OwnDirectCandidates() == 0) GTEST_SKIP() << "no own direct convolution on this CPU";
   for (const char* model : {kConvModel, kResidualModel, kStridedModel}) {
     SCOPED_TRACE(model);
@@ -631,6 +634,7 @@ TEST_F(TunedConv, OwnDirectChoiceComputesTheSameConvolutions) {
     const auto tuned = TuneUntil(1, 2, want, model);
     ASSERT_EQ(tuned.size(), 2u);
     ExpectForcedChoiceMatches(tuned, " odirect", "odirect/t1", 1, want, model);
+    ExpectForcedChoiceMatches(tuned, " ogather", "ogather/t1", 1, want, model);
   }
 }
 

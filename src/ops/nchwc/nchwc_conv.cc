@@ -239,7 +239,7 @@ class NchwcConvKernel : public OpKernel {
     kernels::DnnlArgs dw;
     Tensor between;
     Tensor phase_src, phase_dst;           // the dilation phases of X and Y (Primitives::phases)
-    Tensor own_scratch;                    // the transformed tiles of Primitives::own_winograd
+    Tensor own_scratch;  // the transformed tiles of Primitives::own_winograd, the padded input of own_direct
     std::vector<kernels::DnnlArgs> split;  // one per Primitives::split part
     std::vector<Status> split_status;
   };
@@ -324,6 +324,8 @@ class NchwcConvKernel : public OpKernel {
     if (p.own_direct != nullptr) {
       state.dw.Clear();
       state.between = Tensor();
+      const int64_t scratch = p.own_direct->ScratchFloats();
+      state.own_scratch = scratch > 0 ? Tensor::Allocate(DataType::kFloat, {scratch}) : Tensor();
       if (p.between_shape.empty()) return Status::Ok();
       return DnnlCall("NchwcConv", [&] { PrepareSeparateDepthwise(p, state); });
     }
@@ -390,11 +392,12 @@ class NchwcConvKernel : public OpKernel {
       return Status::Ok();
     }
     if (p.own_direct != nullptr) {
+      float* scratch = state.own_scratch.defined() ? state.own_scratch.data<float>() : nullptr;
       if (!state.between.defined()) {
-        p.own_direct->Run(x.data<float>(), y.data<float>(), p.threads);
+        p.own_direct->Run(x.data<float>(), y.data<float>(), scratch, p.threads);
         return Status::Ok();
       }
-      p.own_direct->Run(x.data<float>(), state.between.data<float>(), p.threads);
+      p.own_direct->Run(x.data<float>(), state.between.data<float>(), scratch, p.threads);
       return DnnlCall("NchwcConv", [&] {
         state.dw.Set(DNNL_ARG_DST, y.data<float>());
         state.dw.Execute(p.dw_primitive);
@@ -495,11 +498,14 @@ class NchwcConvKernel : public OpKernel {
     // oneDNN's depthwise post-op; the 1x1 one oneDNN's, or with own_direct onyx's. MobileNet-v2's 7x7 blocks (160 ->
     // 960 -> depthwise): fused 0.26 ms alone, 0.31 in the model; onyx's 1x1 (0.11) then the depthwise primitive.
     bool separate_dw = false;
+    // With own_direct: its gathered order (output pixels in tiles of 6 across row ends, on a padded copy of the input).
+    bool gathered = false;
     std::string Name() const {
       std::string kind = phases         ? "phases"
                          : winograd     ? "winograd"
                          : own_winograd ? "owino" + std::to_string(own_winograd)
                          : split        ? "split"
+                         : gathered     ? "ogather"
                          : own_direct   ? "odirect"
                                         : "direct";
       if (separate_dw) kind = own_direct ? "sepodirect" : "sepdw";
@@ -734,6 +740,8 @@ class NchwcConvKernel : public OpKernel {
     if (SplitShape(s, session_threads)) sig += " split";
     // And those onyx's own direct convolution takes (session 21).
     if (OwnDirectGeometry(s)) sig += " odirect";
+    // And its gathered order (session 24).
+    if (OwnDirectGeometry(s)) sig += " ogather";
     // And fused depthwise ones, which have the separate candidates (session 23).
     if (has_dw_) sig += OwnDirectGeometry(s, true) ? " sepdw sepodirect" : " sepdw";
     return sig + " threads=" + std::to_string(session_threads);
@@ -774,6 +782,7 @@ class NchwcConvKernel : public OpKernel {
     }
     if (OwnDirectGeometry(s)) {
       for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, true});
+      for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, true, false, true});
     }
     if (has_dw_) {
       for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, false, true});
@@ -886,7 +895,8 @@ class NchwcConvKernel : public OpKernel {
     if (c.own_direct) {
       p.own_direct = std::make_shared<const kernels::NchwcDirectConv>(
           *OwnDirectGeometry(s, c.separate_dw), weights_.data<float>(),
-          bias_.size() > 0 ? bias_.data<float>() : nullptr, *OwnConvEpilogue());
+          bias_.size() > 0 ? bias_.data<float>() : nullptr, *OwnConvEpilogue(),
+          c.gathered ? kernels::NchwcDirectConv::Order::kGathered : kernels::NchwcDirectConv::Order::kRows);
       if (c.separate_dw) {
         ONYX_RETURN_IF_ERROR(DnnlCall("NchwcConv: creating the depthwise convolution", [&] {
           BuildSeparateDepthwise(p, s.dst_dims, s.y_shape);
