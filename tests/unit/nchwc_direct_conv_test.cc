@@ -1,9 +1,9 @@
 // kernels::NchwcDirectConv against a convolution computed in double: blocked inputs (nChw8c, and nChw16c where the CPU
 // has AVX-512) and plain ones of 1-4 channels; windows 1x1, 3x3, 5x3, 7x7; strides 1-2; dilations 1-2; pads 0-3 on
 // either side, including outputs whose every tap is padding; channel counts that leave partial last blocks (their
-// padding channels must come out zero); more input channels than one chunk of the kernel's L2 blocking; batch 2;
-// bias or none, the residual sum and each activation; 1 and 2 threads; both orders of the output pixels (by rows, and
-// gathered across row ends on a padded copy of the input).
+// padding channels must come out zero); 1x1 windows with strides 2-3 and padding; more input channels than one chunk of
+// the kernel's L2 blocking; batch 2; bias or none, the residual sum and each activation; 1 and 2 threads; both orders
+// of the output pixels (by rows, and gathered across row ends on a padded copy of the input).
 #include "kernels/nchwc_direct_conv.h"
 
 #include <gtest/gtest.h>
@@ -38,7 +38,8 @@ void CheckBlock(int64_t block) {
       {true, 1, 8, 16, 6, 7, 1, 1, 2, 1, 0, 0, 0, 0},    {true, 1, 16, 8, 3, 3, 3, 3, 1, 1, 3, 3, 3, 3},
       {true, 1, 1100, 20, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1}, {true, 2, 40, 72, 13, 11, 1, 1, 1, 1, 0, 0, 0, 0},
       {false, 1, 3, 64, 23, 20, 7, 7, 2, 1, 3, 3, 3, 3}, {false, 2, 1, 8, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1},
-      {false, 1, 4, 20, 11, 12, 3, 3, 2, 1, 0, 1, 1, 0},
+      {false, 1, 4, 20, 11, 12, 3, 3, 2, 1, 0, 1, 1, 0}, {true, 1, 20, 24, 5, 6, 1, 1, 2, 1, 1, 0, 1, 2},
+      {false, 1, 2, 16, 7, 9, 1, 1, 3, 1, 1, 1, 0, 0},
   };
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
