@@ -238,7 +238,7 @@ int64_t NchwcDirectConv::PaddedWidth() const {
 
 int64_t NchwcDirectConv::ScratchFloats() const {
   if (order_ != Order::kGathered || !NeedsPadding()) return 0;
-  return shape_.batch * in_groups_ * PaddedHeight() * PaddedWidth() * group_width_;
+  return in_groups_ * PaddedHeight() * PaddedWidth() * group_width_;  // one image's
 }
 
 void NchwcDirectConv::Run(const float* src, float* dst, float* scratch, int threads) const {
@@ -257,73 +257,75 @@ void NchwcDirectConv::RunGathered(const float* src, float* dst, float* scratch, 
       L == 16 ? avx512_tiles::kGather[s.input_blocked ? 1 : 0] : avx2_tiles::kGather[s.input_blocked ? 1 : 0];
   const int64_t x_pix = group_width_;  // a blocked input's pixel is a block of channels, a plain one's one value
   const int64_t x_group = s.height * s.width * x_pix;
-  // The input with its zero padding written out, where the convolution pads; else the input itself.
+  // The input with its zero padding written out, where the convolution pads (one image at a time: the buffer does
+  // not grow with the batch); else the input itself.
   const bool pads = NeedsPadding();
   const int64_t hp = pads ? PaddedHeight() : s.height, wp = pads ? PaddedWidth() : s.width;
-  const int64_t p_group = hp * wp * x_pix, p_image = in_groups_ * p_group;
-  const float* x = src;
-  if (pads) {
-    const int64_t row = wp * x_pix, left = s.pad_left * x_pix, right = (wp - s.pad_left - s.width) * x_pix;
-    RunTasks(s.batch * in_groups_, threads, [&](int64_t plane) {
-      const float* in = src + plane * x_group;
-      float* out = scratch + plane * p_group;
-      for (int64_t r = 0; r < hp; ++r, out += row) {
-        const int64_t ir = r - s.pad_top;
-        if (ir < 0 || ir >= s.height) {
-          std::fill_n(out, row, 0.0f);
-          continue;
-        }
-        std::fill_n(out, left, 0.0f);
-        std::memcpy(out + left, in + ir * s.width * x_pix, static_cast<size_t>(s.width * x_pix) * sizeof(float));
-        std::fill_n(out + left + s.width * x_pix, right, 0.0f);
-      }
-    });
-    x = scratch;
-  }
+  const int64_t p_group = hp * wp * x_pix;
   const int64_t y_block = s.out_height * s.out_width * L;
   const int64_t y_image = out_blocks_ * y_block;
   const bool partial = s.out_channels % L != 0;
   const int64_t pixels = s.out_height * s.out_width;
-  const int64_t units = s.batch * tiles;
   const int64_t items = CeilDiv(pixels, kMaxPixels);  // tiles of pixels
-  const int64_t bands = threads <= 1 ? 1 : std::clamp<int64_t>(CeilDiv(4 * threads, units), 1, items);
-  RunTasks(units * bands, threads, [&](int64_t task) {
-    const int64_t unit = task / bands, band = task % bands;
-    const int64_t n = unit / tiles, t = unit % tiles;
-    const int64_t q0 = items * band / bands * kMaxPixels;
-    const int64_t q1 = std::min(pixels, items * (band + 1) / bands * kMaxPixels);
-    const int64_t b0 = t * max_blocks_, nf = std::min<int64_t>(max_blocks_, out_blocks_ - b0);
-    GatherArgs a{};
-    a.bias = bias_.data() + b0 * L;
-    a.mask = partial && b0 + nf == out_blocks_ ? lane_mask_.data() + b0 * L : nullptr;
-    a.epilogue = &epilogue_;
-    a.x_group_stride = p_group;
-    a.x_tap_row = s.dilation_h * wp * x_pix;
-    a.x_tap_col = s.dilation_w * x_pix;
-    a.w_group_stride = taps * group_width_ * nf * L;
-    a.y_block_stride = y_block;
-    a.kernel_h = s.kernel_h;
-    a.kernel_w = s.kernel_w;
-    const auto& by_pixels = table[static_cast<size_t>(nf - 1)];
-    const float* w_tile = packed_.get() + t * tile_floats_;
-    float* y_tile = dst + n * y_image + b0 * y_block;
-    for (int64_t c0 = 0; c0 < in_groups_; c0 += chunk_groups_) {
-      a.groups = std::min(chunk_groups_, in_groups_ - c0);
-      a.w = w_tile + c0 * a.w_group_stride;
-      a.accumulate = c0 > 0 || epilogue_.sum;
-      a.final = c0 + a.groups == in_groups_;
-      const float* x_chunk = x + n * p_image + c0 * p_group;
-      for (int64_t q = q0; q < q1; q += kMaxPixels) {
-        const int64_t np = std::min<int64_t>(kMaxPixels, q1 - q);
-        for (int64_t j = 0; j < np; ++j) {
-          const int64_t oh = (q + j) / s.out_width, ow = (q + j) % s.out_width;
-          a.x[j] = x_chunk + (oh * s.stride_h * wp + ow * s.stride_w) * x_pix;
-          a.y[j] = y_tile + (q + j) * L;
+  const int64_t bands = threads <= 1 ? 1 : std::clamp<int64_t>(CeilDiv(4 * threads, tiles), 1, items);
+  for (int64_t n = 0; n < s.batch; ++n) {
+    const float* image = src + n * in_groups_ * x_group;
+    const float* x = image;
+    if (pads) {
+      const int64_t row = wp * x_pix, left = s.pad_left * x_pix, right = (wp - s.pad_left - s.width) * x_pix;
+      RunTasks(in_groups_, threads, [&](int64_t group) {
+        const float* in = image + group * x_group;
+        float* out = scratch + group * p_group;
+        for (int64_t r = 0; r < hp; ++r, out += row) {
+          const int64_t ir = r - s.pad_top;
+          if (ir < 0 || ir >= s.height) {
+            std::fill_n(out, row, 0.0f);
+            continue;
+          }
+          std::fill_n(out, left, 0.0f);
+          std::memcpy(out + left, in + ir * s.width * x_pix, static_cast<size_t>(s.width * x_pix) * sizeof(float));
+          std::fill_n(out + left + s.width * x_pix, right, 0.0f);
         }
-        by_pixels[static_cast<size_t>(np - 1)](a);
-      }
+      });
+      x = scratch;
     }
-  });
+    RunTasks(tiles * bands, threads, [&](int64_t task) {
+      const int64_t t = task / bands, band = task % bands;
+      const int64_t q0 = items * band / bands * kMaxPixels;
+      const int64_t q1 = std::min(pixels, items * (band + 1) / bands * kMaxPixels);
+      const int64_t b0 = t * max_blocks_, nf = std::min<int64_t>(max_blocks_, out_blocks_ - b0);
+      GatherArgs a{};
+      a.bias = bias_.data() + b0 * L;
+      a.mask = partial && b0 + nf == out_blocks_ ? lane_mask_.data() + b0 * L : nullptr;
+      a.epilogue = &epilogue_;
+      a.x_group_stride = p_group;
+      a.x_tap_row = s.dilation_h * wp * x_pix;
+      a.x_tap_col = s.dilation_w * x_pix;
+      a.w_group_stride = taps * group_width_ * nf * L;
+      a.y_block_stride = y_block;
+      a.kernel_h = s.kernel_h;
+      a.kernel_w = s.kernel_w;
+      const auto& by_pixels = table[static_cast<size_t>(nf - 1)];
+      const float* w_tile = packed_.get() + t * tile_floats_;
+      float* y_tile = dst + n * y_image + b0 * y_block;
+      for (int64_t c0 = 0; c0 < in_groups_; c0 += chunk_groups_) {
+        a.groups = std::min(chunk_groups_, in_groups_ - c0);
+        a.w = w_tile + c0 * a.w_group_stride;
+        a.accumulate = c0 > 0 || epilogue_.sum;
+        a.final = c0 + a.groups == in_groups_;
+        const float* x_chunk = x + c0 * p_group;
+        for (int64_t q = q0; q < q1; q += kMaxPixels) {
+          const int64_t np = std::min<int64_t>(kMaxPixels, q1 - q);
+          for (int64_t j = 0; j < np; ++j) {
+            const int64_t oh = (q + j) / s.out_width, ow = (q + j) % s.out_width;
+            a.x[j] = x_chunk + (oh * s.stride_h * wp + ow * s.stride_w) * x_pix;
+            a.y[j] = y_tile + (q + j) * L;
+          }
+          by_pixels[static_cast<size_t>(np - 1)](a);
+        }
+      }
+    });
+  }
 }
 
 void NchwcDirectConv::RunRows(const float* src, float* dst, int threads) const {

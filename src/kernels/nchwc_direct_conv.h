@@ -55,7 +55,7 @@ class NchwcDirectConv {
 
   Order order() const { return order_; }
 
-  // The floats of the buffer Run needs: the padded input of the gathered order (0 where the input is used as it is).
+  // The floats of the buffer Run needs: one padded image of the gathered order (0 where the input is used as it is).
   int64_t ScratchFloats() const;
 
   // src: blocked (batch, ceil(in_channels / block), height, width, block), its padding channels zero, or plain
