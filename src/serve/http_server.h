@@ -90,6 +90,8 @@ class InferenceServer {
   RunQueue& runs_;
   ServerOptions options_;
   std::unique_ptr<httplib::Server> http_;
+  // The listening socket, seen by httplib's socket-options hook before it binds: Bind raises its accept backlog.
+  std::atomic<int> listen_socket_{-1};
   std::unique_ptr<GraphPictures> graphs_;  // the web page's graph pictures, per loaded model version
   std::atomic<uint64_t> next_request_id_{1};
   std::string request_id_prefix_;
