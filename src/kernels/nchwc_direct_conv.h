@@ -16,7 +16,7 @@
 // padded border, and what is left of a row, one to five at a time), or gathered: the input copied into a buffer with
 // its zero padding written out, then every 6 consecutive output pixels one tile, across row ends. Rows of 7, 13, 14 or
 // 28 pixels (ResNet-50's and SqueezeNet's late layers, stride-2 ones) leave many short tiles, whose few multiply-adds
-// per weight load run far below the FMA peak: gathered, those layers ran 10-18% faster alone on an Intel Xeon (Ice
+// per weight load run far below the FMA peak: gathered, those layers ran 7-18% faster alone on an Intel Xeon (Ice
 // Lake), for the copy of a small input; where the rows are long the copy does not pay. Timed per shape too.
 #pragma once
 
