@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/cpu_isa.h"
 #include "kernels/parallel_tasks.h"
 #include "kernels/sgemm_tile.h"
 #include "kernels/vector_math.h"
@@ -37,71 +36,38 @@ constexpr int64_t kRowGroupColumns = 64;
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
-
-// One row of A times kPanels adjacent panels of one K block (kc rows of kWidth columns each, panel after panel):
-// each output one FMA chain from 0 over the block, as the tile computes it, then C = sum (first) or sum + C (the
-// tile's fma(sum, 1, C)).
-template <int kWidth, int kPanels>
-void RowTimesPanels(const float* a, const float* panels, int64_t kc, float* c, int64_t cols, bool first) {
-  constexpr int kLanes = kWidth / 8;
-  constexpr int kAccumulators = kPanels * kLanes;
-  static_assert(kAccumulators <= 15, "one register is left for A's broadcast");
-  __m256 acc[kAccumulators];
-#pragma GCC unroll 16
-  for (int v = 0; v < kAccumulators; ++v) acc[v] = _mm256_setzero_ps();
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    const __m256 av = _mm256_broadcast_ss(a + kk);
-#pragma GCC unroll 16
-    for (int v = 0; v < kAccumulators; ++v) {
-      const float* b = panels + (v / kLanes * kc + kk) * kWidth + v % kLanes * 8;
-      acc[v] = _mm256_fmadd_ps(av, _mm256_loadu_ps(b), acc[v]);
-    }
-  }
-  // Out of the registers through constant indices only (sgemm_ort_order.cc's tile says why).
-  alignas(32) float sums[kPanels * kWidth];
-#pragma GCC unroll 16
-  for (int v = 0; v < kAccumulators; ++v) _mm256_store_ps(sums + v * 8, acc[v]);
-  if (first) {
-    std::copy_n(sums, cols, c);
-  } else {
-    for (int64_t j = 0; j < cols; ++j) c[j] = sums[j] + c[j];
-  }
-}
-
+namespace avx2_row {
+struct V {
+  using T = __m256;
+  static constexpr int kLanes = 8;
+  static T Zero() { return _mm256_setzero_ps(); }
+  static T Set1(float f) { return _mm256_set1_ps(f); }
+  static T Load(const float* p) { return _mm256_loadu_ps(p); }
+  static T Fma(T a, T b, T c) { return _mm256_fmadd_ps(a, b, c); }
+  static void StoreAligned(float* p, T v) { _mm256_store_ps(p, v); }
+};
+#include "kernels/sgemm_row_panels.inc"
+}  // namespace avx2_row
 #pragma GCC pop_options
 
+// The same loop in 16-lane registers where the effective ISA is AVX-512. Why: the product of one row is memory-bound
+// either way, but on an Intel Xeon (Ice Lake) a classifier head's 0.66 ms of 256-bit FMAs before a network's next run
+// let the core leave its AVX-512 power level, and ResNet-50's first convolution then took 2.1-2.3 ms instead of
+// 1.65-1.7.
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma")
-
-// RowTimesPanels in 16-lane registers, each lane the same FMA chain (the same bits). Why: the product of one row is
-// memory-bound either way, but on an Intel Xeon (Ice Lake) a classifier head's 0.66 ms of 256-bit FMAs before a
-// network's next run let the core leave its AVX-512 power level, and ResNet-50's first convolution then took 2.1-2.3 ms
-// instead of 1.65-1.7.
-template <int kWidth, int kPanels>
-void RowTimesPanels512(const float* a, const float* panels, int64_t kc, float* c, int64_t cols, bool first) {
-  constexpr int kLanes = kWidth / 16;
-  constexpr int kAccumulators = kPanels * kLanes;
-  __m512 acc[kAccumulators];
-#pragma GCC unroll 16
-  for (int v = 0; v < kAccumulators; ++v) acc[v] = _mm512_setzero_ps();
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    const __m512 av = _mm512_set1_ps(a[kk]);
-#pragma GCC unroll 16
-    for (int v = 0; v < kAccumulators; ++v) {
-      const float* b = panels + (v / kLanes * kc + kk) * kWidth + v % kLanes * 16;
-      acc[v] = _mm512_fmadd_ps(av, _mm512_loadu_ps(b), acc[v]);
-    }
-  }
-  alignas(64) float sums[kPanels * kWidth];
-#pragma GCC unroll 16
-  for (int v = 0; v < kAccumulators; ++v) _mm512_store_ps(sums + v * 16, acc[v]);
-  if (first) {
-    std::copy_n(sums, cols, c);
-  } else {
-    for (int64_t j = 0; j < cols; ++j) c[j] = sums[j] + c[j];
-  }
-}
-
+namespace avx512_row {
+struct V {
+  using T = __m512;
+  static constexpr int kLanes = 16;
+  static T Zero() { return _mm512_setzero_ps(); }
+  static T Set1(float f) { return _mm512_set1_ps(f); }
+  static T Load(const float* p) { return _mm512_loadu_ps(p); }
+  static T Fma(T a, T b, T c) { return _mm512_fmadd_ps(a, b, c); }
+  static void StoreAligned(float* p, T v) { _mm512_store_ps(p, v); }
+};
+#include "kernels/sgemm_row_panels.inc"
+}  // namespace avx512_row
 #pragma GCC pop_options
 
 }  // namespace
@@ -219,7 +185,6 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
 }
 
 void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate) const {
-  static const bool avx512 = EffectiveIsa() == Isa::kAvx512;
   const int64_t group_panels = std::max<int64_t>(1, kRowGroupColumns / panel_);
   const int64_t groups = (tiles_n_ + group_panels - 1) / group_panels;
   const int64_t blocks_k = (k_ + kKBlock - 1) / kKBlock;
@@ -230,24 +195,21 @@ void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate)
       const int64_t k0 = blk * kKBlock, kc = std::min(kKBlock, k_ - k0);
       const bool first = blk == 0 && !accumulate;
       const float* p = Panel(blk, t0);  // the group's panels follow each other within the block
-      // A whole group: kRowGroupColumns / panel_ panels.
-      if (panels == group_panels && panel_ == 16) {
-        RowTimesPanels<16, 4>(a + k0, p, kc, c + n0, cols, first);
-      } else if (panels == group_panels && panel_ == 32) {
-        if (avx512) {
-          RowTimesPanels512<32, 2>(a + k0, p, kc, c + n0, cols, first);
+      // A whole group: kRowGroupColumns / panel_ panels. Panels of 32 are the AVX-512 tile's (PanelWidth), so their
+      // loop runs in AVX-512 registers too; those of 16 the AVX2 tile's.
+      if (panels == group_panels) {
+        if (panel_ == 32) {
+          avx512_row::RowTimesPanels<32, 2>(a + k0, p, kc, c + n0, cols, first);
         } else {
-          RowTimesPanels<32, 2>(a + k0, p, kc, c + n0, cols, first);
+          avx2_row::RowTimesPanels<16, 4>(a + k0, p, kc, c + n0, cols, first);
         }
       } else {
         for (int64_t t = 0; t < panels; ++t) {
           const int64_t nt = n0 + t * panel_, ct = std::min(panel_, n_ - nt);
-          if (panel_ == 32 && avx512) {
-            RowTimesPanels512<32, 1>(a + k0, p + t * kc * panel_, kc, c + nt, ct, first);
-          } else if (panel_ == 32) {
-            RowTimesPanels<32, 1>(a + k0, p + t * kc * panel_, kc, c + nt, ct, first);
+          if (panel_ == 32) {
+            avx512_row::RowTimesPanels<32, 1>(a + k0, p + t * kc * panel_, kc, c + nt, ct, first);
           } else {
-            RowTimesPanels<16, 1>(a + k0, p + t * kc * panel_, kc, c + nt, ct, first);
+            avx2_row::RowTimesPanels<16, 1>(a + k0, p + t * kc * panel_, kc, c + nt, ct, first);
           }
         }
       }

@@ -31,6 +31,14 @@ int64_t Blocked(int64_t b, int64_t n, int64_t ch, int64_t y, int64_t x, int64_t 
   return (((n * CeilDiv(channels, b) + ch / b) * h + y) * w + x) * b + ch % b;
 }
 
+// Whether the kernel runs here in blocks of `block` channels (16: AVX-512, 8: AVX2 + FMA, under ONYX_MAX_ISA's cap).
+bool BlockRunsHere(int64_t block) {
+  DirectConvShape probe;
+  probe.block = block;
+  probe.in_channels = probe.out_channels = probe.height = probe.width = probe.out_height = probe.out_width = 1;
+  return NchwcDirectConv::Supported(probe);
+}
+
 void CheckBlock(int64_t block) {
   const Case cases[] = {
       {true, 1, 16, 16, 7, 7, 1, 1, 1, 1, 0, 0, 0, 0},   {true, 2, 24, 40, 5, 9, 3, 3, 1, 1, 1, 1, 1, 1},
@@ -187,10 +195,7 @@ void CheckPaddingStaysZero(int64_t block) {
 
 TEST(NchwcDirectConv, PaddingChannelsStayZero) {
   for (const int64_t block : {8, 16}) {
-    DirectConvShape probe;
-    probe.block = block;
-    probe.in_channels = probe.out_channels = probe.height = probe.width = probe.out_height = probe.out_width = 1;
-    if (NchwcDirectConv::Supported(probe)) CheckPaddingStaysZero(block);
+    if (BlockRunsHere(block)) CheckPaddingStaysZero(block);
   }
 }
 
@@ -223,26 +228,17 @@ void CheckInfiniteWeightKeepsRows(int64_t block) {
 
 TEST(NchwcDirectConv, InfiniteWeightAtPaddedTapsKeepsRowsOrder) {
   for (const int64_t block : {8, 16}) {
-    DirectConvShape probe;
-    probe.block = block;
-    probe.in_channels = probe.out_channels = probe.height = probe.width = probe.out_height = probe.out_width = 1;
-    if (NchwcDirectConv::Supported(probe)) CheckInfiniteWeightKeepsRows(block);
+    if (BlockRunsHere(block)) CheckInfiniteWeightKeepsRows(block);
   }
 }
 
 TEST(NchwcDirectConv, MatchesConvolutionInBlocksOf8) {
-  DirectConvShape probe;
-  probe.block = 8;
-  probe.in_channels = probe.out_channels = probe.height = probe.width = probe.out_height = probe.out_width = 1;
-  if (!NchwcDirectConv::Supported(probe)) GTEST_SKIP() << "needs AVX2 + FMA";
+  if (!BlockRunsHere(8)) GTEST_SKIP() << "needs AVX2 + FMA";
   CheckBlock(8);
 }
 
 TEST(NchwcDirectConv, MatchesConvolutionInBlocksOf16) {
-  DirectConvShape probe;
-  probe.block = 16;
-  probe.in_channels = probe.out_channels = probe.height = probe.width = probe.out_height = probe.out_width = 1;
-  if (!NchwcDirectConv::Supported(probe)) GTEST_SKIP() << "needs AVX-512 (not capped by ONYX_MAX_ISA)";
+  if (!BlockRunsHere(16)) GTEST_SKIP() << "needs AVX-512 (not capped by ONYX_MAX_ISA)";
   CheckBlock(16);
 }
 

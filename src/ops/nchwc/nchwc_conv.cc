@@ -738,10 +738,8 @@ class NchwcConvKernel : public OpKernel {
     if (OwnWinogradGeometry(s)) sig += " owino";
     // And those the split candidate takes (session 17).
     if (SplitShape(s, session_threads)) sig += " split";
-    // And those onyx's own direct convolution takes (session 21).
-    if (OwnDirectGeometry(s)) sig += " odirect";
-    // And its gathered order (session 24).
-    if (OwnDirectGeometry(s)) sig += " ogather";
+    // And those onyx's own direct convolution takes (session 21), with its gathered order since session 24.
+    if (OwnDirectGeometry(s)) sig += " odirect ogather";
     // And fused depthwise ones, which have the separate candidates (session 23).
     if (has_dw_) sig += OwnDirectGeometry(s, true) ? " sepdw sepodirect" : " sepdw";
     return sig + " threads=" + std::to_string(session_threads);
@@ -781,8 +779,9 @@ class NchwcConvKernel : public OpKernel {
       candidates.push_back({false, false, session_threads, 0, true});
     }
     if (OwnDirectGeometry(s)) {
-      for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, true});
-      for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, true, false, true});
+      for (const bool gathered : {false, true}) {
+        for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, true, false, gathered});
+      }
     }
     if (has_dw_) {
       for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, false, true});
