@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/int8_gemm.h"
+#include "op_test_helpers.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
@@ -169,21 +170,7 @@ void RunCase(const ConvCase& c, int threads, unsigned seed) {
     const std::vector<int64_t> want = ReferenceConv(c, b.x, b.w, &out);
     auto session = Session::Create(b.model, options);
     ASSERT_TRUE(session.ok()) << session.status().message();
-    for (int run = 0; run < 2; ++run) {
-      std::vector<Value> got;
-      Status st = (*session)->Run({{"x", b.x_tensor}}, {}, &got);
-      ASSERT_TRUE(st.ok()) << st.message();
-      const Tensor& y = got[0].tensor();
-      ASSERT_EQ(y.size(), static_cast<int64_t>(want.size()));
-      int bad = 0;
-      for (size_t i = 0; i < want.size() && bad < 5; ++i) {
-        if (y.data<int32_t>()[i] != want[i]) {
-          ADD_FAILURE() << "ConvInteger run " << run << " element " << i << ": " << y.data<int32_t>()[i] << " vs "
-                        << want[i];
-          ++bad;
-        }
-      }
-    }
+    testing::ExpectRunsGiveInt32(**session, "x", b.x_tensor, want, "ConvInteger ");
   }
   // QLinearConv, per-channel scales and a bias, int8 and uint8 outputs.
   for (bool signed_y : {false, true}) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "op_test_helpers.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
@@ -87,20 +88,7 @@ void CheckCase(const Case& c, int threads, unsigned seed) {
   options.intra_op_num_threads = threads;
   auto session = Session::Create(model, options);
   ASSERT_TRUE(session.ok()) << session.status().message();
-  for (int run = 0; run < 2; ++run) {
-    std::vector<Value> got;
-    Status st = (*session)->Run({{"x", x}}, {}, &got);
-    ASSERT_TRUE(st.ok()) << st.message();
-    const Tensor& y = got[0].tensor();
-    ASSERT_EQ(y.size(), static_cast<int64_t>(want.size()));
-    int bad = 0;
-    for (size_t i = 0; i < want.size() && bad < 5; ++i) {
-      if (y.data<int32_t>()[i] != want[i]) {
-        ADD_FAILURE() << "run " << run << " element " << i << ": " << y.data<int32_t>()[i] << " vs " << want[i];
-        ++bad;
-      }
-    }
-  }
+  testing::ExpectRunsGiveInt32(**session, "x", x, want, "");
 }
 
 TEST(Int8ConvUint8Weights, DenseAndFirstLayer) {

@@ -152,4 +152,24 @@ inline void ExpectFloats(const Tensor& t, const Shape& shape, const std::vector<
   }
 }
 
+// Runs `session` twice with input `name` = x (the second run on what the first prepared) and expects its first output
+// to hold exactly the int32 values `want`; reports at most five differing elements a run, after `what`.
+inline void ExpectRunsGiveInt32(Session& session, const std::string& name, const Tensor& x,
+                                const std::vector<int64_t>& want, const std::string& what) {
+  for (int run = 0; run < 2; ++run) {
+    std::vector<Value> got;
+    const Status st = session.Run({{name, x}}, {}, &got);
+    ASSERT_TRUE(st.ok()) << st.message();
+    const Tensor& y = got[0].tensor();
+    ASSERT_EQ(y.size(), static_cast<int64_t>(want.size()));
+    int bad = 0;
+    for (size_t i = 0; i < want.size() && bad < 5; ++i) {
+      if (y.data<int32_t>()[i] != want[i]) {
+        ADD_FAILURE() << what << "run " << run << " element " << i << ": " << y.data<int32_t>()[i] << " vs " << want[i];
+        ++bad;
+      }
+    }
+  }
+}
+
 }  // namespace onyx::testing
