@@ -50,7 +50,7 @@ struct V {
 }  // namespace avx2_row
 #pragma GCC pop_options
 
-// The same loop in 16-lane registers where the effective ISA is AVX-512. Why: the product of one row is memory-bound
+// The same loop in 16-lane registers for the AVX-512 tile's panels of 32. Why: the product of one row is memory-bound
 // either way, but on an Intel Xeon (Ice Lake) a classifier head's 0.66 ms of 256-bit FMAs before a network's next run
 // let the core leave its AVX-512 power level, and ResNet-50's first convolution then took 2.1-2.3 ms instead of
 // 1.65-1.7.
