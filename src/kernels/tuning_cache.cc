@@ -32,6 +32,10 @@ namespace {
 
 // Names the file's layout; a file with another value is someone else's (or a later onyx's) and is left alone.
 constexpr const char* kFormat = "onyx-tuning-1";
+// TimeCandidates: a candidate this many times slower than the fastest after one round is not timed again, and rounds
+// stop once the fastest leads every other by this share.
+constexpr double kDropSlowerThan = 1.5;
+constexpr double kClearLead = 0.1;
 
 std::string Lower(std::string_view text) {
   std::string s(text);
@@ -378,9 +382,10 @@ std::vector<double> TimeCandidates(size_t n, const std::function<Status(size_t)>
   std::vector<bool> failed(n, false);
   for (size_t i = 0; i < n; ++i) failed[i] = !run(i).ok();
   const auto start = Clock::now();
+  std::vector<bool> dropped(n, false);
   for (int round = 0; round < max_rounds; ++round) {
     for (size_t i = 0; i < n; ++i) {
-      if (failed[i]) continue;
+      if (failed[i] || dropped[i]) continue;
       const int want = i < threads.size() ? std::max(threads[i], 1) : 1;
       if (before) before(i);
       const double cpu0 = cpu_ms(want);
@@ -395,6 +400,24 @@ std::vector<double> TimeCandidates(size_t n, const std::function<Status(size_t)>
       if (cpu >= 0.7 * std::min(want, team) * wall) best[i] = std::min(best[i], wall);
     }
     if (round >= 1 && std::chrono::duration<double, std::milli>(Clock::now() - start).count() > budget_ms) break;
+    // Rounds are spent where the order is in doubt: a candidate kDropSlowerThan times slower than the fastest after
+    // the first round is not run again (its one time stands: the noise of a run adds time, so the fastest is not
+    // slower than measured), and once two rounds agree on a fastest kClearLead ahead of every other, no more rounds.
+    const double fastest = *std::min_element(best.begin(), best.end());
+    if (!std::isfinite(fastest)) continue;
+    size_t leader = n;
+    double runner_up = inf;
+    for (size_t i = 0; i < n; ++i) {
+      if (best[i] == fastest && leader == n) {
+        leader = i;
+      } else {
+        runner_up = std::min(runner_up, best[i]);
+      }
+      if (std::isfinite(best[i]) && best[i] > kDropSlowerThan * fastest) dropped[i] = true;
+    }
+    bool all_counted = true;  // every candidate that runs has a counted time
+    for (size_t i = 0; i < n; ++i) all_counted = all_counted && (failed[i] || std::isfinite(best[i]));
+    if (round >= 1 && all_counted && fastest < (1 - kClearLead) * runner_up) break;
   }
   return best;
 }

@@ -65,7 +65,9 @@ struct TuningDecision {
 
 // Times candidates 0..n-1 by calling run(i): each once to warm up, then rounds that run every candidate in turn
 // (drift in the machine's speed then touches all alike), at most `max_rounds`, stopping once `budget_ms` have passed
-// after the second round. Candidate i runs on threads[i] threads; a run counts only when the process had the CPUs it
+// after the second round, or earlier once two rounds agree on a fastest candidate 10% ahead of every other; a
+// candidate 1.5x slower than the fastest after the first round is not run again (so timing costs least where the
+// choice is clear). Candidate i runs on threads[i] threads; a run counts only when the process had the CPUs it
 // asked for (process CPU time >= 0.7 x threads x wall time): a run that lost a thread to another process measures
 // the machine's load, not the candidate, and a choice taken from it would be kept long after the load is gone.
 // Returns the fastest counted time of each in ms; +infinity for a candidate whose run failed or never counted.
@@ -116,11 +118,11 @@ class TuningCache {
   // In mode cache, timing on a miss stops once this process has spent this long on it (creating the candidates'
   // primitives and running them); later misses take the fixed rules, unrecorded, so that a cold cache costs a
   // session at most this much (the next process tunes the next shapes; `onyx tune` fills the cache ahead).
-  static constexpr double kMissBudgetMs = 100;
+  static constexpr double kMissBudgetMs = 300;
   // Once sessions are created, the budget is also at most kMissTimePerCreationTime times the time their loading and
   // creation took together (AllowMissTime): a small model, created in a few milliseconds, then tunes a few shapes per
   // process instead of spending 100 ms on them, which would be several times its creation and first run.
-  static constexpr double kMissTimePerCreationTime = 2;
+  static constexpr double kMissTimePerCreationTime = 4;
   bool MissBudgetLeft() const;
   void SpendMissTime(double ms);
   void SetMissBudget(double ms);  // `onyx tune` lifts it (infinity), allowances aside

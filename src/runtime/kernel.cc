@@ -120,6 +120,10 @@ void KernelContext::SetOutputView(size_t i, const Tensor& in, const Shape& shape
   (*outputs_)[i] = Value(in.View(in.type(), CopyShape(shape), 0));
 }
 
+kernels::DeferredTuning* KernelContext::deferred_tuning() const {
+  return frame_ != nullptr ? frame_->deferred_tuning : nullptr;
+}
+
 Shape KernelContext::CopyShape(const Shape& shape) const {
   return frame_ != nullptr ? frame_->pool().CopyShape(shape) : Shape(shape);
 }
@@ -131,6 +135,7 @@ Status KernelContext::RunSubgraph(const GraphPlan& plan, std::vector<Value> inpu
   if (frame_ != nullptr) {
     frame.profile = frame_->profile;
     frame.profile_per_node = frame_->profile_per_node;
+    frame.deferred_tuning = frame_->deferred_tuning;
   }
   auto& slots = frame.slots();
   for (const auto& [slot, value] : plan.constants) slots[static_cast<size_t>(slot)] = value;

@@ -14,6 +14,10 @@
 #include "core/value.h"
 #include "ir/model.h"
 
+namespace onyx::kernels {
+class DeferredTuning;  // kernels/deferred_tuning.h
+}  // namespace onyx::kernels
+
 namespace onyx {
 
 class GraphPlan;       // a compiled (sub)graph, owned by the session
@@ -144,6 +148,9 @@ class KernelContext {
   Status RunSubgraph(const GraphPlan& plan, std::vector<Value> inputs, std::vector<Value>* outputs) const;
 
   int num_threads() const { return num_threads_; }
+  // Where a kernel queues the timing of a shape the tuning cache does not know, to be done after this run (null
+  // outside a session's run: the kernel then times at once or not at all).
+  kernels::DeferredTuning* deferred_tuning() const;
 
  private:
   std::vector<const Value*> owned_inputs_;  // set by the vector constructor only

@@ -17,6 +17,7 @@
 #include "ir/function_inliner.h"
 #include "ir/gradient.h"
 #include "ir/session_constants.h"
+#include "kernels/deferred_tuning.h"
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/tuning_cache.h"
@@ -598,17 +599,29 @@ Status Session::Execute(ExecutionFrame& frame) const {
   // server's HTTP worker, a Python or batch worker thread) would otherwise get OpenMP's default, every core, in
   // oneDNN's primitives and onyx's own parallel loops alike, whatever intra_op_num_threads says.
   kernels::ScopedOmpThreads omp_threads(num_threads_);
-  if (!options_.enable_profiling) return ExecuteSteps(*plan_, frame);
-  std::unordered_map<std::string, OpProfile> profile;
-  frame.profile = &profile;
-  ONYX_RETURN_IF_ERROR(ExecuteSteps(*plan_, frame));
-  std::lock_guard<std::mutex> lock(profile_mutex_);
-  for (const auto& [key, p] : profile) {
-    OpProfile& total = profile_[key];
-    total.op = key;
-    total.total_ms += p.total_ms;
-    total.calls += p.calls;
+  // Shapes the tuning cache lacks run by the kernels' fixed rules in this run and are timed after it, most to gain
+  // first (kernels/deferred_tuning.h); a failed run drops them.
+  kernels::DeferredTuning deferred;
+  struct Unset {
+    ExecutionFrame& frame;
+    ~Unset() { frame.deferred_tuning = nullptr; }
+  } unset{frame};
+  frame.deferred_tuning = &deferred;
+  if (!options_.enable_profiling) {
+    ONYX_RETURN_IF_ERROR(ExecuteSteps(*plan_, frame));
+  } else {
+    std::unordered_map<std::string, OpProfile> profile;
+    frame.profile = &profile;
+    ONYX_RETURN_IF_ERROR(ExecuteSteps(*plan_, frame));
+    std::lock_guard<std::mutex> lock(profile_mutex_);
+    for (const auto& [key, p] : profile) {
+      OpProfile& total = profile_[key];
+      total.op = key;
+      total.total_ms += p.total_ms;
+      total.calls += p.calls;
+    }
   }
+  if (!deferred.empty()) deferred.RunAll();
   return Status::Ok();
 }
 

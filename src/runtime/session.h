@@ -116,6 +116,7 @@ class ExecutionFrame {
   std::unordered_map<std::string, OpProfile>* profile = nullptr;  // set when the session profiles
   bool profile_per_node = false;
   const ValueObserver* observer = nullptr;  // main-graph frames only (RunOptions::observer)
+  kernels::DeferredTuning* deferred_tuning = nullptr;  // the run's queue (Session::Execute), shared with subgraphs
   // Scratch reused step after step and run after run (the executor's and Session::Run's lists).
   std::vector<const Value*> step_inputs;
   std::vector<Value> step_outputs;

@@ -549,32 +549,122 @@ TEST_F(TunedConv, CacheModeStopsTimingMissesPastTheBudget) {
 }
 
 TEST(TuningCache, SessionsBoundTheMissBudgetByTheirCreationTime) {
+  constexpr double kBudget = TuningCache::kMissBudgetMs;
+  constexpr double kPerMs = TuningCache::kMissTimePerCreationTime;
   TuningCache cache("", "cpu", "isa");
   // Before any session, the process's budget alone.
-  cache.SpendMissTime(TuningCache::kMissBudgetMs / 2);
+  cache.SpendMissTime(kBudget / 2);
   EXPECT_TRUE(cache.MissBudgetLeft());
-  // A session created in 10 ms allows twice that: already spent.
-  cache.AllowMissTime(10);
+  // A session created in kBudget / (4 kPerMs) ms allows a quarter of the budget: already spent.
+  cache.AllowMissTime(kBudget / (4 * kPerMs));
   EXPECT_FALSE(cache.MissBudgetLeft());
-  // A second, larger session adds its own share (20 + 2 x 30 = 80 ms), still under the process's 100.
-  cache.AllowMissTime(30);
+  // A second, larger session adds its own share (3/4 of the budget in all), still under the process's cap.
+  cache.AllowMissTime(kBudget / (2 * kPerMs));
   EXPECT_TRUE(cache.MissBudgetLeft());
-  cache.SpendMissTime(20);  // 70 spent
+  cache.SpendMissTime(kBudget / 8);  // 5/8 spent
   EXPECT_TRUE(cache.MissBudgetLeft());
-  cache.SpendMissTime(20);  // 90
+  cache.SpendMissTime(kBudget / 8);  // 3/4
   EXPECT_FALSE(cache.MissBudgetLeft());
   // A large session: up to the process's cap, which holds whatever the sessions allowed.
-  cache.AllowMissTime(1000);
+  cache.AllowMissTime(1000 * kBudget);
   EXPECT_TRUE(cache.MissBudgetLeft());
-  cache.SpendMissTime(10);  // 100
+  cache.SpendMissTime(kBudget / 4);  // all of it
   EXPECT_FALSE(cache.MissBudgetLeft());
   // `onyx tune`: every shape timed.
   cache.SetMissBudget(std::numeric_limits<double>::infinity());
   EXPECT_TRUE(cache.MissBudgetLeft());
 }
 
+// A small 1x1 convolution (two kinds of candidate: oneDNN's and onyx's own direct kernels) before a 3x3 one of 18x its
+// FLOPs (three or four kinds: Winograd too).
+constexpr const char* kSmallThenLargeModel = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,32,20,20] x, float[32,32,1,1] w, float[64,32,3,3] w2, float[64] b2) => (float[1,64,20,20] y) {
+  a = Conv(x, w)
+  y = Conv<pads = [1,1,1,1]>(a, w2, b2)
+}
+)";
+
+// Two 3x3 convolutions of one shape (the activation is part of the signature: both have one), side by side: in a
+// chain the second one's inputs would be large enough for Winograd's rounding to pass ExpectClose's bound.
+constexpr const char* kTwinConvModel = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,32,20,20] x, float[32,32,3,3] w, float[32,32,3,3] w2) => (float[1,32,20,20] y, float[1,32,20,20] y2) {
+  a = Conv<pads = [1,1,1,1]>(x, w)
+  y = Relu(a)
+  c = Conv<pads = [1,1,1,1]>(x, w2)
+  y2 = Relu(c)
+}
+)";
+
+TEST_F(TunedConv, CacheModeTimesTheLargestGainFirst) {
+  if (OwnDirectCandidates() == 0) GTEST_SKIP() << "no choice for the 1x1 convolution on this CPU";
+  const Tensor want = Reference(kSmallThenLargeModel);
+  kernels::SetTuningModeOverride(TuningMode::kCache);
+  // Budget for one shape: the first one timed spends the rest. In graph order that was the 1x1 convolution; timed
+  // after the run, most to gain first, it is the 3x3 one. Retried while other processes disturb the timing.
+  std::vector<kernels::TuningDecision> decisions;
+  for (int attempt = 0; attempt < 20 && decisions.empty(); ++attempt) {
+    TuningCache::ResetProcess(dir_.string());
+    SessionOptions options;
+    options.intra_op_num_threads = 1;
+    auto session = Session::Create(ConvModel(true, kSmallThenLargeModel), options);
+    ASSERT_TRUE(session.ok()) << session.status().message();
+    TuningCache::Process()->AllowMissTime(1000 * TuningCache::kMissBudgetMs);
+    TuningCache::Process()->SpendMissTime(TuningCache::kMissBudgetMs - 1e-3);
+    // The first run takes the fixed rules and times after; the second the winner. Both compute the convolutions.
+    for (int run = 0; run < 2; ++run) {
+      std::vector<Value> out;
+      ASSERT_TRUE((*session)->Run({{"x", Value(Input())}}, {}, &out).ok());
+      ExpectClose(want, out[0].tensor());
+    }
+    decisions = TuningCache::Process()->Decisions();
+  }
+  ASSERT_EQ(decisions.size(), 1u);
+  EXPECT_TRUE(decisions[0].measured);
+  EXPECT_NE(decisions[0].signature.find("w=64x32x3x3"), std::string::npos) << decisions[0].signature;
+  EXPECT_EQ(ReadText(TuningCache::Process()->path()).find("w=32x32x1x1"), std::string::npos);
+}
+
+TEST_F(TunedConv, CacheModeTimesEachShapeOnceAndSharesTheChoice) {
+  std::vector<Value> want;
+  {
+    SessionOptions options;
+    options.optimization_level = optimizer::OptLevel::kDisabled;
+    auto reference = Session::Create(ConvModel(true, kTwinConvModel), options);
+    ASSERT_TRUE(reference.ok()) << reference.status().message();
+    ASSERT_TRUE((*reference)->Run({{"x", Value(Input())}}, {}, &want).ok());
+    ASSERT_EQ(want.size(), 2u);
+  }
+  kernels::SetTuningModeOverride(TuningMode::kCache);
+  std::vector<kernels::TuningDecision> decisions;
+  for (int attempt = 0; attempt < 20 && decisions.size() < 2; ++attempt) {
+    TuningCache::ResetProcess(dir_.string());
+    SessionOptions options;
+    options.intra_op_num_threads = 1;
+    auto session = Session::Create(ConvModel(true, kTwinConvModel), options);
+    ASSERT_TRUE(session.ok()) << session.status().message();
+    TuningCache::Process()->AllowMissTime(1000 * TuningCache::kMissBudgetMs);
+    for (int run = 0; run < 2; ++run) {
+      std::vector<Value> out;
+      ASSERT_TRUE((*session)->Run({{"x", Value(Input())}}, {}, &out).ok());
+      ASSERT_EQ(out.size(), 2u);
+      ExpectClose(want[0].tensor(), out[0].tensor());
+      ExpectClose(want[1].tensor(), out[1].tensor());
+    }
+    decisions = TuningCache::Process()->Decisions();
+  }
+  // The two nodes queued the same signature in the first run: the first request timed it, the second took its
+  // choice from the cache.
+  ASSERT_EQ(decisions.size(), 2u);
+  EXPECT_EQ(decisions[0].signature, decisions[1].signature);
+  EXPECT_TRUE(decisions[0].measured);
+  EXPECT_FALSE(decisions[1].measured);
+  EXPECT_EQ(decisions[0].entry.choice, decisions[1].entry.choice);
+}
+
 TEST_F(TunedConv, CreatingASessionBoundsTheMissBudget) {
-  // A one-convolution model is created in well under kMissBudgetMs / 2 / kMissTimePerCreationTime (25 ms): after
+  // A one-convolution model is created in well under kMissBudgetMs / 2 / kMissTimePerCreationTime (37.5 ms): after
   // its creation, spending half the process's budget leaves nothing for misses.
   auto session = Session::Create(ConvModel(true, kConvModel), {});
   ASSERT_TRUE(session.ok()) << session.status().message();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ir/nchwc_ops.h"
+#include "kernels/deferred_tuning.h"
 #include "kernels/dnnl_util.h"
 #include "kernels/nchwc_direct_conv.h"
 #include "kernels/parallel_tasks.h"
@@ -190,7 +191,7 @@ class NchwcConvKernel : public OpKernel {
       if (prepared_ != nullptr && prepared_->x_shape == x->shape()) prepared = prepared_;
     }
     if (prepared == nullptr) {
-      ONYX_ASSIGN_OR_RETURN(prepared, Prepare(*x, ctx.num_threads()));
+      ONYX_ASSIGN_OR_RETURN(prepared, Prepare(*x, ctx.num_threads(), ctx.deferred_tuning()));
     }
     const Primitives& p = prepared->primitives;
     const Shape& y_shape = prepared->y_shape;
@@ -246,7 +247,8 @@ class NchwcConvKernel : public OpKernel {
 
   // Resolves input `x`'s shape (validates it, computes the output shape, finds or builds the primitives) and makes
   // it the one the next runs take without resolving.
-  Result<std::shared_ptr<const Prepared>> Prepare(const Tensor& x, int session_threads) {
+  Result<std::shared_ptr<const Prepared>> Prepare(const Tensor& x, int session_threads,
+                                                  kernels::DeferredTuning* deferred) {
     const int64_t channels = weights_.dim(1) * group_;
     Shape logical = x.shape();
     if (input_blocked_) {
@@ -282,14 +284,10 @@ class NchwcConvKernel : public OpKernel {
         built_for_ = logical;
         std::rotate(kept_.begin(), kept, kept + 1);  // most recent first
       } else {
-        ONYX_RETURN_IF_ERROR(Build(g, logical, y_shape, x, flops, session_threads));
+        ONYX_RETURN_IF_ERROR(Build(g, logical, y_shape, x, flops, session_threads, deferred));
         kept_.insert(kept_.begin(), {logical, built_});
         if (kept_.size() > kShapesKept) kept_.pop_back();
-        // A Winograd tile that was timed but lost (its transformed weights are 1.8x or 4x the plain ones) is not
-        // kept past the timing; one in use stays shared with the shapes still to come.
-        for (auto& conv : own_winograd_) {
-          if (conv != nullptr && conv.use_count() == 1) conv.reset();
-        }
+        DropUnusedOwnWinograd();
       }
     }
     prepared->primitives = built_;
@@ -693,6 +691,17 @@ class NchwcConvKernel : public OpKernel {
     return WinogradShape(s) && std::min(weights_.dim(0), weights_.dim(1)) >= 16 && weights_.dim(0) >= 64;
   }
 
+  // Whether the fixed rule takes onyx's own direct convolution (rows order): strided convolutions of windows larger
+  // than 1x1 with 64+ output channels, in blocks of 16 (AVX-512). oneDNN 2.6's AVX-512 direct kernel runs them
+  // 1.2-1.6x slower on every such shape of ResNet-50 and MobileNet-v2 timed on an AVX-512 Xeon at 1 and 2 threads
+  // (the 7x7 first convolution, the stride-2 3x3 ones of 128-512 channels; the gathered order within 8% of the rows
+  // one either way); its 1x1 strided ones and fewer output channels are closer or oneDNN's. In blocks of 8 (AVX2)
+  // oneDNN's kernel is faster. Only the fixed rule: a tuned cache times both.
+  bool OwnDirectByRule(const Setup& s) const {
+    return block_ == 16 && (s.strides[0] > 1 || s.strides[1] > 1) && weights_.dim(2) * weights_.dim(3) > 1 &&
+           weights_.dim(0) >= 64 && OwnDirectGeometry(s).has_value();
+  }
+
   // The own Winograd convolution's tile by the fixed rule: F(4x4, 3x3) multiplies least, but its GEMMs have one row
   // per tile of 4x4 outputs: with fewer than 32 such rows (ResNet-50's 14x14 and 7x7 maps) they run far from the
   // FMA peak and a partial last tile wastes up to 3/4 of a row of tiles, so F(2x2, 3x3) is faster there (measured on
@@ -746,9 +755,10 @@ class NchwcConvKernel : public OpKernel {
   }
 
   // Builds the primitives for input shape `logical` (x is the input at hand, which the timing runs on): by the
-  // fixed rules, or by the candidate the tuning cache names, or by timing the candidates (kernels/tuning_cache.h).
+  // fixed rules, or by the candidate the tuning cache names, or by timing the candidates (kernels/tuning_cache.h):
+  // at once, or with `deferred` (a session's run), after the run, by the fixed rules meanwhile. Under mutex_.
   Status Build(const nn::ConvGeometry& g, const Shape& logical, const Shape& y_shape, const Tensor& x, int64_t flops,
-               int session_threads) {
+               int session_threads, kernels::DeferredTuning* deferred) {
     const Setup s = MakeSetup(g, logical, y_shape);
     // W-dilated convolutions the blocked JIT kernels decline run over their dilation phases by the fixed rule.
     const bool phases_shape = PhasesShape(s);
@@ -759,6 +769,7 @@ class NchwcConvKernel : public OpKernel {
       fixed.winograd = false;
       fixed.own_winograd = OwnWinogradTileByRule(s);
     }
+    if (OwnDirectByRule(s)) fixed.own_direct = true;
     std::vector<Choice> candidates;
     std::vector<int> thread_counts{fixed.threads};
     if (session_threads > 1 && flops >= kTuneThreadsFromFlops && flops < kTuneThreadsBelowFlops) {
@@ -814,13 +825,97 @@ class NchwcConvKernel : public OpKernel {
         return install(std::move(p));
       }
     }
-    if (mode == TuningMode::kCache && !cache->MissBudgetLeft()) {
+    if (mode == TuningMode::kCache && (!cache->MissBudgetLeft() || deferred != nullptr)) {
       ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, fixed, weights_pool));
-      return install(std::move(p));
+      ONYX_RETURN_IF_ERROR(install(std::move(p)));
+      if (deferred != nullptr && cache->MissBudgetLeft()) {
+        deferred->Add(signature, TuningPriority(candidates, flops),
+                      [this, s, candidates, fixed, signature, logical, x_shape = x.shape(), y_shape] {
+                        TuneDeferred(s, candidates, fixed, signature, logical, x_shape, y_shape);
+                      });
+      }
+      return Status::Ok();
     }
+    ONYX_ASSIGN_OR_RETURN(Primitives p, Tune(s, candidates, fixed, signature, x, y_shape, weights_pool));
+    return install(std::move(p));
+  }
+
+  // How much timing the candidates may gain, for the order of deferred requests (kernels/deferred_tuning.h): the
+  // convolution's FLOPs times the kinds of algorithm among the candidates (oneDNN's direct and Winograd, onyx's own
+  // Winograd and direct, the split, the separate depthwise; thread counts and tiles of one kind count once). The
+  // kinds are what moves a time most: ResNet-50's 3x3 stride-1 shapes span 1.4-2.9x between kinds, its 1x1 ones,
+  // with two kinds, 1.0-1.5x (AVX-512 Xeon).
+  static double TuningPriority(const std::vector<Choice>& candidates, int64_t flops) {
+    std::vector<std::string> kinds;
+    for (const Choice& c : candidates) {
+      const std::string kind = c.phases         ? "phases"
+                               : c.winograd     ? "winograd"
+                               : c.own_winograd ? "owino"
+                               : c.split        ? "split"
+                               : c.separate_dw  ? "sep"
+                               : c.own_direct   ? "odirect"
+                                                : "direct";
+      if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+    }
+    return static_cast<double>(flops) * static_cast<double>(kinds.size());
+  }
+
+  // A deferred request (Build): makes the primitives of `logical` those of the winner from the next run on, taken
+  // from the cache when another node of the same shape was timed first in this queue, else timed here while the miss
+  // budget lasts. Runs after the session's run, so the timing input is a buffer of its own (the run's may be gone):
+  // written, not left as zero pages the kernel would share, and of values that keep the results finite; the float
+  // kernels' times do not depend on the values.
+  void TuneDeferred(const Setup& s, const std::vector<Choice>& candidates, const Choice& fixed,
+                    const std::string& signature, const Shape& logical, const Shape& x_shape, const Shape& y_shape) {
+    const auto cache = TuningCache::Process();
+    const std::optional<TuningEntry> entry = cache->Find(signature);
+    const auto named = entry ? std::find_if(candidates.begin(), candidates.end(),
+                                            [&](const Choice& c) { return c.Name() == entry->choice; })
+                             : candidates.end();
+    if (named == candidates.end() && !cache->MissBudgetLeft()) return;
+    Tensor x;
+    if (named == candidates.end()) {
+      x = Tensor::Allocate(DataType::kFloat, x_shape);
+      float* xd = x.data<float>();
+      for (int64_t i = 0; i < x.size(); ++i) xd[i] = static_cast<float>(i % 13) * 0.125f - 0.75f;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const auto& e) { return e.first == logical; });
+    if (kept == kept_.end()) return;  // the shape was displaced by others since
+    std::vector<memory> weights_pool;
+    for (const auto& [shape, primitives] : kept_) {
+      if (primitives.weights) weights_pool.push_back(primitives.weights);
+    }
+    Result<Primitives> chosen = named != candidates.end()
+                                    ? Create(s, *named, weights_pool)
+                                    : Tune(s, candidates, fixed, signature, x, y_shape, weights_pool);
+    if (chosen.ok()) {
+      if (named != candidates.end()) cache->NoteDecision(signature, *entry, false);
+      kept->second = std::move(*chosen);
+      if (built_for_ == logical) built_ = kept->second;
+      prepared_.reset();  // the next run resolves its shape again and finds the winner
+    }
+    DropUnusedOwnWinograd();
+  }
+
+  // A Winograd tile that was timed but lost (its transformed weights are 1.8x or 4x the plain ones) is not kept past
+  // the timing; one in use stays shared with the shapes still to come. Under mutex_.
+  void DropUnusedOwnWinograd() {
+    for (auto& conv : own_winograd_) {
+      if (conv != nullptr && conv.use_count() == 1) conv.reset();
+    }
+  }
+
+  // Times `candidates` on input `x` (fixed: the fixed rule's choice, kept unless beaten by more than the noise),
+  // records the winner under `signature` and returns its primitives. The time counts against the process's miss
+  // budget. Under mutex_.
+  Result<Primitives> Tune(const Setup& s, const std::vector<Choice>& candidates, const Choice& fixed,
+                          const std::string& signature, const Tensor& x, const Shape& y_shape,
+                          std::vector<memory>& weights_pool) {
+    const auto cache = TuningCache::Process();
     // Each candidate built (Winograd only where oneDNN takes it) and run on x into a scratch output.
     const auto tuning_start = std::chrono::steady_clock::now();
-    struct SpendOnExit {  // counts the time against the budget however Build leaves
+    struct SpendOnExit {  // counts the time against the budget however Tune leaves
       const std::shared_ptr<TuningCache>& cache;
       std::chrono::steady_clock::time_point start;
       ~SpendOnExit() {
@@ -841,10 +936,7 @@ class NchwcConvKernel : public OpKernel {
       built.push_back(std::move(*p));
       tried.push_back(c);
     }
-    if (tried.size() < 2) {
-      ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, fixed_effective, weights_pool));
-      return install(std::move(p));
-    }
+    if (tried.size() < 2) return Create(s, fixed_effective, weights_pool);
     Tensor scratch = Tensor::Allocate(DataType::kFloat, y_shape, true);
     std::vector<int> thread_counts_tried;
     for (const Choice& c : tried) thread_counts_tried.push_back(c.threads);
@@ -864,8 +956,7 @@ class NchwcConvKernel : public OpKernel {
     if (!std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
       // Some candidate never ran undisturbed (another process held a CPU): nothing trustworthy to record; the
       // fixed rule for now, and a later session measures again.
-      ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, fixed_effective, weights_pool));
-      return install(std::move(p));
+      return Create(s, fixed_effective, weights_pool);
     }
     const auto fixed_at = std::find(tried.begin(), tried.end(), fixed_effective);
     const size_t pick = kernels::PickFastest(ms, static_cast<size_t>(fixed_at - tried.begin()));
@@ -873,7 +964,7 @@ class NchwcConvKernel : public OpKernel {
     for (size_t i = 0; i < tried.size(); ++i) entry.times.push_back({tried[i].Name(), ms[i]});
     (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
     cache->NoteDecision(signature, entry, true);
-    return install(std::move(built[pick]));
+    return std::move(built[pick]);
   }
 
   // The primitives of candidate `c` for setup `s`, built with c's thread count (oneDNN sizes its work split by the
