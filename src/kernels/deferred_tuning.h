@@ -3,7 +3,8 @@
 // run, those with most to gain first, while the process's miss budget lasts, and the kernels take the winners from
 // the next run on. Timed in graph order instead, a cold cache spent its budget on the first layers whatever they were
 // worth: ResNet-50's first process timed 5 of its 27 convolution shapes (AVX-512 Xeon), the early 1x1 ones whose
-// fixed rule was already right, and none of the 3x3 ones whose choice moves their time by 1.4-1.7x.
+// fixed rule was already right, and none of the 3x3 ones whose choice moves their time by 1.4-1.7x. So with an empty
+// cache a session's first run may round differently from its later ones (another algorithm, e.g. Winograd).
 #pragma once
 
 #include <functional>
