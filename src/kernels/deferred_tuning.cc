@@ -6,7 +6,7 @@
 
 namespace onyx::kernels {
 
-void DeferredTuning::Add(const std::string& key, double priority, std::function<void()> tune) {
+void DeferredTuning::Add(const std::string& key, double priority, std::function<bool()> tune) {
   std::lock_guard<std::mutex> lock(mutex_);
   requests_.push_back({key, priority, std::move(tune)});
 }
@@ -16,7 +16,7 @@ bool DeferredTuning::empty() const {
   return requests_.empty();
 }
 
-void DeferredTuning::RunAll() {
+bool DeferredTuning::RunAll() {
   std::vector<Request> requests;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -33,7 +33,9 @@ void DeferredTuning::RunAll() {
     const auto& kb = keys.at(b.key);
     return ka.first != kb.first ? ka.first > kb.first : ka.second < kb.second;
   });
-  for (auto& request : requests) request.tune();
+  bool changed = false;
+  for (auto& request : requests) changed = request.tune() || changed;
+  return changed;
 }
 
 }  // namespace onyx::kernels

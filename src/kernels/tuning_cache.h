@@ -118,7 +118,7 @@ class TuningCache {
   // In mode cache, timing on a miss stops once this process has spent this long on it (creating the candidates'
   // primitives and running them); later misses take the fixed rules, unrecorded, so that a cold cache costs a
   // session at most this much (the next process tunes the next shapes; `onyx tune` fills the cache ahead).
-  static constexpr double kMissBudgetMs = 150;
+  static constexpr double kMissBudgetMs = 100;
   // Once sessions are created, the budget is also at most kMissTimePerCreationTime times the time their loading and
   // creation took together (AllowMissTime): a small model, created in a few milliseconds, then tunes a few shapes per
   // process instead of spending 100 ms on them, which would be several times its creation and first run.

@@ -594,19 +594,31 @@ Status Session::BindFeeds(ExecutionFrame& frame, const std::vector<std::pair<std
   return Status::Ok();
 }
 
-Status Session::Execute(ExecutionFrame& frame) const {
+Status Session::BindAndExecute(ExecutionFrame& frame, const std::vector<std::pair<std::string, Value>>& feeds) const {
+  ONYX_RETURN_IF_ERROR(BindFeeds(frame, feeds));
+  bool retuned = false;
+  ONYX_RETURN_IF_ERROR(Execute(frame, &retuned));
+  if (!retuned) return Status::Ok();
+  frame.EndRun();
+  frame.BeginRun();
+  ONYX_RETURN_IF_ERROR(BindFeeds(frame, feeds));
+  return Execute(frame, &retuned);
+}
+
+Status Session::Execute(ExecutionFrame& frame, bool* retuned) const {
   // OpenMP's thread count is a per-thread setting: a run from any thread but the one that created the session (a
   // server's HTTP worker, a Python or batch worker thread) would otherwise get OpenMP's default, every core, in
   // oneDNN's primitives and onyx's own parallel loops alike, whatever intra_op_num_threads says.
   kernels::ScopedOmpThreads omp_threads(num_threads_);
   // Shapes the tuning cache lacks run by the kernels' fixed rules in this run and are timed after it, most to gain
-  // first (kernels/deferred_tuning.h); a failed run drops them.
+  // first (kernels/deferred_tuning.h); a failed run drops them. Not under an observer, which would see the run's
+  // values twice (BindAndExecute): there the kernels time their misses where they meet them.
   kernels::DeferredTuning deferred;
   struct Unset {
     ExecutionFrame& frame;
     ~Unset() { frame.deferred_tuning = nullptr; }
   } unset{frame};
-  frame.deferred_tuning = &deferred;
+  frame.deferred_tuning = frame.observer == nullptr ? &deferred : nullptr;
   if (!options_.enable_profiling) {
     ONYX_RETURN_IF_ERROR(ExecuteSteps(*plan_, frame));
   } else {
@@ -621,7 +633,7 @@ Status Session::Execute(ExecutionFrame& frame) const {
       total.calls += p.calls;
     }
   }
-  if (!deferred.empty()) deferred.RunAll();
+  *retuned = !deferred.empty() && deferred.RunAll();
   return Status::Ok();
 }
 
@@ -639,8 +651,7 @@ Status Session::Run(const std::vector<std::pair<std::string, Value>>& feeds,
   FrameLease lease(*this);
   ExecutionFrame& frame = lease.frame();
   if (run_options.observer) frame.observer = &run_options.observer;
-  ONYX_RETURN_IF_ERROR(BindFeeds(frame, feeds));
-  ONYX_RETURN_IF_ERROR(Execute(frame));
+  ONYX_RETURN_IF_ERROR(BindAndExecute(frame, feeds));
   // The main graph has no enclosing scope: every output is in its slot (a graph input or initializer included).
   auto& slots = frame.slots();
   auto output_value = [&](size_t i) -> Result<const Value*> {
@@ -673,8 +684,7 @@ Status Session::RunInto(const std::vector<std::pair<std::string, Value>>& feeds,
   }
   FrameLease lease(*this);
   ExecutionFrame& frame = lease.frame();
-  ONYX_RETURN_IF_ERROR(BindFeeds(frame, feeds));
-  ONYX_RETURN_IF_ERROR(Execute(frame));
+  ONYX_RETURN_IF_ERROR(BindAndExecute(frame, feeds));
   auto& slots = frame.slots();
   auto index_of = [&](size_t k) -> Result<size_t> {
     if (output_names.empty()) return k;

@@ -176,8 +176,13 @@ class Session {
                                                              double loading_ms);
   // Sets the feeds in a frame (BeginRun done) after checking them against the declared inputs.
   Status BindFeeds(ExecutionFrame& frame, const std::vector<std::pair<std::string, Value>>& feeds) const;
-  // Runs the plan in `frame` (feeds bound), profiling when enabled.
-  Status Execute(ExecutionFrame& frame) const;
+  // Runs the plan in `frame` (feeds bound), profiling when enabled, then times the shapes the tuning cache lacked
+  // (kernels/deferred_tuning.h). Sets `*retuned` when that changed a kernel's implementation.
+  Status Execute(ExecutionFrame& frame, bool* retuned) const;
+  // BindFeeds and Execute, twice when Execute retuned a kernel: shapes timed after a run take the winners from then
+  // on, whose rounding may differ from the fixed rules', so that run's outputs are computed again by them and every
+  // answer of the session comes from the same kernels.
+  Status BindAndExecute(ExecutionFrame& frame, const std::vector<std::pair<std::string, Value>>& feeds) const;
   // The position in graph.outputs of `name`.
   Result<size_t> OutputIndex(const std::string& name) const;
   std::unique_ptr<ir::Model> model_;

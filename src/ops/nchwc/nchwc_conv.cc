@@ -831,7 +831,7 @@ class NchwcConvKernel : public OpKernel {
       if (deferred != nullptr && cache->MissBudgetLeft()) {
         deferred->Add(signature, TuningPriority(candidates, flops),
                       [this, s, candidates, fixed, signature, logical, x_shape = x.shape(), y_shape] {
-                        TuneDeferred(s, candidates, fixed, signature, logical, x_shape, y_shape);
+                        return TuneDeferred(s, candidates, fixed, signature, logical, x_shape, y_shape);
                       });
       }
       return Status::Ok();
@@ -862,17 +862,17 @@ class NchwcConvKernel : public OpKernel {
 
   // A deferred request (Build): makes the primitives of `logical` those of the winner from the next run on, taken
   // from the cache when another node of the same shape was timed first in this queue, else timed here while the miss
-  // budget lasts. Runs after the session's run, so the timing input is a buffer of its own (the run's may be gone):
-  // written, not left as zero pages the kernel would share, and of values that keep the results finite; the float
-  // kernels' times do not depend on the values.
-  void TuneDeferred(const Setup& s, const std::vector<Choice>& candidates, const Choice& fixed,
+  // budget lasts. Returns whether that is another choice than the fixed rule's (the run's). Runs after the session's
+  // run, so the timing input is a buffer of its own (the run's may be gone): written, not left as zero pages the kernel
+  // would share, and of values that keep the results finite; the float kernels' times do not depend on the values.
+  bool TuneDeferred(const Setup& s, const std::vector<Choice>& candidates, const Choice& fixed,
                     const std::string& signature, const Shape& logical, const Shape& x_shape, const Shape& y_shape) {
     const auto cache = TuningCache::Process();
     const std::optional<TuningEntry> entry = cache->Find(signature);
     const auto named = entry ? std::find_if(candidates.begin(), candidates.end(),
                                             [&](const Choice& c) { return c.Name() == entry->choice; })
                              : candidates.end();
-    if (named == candidates.end() && !cache->MissBudgetLeft()) return;
+    if (named == candidates.end() && !cache->MissBudgetLeft()) return false;
     Tensor x;
     if (named == candidates.end()) {
       x = Tensor::Allocate(DataType::kFloat, x_shape);
@@ -881,7 +881,7 @@ class NchwcConvKernel : public OpKernel {
     }
     std::lock_guard<std::mutex> lock(mutex_);
     auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const auto& e) { return e.first == logical; });
-    if (kept == kept_.end()) return;  // the shape was displaced by others since
+    if (kept == kept_.end()) return false;  // the shape was displaced by others since
     std::vector<memory> weights_pool;
     for (const auto& [shape, primitives] : kept_) {
       if (primitives.weights) weights_pool.push_back(primitives.weights);
@@ -889,13 +889,19 @@ class NchwcConvKernel : public OpKernel {
     Result<Primitives> chosen = named != candidates.end()
                                     ? Create(s, *named, weights_pool)
                                     : Tune(s, candidates, fixed, signature, x, y_shape, weights_pool);
+    bool changed = false;
     if (chosen.ok()) {
       if (named != candidates.end()) cache->NoteDecision(signature, *entry, false);
+      // What was chosen: the cached entry's candidate (recorded by Tune now, or before); none when the timing was
+      // refused (Tune then built the fixed rule's choice again).
+      const std::optional<TuningEntry> now = named != candidates.end() ? entry : cache->Find(signature);
+      changed = now && now->choice != fixed.Name();
       kept->second = std::move(*chosen);
       if (built_for_ == logical) built_ = kept->second;
       prepared_.reset();  // the next run resolves its shape again and finds the winner
     }
     DropUnusedOwnWinograd();
+    return changed;
   }
 
   // A Winograd tile that was timed but lost (its transformed weights are 1.8x or 4x the plain ones) is not kept past
