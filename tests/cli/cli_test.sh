@@ -58,7 +58,10 @@ if /usr/bin/python3 -c "import numpy" 2>/dev/null; then
 fi
 expect_ok "bench json" '^\{"create_ms": [0-9.]+, "median_ms": [0-9.]+, "min_ms": [0-9.]+, "mean_ms": [0-9.]+, "p90_ms": [0-9.]+, "peak_rss_mb": [0-9.]+' "$ONYX" bench "$MODEL" --runs 3 --warmup 1 --threads 1 --json
 expect_ok "print" "Conv" "$ONYX" print "$MODEL"
-expect_ok "conformance" "^1 passed, 0 failed, 0 skipped" "$ONYX" conformance --atol 1e-5 "$ROOT/models/blazeface"
+# Under the fixed kernel choices: with the machine's tuning cache the blocked convolutions may run other kernels (own
+# direct, Winograd), whose rounding differs; BlazeFace's outputs (up to 151) then differ from ONNX Runtime's by 2-6e-5
+# at most whatever the choice, and which near-zero element passes atol 1e-5 + rtol would depend on the cache.
+expect_ok "conformance" "^1 passed, 0 failed, 0 skipped" env ONYX_TUNING=off "$ONYX" conformance --atol 1e-5 "$ROOT/models/blazeface"
 
 # Numeric options: the whole value must be a number in range, else a usage error (exit 2) naming the option.
 expect_usage() {

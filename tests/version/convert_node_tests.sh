@@ -62,7 +62,10 @@ for model in /work/shared/models/onnx/*.onnx; do
     echo "MODEL CONVERT-FAIL $name: $out"; models_bad=$((models_bad + 1)); continue
   fi
   # A converted model matches its reference, or it is one the original fails too (listed in real-models.txt).
-  "$ONYX" conformance --atol 1e-5 "$WORK/models/$name" 2>&1 | grep -E "^(PASS|FAIL|UNSUPPORTED)" > "$WORK/m.txt"
+  # Fixed kernel choices (ONYX_TUNING=off): the tuning cache, filled by earlier processes, may give the converted model
+  # other convolution kernels than the original had, whose rounding differs (BlazeFace: 2-6e-5 from ONNX Runtime at
+  # most for any choice, at the edge of atol 1e-5 on its near-zero outputs).
+  ONYX_TUNING=off "$ONYX" conformance --atol 1e-5 "$WORK/models/$name" 2>&1 | grep -E "^(PASS|FAIL|UNSUPPORTED)" > "$WORK/m.txt"
   if grep -q "^PASS" "$WORK/m.txt" || grep -q "^onnx/$name[[:space:]]" "$HERE/../conformance/real-models.txt"; then
     models_ok=$((models_ok + 1))
     echo "model $name: $(cut -c1-150 "$WORK/m.txt")"
