@@ -405,18 +405,18 @@ std::vector<double> TimeCandidates(size_t n, const std::function<Status(size_t)>
     // slower than measured), and once two rounds agree on a fastest kClearLead ahead of every other, no more rounds.
     const double fastest = *std::min_element(best.begin(), best.end());
     if (!std::isfinite(fastest)) continue;
-    size_t leader = n;
+    bool leader_seen = false;
+    bool all_counted = true;  // every candidate that runs has a counted time
     double runner_up = inf;
     for (size_t i = 0; i < n; ++i) {
-      if (best[i] == fastest && leader == n) {
-        leader = i;
+      if (best[i] == fastest && !leader_seen) {
+        leader_seen = true;
       } else {
         runner_up = std::min(runner_up, best[i]);
       }
       if (std::isfinite(best[i]) && best[i] > kDropSlowerThan * fastest) dropped[i] = true;
+      all_counted = all_counted && (failed[i] || std::isfinite(best[i]));
     }
-    bool all_counted = true;  // every candidate that runs has a counted time
-    for (size_t i = 0; i < n; ++i) all_counted = all_counted && (failed[i] || std::isfinite(best[i]));
     if (round >= 1 && all_counted && fastest < (1 - kClearLead) * runner_up) break;
   }
   return best;

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -509,6 +510,16 @@ class NchwcConvKernel : public OpKernel {
       if (separate_dw) kind = own_direct ? "sepodirect" : "sepdw";
       return kind + "/t" + std::to_string(threads);
     }
+    // The kind of algorithm, Name() without the thread count, the Winograd tile and the own kernel's order.
+    const char* Family() const {
+      return phases         ? "phases"
+             : winograd     ? "winograd"
+             : own_winograd ? "owino"
+             : split        ? "split"
+             : separate_dw  ? "sep"
+             : own_direct   ? "odirect"
+                            : "direct";
+    }
     bool operator==(const Choice&) const = default;
   };
 
@@ -846,16 +857,9 @@ class NchwcConvKernel : public OpKernel {
   // kinds are what moves a time most: ResNet-50's 3x3 stride-1 shapes span 1.4-2.9x between kinds, its 1x1 ones,
   // with two kinds, 1.0-1.5x (AVX-512 Xeon).
   static double TuningPriority(const std::vector<Choice>& candidates, int64_t flops) {
-    std::vector<std::string> kinds;
+    std::vector<std::string_view> kinds;
     for (const Choice& c : candidates) {
-      const std::string kind = c.phases         ? "phases"
-                               : c.winograd     ? "winograd"
-                               : c.own_winograd ? "owino"
-                               : c.split        ? "split"
-                               : c.separate_dw  ? "sep"
-                               : c.own_direct   ? "odirect"
-                                                : "direct";
-      if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+      if (std::find(kinds.begin(), kinds.end(), c.Family()) == kinds.end()) kinds.push_back(c.Family());
     }
     return static_cast<double>(flops) * static_cast<double>(kinds.size());
   }
@@ -886,22 +890,18 @@ class NchwcConvKernel : public OpKernel {
     for (const auto& [shape, primitives] : kept_) {
       if (primitives.weights) weights_pool.push_back(primitives.weights);
     }
+    bool changed = named != candidates.end() && !(*named == fixed);
     Result<Primitives> chosen = named != candidates.end()
                                     ? Create(s, *named, weights_pool)
-                                    : Tune(s, candidates, fixed, signature, x, y_shape, weights_pool);
-    bool changed = false;
+                                    : Tune(s, candidates, fixed, signature, x, y_shape, weights_pool, &changed);
     if (chosen.ok()) {
       if (named != candidates.end()) cache->NoteDecision(signature, *entry, false);
-      // What was chosen: the cached entry's candidate (recorded by Tune now, or before); none when the timing was
-      // refused (Tune then built the fixed rule's choice again).
-      const std::optional<TuningEntry> now = named != candidates.end() ? entry : cache->Find(signature);
-      changed = now && now->choice != fixed.Name();
       kept->second = std::move(*chosen);
       if (built_for_ == logical) built_ = kept->second;
       prepared_.reset();  // the next run resolves its shape again and finds the winner
     }
     DropUnusedOwnWinograd();
-    return changed;
+    return chosen.ok() && changed;
   }
 
   // A Winograd tile that was timed but lost (its transformed weights are 1.8x or 4x the plain ones) is not kept past
@@ -913,11 +913,13 @@ class NchwcConvKernel : public OpKernel {
   }
 
   // Times `candidates` on input `x` (fixed: the fixed rule's choice, kept unless beaten by more than the noise),
-  // records the winner under `signature` and returns its primitives. The time counts against the process's miss
-  // budget. Under mutex_.
+  // records the winner under `signature` and returns its primitives; `changed` (optional) tells whether the winner
+  // is another candidate than the fixed rule's as built (oneDNN may decline Winograd: then its direct one). The time
+  // counts against the process's miss budget. Under mutex_.
   Result<Primitives> Tune(const Setup& s, const std::vector<Choice>& candidates, const Choice& fixed,
                           const std::string& signature, const Tensor& x, const Shape& y_shape,
-                          std::vector<memory>& weights_pool) {
+                          std::vector<memory>& weights_pool, bool* changed = nullptr) {
+    if (changed != nullptr) *changed = false;
     const auto cache = TuningCache::Process();
     // Each candidate built (Winograd only where oneDNN takes it) and run on x into a scratch output.
     const auto tuning_start = std::chrono::steady_clock::now();
@@ -966,6 +968,7 @@ class NchwcConvKernel : public OpKernel {
     }
     const auto fixed_at = std::find(tried.begin(), tried.end(), fixed_effective);
     const size_t pick = kernels::PickFastest(ms, static_cast<size_t>(fixed_at - tried.begin()));
+    if (changed != nullptr) *changed = !(tried[pick] == fixed_effective);
     TuningEntry entry{tried[pick].Name(), {}};
     for (size_t i = 0; i < tried.size(); ++i) entry.times.push_back({tried[i].Name(), ms[i]});
     (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
