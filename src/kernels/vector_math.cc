@@ -23,18 +23,32 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // ---- Per-vector functions, generic over the descriptor so that array tails run the same code one lane at a time.
 
-// e^x. Highway's Exp is valid on [-FLT_MAX, 104] and gives 0 below -104; clamping the input into [-110, 100]
-// keeps the range reduction away from int32 overflow (+inf still overflows to +inf through the polynomial, -inf
-// gives 0), and NaN is put back afterwards.
-template <class D, class V>
-HWY_INLINE V ExpV(D d, V x) {
-  const V clamped = hn::Max(hn::Min(x, hn::Set(d, 100.0f)), hn::Set(d, -110.0f));
-  return hn::IfThenElse(hn::IsNaN(x), x, hn::Exp(d, clamped));
-}
+// e^x. Results below FLT_MIN (x < kExpFlushBelow, the subnormal range) flush to zero: computing them costs a
+// microcode assist per lane on x86 CPUs (Sigmoid, Exp and Softmax over values beyond +-87 ran 8-17x slower, measured
+// on an Intel Xeon: a segmentation model's final Sigmoid took 0.37 ms instead of 0.035), and their magnitude (below
+// 1.2e-38) is under any tolerance. The input is clamped into [kExpFlushBelow, 100] (+inf still overflows to +inf
+// through the polynomial) and NaN is put back afterwards.
+constexpr float kExpFlushBelow = -87.33654f;  // ln(FLT_MIN) rounded up: e^x at it is normal
 
 template <class D, class V>
+HWY_INLINE V ExpV(D d, V x) {
+  const V floor = hn::Set(d, kExpFlushBelow);
+  const V clamped = hn::Max(hn::Min(x, hn::Set(d, 100.0f)), floor);
+  const V e = hn::IfThenZeroElse(hn::Lt(x, floor), hn::Exp(d, clamped));
+  return hn::IfThenElse(hn::IsNaN(x), x, e);
+}
+
+// Highway's Tanh (sign(x) * expm1(2|x|) / (expm1(2|x|) + 2), 1 beyond |x| = 18.71), with the expm1 argument clamped
+// at that limit: the lanes beyond it are replaced by 1 anyway, and unclamped their expm1 overflowed, which made large
+// inputs 3x slower. Same bits as hn::Tanh.
+template <class D, class V>
 HWY_INLINE V TanhV(D d, V x) {
-  return hn::IfThenElse(hn::IsNaN(x), x, hn::Tanh(d, x));
+  const V limit = hn::Set(d, 18.714973875f);
+  const V sign = hn::And(hn::SignBit(d), x);
+  const V abs_x = hn::Xor(x, sign);
+  const V y = hn::Expm1(d, hn::Mul(hn::Min(abs_x, limit), hn::Set(d, 2.0f)));
+  const V z = hn::IfThenElse(hn::Gt(abs_x, limit), hn::Set(d, 1.0f), hn::Div(y, hn::Add(y, hn::Set(d, 2.0f))));
+  return hn::IfThenElse(hn::IsNaN(x), x, hn::Xor(z, sign));
 }
 
 // 1 / (1 + e^-x) from e = e^-|x| in (0, 1]: 1 / (1 + e) for x >= 0, e / (1 + e) below; one division.
@@ -245,9 +259,16 @@ void SoftmaxRowImpl(const float* in, float* out, int64_t n) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const float scale = static_cast<float>(1.0 / sum);
   const auto vscale = hn::Set(d, scale);
+  // Exponentials whose scaled value would be subnormal become 0 before the multiplication (vector_math.h: producing
+  // a subnormal costs an assist per lane); the threshold errs upward by a relative 2^-20 against rounding.
+  const float tiny = static_cast<float>(static_cast<double>(std::numeric_limits<float>::min()) * sum * (1 + 0x1p-20));
+  const auto vtiny = hn::Set(d, tiny);
   int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::Mul(hn::LoadU(d, out + i), vscale), d, out + i);
-  for (; i < n; ++i) out[i] *= scale;
+  for (; i + lanes <= n; i += lanes) {
+    const auto e = hn::LoadU(d, out + i);
+    hn::StoreU(hn::Mul(hn::IfThenZeroElse(hn::Lt(e, vtiny), e), vscale), d, out + i);
+  }
+  for (; i < n; ++i) out[i] = out[i] < tiny ? 0.0f : out[i] * scale;
 }
 
 void LogSoftmaxRowImpl(const float* in, float* out, int64_t n) {
