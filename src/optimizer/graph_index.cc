@@ -62,15 +62,62 @@ bool KeepsInputType(const ir::Node& n) {
                                                       "BatchNormalization",
                                                       "LayerNormalization",
                                                       "Gelu",
+                                                      "Pad",
+                                                      "Resize",
+                                                      "Upsample",
+                                                      "GlobalMaxPool",
+                                                      "LpPool",
+                                                      "InstanceNormalization",
+                                                      "HardSwish",
+                                                      "HardSigmoid",
+                                                      "Elu",
+                                                      "Selu",
+                                                      "Softplus",
+                                                      "PRelu",
+                                                      "DepthToSpace",
+                                                      "SpaceToDepth",
                                                       "Where"};
   return (n.domain.empty() || n.domain == "ai.onnx") && ops.count(n.op_type) > 0;
 }
 
 // Operators whose output 0 has the rank of input 0.
 bool KeepsInputRank(const ir::Node& n) {
-  static const std::unordered_set<std::string> ops = {
-      "Identity", "Relu",       "LeakyRelu", "Sigmoid", "Tanh", "Neg",     "Abs",     "Exp",  "Log",
-      "Sqrt",     "Reciprocal", "Erf",       "Clip",    "Cast", "Softmax", "Dropout", "Gelu", "LayerNormalization"};
+  static const std::unordered_set<std::string> ops = {"Identity",
+                                                      "Relu",
+                                                      "LeakyRelu",
+                                                      "Sigmoid",
+                                                      "Tanh",
+                                                      "Neg",
+                                                      "Abs",
+                                                      "Exp",
+                                                      "Log",
+                                                      "Sqrt",
+                                                      "Reciprocal",
+                                                      "Erf",
+                                                      "Clip",
+                                                      "Cast",
+                                                      "Softmax",
+                                                      "Dropout",
+                                                      "Gelu",
+                                                      "LayerNormalization",
+                                                      "MaxPool",
+                                                      "AveragePool",
+                                                      "LpPool",
+                                                      "GlobalAveragePool",
+                                                      "GlobalMaxPool",
+                                                      "BatchNormalization",
+                                                      "InstanceNormalization",
+                                                      "HardSwish",
+                                                      "HardSigmoid",
+                                                      "Elu",
+                                                      "Selu",
+                                                      "Softplus",
+                                                      "PRelu",
+                                                      "Resize",
+                                                      "Upsample",
+                                                      "Pad",
+                                                      "DepthToSpace",
+                                                      "SpaceToDepth"};
   return (n.domain.empty() || n.domain == "ai.onnx") && ops.count(n.op_type) > 0;
 }
 
@@ -231,6 +278,12 @@ std::optional<int64_t> GraphIndex::RankImpl(const std::string& value, int depth)
     if (a && b) return std::max(*a, *b);
   }
   if (IsOnnxOp(n, "Conv") && n.inputs.size() > 1) return RankImpl(n.inputs[1], depth + 1);
+  if (IsOnnxOp(n, "Concat")) {  // every input has the output's rank
+    for (const std::string& in : n.inputs) {
+      if (auto r = RankImpl(in, depth + 1)) return r;
+    }
+    return std::nullopt;
+  }
   if (IsDynamicQuantMatMul(n) && !n.inputs.empty()) return RankImpl(n.inputs[0], depth + 1);  // W is 2-D
   if (KeepsInputRank(n) && !n.inputs.empty()) return RankImpl(n.inputs[0], depth + 1);
   return std::nullopt;

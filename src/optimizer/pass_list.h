@@ -22,6 +22,7 @@
   X(FuseWeightOnlyMatMul, kExtended) /* level all inside: DequantizeLinear + MatMul -> MatMulNBits */     \
   X(FusePadConv, kExtended)                                                                               \
   X(FuseConvBatchNorm, kExtended)                                                                         \
+  X(DecomposeBatchNorm, kExtended) /* the others: a scale and a bias, which FuseConvScaleBias may take */ \
   X(FuseConvScaleBias, kExtended)                                                                         \
   X(FuseGemmScaleBias, kExtended)                                                                         \
   X(FuseMatMulAdd, kExtended)                                                                             \
