@@ -385,6 +385,32 @@ g (float[1, 2, 5, 5] x) => (float[1, 3, 3, 3] y) <
   EXPECT_EQ(Count(Optimized(m, OptLevel::kBasic), "BatchNormalization"), 1);
 }
 
+// A BatchNormalization after a Concat (DenseNet's pre-activation layers) becomes a depthwise 1x1 Conv, an [N, C] one
+// a Mul and an Add; results as the unoptimized graph's. Opset 15: the statistics' types are separate from X's, so
+// X's type is followed through Concat and MaxPool.
+TEST(OptimizerBatchNorm, NormalizationWithoutConvBecomesDepthwiseConvOrScaleAndBias) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float[1, 2, 4, 4] x, float[1, 1, 4, 4] z, float[2, 3] v) => (float[1, 3, 2, 2] y, float[2, 3] u) <
+    float[3] scale = {1.5, 0.5, 2.0}, float[3] bias = {0.1, 0.2, -0.3}, float[3] mean = {0.05, -0.1, 0.2},
+    float[3] var = {1.0, 0.25, 4.0}> {
+  p = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(x)
+  q = MaxPool<kernel_shape = [2, 2], strides = [2, 2]>(z)
+  c = Concat<axis = 1>(p, q)
+  n = BatchNormalization<epsilon = 0.001>(c, scale, bias, mean, var)
+  y = Relu(n)
+  u = BatchNormalization(v, scale, bias, mean, var)
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kExtended);
+  EXPECT_EQ(Count(o, "BatchNormalization"), 0);
+  EXPECT_EQ(Count(o, "Conv"), 1);
+  EXPECT_EQ(Count(o, "Mul"), 1);
+  EXPECT_EQ(Count(o, "Add"), 1);
+  ExpectSameResults(m, o);
+  ExpectSameResults(m, Optimized(m, OptLevel::kAll));
+}
+
 TEST(OptimizerConvFusion, FoldsZeroSpatialPadIntoConvPads) {
   // Pad-11 with pads as an input, and Pad-2 with the attribute; a Pad of the channel axis or a non-zero value stays.
   ir::Model o = OptimizeAndCompare(OptLevel::kExtended, R"(
