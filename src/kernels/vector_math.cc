@@ -30,25 +30,38 @@ namespace hn = hwy::HWY_NAMESPACE;
 // through the polynomial) and NaN is put back afterwards.
 constexpr float kExpFlushBelow = -87.33654f;  // ln(FLT_MIN) rounded up: e^x at it is normal
 
+// Arguments below 2^-26 in magnitude give e^x = 1 once rounded; they are zeroed first because the polynomial's
+// fourth power of a tiny reduced argument is subnormal (|x| < 3e-10: EfficientNet's activations of 1e-11 made its
+// x * sigmoid(x) 5x slower).
+constexpr float kTinyArgument = 0x1p-26f;
+
+template <class D, class V>
+HWY_INLINE V ZeroTiny(D d, V x, float below) {
+  return hn::IfThenZeroElse(hn::Lt(hn::Abs(x), hn::Set(d, below)), x);
+}
+
 template <class D, class V>
 HWY_INLINE V ExpV(D d, V x) {
   const V floor = hn::Set(d, kExpFlushBelow);
-  const V clamped = hn::Max(hn::Min(x, hn::Set(d, 100.0f)), floor);
+  const V clamped = hn::Max(hn::Min(ZeroTiny(d, x, kTinyArgument), hn::Set(d, 100.0f)), floor);
   const V e = hn::IfThenZeroElse(hn::Lt(x, floor), hn::Exp(d, clamped));
   return hn::IfThenElse(hn::IsNaN(x), x, e);
 }
 
 // Highway's Tanh (sign(x) * expm1(2|x|) / (expm1(2|x|) + 2), 1 beyond |x| = 18.71), with the expm1 argument clamped
-// at that limit: the lanes beyond it are replaced by 1 anyway, and unclamped their expm1 overflowed, which made large
-// inputs 3x slower. Same bits as hn::Tanh.
+// at that limit (the lanes beyond it are replaced by 1 anyway, and unclamped their expm1 overflowed: large inputs
+// were 3x slower) and zeroed below 2^-13, where tanh(x) rounds to x (expm1's polynomial went subnormal there).
 template <class D, class V>
 HWY_INLINE V TanhV(D d, V x) {
   const V limit = hn::Set(d, 18.714973875f);
+  const V tiny = hn::Set(d, 0x1p-13f);
   const V sign = hn::And(hn::SignBit(d), x);
   const V abs_x = hn::Xor(x, sign);
-  const V y = hn::Expm1(d, hn::Mul(hn::Min(abs_x, limit), hn::Set(d, 2.0f)));
+  const V arg = hn::IfThenZeroElse(hn::Lt(abs_x, tiny), hn::Min(abs_x, limit));
+  const V y = hn::Expm1(d, hn::Mul(arg, hn::Set(d, 2.0f)));
   const V z = hn::IfThenElse(hn::Gt(abs_x, limit), hn::Set(d, 1.0f), hn::Div(y, hn::Add(y, hn::Set(d, 2.0f))));
-  return hn::IfThenElse(hn::IsNaN(x), x, hn::Xor(z, sign));
+  const V t = hn::IfThenElse(hn::Lt(abs_x, tiny), x, hn::Xor(z, sign));
+  return hn::IfThenElse(hn::IsNaN(x), x, t);
 }
 
 // 1 / (1 + e^-x) from e = e^-|x| in (0, 1]: 1 / (1 + e) for x >= 0, e / (1 + e) below; one division.
@@ -98,9 +111,9 @@ HWY_INLINE V ErfcMidV(D d, V a, V sq1, V sq2) {
   r = hn::MulAdd(r, u, hn::Set(d, 0.135961473f));
   r = hn::MulAdd(r, u, hn::Set(d, -0.549621105f));
   r = hn::MulAdd(r, u, hn::Set(d, -1.54295242f));
-  // In range the argument lies in [-18, -0.8]; lanes out of range (discarded by the callers) may go to -inf, where
-  // Highway's Exp gives 0.
-  return hn::Exp(d, hn::NegMulAdd(sq1, sq2, r));
+  // In range the argument lies in [-18, -0.8] (ExpV is Highway's Exp there); lanes out of range (discarded by the
+  // callers) may go to -inf, where ExpV gives 0 without passing through subnormals as Highway's Exp does.
+  return ExpV(d, hn::NegMulAdd(sq1, sq2, r));
 }
 
 template <class D, class V>
@@ -123,8 +136,14 @@ HWY_INLINE V ErfV(D d, V x) {
 // 0.5 x (1 + erf(z)), z = x / sqrt 2. With a = |z| past the split, 1 + erf(z) is erfc(a) for negative z (kept
 // relatively accurate, and 0 beyond kErfcEnd so that huge negative x give -0, not x * erfc(4)) and 2 - erfc(a)
 // for positive z.
+// Below 2^-40 in magnitude both GELUs round to 0.5 x (the next term, x^2 / sqrt(2 pi), is under half an ulp); those
+// lanes are computed from 0 and replaced, because squaring them or scaling the erf polynomial's small constant
+// term by them gives subnormals.
+constexpr float kGeluLinearBelow = 0x1p-40f;
+
 template <class D, class V>
-HWY_INLINE V GeluV(D d, V x) {
+HWY_INLINE V GeluV(D d, V x_in) {
+  const V x = ZeroTiny(d, x_in, kGeluLinearBelow);
   const V one = hn::Set(d, 1.0f);
   const V z = hn::Mul(x, hn::Set(d, 0.707106781f));
   const V a = hn::Abs(z);
@@ -135,16 +154,20 @@ HWY_INLINE V GeluV(D d, V x) {
   const V one_plus_erf_small = hn::Add(one, ErfSmallV(d, z));
   const V one_plus_erf = hn::IfThenElse(hn::Lt(a, hn::Set(d, kErfSplit)), one_plus_erf_small, one_plus_erf_large);
   const V y = hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), one_plus_erf);
-  return hn::IfThenElse(hn::IsNaN(x), x, y);
+  const V linear = hn::Mul(hn::Set(d, 0.5f), x_in);
+  return hn::IfThenElse(hn::IsNaN(x_in), x_in,
+                        hn::IfThenElse(hn::Lt(hn::Abs(x_in), hn::Set(d, kGeluLinearBelow)), linear, y));
 }
 
 // 0.5 x (1 + tanh(w)) = x * sigmoid(2w), w = sqrt(2/pi) (x + 0.044715 x^3) = x (k1 + k3 x^2).
 template <class D, class V>
-HWY_INLINE V GeluTanhV(D d, V x) {
-  const V two_k1 = hn::Set(d, 1.59576912f);    // 2 sqrt(2/pi)
-  const V two_k3 = hn::Set(d, 0.0713548162f);  // 2 sqrt(2/pi) 0.044715
+HWY_INLINE V GeluTanhV(D d, V x_in) {
+  const V x = ZeroTiny(d, x_in, kGeluLinearBelow);  // see GeluV
+  const V two_k1 = hn::Set(d, 1.59576912f);         // 2 sqrt(2/pi)
+  const V two_k3 = hn::Set(d, 0.0713548162f);       // 2 sqrt(2/pi) 0.044715
   const V w2 = hn::Mul(x, hn::MulAdd(hn::Mul(x, x), two_k3, two_k1));
-  return hn::Mul(x, SigmoidV(d, w2));
+  const V y = hn::Mul(x, SigmoidV(d, w2));
+  return hn::IfThenElse(hn::Lt(hn::Abs(x_in), hn::Set(d, kGeluLinearBelow)), hn::Mul(hn::Set(d, 0.5f), x_in), y);
 }
 
 // ---- Array drivers.
@@ -176,11 +199,13 @@ void ErfArray(const float* in, float* out, int64_t n) {
 // values) takes that range's polynomial alone, skipping the erfc branch and its exponential: the same operations
 // on those lanes as GeluV's, so the same bits. A NaN lane fails the test and goes the full way.
 template <class D, class V>
-HWY_INLINE V GeluFastV(D d, V x) {
+HWY_INLINE V GeluFastV(D d, V x_in) {
+  const V x = ZeroTiny(d, x_in, kGeluLinearBelow);  // as GeluV
   const V z = hn::Mul(x, hn::Set(d, 0.707106781f));
-  if (!hn::AllTrue(d, hn::Lt(hn::Abs(z), hn::Set(d, kErfSplit)))) return GeluV(d, x);
+  if (!hn::AllTrue(d, hn::Lt(hn::Abs(z), hn::Set(d, kErfSplit)))) return GeluV(d, x_in);
   const V one_plus_erf = hn::Add(hn::Set(d, 1.0f), ErfSmallV(d, z));
-  return hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), one_plus_erf);
+  const V y = hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), one_plus_erf);
+  return hn::IfThenElse(hn::Lt(hn::Abs(x_in), hn::Set(d, kGeluLinearBelow)), hn::Mul(hn::Set(d, 0.5f), x_in), y);
 }
 
 void GeluArray(const float* in, float* out, int64_t n) {

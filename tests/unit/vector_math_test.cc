@@ -228,11 +228,16 @@ TEST(VectorMath, SpecialValues) {
 #if defined(__x86_64__)
 // Inputs of large magnitude never make a function consume or produce a subnormal float (each such lane costs a
 // microcode assist, several times the lane's cost): the MXCSR's sticky denormal-operand (DE) and underflow (UE) flags
-// stay clear. Sweeps |x| in [30, 1e4] (Exp over its finite range) on every target; the Softmax row spans 200.
+// stay clear. Sweeps |x| in [30, 1e4] and [1e-37, 1e-3] (Exp over its finite range) on every target; the Softmax
+// row spans 200 and has nearly equal values.
 TEST(VectorMath, NoSubnormalsOnLargeInputs) {
   constexpr unsigned kDenormalFlag = 0x0002, kUnderflowFlag = 0x0010;
-  std::vector<float> big;
+  std::vector<float> big;  // and tiny: |x| in [1e-37, 1e-3] (a network's vanishing activations)
   for (float a = 30.0f; a < 1e4f; a *= 1.0007f) {
+    big.push_back(a);
+    big.push_back(-a);
+  }
+  for (float a = 1e-37f; a < 1e-3f; a *= 1.01f) {
     big.push_back(a);
     big.push_back(-a);
   }
@@ -242,10 +247,13 @@ TEST(VectorMath, NoSubnormalsOnLargeInputs) {
   }
   std::vector<float> row(4096);
   for (size_t i = 0; i < row.size(); ++i) row[i] = -100.0f + 200.0f * static_cast<float>(i) / row.size();
+  std::vector<float> near_equal(256);  // e^(x - max) of tiny arguments (x - max down to 1 ulp of 1e-3)
+  for (size_t i = 0; i < near_equal.size(); ++i) near_equal[i] = 1e-3f + 1.2e-10f * static_cast<float>(i);
   ForEachTarget([&](const std::string& target) {
     for (auto [name, fn, xs] : {std::tuple<const char*, ArrayFn, const std::vector<float>*>{"Exp", Exp, &exp_in},
                                 {"Sigmoid", Sigmoid, &big},
                                 {"Tanh", Tanh, &big},
+                                {"Gelu", Gelu, &big},
                                 {"GeluTanh", GeluTanh, &big}}) {
       std::vector<float> out(xs->size());
       _mm_setcsr(_mm_getcsr() & ~(kDenormalFlag | kUnderflowFlag));
@@ -253,10 +261,12 @@ TEST(VectorMath, NoSubnormalsOnLargeInputs) {
       EXPECT_EQ(_mm_getcsr() & (kDenormalFlag | kUnderflowFlag), 0u) << name << " on " << target;
       for (float y : out) EXPECT_TRUE(y == 0.0f || std::fabs(y) >= kFltMin) << name << " on " << target << ": " << y;
     }
-    std::vector<float> out(row.size());
-    _mm_setcsr(_mm_getcsr() & ~(kDenormalFlag | kUnderflowFlag));
-    SoftmaxRow(row.data(), out.data(), static_cast<int64_t>(row.size()));
-    EXPECT_EQ(_mm_getcsr() & (kDenormalFlag | kUnderflowFlag), 0u) << "SoftmaxRow on " << target;
+    for (const std::vector<float>* r : {&row, &near_equal}) {
+      std::vector<float> out(r->size());
+      _mm_setcsr(_mm_getcsr() & ~(kDenormalFlag | kUnderflowFlag));
+      SoftmaxRow(r->data(), out.data(), static_cast<int64_t>(r->size()));
+      EXPECT_EQ(_mm_getcsr() & (kDenormalFlag | kUnderflowFlag), 0u) << "SoftmaxRow on " << target;
+    }
   });
 }
 #endif
