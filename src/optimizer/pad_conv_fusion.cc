@@ -1,6 +1,8 @@
 // Pad (constant mode, value 0, spatial axes only, no negative pads) feeding a Conv that reads it alone: the padding
 // becomes the Conv's own `pads`. Converters from channels-last frameworks (tf2onnx) emit such Pads; folding them
-// also keeps the convolution chain in one layout (see nchwc_layout.cc).
+// also keeps the convolution chain in one layout (see nchwc_layout.cc). The same for an AveragePool (floor mode),
+// which then counts the padding (count_include_pad = 1, as the zeros it averaged were counted): PyTorch exports
+// avg_pool2d(padding=1) as Pad + AveragePool (Inception-v3's 9 pools ran in the plain layout between reorders).
 #include "optimizer/graph_index.h"
 
 namespace onyx::optimizer {
@@ -34,7 +36,20 @@ std::optional<std::vector<int64_t>> ZeroPads(const GraphIndex& index, const Pass
 Result<int> RunFusePadConv(ir::Graph& graph, const PassContext& ctx) {
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
     const ir::Node& conv = graph.nodes[static_cast<size_t>(i)];
-    if (!IsOnnxOp(conv, "Conv") || conv.inputs.size() < 2 || conv.inputs[0].empty()) return false;
+    const bool is_pool = IsOnnxOp(conv, "AveragePool");
+    if (is_pool) {
+      // Windows past the end (ceil_mode) would count differently; own pads excluded from the count would differ
+      // from the Pad's counted zeros.
+      if (conv.inputs.size() != 1 || conv.outputs.size() != 1 || AttrInt(conv, "ceil_mode", 0) != 0) return false;
+      if (AttrInt(conv, "count_include_pad", 0) == 0) {
+        for (int64_t v : AttrInts(conv, "pads").value_or(std::vector<int64_t>{})) {
+          if (v != 0) return false;
+        }
+      }
+    } else if (!IsOnnxOp(conv, "Conv") || conv.inputs.size() < 2) {
+      return false;
+    }
+    if (conv.inputs[0].empty()) return false;
     const auto* auto_pad = conv.FindAttribute("auto_pad");
     if (auto_pad != nullptr && !auto_pad->s.empty() && auto_pad->s != "NOTSET") return false;
     const std::string& x = conv.inputs[0];
@@ -60,6 +75,7 @@ Result<int> RunFusePadConv(ir::Graph& graph, const PassContext& ctx) {
     const std::string source = pad.inputs[0];
     ir::Node& fused = graph.nodes[static_cast<size_t>(i)];
     SetAttrInts(fused, "pads", conv_pads);
+    if (is_pool) SetAttrInt(fused, "count_include_pad", 1);
     fused.inputs[0] = source;
     EraseNodes(graph, {p});
     return true;

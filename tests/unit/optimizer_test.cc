@@ -428,6 +428,26 @@ g (float[1, 2, 4, 5] x) => (float[1, 1, 8, 6] y, float[1, 1, 4, 5] z) <
   EXPECT_EQ(Count(o, "Conv"), 2);
 }
 
+// Pad + AveragePool as PyTorch exports avg_pool2d(padding=1): the pads move into the pool, which then counts them;
+// a pool that excludes its own pads from the count, or rounds up (ceil_mode), keeps its Pad.
+TEST(OptimizerConvFusion, FoldsZeroSpatialPadIntoAveragePool) {
+  ir::Model o = OptimizeAndCompare(OptLevel::kExtended, R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 2, 5, 6] x) => (float[1, 2, 5, 6] y, float[1, 2, 6, 6] z, float[1, 2, 3, 3] w) <
+    int64[8] p1 = {0, 0, 1, 1, 0, 0, 1, 1}, int64[8] p2 = {0, 0, 1, 0, 0, 0, 1, 1},
+    int64[8] p3 = {0, 0, 0, 1, 0, 0, 1, 0}> {
+  t = Pad(x, p1)
+  y = AveragePool<kernel_shape = [3, 3]>(t)
+  u = Pad(x, p2)
+  z = AveragePool<kernel_shape = [3, 3], pads = [0, 0, 1, 1]>(u)
+  v = Pad(x, p3)
+  w = AveragePool<kernel_shape = [3, 3], strides = [2, 2], ceil_mode = 1>(v)
+}
+)");
+  EXPECT_EQ(Count(o, "Pad"), 2);
+  EXPECT_EQ(Count(o, "AveragePool"), 3);
+}
+
 TEST(OptimizerConvFusion, LeavesConvWhoseOutputIsReadTwice) {
   ir::Model o = OptimizeAndCompare(OptLevel::kAll, R"(
 <ir_version: 8, opset_import: ["" : 13]>
