@@ -3,6 +3,7 @@
 // actual input shape, and the im2col / col2im walks over one channel's patches.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -111,6 +112,69 @@ void Im2Col(const std::vector<WindowAxis>& axes, const T* x, int64_t channels, T
   for (int64_t c = 0; c < channels; ++c) {
     const T* xc = x + c * in_size;
     ForEachPatchTap(axes, [&](int64_t off) { *cols++ = off < 0 ? T(0) : xc[off]; });
+  }
+}
+
+// Columns [o_begin, o_end) of Im2Col's patch matrix: cols is [channels * kernel, o_end - o_begin] row-major. Lets a
+// large convolution run im2col and its GEMM one cache-sized slab of output positions at a time.
+template <typename T>
+void Im2ColColumns(const std::vector<WindowAxis>& axes, const T* x, int64_t channels, int64_t o_begin, int64_t o_end,
+                   T* cols) {
+  const size_t nd = axes.size();
+  if (nd == 0 || o_begin >= o_end) return;
+  const int64_t in_size = InputSize(axes);
+  std::vector<int64_t> in_strides(nd, 1);
+  for (size_t d = nd - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * axes[d].in;
+  const WindowAxis& last = axes[nd - 1];
+  const int64_t kernel_count = KernelSize(axes);
+  std::vector<int64_t> kidx(nd, 0), oidx(nd, 0);
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* xc = x + c * in_size;
+    std::fill(kidx.begin(), kidx.end(), 0);
+    for (int64_t kk = 0; kk < kernel_count; ++kk) {
+      // The output position o_begin as indices over all axes but the last, and its column in the last.
+      int64_t row = o_begin / last.out, col = o_begin % last.out;
+      for (size_t d = nd - 1; d-- > 0;) {
+        oidx[d] = row % axes[d].out;
+        row /= axes[d].out;
+      }
+      const int64_t shift = kidx[nd - 1] * last.dilation - last.pad_begin;
+      for (int64_t o = o_begin; o < o_end;) {
+        int64_t base = 0;
+        bool valid = true;
+        for (size_t d = 0; d + 1 < nd; ++d) {
+          const int64_t pos = oidx[d] * axes[d].stride - axes[d].pad_begin + kidx[d] * axes[d].dilation;
+          if (pos < 0 || pos >= axes[d].in) valid = false;
+          base += pos * in_strides[d];
+        }
+        const int64_t stop = std::min(last.out, col + (o_end - o));
+        if (!valid) {
+          cols = std::fill_n(cols, stop - col, T(0));
+        } else if (last.stride == 1) {
+          // Inside the input for j + shift in [0, in): zeros, one contiguous copy, zeros.
+          const int64_t lo = std::clamp<int64_t>(-shift, col, stop),
+                        hi = std::clamp<int64_t>(last.in - shift, lo, stop);
+          cols = std::fill_n(cols, lo - col, T(0));
+          cols = std::copy(xc + base + lo + shift, xc + base + hi + shift, cols);
+          cols = std::fill_n(cols, stop - hi, T(0));
+        } else {
+          for (int64_t j = col; j < stop; ++j) {
+            const int64_t pos = j * last.stride + shift;
+            *cols++ = pos >= 0 && pos < last.in ? xc[base + pos] : T(0);
+          }
+        }
+        o += stop - col;
+        col = 0;
+        for (size_t d = nd - 1; d-- > 0;) {
+          if (++oidx[d] < axes[d].out) break;
+          oidx[d] = 0;
+        }
+      }
+      for (size_t d = nd; d-- > 0;) {
+        if (++kidx[d] < axes[d].kernel) break;
+        kidx[d] = 0;
+      }
+    }
   }
 }
 
