@@ -60,6 +60,47 @@ int ReplaceAllUses(Graph& graph, const std::string& from, const std::string& to)
   return changed;
 }
 
+int ReplaceUses(Graph& graph, const std::unordered_map<std::string, std::string>& renames) {
+  if (renames.empty()) return 0;
+  int changed = 0;
+  // A subgraph renames the names it does not define itself (its own shadow ours).
+  auto in_subgraph = [&](Graph& g) {
+    std::unordered_set<std::string> defined;
+    for (const auto& in : g.inputs) defined.insert(in.name);
+    for (const auto& t : g.initializers) defined.insert(t.name);
+    for (const auto& n : g.nodes) defined.insert(n.outputs.begin(), n.outputs.end());
+    bool shadows = false;
+    for (const auto& name : defined) shadows = shadows || renames.count(name) > 0;
+    if (!shadows) return ReplaceUses(g, renames);
+    std::unordered_map<std::string, std::string> visible;
+    for (const auto& [from, to] : renames) {
+      if (!defined.count(from)) visible.emplace(from, to);
+    }
+    return ReplaceUses(g, visible);
+  };
+  for (auto& n : graph.nodes) {
+    for (auto& in : n.inputs) {
+      auto it = renames.find(in);
+      if (it != renames.end()) {
+        in = it->second;
+        ++changed;
+      }
+    }
+    for (auto& a : n.attributes) {
+      if (a.g) changed += in_subgraph(*a.g);
+      for (auto& sg : a.graphs) changed += in_subgraph(*sg);
+    }
+  }
+  for (auto& out : graph.outputs) {
+    auto it = renames.find(out.name);
+    if (it != renames.end()) {
+      out.name = it->second;
+      ++changed;
+    }
+  }
+  return changed;
+}
+
 int RemoveNodes(Graph& graph, const std::function<bool(const Node&)>& pred) {
   const auto before = graph.nodes.size();
   std::erase_if(graph.nodes, pred);

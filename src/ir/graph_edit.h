@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/status.h"
@@ -13,6 +14,11 @@ namespace onyx::ir {
 // Makes every reader of value `from` (node inputs, graph outputs, and subgraphs that read it from this scope) read
 // `to` instead. Returns how many references changed.
 int ReplaceAllUses(Graph& graph, const std::string& from, const std::string& to);
+
+// ReplaceAllUses for many names in one walk: every read of a key of `renames` (node inputs, graph outputs, subgraphs
+// that read it from this scope and do not define it themselves) becomes its value. The values must not be keys
+// themselves (resolve chains first). Returns how many references changed.
+int ReplaceUses(Graph& graph, const std::unordered_map<std::string, std::string>& renames);
 
 // Removes the nodes for which `pred` is true; returns how many were removed.
 int RemoveNodes(Graph& graph, const std::function<bool(const Node&)>& pred);

@@ -80,56 +80,75 @@ std::optional<std::string> NodeKey(const ir::Node& n) {
 int MergeInitializers(ir::Graph& graph, const PassContext& ctx) {
   GraphIndex index(graph, ctx);
   std::unordered_map<std::string, std::string> first_by_key;
-  std::vector<std::pair<std::string, std::string>> renames;
+  std::unordered_map<std::string, std::string> renames;
   for (const auto& init : graph.initializers) {
     const Tensor* t = index.Constant(init.name);
     if (t == nullptr || index.IsGraphOutput(init.name) || t->nbytes() > kMaxMergedInitializerBytes) continue;
     if (t->raw() == nullptr && t->size() > 0) continue;
     auto [it, inserted] = first_by_key.emplace(TensorKey(*t), init.name);
-    if (!inserted) renames.emplace_back(init.name, it->second);
+    if (!inserted) renames.emplace(init.name, it->second);
   }
-  for (const auto& [from, to] : renames) ir::ReplaceAllUses(graph, from, to);
-  std::unordered_set<std::string> gone;
-  for (const auto& r : renames) gone.insert(r.first);
-  std::erase_if(graph.initializers, [&](const ir::NamedTensor& t) { return gone.count(t.name) > 0; });
+  ir::ReplaceUses(graph, renames);
+  std::erase_if(graph.initializers, [&](const ir::NamedTensor& t) { return renames.count(t.name) > 0; });
   return static_cast<int>(renames.size());
+}
+
+// Follows `renames` from `name` to a name that is not renamed (the map has no cycles: every rename points to a value
+// computed earlier, or to a graph output name that is never a key).
+std::string Resolve(const std::unordered_map<std::string, std::string>& renames, std::string name) {
+  for (auto it = renames.find(name); it != renames.end(); it = renames.find(name)) name = it->second;
+  return name;
 }
 
 }  // namespace
 
+// One walk over the nodes in order (no index rebuilt per merge: a graph of thousands of shape computations, as
+// torch exports Swin, took seconds): each node's inputs are read through the renames so far, a node equal to an
+// earlier one is dropped and its outputs renamed to the earlier one's; at the end every read follows the renames
+// (readers placed before their producer, and subgraphs, included).
 Result<int> RunCommonSubexpression(ir::Graph& graph, const PassContext& ctx) {
-  int merged = MergeInitializers(graph, ctx);
+  const int merged = MergeInitializers(graph, ctx);
+  const GraphIndex index(graph, ctx);                 // graph inputs and outputs only: they do not change here
   std::unordered_map<std::string, int> first_by_key;  // key -> index of the node computing it first
-  ONYX_ASSIGN_OR_RETURN(int nodes, RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
-                          const ir::Node& n = graph.nodes[static_cast<size_t>(i)];
-                          auto key = NodeKey(n);
-                          if (!key) return false;
-                          auto [it, inserted] = first_by_key.emplace(*key, i);
-                          if (inserted) return false;
-                          // Nodes before i keep their positions (only node i is ever erased), so the recorded index is
-                          // still right.
-                          const ir::Node& first = graph.nodes[static_cast<size_t>(it->second)];
-                          for (size_t k = 0; k < n.outputs.size(); ++k) {
-                            if (!n.outputs[k].empty() && first.outputs[k].empty()) return false;
-                          }
-                          // Redirect every output, or none: all must be possible first.
-                          int renames_needed = 0;
-                          for (size_t k = 0; k < n.outputs.size(); ++k) {
-                            if (n.outputs[k].empty()) continue;
-                            if (index.IsGraphOutput(n.outputs[k])) {
-                              if (index.IsGraphOutput(first.outputs[k]) || index.IsGraphInput(first.outputs[k]))
-                                return false;
-                              ++renames_needed;
-                            }
-                          }
-                          if (renames_needed > 0 && n.outputs.size() > 1) return false;  // keep the simple case only
-                          const std::vector<std::string> outs = n.outputs, firsts = first.outputs;
-                          for (size_t k = 0; k < outs.size(); ++k) {
-                            if (!outs[k].empty() && !RedirectValue(graph, index, outs[k], firsts[k])) return false;
-                          }
-                          EraseNodes(graph, {i});
-                          return true;
-                        }));
+  std::unordered_map<std::string, std::string> renames;
+  std::vector<bool> erased(graph.nodes.size(), false);
+  int nodes = 0;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    ir::Node& n = graph.nodes[i];
+    for (auto& in : n.inputs) in = Resolve(renames, in);
+    auto key = NodeKey(n);
+    if (!key) continue;
+    auto [it, inserted] = first_by_key.emplace(*key, static_cast<int>(i));
+    if (inserted) continue;
+    ir::Node& first = graph.nodes[static_cast<size_t>(it->second)];
+    bool mergeable = true;
+    int renames_needed = 0;  // outputs of n that are graph outputs: first's take their names
+    for (size_t k = 0; k < n.outputs.size() && mergeable; ++k) {
+      if (n.outputs[k].empty()) continue;
+      if (first.outputs[k].empty()) mergeable = false;
+      if (index.IsGraphOutput(n.outputs[k])) {
+        if (index.IsGraphOutput(first.outputs[k]) || index.IsGraphInput(first.outputs[k])) mergeable = false;
+        ++renames_needed;
+      }
+    }
+    if (!mergeable || (renames_needed > 0 && n.outputs.size() > 1)) continue;  // keep the simple case only
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      if (n.outputs[k].empty()) continue;
+      if (index.IsGraphOutput(n.outputs[k])) {
+        renames[first.outputs[k]] = n.outputs[k];  // the graph output keeps its name, now computed by `first`
+        first.outputs[k] = n.outputs[k];
+      } else {
+        renames[n.outputs[k]] = first.outputs[k];
+      }
+    }
+    erased[i] = true;
+    ++nodes;
+  }
+  if (nodes == 0) return merged;
+  for (auto& [from, to] : renames) to = Resolve(renames, to);
+  size_t i = 0;
+  std::erase_if(graph.nodes, [&](const ir::Node&) { return erased[i++]; });
+  ir::ReplaceUses(graph, renames);
   return merged + nodes;
 }
 

@@ -192,6 +192,39 @@ g (float[4] x) => (float[4] y, float[4] z) {
   EXPECT_EQ(Count(o, "Relu"), 2) << "two graph outputs need two names";
 }
 
+// Merges chain (b's duplicate c reads the merged a2), an If branch reading a merged value from the outer scope
+// follows the rename, and a no-op Cast chain goes (Cast(Cast(x)) to x's own type).
+TEST(OptimizerCommonSubexpression, ChainsSubgraphReadsAndCastChains) {
+  ir::Model m = Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[4] x, bool c) => (float[4] y, float[4] z) {
+  a1 = Neg(x)
+  a2 = Neg(x)
+  b1 = Exp(a1)
+  b2 = Exp(a2)
+  k1 = Cast<to = 1>(b2)
+  k2 = Cast<to = 1>(k1)
+  y = Add(b1, k2)
+  z = If(c) <then_branch = t () => (float[4] o) { o = Sigmoid(b2) },
+             else_branch = e () => (float[4] o) { o = Tanh(a2) }>
+}
+)");
+  ir::Model o = Optimized(m, OptLevel::kBasic);
+  EXPECT_EQ(Count(o, "Neg"), 1);
+  EXPECT_EQ(Count(o, "Exp"), 1);
+  EXPECT_EQ(Count(o, "Cast"), 0);
+  for (bool branch : {true, false}) {
+    auto feeds = RandomFeeds(m, 5);
+    feeds[1].second = Value(Tensor::Scalar<bool>(branch));
+    auto want = RunModel(m, feeds);
+    auto got = RunModel(o, feeds);
+    ASSERT_EQ(got.size(), 2u);
+    for (size_t k = 0; k < 2; ++k) {
+      for (int64_t j = 0; j < 4; ++j) EXPECT_EQ(want[k].tensor().DoubleAt(j), got[k].tensor().DoubleAt(j));
+    }
+  }
+}
+
 TEST(OptimizerIdentity, RemovesIdentitiesKeepingGraphOutputNames) {
   ir::Model o = OptimizeAndCompare(OptLevel::kBasic, R"(
 <ir_version: 8, opset_import: ["" : 13]>
