@@ -72,7 +72,7 @@ class ConvKernel : public OpKernel {
       ComputeView<T> xv(*x);
       ComputeView<T> wv(*w);
       ComputeOutput<T> yv(y);
-      RunConv<CT>(g, xv.data(), wv.data(), yv.data());
+      RunConv<CT>(g, xv.data(), wv.data(), yv.data(), ctx.num_threads());
       if (b != nullptr) {
         ComputeView<T> bv(*b);
         const int64_t out_size = OutputSize(g.axes);

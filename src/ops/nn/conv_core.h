@@ -11,6 +11,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "kernels/int8_conv.h"
+#include "kernels/parallel_tasks.h"
 #include "ops/nn/gemm_kernel.h"
 #include "ops/nn/window.h"
 #include "runtime/kernel.h"
@@ -31,7 +32,7 @@ Result<ConvGeometry> ResolveConv(const WindowAttrs& attrs, int64_t group, const 
 
 // y = conv(x, w) without bias, for T in {float, double, int32_t}.
 template <typename T>
-void RunConv(const ConvGeometry& g, const T* x, const T* w, T* y) {
+void RunConv(const ConvGeometry& g, const T* x, const T* w, T* y, int threads = 1) {
   const int64_t in_size = InputSize(g.axes);
   const int64_t out_size = OutputSize(g.axes);
   const int64_t kernel_size = KernelSize(g.axes);
@@ -41,28 +42,36 @@ void RunConv(const ConvGeometry& g, const T* x, const T* w, T* y) {
   const bool pointwise = IsPointwise(g.axes);
   // The patch matrix a slab of output positions at a time, each slab about 2 MiB (kept in cache for its GEMM):
   // whole, a 3-D convolution's matrix took hundreds of MB, written, faulted in and read back on every run
-  // (R(2+1)D/R3D-18's 3x3x3 layers on 16x56x56: 347 MB, 30 GFLOP/s against 75 for ONNX Runtime's). A slab keeps
-  // at least 64 positions, so narrow products still reach the GEMM's speed.
+  // (R3D-18's 3x3x3 layers on 16x56x56: 347 MB, 30 GFLOP/s against 75 for ONNX Runtime's). A slab keeps at least 64
+  // positions, so narrow products still reach the GEMM's speed.
   const int64_t slab =
       pointwise ? out_size
                 : std::min(out_size, std::max<int64_t>(64, (int64_t{1} << 19) / std::max<int64_t>(1, patch_rows)));
-  thread_local std::vector<T> cols;
-  if (!pointwise) cols.resize(static_cast<size_t>(patch_rows * slab));
+  const int64_t slabs = (out_size + slab - 1) / slab;
+  auto run_slab = [&](int64_t n, int64_t gi, int64_t o0) {
+    const T* xg = x + (n * g.in_channels + gi * cg) * in_size;
+    T* yg = y + (n * g.out_channels + gi * mg) * out_size;
+    const T* wg = w + gi * mg * patch_rows;
+    if (pointwise) {
+      Gemm<T>(false, false, mg, out_size, patch_rows, T(1), wg, patch_rows, xg, out_size, T(0), yg, out_size);
+      return;
+    }
+    thread_local std::vector<T> cols;
+    cols.resize(static_cast<size_t>(patch_rows * slab));
+    const int64_t len = std::min(slab, out_size - o0);
+    Im2ColColumns(g.axes, xg, cg, o0, o0 + len, cols.data());
+    Gemm<T>(false, false, mg, len, patch_rows, T(1), wg, patch_rows, cols.data(), len, T(0), yg + o0, out_size);
+  };
+  const int64_t tasks = g.batch * g.group * slabs;
+  if (threads > 1 && !pointwise && tasks >= 2 * threads) {
+    // Slabs on the threads, each GEMM on its own thread (im2col is then parallel too).
+    kernels::RunTasks(tasks, threads,
+                      [&](int64_t t) { run_slab(t / (g.group * slabs), t / slabs % g.group, t % slabs * slab); });
+    return;
+  }
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t gi = 0; gi < g.group; ++gi) {
-      const T* xg = x + (n * g.in_channels + gi * cg) * in_size;
-      T* yg = y + (n * g.out_channels + gi * mg) * out_size;
-      if (pointwise) {
-        Gemm<T>(false, false, mg, out_size, patch_rows, T(1), w + gi * mg * patch_rows, patch_rows, xg, out_size, T(0),
-                yg, out_size);
-        continue;
-      }
-      for (int64_t o0 = 0; o0 < out_size; o0 += slab) {
-        const int64_t len = std::min(slab, out_size - o0);
-        Im2ColColumns(g.axes, xg, cg, o0, o0 + len, cols.data());
-        Gemm<T>(false, false, mg, len, patch_rows, T(1), w + gi * mg * patch_rows, patch_rows, cols.data(), len, T(0),
-                yg + o0, out_size);
-      }
+      for (int64_t s = 0; s < slabs; ++s) run_slab(n, gi, s * slab);
     }
   }
 }
