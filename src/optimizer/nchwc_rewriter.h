@@ -80,6 +80,9 @@ class LayoutRewriter {
   // When `result` (the fused node's output so far) is read alone by a zero-preserving activation, absorbs it into
   // `conv` as attributes `attr`, `attr`_alpha and `attr`_beta, and moves `result` to the activation's output.
   void AbsorbActivation(ir::Node& conv, std::string& result, const std::string& attr);
+  // Mul(x, Sigmoid(x)) reading `result`, absorbed as the activation "Swish"; false (nothing changed) where it does
+  // not match.
+  bool AbsorbSwish(ir::Node& conv, std::string& result, const std::string& attr);
   // Whether Conv n (weights w) is pointwise: 1x1, stride 1, no padding, one group.
   static bool IsPointwise(const ir::Node& n, const Tensor& w);
   // The stride of Conv n when it is a 3x3 depthwise convolution over `channels` with pads 1 on every side and

@@ -624,6 +624,33 @@ g (float[1,8,9,9] x, float[20,8,3,3] w0, float[20,1,1] slope, float[20,20,1,1] w
   EXPECT_EQ(reorders, kernels::NchwcBlockSize() == 8 ? 2 : 1);
 }
 
+TEST(Nchwc, SiluFusesIntoTheConvolution) {
+  if (!kernels::BlockedConvolutionIsFast())
+    GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // EfficientNet's SiLU as torch exports it, Mul(x, Sigmoid(x)), in both operand orders, after a convolution and
+  // after the depthwise one fused into it; a Sigmoid also read elsewhere keeps the Mul apart.
+  std::map<std::string, int> ops;
+  EXPECT_GE(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,8,9,9] x, float[20,8,1,1] w0, float[20,1,3,3] wd, float[20,20,1,1] w1) => (float[1,20,9,9] y, float[1,20,9,9] z) {
+  c0 = Conv(x, w0)
+  s0 = Sigmoid(c0)
+  m0 = Mul(c0, s0)
+  d = Conv<group = 20, pads = [1,1,1,1]>(m0, wd)
+  s1 = Sigmoid(d)
+  m1 = Mul(s1, d)
+  c1 = Conv(m1, w1)
+  z = Sigmoid(c1)
+  y = Mul(c1, z)
+}
+)",
+                                  1, nullptr, &ops),
+            2);                  // the depthwise convolution fused into the first or not, by the CPU's rules
+  EXPECT_EQ(ops["Sigmoid"], 1);  // z's: it is a graph output, so y's Mul stays
+  EXPECT_EQ(ops["Mul"], 1);
+  EXPECT_EQ(ops["FusedElementwise"], 0);  // unfused, each SiLU would be a Sigmoid-and-Mul chain
+}
+
 TEST(Nchwc, HardSwishAndSqueezeExcitationStayBlocked) {
   if (!kernels::BlockedConvolutionIsFast())
     GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";

@@ -77,6 +77,9 @@ Result<Activation> ParseActivation(const KernelInfo& info, const std::string& at
     a.alg = dnnl::algorithm::eltwise_tanh;
   } else if (name == "HardSwish") {
     a.alg = dnnl::algorithm::eltwise_hardswish;  // x * relu6(x + 3) / 6, ONNX's fixed alpha 1/6 and beta 0.5
+  } else if (name == "Swish") {
+    a.alg = dnnl::algorithm::eltwise_swish;  // x * sigmoid(alpha x): SiLU with alpha 1
+    a.alpha = 1.0f;
   } else {
     return info.Error("unknown fused activation '" + name + "'");
   }
