@@ -14,28 +14,18 @@ namespace onyx::optimizer {
 Result<int> RunDecomposeBatchNorm(ir::Graph& graph, const PassContext& ctx) {
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
     const ir::Node& bn = graph.nodes[static_cast<size_t>(i)];
-    if (!IsOnnxOp(bn, "BatchNormalization") || bn.inputs.size() != 5 || bn.outputs.empty()) return false;
-    for (size_t k = 1; k < bn.outputs.size(); ++k) {
-      if (!bn.outputs[k].empty()) return false;  // running statistics requested: training mode
-    }
-    auto since = NodeSinceVersion(ctx.model, bn);
-    if (!since || *since < 7 || AttrInt(bn, "training_mode", 0) != 0 || AttrInt(bn, "spatial", 1) != 1) return false;
+    auto stats = InferenceBatchNormParams(index, ctx.model, bn);
+    if (!stats) return false;
     // A Conv producer is FuseConvBatchNorm's (it runs first in each round; this pass leaves those alone in case the
     // Conv has other readers there, which it declines).
     if (index.ProducerOp(bn.inputs[0], "Conv") != nullptr && index.HasSingleReader(bn.inputs[0])) return false;
     auto rank = index.Rank(bn.inputs[0]);
     if (!rank || *rank < 2) return false;
-    const Tensor* params[4];
-    int64_t channels = -1;
-    for (int k = 0; k < 4; ++k) {
-      params[k] = index.Constant(bn.inputs[static_cast<size_t>(k) + 1]);
-      if (params[k] == nullptr || params[k]->rank() != 1 || !IsFloatingPoint(params[k]->type())) return false;
-      if (channels >= 0 && params[k]->size() != channels) return false;
-      channels = params[k]->size();
-    }
+    const auto& params = *stats;
+    const int64_t channels = params[0]->size();
     // X's type; before version 15 the statistics have it too (from 15 they may differ, and X's must be known).
     auto type = index.ElemType(bn.inputs[0]);
-    if (!type && *since < 15) type = params[0]->type();
+    if (!type && NodeSinceVersion(ctx.model, bn) < 15) type = params[0]->type();
     if (!type || !IsFusableFloat(*type)) return false;
     const double eps = AttrFloat(bn, "epsilon", 1e-5f);
     std::vector<double> s(static_cast<size_t>(channels)), b(static_cast<size_t>(channels));

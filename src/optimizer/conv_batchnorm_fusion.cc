@@ -10,12 +10,8 @@ namespace onyx::optimizer {
 Result<int> RunFuseConvBatchNorm(ir::Graph& graph, const PassContext& ctx) {
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
     const ir::Node& bn = graph.nodes[static_cast<size_t>(i)];
-    if (!IsOnnxOp(bn, "BatchNormalization") || bn.inputs.size() != 5 || bn.outputs.empty()) return false;
-    for (size_t k = 1; k < bn.outputs.size(); ++k) {
-      if (!bn.outputs[k].empty()) return false;  // running statistics requested: training mode
-    }
-    auto since = NodeSinceVersion(ctx.model, bn);
-    if (!since || *since < 7 || AttrInt(bn, "training_mode", 0) != 0 || AttrInt(bn, "spatial", 1) != 1) return false;
+    auto stats = InferenceBatchNormParams(index, ctx.model, bn);
+    if (!stats) return false;
     const int p = index.Producer(bn.inputs[0]);
     if (p < 0 || !index.HasSingleReader(bn.inputs[0])) return false;
     const ir::Node& conv = graph.nodes[static_cast<size_t>(p)];
@@ -26,11 +22,8 @@ Result<int> RunFuseConvBatchNorm(ir::Graph& graph, const PassContext& ctx) {
     const Tensor* b = conv.inputs.size() > 2 && !conv.inputs[2].empty() ? index.Constant(conv.inputs[2]) : nullptr;
     if (conv.inputs.size() > 2 && !conv.inputs[2].empty() && (b == nullptr || b->size() != m || b->type() != w->type()))
       return false;
-    const Tensor* params[4];
-    for (int k = 0; k < 4; ++k) {
-      params[k] = index.Constant(bn.inputs[static_cast<size_t>(k) + 1]);
-      if (params[k] == nullptr || params[k]->size() != m || !IsFloatingPoint(params[k]->type())) return false;
-    }
+    const auto& params = *stats;
+    if (params[0]->size() != m) return false;
     const double eps = AttrFloat(bn, "epsilon", 1e-5f);
     std::vector<double> s(static_cast<size_t>(m)), bias(static_cast<size_t>(m));
     for (int64_t c = 0; c < m; ++c) {

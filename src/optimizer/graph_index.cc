@@ -12,8 +12,11 @@
 namespace onyx::optimizer {
 namespace {
 
-// Operators whose output 0 has the element type of input 0.
-bool KeepsInputType(const ir::Node& n) {
+bool IsOnnxDomain(const ir::Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
+
+// Operators whose output 0 has both the element type and the rank of input 0: elementwise activations,
+// normalizations, pooling, resampling, padding, slicing.
+bool KeepsInputTypeAndRank(const std::string& op) {
   static const std::unordered_set<std::string> ops = {"Identity",
                                                       "Relu",
                                                       "LeakyRelu",
@@ -30,95 +33,45 @@ bool KeepsInputType(const ir::Node& n) {
                                                       "Round",
                                                       "Erf",
                                                       "Clip",
-                                                      "Add",
-                                                      "Sub",
-                                                      "Mul",
-                                                      "Div",
-                                                      "Pow",
-                                                      "Max",
-                                                      "Min",
-                                                      "Reshape",
-                                                      "Transpose",
-                                                      "Squeeze",
-                                                      "Unsqueeze",
-                                                      "Flatten",
-                                                      "Concat",
-                                                      "Slice",
-                                                      "Gather",
-                                                      "Expand",
-                                                      "Tile",
-                                                      "MatMul",
-                                                      "Gemm",
-                                                      "Conv",
+                                                      "Softmax",
+                                                      "Dropout",
+                                                      "Gelu",
+                                                      "LayerNormalization",
+                                                      "BatchNormalization",
+                                                      "InstanceNormalization",
                                                       "MaxPool",
                                                       "AveragePool",
-                                                      "GlobalAveragePool",
-                                                      "Softmax",
-                                                      "ReduceMean",
-                                                      "ReduceSum",
-                                                      "ReduceMax",
-                                                      "ReduceMin",
-                                                      "Dropout",
-                                                      "BatchNormalization",
-                                                      "LayerNormalization",
-                                                      "Gelu",
-                                                      "Pad",
-                                                      "Resize",
-                                                      "Upsample",
-                                                      "GlobalMaxPool",
                                                       "LpPool",
-                                                      "InstanceNormalization",
+                                                      "GlobalAveragePool",
+                                                      "GlobalMaxPool",
                                                       "HardSwish",
                                                       "HardSigmoid",
                                                       "Elu",
                                                       "Selu",
                                                       "Softplus",
                                                       "PRelu",
+                                                      "Resize",
+                                                      "Upsample",
+                                                      "Pad",
                                                       "DepthToSpace",
                                                       "SpaceToDepth",
-                                                      "Where"};
-  return (n.domain.empty() || n.domain == "ai.onnx") && ops.count(n.op_type) > 0;
+                                                      "Slice",
+                                                      "Tile"};
+  return ops.count(op) > 0;
+}
+
+// Operators whose output 0 has the element type of input 0 (Where: of input 1).
+bool KeepsInputType(const ir::Node& n) {
+  static const std::unordered_set<std::string> ops = {
+      "Add",       "Sub",     "Mul",        "Div",       "Pow",       "Max",       "Min",    "Reshape",
+      "Transpose", "Squeeze", "Unsqueeze",  "Flatten",   "Concat",    "Gather",    "Expand", "MatMul",
+      "Gemm",      "Conv",    "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "Where"};
+  return IsOnnxDomain(n) && (KeepsInputTypeAndRank(n.op_type) || ops.count(n.op_type) > 0);
 }
 
 // Operators whose output 0 has the rank of input 0.
 bool KeepsInputRank(const ir::Node& n) {
-  static const std::unordered_set<std::string> ops = {"Identity",
-                                                      "Relu",
-                                                      "LeakyRelu",
-                                                      "Sigmoid",
-                                                      "Tanh",
-                                                      "Neg",
-                                                      "Abs",
-                                                      "Exp",
-                                                      "Log",
-                                                      "Sqrt",
-                                                      "Reciprocal",
-                                                      "Erf",
-                                                      "Clip",
-                                                      "Cast",
-                                                      "Softmax",
-                                                      "Dropout",
-                                                      "Gelu",
-                                                      "LayerNormalization",
-                                                      "MaxPool",
-                                                      "AveragePool",
-                                                      "LpPool",
-                                                      "GlobalAveragePool",
-                                                      "GlobalMaxPool",
-                                                      "BatchNormalization",
-                                                      "InstanceNormalization",
-                                                      "HardSwish",
-                                                      "HardSigmoid",
-                                                      "Elu",
-                                                      "Selu",
-                                                      "Softplus",
-                                                      "PRelu",
-                                                      "Resize",
-                                                      "Upsample",
-                                                      "Pad",
-                                                      "DepthToSpace",
-                                                      "SpaceToDepth"};
-  return (n.domain.empty() || n.domain == "ai.onnx") && ops.count(n.op_type) > 0;
+  return IsOnnxDomain(n) && (KeepsInputTypeAndRank(n.op_type) || n.op_type == "Cast");
 }
 
 }  // namespace
@@ -435,6 +388,27 @@ Result<int> RewriteEachNode(ir::Graph& graph, const PassContext& ctx,
     ++i;
   }
   return rewrites;
+}
+
+std::optional<std::array<const Tensor*, 4>> InferenceBatchNormParams(const GraphIndex& index, const ir::Model& model,
+                                                                     const ir::Node& bn) {
+  if (!IsOnnxOp(bn, "BatchNormalization") || bn.inputs.size() != 5 || bn.outputs.empty()) return std::nullopt;
+  for (size_t k = 1; k < bn.outputs.size(); ++k) {
+    if (!bn.outputs[k].empty()) return std::nullopt;  // running statistics requested: training mode
+  }
+  auto since = NodeSinceVersion(model, bn);
+  if (!since || *since < 7 || AttrInt(bn, "training_mode", 0) != 0 || AttrInt(bn, "spatial", 1) != 1) {
+    return std::nullopt;
+  }
+  std::array<const Tensor*, 4> params{};
+  for (size_t k = 0; k < 4; ++k) {
+    params[k] = index.Constant(bn.inputs[k + 1]);
+    if (params[k] == nullptr || params[k]->rank() != 1 || !IsFloatingPoint(params[k]->type()) ||
+        params[k]->size() != params[0]->size()) {
+      return std::nullopt;
+    }
+  }
+  return params;
 }
 
 Tensor FloatTensor(DataType type, const Shape& shape, const std::vector<double>& values) {

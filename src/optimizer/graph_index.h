@@ -3,6 +3,7 @@
 // (graphs are small next to their tensors, and a stale index is the classic source of wrong rewrites).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -118,6 +119,11 @@ struct ScaleOrBiasOf {
 };
 std::vector<ScaleOrBiasOf> MatchScaleOrBias(const ir::Graph& graph, const GraphIndex& index, int i,
                                             std::string_view producer_op);
+
+// The statistics of a BatchNormalization in inference (version 7 on, spatial, not in training mode, no statistics
+// outputs): scale, B, mean and var, constant 1-D float tensors of one length; nullopt otherwise.
+std::optional<std::array<const Tensor*, 4>> InferenceBatchNormParams(const GraphIndex& index, const ir::Model& model,
+                                                                     const ir::Node& bn);
 
 // Convolution weights [M, ...] with output channel k multiplied by scale[k], in double.
 std::vector<double> ScaledPerOutputChannel(const Tensor& weights, const std::vector<double>& scale);
