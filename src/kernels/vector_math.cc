@@ -141,6 +141,12 @@ HWY_INLINE V ErfV(D d, V x) {
 // term by them gives subnormals.
 constexpr float kGeluLinearBelow = 0x1p-40f;
 
+// y where |x| >= kGeluLinearBelow, else 0.5 x.
+template <class D, class V>
+HWY_INLINE V GeluLinearBelowTiny(D d, V x, V y) {
+  return hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, kGeluLinearBelow)), hn::Mul(hn::Set(d, 0.5f), x), y);
+}
+
 template <class D, class V>
 HWY_INLINE V GeluV(D d, V x_in) {
   const V x = ZeroTiny(d, x_in, kGeluLinearBelow);
@@ -154,9 +160,7 @@ HWY_INLINE V GeluV(D d, V x_in) {
   const V one_plus_erf_small = hn::Add(one, ErfSmallV(d, z));
   const V one_plus_erf = hn::IfThenElse(hn::Lt(a, hn::Set(d, kErfSplit)), one_plus_erf_small, one_plus_erf_large);
   const V y = hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), one_plus_erf);
-  const V linear = hn::Mul(hn::Set(d, 0.5f), x_in);
-  return hn::IfThenElse(hn::IsNaN(x_in), x_in,
-                        hn::IfThenElse(hn::Lt(hn::Abs(x_in), hn::Set(d, kGeluLinearBelow)), linear, y));
+  return hn::IfThenElse(hn::IsNaN(x_in), x_in, GeluLinearBelowTiny(d, x_in, y));
 }
 
 // 0.5 x (1 + tanh(w)) = x * sigmoid(2w), w = sqrt(2/pi) (x + 0.044715 x^3) = x (k1 + k3 x^2).
@@ -166,8 +170,7 @@ HWY_INLINE V GeluTanhV(D d, V x_in) {
   const V two_k1 = hn::Set(d, 1.59576912f);         // 2 sqrt(2/pi)
   const V two_k3 = hn::Set(d, 0.0713548162f);       // 2 sqrt(2/pi) 0.044715
   const V w2 = hn::Mul(x, hn::MulAdd(hn::Mul(x, x), two_k3, two_k1));
-  const V y = hn::Mul(x, SigmoidV(d, w2));
-  return hn::IfThenElse(hn::Lt(hn::Abs(x_in), hn::Set(d, kGeluLinearBelow)), hn::Mul(hn::Set(d, 0.5f), x_in), y);
+  return GeluLinearBelowTiny(d, x_in, hn::Mul(x, SigmoidV(d, w2)));
 }
 
 // ---- Array drivers.
@@ -204,8 +207,7 @@ HWY_INLINE V GeluFastV(D d, V x_in) {
   const V z = hn::Mul(x, hn::Set(d, 0.707106781f));
   if (!hn::AllTrue(d, hn::Lt(hn::Abs(z), hn::Set(d, kErfSplit)))) return GeluV(d, x_in);
   const V one_plus_erf = hn::Add(hn::Set(d, 1.0f), ErfSmallV(d, z));
-  const V y = hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), one_plus_erf);
-  return hn::IfThenElse(hn::Lt(hn::Abs(x_in), hn::Set(d, kGeluLinearBelow)), hn::Mul(hn::Set(d, 0.5f), x_in), y);
+  return GeluLinearBelowTiny(d, x_in, hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), one_plus_erf));
 }
 
 void GeluArray(const float* in, float* out, int64_t n) {

@@ -5,7 +5,6 @@
 // RedirectValue, one at a time (rare).
 #include <unordered_map>
 
-#include "ir/graph_edit.h"
 #include "optimizer/graph_index.h"
 
 namespace onyx::optimizer {
@@ -34,14 +33,7 @@ Result<int> RunEliminateCast(ir::Graph& graph, const PassContext& ctx) {
       erased[i] = true;
       ++removed;
     }
-    if (removed > 0) {
-      for (auto& [from, to] : renames) {
-        for (auto it = renames.find(to); it != renames.end(); it = renames.find(to)) to = it->second;  // Cast(Cast(x))
-      }
-      size_t i = 0;
-      std::erase_if(graph.nodes, [&](const ir::Node&) { return erased[i++]; });
-      ir::ReplaceUses(graph, renames);
-    }
+    if (removed > 0) EraseNodesAndRename(graph, erased, std::move(renames));  // Cast(Cast(x)) chains resolved
   }
   // Casts that write a graph output.
   ONYX_ASSIGN_OR_RETURN(int outputs, RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {

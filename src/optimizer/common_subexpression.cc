@@ -93,13 +93,6 @@ int MergeInitializers(ir::Graph& graph, const PassContext& ctx) {
   return static_cast<int>(renames.size());
 }
 
-// Follows `renames` from `name` to a name that is not renamed (the map has no cycles: every rename points to a value
-// computed earlier, or to a graph output name that is never a key).
-std::string Resolve(const std::unordered_map<std::string, std::string>& renames, std::string name) {
-  for (auto it = renames.find(name); it != renames.end(); it = renames.find(name)) name = it->second;
-  return name;
-}
-
 }  // namespace
 
 // One walk over the nodes in order (no index rebuilt per merge: a graph of thousands of shape computations, as
@@ -115,7 +108,7 @@ Result<int> RunCommonSubexpression(ir::Graph& graph, const PassContext& ctx) {
   int nodes = 0;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     ir::Node& n = graph.nodes[i];
-    for (auto& in : n.inputs) in = Resolve(renames, in);
+    for (auto& in : n.inputs) in = ResolveRename(renames, in);
     auto key = NodeKey(n);
     if (!key) continue;
     auto [it, inserted] = first_by_key.emplace(*key, static_cast<int>(i));
@@ -144,11 +137,7 @@ Result<int> RunCommonSubexpression(ir::Graph& graph, const PassContext& ctx) {
     erased[i] = true;
     ++nodes;
   }
-  if (nodes == 0) return merged;
-  for (auto& [from, to] : renames) to = Resolve(renames, to);
-  size_t i = 0;
-  std::erase_if(graph.nodes, [&](const ir::Node&) { return erased[i++]; });
-  ir::ReplaceUses(graph, renames);
+  if (nodes > 0) EraseNodesAndRename(graph, erased, std::move(renames));
   return merged + nodes;
 }
 

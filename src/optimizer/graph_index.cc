@@ -370,6 +370,19 @@ void EraseNodes(ir::Graph& graph, std::vector<int> indices) {
   }
 }
 
+std::string ResolveRename(const std::unordered_map<std::string, std::string>& renames, std::string name) {
+  for (auto it = renames.find(name); it != renames.end(); it = renames.find(name)) name = it->second;
+  return name;
+}
+
+void EraseNodesAndRename(ir::Graph& graph, const std::vector<bool>& erased,
+                         std::unordered_map<std::string, std::string> renames) {
+  for (auto& [from, to] : renames) to = ResolveRename(renames, to);
+  size_t i = 0;
+  std::erase_if(graph.nodes, [&](const ir::Node&) { return erased[i++]; });
+  ir::ReplaceUses(graph, renames);
+}
+
 Result<int> RewriteEachNode(ir::Graph& graph, const PassContext& ctx,
                             const std::function<Result<bool>(const GraphIndex&, int)>& try_rewrite) {
   int rewrites = 0;

@@ -100,6 +100,15 @@ bool RedirectValue(ir::Graph& graph, const GraphIndex& index, const std::string&
 // Removes the nodes at these indices.
 void EraseNodes(ir::Graph& graph, std::vector<int> indices);
 
+// Follows `renames` from `name` to a name that is not renamed (the map must have no cycles).
+std::string ResolveRename(const std::unordered_map<std::string, std::string>& renames, std::string name);
+
+// Removes the nodes flagged in `erased` (one flag per node) and makes every read of a key of `renames` read its
+// value, following chains (a -> b -> c reads c): what a pass that found many nodes to bypass in one walk applies at
+// once (ir::ReplaceUses).
+void EraseNodesAndRename(ir::Graph& graph, const std::vector<bool>& erased,
+                         std::unordered_map<std::string, std::string> renames);
+
 // Scans the nodes in order calling `try_rewrite(index, i)`; after each rewrite (it returns true) the index is
 // rebuilt and the scan goes on from the same position. Returns the number of rewrites.
 Result<int> RewriteEachNode(ir::Graph& graph, const PassContext& ctx,

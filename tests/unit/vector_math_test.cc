@@ -249,6 +249,12 @@ TEST(VectorMath, NoSubnormalsOnLargeInputs) {
   for (size_t i = 0; i < row.size(); ++i) row[i] = -100.0f + 200.0f * static_cast<float>(i) / row.size();
   std::vector<float> near_equal(256);  // e^(x - max) of tiny arguments (x - max down to 1 ulp of 1e-3)
   for (size_t i = 0; i < near_equal.size(); ++i) near_equal[i] = 1e-3f + 1.2e-10f * static_cast<float>(i);
+  // The MXCSR's subnormal flags that `run` raises.
+  auto flags_raised = [&](const auto& run) {
+    _mm_setcsr(_mm_getcsr() & ~(kDenormalFlag | kUnderflowFlag));
+    run();
+    return _mm_getcsr() & (kDenormalFlag | kUnderflowFlag);
+  };
   ForEachTarget([&](const std::string& target) {
     for (auto [name, fn, xs] : {std::tuple<const char*, ArrayFn, const std::vector<float>*>{"Exp", Exp, &exp_in},
                                 {"Sigmoid", Sigmoid, &big},
@@ -256,16 +262,14 @@ TEST(VectorMath, NoSubnormalsOnLargeInputs) {
                                 {"Gelu", Gelu, &big},
                                 {"GeluTanh", GeluTanh, &big}}) {
       std::vector<float> out(xs->size());
-      _mm_setcsr(_mm_getcsr() & ~(kDenormalFlag | kUnderflowFlag));
-      fn(xs->data(), out.data(), static_cast<int64_t>(xs->size()));
-      EXPECT_EQ(_mm_getcsr() & (kDenormalFlag | kUnderflowFlag), 0u) << name << " on " << target;
+      EXPECT_EQ(flags_raised([&] { fn(xs->data(), out.data(), static_cast<int64_t>(xs->size())); }), 0u)
+          << name << " on " << target;
       for (float y : out) EXPECT_TRUE(y == 0.0f || std::fabs(y) >= kFltMin) << name << " on " << target << ": " << y;
     }
     for (const std::vector<float>* r : {&row, &near_equal}) {
       std::vector<float> out(r->size());
-      _mm_setcsr(_mm_getcsr() & ~(kDenormalFlag | kUnderflowFlag));
-      SoftmaxRow(r->data(), out.data(), static_cast<int64_t>(r->size()));
-      EXPECT_EQ(_mm_getcsr() & (kDenormalFlag | kUnderflowFlag), 0u) << "SoftmaxRow on " << target;
+      EXPECT_EQ(flags_raised([&] { SoftmaxRow(r->data(), out.data(), static_cast<int64_t>(r->size())); }), 0u)
+          << "SoftmaxRow on " << target;
     }
   });
 }

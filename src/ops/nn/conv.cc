@@ -115,11 +115,7 @@ struct GroupGemmDims {
 template <typename X>
 const X* GroupPatches(const ConvGeometry& g, const GroupGemmDims& d, const X* xg, X xz, std::vector<X>& cols) {
   if (d.pointwise) return xg;
-  X* dst = cols.data();
-  for (int64_t ch = 0; ch < d.cg; ++ch) {
-    const X* xc = xg + ch * d.in_size;
-    ForEachPatchTap(g.axes, [&](int64_t off) { *dst++ = off < 0 ? xz : xc[off]; });
-  }
+  Im2ColColumns(g.axes, xg, d.cg, 0, d.out_size, cols.data(), xz);
   return cols.data();
 }
 

@@ -105,21 +105,14 @@ void ForEachPatchTap(const std::vector<WindowAxis>& axes, F&& f) {
 // Whether the patch matrix of a channel is the channel itself (1x1 kernel, unit strides, no padding).
 bool IsPointwise(const std::vector<WindowAxis>& axes);
 
-// Gathers `channels` consecutive channels of x into the patch matrix [channels * kernel, out] (zeros for padding).
-template <typename T>
-void Im2Col(const std::vector<WindowAxis>& axes, const T* x, int64_t channels, T* cols) {
-  const int64_t in_size = InputSize(axes);
-  for (int64_t c = 0; c < channels; ++c) {
-    const T* xc = x + c * in_size;
-    ForEachPatchTap(axes, [&](int64_t off) { *cols++ = off < 0 ? T(0) : xc[off]; });
-  }
-}
-
-// Columns [o_begin, o_end) of Im2Col's patch matrix: cols is [channels * kernel, o_end - o_begin] row-major. Lets a
-// large convolution run im2col and its GEMM one cache-sized slab of output positions at a time.
+// Columns [o_begin, o_end) of the patch matrix of `channels` consecutive channels of x: cols is
+// [channels * kernel, o_end - o_begin] row-major, `pad` where a tap falls in padding. Rows are copied as runs (pad,
+// one contiguous copy, pad) where the last axis has unit stride. ForEachPatchTap's walk written out: on it (a call
+// per tap), or on a walker shared with it calling once per run, R3D-18's im2col measured 3-5% slower. Lets a large
+// convolution run im2col and its GEMM one cache-sized slab of output positions at a time.
 template <typename T>
 void Im2ColColumns(const std::vector<WindowAxis>& axes, const T* x, int64_t channels, int64_t o_begin, int64_t o_end,
-                   T* cols) {
+                   T* cols, T pad = T(0)) {
   const size_t nd = axes.size();
   if (nd == 0 || o_begin >= o_end) return;
   const int64_t in_size = InputSize(axes);
@@ -149,18 +142,18 @@ void Im2ColColumns(const std::vector<WindowAxis>& axes, const T* x, int64_t chan
         }
         const int64_t stop = std::min(last.out, col + (o_end - o));
         if (!valid) {
-          cols = std::fill_n(cols, stop - col, T(0));
+          cols = std::fill_n(cols, stop - col, pad);
         } else if (last.stride == 1) {
           // Inside the input for j + shift in [0, in): zeros, one contiguous copy, zeros.
           const int64_t lo = std::clamp<int64_t>(-shift, col, stop),
                         hi = std::clamp<int64_t>(last.in - shift, lo, stop);
-          cols = std::fill_n(cols, lo - col, T(0));
+          cols = std::fill_n(cols, lo - col, pad);
           cols = std::copy(xc + base + lo + shift, xc + base + hi + shift, cols);
-          cols = std::fill_n(cols, stop - hi, T(0));
+          cols = std::fill_n(cols, stop - hi, pad);
         } else {
           for (int64_t j = col; j < stop; ++j) {
             const int64_t pos = j * last.stride + shift;
-            *cols++ = pos >= 0 && pos < last.in ? xc[base + pos] : T(0);
+            *cols++ = pos >= 0 && pos < last.in ? xc[base + pos] : pad;
           }
         }
         o += stop - col;
@@ -176,6 +169,12 @@ void Im2ColColumns(const std::vector<WindowAxis>& axes, const T* x, int64_t chan
       }
     }
   }
+}
+
+// The whole patch matrix [channels * kernel, out] of `channels` consecutive channels of x (zeros for padding).
+template <typename T>
+void Im2Col(const std::vector<WindowAxis>& axes, const T* x, int64_t channels, T* cols) {
+  Im2ColColumns(axes, x, channels, 0, OutputSize(axes), cols);
 }
 
 // The adjoint of Im2Col: adds each patch-matrix entry into the input position it came from.
