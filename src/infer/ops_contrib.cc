@@ -259,6 +259,66 @@ Status FusedElementwise(InferenceContext& ctx) {
   return Status::Ok();
 }
 
+// QLinearAdd / QLinearMul (A, ..., B at 3): the broadcast of A and B, A's type. QLinearWhere (condition, X, ..., Y at
+// 4): the broadcast of the three, X's type.
+Status QLinearBinary(InferenceContext& ctx) {
+  const bool where = ctx.node().op_type == "QLinearWhere";
+  ONYX_ASSIGN_OR_RETURN(auto shape, where ? BroadcastInputs(ctx, {0, 1, 4}) : BroadcastInputs(ctx, {0, 3}));
+  ctx.set_output_tensor(0, ctx.input_elem_type(where ? 1 : 0), shape);
+  return Status::Ok();
+}
+
+// QLinearConcat(Y_scale, Y_zero_point, X0, X0_scale, X0_zero_point, ...): X0's type; the inputs' shape with the
+// axis dims summed (unknown where one is).
+Status QLinearConcat(InferenceContext& ctx) {
+  std::optional<Dims> out;
+  for (size_t i = 2; i < ctx.num_inputs(); i += 3) {
+    const Dims* s = ctx.input_shape(i);
+    if (s == nullptr) {
+      out.reset();
+      break;
+    }
+    if (!out) {
+      out = *s;
+      continue;
+    }
+    if (s->size() != out->size()) return InvalidArgument("inputs of different ranks");
+    ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(ctx.GetInt("axis", 0), static_cast<int64_t>(s->size())));
+    (*out)[static_cast<size_t>(axis)] = DimAdd((*out)[static_cast<size_t>(axis)], (*s)[static_cast<size_t>(axis)]);
+  }
+  ctx.set_output_tensor(0, ctx.num_inputs() > 2 ? ctx.input_elem_type(2) : DataType::kUndefined, out);
+  return Status::Ok();
+}
+
+// QLinearGlobalAveragePool / QLinearAveragePool: X's type and rank; [N, C, 1, ...] or with channels_last
+// [N, 1, ..., C] for the global one; the windowed one's spatial dims are left unknown.
+Status QLinearPool(InferenceContext& ctx) {
+  const Dims* x = ctx.input_shape(0);
+  std::optional<Dims> out;
+  if (x != nullptr && x->size() >= 3) {
+    const bool last = ctx.GetInt("channels_last", 0) != 0;
+    const bool global = ctx.node().op_type == "QLinearGlobalAveragePool";
+    out = Dims(x->size(), global ? DimOf(1) : UnknownDim());
+    out->front() = x->front();
+    const size_t c = last ? x->size() - 1 : 1;
+    (*out)[c] = (*x)[c];
+  }
+  ctx.set_output_tensor(0, ctx.input_elem_type(0), out);
+  return Status::Ok();
+}
+
+// com.microsoft QuantizeLinear: x's shape, y_zero_point's type (uint8 without one); DequantizeLinear: float32.
+Status MsQuantize(InferenceContext& ctx) {
+  const DataType type = ctx.has_input(2) ? ctx.input_elem_type(2) : DataType::kUint8;
+  ctx.set_output_tensor(0, type, ShapeFromInput(ctx, 0));
+  return Status::Ok();
+}
+
+Status MsDequantize(InferenceContext& ctx) {
+  ctx.set_output_tensor(0, DataType::kFloat, ShapeFromInput(ctx, 0));
+  return Status::Ok();
+}
+
 }  // namespace
 
 void RegisterContribInference(OpInferenceRegistry& r) {
@@ -275,6 +335,13 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add(kMs, "MatMulNBits", MatMulNBits);
   r.Add(kMs, "FusedMatMul", FusedMatMul);
   r.Add(kMs, "QGemm", QGemm);
+  for (const char* op : {"QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax"}) r.Add(kMs, op, SameAsInput0);
+  for (const char* op : {"QLinearAdd", "QLinearMul", "QLinearWhere"}) r.Add(kMs, op, QLinearBinary);
+  r.Add(kMs, "QLinearConcat", QLinearConcat);
+  r.Add(kMs, "QLinearGlobalAveragePool", QLinearPool);
+  r.Add(kMs, "QLinearAveragePool", QLinearPool);
+  r.Add(kMs, "QuantizeLinear", MsQuantize);
+  r.Add(kMs, "DequantizeLinear", MsDequantize);
   r.Add("ai.onyx.internal", "FusedAttention", FusedAttention);
   r.Add("ai.onyx.internal", "MatMulBias", MatMulBias);
   r.Add("ai.onyx.internal", "FusedElementwise", FusedElementwise);

@@ -330,6 +330,25 @@ void OrtGelu(const float* in, float* out, int64_t n, MlasFlavor flavor) {
   }
 }
 
+void OrtLogistic(const float* in, float* out, int64_t n) {
+  // MlasLogisticConstants (mlas/lib/logistic.cpp).
+  constexpr float kAlpha[5] = {4.37031012579801e-11f, 1.15627324459942e-07f, 6.08574864600143e-05f,
+                               8.51377133304701e-03f, 2.48287947061529e-01f};
+  constexpr float kBeta[6] = {6.10247389755681e-13f, 5.76102136993427e-09f, 6.29106785017040e-06f,
+                              1.70198817374094e-03f, 1.16817656904453e-01f, 9.93151921023180e-01f};
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = MinPs(18.0f, MaxPs(-18.0f, in[i]));  // vmaxps/vminps: NaN passes through
+    const float x2 = x * x;
+    float p = std::fma(x2, kAlpha[0], kAlpha[1]);
+    for (int k = 2; k < 5; ++k) p = std::fma(x2, p, kAlpha[k]);
+    float q = std::fma(x2, kBeta[0], kBeta[1]);
+    for (int k = 2; k < 6; ++k) q = std::fma(x2, q, kBeta[k]);
+    p = x * p;
+    const float r = p / q + 0.5f;
+    out[i] = MaxPs(0.0f, r);
+  }
+}
+
 float OrtEigenSum(const float* v, int64_t n, int64_t aligned_start) {
   if (n <= 0) return 0.0f;
   const int64_t start = std::min(aligned_start, n);

@@ -48,6 +48,12 @@ void OrtErf(const float* in, float* out, int64_t n);
 // takes the other one; everywhere else the two agree bit for bit. in == out is allowed.
 void OrtGelu(const float* in, float* out, int64_t n, MlasFlavor flavor);
 
+// The logistic function as MLAS's MlasLogisticKernelFma3 computes it (ONNX Runtime's Sigmoid and the table of its
+// QLinearSigmoid on every AVX2 CPU, AVX-512 ones included): x clamped to [-18, 18], p(x^2) * x / q(x^2) + 0.5 with
+// Eigen's rational coefficients, the polynomials in fused multiply-adds, the result's lower bound 0 (maxps: NaN gives
+// NaN). in == out is allowed.
+void OrtLogistic(const float* in, float* out, int64_t n);
+
 // The float sum of v[0..n) in the order of Eigen's vectorized reduction over 4-float (SSE) packets, which is
 // how ONNX Runtime's ReduceSum and ReduceMean add a contiguous run of values: the elements before `aligned_start`
 // (those before the first 16-byte boundary of the row) are left out first; from there two packet accumulators take

@@ -14,6 +14,11 @@ namespace {
 
 bool IsOnnx(const ir::Node& n) { return n.domain.empty() || n.domain == "ai.onnx"; }
 bool IsInternal(const ir::Node& n, const char* op) { return n.domain == ir::kInternalDomain && n.op_type == op; }
+// onyx's QDQ-fused operator, or ONNX Runtime's com.microsoft one of the same name and arithmetic (a QOperator
+// model's): the pass-throughs below take both and emit onyx's.
+bool IsQOp(const ir::Node& n, const char* op) {
+  return n.op_type == op && (n.domain == ir::kInternalDomain || n.domain == "com.microsoft");
+}
 bool Has(const ir::Node& n, size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); }
 
 class Int8NhwcRewriter {
@@ -168,13 +173,15 @@ class Int8NhwcRewriter {
 
   bool TryPassThrough(const ir::Node& n) {
     // A pooling of a value that exists channels last only.
-    if ((IsInternal(n, "MaxPool") || IsInternal(n, "QLinearGlobalAveragePool")) && Has(n, 0) &&
+    if ((IsInternal(n, "MaxPool") || IsQOp(n, "QLinearGlobalAveragePool")) && Has(n, 0) &&
         OnlyChannelsLast(n.inputs[0]) && n.outputs.size() == 1) {
+      if (const auto* a = n.FindAttribute("channels_last"); a != nullptr && a->i != 0) return false;
       if (const auto* a = n.FindAttribute("kernel_shape");
           IsInternal(n, "MaxPool") && (a == nullptr || a->ints.size() != 2)) {
         return false;
       }
       ir::Node m = n;
+      m.domain = ir::kInternalDomain;
       m.inputs[0] = channels_last_.at(n.inputs[0]);
       SetChannelsLast(m);
       // The global pooling's [N, C, 1, 1] result is the same memory in both layouts: it is written channels first.
@@ -183,10 +190,11 @@ class Int8NhwcRewriter {
       return true;
     }
     // The sum of two values that both exist channels last (4-D both: the layout commutes with broadcasting).
-    if (IsInternal(n, "QLinearAdd") && Has(n, 0) && Has(n, 3) && n.outputs.size() == 1 &&
+    if (IsQOp(n, "QLinearAdd") && Has(n, 0) && Has(n, 3) && n.outputs.size() == 1 &&
         channels_last_.count(n.inputs[0]) && channels_last_.count(n.inputs[3]) &&
         (OnlyChannelsLast(n.inputs[0]) || OnlyChannelsLast(n.inputs[3]))) {
       ir::Node m = n;
+      m.domain = ir::kInternalDomain;
       m.inputs[0] = channels_last_.at(n.inputs[0]);
       m.inputs[3] = channels_last_.at(n.inputs[3]);
       m.outputs = {NewChannelsLast(n.outputs[0])};
@@ -195,8 +203,8 @@ class Int8NhwcRewriter {
     }
     // A concatenation along the channels (ai.onyx.internal.QLinearConcat, axis 1) of values that all exist channels
     // last (4-D: they come from the channels-last operators), one of them only so.
-    if (IsInternal(n, "QLinearConcat") && n.outputs.size() == 1 && n.inputs.size() >= 5 &&
-        (n.inputs.size() - 2) % 3 == 0 && n.FindAttribute("channels_last") == nullptr) {
+    if (IsQOp(n, "QLinearConcat") && n.outputs.size() == 1 && n.inputs.size() >= 5 && (n.inputs.size() - 2) % 3 == 0 &&
+        n.FindAttribute("channels_last") == nullptr) {
       const auto* axis = n.FindAttribute("axis");
       if (axis == nullptr || (axis->i != 1 && axis->i != -3)) return false;
       bool all = true, one_only = false;
@@ -206,6 +214,7 @@ class Int8NhwcRewriter {
       }
       if (!all || !one_only) return false;
       ir::Node m = n;
+      m.domain = ir::kInternalDomain;
       for (size_t i = 2; i < n.inputs.size(); i += 3) m.inputs[i] = channels_last_.at(n.inputs[i]);
       SetChannelsLast(m);
       m.outputs = {NewChannelsLast(n.outputs[0])};

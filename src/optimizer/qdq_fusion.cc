@@ -19,12 +19,15 @@
 // MaxPool) and zero point. A DQ read by other nodes stays for them (ONNX Runtime duplicates it; reading its input
 // directly is the same).
 //
-// Exactness rule: ONNX Runtime also turns DQ -> AveragePool/Mul/Sigmoid/LeakyRelu/Softmax/Resize/Gemm/Where/Split -> Q
-// (and Concat groups with parameters that are not constant scalars) into com.microsoft operators onyx does not
-// implement yet. Fusing some groups of a graph and not others would match neither ONNX Runtime's unfused results nor
-// its fused ones, so a graph holding such a group (or one onyx cannot express: per-axis parameters of Add, 16-bit
-// types) is left entirely as it is: its results then stay those of ONNX Runtime at level disabled
-// (docs/quantization.md).
+//   DQ -> AveragePool/LeakyRelu/Sigmoid/Softmax -> Q, DQ, DQ -> Mul -> Q, DQ, DQ -> Where -> Q
+//                                                   =>  com.microsoft.QLinearAveragePool/LeakyRelu/Sigmoid/Softmax/
+//                                                       Mul/Where (ops/quant: ONNX Runtime's arithmetic)
+//
+// Exactness rule: ONNX Runtime also turns DQ -> Resize/Split/ArgMax/ReduceMax/ReduceMin -> Q groups (and the groups
+// above with parameters that are not constant scalars) into operators or drops onyx does not reproduce yet. Fusing
+// some groups of a graph and not others would match neither ONNX Runtime's unfused results nor its fused ones, so a
+// graph holding such a group (or one onyx cannot express: per-axis parameters of Add, 16-bit types) is left entirely
+// as it is: its results then stay those of ONNX Runtime at level disabled (docs/quantization.md).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -61,9 +64,20 @@ std::optional<DataType> QuantType(const GraphIndex& index, const std::string& va
   if (p >= 0) {
     const ir::Node& n = index.graph().nodes[static_cast<size_t>(p)];
     const bool internal = n.domain == ir::kInternalDomain;
-    if (IsOnnxOp(n, "QLinearConv") || IsOnnxOp(n, "QLinearMatMul") || (internal && n.op_type == "QLinearAdd")) {
+    const bool ms = n.domain == "com.microsoft";
+    if (IsOnnxOp(n, "QLinearConv") || IsOnnxOp(n, "QLinearMatMul") ||
+        ((internal || ms) && (n.op_type == "QLinearAdd" || n.op_type == "QLinearMul"))) {
       if (auto t = zero_point_type(n, 7)) return t;
       return QuantType(index, n.inputs[0], depth + 1);
+    }
+    if (ms && (n.op_type == "QLinearSigmoid" || n.op_type == "QLinearLeakyRelu" || n.op_type == "QLinearAveragePool" ||
+               n.op_type == "QLinearSoftmax")) {
+      if (auto t = zero_point_type(n, 4)) return t;
+      return QuantType(index, n.inputs[0], depth + 1);
+    }
+    if (ms && n.op_type == "QLinearWhere" && n.inputs.size() > 1) {
+      if (auto t = zero_point_type(n, 8)) return t;
+      return QuantType(index, n.inputs[1], depth + 1);
     }
     if (n.domain == "com.microsoft" && n.op_type == "QGemm" && n.inputs.size() > 7 && !n.inputs[7].empty()) {
       if (auto t = zero_point_type(n, 8)) return t;
@@ -160,11 +174,10 @@ bool RedundantActivation(const GraphIndex& index, const ir::Node& act, const QPa
   return qmin <= lo && qmax >= hi;
 }
 
-// Ops whose QDQ groups ONNX Runtime turns into com.microsoft QLinear* operators (or other fused kernels) that onyx
-// does not have: a graph holding one keeps every group unfused.
+// Ops whose QDQ groups ONNX Runtime turns into operators (or drops) that onyx does not reproduce: a graph holding one
+// keeps every group unfused.
 bool OrtFusesUnsupported(const GraphIndex& index, const ir::Node& n) {
-  static const char* kOps[] = {"AveragePool", "LeakyRelu", "Sigmoid",   "Softmax",   "Mul",    "Where",     "Split",
-                               "Resize",      "ArgMax",    "ReduceMax", "ReduceMin", "Einsum", "Reciprocal"};
+  static const char* kOps[] = {"Split", "Resize", "ArgMax", "ReduceMax", "ReduceMin", "Einsum", "Reciprocal"};
   bool listed = false;
   for (const char* op : kOps) listed = listed || IsOnnxOp(n, op);
   if (!listed) return false;
@@ -201,17 +214,37 @@ int CountExistingInputs(const ir::Node& n) {
   return static_cast<int>(std::count_if(n.inputs.begin(), n.inputs.end(), [](const auto& s) { return !s.empty(); }));
 }
 
-// DQ, DQ -> Add -> Q (ONNX Runtime's BinarySelector) and DQ -> GlobalAveragePool -> Q (UnarySelector): every input
-// from a DQ, all types equal and 8-bit; the operators take one scale and zero point per tensor (ONNX Runtime's
-// kernels insist on that at run time).
-Plan ClassifyElementwise(const GraphIndex& index, const ir::Node& q, const QParams& qp, const ir::Node& target,
-                         int dq_count) {
+// The elementwise and pooling groups of ONNX Runtime's UnarySelector (DQ -> AveragePool/GlobalAveragePool/LeakyRelu/
+// Sigmoid/Softmax -> Q), BinarySelector (DQ, DQ -> Add/Mul -> Q) and WhereSelector (condition, DQ, DQ -> Where -> Q):
+// the data inputs all from DQs, their types and the Q's equal and 8-bit. It replaces them with com.microsoft
+// QLinear* operators, which onyx implements with the same arithmetic (ops/quant); Add and GlobalAveragePool become
+// onyx's own QLinearAdd and QLinearGlobalAveragePool (the same arithmetic, and the 8-bit layout pass takes them).
+// Those kernels take one scale and zero point per tensor (ONNX Runtime's insist on that at run time); other
+// parameters, and AveragePool dilations (which ONNX Runtime's kernel ignores), leave the graph unfused.
+bool IsElementwiseTarget(const ir::Node& n) {
+  for (const char* op :
+       {"Add", "Mul", "Where", "AveragePool", "GlobalAveragePool", "LeakyRelu", "Sigmoid", "Softmax"}) {
+    if (IsOnnxOp(n, op)) return true;
+  }
+  return false;
+}
+
+Plan ClassifyElementwise(const ir::Model& model, const GraphIndex& index, const ir::Node& q, const QParams& qp,
+                         const ir::Node& target, int dq_count) {
   Plan plan;
-  const bool is_add = IsOnnxOp(target, "Add");
-  const size_t inputs = is_add ? 2 : 1;
-  if (target.inputs.size() != inputs || dq_count != static_cast<int>(inputs)) return plan;
+  const bool is_where = IsOnnxOp(target, "Where");
+  const bool binary = IsOnnxOp(target, "Add") || IsOnnxOp(target, "Mul");
+  // The data inputs: Where's X and Y (its condition is boolean), a binary op's two, a unary op's one.
+  std::vector<size_t> data = is_where ? std::vector<size_t>{1, 2}
+                             : binary ? std::vector<size_t>{0, 1}
+                                      : std::vector<size_t>{0};
+  if (target.inputs.size() != (is_where ? 3 : data.size()) || dq_count != static_cast<int>(data.size())) return plan;
   std::vector<QParams> in;
-  for (size_t k = 0; k < inputs; ++k) in.push_back(ParamsOf(index, *DqInput(index, target, k), true));
+  for (size_t k : data) {
+    const ir::Node* dq = DqInput(index, target, k);
+    if (dq == nullptr) return plan;
+    in.push_back(ParamsOf(index, *dq, true));
+  }
   for (const QParams& p : in) {
     if (!p.type || !qp.type) {
       plan.verdict = Verdict::kOrtOnly;
@@ -227,20 +260,16 @@ Plan ClassifyElementwise(const GraphIndex& index, const ir::Node& q, const QPara
     return ConstantSize(index, p.scale) == 1 && !p.has_block_size &&
            (p.zero_point.empty() || ConstantSize(index, p.zero_point) == 1);
   };
+  plan.verdict = Verdict::kOrtOnly;  // from here on: what ONNX Runtime fuses and onyx cannot express
   for (const QParams& p : in) {
-    if (!scalar(p)) {
-      plan.verdict = Verdict::kOrtOnly;
-      return plan;
-    }
+    if (!scalar(p)) return plan;
   }
-  if (!scalar(qp)) {
-    plan.verdict = Verdict::kOrtOnly;
-    return plan;
-  }
+  if (!scalar(qp)) return plan;
   ir::Node fused;
   fused.name = target.name.empty() ? q.name : target.name;
-  fused.domain = ir::kInternalDomain;
-  fused.op_type = is_add ? "QLinearAdd" : "QLinearGlobalAveragePool";
+  fused.domain = "com.microsoft";
+  fused.op_type = "QLinear" + target.op_type;
+  if (is_where) fused.inputs.push_back(target.inputs[0]);
   for (const QParams& p : in) {
     fused.inputs.push_back(p.data);
     fused.inputs.push_back(p.scale);
@@ -248,7 +277,24 @@ Plan ClassifyElementwise(const GraphIndex& index, const ir::Node& q, const QPara
   }
   fused.inputs.push_back(qp.scale);
   fused.inputs.push_back(qp.zero_point);
-  if (!is_add) SetAttrInt(fused, "channels_last", 0);
+  if (IsOnnxOp(target, "Add") || IsOnnxOp(target, "GlobalAveragePool")) fused.domain = ir::kInternalDomain;
+  if (IsOnnxOp(target, "GlobalAveragePool")) SetAttrInt(fused, "channels_last", 0);
+  if (IsOnnxOp(target, "AveragePool")) {
+    if (const auto d = AttrInts(target, "dilations")) {
+      for (int64_t v : *d) {
+        if (v != 1) return plan;
+      }
+    }
+    for (const auto& a : target.attributes) {
+      if (a.name != "dilations") fused.attributes.push_back(a);
+    }
+  }
+  if (IsOnnxOp(target, "LeakyRelu")) SetAttrFloat(fused, "alpha", AttrFloat(target, "alpha", 0.01f));
+  if (IsOnnxOp(target, "Softmax")) {
+    const int since = NodeSinceVersion(model, target).value_or(13);
+    SetAttrInt(fused, "opset", since);
+    SetAttrInt(fused, "axis", AttrInt(target, "axis", since < 13 ? 1 : -1));
+  }
   fused.outputs = {q.outputs[0]};
   plan.verdict = Verdict::kFuse;
   plan.replacement = std::move(fused);
@@ -413,8 +459,8 @@ Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& 
       const int t = index.Producer(p.inputs[0]);
       if (t < 0 || !index.HasSingleReader(p.inputs[0])) return plan;
       const ir::Node& target = graph.nodes[static_cast<size_t>(t)];
-      if (!IsOnnxOp(target, "Conv") && !IsOnnxOp(target, "MatMul") && !IsOnnxOp(target, "Add") &&
-          !IsOnnxOp(target, "GlobalAveragePool") && !IsOnnxOp(target, "Concat") && !IsOnnxOp(target, "Gemm")) {
+      if (!IsOnnxOp(target, "Conv") && !IsOnnxOp(target, "MatMul") && !IsElementwiseTarget(target) &&
+          !IsOnnxOp(target, "Concat") && !IsOnnxOp(target, "Gemm")) {
         return plan;
       }
       if (CountDqInputs(index, target) == 0) return plan;
@@ -450,9 +496,7 @@ Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& 
     return plan;
   }
 
-  if (IsOnnxOp(target, "Add") || IsOnnxOp(target, "GlobalAveragePool")) {
-    return ClassifyElementwise(index, q, qp, target, dq_count);
-  }
+  if (IsElementwiseTarget(target)) return ClassifyElementwise(model, index, q, qp, target, dq_count);
   if (IsOnnxOp(target, "Concat")) return ClassifyConcat(index, q, qp, target, dq_count);
   if (IsOnnxOp(target, "Gemm")) return ClassifyGemm(index, target, &q);
 

@@ -344,10 +344,15 @@ std::optional<std::vector<int32_t>> ConstantZeroPoints(const KernelInfo& info) {
   return Int32Values(*zp);
 }
 
+// The ONNX version whose types a node takes: com.microsoft's QuantizeLinear and DequantizeLinear (version 1, which
+// ONNX Runtime's quantizer writes for 16-bit and 4-bit types) take what ONNX's version 21 takes (their attribute
+// `axis` only: no block_size, output_dtype or saturate, which then keep their defaults).
+int VersionOf(const KernelInfo& info) { return info.node().domain == "com.microsoft" ? 21 : info.since_version(); }
+
 class QuantizeKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
-    since_version_ = info.since_version();
+    since_version_ = VersionOf(info);
     axis_ = info.GetInt("axis", 1);
     saturate_ = info.GetInt("saturate", 1) != 0;
     block_size_ = info.GetInt("block_size", 0);
@@ -432,7 +437,7 @@ class QuantizeKernel : public OpKernel {
 class DequantizeKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
-    since_version_ = info.since_version();
+    since_version_ = VersionOf(info);
     axis_ = info.GetInt("axis", 1);
     block_size_ = info.GetInt("block_size", 0);
     if (block_size_ < 0) return info.Error("attribute 'block_size' must not be negative");
@@ -550,6 +555,8 @@ Status DynamicQuantizeCompute(const KernelInfo&, KernelContext& ctx) {
 void RegisterQuantizeOps(KernelRegistry& registry) {
   registry.Add("", "QuantizeLinear", 10, kLatestVersion, MakeFactory<QuantizeKernel>());
   registry.Add("", "DequantizeLinear", 10, kLatestVersion, MakeFactory<DequantizeKernel>());
+  registry.Add("com.microsoft", "QuantizeLinear", 1, kLatestVersion, MakeFactory<QuantizeKernel>());
+  registry.Add("com.microsoft", "DequantizeLinear", 1, kLatestVersion, MakeFactory<DequantizeKernel>());
   registry.AddFn("", "DynamicQuantizeLinear", 11, kLatestVersion, DynamicQuantizeCompute);
 }
 

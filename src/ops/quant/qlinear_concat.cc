@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "kernels/int8_lookup.h"
-#include "kernels/int8_quantize.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/nn_util.h"
+#include "ops/quant/qlinear_common.h"
 #include "ops/quant/quant_ops.h"
 #include "runtime/kernel_registry.h"
 
@@ -52,18 +52,8 @@ Result<Requant> MakeRequant(const Tensor& xs, const Tensor* xz, const Tensor& ys
     r.copy = true;
     return r;
   }
-  float dequantized[256];
-  for (int b = 0; b < 256; ++b) {
-    const int32_t q = type == DataType::kUint8 ? b : static_cast<int8_t>(static_cast<uint8_t>(b));
-    dequantized[b] = x_scale * static_cast<float>(q - x_zp);
-  }
   r.table.resize(256);
-  if (type == DataType::kUint8) {
-    kernels::QuantizeFloat<uint8_t>(dequantized, 256, y_scale, y_zp, static_cast<uint8_t>(y_zp), r.table.data());
-  } else {
-    kernels::QuantizeFloat<int8_t>(dequantized, 256, y_scale, y_zp, static_cast<int8_t>(y_zp),
-                                   reinterpret_cast<int8_t*>(r.table.data()));
-  }
+  BuildQLinearTable(type, x_scale, x_zp, y_scale, y_zp, nullptr, r.table.data());
   return r;
 }
 
@@ -197,6 +187,7 @@ class QLinearConcatKernel : public OpKernel {
 
 void RegisterQLinearConcatOps(KernelRegistry& registry) {
   registry.Add(ir::kInternalDomain, "QLinearConcat", 1, kLatestVersion, MakeFactory<QLinearConcatKernel>());
+  registry.Add("com.microsoft", "QLinearConcat", 1, kLatestVersion, MakeFactory<QLinearConcatKernel>());
 }
 
 }  // namespace onyx::ops::quant

@@ -4,7 +4,8 @@
 // float scale x_scale / (y_scale * size) (kernels/int8_requantize.h). Like MLAS it refuses images of 2^24 or more
 // elements and scales outside [2^-32, 256), where the result would be constant. With channels_last = 1 (from the int8
 // layout pass) X is [N, D1, ..., C] and Y is written [N, C, 1, ...], which is the same memory as [N, 1, ..., C]:
-// the sums are exact integers either way, so the result is the channels-first one.
+// the sums are exact integers either way, so the result is the channels-first one. Registered in com.microsoft too,
+// where the channels-last result has the shape [N, 1, ..., C].
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@
 namespace onyx::ops::quant {
 namespace {
 
+// kMs: com.microsoft's operator, whose channels-last result is [N, 1, ..., C]; else the internal one's
+// [N, C, 1, ...] (the same memory).
+template <bool kMs>
 class QLinearGlobalAveragePoolKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
@@ -61,7 +65,7 @@ class QLinearGlobalAveragePoolKernel : public OpKernel {
     }
     Shape out_shape(x->shape().size(), 1);
     out_shape[0] = x->dim(0);
-    out_shape[1] = c;
+    out_shape[kMs && channels_last_ ? out_shape.size() - 1 : 1] = c;
     Tensor& y = ctx.AllocateOutput(0, type, out_shape);
     auto run = [&](const auto* in, auto* out) {
       using Q = std::remove_pointer_t<decltype(out)>;
@@ -104,7 +108,9 @@ class QLinearGlobalAveragePoolKernel : public OpKernel {
 
 void RegisterQLinearPoolOps(KernelRegistry& registry) {
   registry.Add(ir::kInternalDomain, "QLinearGlobalAveragePool", 1, kLatestVersion,
-               MakeFactory<QLinearGlobalAveragePoolKernel>());
+               MakeFactory<QLinearGlobalAveragePoolKernel<false>>());
+  registry.Add("com.microsoft", "QLinearGlobalAveragePool", 1, kLatestVersion,
+               MakeFactory<QLinearGlobalAveragePoolKernel<true>>());
 }
 
 }  // namespace onyx::ops::quant

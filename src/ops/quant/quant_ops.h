@@ -1,5 +1,7 @@
-// The quantized operators onyx's QDQ fusion (src/optimizer/qdq_fusion.cc) emits in its private domain
-// ai.onyx.internal, computing what ONNX Runtime's com.microsoft operators of the same names compute, bit for bit.
+// ONNX Runtime's com.microsoft 8-bit operators (QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu,
+// QLinearAveragePool, QLinearGlobalAveragePool, QLinearConcat, QLinearSoftmax, QLinearWhere, QGemm, ...), computing
+// what it computes bit for bit, and the ones onyx's QDQ fusion (src/optimizer/qdq_fusion.cc) and 8-bit layout pass
+// emit in the private domain ai.onyx.internal.
 #pragma once
 
 namespace onyx {
@@ -16,5 +18,8 @@ void RegisterMatMulIntegerToFloatOps(KernelRegistry& registry);
 void RegisterQGemmOps(KernelRegistry& registry);
 void RegisterQuantizeNhwcOps(KernelRegistry& registry);
 void RegisterQLinearConcatOps(KernelRegistry& registry);
+void RegisterQLinearLookupOps(KernelRegistry& registry);
+void RegisterQLinearSoftmaxOps(KernelRegistry& registry);
+void RegisterQLinearAveragePoolOps(KernelRegistry& registry);
 
 }  // namespace onyx::ops::quant

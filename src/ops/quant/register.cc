@@ -13,6 +13,9 @@ void RegisterQuantizedOps(KernelRegistry& registry) {
   quant::RegisterQGemmOps(registry);
   quant::RegisterQuantizeNhwcOps(registry);
   quant::RegisterQLinearConcatOps(registry);
+  quant::RegisterQLinearLookupOps(registry);
+  quant::RegisterQLinearSoftmaxOps(registry);
+  quant::RegisterQLinearAveragePoolOps(registry);
 }
 
 }  // namespace onyx::ops

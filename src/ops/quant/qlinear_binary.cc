@@ -1,44 +1,62 @@
-// ai.onyx.internal.QLinearAdd(A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point): the sum of
-// two uint8 or int8 tensors (numpy broadcasting) quantized to C's parameters, as ONNX Runtime's com.microsoft
-// QLinearAdd (kernels/int8_qlinear_add.h). Broadcasting follows ONNX Runtime's spans: the output is cut into runs of
-// its innermost dims along which either both operands vary, or one of them is a single value; a single-valued
-// operand takes MLAS's "scalar B" role (when it is A, the two operands and their parameters swap, as ONNX Runtime
-// swaps them).
+// QLinearAdd and QLinearMul(A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point): the sum or
+// product of two uint8 or int8 tensors (numpy broadcasting) quantized to C's parameters, as ONNX Runtime's
+// com.microsoft operators compute them (kernels/int8_qlinear_add.h, kernels/int8_qlinear_mul.h), registered in
+// com.microsoft and, for the QDQ fusion's QLinearAdd, in ai.onyx.internal. Broadcasting follows ONNX Runtime's spans:
+// the output is cut into runs of its innermost dims along which either both operands vary, or one of them is a single
+// value; a single-valued operand takes MLAS's "scalar B" role (when it is A, the two operands and their parameters
+// swap, as ONNX Runtime swaps them).
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/int8_qlinear_add.h"
+#include "kernels/int8_qlinear_mul.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/nn_util.h"
+#include "ops/quant/qlinear_common.h"
 #include "ops/quant/quant_ops.h"
 #include "runtime/kernel_registry.h"
 
 namespace onyx::ops::quant {
 namespace {
 
-// (Names as C strings: a std::string built per run would be a heap allocation per parameter and node.)
-Result<float> ScalarScale(const Tensor& t, const char* name) {
-  if (t.type() != DataType::kFloat || t.size() != 1) {
-    return InvalidArgument(std::string(name) + " must be one float32 value, got " +
-                           std::string(DataTypeName(t.type())) + " " + ShapeToString(t.shape()));
-  }
-  return t.data<float>()[0];
-}
-
-Result<int32_t> ScalarZeroPoint(const Tensor* t, DataType type, const char* name) {
-  if (t == nullptr) return 0;
-  if (t->type() != type || t->size() != 1) {
-    return InvalidArgument(std::string(name) + " must be one " + std::string(DataTypeName(type)) + " value");
-  }
-  return type == DataType::kUint8 ? int32_t{t->data<uint8_t>()[0]} : int32_t{t->data<int8_t>()[0]};
-}
-
 // How operand `which` (0 = A, 1 = B) behaves along output dim d: 0 varies, 1 is a single value (broadcast).
 enum class Run { kBoth, kAScalar, kBScalar };
 
-Status QLinearAddCompute(const KernelInfo&, KernelContext& ctx) {
+// The two operators' arithmetic, for the broadcasting loop below.
+struct AddOp {
+  using Params = kernels::QLinearAddParams;
+  static Params Make(float sa, int32_t za, float sb, int32_t zb, float sc, int32_t zc) {
+    return kernels::MakeQLinearAddParams(sa, za, sb, zb, sc, zc);
+  }
+  template <typename Q>
+  static void Spans(const Q* a, const Q* b, int64_t n, const Params& p, Q* out) {
+    kernels::QLinearAddSpans<Q>(a, b, n, p, out);
+  }
+  template <typename Q>
+  static void Scalar(const Q* a, Q b, int64_t n, const Params& p, Q* out) {
+    kernels::QLinearAddScalar<Q>(a, b, n, p, out);
+  }
+};
+
+struct MulOp {
+  using Params = kernels::QLinearMulParams;
+  static Params Make(float sa, int32_t za, float sb, int32_t zb, float sc, int32_t zc) {
+    return kernels::MakeQLinearMulParams(sa, za, sb, zb, sc, zc);
+  }
+  template <typename Q>
+  static void Spans(const Q* a, const Q* b, int64_t n, const Params& p, Q* out) {
+    kernels::QLinearMulSpans<Q>(a, b, n, p, out);
+  }
+  template <typename Q>
+  static void Scalar(const Q* a, Q b, int64_t n, const Params& p, Q* out) {
+    kernels::QLinearMulScalar<Q>(a, b, n, p, out);
+  }
+};
+
+template <typename Op>
+Status QLinearBinaryCompute(const KernelInfo&, KernelContext& ctx) {
   ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
   ONYX_ASSIGN_OR_RETURN(const Tensor* a_scale, ctx.TensorInput(1));
   ONYX_ASSIGN_OR_RETURN(const Tensor* a_zp, nn::OptionalTensorInput(ctx, 2));
@@ -61,12 +79,11 @@ Status QLinearAddCompute(const KernelInfo&, KernelContext& ctx) {
   if (a->shape() == b->shape()) {
     // Equal shapes (a residual connection): one run of both, without resolving any broadcast.
     Tensor& y = ctx.AllocateOutput(0, type, a->shape());
-    const kernels::QLinearAddParams ab = kernels::MakeQLinearAddParams(sa, za, sb, zb, sc, zc);
+    const typename Op::Params ab = Op::Make(sa, za, sb, zb, sc, zc);
     auto same = [&](auto* out_data, const auto* ad, const auto* bd) {
       using Q = std::remove_pointer_t<decltype(out_data)>;
-      ParallelFor(y.size(), 4, [&](int64_t lo, int64_t hi) {
-        kernels::QLinearAddSpans<Q>(ad + lo, bd + lo, hi - lo, ab, out_data + lo);
-      });
+      ParallelFor(y.size(), 4,
+                  [&](int64_t lo, int64_t hi) { Op::template Spans<Q>(ad + lo, bd + lo, hi - lo, ab, out_data + lo); });
     };
     if (type == DataType::kUint8) {
       same(y.data<uint8_t>(), a->data<uint8_t>(), b->data<uint8_t>());
@@ -120,8 +137,8 @@ Status QLinearAddCompute(const KernelInfo&, KernelContext& ctx) {
       b_off[static_cast<size_t>(i)] = off[1];
     });
   }
-  const kernels::QLinearAddParams ab = kernels::MakeQLinearAddParams(sa, za, sb, zb, sc, zc);
-  const kernels::QLinearAddParams ba = kernels::MakeQLinearAddParams(sb, zb, sa, za, sc, zc);
+  const typename Op::Params ab = Op::Make(sa, za, sb, zb, sc, zc);
+  const typename Op::Params ba = Op::Make(sb, zb, sa, za, sc, zc);
   auto run = [&](auto* out_data, const auto* ad, const auto* bd) {
     using Q = std::remove_pointer_t<decltype(out_data)>;
     auto one_run = [&](int64_t r, int64_t lo, int64_t hi) {
@@ -130,13 +147,13 @@ Status QLinearAddCompute(const KernelInfo&, KernelContext& ctx) {
       const Q* br = bd + b_off[static_cast<size_t>(r)];
       switch (kind) {
         case Run::kBoth:
-          kernels::QLinearAddSpans<Q>(ar + lo, br + lo, hi - lo, ab, o);
+          Op::template Spans<Q>(ar + lo, br + lo, hi - lo, ab, o);
           break;
         case Run::kBScalar:
-          kernels::QLinearAddScalar<Q>(ar + lo, br[0], hi - lo, ab, o);
+          Op::template Scalar<Q>(ar + lo, br[0], hi - lo, ab, o);
           break;
         case Run::kAScalar:
-          kernels::QLinearAddScalar<Q>(br + lo, ar[0], hi - lo, ba, o);
+          Op::template Scalar<Q>(br + lo, ar[0], hi - lo, ba, o);
           break;
       }
     };
@@ -159,7 +176,9 @@ Status QLinearAddCompute(const KernelInfo&, KernelContext& ctx) {
 }  // namespace
 
 void RegisterQLinearAddOps(KernelRegistry& registry) {
-  registry.AddFn(ir::kInternalDomain, "QLinearAdd", 1, kLatestVersion, QLinearAddCompute);
+  registry.AddFn(ir::kInternalDomain, "QLinearAdd", 1, kLatestVersion, QLinearBinaryCompute<AddOp>);
+  registry.AddFn("com.microsoft", "QLinearAdd", 1, kLatestVersion, QLinearBinaryCompute<AddOp>);
+  registry.AddFn("com.microsoft", "QLinearMul", 1, kLatestVersion, QLinearBinaryCompute<MulOp>);
 }
 
 }  // namespace onyx::ops::quant
