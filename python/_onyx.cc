@@ -403,21 +403,38 @@ PYBIND11_MODULE(_onyx, m) {
       [](const std::string& input, const std::string& output, const std::string& mode, const std::string& calibration,
          bool per_channel, bool reduce_range, const std::string& activation_type, const std::string& method,
          double percentile, int max_samples, const std::vector<std::string>& op_types,
-         const std::vector<std::string>& exclude, int bits, int block, int threads, bool prepare,
-         bool bias_correction) {
+         const std::vector<std::string>& exclude, int bits, int block, int threads, bool prepare, bool bias_correction,
+         const std::string& quant_format) {
         // onyx.quantize(): the options as `onyx quantize` takes them; returns the report as JSON text.
         quantize::QuantizeOptions o;
-        if (mode == "dynamic") o.mode = quantize::Mode::kDynamic;
-        else if (mode == "static") o.mode = quantize::Mode::kStatic;
-        else if (mode == "weight-only" || mode == "weight_only") o.mode = quantize::Mode::kWeightOnly;
-        else Raise(InvalidArgument("mode must be 'dynamic', 'static' or 'weight-only', got '" + mode + "'"));
-        if (method == "minmax") o.method = quantize::CalibrationMethod::kMinMax;
-        else if (method == "percentile") o.method = quantize::CalibrationMethod::kPercentile;
-        else if (method == "entropy") o.method = quantize::CalibrationMethod::kEntropy;
-        else Raise(InvalidArgument("calibrate_method must be 'minmax', 'percentile' or 'entropy', got '" + method + "'"));
-        if (activation_type == "uint8") o.activation_type = DataType::kUint8;
-        else if (activation_type == "int8") o.activation_type = DataType::kInt8;
-        else Raise(InvalidArgument("activation_type must be 'uint8' or 'int8', got '" + activation_type + "'"));
+        if (mode == "dynamic")
+          o.mode = quantize::Mode::kDynamic;
+        else if (mode == "static")
+          o.mode = quantize::Mode::kStatic;
+        else if (mode == "weight-only" || mode == "weight_only")
+          o.mode = quantize::Mode::kWeightOnly;
+        else
+          Raise(InvalidArgument("mode must be 'dynamic', 'static' or 'weight-only', got '" + mode + "'"));
+        if (method == "minmax")
+          o.method = quantize::CalibrationMethod::kMinMax;
+        else if (method == "percentile")
+          o.method = quantize::CalibrationMethod::kPercentile;
+        else if (method == "entropy")
+          o.method = quantize::CalibrationMethod::kEntropy;
+        else
+          Raise(InvalidArgument("calibrate_method must be 'minmax', 'percentile' or 'entropy', got '" + method + "'"));
+        if (activation_type == "uint8")
+          o.activation_type = DataType::kUint8;
+        else if (activation_type == "int8")
+          o.activation_type = DataType::kInt8;
+        else
+          Raise(InvalidArgument("activation_type must be 'uint8' or 'int8', got '" + activation_type + "'"));
+        if (quant_format == "QDQ" || quant_format == "qdq")
+          o.format = quantize::Format::kQdq;
+        else if (quant_format == "QOperator" || quant_format == "qoperator")
+          o.format = quantize::Format::kQOperator;
+        else
+          Raise(InvalidArgument("quant_format must be 'QDQ' or 'QOperator', got '" + quant_format + "'"));
         o.calibration_dir = calibration;
         o.per_channel = per_channel;
         o.reduce_range = reduce_range;
@@ -439,7 +456,8 @@ PYBIND11_MODULE(_onyx, m) {
       py::arg("input"), py::arg("output"), py::arg("mode"), py::arg("calibration"), py::arg("per_channel"),
       py::arg("reduce_range"), py::arg("activation_type"), py::arg("calibrate_method"), py::arg("percentile"),
       py::arg("max_samples"), py::arg("op_types"), py::arg("exclude"), py::arg("bits"), py::arg("block"),
-      py::arg("threads"), py::arg("prepare") = true, py::arg("bias_correction") = true);
+      py::arg("threads"), py::arg("prepare") = true, py::arg("bias_correction") = true,
+      py::arg("quant_format") = "QDQ");
   m.def("to_text", [](const ir::Model& model) { return text::PrintModel(model); });
   m.def("parse_text", [](const std::string& s) { return Unwrap(text::ParseModel(s)); });
 

@@ -36,7 +36,7 @@ __version__ = "0.1.0"
 
 def quantize(model_path, output_path, mode="dynamic", calibration=None, per_channel=False, reduce_range=False,
              activation_type="uint8", calibrate_method="minmax", percentile=99.999, max_samples=0, op_types=None,
-             exclude=None, bits=4, block=32, threads=0, prepare=True, bias_correction=True):
+             exclude=None, bits=4, block=32, threads=0, prepare=True, bias_correction=True, quant_format="QDQ"):
     """Writes a quantized copy of the model at ``model_path`` to ``output_path`` (as ``onyx quantize`` does) and
     returns the report as a dict: per quantized tensor its scale, zero point and error; for ``mode="static"`` the
     float-vs-quantized agreement of the outputs on the calibration set.
@@ -45,7 +45,8 @@ def quantize(model_path, output_path, mode="dynamic", calibration=None, per_chan
     ``calibration``, a folder of test_data_set_N/input_K.pb or .npy samples) or "weight-only" (MatMul weights as
     blockwise int4/int8: ``bits``, ``block``). Static mode folds BatchNormalization, Pad and MatMul + Add first
     (``prepare``) and corrects the biases for the mean error of the int8 weights (``bias_correction``), as
-    ``onyx quantize`` does without --no-prepare / --no-bias-correction."""
+    ``onyx quantize`` does without --no-prepare / --no-bias-correction. ``quant_format`` (static mode, as ONNX
+    Runtime's QuantFormat): "QDQ" or "QOperator" (QLinearConv, QLinearMatMul, com.microsoft QLinearAdd, ...)."""
     import json
     import os
 
@@ -55,5 +56,5 @@ def quantize(model_path, output_path, mode="dynamic", calibration=None, per_chan
                                   "" if calibration is None else os.fspath(calibration), bool(per_channel),
                                   bool(reduce_range), activation_type, calibrate_method, float(percentile),
                                   int(max_samples), list(op_types or []), list(exclude or []), int(bits), int(block),
-                                  int(threads), bool(prepare), bool(bias_correction))
+                                  int(threads), bool(prepare), bool(bias_correction), str(quant_format))
     return json.loads(report)

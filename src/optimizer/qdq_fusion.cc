@@ -28,12 +28,15 @@
 // some groups of a graph and not others would match neither ONNX Runtime's unfused results nor its fused ones, so a
 // graph holding such a group (or one onyx cannot express: per-axis parameters of Add, 16-bit types) is left entirely
 // as it is: its results then stay those of ONNX Runtime at level disabled (docs/quantization.md).
+#include "optimizer/qdq_fusion.h"
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ir/graph_edit.h"
 #include "optimizer/graph_index.h"
 
 namespace onyx::optimizer {
@@ -569,14 +572,18 @@ bool ConcatLeftUnfused(const ir::Model& model, const ir::Graph& graph, const Gra
 
 }  // namespace
 
-Result<int> RunFuseQdqGroups(ir::Graph& graph, const PassContext& ctx) {
-  {
+namespace {
+
+// Fuses the QDQ groups onyx can express; with all_or_nothing, none when the graph holds one that ONNX Runtime would
+// fuse and onyx cannot (the exactness rule at the top).
+Result<int> FuseGroups(ir::Graph& graph, const PassContext& ctx, bool all_or_nothing) {
+  if (all_or_nothing) {
     const GraphIndex index(graph, ctx);
     for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i) {
       const ir::Node& n = graph.nodes[static_cast<size_t>(i)];
       if (OrtFusesUnsupported(index, n) || ConcatLeftUnfused(ctx.model, graph, index, n) ||
           Classify(ctx.model, graph, index, i).verdict == Verdict::kOrtOnly) {
-        return 0;  // see the exactness rule at the top
+        return 0;
       }
     }
   }
@@ -596,6 +603,34 @@ Result<int> RunFuseQdqGroups(ir::Graph& graph, const PassContext& ctx) {
     graph.nodes[static_cast<size_t>(i)] = std::move(plan.replacement);  // the rest goes to dead-code elimination
     return true;
   });
+}
+
+}  // namespace
+
+Result<int> RunFuseQdqGroups(ir::Graph& graph, const PassContext& ctx) { return FuseGroups(graph, ctx, true); }
+
+Result<int> ConvertQdqToQOperator(ir::Model& model) {
+  OptimizerOptions options;
+  options.level = OptLevel::kExtended;
+  const PassContext ctx{model, options, true};
+  ONYX_ASSIGN_OR_RETURN(int fused, FuseGroups(model.graph, ctx, false));
+  // onyx's own operators to the standard and com.microsoft ones of the same arithmetic.
+  bool ms = false;
+  for (ir::Node& n : model.graph.nodes) {
+    if (n.domain != ir::kInternalDomain) {
+      ms = ms || n.domain == "com.microsoft";
+      continue;
+    }
+    if (n.op_type == "MaxPool") {
+      n.domain.clear();
+    } else {
+      n.domain = "com.microsoft";
+      ms = true;
+    }
+  }
+  if (ms && !model.OpsetVersion("com.microsoft")) model.opset_import.push_back({"com.microsoft", 1});
+  ir::RemoveDeadNodes(model.graph);
+  return fused;
 }
 
 }  // namespace onyx::optimizer

@@ -21,6 +21,10 @@ enum class Mode {
 
 enum class CalibrationMethod { kMinMax, kPercentile, kEntropy };
 
+// How a static model is written (ONNX Runtime's QuantFormat): QuantizeLinear/DequantizeLinear pairs around float
+// operators, or the integer operators themselves (QLinearConv, QLinearMatMul, com.microsoft QLinearAdd, ...).
+enum class Format { kQdq, kQOperator };
+
 // Where calibration stands (for a progress bar): `done` of `total` model runs.
 struct Progress {
   int64_t done = 0;
@@ -38,6 +42,7 @@ struct QuantizeOptions {
   // Static mode.
   std::string calibration_dir;
   DataType activation_type = DataType::kUint8;  // or kInt8
+  Format format = Format::kQdq;
   CalibrationMethod method = CalibrationMethod::kMinMax;
   double percentile = 99.999;  // --calibrate-method percentile: share of |x| kept
   int num_bins = 2048;         // histogram bins per observed tensor (fixed: memory does not grow)

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "ir/graph_edit.h"
+#include "optimizer/qdq_fusion.h"
 #include "quantize/bias_correction.h"
 #include "quantize/calibration.h"
 #include "quantize/graph_util.h"
@@ -377,6 +378,11 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
   std::erase_if(g.value_info, [&](const ir::ValueInfo& v) { return renamed.count(v.name) > 0; });
   ir::RemoveDeadNodes(g);
   ONYX_RETURN_IF_ERROR(ir::TopologicalSort(g));
+  if (options.format == Format::kQOperator) {
+    ONYX_ASSIGN_OR_RETURN(int fused, optimizer::ConvertQdqToQOperator(model));
+    (void)fused;
+    ONYX_RETURN_IF_ERROR(ir::TopologicalSort(model.graph));
+  }
 
   ONYX_RETURN_IF_ERROR(EvaluateAgreement(input, model, data, options, report));
   return model;

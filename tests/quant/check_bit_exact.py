@@ -12,6 +12,8 @@ VNNI, where MLAS adds uint8 x int8 products in saturating int16 pairs and the sa
 onyx runs it under ONYX_MAX_ISA=avx2 without ONYX_INT8_EXACT (the same clipping pairs on any AVX2 CPU); skipped on
 CPUs without AVX2. A folder holding a file `exact_without_vnni` has results ONNX Runtime computes exactly on CPUs
 without VNNI too (ConvInteger): onyx runs it without ONYX_INT8_EXACT as well, in its default mode. A folder holding a
+file `references_extended` has its expected_all/ from ONNX Runtime's level extended (the same QDQ fusions as all,
+without the NCHWc float kernels of level all that onyx does not restate; the file says which). A folder holding a
 file `ort_order_all` has float operators that ONNX Runtime fuses at level all into kernels of other arithmetic: onyx
 runs it with `--ort-order on` at every level (its ONNX Runtime fusions, OptimizerOptions::ort_fusions).
 

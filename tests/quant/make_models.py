@@ -14,8 +14,9 @@
                      MatMulInteger head; 19 quantize steps, and 2 more on edge cases.
   qdq.onnx           a QDQ network: QuantizeLinear/DequantizeLinear (per tensor, per axis) around Conv, Relu,
                      MaxPool, Add, AveragePool (padding counted and not), GlobalAveragePool and MatMul, uint8 and int8
-                     activations. References from ONNX Runtime with optimization disabled: at 'extended' and above it
-                     fuses DQ -> AveragePool -> Q into QLinearAveragePool, which differs by 1 in a few elements.
+                     activations. References from ONNX Runtime at level disabled, and at extended (expected_all/: it
+                     fuses DQ -> AveragePool -> Q into QLinearAveragePool, which differs by 1 in a few elements, as
+                     onyx does; level all would also run the float AveragePool in its NCHWc kernel).
   float_ops*.onnx    the float operators between quantize steps (Resize linear/nearest in every coordinate mode,
                      AveragePool, GlobalAveragePool), every result an output, at opset 17 and 19 (ONNX Runtime sums
                      AveragePool-19 in another order).

@@ -32,6 +32,9 @@ void Help() {
       "  --calibrate-method M      static: minmax (default), percentile or entropy\n"
       "  --percentile P            percentile method: the share of |x| kept (default 99.999)\n"
       "  --activation-type T       static: uint8 (default) or int8\n"
+      "  --format F                static: qdq (default: QuantizeLinear/DequantizeLinear around float operators)\n"
+      "                            or qoperator (QLinearConv, QLinearMatMul, com.microsoft QLinearAdd, ... as\n"
+      "                            ONNX Runtime's QuantFormat.QOperator; groups without such a form keep QDQ)\n"
       "  --max-samples N           static: use the first N calibration samples\n"
       "  --bins N                  histogram bins per observed tensor (default 2048)\n"
       "  --calibration-memory MB   static: observed values one calibration run may hold (default 1024): all\n"
@@ -112,9 +115,9 @@ int QuantizeMain(const std::vector<std::string>& args) {
         SplitInto(args[++i], &options.exclude);
       }
     } else if (a == "-o" || a == "--output" || a == "--mode" || a == "--calibration" || a == "--calibrate-method" ||
-               a == "--percentile" || a == "--activation-type" || a == "--max-samples" || a == "--bins" ||
-               a == "--outputs-per-session" || a == "--calibration-memory" || a == "--op-types" || a == "--bits" ||
-               a == "--block" || a == "--threads" || a == "--report") {
+               a == "--percentile" || a == "--activation-type" || a == "--format" || a == "--max-samples" ||
+               a == "--bins" || a == "--outputs-per-session" || a == "--calibration-memory" || a == "--op-types" ||
+               a == "--bits" || a == "--block" || a == "--threads" || a == "--report") {
       if (!value(&v)) return kExitUsage;
       if (a == "-o" || a == "--output") {
         output = v;
@@ -145,6 +148,15 @@ int QuantizeMain(const std::vector<std::string>& args) {
           options.method = quantize::CalibrationMethod::kEntropy;
         else {
           Error("--calibrate-method takes minmax, percentile or entropy, got '" + v + "'");
+          return kExitUsage;
+        }
+      } else if (a == "--format") {
+        if (v == "qdq" || v == "QDQ") {
+          options.format = quantize::Format::kQdq;
+        } else if (v == "qoperator" || v == "QOperator") {
+          options.format = quantize::Format::kQOperator;
+        } else {
+          Error("--format takes qdq or qoperator, got '" + v + "'");
           return kExitUsage;
         }
       } else if (a == "--activation-type") {

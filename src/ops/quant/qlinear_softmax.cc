@@ -5,10 +5,11 @@
 //    opset < 13, the `axis` dim from 13 on), indexed so that a row's maximum lands on entry 255 (uint8: entry
 //    255 - max + x; int8: entry (uint8)(127 - max + x) of a table stored shifted by 128);
 //  - per row the float sum of its entries in order, then y = round_half_even(e * floor(1 / y_scale) / sum) + y_zp,
-//    uint8 results above 255 saturated; int8 results are the low byte of that integer (ONNX Runtime's int8 kernel
-//    clamps nothing below 255, so 128 and up wrap: reproduced, since its outputs are the reference).
+//    saturated to the type's range (as ONNX Runtime 1.30 does: an int8 row with one element at the maximum and
+//    y_zero_point -128 gives 127, not the wrapped -128 of older versions).
 // Opset 13 on an axis other than the last: ONNX Runtime transposes the axis last and back; the same values follow
 // from walking the axis with a stride, which is done here.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -114,7 +115,7 @@ class QLinearSoftmaxKernel : public OpKernel {
               orow[k * inner] = v > 255 ? uint8_t{255} : static_cast<uint8_t>(v);
             } else {
               const int32_t v = static_cast<int32_t>(q) + y_zp;
-              orow[k * inner] = v > 255 ? int8_t{-1} : static_cast<int8_t>(static_cast<uint8_t>(v));
+              orow[k * inner] = static_cast<int8_t>(std::clamp(v, -128, 127));
             }
           }
         }

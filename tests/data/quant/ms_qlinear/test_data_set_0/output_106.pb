@@ -1,0 +1,2 @@
+Bqlinearglobalaveragepool_684Jbb.(3K€
+

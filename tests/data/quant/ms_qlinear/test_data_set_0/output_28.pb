@@ -1,0 +1,1 @@
+Bqlinearaveragepool_198Jð†‘Šxgi—¡Žudrwts|›……oVt…y›šŸˆ€‡¡‹‚¡·¾†qh“†‰`–›p—|NmmRv{“{yl¾œ—˜³™¬šœ…¬ |{¢™¸tQ^}š‚xXuy‚³°‘`ƒ¡¯”ª–Zz”¥˜ÂQZe­ª×„sh‚‹i50DGCNEG5<HYI>KbisRGU`Mi\SqnW$%&()+78:<>@MOQRUWdfgikm€‚ƒ…‡‰‘’”–˜š§©«­®±¾¿ÁÃÅÇÓÔÕ×ØÙ¹º»¾¿ÁÉÊÌÏÐÒßáãåçéöøùûýÿÿÿÿÿÿÿ

@@ -1,0 +1,1 @@
+Bqlinearaveragepool_218JwjtyƒhÎ

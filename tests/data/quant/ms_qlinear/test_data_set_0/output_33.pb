@@ -1,0 +1,1 @@
+Bqlinearglobalaveragepool_224JwjtyƒhÎ

@@ -1,0 +1,1 @@
+Bqlinearaveragepool_520J×ÊÕÙã€È/

@@ -1,0 +1,1 @@
+Bqlinearglobalaveragepool_526J×ÊÕÙã€È/

@@ -1,0 +1,1 @@
+Bqlinearglobalaveragepool_532JгХаерЂУC
