@@ -1,13 +1,13 @@
 #include "kernels/int8_qlinear_mul.h"
 
+#include <immintrin.h>
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "kernels/cpu_isa.h"
 
 namespace onyx::kernels {
 namespace {
@@ -54,9 +54,81 @@ inline __m128i MulLo32(__m128i a, __m128i b) {
 }
 #endif
 
+// AVX2 and AVX-512 forms of the same per-lane operations (widen, subtract the zero points, an exact int32 product,
+// convert, multiply, add, cvtps, saturate), chosen at run time: 8 or 16 results per step instead of SSE2's
+// shuffles. Products and conversions are exact, the multiply and the add each one IEEE rounding: the same bits.
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2_mul {
+// (Functions, not lambdas: a lambda in a target region is compiled for the default target.)
+template <typename Q>
+inline __m256i Widen(const Q* x) {
+  const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x));
+  if constexpr (std::is_same_v<Q, uint8_t>) return _mm256_cvtepu8_epi32(bytes);
+  return _mm256_cvtepi8_epi32(bytes);
+}
+
+template <typename Q, bool kScalarB>
+void Loop(const Q* a, const Q* b, int64_t n, const QLinearMulParams& p, Q* out, int64_t* done) {
+  const __m256i za = _mm256_set1_epi32(p.a_zero_point), zb = _mm256_set1_epi32(p.b_zero_point);
+  const __m256 ratio = _mm256_set1_ps(p.ratio), c_zp = _mm256_set1_ps(p.c_zero_point);
+  const __m256i lo = _mm256_set1_epi32(std::numeric_limits<Q>::lowest());
+  const __m256i hi = _mm256_set1_epi32(std::numeric_limits<Q>::max());
+  const __m256i bs = _mm256_set1_epi32(kScalarB ? static_cast<int32_t>(b[0]) - p.b_zero_point : 0);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i av = _mm256_sub_epi32(Widen(a + i), za);
+    const __m256i bv = kScalarB ? bs : _mm256_sub_epi32(Widen(b + i), zb);
+    const __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_mullo_epi32(av, bv)), ratio), c_zp);
+    const __m256i r = _mm256_min_epi32(_mm256_max_epi32(_mm256_cvtps_epi32(v), lo), hi);
+    const __m128i r16 = _mm_packs_epi32(_mm256_castsi256_si128(r), _mm256_extracti128_si256(r, 1));
+    const __m128i r8 = std::is_same_v<Q, uint8_t> ? _mm_packus_epi16(r16, r16) : _mm_packs_epi16(r16, r16);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(out + i), r8);
+  }
+  *done = i;
+}
+}  // namespace avx2_mul
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2")
+namespace avx512_mul {
+template <typename Q>
+inline __m512i Widen(const Q* x) {
+  const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x));
+  if constexpr (std::is_same_v<Q, uint8_t>) return _mm512_cvtepu8_epi32(bytes);
+  return _mm512_cvtepi8_epi32(bytes);
+}
+
+template <typename Q, bool kScalarB>
+void Loop(const Q* a, const Q* b, int64_t n, const QLinearMulParams& p, Q* out, int64_t* done) {
+  const __m512i za = _mm512_set1_epi32(p.a_zero_point), zb = _mm512_set1_epi32(p.b_zero_point);
+  const __m512 ratio = _mm512_set1_ps(p.ratio), c_zp = _mm512_set1_ps(p.c_zero_point);
+  const __m512i lo = _mm512_set1_epi32(std::numeric_limits<Q>::lowest());
+  const __m512i hi = _mm512_set1_epi32(std::numeric_limits<Q>::max());
+  const __m512i bs = _mm512_set1_epi32(kScalarB ? static_cast<int32_t>(b[0]) - p.b_zero_point : 0);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i av = _mm512_sub_epi32(Widen(a + i), za);
+    const __m512i bv = kScalarB ? bs : _mm512_sub_epi32(Widen(b + i), zb);
+    const __m512 v = _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_mullo_epi32(av, bv)), ratio), c_zp);
+    const __m512i r = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(v), lo), hi);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(r));
+  }
+  *done = i;
+}
+}  // namespace avx512_mul
+#pragma GCC pop_options
+
 template <typename Q, bool kScalarB>
 void MulLoop(const Q* a, const Q* b, int64_t n, const QLinearMulParams& p, Q* out) {
   int64_t i = 0;
+  static const Isa isa = EffectiveIsa();
+  if (isa == Isa::kAvx512) {
+    avx512_mul::Loop<Q, kScalarB>(a, b, n, p, out, &i);
+  } else if (isa == Isa::kAvx2) {
+    avx2_mul::Loop<Q, kScalarB>(a, b, n, p, out, &i);
+  }
 #if defined(__SSE2__)
   const __m128 ratio = _mm_set1_ps(p.ratio), c_zp = _mm_set1_ps(p.c_zero_point);
   __m128i b_lo = _mm_set1_epi32(kScalarB ? static_cast<int32_t>(b[0]) - p.b_zero_point : 0), b_hi = b_lo;

@@ -173,28 +173,41 @@ class Int8NhwcRewriter {
 
   bool TryPassThrough(const ir::Node& n) {
     // A pooling of a value that exists channels last only.
-    if ((IsInternal(n, "MaxPool") || IsQOp(n, "QLinearGlobalAveragePool")) && Has(n, 0) &&
-        OnlyChannelsLast(n.inputs[0]) && n.outputs.size() == 1) {
+    // A standard MaxPool here reads 8-bit data (values exist channels last only when an 8-bit operator made them):
+    // a QOperator model's, which becomes onyx's 8-bit MaxPool.
+    const bool max_pool = IsInternal(n, "MaxPool") || (IsOnnx(n) && n.op_type == "MaxPool");
+    if ((max_pool || IsQOp(n, "QLinearGlobalAveragePool")) && Has(n, 0) && OnlyChannelsLast(n.inputs[0]) &&
+        n.outputs.size() == 1) {
       if (const auto* a = n.FindAttribute("channels_last"); a != nullptr && a->i != 0) return false;
-      if (const auto* a = n.FindAttribute("kernel_shape");
-          IsInternal(n, "MaxPool") && (a == nullptr || a->ints.size() != 2)) {
+      if (const auto* a = n.FindAttribute("kernel_shape"); max_pool && (a == nullptr || a->ints.size() != 2)) {
         return false;
       }
       ir::Node m = n;
       m.domain = ir::kInternalDomain;
       m.inputs[0] = channels_last_.at(n.inputs[0]);
       SetChannelsLast(m);
+      if (max_pool) std::erase_if(m.attributes, [](const ir::Attribute& a) { return a.name == "storage_order"; });
       // The global pooling's [N, C, 1, 1] result is the same memory in both layouts: it is written channels first.
-      if (IsInternal(n, "MaxPool")) m.outputs = {NewChannelsLast(n.outputs[0])};
+      if (max_pool) m.outputs = {NewChannelsLast(n.outputs[0])};
       out_.push_back(std::move(m));
       return true;
     }
-    // The sum of two values that both exist channels last (4-D both: the layout commutes with broadcasting).
-    if (IsQOp(n, "QLinearAdd") && Has(n, 0) && Has(n, 3) && n.outputs.size() == 1 &&
-        channels_last_.count(n.inputs[0]) && channels_last_.count(n.inputs[3]) &&
+    // A byte-table operator (elementwise, any layout) of a value that exists channels last only.
+    if (n.domain == "com.microsoft" && (n.op_type == "QLinearSigmoid" || n.op_type == "QLinearLeakyRelu") &&
+        Has(n, 0) && OnlyChannelsLast(n.inputs[0]) && n.outputs.size() == 1) {
+      ir::Node m = n;
+      m.inputs[0] = channels_last_.at(n.inputs[0]);
+      m.outputs = {NewChannelsLast(n.outputs[0])};
+      out_.push_back(std::move(m));
+      return true;
+    }
+    // The sum or product of two values that both exist channels last (4-D both: the layout commutes with
+    // broadcasting). ONNX Runtime's QLinearMul has no onyx twin: it stays com.microsoft.
+    if ((IsQOp(n, "QLinearAdd") || (n.domain == "com.microsoft" && n.op_type == "QLinearMul")) && Has(n, 0) &&
+        Has(n, 3) && n.outputs.size() == 1 && channels_last_.count(n.inputs[0]) && channels_last_.count(n.inputs[3]) &&
         (OnlyChannelsLast(n.inputs[0]) || OnlyChannelsLast(n.inputs[3]))) {
       ir::Node m = n;
-      m.domain = ir::kInternalDomain;
+      if (n.op_type == "QLinearAdd") m.domain = ir::kInternalDomain;
       m.inputs[0] = channels_last_.at(n.inputs[0]);
       m.inputs[3] = channels_last_.at(n.inputs[3]);
       m.outputs = {NewChannelsLast(n.outputs[0])};
