@@ -613,6 +613,20 @@ Result<int> ConvertQdqToQOperator(ir::Model& model) {
   OptimizerOptions options;
   options.level = OptLevel::kExtended;
   const PassContext ctx{model, options, true};
+  // Constant nodes' tensors (scales, zero points, weights) as initializers, where the fusion reads constants.
+  std::vector<int> constants;
+  for (size_t i = 0; i < model.graph.nodes.size(); ++i) {
+    const ir::Node& n = model.graph.nodes[i];
+    const ir::Attribute* value = n.FindAttribute("value");
+    if (IsOnnxOp(n, "Constant") && n.outputs.size() == 1 && value != nullptr && n.attributes.size() == 1 &&
+        value->type == ir::AttrType::kTensor) {
+      ir::NamedTensor t = value->t;
+      t.name = n.outputs[0];
+      model.graph.initializers.push_back(std::move(t));
+      constants.push_back(static_cast<int>(i));
+    }
+  }
+  EraseNodes(model.graph, constants);
   ONYX_ASSIGN_OR_RETURN(int fused, FuseGroups(model.graph, ctx, false));
   // onyx's own operators to the standard and com.microsoft ones of the same arithmetic.
   bool ms = false;

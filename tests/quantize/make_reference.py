@@ -3,7 +3,7 @@
 with ONNX Runtime 1.30's outputs for two inputs each, which ctest quantize compares onyx's outputs with (so CI
 needs no node). Needs onnxruntime-node (NODE_PATH, see tests/quant/ort_reference.mjs).
 
-usage: NODE_PATH=~/.cache/onyx-bench/ort/node_modules tests/quantize/make_reference.py ONYX OUT_DIR
+usage: NODE_PATH=~/.cache/onyx-bench/ort/node_modules tests/quantize/make_reference.py ONYX OUT_DIR [CASE ...]
 """
 import os
 import shutil
@@ -20,6 +20,8 @@ CASES = [
     ("cnn_static_qdq_per_channel", "cnn", ["--mode", "static", "--calibration", "{d}/cnn_calibration", "--per-channel"]),
     ("cnn_static_qdq_int8_entropy", "cnn", ["--mode", "static", "--calibration", "{d}/cnn_calibration",
                                              "--activation-type", "int8", "--calibrate-method", "entropy"]),
+    ("cnn_static_qoperator_per_channel", "cnn", ["--mode", "static", "--calibration", "{d}/cnn_calibration",
+                                                  "--per-channel", "--format", "qoperator"]),
     ("cnn_dynamic_conv_integer", "cnn", ["--mode", "dynamic", "--per-channel"]),
     ("mlp_dynamic_matmul_integer", "mlp", ["--mode", "dynamic", "--per-channel"]),
     ("mlp_weight_only_int4", "mlp", ["--mode", "weight-only", "--bits", "4", "--block", "32"]),
@@ -28,10 +30,13 @@ CASES = [
 
 def main():
     onyx, out = sys.argv[1], sys.argv[2]
+    only = sys.argv[3:]  # case names to regenerate (default: all)
     with tempfile.TemporaryDirectory() as d:
         subprocess.run(["/usr/bin/python3", os.path.join(HERE, "make_models.py"), d, "--calibration", "16",
                         "--evaluation", "2"], check=True)
         for name, source, args in CASES:
+            if only and name not in only:
+                continue
             folder = os.path.join(out, name)
             shutil.rmtree(folder, ignore_errors=True)
             os.makedirs(folder)

@@ -142,6 +142,33 @@ def test_static_cnn(onyx, d, tmp):
               "static %s: report has every tensor's scale, zero point and error" % label)
 
 
+def test_static_qoperator(onyx, d, tmp):
+    """--format qoperator: the integer operators themselves (QLinearConv, com.microsoft QLinearAdd, ...) with only the
+    input's QuantizeLinear and the output's DequantizeLinear left; the same results as the QDQ model fused."""
+    model = os.path.join(d, "cnn.onnx")
+    qdq, qop = os.path.join(tmp, "cnn_qdq.onnx"), os.path.join(tmp, "cnn_qop.onnx")
+    args = ["--mode", "static", "--calibration", os.path.join(d, "cnn_calibration"), "--per-channel", "--max-samples", "8"]
+    quantize(onyx, model, qdq, *args)
+    report = quantize(onyx, model, qop, *args, "--format", "qoperator")
+    m, hist = ops(qop)
+    check(hist.get("QLinearConv", 0) == 6 and hist.get("QGemm", 0) == 1 and "Conv" not in hist and
+          hist.get("QuantizeLinear", 0) <= 2 and hist.get("DequantizeLinear", 0) <= 2,
+          "static --format qoperator: 6 QLinearConv and a QGemm, no Conv, Q/DQ only at the edges (%s)" % hist)
+    check(all(n.domain in ("", "ai.onnx", "com.microsoft") for n in m.graph.node) and
+          any(o.domain == "com.microsoft" for o in m.opset_import) == any(n.domain == "com.microsoft" for n in m.graph.node),
+          "static --format qoperator: standard and com.microsoft operators only, their opsets imported")
+    full_check(onyx, qop)
+    inputs = sorted(glob.glob(os.path.join(d, "cnn_evaluation", "*", "input_0.pb")))[:4]
+    a, b = onyx_outputs(onyx, qdq, inputs, tmp), onyx_outputs(onyx, qop, inputs, tmp)
+    check(all(x.tobytes() == y.tobytes() for x, y in zip(a, b)),
+          "static --format qoperator: bit-identical to the QDQ model (whose groups onyx fuses the same way)")
+    check(report["outputs"][0]["cosine"] > 0.99, "static --format qoperator: report's agreement %.5f" %
+          report["outputs"][0]["cosine"])
+    r = run([onyx, "quantize", model, "-o", qop, "--mode", "static", "--calibration",
+             os.path.join(d, "cnn_calibration"), "--format", "qlinear"])
+    check(r.returncode == 2 and "--format" in r.stderr, "--format qlinear is a usage error (exit 2)")
+
+
 def test_dynamic(onyx, d, tmp):
     for name, bound in (("mlp", 0.999), ("cnn", 0.995)):
         model = os.path.join(d, name + ".onnx")
@@ -594,7 +621,8 @@ def main():
         d = os.path.join(tmp, "models")
         subprocess.run(["/usr/bin/python3", os.path.join(source, "tests", "quantize", "make_models.py"), d,
                         "--calibration", "32", "--evaluation", "64", "--big-calibration", "200"], check=True)
-        for test in (lambda: test_static_cnn(onyx, d, tmp), lambda: test_dynamic(onyx, d, tmp),
+        for test in (lambda: test_static_cnn(onyx, d, tmp), lambda: test_static_qoperator(onyx, d, tmp),
+                     lambda: test_dynamic(onyx, d, tmp),
                      lambda: test_weight_only(onyx, d, tmp), lambda: test_selection(onyx, d, tmp),
                      lambda: test_exclude_static(onyx, d, tmp), lambda: test_prepare(onyx, d, tmp),
                      lambda: test_bias_correction(onyx, d, tmp), lambda: test_entropy_saturated(onyx, d, tmp),

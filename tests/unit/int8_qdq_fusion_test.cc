@@ -8,6 +8,7 @@
 
 #include "ir/graph_edit.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/qdq_fusion.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
@@ -239,10 +240,20 @@ TEST(QdqFusion, AddBecomesQLinearAdd) {
   EXPECT_EQ(Count(m, "Add"), 0);
 }
 
-TEST(QdqFusion, AGroupOnyxCannotFuseLeavesTheWholeGraph) {
-  // The Conv group is fusable, but DQ, DQ -> Mul -> Q would become ONNX Runtime's com.microsoft QLinearMul, which
-  // onyx does not have: nothing is fused, so every result stays ONNX Runtime's level-disabled one.
+TEST(QdqFusion, MulBecomesQLinearMul) {
   ir::Model m = Optimized(ConvThenBinary("Mul"));
+  EXPECT_EQ(Count(m, "QLinearConv"), 1);
+  EXPECT_EQ(Count(m, "com.microsoft.QLinearMul"), 1);
+  EXPECT_EQ(Count(m, "Mul"), 0);
+}
+
+TEST(QdqFusion, AGroupOnyxCannotFuseLeavesTheWholeGraph) {
+  // The Conv group is fusable, but ONNX Runtime drops the QDQ of DQ -> ReduceMax -> Q, which onyx does not: nothing
+  // is fused, so every result stays ONNX Runtime's level-disabled one.
+  std::string text = ConvThenBinary("Mul");
+  const std::string mul = "sum = Mul(d2, d2)";
+  text.replace(text.find(mul), mul.size(), "sum = ReduceMax(d2)");
+  ir::Model m = Optimized(text);
   EXPECT_EQ(Count(m, "QLinearConv"), 0);
   EXPECT_EQ(Count(m, "Conv"), 1);
 }
@@ -324,6 +335,36 @@ g (float[1,2,3] x) => (float[1,2,6] y) {
 )");
   EXPECT_EQ(Count(m, "ai.onyx.internal.QLinearConcat"), 1);
   EXPECT_EQ(Count(m, "Concat"), 0);
+}
+
+TEST(QdqFusion, SigmoidLeakyReluAndSoftmaxBecomeComMicrosoftOperators) {
+  for (const char* op : {"Sigmoid", "LeakyRelu", "Softmax"}) {
+    std::string text = ConvThenBinary("Mul");
+    const std::string mul = "sum = Mul(d2, d2)";
+    text.replace(text.find(mul), mul.size(), std::string("sum = ") + op + "(d2)");
+    ir::Model m = Optimized(text);
+    EXPECT_EQ(Count(m, "QLinearConv"), 1) << op;
+    EXPECT_EQ(Count(m, std::string("com.microsoft.QLinear") + op), 1) << op;
+    EXPECT_EQ(Count(m, op), 0) << op;
+  }
+}
+
+// The QOperator format `onyx quantize --format qoperator` writes: every fusable group as the integer operator a file
+// holds (onyx's own domain gone), and the model still runs.
+TEST(QdqFusion, QdqToQOperatorWritesStandardAndComMicrosoftOperators) {
+  auto m = text::ParseModel(ConvThenBinary("Add"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto fused = optimizer::ConvertQdqToQOperator(*m);
+  ASSERT_TRUE(fused.ok()) << fused.status().message();
+  EXPECT_EQ(*fused, 2);
+  EXPECT_EQ(Count(*m, "QLinearConv"), 1);
+  EXPECT_EQ(Count(*m, "com.microsoft.QLinearAdd"), 1);
+  EXPECT_EQ(Count(*m, "Conv"), 0);
+  EXPECT_EQ(Count(*m, "Add"), 0);
+  for (const auto& n : m->graph.nodes) EXPECT_NE(n.domain, ir::kInternalDomain) << n.op_type;
+  EXPECT_TRUE(m->OpsetVersion("com.microsoft").has_value());
+  auto session = Session::Create(*m, SessionOptions{});
+  EXPECT_TRUE(session.ok()) << session.status().message();
 }
 
 }  // namespace
