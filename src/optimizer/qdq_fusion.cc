@@ -8,7 +8,8 @@
 //   DQ(a), DQ(b) -> Add [-> redundant Relu/Clip] -> Q                    =>  ai.onyx.internal.QLinearAdd
 //   DQ -> GlobalAveragePool [-> redundant Relu/Clip] -> Q                =>  ai.onyx.internal.QLinearGlobalAveragePool
 //   DQ(x0), DQ(x1), ... -> Concat [-> redundant Relu/Clip] -> Q          =>  ai.onyx.internal.QLinearConcat
-//   DQ -> MaxPool(12+)/Reshape/Transpose/Squeeze/Unsqueeze/Flatten/Slice/Gather/... -> Q  =>  the op on 8-bit data
+//   DQ -> MaxPool(12+)/Reshape/Transpose/Squeeze/Unsqueeze/Flatten/Slice/Gather/.../nearest Resize -> Q  =>  the op
+//                                                   on 8-bit data
 //                                                   (2-D MaxPool as ai.onyx.internal.MaxPool, a fast 8-bit kernel)
 //
 // under ONNX Runtime's conditions (qdq_selectors.cc): the target's output read only by the Q (or by the redundant
@@ -23,7 +24,7 @@
 //                                                   =>  com.microsoft.QLinearAveragePool/LeakyRelu/Sigmoid/Softmax/
 //                                                       Mul/Where (ops/quant: ONNX Runtime's arithmetic)
 //
-// Exactness rule: ONNX Runtime also turns DQ -> Resize/Split/ArgMax/ReduceMax/ReduceMin -> Q groups (and the groups
+// Exactness rule: ONNX Runtime also turns DQ -> Split -> Q groups (and the groups
 // above with parameters that are not constant scalars) into operators or drops onyx does not reproduce yet. Fusing
 // some groups of a graph and not others would match neither ONNX Runtime's unfused results nor its fused ones, so a
 // graph holding such a group (or one onyx cannot express: per-axis parameters of Add, 16-bit types) is left entirely
@@ -179,19 +180,30 @@ bool RedundantActivation(const GraphIndex& index, const ir::Node& act, const QPa
 
 // Ops whose QDQ groups ONNX Runtime turns into operators (or drops) that onyx does not reproduce: a graph holding one
 // keeps every group unfused.
+//
+// ArgMax, ReduceMax and ReduceMin are not listed where the DQ's scale is a positive constant: ONNX Runtime's drops
+// there (the DQ, or DQ and Q with equal parameters) compute the same bytes as the float path (the maximum and its
+// index commute with a positive-scale dequantization, and requantizing a dequantized value with its own parameters
+// rounds back to it).
 bool OrtFusesUnsupported(const GraphIndex& index, const ir::Node& n) {
-  static const char* kOps[] = {"Split", "Resize", "ArgMax", "ReduceMax", "ReduceMin", "Einsum", "Reciprocal"};
-  bool listed = false;
+  static const char* kOps[] = {"Split", "Einsum", "Reciprocal"};
+  static const char* kOrderOps[] = {"ArgMax", "ReduceMax", "ReduceMin"};
+  bool listed = false, order = false;
   for (const char* op : kOps) listed = listed || IsOnnxOp(n, op);
-  if (!listed) return false;
+  for (const char* op : kOrderOps) order = order || IsOnnxOp(n, op);
+  if (!listed && !order) return false;
   for (const auto& in : n.inputs) {
-    if (!in.empty() && index.ProducerOp(in, "DequantizeLinear") != nullptr) return true;
+    const ir::Node* dq = in.empty() ? nullptr : index.ProducerOp(in, "DequantizeLinear");
+    if (dq == nullptr) continue;
+    if (!order) return true;
+    const std::optional<float> scale = dq->inputs.size() > 1 ? ConstantScale(index, dq->inputs[1]) : std::nullopt;
+    if (!scale || !(*scale > 0)) return true;
   }
   return false;
 }
 
 const char* kDropOps[] = {"MaxPool", "Reshape", "Transpose",      "Squeeze", "Unsqueeze", "Flatten",
-                          "Slice",   "Gather",  "GatherElements", "Expand",  "Tile"};
+                          "Slice",   "Gather",  "GatherElements", "Expand",  "Tile",      "Resize"};
 
 bool IsDropOp(const ir::Node& n) {
   for (const char* op : kDropOps) {
@@ -482,6 +494,12 @@ Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& 
     if (dq_count != 1 || dq0 == nullptr) return plan;
     if (IsOnnxOp(target, "MaxPool") && NodeSinceVersion(model, target).value_or(0) < 12) return plan;
     if (IsOnnxOp(target, "MaxPool") && target.outputs.size() != 1) return plan;
+    // ONNX Runtime 1.30 drops the QDQ of nearest-neighbour Resize only (linear ones stay float between their DQ and Q,
+    // observed in its optimized model).
+    if (const ir::Attribute* mode = target.FindAttribute("mode");
+        IsOnnxOp(target, "Resize") && mode != nullptr && mode->s != "nearest") {
+      return plan;
+    }
     const QParams dp = ParamsOf(index, *dq0, true);
     if (!dp.type || !qp.type || *dp.type != *qp.type) return plan;
     if (!Is8Bit(dp.type)) {

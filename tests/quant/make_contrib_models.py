@@ -26,6 +26,12 @@ python3-onnx 1.12, numpy; fixed seeds). References: tests/quant/ort_reference.mj
                    checked in its optimized model). References at levels disabled (test_data_set_0) and all
                    (expected_all), which differ by 1 in a few elements (and downstream of them).
 
+  qdq_drops        uint8 QDQ groups ONNX Runtime 1.30 drops at level all (DQ -> Resize -> Q, linear and nearest;
+                   DQ -> ReduceMax -> Q; DQ -> ArgMax), around a fused Add. References at levels disabled and all.
+
+  u8_resize        Resize (linear in four coordinate modes, up, down and by sizes; nearest) and Pad on uint8 data,
+                   as QOperator models hold them: ONNX Runtime truncates the linear results. Level disabled.
+
 The input's channel 0 holds multiples of 2^-8 and its last three channels a ramp that gives every byte value. Graph
 outputs carry element types only (ONNX's shape inference does not know the com.microsoft operators).
 
@@ -298,6 +304,57 @@ def qdq_ms_fusions_model():
     return b.model("qdq_ms_fusions", [inp], [("", 17)])
 
 
+def qdq_drops_model():
+    """uint8 QDQ groups ONNX Runtime drops (runs the operator on the 8-bit data) with a fused Add between them: DQ ->
+    Resize -> Q with equal parameters (linear in three coordinate modes, up and down, and nearest), DQ -> ReduceMax ->
+    Q, and a DQ -> ArgMax; onyx fuses the whole graph only if its 8-bit Resize computes ONNX Runtime's bytes."""
+    b = Builder(47)
+
+    def q(x, scale, zp):
+        return Q(b.node("QuantizeLinear", [x, b.scale(scale), b.zp(U8, zp)], U8, stem="q"), U8, scale, zp)
+
+    def dq(x, listed=False):
+        return b.node("DequantizeLinear", [x.name, b.scale(x.scale), b.zp(U8, x.zp)], F32, stem="dq", listed=listed)
+
+    def group(op, inputs, scale, zp, **attrs):
+        return q(b.node(op, [dq(x) if isinstance(x, Q) else x for x in inputs], F32, listed=False, **attrs),
+                 scale, zp)
+
+    x = q("input", 0.02, 128)
+    x2 = q(flipped(b), 0.025, 120)
+    add = group("Add", [x, x2], 0.03, 125)
+    outs = []
+    for mode, ctm, scales in [("linear", "half_pixel", [1, 1, 2, 2]), ("linear", "align_corners", [1, 1, 1.5, 0.75]),
+                              ("linear", "asymmetric", [1, 1, 0.5, 2]), ("nearest", "half_pixel", [1, 1, 2, 1.5])]:
+        sc = b.const("scales", np.array(scales, np.float32))
+        outs.append(group("Resize", [add, "", sc], add.scale, add.zp, mode=mode, coordinate_transformation_mode=ctm))
+    outs.append(group("ReduceMax", [add], add.scale, add.zp, axes=[2, 3], keepdims=1))
+    b.node("ArgMax", [dq(add)], TensorProto.INT64, stem="argmax", axis=1)
+    for y in outs:
+        dq(y, listed=True)
+    inp = helper.make_tensor_value_info("input", F32, [1, 8, 10, 12])
+    return b.model("qdq_drops", [inp], [("", 17)])
+
+
+def u8_resize_model():
+    """Resize and Pad on uint8 data, as a QOperator model runs them (ONNX Runtime's quantizer writes them on 8-bit
+    values): linear in four coordinate modes, up, down and by sizes (the float formula, truncated), nearest."""
+    b = Builder(61)
+    b.types["input"] = U8
+    for mode in ("linear", "nearest"):
+        for ctm in ("half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel"):
+            for scales in ([1, 1, 2, 2], [1, 1, 1.5, 0.75], [1, 1, 0.5, 0.5]):
+                sc = b.const("scales", np.array(scales, np.float32))
+                b.node("Resize", ["input", "", sc], U8, mode=mode, coordinate_transformation_mode=ctm)
+        b.node("Resize", ["input", "", "", b.const("sizes", np.array([1, 8, 17, 9], np.int64))], U8, mode=mode)
+    pads = b.const("pads", np.array([0, 0, 1, 2, 0, 0, 2, 1], np.int64))
+    b.node("Pad", ["input", pads, b.const("value", np.array(7, np.uint8))], U8, mode="constant")
+    for mode in ("reflect", "edge"):
+        b.node("Pad", ["input", pads], U8, mode=mode)
+    inp = helper.make_tensor_value_info("input", U8, [1, 8, 10, 12])
+    return b.model("u8_resize", [inp], [("", 17)])
+
+
 def write(out_dir, name, model, input_shape, seed):
     folder = os.path.join(out_dir, name)
     data = os.path.join(folder, "test_data_set_0")
@@ -313,6 +370,8 @@ def write(out_dir, name, model, input_shape, seed):
     tail = x[:, -3:]
     x[:, -3:] = np.linspace(-1.8, 1.9, tail[0].size, dtype=np.float32).reshape(tail.shape[1:])
     t = numpy_helper.from_array(x.astype(np.float32), "input")
+    if model.graph.input[0].type.tensor_type.elem_type == U8:
+        t = numpy_helper.from_array(rng.integers(0, 256, input_shape).astype(np.uint8), "input")
     with open(os.path.join(data, "input_0.pb"), "wb") as f:
         f.write(t.SerializeToString())
 
@@ -321,6 +380,8 @@ def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "data", "quant")
     write(out, "ms_qlinear", ms_qlinear_model(), (1, 8, 10, 12), 51)
     write(out, "qdq_ms_fusions", qdq_ms_fusions_model(), (1, 8, 10, 12), 53)
+    write(out, "qdq_drops", qdq_drops_model(), (1, 8, 10, 12), 59)
+    write(out, "u8_resize", u8_resize_model(), (1, 8, 10, 12), 61)
 
 
 if __name__ == "__main__":

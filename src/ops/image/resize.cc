@@ -7,6 +7,7 @@
 // works for every element type; linear and cubic compute in double.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -391,18 +392,40 @@ bool TryResizeFloatPlanes(const std::vector<AxisPlan>& plans, const Tensor& x, T
 // step after the Resize sees the same value: per axis, the coordinate c (OrtCoordinate) clamped to [0, in - 1],
 // i1 = int(c), i2 = min(i1 + 1, in - 1), weights d1 = |c - i1| and d2 = |c - i2| (both 0.5 where i1 == i2), and
 // y = ((dx2 * dy2) * X11 + (dx1 * dy2) * X21) + (dx2 * dy1) * X12 + (dx1 * dy1) * X22 in float, left to right.
+//
+// 8-bit images (a quantized model's, which ONNX Runtime runs as 8-bit data where it drops the QDQ around a Resize)
+// take the same float formula on the values as floats, the result truncated toward zero into the type (its
+// static_cast), as ONNX's reference (astype) does too.
 bool TryResizeBilinearLikeOrt(const ResizeParams& p, const Tensor& x, const std::vector<double>& scales, Tensor& y) {
   const size_t rank = x.shape().size();
-  if (x.type() != DataType::kFloat || (rank != 2 && rank != 4)) return false;
+  const bool bytes = x.type() == DataType::kUint8 || x.type() == DataType::kInt8;
+  if ((x.type() != DataType::kFloat && !bytes) || (rank != 2 && rank != 4)) return false;
   if (rank == 4 && (scales[0] != 1.0 || scales[1] != 1.0 || y.dim(0) != x.dim(0) || y.dim(1) != x.dim(1))) {
     return false;
   }
   const int64_t h_in = x.dim(static_cast<int64_t>(rank - 2)), w_in = x.dim(static_cast<int64_t>(rank - 1));
   const int64_t h_out = y.dim(static_cast<int64_t>(rank - 2)), w_out = y.dim(static_cast<int64_t>(rank - 1));
   if (!BilinearLikeOrt(p, h_in, h_out, scales[rank - 2], w_in, w_out, scales[rank - 1])) return false;
-  BilinearLikeOrtPlanes(x.data<float>(), y.data<float>(), x.size() / (h_in * w_in), 1, h_in, w_in, h_out, w_out,
-                        PlanOrtAxis(p.coord, h_in, h_out, scales[rank - 2]),
-                        PlanOrtAxis(p.coord, w_in, w_out, scales[rank - 1]));
+  const OrtAxisWeights ah = PlanOrtAxis(p.coord, h_in, h_out, scales[rank - 2]);
+  const OrtAxisWeights aw = PlanOrtAxis(p.coord, w_in, w_out, scales[rank - 1]);
+  const int64_t planes = x.size() / (h_in * w_in);
+  if (!bytes) {
+    BilinearLikeOrtPlanes(x.data<float>(), y.data<float>(), planes, 1, h_in, w_in, h_out, w_out, ah, aw);
+    return true;
+  }
+  std::vector<float> in(static_cast<size_t>(x.size())), out(static_cast<size_t>(y.size()));
+  auto run = [&](const auto* xd, auto* yd) {
+    using Q = std::remove_const_t<std::remove_pointer_t<decltype(xd)>>;
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(xd[i]);
+    BilinearLikeOrtPlanes(in.data(), out.data(), planes, 1, h_in, w_in, h_out, w_out, ah, aw);
+    constexpr float lo = std::numeric_limits<Q>::lowest(), hi = std::numeric_limits<Q>::max();
+    for (size_t i = 0; i < out.size(); ++i) yd[i] = static_cast<Q>(std::clamp(std::trunc(out[i]), lo, hi));
+  };
+  if (x.type() == DataType::kUint8) {
+    run(x.data<uint8_t>(), y.data<uint8_t>());
+  } else {
+    run(x.data<int8_t>(), y.data<int8_t>());
+  }
   return true;
 }
 
@@ -482,6 +505,11 @@ Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<doubl
   };
   for (int64_t i = 0; i < total; ++i, advance()) {
     out[static_cast<size_t>(i)] = any_outside() ? p.extrapolation_value : accumulate(accumulate, 0, 0, 1.0);
+  }
+  // Integer results truncated toward zero (ONNX's reference casts with astype; ONNX Runtime with static_cast), then
+  // saturated.
+  if (IsInteger(y.type())) {
+    for (double& v : out) v = std::trunc(v);
   }
   return WriteFromDoubles(out, y);
 }

@@ -1,0 +1,1 @@
+B	resize_35Jð—d@‰yŠ9|^¾Ø‚Y•ŒŒ{KI†um6Ÿ+o¥±´zfnN?\ˆr‰¤žˆI§¸ˆ£Ö\u<’7oˆymÄ•¨’ÃW{â˜otÈx•Š³zµMœ¨«vY¥¸›¥hxŠoucb‘‡“mÊt’~DŒ†Z®€oy~vNK1}qš[€¢Y€]`ŽMf[˜Z‘XÂ…on$x¤Žv0¤>>gWÌŒµ¢³™n~\[s>Ž‰•fz6„Â_dˆÆ)}Wƒƒ¯‡{PY¦–tXjw’†k~n¢ˆÂšq¾{‡³¦{{h#yl²~‹:f—7LLw®zxB•ƒjNRz”
