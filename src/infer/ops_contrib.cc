@@ -69,10 +69,13 @@ Status EmbedLayerNorm(InferenceContext& ctx) {
 }
 
 // Attention: output (B, S, v_hidden), present (2, B, N, P + S, H).
+// (QAttention: the same shapes, past at input 8, float results from its uint8 input.)
 Status Attention(InferenceContext& ctx) {
+  const bool quantized = ctx.node().op_type == "QAttention";
+  const size_t past_input = quantized ? 8 : 4;
   const Dims* x = ctx.input_shape(0);
   const Dims* w = ctx.input_shape(1);
-  const DataType t = ctx.input_elem_type(0);
+  const DataType t = quantized ? DataType::kFloat : ctx.input_elem_type(0);
   const int64_t n = ctx.GetInt("num_heads", 0);
   ir::Dim v_hidden;
   ir::Dim qk_hidden;
@@ -90,8 +93,9 @@ Status Attention(InferenceContext& ctx) {
     std::optional<Dims> present;
     if (x != nullptr && x->size() == 3 && n > 0) {
       ir::Dim total = (*x)[1];
-      const Dims* past = ctx.has_input(4) ? ctx.input_shape(4) : nullptr;
-      if (ctx.has_input(4)) total = past != nullptr && past->size() == 5 ? DimAdd((*past)[3], total) : UnknownDim();
+      const Dims* past = ctx.has_input(past_input) ? ctx.input_shape(past_input) : nullptr;
+      if (ctx.has_input(past_input))
+        total = past != nullptr && past->size() == 5 ? DimAdd((*past)[3], total) : UnknownDim();
       present = Dims{DimOf(2), (*x)[0], DimOf(n), total, DimFloorDiv(qk_hidden, DimOf(n))};
     }
     ctx.set_output_tensor(1, t, present);
@@ -330,6 +334,7 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add("", "SimplifiedLayerNormalization", SimplifiedLayerNorm);
   r.Add(kMs, "EmbedLayerNormalization", EmbedLayerNorm);
   r.Add(kMs, "Attention", Attention);
+  r.Add(kMs, "QAttention", Attention);
   r.Add(kMs, "MultiHeadAttention", MultiHeadAttention);
   r.Add(kMs, "GroupQueryAttention", GroupQueryAttention);
   r.Add(kMs, "MatMulNBits", MatMulNBits);

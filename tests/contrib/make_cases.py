@@ -15,7 +15,7 @@ from onnx import TensorProto, helper, numpy_helper, save
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'data', 'contrib')
 rng = np.random.default_rng(20261202)
 NP_TO_ONNX = {np.float32: TensorProto.FLOAT, np.int32: TensorProto.INT32, np.int64: TensorProto.INT64,
-              np.uint8: TensorProto.UINT8}
+              np.uint8: TensorProto.UINT8, np.int8: TensorProto.INT8}
 
 
 def f32(*shape, scale=1.0):
@@ -148,6 +148,36 @@ def attention():
     case('attention_bias_input', 'Attention',
          [('input', x), ('weights', w), ('bias', bias), ('mask_index', m2), ('past', None),
           ('attention_bias', f32(1, n, s, s))], ['output'], num_heads=n, mask_filter_value=-1000.0)
+
+
+def qattention():
+    """QAttention as ONNX Runtime's quantize_dynamic writes it (uint8 input, int8 or uint8 weights as initializers)."""
+    b, s, din, n, hs = 2, 5, 24, 3, 8
+    width = 3 * n * hs
+    x = rng.integers(0, 256, (b, s, din)).astype(np.uint8)
+    w8 = rng.integers(-127, 128, (din, width)).astype(np.int8)
+    wu = rng.integers(0, 256, (din, width)).astype(np.uint8)
+    bias = f32(width)
+    xs, xz = np.array(0.02, np.float32), np.array(118, np.uint8)
+
+    def q(name, w, ws, wz, extra=(), outputs=('output',), x_in=x, **attrs):
+        inputs = [('input', x_in), ('weight', None), ('bias', bias), ('input_scale', None), ('weight_scale', None)]
+        inputs += list(extra) or [('mask_index', None)]
+        inputs += [('input_zero_point', None), ('weight_zero_point', None)]
+        inits = {'weight': w, 'input_scale': xs, 'weight_scale': ws, 'input_zero_point': xz, 'weight_zero_point': wz}
+        if len(extra) > 1:  # mask and past: past after the zero points
+            inputs = inputs[:5] + [extra[0], ('input_zero_point', None), ('weight_zero_point', None), extra[1]]
+        case(name, 'QAttention', inputs, list(outputs), initializers=inits, num_heads=n, **attrs)
+
+    q('qattention_s8', w8, np.array(0.003, np.float32), np.array(0, np.int8))
+    q('qattention_u8_mask_1d', wu, np.array(0.004, np.float32), np.array(128, np.uint8),
+      extra=[('mask_index', np.array([5, 3], np.int32))])
+    q('qattention_s8_per_column', w8, rng.uniform(0.001, 0.006, width).astype(np.float32),
+      rng.integers(-3, 4, width).astype(np.int8), extra=[('mask_index', np.array([[1, 1, 0, 1, 1], [1, 1, 1, 0, 0]],
+                                                                                  np.int32))])
+    q('qattention_past_unidirectional', w8, np.array(0.003, np.float32), np.array(0, np.int8),
+      extra=[('mask_index', None), ('past', f32(2, b, n, 4, hs))], outputs=('output', 'present'),
+      x_in=rng.integers(0, 256, (b, 1, din)).astype(np.uint8), unidirectional=1)
 
 
 def mha():
@@ -314,7 +344,7 @@ def fused_matmul():
 
 
 if __name__ == '__main__':
-    groups = sys.argv[1:] or ['activations', 'norms', 'attention', 'mha', 'gqa', 'rotary', 'nbits', 'nbits_const',
-                                 'fused_matmul']
+    groups = sys.argv[1:] or ['activations', 'norms', 'attention', 'qattention', 'mha', 'gqa', 'rotary', 'nbits',
+                                 'nbits_const', 'fused_matmul']
     for g in groups:
         globals()[g]()

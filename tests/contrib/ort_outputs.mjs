@@ -9,7 +9,7 @@ import { createRequire } from 'module';
 const require = createRequire(import.meta.url);
 const ort = require('onnxruntime-node');
 
-const ARRAYS = { float32: Float32Array, int32: Int32Array, int64: BigInt64Array, uint8: Uint8Array };
+const ARRAYS = { float32: Float32Array, int32: Int32Array, int64: BigInt64Array, uint8: Uint8Array, int8: Int8Array };
 const [root, ...only] = process.argv.slice(2);
 let failed = 0;
 for (const name of fs.readdirSync(root).sort()) {

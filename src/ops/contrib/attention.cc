@@ -55,7 +55,6 @@ class AttentionKernel : public OpKernel {
                              std::to_string(dq) + ", " + std::to_string(dk) + ", " + std::to_string(dv) +
                              " divisible by num_heads " + std::to_string(num_heads_));
     }
-    const int64_t hs = dq / num_heads_, vhs = dv / num_heads_;
     const Tensor* bias = ctx.has_input(2) ? &ctx.input(2) : nullptr;
     if (bias != nullptr) {
       ONYX_RETURN_IF_ERROR(RequireFloat("bias", 2, *bias));
@@ -63,21 +62,6 @@ class AttentionKernel : public OpKernel {
         return InvalidArgument(DescribeInput("bias", 2, *bias) + ", expected [" + std::to_string(width) + "]");
       }
     }
-    const Tensor* mask = ctx.has_input(3) ? &ctx.input(3) : nullptr;
-    const Tensor* past = ctx.has_input(4) ? &ctx.input(4) : nullptr;
-    const Tensor* attn_bias = ctx.has_input(5) ? &ctx.input(5) : nullptr;
-    int64_t past_len = 0;
-    if (past != nullptr) {
-      ONYX_RETURN_IF_ERROR(RequireFloat("past", 4, *past));
-      if (past->rank() != 5 || past->dim(0) != 2 || past->dim(1) != batch || past->dim(2) != num_heads_ ||
-          past->dim(4) != hs || hs != vhs) {
-        return InvalidArgument(DescribeInput("past", 4, *past) + ", expected [2, " + std::to_string(batch) + ", " +
-                               std::to_string(num_heads_) + ", P, " + std::to_string(hs) + "]");
-      }
-      past_len = past->dim(3);
-    }
-    const int64_t total = past_len + seq;
-
     // QKV = input x weights + bias, [B*S, width].
     std::vector<float> qkv(static_cast<size_t>(batch * seq * width));
     if (bias != nullptr) {
@@ -85,41 +69,23 @@ class AttentionKernel : public OpKernel {
     }
     nn::Gemm<float>(false, false, batch * seq, width, din, 1.0f, x->data<float>(), din, w->data<float>(), width,
                     bias != nullptr ? 1.0f : 0.0f, qkv.data(), width);
-    const StridedRows q{qkv.data(), seq * width, hs, width};
-    const StridedRows k_new{qkv.data() + dq, seq * width, hs, width};
-    const StridedRows v_new{qkv.data() + dq + dk, seq * width, vhs, width};
-
-    const float* past_data = past != nullptr ? past->data<float>() : nullptr;
-    const int64_t past_half = batch * num_heads_ * past_len * hs;
-    Tensor present_k = BuildPresent(past_data, k_new, nullptr, batch, num_heads_, past_len, seq, hs);
-    Tensor present_v = BuildPresent(past_data != nullptr ? past_data + past_half : nullptr, v_new, nullptr, batch,
-                                    num_heads_, past_len, seq, vhs);
-
-    AttentionOverPresent a;
-    a.mask = mask;
-    a.mask_name = "mask_index";
-    a.mask_index = 3;
-    a.attn_bias = attn_bias;
+    AttentionFromQkv a;
+    a.qkv = qkv.data();
     a.batch = batch;
+    a.seq = seq;
     a.heads = num_heads_;
-    a.q_len = seq;
-    a.past_len = past_len;
-    a.head_size = hs;
-    a.v_head_size = vhs;
-    a.causal = unidirectional_ && seq > 1;
+    a.dq = dq;
+    a.dk = dk;
+    a.dv = dv;
+    a.mask = ctx.has_input(3) ? &ctx.input(3) : nullptr;
+    a.mask_index = 3;
+    a.past = ctx.has_input(4) ? &ctx.input(4) : nullptr;
+    a.past_index = 4;
+    a.attn_bias = ctx.has_input(5) ? &ctx.input(5) : nullptr;
+    a.causal = unidirectional_;
     a.mask_filter = filter_;
     a.scale = scale_;
-    a.q = q;
-    a.present_k = &present_k;
-    a.present_v = &present_v;
-    ONYX_RETURN_IF_ERROR(AttendOverPresent(a, ctx));
-
-    if (ctx.num_outputs() > 1) {
-      Tensor& present = ctx.AllocateOutput(1, DataType::kFloat, {2, batch, num_heads_, total, hs});
-      std::copy_n(present_k.data<float>(), present_k.size(), present.data<float>());
-      std::copy_n(present_v.data<float>(), present_v.size(), present.data<float>() + present_k.size());
-    }
-    return Status::Ok();
+    return AttendFromQkv(a, ctx);
   }
 
  private:
@@ -186,6 +152,54 @@ Status AttendOverPresent(const AttentionOverPresent& a, KernelContext& ctx) {
   Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, {a.batch, a.q_len, dv});
   p.out = MutableRows{y.data<float>(), a.q_len * dv, a.v_head_size, dv};
   RunSdpa(p);
+  return Status::Ok();
+}
+
+Status AttendFromQkv(const AttentionFromQkv& f, KernelContext& ctx) {
+  const int64_t batch = f.batch, seq = f.seq, heads = f.heads, width = f.dq + f.dk + f.dv;
+  const int64_t hs = f.dq / heads, vhs = f.dv / heads;
+  int64_t past_len = 0;
+  if (f.past != nullptr) {
+    ONYX_RETURN_IF_ERROR(RequireFloat("past", f.past_index, *f.past));
+    if (f.past->rank() != 5 || f.past->dim(0) != 2 || f.past->dim(1) != batch || f.past->dim(2) != heads ||
+        f.past->dim(4) != hs || hs != vhs) {
+      return InvalidArgument(DescribeInput("past", f.past_index, *f.past) + ", expected [2, " + std::to_string(batch) +
+                             ", " + std::to_string(heads) + ", P, " + std::to_string(hs) + "]");
+    }
+    past_len = f.past->dim(3);
+  }
+  const int64_t total = past_len + seq;
+  const StridedRows q{f.qkv, seq * width, hs, width};
+  const StridedRows k_new{f.qkv + f.dq, seq * width, hs, width};
+  const StridedRows v_new{f.qkv + f.dq + f.dk, seq * width, vhs, width};
+  const float* past_data = f.past != nullptr ? f.past->data<float>() : nullptr;
+  const int64_t past_half = batch * heads * past_len * hs;
+  Tensor present_k = BuildPresent(past_data, k_new, nullptr, batch, heads, past_len, seq, hs);
+  Tensor present_v = BuildPresent(past_data != nullptr ? past_data + past_half : nullptr, v_new, nullptr, batch, heads,
+                                  past_len, seq, vhs);
+  AttentionOverPresent a;
+  a.mask = f.mask;
+  a.mask_name = "mask_index";
+  a.mask_index = f.mask_index;
+  a.attn_bias = f.attn_bias;
+  a.batch = batch;
+  a.heads = heads;
+  a.q_len = seq;
+  a.past_len = past_len;
+  a.head_size = hs;
+  a.v_head_size = vhs;
+  a.causal = f.causal && seq > 1;
+  a.mask_filter = f.mask_filter;
+  a.scale = f.scale;
+  a.q = q;
+  a.present_k = &present_k;
+  a.present_v = &present_v;
+  ONYX_RETURN_IF_ERROR(AttendOverPresent(a, ctx));
+  if (ctx.num_outputs() > 1) {
+    Tensor& present = ctx.AllocateOutput(1, DataType::kFloat, {2, batch, heads, total, hs});
+    std::copy_n(present_k.data<float>(), present_k.size(), present.data<float>());
+    std::copy_n(present_v.data<float>(), present_v.size(), present.data<float>() + present_k.size());
+  }
   return Status::Ok();
 }
 

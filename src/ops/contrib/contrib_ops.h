@@ -20,6 +20,7 @@ namespace onyx::ops::contrib {
 inline constexpr const char* kMsDomain = "com.microsoft";
 
 void RegisterAttentionOps(KernelRegistry& registry);            // attention.cc: Attention
+void RegisterQAttentionOps(KernelRegistry& registry);           // qattention.cc: QAttention
 void RegisterMultiHeadAttentionOps(KernelRegistry& registry);   // multihead_attention.cc: MultiHeadAttention
 void RegisterGroupQueryAttentionOps(KernelRegistry& registry);  // group_query_attention.cc: GroupQueryAttention
 void RegisterFusedAttentionOps(KernelRegistry& registry);       // fused_attention.cc: ai.onyx.internal.FusedAttention
@@ -71,5 +72,22 @@ struct AttentionOverPresent {
   const Tensor* present_v = nullptr;
 };
 Status AttendOverPresent(const AttentionOverPresent& a, KernelContext& ctx);
+
+// The rest of an Attention node (com.microsoft Attention, QAttention) from its projection: qkv [batch * seq,
+// dq + dk + dv] (bias included), split into heads; `past` (2, B, N, P, H) prepended to K and V; output 0 the
+// attention, output 1 (when the node has it) `present`. (attention.cc)
+struct AttentionFromQkv {
+  const float* qkv = nullptr;
+  int64_t batch = 0, seq = 0, heads = 0, dq = 0, dk = 0, dv = 0;
+  const Tensor* mask = nullptr;  // mask_index, may be null
+  int mask_index = 3;
+  const Tensor* past = nullptr;  // may be null
+  int past_index = 4;
+  const Tensor* attn_bias = nullptr;  // may be null
+  bool causal = false;                // unidirectional
+  float mask_filter = -10000.0f;
+  float scale = 0.0f;  // 0: 1 / sqrt(head_size)
+};
+Status AttendFromQkv(const AttentionFromQkv& a, KernelContext& ctx);
 
 }  // namespace onyx::ops::contrib
