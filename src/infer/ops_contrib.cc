@@ -311,6 +311,25 @@ Status QLinearPool(InferenceContext& ctx) {
   return Status::Ok();
 }
 
+// ONNX Runtime's NHWC operators (its optimizer's level-all output): QLinearConv (y_zero_point's type, X's otherwise;
+// [N, ?, ?, M] channels last or [N, M, ?, ?], M from the weights) and NhwcMaxPool (X's type, [N, ?, ?, C]).
+Status MsNhwc(InferenceContext& ctx) {
+  const bool conv = ctx.node().op_type == "QLinearConv";
+  const Dims* x = ctx.input_shape(0);
+  std::optional<Dims> out;
+  if (x != nullptr && x->size() >= 3) {
+    const bool last = !conv || ctx.GetInt("channels_last", 0) != 0;
+    out = Dims(x->size(), UnknownDim());
+    out->front() = x->front();
+    const Dims* w = conv ? ctx.input_shape(3) : nullptr;
+    const ir::Dim c = conv ? (w != nullptr && !w->empty() ? w->front() : UnknownDim()) : x->back();
+    (*out)[last ? x->size() - 1 : 1] = c;
+  }
+  const DataType type = conv && ctx.has_input(7) ? ctx.input_elem_type(7) : ctx.input_elem_type(0);
+  ctx.set_output_tensor(0, type, out);
+  return Status::Ok();
+}
+
 // com.microsoft QuantizeLinear: x's shape, y_zero_point's type (uint8 without one); DequantizeLinear: float32.
 Status MsQuantize(InferenceContext& ctx) {
   const DataType type = ctx.has_input(2) ? ctx.input_elem_type(2) : DataType::kUint8;
@@ -345,6 +364,8 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add(kMs, "QLinearConcat", QLinearConcat);
   r.Add(kMs, "QLinearGlobalAveragePool", QLinearPool);
   r.Add(kMs, "QLinearAveragePool", QLinearPool);
+  r.Add(kMs, "QLinearConv", MsNhwc);
+  r.Add(kMs, "NhwcMaxPool", MsNhwc);
   r.Add(kMs, "QuantizeLinear", MsQuantize);
   r.Add(kMs, "DequantizeLinear", MsDequantize);
   r.Add("ai.onyx.internal", "FusedAttention", FusedAttention);

@@ -21,11 +21,14 @@ namespace {
 
 class MaxPool8BitKernel : public OpKernel {
  public:
+  // nhwc_op: ONNX Runtime's com.microsoft NhwcMaxPool, channels last without the attribute.
+  explicit MaxPool8BitKernel(bool nhwc_op = false) : nhwc_op_(nhwc_op) {}
+
   Status Init(const KernelInfo& info) override {
     ONYX_RETURN_IF_ERROR(attrs_.Parse(info, true));
     if (attrs_.kernel_shape.size() != 2) return info.Error("only 2-D pooling is supported");
     if (info.num_outputs() > 1) return info.Error("the Indices output is not supported");
-    channels_last_ = info.GetInt("channels_last", 0) != 0;
+    channels_last_ = nhwc_op_ || info.GetInt("channels_last", 0) != 0;
     return Status::Ok();
   }
 
@@ -138,12 +141,19 @@ class MaxPool8BitKernel : public OpKernel {
  private:
   bool channels_last_ = false;
   nn::WindowAttrs attrs_;
+  bool nhwc_op_ = false;
 };
 
 }  // namespace
 
 void RegisterMaxPool8BitOps(KernelRegistry& registry) {
   registry.Add(ir::kInternalDomain, "MaxPool", 1, kLatestVersion, MakeFactory<MaxPool8BitKernel>());
+  registry.Add("com.microsoft", "NhwcMaxPool", 1, kLatestVersion,
+               [](const KernelInfo& info) -> Result<std::unique_ptr<OpKernel>> {
+                 auto k = std::make_unique<MaxPool8BitKernel>(true);
+                 ONYX_RETURN_IF_ERROR(k->Init(info));
+                 return std::unique_ptr<OpKernel>(std::move(k));
+               });
 }
 
 }  // namespace onyx::ops::quant

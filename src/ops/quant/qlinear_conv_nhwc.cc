@@ -397,6 +397,16 @@ class QLinearConvNhwcKernel : public OpKernel {
 
 void RegisterQLinearConvNhwcOps(KernelRegistry& registry) {
   registry.Add(ir::kInternalDomain, "QLinearConv", 1, kLatestVersion, MakeFactory<QLinearConvNhwcKernel>());
+  // ONNX Runtime's com.microsoft QLinearConv (its NHWC transformer's output, in models its optimizer saved at level
+  // all): channels last as here; with channels_last = 0, or weights this kernel does not take (it names the cause),
+  // ONNX's QLinearConv, which computes the same values in [N, C, H, W].
+  registry.Add("com.microsoft", "QLinearConv", 1, kLatestVersion,
+               [](const KernelInfo& info) -> Result<std::unique_ptr<OpKernel>> {
+                 if (info.GetInt("channels_last", 0) == 1) return MakeFactory<QLinearConvNhwcKernel>()(info);
+                 const KernelFactory* onnx = KernelRegistry::Global().Find("", "QLinearConv", 10);
+                 if (onnx == nullptr) return Unsupported("no kernel for QLinearConv");
+                 return (*onnx)(info);
+               });
 }
 
 }  // namespace onyx::ops::quant
