@@ -24,11 +24,14 @@
 //                                                   =>  com.microsoft.QLinearAveragePool/LeakyRelu/Sigmoid/Softmax/
 //                                                       Mul/Where (ops/quant: ONNX Runtime's arithmetic)
 //
-// Exactness rule: ONNX Runtime also turns DQ -> Split -> Q groups (and the groups
-// above with parameters that are not constant scalars) into operators or drops onyx does not reproduce yet. Fusing
-// some groups of a graph and not others would match neither ONNX Runtime's unfused results nor its fused ones, so a
-// graph holding such a group (or one onyx cannot express: per-axis parameters of Add, 16-bit types) is left entirely
-// as it is: its results then stay those of ONNX Runtime at level disabled (docs/quantization.md).
+// Exactness rule: ONNX Runtime also fuses the groups above when their parameters are per-axis or not constants (its
+// kernels then read them per run or fail), which onyx does not reproduce. Fusing some groups of a graph and not
+// others would match neither ONNX Runtime's unfused results nor its fused ones, so a graph holding such a group (or
+// one onyx cannot express: 16-bit types) is left entirely as it is: its results then stay those of ONNX Runtime at
+// level disabled (docs/quantization.md). Its other QDQ rewrites change no byte and need no twin here: it drops the QDQ
+// of ArgMax/ReduceMax/ReduceMin (positive scale) and of Split (every output's Q with the DQ's parameters): the maximum
+// and its index commute with a positive-scale dequantization, and a value requantized with its own parameters rounds
+// back to itself; it fuses no Einsum or Reciprocal group (ONNX Runtime 1.30's optimized models, checked).
 #include "optimizer/qdq_fusion.h"
 
 #include <algorithm>
@@ -176,30 +179,6 @@ bool RedundantActivation(const GraphIndex& index, const ir::Node& act, const QPa
   const double qmin = std::rint(static_cast<double>(cmin / *scale)) + *zp;
   const double qmax = std::rint(static_cast<double>(cmax / *scale)) + *zp;
   return qmin <= lo && qmax >= hi;
-}
-
-// Ops whose QDQ groups ONNX Runtime turns into operators (or drops) that onyx does not reproduce: a graph holding one
-// keeps every group unfused.
-//
-// ArgMax, ReduceMax and ReduceMin are not listed where the DQ's scale is a positive constant: ONNX Runtime's drops
-// there (the DQ, or DQ and Q with equal parameters) compute the same bytes as the float path (the maximum and its
-// index commute with a positive-scale dequantization, and requantizing a dequantized value with its own parameters
-// rounds back to it).
-bool OrtFusesUnsupported(const GraphIndex& index, const ir::Node& n) {
-  static const char* kOps[] = {"Split", "Einsum", "Reciprocal"};
-  static const char* kOrderOps[] = {"ArgMax", "ReduceMax", "ReduceMin"};
-  bool listed = false, order = false;
-  for (const char* op : kOps) listed = listed || IsOnnxOp(n, op);
-  for (const char* op : kOrderOps) order = order || IsOnnxOp(n, op);
-  if (!listed && !order) return false;
-  for (const auto& in : n.inputs) {
-    const ir::Node* dq = in.empty() ? nullptr : index.ProducerOp(in, "DequantizeLinear");
-    if (dq == nullptr) continue;
-    if (!order) return true;
-    const std::optional<float> scale = dq->inputs.size() > 1 ? ConstantScale(index, dq->inputs[1]) : std::nullopt;
-    if (!scale || !(*scale > 0)) return true;
-  }
-  return false;
 }
 
 const char* kDropOps[] = {"MaxPool", "Reshape", "Transpose",      "Squeeze", "Unsqueeze", "Flatten",
@@ -599,7 +578,7 @@ Result<int> FuseGroups(ir::Graph& graph, const PassContext& ctx, bool all_or_not
     const GraphIndex index(graph, ctx);
     for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i) {
       const ir::Node& n = graph.nodes[static_cast<size_t>(i)];
-      if (OrtFusesUnsupported(index, n) || ConcatLeftUnfused(ctx.model, graph, index, n) ||
+      if (ConcatLeftUnfused(ctx.model, graph, index, n) ||
           Classify(ctx.model, graph, index, i).verdict == Verdict::kOrtOnly) {
         return 0;
       }

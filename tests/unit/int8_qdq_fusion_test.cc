@@ -248,14 +248,32 @@ TEST(QdqFusion, MulBecomesQLinearMul) {
 }
 
 TEST(QdqFusion, AGroupOnyxCannotFuseLeavesTheWholeGraph) {
-  // The Conv group is fusable, but ONNX Runtime drops the QDQ of DQ -> ReduceMax -> Q, which onyx does not: nothing
-  // is fused, so every result stays ONNX Runtime's level-disabled one.
+  // The Conv group is fusable, but DQ, DQ -> Mul -> Q with a per-channel Q is a group ONNX Runtime fuses (its
+  // QLinearMul then reads the scales per run) and onyx cannot express: nothing is fused, so every result stays ONNX
+  // Runtime's level-disabled one.
   std::string text = ConvThenBinary("Mul");
-  const std::string mul = "sum = Mul(d2, d2)";
-  text.replace(text.find(mul), mul.size(), "sum = ReduceMax(d2)");
+  const std::string tail = "  q3 = QuantizeLinear(sum, ys, yz)\n  y = DequantizeLinear(q3, ys, yz)\n";
+  text.replace(text.find(tail), tail.size(),
+               "  cs = Constant<value = float[4] {0.05,0.06,0.07,0.08}>()\n"
+               "  cz = Constant<value = uint8[4] {0,0,0,0}>()\n"
+               "  q3 = QuantizeLinear<axis = 1>(sum, cs, cz)\n  y = DequantizeLinear<axis = 1>(q3, cs, cz)\n");
   ir::Model m = Optimized(text);
   EXPECT_EQ(Count(m, "QLinearConv"), 0);
   EXPECT_EQ(Count(m, "Conv"), 1);
+}
+
+TEST(QdqFusion, BytePreservingOrtDropsDoNotBlockTheGraph) {
+  // ONNX Runtime drops the QDQ around ReduceMax (positive scale); the float path computes the same bytes, so the
+  // Conv and Mul groups still fuse.
+  std::string text = ConvThenBinary("Mul");
+  const std::string tail = "  y = DequantizeLinear(q3, ys, yz)\n";
+  text.replace(text.find(tail), tail.size(),
+               "  d3 = DequantizeLinear(q3, ys, yz)\n  r = ReduceMax(d3)\n  q4 = QuantizeLinear(r, ys, yz)\n"
+               "  y0 = DequantizeLinear(q4, ys, yz)\n  y = Expand(y0, sh)\n");
+  text.replace(text.find("  q = QuantizeLinear(x, xs, xz)"), 0, "  sh = Constant<value = int64[4] {1,4,5,5}>()\n");
+  ir::Model m = Optimized(text);
+  EXPECT_EQ(Count(m, "QLinearConv"), 1);
+  EXPECT_EQ(Count(m, "com.microsoft.QLinearMul"), 1);
 }
 
 // The Conv group (uint8, y_scale 0.05, zp 0) and the input's DQ (0.02, zp 3) -> Concat -> Q(CAT_SCALE, zp), with
