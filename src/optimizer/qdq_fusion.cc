@@ -552,17 +552,22 @@ Plan Classify(const ir::Model& model, const ir::Graph& graph, const GraphIndex& 
   return plan;
 }
 
-// A Concat reading a DQ that onyx does not fuse with its Q. ONNX Runtime leaves some of those unfused too (a Concat
-// of DQ and float inputs, one with no Q after it); telling every such case apart is not worth the risk, so only the
-// groups fused here count as safe.
+// A Concat reading a DQ that onyx does not fuse with its Q although ONNX Runtime might. ONNX Runtime's Concat selector
+// takes only a Concat whose every input comes from a DQ and whose output is read by one Q alone (no graph output), so
+// a Concat with a float input, or with no Q after it (a model's last Concat of boxes and scores), stays float there
+// too and is safe. For the rest only the groups fused here count as safe.
 bool ConcatLeftUnfused(const ir::Model& model, const ir::Graph& graph, const GraphIndex& index, const ir::Node& n) {
   if (!IsOnnxOp(n, "Concat") || CountDqInputs(index, n) == 0) return false;
+  if (CountDqInputs(index, n) != CountExistingInputs(n)) return false;  // a float input: no group there either
+  if (n.outputs.size() == 1 && index.IsGraphOutput(n.outputs[0])) return false;
   if (n.outputs.size() != 1 || !index.HasSingleReader(n.outputs[0])) return true;
   int reader = index.Consumers(n.outputs[0]).front();
   const ir::Node& r = graph.nodes[static_cast<size_t>(reader)];
   if ((IsOnnxOp(r, "Relu") || IsOnnxOp(r, "Clip")) && r.outputs.size() == 1) {  // made redundant by the Q, or not
     if (!index.HasSingleReader(r.outputs[0])) return true;
     reader = index.Consumers(r.outputs[0]).front();
+  } else if (!IsOnnxOp(r, "QuantizeLinear")) {
+    return false;  // read by a float operator: no group
   }
   return Classify(model, graph, index, reader).verdict != Verdict::kFuse;
 }
