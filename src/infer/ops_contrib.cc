@@ -51,10 +51,11 @@ Status SimplifiedLayerNorm(InferenceContext& ctx) {
   return Status::Ok();
 }
 
+// (QEmbedLayerNormalization: the same shapes, float results from 8-bit tables.)
 Status EmbedLayerNorm(InferenceContext& ctx) {
   const Dims* ids = ctx.input_shape(0);
   const Dims* word = ctx.input_shape(2);
-  const DataType t = ctx.input_elem_type(2);
+  const DataType t = ctx.node().op_type == "QEmbedLayerNormalization" ? DataType::kFloat : ctx.input_elem_type(2);
   std::optional<Dims> out;
   if (ids != nullptr && ids->size() == 2) {
     out = Dims{(*ids)[0], (*ids)[1], word != nullptr && word->size() == 2 ? (*word)[1] : UnknownDim()};
@@ -352,6 +353,7 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add(kMs, "SkipSimplifiedLayerNormalization", SkipLayerNorm);
   r.Add("", "SimplifiedLayerNormalization", SimplifiedLayerNorm);
   r.Add(kMs, "EmbedLayerNormalization", EmbedLayerNorm);
+  r.Add(kMs, "QEmbedLayerNormalization", EmbedLayerNorm);
   r.Add(kMs, "Attention", Attention);
   r.Add(kMs, "QAttention", Attention);
   r.Add(kMs, "MultiHeadAttention", MultiHeadAttention);

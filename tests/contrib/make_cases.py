@@ -180,6 +180,38 @@ def qattention():
       x_in=rng.integers(0, 256, (b, 1, din)).astype(np.uint8), unidirectional=1)
 
 
+def qembed():
+    """QEmbedLayerNormalization as ONNX Runtime's quantize_dynamic writes it: 8-bit tables as initializers."""
+    b, s, hidden, vocab = 2, 7, 32, 50
+
+    def tables(dtype, lo, hi):
+        def t(*shape):
+            return rng.integers(lo, hi, shape).astype(dtype)
+        zp = (lambda: np.array(rng.integers(lo, hi), dtype))
+        sc = (lambda: np.array(rng.uniform(0.002, 0.02), np.float32))
+        return {'word_embedding': t(vocab, hidden), 'position_embedding': t(16, hidden),
+                'segment_embedding': t(2, hidden), 'gamma': t(hidden), 'beta': t(hidden),
+                'word_embedding_scale': sc(), 'position_embedding_scale': sc(), 'segment_embedding_scale': sc(),
+                'gamma_scale': sc(), 'beta_scale': sc(), 'word_embedding_zero_point': zp(),
+                'position_embedding_zero_point': zp(), 'segment_embedding_zero_point': zp(),
+                'gamma_zero_point': zp(), 'beta_zero_point': zp()}
+
+    ids = rng.integers(0, vocab, (b, s)).astype(np.int32)
+    seg = rng.integers(0, 2, (b, s)).astype(np.int32)
+    mask = np.array([[1] * 7, [1] * 4 + [0] * 3], np.int32)
+    order = ['word_embedding', 'position_embedding', 'segment_embedding', 'gamma', 'beta']
+    for name, (dtype, lo, hi), with_seg in [('qembed_ln_u8', (np.uint8, 0, 256), True),
+                                            ('qembed_ln_s8_noseg', (np.int8, -128, 128), False)]:
+        inits = tables(dtype, lo, hi)
+        if not with_seg:
+            for k in ('segment_embedding', 'segment_embedding_scale', 'segment_embedding_zero_point'):
+                del inits[k]
+        inputs = [('input_ids', ids), ('segment_ids', seg if with_seg else None)]
+        inputs += [(k, None) for k in order] + [('mask', mask)]
+        inputs += [(k + '_scale', None) for k in order] + [(k + '_zero_point', None) for k in order]
+        case(name, 'QEmbedLayerNormalization', inputs, ['output', 'mask_index'], initializers=inits, epsilon=1e-5)
+
+
 def mha():
     b, s, l, n, hs = 2, 4, 6, 2, 8
     d = n * hs
@@ -344,7 +376,7 @@ def fused_matmul():
 
 
 if __name__ == '__main__':
-    groups = sys.argv[1:] or ['activations', 'norms', 'attention', 'qattention', 'mha', 'gqa', 'rotary', 'nbits',
+    groups = sys.argv[1:] or ['activations', 'norms', 'attention', 'qattention', 'qembed', 'mha', 'gqa', 'rotary', 'nbits',
                                  'nbits_const', 'fused_matmul']
     for g in groups:
         globals()[g]()

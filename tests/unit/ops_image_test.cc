@@ -30,12 +30,20 @@ TEST(ImageResizeTest, NearestMovesStrings) {
   EXPECT_EQ(Values<std::string>(y), (std::vector<std::string>{"a", "a", "b", "b"}));
 }
 
-TEST(ImageResizeTest, LinearUint8RoundsToNearest) {
-  // half_pixel coordinates -0.25, 0.25, 0.75, 1.25 -> 0, 63.75, 191.25, 255.
+TEST(ImageResizeTest, LinearUint8Truncates) {
+  // half_pixel coordinates -0.25, 0.25, 0.75, 1.25 -> 0, 63.75, 191.25, 255, truncated toward zero as ONNX's
+  // reference (astype) and ONNX Runtime (static_cast) convert: 63, not 64.
   auto t = Op("Resize", 19);
   t.Attr("mode", std::string("linear"));
   t.Input(U8({0, 255}, {2})).Input(Value()).Input(Value()).Input(I64({4}, {1}));
-  EXPECT_EQ(Values<uint8_t>(RunOk(t)), (std::vector<uint8_t>{0, 64, 191, 255}));
+  EXPECT_EQ(Values<uint8_t>(RunOk(t)), (std::vector<uint8_t>{0, 63, 191, 255}));
+  // The same through ONNX Runtime's 2-D bilinear path (4-D, H and W resized).
+  auto t4 = Op("Resize", 19);
+  t4.Attr("mode", std::string("linear"));
+  t4.Input(U8({0, 255, 255, 0}, {1, 1, 2, 2})).Input(Value()).Input(Value()).Input(I64({1, 1, 4, 4}, {4}));
+  const std::vector<uint8_t> y = Values<uint8_t>(RunOk(t4));
+  ASSERT_EQ(y.size(), 16u);
+  EXPECT_EQ(y[1], 63);  // (0.75 * 0 + 0.25 * 255) * 1: 63.75
 }
 
 TEST(ImageResizeTest, CubicInt8SaturatesOvershoot) {

@@ -21,6 +21,7 @@ inline constexpr const char* kMsDomain = "com.microsoft";
 
 void RegisterAttentionOps(KernelRegistry& registry);            // attention.cc: Attention
 void RegisterQAttentionOps(KernelRegistry& registry);           // qattention.cc: QAttention
+void RegisterQEmbedLayerNormOps(KernelRegistry& registry);      // qembed_layer_norm.cc: QEmbedLayerNormalization
 void RegisterMultiHeadAttentionOps(KernelRegistry& registry);   // multihead_attention.cc: MultiHeadAttention
 void RegisterGroupQueryAttentionOps(KernelRegistry& registry);  // group_query_attention.cc: GroupQueryAttention
 void RegisterFusedAttentionOps(KernelRegistry& registry);       // fused_attention.cc: ai.onyx.internal.FusedAttention

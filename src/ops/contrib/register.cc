@@ -88,6 +88,7 @@ Result<std::vector<float>> BuildAttentionMask(const Tensor* mask, const char* na
 void RegisterContribOps(KernelRegistry& registry) {
   contrib::RegisterAttentionOps(registry);
   contrib::RegisterQAttentionOps(registry);
+  contrib::RegisterQEmbedLayerNormOps(registry);
   contrib::RegisterMultiHeadAttentionOps(registry);
   contrib::RegisterGroupQueryAttentionOps(registry);
   contrib::RegisterFusedAttentionOps(registry);
