@@ -272,10 +272,9 @@ def ms_qlinear_model():
 
 # ---- qdq_ms_fusions: QDQ groups ONNX Runtime fuses into them ----
 
-def qdq_ms_fusions_model():
-    """uint8 QDQ groups with constant scalar scales and zero points; every DQ read once (ORT fuses only those)."""
-    b = Builder(43)
-
+def qdq_helpers(b):
+    """uint8 QDQ building blocks on builder b: q(x, scale, zp) -> Q, dq(Q) -> float value, group(op, inputs, scale,
+    zp) -> the Q of DQ(inputs) -> op (float inputs passed as they are)."""
     def q(x, scale, zp):
         return Q(b.node("QuantizeLinear", [x, b.scale(scale), b.zp(U8, zp)], U8, stem="q"), U8, scale, zp)
 
@@ -285,6 +284,15 @@ def qdq_ms_fusions_model():
     def group(op, inputs, scale, zp, **attrs):
         return q(b.node(op, [dq(x) if isinstance(x, Q) else x for x in inputs], F32, listed=False, **attrs),
                  scale, zp)
+
+    return q, dq, group
+
+
+def qdq_ms_fusions_model():
+    """uint8 QDQ groups with constant scalar scales and zero points; every DQ read once (ORT fuses only those)."""
+    b = Builder(43)
+
+    q, dq, group = qdq_helpers(b)
 
     x = q("input", 0.02, 128)
     x2 = q(flipped(b), 0.025, 120)
@@ -310,15 +318,7 @@ def qdq_drops_model():
     Q, and a DQ -> ArgMax; onyx fuses the whole graph only if its 8-bit Resize computes ONNX Runtime's bytes."""
     b = Builder(47)
 
-    def q(x, scale, zp):
-        return Q(b.node("QuantizeLinear", [x, b.scale(scale), b.zp(U8, zp)], U8, stem="q"), U8, scale, zp)
-
-    def dq(x, listed=False):
-        return b.node("DequantizeLinear", [x.name, b.scale(x.scale), b.zp(U8, x.zp)], F32, stem="dq", listed=listed)
-
-    def group(op, inputs, scale, zp, **attrs):
-        return q(b.node(op, [dq(x) if isinstance(x, Q) else x for x in inputs], F32, listed=False, **attrs),
-                 scale, zp)
+    q, dq, group = qdq_helpers(b)
 
     x = q("input", 0.02, 128)
     x2 = q(flipped(b), 0.025, 120)
