@@ -331,6 +331,26 @@ Status MsNhwc(InferenceContext& ctx) {
   return Status::Ok();
 }
 
+// DynamicQuantizeLSTM: LSTM's outputs (Y [S, D, B, H], Y_h and Y_c [D, B, H]) with H from R [D, H, 4H], float.
+Status DynamicQuantizeLstm(InferenceContext& ctx) {
+  const Dims* x = ctx.input_shape(0);
+  const Dims* r = ctx.input_shape(2);
+  const std::string dir = ctx.GetString("direction", "forward");
+  const ir::Dim d = DimOf(dir == "bidirectional" ? 2 : 1);
+  const ir::Dim h = r != nullptr && r->size() == 3 ? (*r)[1] : UnknownDim();
+  const bool known = x != nullptr && x->size() == 3;
+  if (ctx.has_output(0)) {
+    ctx.set_output_tensor(0, DataType::kFloat,
+                          known ? std::optional<Dims>(Dims{(*x)[0], d, (*x)[1], h}) : std::nullopt);
+  }
+  for (size_t o : {size_t{1}, size_t{2}}) {
+    if (ctx.has_output(o)) {
+      ctx.set_output_tensor(o, DataType::kFloat, known ? std::optional<Dims>(Dims{d, (*x)[1], h}) : std::nullopt);
+    }
+  }
+  return Status::Ok();
+}
+
 // com.microsoft QuantizeLinear: x's shape, y_zero_point's type (uint8 without one); DequantizeLinear: float32.
 Status MsQuantize(InferenceContext& ctx) {
   const DataType type = ctx.has_input(2) ? ctx.input_elem_type(2) : DataType::kUint8;
@@ -368,6 +388,7 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add(kMs, "QLinearAveragePool", QLinearPool);
   r.Add(kMs, "QLinearConv", MsNhwc);
   r.Add(kMs, "NhwcMaxPool", MsNhwc);
+  r.Add(kMs, "DynamicQuantizeLSTM", DynamicQuantizeLstm);
   r.Add(kMs, "QuantizeLinear", MsQuantize);
   r.Add(kMs, "DequantizeLinear", MsDequantize);
   r.Add("ai.onyx.internal", "FusedAttention", FusedAttention);

@@ -212,6 +212,33 @@ def qembed():
         case(name, 'QEmbedLayerNormalization', inputs, ['output', 'mask_index'], initializers=inits, epsilon=1e-5)
 
 
+def dq_lstm():
+    """DynamicQuantizeLSTM as ONNX Runtime's quantize_dynamic writes it: W [D, I, 4H] and R [D, H, 4H] in 8 bits as
+    initializers with per-direction or per-column scales."""
+    s, b, i, h = 5, 2, 6, 4
+
+    def weights(d, dtype, per_column):
+        lo, hi = (-127, 128) if dtype == np.int8 else (0, 256)
+        w = rng.integers(lo, hi, (d, i, 4 * h)).astype(dtype)
+        r = rng.integers(lo, hi, (d, h, 4 * h)).astype(dtype)
+        shape = (d, 4 * h) if per_column else (d,)
+        zp = 0 if dtype == np.int8 else 128
+        return {'W': w, 'R': r, 'W_scale': rng.uniform(0.002, 0.01, shape).astype(np.float32),
+                'W_zero_point': np.full(shape, zp, dtype), 'R_scale': rng.uniform(0.002, 0.01, shape).astype(np.float32),
+                'R_zero_point': np.full(shape, zp, dtype)}
+
+    names = ['X', 'W', 'R', 'B', 'sequence_lens', 'initial_h', 'initial_c', 'P', 'W_scale', 'W_zero_point', 'R_scale',
+             'R_zero_point']
+    for name, d, dtype, per_column, direction in [('dq_lstm_s8', 1, np.int8, False, 'forward'),
+                                                  ('dq_lstm_u8_bidir_per_column', 2, np.uint8, True,
+                                                   'bidirectional')]:
+        inits = weights(d, dtype, per_column)
+        feeds = {'X': f32(s, b, i), 'B': f32(d, 8 * h, scale=0.1), 'initial_h': f32(d, b, h, scale=0.5),
+                 'initial_c': f32(d, b, h, scale=0.5)}
+        case(name, 'DynamicQuantizeLSTM', [(n, feeds.get(n)) for n in names], ['Y', 'Y_h', 'Y_c'],
+             initializers=inits, hidden_size=h, direction=direction)
+
+
 def mha():
     b, s, l, n, hs = 2, 4, 6, 2, 8
     d = n * hs
@@ -376,7 +403,7 @@ def fused_matmul():
 
 
 if __name__ == '__main__':
-    groups = sys.argv[1:] or ['activations', 'norms', 'attention', 'qattention', 'qembed', 'mha', 'gqa', 'rotary', 'nbits',
+    groups = sys.argv[1:] or ['activations', 'norms', 'attention', 'qattention', 'qembed', 'dq_lstm', 'mha', 'gqa', 'rotary', 'nbits',
                                  'nbits_const', 'fused_matmul']
     for g in groups:
         globals()[g]()

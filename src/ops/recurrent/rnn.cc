@@ -9,13 +9,23 @@
 // unchanged and write zeros to Y, so Y_h / Y_c hold the state after the last valid step; for a zero length that is
 // initial_h / initial_c, as in the ONNX reference implementation (ONNX Runtime writes zeros there). The reverse
 // direction starts at each entry's own last valid step.
+//
+// com.microsoft DynamicQuantizeLSTM (ONNX Runtime's quantize_dynamic output for an LSTM) runs the same LSTM with its
+// two products quantized as ONNX Runtime quantizes them: W [D, I, 4H] and R [D, H, 4H] (transposed against ONNX's)
+// in 8 bits with W_scale/R_scale and zero points per direction or per column; each product's float operand (all of
+// X once, H at each step) quantized to uint8 with the range of its values (0 included: scale (max - min) / 255, the
+// zero point rounded), the exact int32 sums, each times a_scale * w_scale[j]. The gates then add in onyx's order
+// (ONNX Runtime adds both biases first): within float rounding of ONNX Runtime, not bit for bit.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "kernels/int8_gemm.h"
+#include "kernels/int8_quantize.h"
 #include "ops/nn/gemm_kernel.h"
 #include "ops/recurrent/recurrent_ops.h"
 #include "runtime/kernel_registry.h"
@@ -42,6 +52,56 @@ enum class ActKind {
   kSoftsign,
   kSoftplus
 };
+
+// One direction's 8-bit weight matrix of DynamicQuantizeLSTM: [k, n] row-major (n = 4 * hidden).
+struct QuantMatrix {
+  const void* data = nullptr;
+  bool is_signed = true;
+  int64_t k = 0, n = 0;
+  std::vector<float> scales;  // 1 or n
+  int32_t zero_point = 0;     // one value (ONNX Runtime requires int8 zero points 0 and uint8 ones constant)
+};
+
+// out[m, n] = dequantized(quantize(a[m, k])) x w as ONNX Runtime's quantized RNN products compute it (see the top).
+void QuantizedProduct(const float* a, int64_t m, const QuantMatrix& w, float* out, int threads) {
+  const int64_t k = w.k, n = w.n;
+  float lo = 0, hi = 0;
+  kernels::MinMaxWithZero(a, m * k, &lo, &hi);
+  const float scale = hi == lo ? 1.0f : (hi - lo) / 255.0f;
+  const float zp_f = std::max(0.0f, std::min(255.0f, 0.0f - lo / scale));
+  const auto zp = static_cast<uint8_t>(std::nearbyint(zp_f));
+  std::vector<uint8_t> aq(static_cast<size_t>(m * k));
+  kernels::QuantizeFloat<uint8_t>(a, m * k, scale, zp, zp, aq.data());
+  auto* acc = reinterpret_cast<int32_t*>(out);  // int32 and float have the same size: the sums in place
+  bool done;
+  if (w.is_signed) {
+    done = kernels::GemmInt8<uint8_t>(false, false, m, n, k, aq.data(), k, zp, static_cast<const int8_t*>(w.data), n,
+                                      static_cast<int8_t>(w.zero_point), acc, n, threads);
+  } else {
+    done = kernels::GemmInt8UnsignedWeights<uint8_t>(false, false, m, n, k, aq.data(), k, zp,
+                                                     static_cast<const uint8_t*>(w.data), n,
+                                                     static_cast<uint8_t>(w.zero_point), acc, n, threads);
+  }
+  if (!done) {  // exact loops where oneDNN's int8 kernels do not run
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        int32_t sum = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          const int32_t wv = w.is_signed ? static_cast<const int8_t*>(w.data)[p * n + j]
+                                         : static_cast<const uint8_t*>(w.data)[p * n + j];
+          sum += (static_cast<int32_t>(aq[static_cast<size_t>(i * k + p)]) - zp) * (wv - w.zero_point);
+        }
+        acc[i * n + j] = sum;
+      }
+    }
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      const float mult = scale * w.scales[w.scales.size() == 1 ? 0 : static_cast<size_t>(j)];
+      out[i * n + j] = static_cast<float>(acc[i * n + j]) * mult;
+    }
+  }
+}
 
 struct Activation {
   ActKind kind = ActKind::kTanh;
@@ -129,7 +189,7 @@ struct Dims {
 
 class RecurrentKernel : public OpKernel {
  public:
-  explicit RecurrentKernel(CellKind kind) : kind_(kind) {}
+  explicit RecurrentKernel(CellKind kind, bool quantized = false) : kind_(kind), quantized_(quantized) {}
 
   Status Init(const KernelInfo& info) override {
     const std::string direction = info.GetString("direction", "forward");
@@ -162,6 +222,7 @@ class RecurrentKernel : public OpKernel {
   }
 
   Status Compute(KernelContext& ctx) override {
+    if (quantized_) return ComputeQuantized(ctx);
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
     ONYX_ASSIGN_OR_RETURN(const Tensor* w, ctx.TensorInput(1));
     ONYX_ASSIGN_OR_RETURN(const Tensor* r, ctx.TensorInput(2));
@@ -219,6 +280,96 @@ class RecurrentKernel : public OpKernel {
       using T = typename decltype(tag)::type;
       return Run<T>(ctx, d, lens, *x, *w, *r, b, init_h, init_c, p);
     });
+  }
+
+  // DynamicQuantizeLSTM: inputs X, W [D, I, 4H] and R [D, H, 4H] (uint8 or int8), B, sequence_lens, initial_h,
+  // initial_c, P as LSTM's, then W_scale, W_zero_point, R_scale, R_zero_point ([D] or [D, 4H]).
+  Status ComputeQuantized(KernelContext& ctx) {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* w, ctx.TensorInput(1));
+    ONYX_ASSIGN_OR_RETURN(const Tensor* r, ctx.TensorInput(2));
+    const Tensor *b = nullptr, *seq_lens = nullptr, *init_h = nullptr, *init_c = nullptr, *p = nullptr;
+    ONYX_RETURN_IF_ERROR(Optional(ctx, 3, &b));
+    ONYX_RETURN_IF_ERROR(Optional(ctx, 4, &seq_lens));
+    ONYX_RETURN_IF_ERROR(Optional(ctx, 5, &init_h));
+    ONYX_RETURN_IF_ERROR(Optional(ctx, 6, &init_c));
+    ONYX_RETURN_IF_ERROR(Optional(ctx, 7, &p));
+    if (x->type() != DataType::kFloat || x->rank() != 3) {
+      return InvalidArgument("input 'X' (0) must be float [S, B, I], got " + std::string(DataTypeName(x->type())) +
+                             " " + ShapeToString(x->shape()));
+    }
+    Dims d;
+    d.seq = x->dim(0);
+    d.batch = x->dim(1);
+    d.input = x->dim(2);
+    d.dirs = num_dirs_;
+    d.gates = 4;
+    if (r->rank() != 3)
+      return InvalidArgument("input 'R' (2) has shape " + ShapeToString(r->shape()) + ", expected rank 3");
+    d.hidden = r->dim(1);
+    const int64_t gh = 4 * d.hidden;
+    std::vector<QuantMatrix> qw(static_cast<size_t>(d.dirs)), qr(static_cast<size_t>(d.dirs));
+    for (int which = 0; which < 2; ++which) {
+      const Tensor& m = which == 0 ? *w : *r;
+      const char* name = which == 0 ? "W" : "R";
+      const int64_t k = which == 0 ? d.input : d.hidden;
+      if ((m.type() != DataType::kInt8 && m.type() != DataType::kUint8) || m.shape() != Shape{d.dirs, k, gh}) {
+        return InvalidArgument("input '" + std::string(name) + "' (" + std::to_string(which + 1) + ") is " +
+                               std::string(DataTypeName(m.type())) + " " + ShapeToString(m.shape()) +
+                               ", expected uint8 or int8 " + ShapeToString(Shape{d.dirs, k, gh}));
+      }
+      ONYX_ASSIGN_OR_RETURN(const Tensor* scale, ctx.TensorInput(8 + 2 * which));
+      ONYX_ASSIGN_OR_RETURN(const Tensor* zp, ctx.TensorInput(9 + 2 * which));
+      const bool per_column = scale->rank() == 2;
+      if (scale->type() != DataType::kFloat ||
+          (scale->shape() != Shape{d.dirs} && scale->shape() != Shape{d.dirs, gh})) {
+        return InvalidArgument("input '" + std::string(name) + "_scale' (" + std::to_string(8 + 2 * which) +
+                               ") has shape " + ShapeToString(scale->shape()) + ", expected [" +
+                               std::to_string(d.dirs) + "] or [" + std::to_string(d.dirs) + ", " + std::to_string(gh) +
+                               "]");
+      }
+      if (zp->type() != m.type() || zp->size() != scale->size()) {
+        return InvalidArgument("input '" + std::string(name) + "_zero_point' (" + std::to_string(9 + 2 * which) +
+                               ") must have the weights' type and the scale's shape");
+      }
+      const int64_t per_dir = per_column ? gh : 1;
+      for (int64_t dir = 0; dir < d.dirs; ++dir) {
+        QuantMatrix& q = (which == 0 ? qw : qr)[static_cast<size_t>(dir)];
+        q.is_signed = m.type() == DataType::kInt8;
+        q.k = k;
+        q.n = gh;
+        q.data = static_cast<const uint8_t*>(m.raw()) + dir * k * gh;
+        q.scales.assign(scale->data<float>() + dir * per_dir, scale->data<float>() + (dir + 1) * per_dir);
+        const int64_t z0 = zp->IntAt(dir * per_dir);
+        for (int64_t j = 1; j < per_dir; ++j) {
+          if (zp->IntAt(dir * per_dir + j) != z0) {
+            return InvalidArgument("input '" + std::string(name) + "_zero_point' (" + std::to_string(9 + 2 * which) +
+                                   ") must be one value per direction (ONNX Runtime's kernel requires it too)");
+          }
+        }
+        q.zero_point = static_cast<int32_t>(z0);
+      }
+    }
+    if (b != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*b, "B", 3, {d.dirs, 2 * gh}, DataType::kFloat));
+    const Shape state_shape{d.dirs, d.batch, d.hidden};
+    if (init_h != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*init_h, "initial_h", 5, state_shape, DataType::kFloat));
+    if (init_c != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*init_c, "initial_c", 6, state_shape, DataType::kFloat));
+    if (p != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*p, "P", 7, {d.dirs, 3 * d.hidden}, DataType::kFloat));
+    std::vector<int64_t> lens(static_cast<size_t>(d.batch), d.seq);
+    if (seq_lens != nullptr) {
+      if (!IsInteger(seq_lens->type()) || seq_lens->shape() != Shape{d.batch}) {
+        return InvalidArgument("input 'sequence_lens' (4) must be an integer tensor of shape [" +
+                               std::to_string(d.batch) + "]");
+      }
+      for (int64_t i = 0; i < d.batch; ++i) {
+        lens[static_cast<size_t>(i)] = seq_lens->IntAt(i);
+        if (lens[static_cast<size_t>(i)] < 0 || lens[static_cast<size_t>(i)] > d.seq) {
+          return InvalidArgument("input 'sequence_lens' (4) holds " + std::to_string(lens[static_cast<size_t>(i)]) +
+                                 " at " + std::to_string(i) + ", outside [0, " + std::to_string(d.seq) + "]");
+        }
+      }
+    }
+    return Run<float>(ctx, d, lens, *x, *w, *r, b, init_h, init_c, p, &qw, &qr);
   }
 
  private:
@@ -283,9 +434,11 @@ class RecurrentKernel : public OpKernel {
     return Status::Ok();
   }
 
+  // qw, qr (DynamicQuantizeLSTM): each direction's 8-bit W and R, which then replace w and r.
   template <typename T>
   Status Run(KernelContext& ctx, const Dims& d, const std::vector<int64_t>& lens, const Tensor& x, const Tensor& w,
-             const Tensor& r, const Tensor* b, const Tensor* init_h, const Tensor* init_c, const Tensor* p) const {
+             const Tensor& r, const Tensor* b, const Tensor* init_h, const Tensor* init_c, const Tensor* p,
+             const std::vector<QuantMatrix>* qw = nullptr, const std::vector<QuantMatrix>* qr = nullptr) const {
     using CT = ComputeType<T>;
     const int64_t S = d.seq, B = d.batch, I = d.input, H = d.hidden, D = d.dirs, G = d.gates;
     const bool batch_major = layout_ == 1;
@@ -313,8 +466,8 @@ class RecurrentKernel : public OpKernel {
     };
     std::vector<CT> h_state = load_state(init_h);
     std::vector<CT> c_state = load_state(init_c);
-    const std::vector<CT> wv = ToCompute<T>(w);
-    const std::vector<CT> rv = ToCompute<T>(r);
+    const std::vector<CT> wv = qw != nullptr ? std::vector<CT>(static_cast<size_t>(D * G * H * I)) : ToCompute<T>(w);
+    const std::vector<CT> rv = qr != nullptr ? std::vector<CT>(static_cast<size_t>(D * G * H * H)) : ToCompute<T>(r);
     std::vector<CT> bv = b != nullptr ? ToCompute<T>(*b) : std::vector<CT>(static_cast<size_t>(D * 2 * G * H), CT(0));
     std::vector<CT> pv = p != nullptr ? ToCompute<T>(*p) : std::vector<CT>(static_cast<size_t>(D * 3 * H), CT(0));
 
@@ -323,7 +476,8 @@ class RecurrentKernel : public OpKernel {
       const bool reverse = dir == 1 || reverse_first_;
       RunDirection<CT>(d, lens, reverse, dir, x_tm, wv.data() + dir * G * H * I, rv.data() + dir * G * H * H,
                        bv.data() + dir * 2 * G * H, pv.data() + dir * 3 * H, h_state.data() + dir * B * H,
-                       c_state.data() + dir * B * H, y);
+                       c_state.data() + dir * B * H, y, qw != nullptr ? &(*qw)[static_cast<size_t>(dir)] : nullptr,
+                       qr != nullptr ? &(*qr)[static_cast<size_t>(dir)] : nullptr, ctx.num_threads());
     }
 
     const size_t num_out = ctx.num_outputs();
@@ -356,8 +510,8 @@ class RecurrentKernel : public OpKernel {
   // writing its slice of y ([S, D, B, H]).
   template <typename CT>
   void RunDirection(const Dims& d, const std::vector<int64_t>& lens, bool reverse, int64_t dir,
-                    const std::vector<CT>& x_tm, const CT* w, const CT* r, const CT* bias, const CT* peep, CT* h,
-                    CT* c, std::vector<CT>& y) const {
+                    const std::vector<CT>& x_tm, const CT* w, const CT* r, const CT* bias, const CT* peep, CT* h, CT* c,
+                    std::vector<CT>& y, const QuantMatrix* qw, const QuantMatrix* qr, int threads) const {
     const int64_t S = d.seq, B = d.batch, I = d.input, H = d.hidden, D = d.dirs, G = d.gates;
     const int64_t GH = G * H;
     if (S == 0 || B == 0 || H == 0) return;
@@ -372,7 +526,10 @@ class RecurrentKernel : public OpKernel {
 
     // X * W^T for every step at once: [S*B, G*H].
     std::vector<CT> xw(static_cast<size_t>(S * B * GH));
-    nn::Gemm<CT>(false, true, S * B, GH, I, CT(1), x_tm.data(), I, w, I, CT(0), xw.data(), GH);
+    if constexpr (std::is_same_v<CT, float>) {
+      if (qw != nullptr) QuantizedProduct(x_tm.data(), S * B, *qw, xw.data(), threads);
+    }
+    if (qw == nullptr) nn::Gemm<CT>(false, true, S * B, GH, I, CT(1), x_tm.data(), I, w, I, CT(0), xw.data(), GH);
 
     std::vector<CT> hr(static_cast<size_t>(B * GH));  // H_{t-1} * R^T
     std::vector<CT> h_new(static_cast<size_t>(B * H));
@@ -387,7 +544,10 @@ class RecurrentKernel : public OpKernel {
     for (int64_t step = 0; step < S; ++step) {
       const int64_t t = reverse ? S - 1 - step : step;
       const CT* xw_t = xw.data() + t * B * GH;
-      nn::Gemm<CT>(false, true, B, GH, H, CT(1), h, H, r, H, CT(0), hr.data(), GH);
+      if constexpr (std::is_same_v<CT, float>) {
+        if (qr != nullptr) QuantizedProduct(h, B, *qr, hr.data(), threads);
+      }
+      if (qr == nullptr) nn::Gemm<CT>(false, true, B, GH, H, CT(1), h, H, r, H, CT(0), hr.data(), GH);
       switch (kind_) {
         case CellKind::kRnn:
           for (int64_t n = 0; n < B; ++n)
@@ -465,6 +625,7 @@ class RecurrentKernel : public OpKernel {
   }
 
   CellKind kind_;
+  bool quantized_ = false;  // DynamicQuantizeLSTM
   int num_dirs_ = 1;
   bool reverse_first_ = false;
   int64_t hidden_size_ = -1;
@@ -487,6 +648,12 @@ KernelFactory CellFactory(CellKind kind) {
 }  // namespace
 
 void RegisterRnnOps(KernelRegistry& registry) {
+  registry.Add("com.microsoft", "DynamicQuantizeLSTM", 1, kLatestVersion,
+               [](const KernelInfo& info) -> Result<std::unique_ptr<OpKernel>> {
+                 auto k = std::make_unique<RecurrentKernel>(CellKind::kLstm, true);
+                 ONYX_RETURN_IF_ERROR(k->Init(info));
+                 return std::unique_ptr<OpKernel>(std::move(k));
+               });
   registry.Add("", "RNN", 1, kLatestVersion, CellFactory(CellKind::kRnn));
   registry.Add("", "GRU", 1, kLatestVersion, CellFactory(CellKind::kGru));
   registry.Add("", "LSTM", 1, kLatestVersion, CellFactory(CellKind::kLstm));
