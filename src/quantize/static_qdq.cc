@@ -267,6 +267,27 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
     ++report->quantized_nodes[n.op_type + " (folded)"];
   }
 
+  // 3b. MaxPool and nearest Resize output values of their input: their output takes the input's parameters (and its
+  // measured QDQ error: the same values), as ONNX Runtime's QDQ quantizer writes them, so that both engines drop the
+  // DQ -> op -> Q group and run the op on the 8-bit data (exactly the same values) instead of dequantizing, pooling in
+  // float and requantizing. In graph order, so chains (SPPF's pools) share one range.
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const ir::Node& n = g.nodes[i];
+    if (!selected[i] || removed[i] || n.outputs.size() != 1) continue;
+    const ir::Attribute* mode = n.FindAttribute("mode");
+    const bool nearest = n.op_type == "Resize" && (mode == nullptr || mode->s == "nearest");
+    if (n.op_type != "MaxPool" && !nearest) continue;
+    const std::string& x = n.inputs[0];
+    const std::string& y = n.outputs[0];
+    if (!quantized(x) || !quantized(y) || graph_outputs.count(y) > 0) continue;
+    const ObservedTensor& in = observed.at(x);
+    ObservedTensor& out = observed.at(y);
+    out.scale = in.scale;
+    out.zero_point = in.zero_point;
+    out.range = in.range;
+    out.error = in.error;
+  }
+
   // 4. Rewrite: Q/DQ pairs, quantized weights and biases.
   Namer namer(g);
   std::vector<ir::Node> extra;
