@@ -9,8 +9,10 @@
 
 #include "kernels/cpu_isa.h"
 
-// Every product-then-sum below must stay two roundings and every std::fma one: the build's -std=c++20 (not gnu++20)
-// keeps GCC from contracting a * b + c into a fused multiply-add (-ffp-contract=off), which would change the bits.
+// Every product-then-sum below must stay two roundings and every std::fma one. GCC 12 contracts a * b + c into a
+// fused multiply-add in C++ even under -std=c++20 (its -ffp-contract=fast default applies outside ISO C) wherever the
+// target has FMA, which would change the bits: off for this file.
+#pragma GCC optimize("fp-contract=off")
 
 namespace onyx::kernels {
 namespace {

@@ -15,6 +15,10 @@
 #include "kernels/cpu_isa.h"
 #include "kernels/sgemm_tile.h"
 
+// Sums in MLAS's roundings: no multiply-add contracted into an FMA beyond the explicit ones (GCC 12 contracts by
+// default in C++ where the target has FMA).
+#pragma GCC optimize("fp-contract=off")
+
 namespace onyx::kernels {
 namespace {
 
@@ -353,7 +357,8 @@ void BlockedProduct(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
 // MLAS's MlasSgemmKernelM1Avx: c[j] (+)= sum_k a[k] * b[k * ldb + j] without FMA. K goes in groups of 4: each
 // group's products (each rounded) are added left to right from the first, then the group's sum is added to C
 // (to +0 for the first group when zero_c); then a group of 2 if K % 4 >= 2, then a single product. The loops over
-// j vectorize (each lane one output); nothing is contracted into an FMA (ISO C++ mode: -ffp-contract=off).
+// j vectorize (each lane one output); nothing is contracted into an FMA (the file's fp-contract=off: GCC 12
+// contracts in C++ by default where the target has FMA).
 __attribute__((always_inline)) inline void KernelM1Body(const float* a, const float* b, float* c, int64_t k, int64_t n,
                                                         int64_t ldb, bool zero_c) {
   int64_t kk = 0;
