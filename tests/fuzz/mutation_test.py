@@ -3,6 +3,7 @@
 hostile values such as 2^62, -2^40, NaN; input dims changed) must each end with exit status 0-3 within 20 s.
 
 usage: mutation_test.py ONYX NODE_TEST_DIR [byte_cases] [attribute_cases]   (fixed seeds: reproducible)
+NODE_TEST_DIR: ONNX's node tests (test_*/model.onnx), or any folder of model folders (*/model.onnx).
 """
 import glob
 import os
@@ -15,6 +16,8 @@ onyx, node_dir = sys.argv[1], sys.argv[2]
 byte_cases = int(sys.argv[3]) if len(sys.argv) > 3 else 200
 attr_cases = int(sys.argv[4]) if len(sys.argv) > 4 else 300
 models = sorted(m for m in glob.glob(os.path.join(node_dir, "test_*", "model.onnx")) if "expanded" not in m)
+if not models:  # a folder of model folders (tests/data/quant): every */model.onnx
+    models = sorted(glob.glob(os.path.join(node_dir, "*", "model.onnx")))
 if not models:
     print(f"no models under {node_dir}")
     sys.exit(1)

@@ -94,6 +94,17 @@ TEST(MsQuantOps, QLinearAveragePoolChecksRankAgainstTheKernel) {
   EXPECT_FALSE(no_kernel.init.ok());
 }
 
+TEST(MsQuantOps, QLinearAveragePoolRejectsHostilePads) {
+  // Pads of 2^62 (found by the mutation test) made the output size's product wrap; now an error naming them.
+  Value x = Bytes(DataType::kUint8, {1, 2, 10, 12}), s = Scalar(0.1f), z = Bytes(DataType::kUint8, {});
+  const int64_t huge = int64_t{1} << 62;
+  NodeRun r = RunNode("QLinearAveragePool", {"x", "s", "z", "s", "z"}, {&x, &s, &z, &s, &z},
+                      {ir::IntsAttr("kernel_shape", {3, 3}), ir::IntsAttr("pads", {huge, huge, 1, 1 << 20})});
+  ASSERT_TRUE(r.init.ok()) << r.init.message();
+  ASSERT_FALSE(r.compute.ok());
+  EXPECT_NE(r.compute.message().find("padding"), std::string::npos) << r.compute.message();
+}
+
 TEST(MsQuantOps, QLinearSigmoidRejectsFloatData) {
   Value x = Bytes(DataType::kFloat, {4}), s = Scalar(0.1f);
   NodeRun r = RunNode("QLinearSigmoid", {"x", "s", "", "s", ""}, {&x, &s, nullptr, &s, nullptr});

@@ -123,6 +123,11 @@ Result<std::vector<WindowAxis>> ResolveWindow(const WindowAttrs& attrs, const Sh
         a.pad_end = attrs.pads.empty() ? 0 : attrs.pads[i + n];
         break;
     }
+    // Pads past 2^24 (a hostile 2^62, say) would overflow the output sizes' product: no real model has them either.
+    if (a.pad_begin > kMaxExtent || a.pad_end > kMaxExtent) {
+      return InvalidArgument("the padding on spatial axis " + std::to_string(i) + " (" + std::to_string(a.pad_begin) +
+                             ", " + std::to_string(a.pad_end) + ") is larger than 2^24");
+    }
     const int64_t span = a.in + a.pad_begin + a.pad_end - extent;
     if (span < 0) {
       return InvalidArgument("the window extent " + std::to_string(extent) + " on spatial axis " + std::to_string(i) +

@@ -78,6 +78,7 @@ class QLinearAveragePoolKernel : public OpKernel {
     if (!channels_last_) out_shape.push_back(channels);
     for (size_t a = 0; a < spatial; ++a) out_shape.push_back(axes[a].out);
     if (channels_last_) out_shape.push_back(channels);
+    ONYX_RETURN_IF_ERROR(CheckedNumElements(out_shape).status());
     Tensor& y = ctx.AllocateOutput(0, type, out_shape);
     if (y.size() == 0) return Status::Ok();
     const int64_t in_image = axes[0].in * axes[1].in * axes[2].in;
