@@ -393,6 +393,52 @@ class QLinearConvNhwcKernel : public OpKernel {
   std::optional<int32_t> constant_x_zero_point_;
 };
 
+// com.microsoft QLinearConv with channels_last = 1 whose weights the kernel above does not take (uint8 weights,
+// non-zero weight zero points, weights computed at run time): ONNX's QLinearConv kernel on the image transposed to [N,
+// C, H, W], its result transposed back to [N, OH, OW, M]. Slower (two transpositions), same values.
+class QLinearConvViaChannelsFirstKernel : public OpKernel {
+ public:
+  explicit QLinearConvViaChannelsFirstKernel(std::unique_ptr<OpKernel> inner) : inner_(std::move(inner)) {}
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    if (x->rank() != 4 || (x->type() != DataType::kUint8 && x->type() != DataType::kInt8)) {
+      return InvalidArgument("input 'x' (0) must be a uint8 or int8 [N, H, W, C] tensor, got " +
+                             std::string(DataTypeName(x->type())) + " " + ShapeToString(x->shape()));
+    }
+    const int64_t n = x->dim(0), h = x->dim(1), w = x->dim(2), c = x->dim(3);
+    Value first(Tensor::Allocate(x->type(), {n, c, h, w}));
+    Transpose4(static_cast<const uint8_t*>(x->raw()), n, h * w, c, static_cast<uint8_t*>(first.tensor().raw()));
+    std::vector<const Value*> ins(ctx.num_inputs(), nullptr);
+    ins[0] = &first;
+    for (size_t i = 1; i < ins.size(); ++i) {
+      if (ctx.has_input(i)) ins[i] = &ctx.input_value(i);
+    }
+    std::vector<Value> outs(1);
+    KernelContext inner(std::move(ins), &outs, nullptr, ctx.num_threads());
+    ONYX_RETURN_IF_ERROR(inner_->Compute(inner));
+    const Tensor& y = outs[0].tensor();
+    const int64_t m = y.dim(1), oh = y.dim(2), ow = y.dim(3);
+    Tensor& out = ctx.AllocateOutput(0, y.type(), {n, oh, ow, m});
+    Transpose4(static_cast<const uint8_t*>(y.raw()), n, m, oh * ow, static_cast<uint8_t*>(out.raw()));
+    return Status::Ok();
+  }
+
+ private:
+  // [n, rows, cols] bytes to [n, cols, rows].
+  static void Transpose4(const uint8_t* in, int64_t n, int64_t rows, int64_t cols, uint8_t* out) {
+    for (int64_t b = 0; b < n; ++b) {
+      const uint8_t* src = in + b * rows * cols;
+      uint8_t* dst = out + b * rows * cols;
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t k = 0; k < cols; ++k) dst[k * rows + r] = src[r * cols + k];
+      }
+    }
+  }
+
+  std::unique_ptr<OpKernel> inner_;
+};
+
 }  // namespace
 
 void RegisterQLinearConvNhwcOps(KernelRegistry& registry) {
@@ -400,13 +446,20 @@ void RegisterQLinearConvNhwcOps(KernelRegistry& registry) {
   // ONNX Runtime's com.microsoft QLinearConv (its NHWC transformer's output, in models its optimizer saved at level
   // all): channels last as here; with channels_last = 0, or weights this kernel does not take (it names the cause),
   // ONNX's QLinearConv, which computes the same values in [N, C, H, W].
-  registry.Add("com.microsoft", "QLinearConv", 1, kLatestVersion,
-               [](const KernelInfo& info) -> Result<std::unique_ptr<OpKernel>> {
-                 if (info.GetInt("channels_last", 0) == 1) return MakeFactory<QLinearConvNhwcKernel>()(info);
-                 const KernelFactory* onnx = KernelRegistry::Global().Find("", "QLinearConv", 10);
-                 if (onnx == nullptr) return Unsupported("no kernel for QLinearConv");
-                 return (*onnx)(info);
-               });
+  registry.Add(
+      "com.microsoft", "QLinearConv", 1, kLatestVersion,
+      [](const KernelInfo& info) -> Result<std::unique_ptr<OpKernel>> {
+        const bool last = info.GetInt("channels_last", 0) == 1;
+        if (last) {
+          auto nhwc = MakeFactory<QLinearConvNhwcKernel>()(info);
+          if (nhwc.ok()) return nhwc;
+        }
+        const KernelFactory* onnx = KernelRegistry::Global().Find("", "QLinearConv", 10);
+        if (onnx == nullptr) return Unsupported("no kernel for QLinearConv");
+        ONYX_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, (*onnx)(info));
+        if (!last) return kernel;
+        return std::unique_ptr<OpKernel>(std::make_unique<QLinearConvViaChannelsFirstKernel>(std::move(kernel)));
+      });
 }
 
 }  // namespace onyx::ops::quant
