@@ -192,6 +192,20 @@ class Int8NhwcRewriter {
       out_.push_back(std::move(m));
       return true;
     }
+    // ONNX Runtime's 2-D QLinearAveragePool of a value that exists channels last only: the same operator with
+    // channels_last = 1 (its kernel sums each pixel's channels side by side, in the same order per channel).
+    if (n.domain == "com.microsoft" && n.op_type == "QLinearAveragePool" && Has(n, 0) &&
+        OnlyChannelsLast(n.inputs[0]) && n.outputs.size() == 1) {
+      const auto* kernel = n.FindAttribute("kernel_shape");
+      const auto* last = n.FindAttribute("channels_last");
+      if (kernel == nullptr || kernel->ints.size() != 2 || (last != nullptr && last->i != 0)) return false;
+      ir::Node m = n;
+      m.inputs[0] = channels_last_.at(n.inputs[0]);
+      SetChannelsLast(m);
+      m.outputs = {NewChannelsLast(n.outputs[0])};
+      out_.push_back(std::move(m));
+      return true;
+    }
     // A byte-table operator (elementwise, any layout) of a value that exists channels last only.
     if (n.domain == "com.microsoft" && (n.op_type == "QLinearSigmoid" || n.op_type == "QLinearLeakyRelu") &&
         Has(n, 0) && OnlyChannelsLast(n.inputs[0]) && n.outputs.size() == 1) {

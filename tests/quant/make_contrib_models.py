@@ -32,6 +32,9 @@ python3-onnx 1.12, numpy; fixed seeds). References: tests/quant/ort_reference.mj
   u8_resize        Resize (linear in four coordinate modes, up, down and by sizes; nearest) and Pad on uint8 data,
                    as QOperator models hold them: ONNX Runtime truncates the linear results. Level disabled.
 
+  avgpool_threads  QLinearAveragePool on [1, 32, 32, 32], channels first and last, large enough to be split over
+                   2 threads. Level disabled.
+
 The input's channel 0 holds multiples of 2^-8 and its last three channels a ramp that gives every byte value. Graph
 outputs carry element types only (ONNX's shape inference does not know the com.microsoft operators).
 
@@ -355,6 +358,22 @@ def u8_resize_model():
     return b.model("u8_resize", [inp], [("", 17)])
 
 
+def avgpool_threads_model():
+    """QLinearAveragePool (3x3, stride 1, pads 1, both count_include_pad) on an input large enough that onyx splits it
+    over 2 threads, channels first and channels last."""
+    b = Builder(67)
+    q, dq, group = qdq_helpers(b)
+    x = b.node("QuantizeLinear", ["input", b.scale(0.02), b.zp(U8, 128)], U8, stem="q")
+    nhwc = b.node("Transpose", [x], U8, stem="nhwc", listed=False, perm=[0, 2, 3, 1])
+    for layout, src in (("first", x), ("last", nhwc)):
+        for include in (0, 1):
+            b.node("QLinearAveragePool", [src, b.scale(0.02), b.zp(U8, 128), b.scale(0.015), b.zp(U8, 120)], U8,
+                   domain=MS, kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=include,
+                   channels_last=int(layout == "last"))
+    inp = helper.make_tensor_value_info("input", F32, [1, 32, 32, 32])
+    return b.model("avgpool_threads", [inp], [("", 17), (MS, 1)])
+
+
 def write(out_dir, name, model, input_shape, seed):
     folder = os.path.join(out_dir, name)
     data = os.path.join(folder, "test_data_set_0")
@@ -382,6 +401,7 @@ def main():
     write(out, "qdq_ms_fusions", qdq_ms_fusions_model(), (1, 8, 10, 12), 53)
     write(out, "qdq_drops", qdq_drops_model(), (1, 8, 10, 12), 59)
     write(out, "u8_resize", u8_resize_model(), (1, 8, 10, 12), 61)
+    write(out, "avgpool_threads", avgpool_threads_model(), (1, 32, 32, 32), 67)
 
 
 if __name__ == "__main__":
