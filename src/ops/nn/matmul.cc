@@ -250,8 +250,19 @@ bool FastIntegerProduct(const MatMulPlan& p, const Tensor& a, const Tensor* a_zp
   if (a.type() != DataType::kInt8 && a.type() != DataType::kUint8) return false;
   if (b.type() != DataType::kInt8 && b.type() != DataType::kUint8) return false;
   if ((a_zp != nullptr && (a_zp->type() != a.type() || a_zp->size() != 1)) ||
-      (b_zp != nullptr && (b_zp->type() != b.type() || b_zp->size() != 1))) {
+      (b_zp != nullptr && (b_zp->type() != b.type() || b_zp->size() < 1))) {
     return false;
+  }
+  // B's zero points per column (a per-channel quantizer's) that are all equal: one value.
+  Tensor b_zp_one;
+  if (b_zp != nullptr && b_zp->size() > 1) {
+    const auto* z = static_cast<const uint8_t*>(b_zp->raw());
+    for (int64_t i = 1; i < b_zp->size(); ++i) {
+      if (z[i] != z[0]) return false;
+    }
+    b_zp_one = Tensor::Allocate(b_zp->type(), {});
+    static_cast<uint8_t*>(b_zp_one.raw())[0] = z[0];
+    b_zp = &b_zp_one;
   }
   if (ExactIntegerProduct(p, a, a_zp, b, b_zp, threads, y)) return true;
   if (!kernels::Int8GemmUsable(a.type() == DataType::kInt8)) return false;
@@ -297,8 +308,12 @@ class PackedInt8MatMul {
     const Tensor* b = info.ConstantInput(b_index);
     if (b == nullptr || b->type() != DataType::kInt8 || b->rank() != 2) return;
     if (info.has_input(b_zp_index)) {
+      // One zero point or one per column (a per-channel quantizer's), all 0.
       const Tensor* z = info.ConstantInput(b_zp_index);
-      if (z == nullptr || z->type() != DataType::kInt8 || z->size() != 1 || z->data<int8_t>()[0] != 0) return;
+      if (z == nullptr || z->type() != DataType::kInt8 || z->size() < 1) return;
+      for (int64_t i = 0; i < z->size(); ++i) {
+        if (z->data<int8_t>()[i] != 0) return;
+      }
     }
     weights_ = *b;
     enabled_ = true;
