@@ -2,6 +2,7 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
@@ -210,6 +211,28 @@ bool GemmInt8UnsignedWeights(bool trans_a, bool trans_b, int64_t m, int64_t n, i
     for (int64_t j = 0; j < n; ++j) row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) - correction);
   }
   return true;
+}
+
+void GemmU8ByWeights(int64_t m, int64_t n, int64_t k, const uint8_t* a, uint8_t a_zp, const void* b, bool b_signed,
+                     int32_t b_zp, int32_t* c, int threads) {
+  const bool done =
+      b_signed ? GemmInt8<uint8_t>(false, false, m, n, k, a, k, a_zp, static_cast<const int8_t*>(b), n,
+                                   static_cast<int8_t>(b_zp), c, n, threads)
+               : GemmInt8UnsignedWeights<uint8_t>(false, false, m, n, k, a, k, a_zp, static_cast<const uint8_t*>(b), n,
+                                                  static_cast<uint8_t>(b_zp), c, n, threads);
+  if (done) return;
+#pragma omp parallel for num_threads(std::max(1, threads)) schedule(static) if (m > 1 && threads > 1)
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      int32_t sum = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const int32_t w = b_signed ? int32_t{static_cast<const int8_t*>(b)[p * n + j]}
+                                   : int32_t{static_cast<const uint8_t*>(b)[p * n + j]};
+        sum += (int32_t{a[i * k + p]} - a_zp) * (w - b_zp);
+      }
+      c[i * n + j] = sum;
+    }
+  }
 }
 
 template bool GemmInt8UnsignedWeights<uint8_t>(bool, bool, int64_t, int64_t, int64_t, const uint8_t*, int64_t, uint8_t,

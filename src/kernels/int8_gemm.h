@@ -79,4 +79,11 @@ template <typename A>
 bool GemmInt8UnsignedWeights(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const A* a, int64_t lda,
                              A a_zp, const uint8_t* b, int64_t ldb, uint8_t b_zp, int32_t* c, int64_t ldc, int threads);
 
+// c[i][j] = sum_p (a[i][p] - a_zp) * (b[p][j] - b_zp) for uint8 A [m, k] and B [k, n] of int8 or uint8 (b_signed),
+// row-major and compact, one zero point each: GemmInt8 / GemmInt8UnsignedWeights where they run (with this CPU's
+// arithmetic, as above), else exact loops. For operators that quantize their float input to uint8 and multiply it
+// by 8-bit weights (QAttention, DynamicQuantizeLSTM).
+void GemmU8ByWeights(int64_t m, int64_t n, int64_t k, const uint8_t* a, uint8_t a_zp, const void* b, bool b_signed,
+                     int32_t b_zp, int32_t* c, int threads);
+
 }  // namespace onyx::kernels

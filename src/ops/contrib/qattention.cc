@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "kernels/int8_gemm.h"
-#include "ops/common/parallel.h"
 #include "ops/contrib/contrib_ops.h"
 #include "ops/nn/nn_util.h"
 #include "runtime/kernel_registry.h"
@@ -82,29 +81,8 @@ class QAttentionKernel : public OpKernel {
     std::vector<float> qkv(static_cast<size_t>(rows * width));
     auto* acc = reinterpret_cast<int32_t*>(qkv.data());
     const uint8_t* a = x->data<uint8_t>();
-    bool done = false;
-    if (w->type() == DataType::kInt8) {
-      done = kernels::GemmInt8<uint8_t>(false, false, rows, width, din, a, din, a_zp, w->data<int8_t>(), width, 0, acc,
-                                        width, ctx.num_threads());
-    } else {
-      done = kernels::GemmInt8UnsignedWeights<uint8_t>(false, false, rows, width, din, a, din, a_zp, w->data<uint8_t>(),
-                                                       width, 0, acc, width, ctx.num_threads());
-    }
-    if (!done) {  // exact loops where oneDNN's kernels do not run
-      ParallelFor(rows, din * width, [&](int64_t lo, int64_t hi) {
-        for (int64_t i = lo; i < hi; ++i) {
-          for (int64_t j = 0; j < width; ++j) {
-            int32_t s = 0;
-            for (int64_t p = 0; p < din; ++p) {
-              const int32_t wv =
-                  w->type() == DataType::kInt8 ? w->data<int8_t>()[p * width + j] : w->data<uint8_t>()[p * width + j];
-              s += (static_cast<int32_t>(a[i * din + p]) - a_zp) * wv;
-            }
-            acc[i * width + j] = s;
-          }
-        }
-      });
-    }
+    kernels::GemmU8ByWeights(rows, width, din, a, a_zp, w->raw(), w->type() == DataType::kInt8, 0, acc,
+                             ctx.num_threads());
     if (w_zp != nullptr) {
       for (int64_t i = 0; i < rows; ++i) {
         int32_t row_sum = 0;

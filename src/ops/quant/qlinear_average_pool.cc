@@ -17,7 +17,6 @@
 #include <emmintrin.h>
 #endif
 
-#include "kernels/int8_requantize.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/nn_util.h"
@@ -243,12 +242,16 @@ class QLinearAveragePoolKernel : public OpKernel {
     for (size_t a = 0; a < spatial; ++a) {
       global = global && axes[a].kernel == axes[a].in && axes[a].pad_begin == 0 && axes[a].pad_end == 0;
     }
+    if (global) {
+      if (type == DataType::kUint8) {
+        return QLinearGlobalAverage(x->data<uint8_t>(), batch, channels, in_image, channels_last_, x_scale, x_zp,
+                                    y_scale, y_zp, y.data<uint8_t>());
+      }
+      return QLinearGlobalAverage(x->data<int8_t>(), batch, channels, in_image, channels_last_, x_scale, x_zp, y_scale,
+                                  y_zp, y.data<int8_t>());
+    }
     auto run = [&](const auto* in, auto* out) {
       using Q = std::remove_const_t<std::remove_pointer_t<decltype(in)>>;
-      if (global) {
-        GlobalAverage(in, x_scale, x_zp, y_scale, y_zp, batch, channels, in_image, out);
-        return;
-      }
       // The image dequantized first, as ONNX Runtime does (x_scale * (q - x_zp), one table per byte value).
       float dequantized[256];
       for (int b = 0; b < 256; ++b) dequantized[b] = x_scale * static_cast<float>(ByteValue(type, b) - x_zp);
@@ -279,24 +282,6 @@ class QLinearAveragePoolKernel : public OpKernel {
   }
 
  private:
-  // MLAS's global average (as QLinearGlobalAveragePool): the exact int32 sum less x_zp * size, requantized with the
-  // float scale x_scale / (y_scale * size).
-  template <typename Q>
-  void GlobalAverage(const Q* in, float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, int64_t batch,
-                     int64_t channels, int64_t size, Q* out) const {
-    const float scale = x_scale / (y_scale * static_cast<float>(size));
-    ParallelFor(batch * channels, size, [&](int64_t lo, int64_t hi) {
-      for (int64_t nc = lo; nc < hi; ++nc) {
-        const int64_t n = nc / channels, c = nc % channels;
-        const int64_t base = channels_last_ ? n * size * channels + c : nc * size;
-        const int64_t stride = channels_last_ ? channels : 1;
-        int32_t sum = -x_zp * static_cast<int32_t>(size);
-        for (int64_t i = 0; i < size; ++i) sum += in[base + i * stride];
-        out[channels_last_ ? n * channels + c : nc] = kernels::RequantizeValue<Q>(sum, scale, y_zp);
-      }
-    });
-  }
-
   nn::WindowAttrs attrs_;
   bool count_include_pad_ = false;
   bool channels_last_ = false;

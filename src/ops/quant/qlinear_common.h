@@ -33,4 +33,14 @@ using FloatMapping = std::function<void(const float* in, float* out, int64_t n)>
 void BuildQLinearTable(DataType type, float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, const FloatMapping& f,
                        uint8_t* table);
 
+// The global average of `channels` images of `size` values each per batch entry, in MLAS's arithmetic
+// (MlasQLinearGlobalAveragePool: the exact int32 sum less x_zp * size, requantized with the float scale
+// x_scale / (y_scale * size)): in is [batch, channels, size] or, channels_last, [batch, size, channels]; out is
+// [batch, channels]. Like MLAS it refuses images of 2^24 or more values and scales outside [2^-32, 256), where the
+// result would be constant. For Q in {uint8_t, int8_t}. (qlinear_pool.cc; QLinearGlobalAveragePool, and
+// QLinearAveragePool over a whole unpadded image.)
+template <typename Q>
+Status QLinearGlobalAverage(const Q* in, int64_t batch, int64_t channels, int64_t size, bool channels_last,
+                            float x_scale, int32_t x_zp, float y_scale, int32_t y_zp, Q* out);
+
 }  // namespace onyx::ops::quant

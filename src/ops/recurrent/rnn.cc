@@ -73,28 +73,7 @@ void QuantizedProduct(const float* a, int64_t m, const QuantMatrix& w, float* ou
   std::vector<uint8_t> aq(static_cast<size_t>(m * k));
   kernels::QuantizeFloat<uint8_t>(a, m * k, scale, zp, zp, aq.data());
   auto* acc = reinterpret_cast<int32_t*>(out);  // int32 and float have the same size: the sums in place
-  bool done;
-  if (w.is_signed) {
-    done = kernels::GemmInt8<uint8_t>(false, false, m, n, k, aq.data(), k, zp, static_cast<const int8_t*>(w.data), n,
-                                      static_cast<int8_t>(w.zero_point), acc, n, threads);
-  } else {
-    done = kernels::GemmInt8UnsignedWeights<uint8_t>(false, false, m, n, k, aq.data(), k, zp,
-                                                     static_cast<const uint8_t*>(w.data), n,
-                                                     static_cast<uint8_t>(w.zero_point), acc, n, threads);
-  }
-  if (!done) {  // exact loops where oneDNN's int8 kernels do not run
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        int32_t sum = 0;
-        for (int64_t p = 0; p < k; ++p) {
-          const int32_t wv = w.is_signed ? static_cast<const int8_t*>(w.data)[p * n + j]
-                                         : static_cast<const uint8_t*>(w.data)[p * n + j];
-          sum += (static_cast<int32_t>(aq[static_cast<size_t>(i * k + p)]) - zp) * (wv - w.zero_point);
-        }
-        acc[i * n + j] = sum;
-      }
-    }
-  }
+  kernels::GemmU8ByWeights(m, n, k, aq.data(), zp, w.data, w.is_signed, w.zero_point, acc, threads);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       const float mult = scale * w.scales[w.scales.size() == 1 ? 0 : static_cast<size_t>(j)];
@@ -260,21 +239,7 @@ class RecurrentKernel : public OpKernel {
     if (init_h != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*init_h, "initial_h", 5, state_shape, x->type()));
     if (init_c != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*init_c, "initial_c", 6, state_shape, x->type()));
     if (p != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*p, "P", 7, {d.dirs, 3 * d.hidden}, x->type()));
-    std::vector<int64_t> lens(static_cast<size_t>(d.batch), d.seq);
-    if (seq_lens != nullptr) {
-      if (!IsInteger(seq_lens->type()) || seq_lens->shape() != Shape{d.batch}) {
-        return InvalidArgument("input 'sequence_lens' (4) is " + std::string(DataTypeName(seq_lens->type())) + " " +
-                               ShapeToString(seq_lens->shape()) + ", expected an integer tensor of shape [" +
-                               std::to_string(d.batch) + "]");
-      }
-      for (int64_t i = 0; i < d.batch; ++i) {
-        lens[static_cast<size_t>(i)] = seq_lens->IntAt(i);
-        if (lens[static_cast<size_t>(i)] < 0 || lens[static_cast<size_t>(i)] > d.seq) {
-          return InvalidArgument("input 'sequence_lens' (4) holds " + std::to_string(lens[static_cast<size_t>(i)]) +
-                                 " at " + std::to_string(i) + ", outside [0, " + std::to_string(d.seq) + "]");
-        }
-      }
-    }
+    ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> lens, SequenceLens(seq_lens, d));
 
     return Dispatch<FloatTypes>(x->type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -355,20 +320,7 @@ class RecurrentKernel : public OpKernel {
     if (init_h != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*init_h, "initial_h", 5, state_shape, DataType::kFloat));
     if (init_c != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*init_c, "initial_c", 6, state_shape, DataType::kFloat));
     if (p != nullptr) ONYX_RETURN_IF_ERROR(CheckShape(*p, "P", 7, {d.dirs, 3 * d.hidden}, DataType::kFloat));
-    std::vector<int64_t> lens(static_cast<size_t>(d.batch), d.seq);
-    if (seq_lens != nullptr) {
-      if (!IsInteger(seq_lens->type()) || seq_lens->shape() != Shape{d.batch}) {
-        return InvalidArgument("input 'sequence_lens' (4) must be an integer tensor of shape [" +
-                               std::to_string(d.batch) + "]");
-      }
-      for (int64_t i = 0; i < d.batch; ++i) {
-        lens[static_cast<size_t>(i)] = seq_lens->IntAt(i);
-        if (lens[static_cast<size_t>(i)] < 0 || lens[static_cast<size_t>(i)] > d.seq) {
-          return InvalidArgument("input 'sequence_lens' (4) holds " + std::to_string(lens[static_cast<size_t>(i)]) +
-                                 " at " + std::to_string(i) + ", outside [0, " + std::to_string(d.seq) + "]");
-        }
-      }
-    }
+    ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> lens, SequenceLens(seq_lens, d));
     return Run<float>(ctx, d, lens, *x, *w, *r, b, init_h, init_c, p, &qw, &qr);
   }
 
@@ -378,6 +330,25 @@ class RecurrentKernel : public OpKernel {
     if (!ctx.has_input(i)) return Status::Ok();
     ONYX_ASSIGN_OR_RETURN(*out, ctx.TensorInput(i));
     return Status::Ok();
+  }
+
+  // Each batch entry's length: sequence_lens' values (checked to lie in [0, seq]) or the whole sequence.
+  static Result<std::vector<int64_t>> SequenceLens(const Tensor* seq_lens, const Dims& d) {
+    std::vector<int64_t> lens(static_cast<size_t>(d.batch), d.seq);
+    if (seq_lens == nullptr) return lens;
+    if (!IsInteger(seq_lens->type()) || seq_lens->shape() != Shape{d.batch}) {
+      return InvalidArgument("input 'sequence_lens' (4) is " + std::string(DataTypeName(seq_lens->type())) + " " +
+                             ShapeToString(seq_lens->shape()) + ", expected an integer tensor of shape [" +
+                             std::to_string(d.batch) + "]");
+    }
+    for (int64_t i = 0; i < d.batch; ++i) {
+      lens[static_cast<size_t>(i)] = seq_lens->IntAt(i);
+      if (lens[static_cast<size_t>(i)] < 0 || lens[static_cast<size_t>(i)] > d.seq) {
+        return InvalidArgument("input 'sequence_lens' (4) holds " + std::to_string(lens[static_cast<size_t>(i)]) +
+                               " at " + std::to_string(i) + ", outside [0, " + std::to_string(d.seq) + "]");
+      }
+    }
+    return lens;
   }
 
   static Status CheckShape(const Tensor& t, const char* name, int index, const Shape& expected, DataType type) {
