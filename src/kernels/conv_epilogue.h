@@ -13,6 +13,7 @@ struct ConvEpilogue {
   Activation activation = Activation::kNone;
   float alpha = 0;  // kRelu: the slope below zero (LeakyRelu; 0 for Relu); kClip: the lower bound
   float beta = 0;   // kClip: the upper bound
+  bool operator==(const ConvEpilogue&) const = default;
 };
 
 #pragma GCC push_options

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "kernels/cpu_isa.h"
+#include "kernels/thread_buffers.h"
 
 namespace onyx::kernels {
 
@@ -103,22 +104,7 @@ dnnl::primitive_attr UserScratchpadAttr() {
 
 bool BlockedConvolutionIsFast() { return NchwcBlockSize() > 0; }
 
-void* ThreadScratchpadData(size_t bytes) {
-  struct Buffer {
-    std::unique_ptr<uint8_t[]> data;
-    size_t bytes = 0;
-  };
-  thread_local Buffer buffer;
-  if (bytes > buffer.bytes) {
-    buffer.data.reset(new uint8_t[bytes + 64]);
-    buffer.bytes = bytes;
-  }
-  // oneDNN wants its scratchpad 64-byte aligned.
-  void* aligned = buffer.data.get();
-  size_t space = bytes + 64;
-  std::align(64, bytes, aligned, space);
-  return aligned;
-}
+void* ThreadScratchpadData(size_t bytes) { return ThreadBuffer(ThreadBufferSlot::kDnnlScratchpad, bytes); }
 
 dnnl::memory ThreadScratchpad(const dnnl::memory::desc& md) {
   return dnnl::memory(md, DnnlEngine(), ThreadScratchpadData(md.get_size()));

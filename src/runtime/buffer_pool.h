@@ -1,9 +1,9 @@
 // BufferPool: the tensor buffers of one execution frame, kept between runs so that a session running the same
 // shapes again allocates nothing for its activations. A value released after its last reader gives its block
 // (and its shape's vector) back to the pool when nothing else holds it; the next request of the same size class
-// takes it again. Runs of one shape signature repeat the same requests in the same order, so after the first run
-// every request finds a block (each class holds as many blocks as were ever live at once) and peak memory stays
-// that of lifetime-based reuse, rounded up to the size classes (at most 1/8 more per buffer).
+// (or a free block up to twice the request) takes it again. Runs of one shape signature repeat the same requests in
+// the same order, so after the first runs every request finds a block and peak memory stays near that of
+// lifetime-based reuse (a buffer at most twice its tensor).
 #pragma once
 
 #include <cstddef>

@@ -144,6 +144,27 @@ g (float[2,3,17,13] x, float[20,3,3,3] w, float[20] b) => (float[2,20,9,7] y) {
             1);
 }
 
+TEST(Nchwc, OneWeightOnSeveralSizesAsADetectorHead) {
+  if (!kernels::BlockedConvolutionIsFast())
+    GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // A detector's head runs one convolution's weights on every pyramid level: the nodes share one prepared copy
+  // of the weights (kernels/shared_weights.h) whatever layout or algorithm each level's shape gets.
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,32,40,36] x, float[32,32,3,3] w, float[32] b, float[32,32,3,3] w2) => (float[1,32,40,36] y1, float[1,32,20,18] y2, float[1,32,10,9] y3, float[1,32,10,9] y4) {
+  p1 = MaxPool<kernel_shape = [2,2], strides = [2,2]>(x)
+  p2 = MaxPool<kernel_shape = [2,2], strides = [2,2]>(p1)
+  c1 = Conv<pads = [1,1,1,1]>(x, w, b)
+  y1 = Relu(c1)
+  c2 = Conv<pads = [1,1,1,1]>(p1, w, b)
+  y2 = Relu(c2)
+  y3 = Conv<pads = [1,1,1,1]>(p2, w, b)
+  y4 = Conv<pads = [1,1,1,1]>(p2, w2, b)
+}
+)"),
+            4);
+}
+
 TEST(Nchwc, ChainWithReluClipResidualAndDepthwise) {
   if (!kernels::BlockedConvolutionIsFast())
     GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";

@@ -20,6 +20,8 @@
 #include "kernels/dnnl_util.h"
 #include "kernels/nchwc_direct_conv.h"
 #include "kernels/parallel_tasks.h"
+#include "kernels/shared_weights.h"
+#include "kernels/thread_buffers.h"
 #include "kernels/tuning_cache.h"
 #include "kernels/winograd_conv.h"
 #include "kernels/winograd_weights.h"
@@ -35,6 +37,8 @@ namespace {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
+// Reordered weights, shared between kernels (kernels/shared_weights.h).
+using SharedMemory = std::shared_ptr<const memory>;
 using kernels::CurrentTuningMode;
 using kernels::DnnlCall;
 using kernels::DnnlEngine;
@@ -110,9 +114,9 @@ dnnl::convolution_forward::desc InferenceConvDesc(dnnl::algorithm alg, const mem
 struct SplitPart {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward primitive;
-  memory weights;
-  memory dw_weights;
-  memory dw_bias;
+  SharedMemory weights;
+  SharedMemory dw_weights;
+  SharedMemory dw_bias;
   int64_t m0 = 0, m1 = 0;
   int64_t src_offset = 0, dst_offset = 0;  // in floats
 };
@@ -122,12 +126,12 @@ struct SplitPart {
 struct Primitives {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward primitive;
-  memory weights;
+  SharedMemory weights;
   bool dw_fused = false;
   dnnl::convolution_forward::primitive_desc dw_pd;
   dnnl::convolution_forward dw_primitive;
-  memory dw_weights;
-  memory dw_bias;
+  SharedMemory dw_weights;
+  SharedMemory dw_bias;
   // Set when oneDNN has only its reference loops for this convolution in the blocked layout (e.g. its AVX2 kernels
   // decline dilations of 4 and more): the convolution then runs in the layouts oneDNN chooses (pd's src/dst
   // descriptors), with reorders from and to the blocked tensors, which keeps it ~100 times faster.
@@ -150,6 +154,23 @@ struct Primitives {
   // Set for the split choice: single-threaded convolutions over disjoint ranges of output channels, run side by side
   // (one per thread) instead of one primitive that oneDNN splits itself.
   std::vector<SplitPart> split;
+};
+
+// What decides the bytes of reordered weights besides their source (kernels/shared_weights.h).
+struct ReorderKey {
+  memory::dims dims;
+  memory::format_tag tag;
+  memory::desc layout;
+  bool operator==(const ReorderKey&) const = default;
+};
+
+// What decides onyx's own Winograd convolution besides its weights' source (the bias is an initializer too).
+struct OwnWinogradKey {
+  int tile;
+  int64_t in_channels, out_channels;
+  const float* bias;
+  kernels::ConvEpilogue epilogue;
+  bool operator==(const OwnWinogradKey&) const = default;
 };
 
 // Whether oneDNN chose its reference implementation (plain C++ loops) for pd.
@@ -242,9 +263,6 @@ class NchwcConvKernel : public OpKernel {
   struct ExecState {
     kernels::DnnlArgs conv;
     kernels::DnnlArgs dw;
-    Tensor between;
-    Tensor phase_src, phase_dst;           // the dilation phases of X and Y (Primitives::phases)
-    Tensor own_scratch;  // the transformed tiles of Primitives::own_winograd, the padded input of own_direct
     std::vector<kernels::DnnlArgs> split;  // one per Primitives::split part
     std::vector<Status> split_status;
   };
@@ -309,15 +327,15 @@ class NchwcConvKernel : public OpKernel {
           const SplitPart& part = p.split[i];
           kernels::DnnlArgs& args = state.split[i];
           args.Add(DNNL_ARG_SRC, part.pd.src_desc());
-          args.Add(DNNL_ARG_WEIGHTS, part.weights);
+          args.Add(DNNL_ARG_WEIGHTS, *part.weights);
           args.Add(DNNL_ARG_DST, part.pd.dst_desc());
           if (bias_.size() > 0) {
             args.Add(DNNL_ARG_BIAS, part.pd.bias_desc());
             args.Set(DNNL_ARG_BIAS, bias_.data<float>() + part.m0);
           }
           if (has_dw_) {
-            args.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, part.dw_weights);
-            if (dw_bias_.size() > 0) args.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, part.dw_bias);
+            args.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, *part.dw_weights);
+            if (dw_bias_.size() > 0) args.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, *part.dw_bias);
           }
           args.AddThreadScratchpad(part.pd.scratchpad_desc());
         }
@@ -325,50 +343,36 @@ class NchwcConvKernel : public OpKernel {
     }
     if (p.own_direct != nullptr) {
       state.dw.Clear();
-      state.between = Tensor();
-      const int64_t scratch = p.own_direct->ScratchFloats();
-      state.own_scratch = scratch > 0 ? Tensor::Allocate(DataType::kFloat, {scratch}) : Tensor();
       if (p.between_shape.empty()) return Status::Ok();
       return DnnlCall("NchwcConv", [&] { PrepareSeparateDepthwise(p, state); });
     }
-    if (p.own_winograd != nullptr) {
-      state.own_scratch = Tensor::Allocate(
-          DataType::kFloat, {std::max<int64_t>(1, p.own_winograd->ScratchFloats(p.own_shape, p.threads))});
-      return Status::Ok();
-    }
+    if (p.own_winograd != nullptr) return Status::Ok();
     return DnnlCall("NchwcConv", [&] {
       state.conv.Clear();
       state.dw.Clear();
-      state.between = Tensor();
-      state.phase_src = state.phase_dst = Tensor();
-      if (p.phases) {
-        state.phase_src = Tensor::Allocate(DataType::kFloat, p.phase_src_shape);
-        state.phase_dst = Tensor::Allocate(DataType::kFloat, p.phase_dst_shape);
-      }
       state.conv.Add(DNNL_ARG_SRC, p.pd.src_desc());
-      state.conv.Add(DNNL_ARG_WEIGHTS, p.weights);
+      state.conv.Add(DNNL_ARG_WEIGHTS, *p.weights);
       state.conv.Add(DNNL_ARG_DST, p.pd.dst_desc());
       if (bias_.size() > 0) {
         state.conv.Add(DNNL_ARG_BIAS, p.pd.bias_desc());
         state.conv.Set(DNNL_ARG_BIAS, bias_.data<float>());
       }
       if (p.dw_fused) {
-        state.conv.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, p.dw_weights);
-        if (dw_bias_.size() > 0) state.conv.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, p.dw_bias);
+        state.conv.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_WEIGHTS, *p.dw_weights);
+        if (dw_bias_.size() > 0) state.conv.Add(DNNL_ARG_ATTR_POST_OP_DW | DNNL_ARG_BIAS, *p.dw_bias);
       }
       state.conv.AddThreadScratchpad(p.pd.scratchpad_desc());
       if (!p.between_shape.empty()) PrepareSeparateDepthwise(p, state);
     });
   }
 
-  // Without the fused depthwise post-op, the 1x1 result goes through a buffer of its own into the depthwise primitive.
+  // Without the fused depthwise post-op, the 1x1 result goes through a buffer (the thread's kIntermediate) into the
+  // depthwise primitive.
   void PrepareSeparateDepthwise(const Primitives& p, ExecState& state) const {
-    state.between = Tensor::Allocate(DataType::kFloat, p.between_shape);
     state.dw.Add(DNNL_ARG_SRC, p.dw_pd.src_desc());
-    state.dw.Set(DNNL_ARG_SRC, state.between.data<float>());
-    state.dw.Add(DNNL_ARG_WEIGHTS, p.dw_weights);
+    state.dw.Add(DNNL_ARG_WEIGHTS, *p.dw_weights);
     state.dw.Add(DNNL_ARG_DST, p.dw_pd.dst_desc());
-    if (dw_bias_.size() > 0) state.dw.Add(DNNL_ARG_BIAS, p.dw_bias);
+    if (dw_bias_.size() > 0) state.dw.Add(DNNL_ARG_BIAS, *p.dw_bias);
     state.dw.AddThreadScratchpad(p.dw_pd.scratchpad_desc());
   }
 
@@ -389,39 +393,50 @@ class NchwcConvKernel : public OpKernel {
       for (const Status& status : state.split_status) ONYX_RETURN_IF_ERROR(status);
       return Status::Ok();
     }
+    // Temporaries come from the thread's buffers (kernels/thread_buffers.h), not from the node.
+    using kernels::ThreadBufferSlot;
+    using kernels::ThreadFloats;
+    float* between =
+        p.between_shape.empty() ? nullptr : ThreadFloats(ThreadBufferSlot::kIntermediate, NumElements(p.between_shape));
     if (p.own_winograd != nullptr) {
-      p.own_winograd->Run(p.own_shape, x.data<float>(), y.data<float>(), state.own_scratch.data<float>(), p.threads);
+      float* scratch =
+          ThreadFloats(ThreadBufferSlot::kKernelScratch, p.own_winograd->ScratchFloats(p.own_shape, p.threads));
+      p.own_winograd->Run(p.own_shape, x.data<float>(), y.data<float>(), scratch, p.threads);
       return Status::Ok();
     }
     if (p.own_direct != nullptr) {
-      float* scratch = state.own_scratch.defined() ? state.own_scratch.data<float>() : nullptr;
-      if (!state.between.defined()) {
+      const int64_t scratch_floats = p.own_direct->ScratchFloats();
+      float* scratch = scratch_floats > 0 ? ThreadFloats(ThreadBufferSlot::kKernelScratch, scratch_floats) : nullptr;
+      if (between == nullptr) {
         p.own_direct->Run(x.data<float>(), y.data<float>(), scratch, p.threads);
         return Status::Ok();
       }
-      p.own_direct->Run(x.data<float>(), state.between.data<float>(), scratch, p.threads);
+      p.own_direct->Run(x.data<float>(), between, scratch, p.threads);
       return DnnlCall("NchwcConv", [&] {
+        state.dw.Set(DNNL_ARG_SRC, between);
         state.dw.Set(DNNL_ARG_DST, y.data<float>());
         state.dw.Execute(p.dw_primitive);
       });
     }
     if (p.phases) {
-      GatherInputPhases(p.phase_in, x.data<float>(), state.phase_src.data<float>());
-      if (has_sum_) GatherOutputPhases(p.phase_out, y.data<float>(), state.phase_dst.data<float>());
+      float* phase_src = ThreadFloats(ThreadBufferSlot::kIntermediate, NumElements(p.phase_src_shape));
+      float* phase_dst = ThreadFloats(ThreadBufferSlot::kIntermediate2, NumElements(p.phase_dst_shape));
+      GatherInputPhases(p.phase_in, x.data<float>(), phase_src);
+      if (has_sum_) GatherOutputPhases(p.phase_out, y.data<float>(), phase_dst);
       ONYX_RETURN_IF_ERROR(DnnlCall("NchwcConv", [&] {
-        state.conv.Set(DNNL_ARG_SRC, state.phase_src.data<float>());
-        state.conv.Set(DNNL_ARG_DST, state.phase_dst.data<float>());
+        state.conv.Set(DNNL_ARG_SRC, phase_src);
+        state.conv.Set(DNNL_ARG_DST, phase_dst);
         state.conv.Execute(p.primitive);
       }));
-      ScatterOutputPhases(p.phase_out, state.phase_dst.data<float>(), y.data<float>());
+      ScatterOutputPhases(p.phase_out, phase_dst, y.data<float>());
       return Status::Ok();
     }
     return DnnlCall("NchwcConv", [&] {
-      const bool between = state.between.defined();
       state.conv.Set(DNNL_ARG_SRC, x.data<float>());
-      state.conv.Set(DNNL_ARG_DST, between ? state.between.data<float>() : y.data<float>());
-      state.conv.Execute(p.primitive, /*wait=*/!between);
-      if (between) {
+      state.conv.Set(DNNL_ARG_DST, between != nullptr ? between : y.data<float>());
+      state.conv.Execute(p.primitive, /*wait=*/between == nullptr);
+      if (between != nullptr) {
+        state.dw.Set(DNNL_ARG_SRC, between);
         state.dw.Set(DNNL_ARG_DST, y.data<float>());
         state.dw.Execute(p.dw_primitive);
       }
@@ -440,7 +455,7 @@ class NchwcConvKernel : public OpKernel {
       memory dst(p.pd.dst_desc(), eng);
       dnnl::reorder(x_mem, src).execute(stream, x_mem, src);
       if (has_sum_) dnnl::reorder(y_mem, dst).execute(stream, y_mem, dst);
-      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, p.weights}, {DNNL_ARG_DST, dst}};
+      std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, *p.weights}, {DNNL_ARG_DST, dst}};
       if (bias_.size() > 0) {
         args.emplace(DNNL_ARG_BIAS, memory(p.pd.bias_desc(), eng, const_cast<float*>(bias_.data<float>())));
       }
@@ -660,9 +675,15 @@ class NchwcConvKernel : public OpKernel {
   std::shared_ptr<const kernels::WinogradConv> OwnWinograd(int tile, int threads) {
     auto& conv = own_winograd_[tile == 2 ? 0 : 1];
     if (conv == nullptr) {
-      conv = std::make_shared<const kernels::WinogradConv>(
-          tile, conv_weights_.dim(1), conv_weights_.dim(0), conv_weights_.data<float>(),
-          bias_.size() > 0 ? bias_.data<float>() : nullptr, *OwnConvEpilogue(), threads);
+      // Shared with the nodes of the same weights, bias and epilogue (a detector's head on each pyramid level).
+      static kernels::SharedWeightsCache<kernels::WinogradConv, OwnWinogradKey> cache;
+      const float* bias = bias_.size() > 0 ? bias_.data<float>() : nullptr;
+      const kernels::ConvEpilogue epilogue = *OwnConvEpilogue();
+      const OwnWinogradKey key{tile, conv_weights_.dim(1), conv_weights_.dim(0), bias, epilogue};
+      conv = cache.Get(conv_weights_.data<float>(), key, [&] {
+        return std::make_shared<const kernels::WinogradConv>(tile, key.in_channels, key.out_channels,
+                                                             conv_weights_.data<float>(), bias, epilogue, threads);
+      });
     }
     return conv;
   }
@@ -814,10 +835,6 @@ class NchwcConvKernel : public OpKernel {
         for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, true, true});
       }
     }
-    std::vector<memory> weights_pool;  // reordered weights are shared between the shapes' primitives
-    for (const auto& [shape, kept] : kept_) {
-      if (kept.weights) weights_pool.push_back(kept.weights);
-    }
     auto install = [&](Primitives p) {
       built_ = std::move(p);
       built_for_ = logical;
@@ -825,7 +842,7 @@ class NchwcConvKernel : public OpKernel {
     };
     const TuningMode mode = CurrentTuningMode();
     if (mode == TuningMode::kOff || candidates.size() < 2) {
-      ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, fixed, weights_pool));
+      ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, fixed));
       return install(std::move(p));
     }
     const auto cache = TuningCache::Process();
@@ -834,13 +851,13 @@ class NchwcConvKernel : public OpKernel {
       auto it = std::find_if(candidates.begin(), candidates.end(),
                              [&](const Choice& c) { return c.Name() == entry->choice; });
       if (it != candidates.end()) {
-        ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, *it, weights_pool));
+        ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, *it));
         cache->NoteDecision(signature, *entry, false);
         return install(std::move(p));
       }
     }
     if (mode == TuningMode::kCache && (!cache->MissBudgetLeft() || deferred != nullptr)) {
-      ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, fixed, weights_pool));
+      ONYX_ASSIGN_OR_RETURN(Primitives p, Create(s, fixed));
       ONYX_RETURN_IF_ERROR(install(std::move(p)));
       if (deferred != nullptr && cache->MissBudgetLeft()) {
         deferred->Add(signature, TuningPriority(candidates, flops),
@@ -850,7 +867,7 @@ class NchwcConvKernel : public OpKernel {
       }
       return Status::Ok();
     }
-    ONYX_ASSIGN_OR_RETURN(Primitives p, Tune(s, candidates, fixed, signature, x, y_shape, weights_pool));
+    ONYX_ASSIGN_OR_RETURN(Primitives p, Tune(s, candidates, fixed, signature, x, y_shape));
     return install(std::move(p));
   }
 
@@ -889,14 +906,9 @@ class NchwcConvKernel : public OpKernel {
     std::lock_guard<std::mutex> lock(mutex_);
     auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const auto& e) { return e.first == logical; });
     if (kept == kept_.end()) return false;  // the shape was displaced by others since
-    std::vector<memory> weights_pool;
-    for (const auto& [shape, primitives] : kept_) {
-      if (primitives.weights) weights_pool.push_back(primitives.weights);
-    }
     bool changed = named != candidates.end() && !(*named == fixed);
-    Result<Primitives> chosen = named != candidates.end()
-                                    ? Create(s, *named, weights_pool)
-                                    : Tune(s, candidates, fixed, signature, x, y_shape, weights_pool, &changed);
+    Result<Primitives> chosen =
+        named != candidates.end() ? Create(s, *named) : Tune(s, candidates, fixed, signature, x, y_shape, &changed);
     if (chosen.ok()) {
       if (named != candidates.end()) cache->NoteDecision(signature, *entry, false);
       kept->second = std::move(*chosen);
@@ -921,7 +933,7 @@ class NchwcConvKernel : public OpKernel {
   // counts against the process's miss budget. Under mutex_.
   Result<Primitives> Tune(const Setup& s, const std::vector<Choice>& candidates, const Choice& fixed,
                           const std::string& signature, const Tensor& x, const Shape& y_shape,
-                          std::vector<memory>& weights_pool, bool* changed = nullptr) {
+                          bool* changed = nullptr) {
     if (changed != nullptr) *changed = false;
     const auto cache = TuningCache::Process();
     // Each candidate built (Winograd only where oneDNN takes it) and run on x into a scratch output.
@@ -938,7 +950,7 @@ class NchwcConvKernel : public OpKernel {
     std::vector<Choice> tried;
     Choice fixed_effective = fixed;
     for (const Choice& c : candidates) {
-      auto p = Create(s, c, weights_pool);
+      auto p = Create(s, c);
       if (!p.ok()) return p.status();
       if ((c.winograd && !p->winograd) || (c.phases && !p->phases) || (c.split && p->split.empty())) {
         if (c == fixed) fixed_effective.winograd = fixed_effective.phases = false;  // declined: the direct one
@@ -947,7 +959,7 @@ class NchwcConvKernel : public OpKernel {
       built.push_back(std::move(*p));
       tried.push_back(c);
     }
-    if (tried.size() < 2) return Create(s, fixed_effective, weights_pool);
+    if (tried.size() < 2) return Create(s, fixed_effective);
     Tensor scratch = Tensor::Allocate(DataType::kFloat, y_shape, true);
     std::vector<int> thread_counts_tried;
     for (const Choice& c : tried) thread_counts_tried.push_back(c.threads);
@@ -967,7 +979,7 @@ class NchwcConvKernel : public OpKernel {
     if (!std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
       // Some candidate never ran undisturbed (another process held a CPU): nothing trustworthy to record; the
       // fixed rule for now, and a later session measures again.
-      return Create(s, fixed_effective, weights_pool);
+      return Create(s, fixed_effective);
     }
     const auto fixed_at = std::find(tried.begin(), tried.end(), fixed_effective);
     const size_t pick = kernels::PickFastest(ms, static_cast<size_t>(fixed_at - tried.begin()));
@@ -980,8 +992,9 @@ class NchwcConvKernel : public OpKernel {
   }
 
   // The primitives of candidate `c` for setup `s`, built with c's thread count (oneDNN sizes its work split by the
-  // threads in force at creation). Reordered weights are shared through `pool` between candidates of one layout.
-  Result<Primitives> Create(const Setup& s, const Choice& c, std::vector<memory>& pool) {
+  // threads in force at creation). Reordered weights are shared (Reordered) with the candidates and shapes of this node
+  // and with other nodes of the same initializer.
+  Result<Primitives> Create(const Setup& s, const Choice& c) {
     const ScopedOmpThreads threads(c.threads);
     Primitives p;
     p.threads = c.threads;
@@ -1062,14 +1075,7 @@ class NchwcConvKernel : public OpKernel {
         }
       }
       p.primitive = dnnl::convolution_forward(p.pd);
-      const auto same_layout =
-          std::find_if(pool.begin(), pool.end(), [&](const memory& w) { return w.get_desc() == p.pd.weights_desc(); });
-      if (same_layout != pool.end()) {
-        p.weights = *same_layout;
-      } else {
-        p.weights = Reordered(conv_weights_, s.w_dims, group_ > 1 ? Tag::goihw : Tag::oihw, p.pd.weights_desc());
-        pool.push_back(p.weights);
-      }
+      p.weights = Reordered(conv_weights_, s.w_dims, group_ > 1 ? Tag::goihw : Tag::oihw, p.pd.weights_desc());
       if (p.dw_fused) {
         const memory::dims dw_dims{m, 1, 1, 3, 3};
         p.dw_weights = Reordered(dw_weights_, dw_dims, Tag::goihw,
@@ -1188,11 +1194,17 @@ class NchwcConvKernel : public OpKernel {
     if (dw_bias_.size() > 0) p.dw_bias = Reordered(dw_bias_, {m}, Tag::x, p.dw_pd.bias_desc());
   }
 
-  // `t` (plain, `dims` in `tag`) copied into a new oneDNN memory of layout `md`.
-  static memory Reordered(const Tensor& t, const memory::dims& dims, Tag tag, const memory::desc& md) {
+  // `t` (plain, `dims` in `tag`) copied into oneDNN memory of layout `md`: the copy another kernel (or shape, or
+  // candidate) made of the same bytes for the same layout while one still holds it, else a new one.
+  static SharedMemory Reordered(const Tensor& t, const memory::dims& dims, Tag tag, const memory::desc& md) {
     return Reordered(t.data<float>(), dims, tag, md);
   }
-  static memory Reordered(const float* data, const memory::dims& dims, Tag tag, const memory::desc& md) {
+  static SharedMemory Reordered(const float* data, const memory::dims& dims, Tag tag, const memory::desc& md) {
+    static kernels::SharedWeightsCache<memory, ReorderKey> cache;
+    return cache.Get(data, ReorderKey{dims, tag, md},
+                     [&] { return std::make_shared<const memory>(NewReordered(data, dims, tag, md)); });
+  }
+  static memory NewReordered(const float* data, const memory::dims& dims, Tag tag, const memory::desc& md) {
     memory out(md, DnnlEngine());
     // Winograd weights: the same bytes as oneDNN's reorder, ~10x faster (kernels/winograd_weights.h).
     if (tag == Tag::oihw && dims.size() == 4 && dims[2] == 3 && dims[3] == 3 &&
