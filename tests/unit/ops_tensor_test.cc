@@ -425,6 +425,28 @@ TEST(TensorOpsScatterElements, ReductionsWithDuplicateIndices) {
               "out of range");
 }
 
+TEST(TensorOpsScatterElements, MiddleAxisInt32IndicesSmallerThanData) {
+  // data [2, 3, 2]; indices [2, 2, 1] (int32) along axis 1: out[i][idx[i][j][k]][k] = upd[i][j][k], only k = 0.
+  Tensor data = F({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, {2, 3, 2});
+  Tensor idx = I32({2, 0, -2, 1}, {2, 2, 1});
+  Tensor upd = F({-1, -2, -3, -4}, {2, 2, 1});
+  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements").Attr("axis", int64_t{1}).Input(data).Input(idx).Input(upd))),
+            (std::vector<float>{-2, 1, 2, 3, -1, 5, 6, 7, -4, 9, 10, 11}));
+  // The last axis: each row of the indices addresses its own row of data.
+  Tensor idx_last = I32({1, 1, 0, 1, 0, 0}, {3, 2});
+  Tensor data_last = F({0, 0, 0, 0, 0, 0}, {3, 2});
+  Tensor upd_last = F({1, 2, 3, 4, 5, 6}, {3, 2});
+  EXPECT_EQ(Values<float>(RunOk(Op("ScatterElements", 16)
+                                    .Attr("axis", int64_t{-1})
+                                    .Attr("reduction", std::string("add"))
+                                    .Input(data_last)
+                                    .Input(idx_last)
+                                    .Input(upd_last))),
+            (std::vector<float>{0, 3, 3, 4, 11, 0}));
+  ExpectError(Op("ScatterElements").Attr("axis", int64_t{1}).Input(data).Input(I32({3, 0, 0, 0}, {2, 2, 1})).Input(upd),
+              "out of range");
+}
+
 TEST(TensorOpsScatter, OldOperatorAndStrings) {
   Tensor out =
       RunOk(Op("Scatter", 10).Input(S({"a", "b", "c"}, {3})).Input(I64({2, 0}, {2})).Input(S({"z", "y"}, {2})));

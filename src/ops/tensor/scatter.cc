@@ -97,31 +97,96 @@ class ScatterElementsKernel : public OpKernel {
                                " exceeds 'data' shape " + ShapeToString(data->shape()) + " on axis " + std::to_string(d));
       }
     }
-    std::vector<int64_t> strides[1] = {RowMajorStrides(data->shape())};
-    const int64_t axis_stride = strides[0][static_cast<size_t>(axis)];
-    const int64_t dim = data->dim(axis);
-    strides[0][static_cast<size_t>(axis)] = 0;
-    std::vector<int64_t> dst(static_cast<size_t>(indices->size()));
-    Status status;
-    ForEachStrided(indices->shape(), strides, [&](int64_t i, const int64_t* off) {
-      const int64_t v = indices->IntAt(i);
-      if (v < -dim || v >= dim) {
-        if (status.ok()) {
-          status = InvalidArgument("index " + std::to_string(v) + " in 'indices' is out of range for axis " +
-                                   std::to_string(axis) + " of dimension " + std::to_string(dim));
-        }
-        return;
-      }
-      dst[static_cast<size_t>(i)] = off[0] + (v < 0 ? v + dim : v) * axis_stride;
-    });
-    ONYX_RETURN_IF_ERROR(status);
-    Tensor out = data->Clone();
-    ONYX_RETURN_IF_ERROR(Apply(reduction_, *updates, dst, 1, out));
-    ctx.SetOutput(0, std::move(out));
-    return Status::Ok();
+    // The output is data's own buffer where nothing reads data afterwards, else a copy of it.
+    Tensor* out = ctx.ReuseInputAsOutput(0, 0);
+    if (out == nullptr) {
+      out = &ctx.AllocateOutput(0, data->type(), data->shape());
+      ONYX_RETURN_IF_ERROR(DispatchCopy(data->type(), [&](auto tag) {
+        using C = typename decltype(tag)::type;
+        std::copy_n(data->data<C>(), data->size(), out->data<C>());
+        return Status::Ok();
+      }));
+    }
+    if (indices->type() == DataType::kInt32) return Scatter<int32_t>(*indices, *updates, axis, *out);
+    return Scatter<int64_t>(*indices, *updates, axis, *out);
   }
 
  private:
+  // One pass over the indices' rows (every axis but the last), in order (duplicates: the last write wins, as
+  // ONNX applies them in order): each update goes to its position in `out` with the index along `axis`. The row's
+  // offset in `out` comes from its coordinates, counted up row by row: no per-element division, and no list of
+  // destinations (a Faster R-CNN's ScatterElements of [proposals, 256, 7, 7] took 20 ms through one).
+  template <typename I>
+  Status Scatter(const Tensor& indices, const Tensor& updates, int64_t axis, Tensor& out) const {
+    const Shape& ishape = indices.shape();
+    const int64_t rank = static_cast<int64_t>(ishape.size());
+    const std::vector<int64_t> ostrides = RowMajorStrides(out.shape());
+    const int64_t dim = out.dim(axis), axis_stride = ostrides[static_cast<size_t>(axis)];
+    const int64_t cols = ishape.back();
+    const bool last_axis = axis == rank - 1;
+    int64_t rows = 1;
+    for (int64_t d = 0; d + 1 < rank; ++d) rows *= ishape[static_cast<size_t>(d)];
+    if (cols == 0 || rows == 0) return Status::Ok();
+    const I* idx = indices.data<I>();
+    std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
+    auto bad_index = [&](int64_t v) {
+      return InvalidArgument("index " + std::to_string(v) + " in 'indices' is out of range for axis " +
+                             std::to_string(axis) + " of dimension " + std::to_string(dim));
+    };
+    auto scatter = [&](auto tag, auto combine) -> Status {
+      using T = typename decltype(tag)::type;
+      const T* u = updates.data<T>();
+      T* o = out.data<T>();
+      for (int64_t r = 0; r < rows; ++r) {
+        int64_t base = 0;  // the row's offset in `out`, without the axis' coordinate
+        for (int64_t d = 0; d + 1 < rank; ++d) {
+          if (d != axis) base += coord[static_cast<size_t>(d)] * ostrides[static_cast<size_t>(d)];
+        }
+        const I* ri = idx + r * cols;
+        const T* ru = u + r * cols;
+        for (int64_t j = 0; j < cols; ++j) {
+          int64_t v = static_cast<int64_t>(ri[j]);
+          if (v < -dim || v >= dim) return bad_index(v);
+          if (v < 0) v += dim;
+          const int64_t at = base + v * axis_stride + (last_axis ? 0 : j);
+          o[at] = combine(o[at], ru[j]);
+        }
+        for (int64_t d = rank - 2; d >= 0; --d) {  // the next row's coordinates
+          if (++coord[static_cast<size_t>(d)] < ishape[static_cast<size_t>(d)]) break;
+          coord[static_cast<size_t>(d)] = 0;
+        }
+      }
+      return Status::Ok();
+    };
+    if (reduction_ == Reduction::kNone) {
+      return DispatchCopy(out.type(), [&](auto tag) {
+        using C = typename decltype(tag)::type;
+        return scatter(tag, [](const C&, const C& update) -> const C& { return update; });
+      });
+    }
+    return Dispatch<NumericTypes>(out.type(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using CT = ComputeType<T>;
+      const Reduction reduction = reduction_;
+      return scatter(tag, [reduction](T current, T update) {
+        const CT a = static_cast<CT>(current), b = static_cast<CT>(update);
+        switch (reduction) {
+          case Reduction::kAdd:
+            return T(static_cast<CT>(a + b));
+          case Reduction::kMul:
+            return T(static_cast<CT>(a * b));
+          case Reduction::kMax:
+            return T(std::max(a, b));
+          case Reduction::kMin:
+            return T(std::min(a, b));
+          case Reduction::kNone:
+            break;
+        }
+        return update;
+      });
+    });
+  }
+
   int64_t axis_ = 0;
   Reduction reduction_ = Reduction::kNone;
 };
