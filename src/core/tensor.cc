@@ -75,6 +75,14 @@ std::shared_ptr<void> Tensor::AllocateBlock(size_t bytes) {
   return std::shared_ptr<void>(p, AlignedBlockDeleter{rounded});
 }
 
+size_t Tensor::writable_bytes() const {
+  if (type_ == DataType::kString || IsSubByte(type_) || storage_ == nullptr || data_ == nullptr) return 0;
+  const auto* deleter = std::get_deleter<AlignedBlockDeleter>(storage_);
+  if (deleter == nullptr) return 0;
+  const auto used = static_cast<size_t>(static_cast<const char*>(data_) - static_cast<const char*>(storage_.get()));
+  return deleter->capacity > used ? deleter->capacity - used : 0;
+}
+
 Tensor::Parts Tensor::Dismantle() {
   Parts parts;
   parts.shape = std::move(shape_);

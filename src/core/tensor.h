@@ -88,6 +88,9 @@ class Tensor {
   bool shares_storage_with(const Tensor& other) const { return storage_ == other.storage_; }
   // Whether this tensor is the only holder of its storage (no copy, view or borrower shares it).
   bool owns_storage_alone() const { return storage_ != nullptr && storage_.use_count() == 1; }
+  // Bytes from data() to the end of its buffer-pool block (AllocateBlock), 0 for any other storage: the room an
+  // owner may grow the tensor into (a loop's accumulator appended to in place).
+  size_t writable_bytes() const;
 
   // What Dismantle leaves: the shape's vector, and the storage when it can be reused for another tensor.
   struct Parts {

@@ -28,9 +28,9 @@ size_t BufferPool::ClassBytes(size_t bytes) {
   return (rounded + step - 1) / step * step;
 }
 
-Tensor BufferPool::Allocate(DataType type, Shape shape) {
+Tensor BufferPool::Allocate(DataType type, Shape shape, size_t min_bytes) {
   if (type == DataType::kString) return Tensor::Allocate(type, std::move(shape));
-  const size_t need = DataTypeStorageBytes(type, static_cast<size_t>(NumElements(shape)));
+  const size_t need = std::max(min_bytes, DataTypeStorageBytes(type, static_cast<size_t>(NumElements(shape))));
   const size_t limit = ClassBytes(need);
   // The smallest free block that holds `need`, up to twice its size: a block of another class serves as well as a new
   // one (its memory is held anyway) where shapes vary within a run (a detector's pyramid levels and boxes:

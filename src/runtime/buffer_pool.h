@@ -18,8 +18,9 @@ namespace onyx {
 class BufferPool {
  public:
   BufferPool();
-  // A tensor of `type` and `shape` (uninitialized) over a free block of the size class, or a new block.
-  Tensor Allocate(DataType type, Shape shape);
+  // A tensor of `type` and `shape` (uninitialized) over a free block of the size class, or a new block; with
+  // `min_bytes`, a block of at least that many bytes (room to grow the tensor into: Tensor::writable_bytes).
+  Tensor Allocate(DataType type, Shape shape, size_t min_bytes = 0);
   // The same with a copy of `shape` made in a recycled vector.
   Tensor AllocateCopyingShape(DataType type, const Shape& shape) { return Allocate(type, CopyShape(shape)); }
   // A copy of `shape` in a vector of a released tensor (no allocation once tensors of that rank were released).

@@ -116,6 +116,29 @@ Tensor* KernelContext::ReuseInputAsOutput(size_t in, size_t out) {
   return &(*outputs_)[out].tensor();
 }
 
+Tensor* KernelContext::GrowInputAsOutput(size_t in, size_t out, const Shape& shape) {
+  if (frame_ == nullptr || step_ < 0 || !has_input(in) || !inputs_[in]->is_tensor()) return nullptr;
+  const Tensor& t = inputs_[in]->tensor();
+  const size_t bytes = DataTypeStorageBytes(t.type(), static_cast<size_t>(NumElements(shape)));
+  if (!frame_->IsLastRead(step_, in) || !t.owns_storage_alone() || bytes > t.writable_bytes()) return nullptr;
+  SetOutputView(out, t, shape);
+  return &(*outputs_)[out].tensor();
+}
+
+Tensor& KernelContext::AllocateOutputWithRoom(size_t i, DataType type, const Shape& shape, size_t room_bytes) {
+  if (frame_ == nullptr) return AllocateOutput(i, type, shape);
+  (*outputs_)[i] = Value(frame_->AllocateOutput(step_, i, type, frame_->pool().CopyShape(shape), room_bytes));
+  return (*outputs_)[i].tensor();
+}
+
+bool KernelContext::IsSubgraphInput(size_t in) const {
+  if (frame_ == nullptr || step_ < 0 || !frame_->is_subgraph()) return false;
+  const GraphPlan& plan = frame_->plan();
+  const auto& inputs = plan.steps[static_cast<size_t>(step_)].inputs;
+  if (in >= inputs.size() || inputs[in] < 0) return false;
+  return plan.is_input_slot[static_cast<size_t>(inputs[in])] != 0;
+}
+
 void KernelContext::SetOutputView(size_t i, const Tensor& in, const Shape& shape) {
   (*outputs_)[i] = Value(in.View(in.type(), CopyShape(shape), 0));
 }

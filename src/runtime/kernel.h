@@ -143,6 +143,14 @@ class KernelContext {
   // result onto a residual): non-null only when this node is the input's last reader and nothing else holds its
   // storage (not a graph input, initializer, output or view), so that no one can see the overwrite.
   Tensor* ReuseInputAsOutput(size_t in, size_t out);
+  // The same with output `out` of `shape`, larger than the input, in the room after its data (Tensor::
+  // writable_bytes): the input's elements stay where they are and the caller writes the rest. Null where the input
+  // cannot be reused or lacks the room.
+  Tensor* GrowInputAsOutput(size_t in, size_t out, const Shape& shape);
+  // Output i as AllocateOutput gives it, in a buffer of at least `room_bytes` (for GrowInputAsOutput later).
+  Tensor& AllocateOutputWithRoom(size_t i, DataType type, const Shape& shape, size_t room_bytes);
+  // Whether input `in` is an input of the subgraph this kernel runs in (a loop-carried value of a Loop or Scan body).
+  bool IsSubgraphInput(size_t in) const;
 
   // Runs a compiled subgraph with these inputs; it reads outer-scope values from this kernel's frame.
   Status RunSubgraph(const GraphPlan& plan, std::vector<Value> inputs, std::vector<Value>* outputs) const;

@@ -38,7 +38,8 @@ const Value* ExecutionFrame::Lookup(const std::string& name) const {
   return parent_ != nullptr ? parent_->Lookup(name) : nullptr;
 }
 
-Tensor ExecutionFrame::AllocateOutput(int step, size_t output, DataType type, Shape shape) {
+Tensor ExecutionFrame::AllocateOutput(int step, size_t output, DataType type, Shape shape, size_t min_bytes) {
+  if (min_bytes > 0) return pool_.Allocate(type, std::move(shape), min_bytes);
   if (step >= 0 && !plan_.concat_in_place.empty()) {
     const auto& outs = plan_.steps[static_cast<size_t>(step)].outputs;
     if (output < outs.size() && outs[output] >= 0) {

@@ -96,7 +96,10 @@ class ExecutionFrame {
   ConcatInPlace::RunState& concat_run() { return concat_run_; }
   // The buffer of output `output` of step `step` (-1 outside a plan): a slice of its Concat's output when the
   // Concat takes it in place, else a block from this frame's pool (KernelContext::AllocateOutput).
-  Tensor AllocateOutput(int step, size_t output, DataType type, Shape shape);
+  // With `min_bytes`, from the pool with at least that much room (KernelContext::AllocateOutputWithRoom).
+  Tensor AllocateOutput(int step, size_t output, DataType type, Shape shape, size_t min_bytes = 0);
+  // Whether this frame runs a subgraph (a control-flow node's body) rather than a session's main graph.
+  bool is_subgraph() const { return parent_ != nullptr; }
   // Empties slot s, giving its buffer back to the pool when nothing else holds it.
   void ReleaseSlot(int s) { pool_.Release(slots_[static_cast<size_t>(s)]); }
   // A frame kept by a session between runs (main graphs): BeginRun sets the constants that are not already in

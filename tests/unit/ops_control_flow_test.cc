@@ -159,6 +159,55 @@ TEST(ControlFlowLoopTest, RunsMTimesAndStacksScanOutputs) {
   ExpectTensor<float>(out[1], {3, 2}, {1, 10, 2, 20, 3, 30});
 }
 
+// Appends row [i, i + 0.5, -i] to a loop-carried accumulator every iteration (an exported Python list append);
+// %s reads the accumulator after the Concat too.
+std::string LoopAppendModel(bool read_after) {
+  std::string text = R"(
+<ir_version: 8, opset_import: ["" : 16]>
+g (int64 m, float[1,3] init) => (float[?,3] all, float[?] sums) {
+  cond = Constant<value = bool {1}>()
+  all, sums = Loop(m, cond, init) <body = b (int64 i, bool c, float[?,3] acc) => (bool c_out, float[?,3] acc_out, float s) {
+    ax = Constant<value = int64[1] {0}>()
+    half = Constant<value = float {0.5}>()
+    fi = Cast<to = 1>(i)
+    p = Add(fi, half)
+    n = Neg(fi)
+    fi1 = Unsqueeze(fi, ax)
+    p1 = Unsqueeze(p, ax)
+    n1 = Unsqueeze(n, ax)
+    row3 = Concat<axis = 0>(fi1, p1, n1)
+    row = Unsqueeze(row3, ax)
+    acc_out = Concat<axis = 0>(acc, row)
+    s = READER
+    c_out = Identity(c)
+  }>
+}
+)";
+  const std::string reader = read_after ? "ReduceSum<keepdims = 0>(acc)" : "ReduceSum<keepdims = 0>(row)";
+  text.replace(text.find("READER"), 6, reader);
+  return text;
+}
+
+TEST(ControlFlowLoopTest, AccumulatorAppendedInPlaceKeepsEveryRow) {
+  // 40 iterations: the accumulator outgrows its room several times (Concat appends in place where it can).
+  for (const bool read_after : {false, true}) {
+    SCOPED_TRACE(read_after ? "accumulator read after the Concat" : "Concat is the accumulator's last reader");
+    const int64_t m = 40;
+    auto out = RunOk(LoopAppendModel(read_after), {{"m", Tensor::Scalar<int64_t>(m)}, {"init", F({7, 8, 9}, {1, 3})}});
+    ASSERT_EQ(out.size(), 2u);
+    std::vector<float> rows = {7, 8, 9}, sums;
+    float acc_sum = 24;
+    for (int64_t i = 0; i < m; ++i) {
+      const float f = static_cast<float>(i);
+      sums.push_back(read_after ? acc_sum : f + (f + 0.5f) - f);
+      rows.insert(rows.end(), {f, f + 0.5f, -f});
+      acc_sum += f + 0.5f;
+    }
+    ExpectTensor<float>(out[0], {m + 1, 3}, rows);
+    ExpectTensor<float>(out[1], {m}, sums);
+  }
+}
+
 TEST(ControlFlowLoopTest, ZeroIterationsGiveInitialValuesAndEmptyScansOfTheDeclaredShape) {
   for (int64_t m : {int64_t{0}, int64_t{-5}}) {
     auto out = RunOk(kLoopSum, {{"m", Tensor::Scalar<int64_t>(m)}, {"cond", B(true)},
