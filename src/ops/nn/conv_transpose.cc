@@ -1,8 +1,12 @@
 // ConvTranspose: the adjoint of Conv. Per image and group one GEMM (W_group^T x X_group) gives every kernel tap's
 // contribution, and col2im adds them into the output positions they map to.
 #include <algorithm>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "kernels/dnnl_util.h"
+#include "kernels/parallel_tasks.h"
 #include "ops/nn/conv_transpose_ort_order.h"
 #include "ops/nn/gemm_kernel.h"
 #include "ops/nn/nn_ops.h"
@@ -95,29 +99,33 @@ class ConvTransposeKernel : public OpKernel {
       ComputeView<T> wv(*w);
       ComputeOutput<T> yv(y);
       CT* out = yv.data();
-      std::fill(out, out + y.size(), CT(0));
       const int64_t in_size = OutputSize(axes);  // X's spatial size: the "output" side of the patch walk
       const int64_t out_size = InputSize(axes);
       const int64_t kernel_size = KernelSize(axes);
       const int64_t rows = mg * kernel_size;
-      std::vector<CT> cols(static_cast<size_t>(rows * in_size));
-      for (int64_t n = 0; n < batch; ++n) {
-        for (int64_t g = 0; g < group_; ++g) {
+      std::optional<ComputeView<T>> bv;
+      if (b != nullptr) bv.emplace(*b);
+      // Each (image, group) on its own: the output channels start at their bias (one pass over Y instead of a fill
+      // and a bias pass), then one GEMM gives every tap's contribution and col2im adds them. Images and groups run
+      // side by side on the threads, each GEMM on one (Mask R-CNN's mask head, 100 images of 256 x 14 x 14, took
+      // 216 ms on one thread as a series of threaded GEMMs; ONNX Runtime 128 ms).
+      const int64_t tasks = batch * group_;
+      const int64_t chunks = std::min<int64_t>(tasks, std::max(ctx.num_threads(), 1));
+      const kernels::ScopedOmpThreads gemm_threads(chunks > 1 ? 1 : ctx.num_threads());
+      kernels::RunTasks(chunks, static_cast<int>(chunks), [&](int64_t chunk) {
+        std::vector<CT> cols(static_cast<size_t>(rows * in_size));  // the chunk's taps, freed after the call
+        for (int64_t task = chunk * tasks / chunks; task < (chunk + 1) * tasks / chunks; ++task) {
+          const int64_t n = task / group_, g = task % group_;
+          CT* yg = out + (n * out_channels + g * mg) * out_size;
+          for (int64_t m = 0; m < mg; ++m) {
+            std::fill(yg + m * out_size, yg + (m + 1) * out_size, bv ? bv->data()[g * mg + m] : CT(0));
+          }
           const CT* xg = xv.data() + (n * channels + g * cg) * in_size;
           const CT* wg = wv.data() + g * cg * rows;
           Gemm<CT>(true, false, rows, in_size, cg, CT(1), wg, rows, xg, in_size, CT(0), cols.data(), in_size);
-          Col2ImAdd(axes, cols.data(), mg, out + (n * out_channels + g * mg) * out_size);
+          Col2ImAdd(axes, cols.data(), mg, yg);
         }
-      }
-      if (b != nullptr) {
-        ComputeView<T> bv(*b);
-        for (int64_t n = 0; n < batch; ++n) {
-          for (int64_t m = 0; m < out_channels; ++m) {
-            CT* o = out + (n * out_channels + m) * out_size;
-            for (int64_t i = 0; i < out_size; ++i) o[i] += bv.data()[m];
-          }
-        }
-      }
+      });
       yv.Finish();
       return Status::Ok();
     });
