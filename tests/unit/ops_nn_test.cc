@@ -232,6 +232,46 @@ TEST(NeuralNetConvTransposeTest, GroupsAndChannelMismatch) {
   ExpectError(bad, "dim 0 must equal");
 }
 
+TEST(NeuralNetConvTransposeTest, DisjointTapsAgainstTheDefinition) {
+  // Stride equal to the kernel (2x3, strides 2x3), no padding: every output position gets one tap (the fast
+  // scatter); against the definition y[n][g*mg+m][i*kh+a][j*kw+b] = bias + sum_c x[n][g*cg+c][i][j] *
+  // w[g*cg+c][m][a][b], with 2 images and 2 groups.
+  const int64_t n = 2, group = 2, cg = 3, mg = 2, h = 3, w = 4, kh = 2, kw = 3;
+  std::vector<float> x(static_cast<size_t>(n * group * cg * h * w)), wt(static_cast<size_t>(group * cg * mg * kh * kw)),
+      b(static_cast<size_t>(group * mg));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7) % 11) - 5.0f;
+  for (size_t i = 0; i < wt.size(); ++i) wt[i] = static_cast<float>((i * 5) % 9) * 0.25f - 1.0f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i) + 0.5f;
+  const int64_t oh = h * kh, ow = w * kw;
+  std::vector<float> expected(static_cast<size_t>(n * group * mg * oh * ow));
+  for (int64_t in = 0; in < n; ++in)
+    for (int64_t g = 0; g < group; ++g)
+      for (int64_t m = 0; m < mg; ++m)
+        for (int64_t i = 0; i < h; ++i)
+          for (int64_t j = 0; j < w; ++j)
+            for (int64_t a = 0; a < kh; ++a)
+              for (int64_t bb = 0; bb < kw; ++bb) {
+                float v = b[static_cast<size_t>(g * mg + m)];
+                for (int64_t c = 0; c < cg; ++c) {
+                  v += x[static_cast<size_t>(((in * group + g) * cg + c) * h * w + i * w + j)] *
+                       wt[static_cast<size_t>((((g * cg + c) * mg + m) * kh + a) * kw + bb)];
+                }
+                expected[static_cast<size_t>(((in * group + g) * mg + m) * oh * ow + (i * kh + a) * ow + j * kw + bb)] =
+                    v;
+              }
+  auto t = Op("ConvTranspose", 11);
+  t.Input(F(x, {n, group * cg, h, w}))
+      .Input(F(wt, {group * cg, mg, kh, kw}))
+      .Input(F(b, {group * mg}))
+      .Attr("group", group)
+      .Attr("strides", std::vector<int64_t>{kh, kw});
+  const Tensor y = RunOk(t);
+  ASSERT_EQ(y.shape(), (Shape{n, group * mg, oh, ow}));
+  for (int64_t i = 0; i < y.size(); ++i) {
+    EXPECT_NEAR(y.data<float>()[i], expected[static_cast<size_t>(i)], 1e-4f) << "at " << i;
+  }
+}
+
 // ---- Pooling ----
 
 TEST(NeuralNetPoolTest, MaxPoolIndicesBothStorageOrders) {
