@@ -369,6 +369,16 @@ TEST(TensorOpsGather, NegativeIndicesScalarIndexAndErrors) {
   ExpectError(Op("Gather").Input(x).Input(F({0}, {1})), "int32 or int64");
 }
 
+TEST(TensorOpsGatherElements, MiddleAxisInt32IndicesSmallerThanData) {
+  // data [2, 3, 2]; indices [2, 2, 1] (int32) along axis 1: out[i][j][k] = data[i][idx[i][j][k]][k], only k = 0.
+  Tensor data = F({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, {2, 3, 2});
+  Tensor out = RunOk(Op("GatherElements").Attr("axis", int64_t{1}).Input(data).Input(I32({2, 0, -2, 1}, {2, 2, 1})));
+  EXPECT_EQ(out.shape(), (Shape{2, 2, 1}));
+  EXPECT_EQ(Values<float>(out), (std::vector<float>{4, 0, 8, 8}));
+  ExpectError(Op("GatherElements").Attr("axis", int64_t{1}).Input(data).Input(I32({3, 0, 0, 0}, {2, 2, 1})),
+              "out of range");
+}
+
 TEST(TensorOpsGatherElements, NegativeAxisAndIndices) {
   Tensor x = F({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor out = RunOk(Op("GatherElements").Attr("axis", int64_t{-1}).Input(x).Input(I64({-1, 0, 1, 1}, {2, 2})));

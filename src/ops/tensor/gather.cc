@@ -99,7 +99,6 @@ class GatherElementsKernel : public OpKernel {
                              " but 'data' has rank " + std::to_string(data->rank()));
     }
     ONYX_ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(axis_, data->rank()));
-    const size_t ax = static_cast<size_t>(axis);
     for (int64_t d = 0; d < data->rank(); ++d) {
       if (d != axis && indices->dim(d) > data->dim(d)) {
         return InvalidArgument("input 'indices' (1) shape " + ShapeToString(indices->shape()) +
@@ -107,29 +106,18 @@ class GatherElementsKernel : public OpKernel {
                                std::to_string(d));
       }
     }
-    std::vector<int64_t> strides[1] = {RowMajorStrides(data->shape())};
-    const int64_t axis_stride = strides[0][ax];
-    const int64_t dim = data->dim(axis);
-    strides[0][ax] = 0;
-    std::vector<int64_t> src(static_cast<size_t>(indices->size()));
-    Status status;
-    ForEachStrided(indices->shape(), strides, [&](int64_t i, const int64_t* off) {
-      if (!status.ok()) return;
-      auto v = IndexAt(*indices, i, dim);
-      if (!v.ok()) {
-        status = v.status();
-        return;
-      }
-      src[static_cast<size_t>(i)] = off[0] + *v * axis_stride;
-    });
-    ONYX_RETURN_IF_ERROR(status);
+    const std::vector<int64_t> strides = RowMajorStrides(data->shape());
     Tensor& out = ctx.AllocateOutput(0, data->type(), indices->shape());
+    // One pass, each element read from its position (tensor_util.h, ForEachElementIndex): no list of positions.
     return DispatchCopy(data->type(), [&](auto tag) {
       using C = typename decltype(tag)::type;
       const C* in = data->data<C>();
       C* o = out.data<C>();
-      for (size_t i = 0; i < src.size(); ++i) o[i] = in[src[i]];
-      return Status::Ok();
+      auto gather = [&](int64_t i, int64_t at) { o[i] = in[at]; };
+      if (indices->type() == DataType::kInt32) {
+        return ForEachElementIndex<int32_t>(*indices, strides, axis, data->dim(axis), gather);
+      }
+      return ForEachElementIndex<int64_t>(*indices, strides, axis, data->dim(axis), gather);
     });
   }
 

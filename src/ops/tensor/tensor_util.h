@@ -73,6 +73,47 @@ void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_
 Tensor Permute(const Tensor& in, const Shape& view_shape, const std::vector<int64_t>& perm);
 
 // A tensor of `shape` with every element a copy of element 0 of `value` (which has the same type).
+// The walk of GatherElements and ScatterElements: calls f(i, at) for every element i of `indices` (I: int32_t or
+// int64_t; row-major order, so that duplicate scatter indices apply in order) with `at` its position in a tensor of
+// `strides` (row-major, of the indices' rank) whose coordinate along `axis` is the index's value (negative counts from
+// `dim`); stops with an error naming the first index outside [-dim, dim). Rows (every axis but the last) advance their
+// coordinates by counting: no division or list of positions per element (a Faster R-CNN's ScatterElements of
+// [proposals, 256, 7, 7] took 20 ms through one).
+template <typename I, typename F>
+Status ForEachElementIndex(const Tensor& indices, const std::vector<int64_t>& strides, int64_t axis, int64_t dim,
+                           F&& f) {
+  const Shape& shape = indices.shape();
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  const int64_t cols = shape.back(), axis_stride = strides[static_cast<size_t>(axis)];
+  const int64_t col_stride = axis == rank - 1 ? 0 : 1;
+  int64_t rows = 1;
+  for (int64_t d = 0; d + 1 < rank; ++d) rows *= shape[static_cast<size_t>(d)];
+  if (cols == 0 || rows == 0) return Status::Ok();
+  const I* idx = indices.data<I>();
+  std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t base = 0;  // the row's position, without the axis' coordinate
+    for (int64_t d = 0; d + 1 < rank; ++d) {
+      if (d != axis) base += coord[static_cast<size_t>(d)] * strides[static_cast<size_t>(d)];
+    }
+    const I* ri = idx + r * cols;
+    for (int64_t j = 0; j < cols; ++j) {
+      int64_t v = static_cast<int64_t>(ri[j]);
+      if (v < -dim || v >= dim) {
+        return InvalidArgument("index " + std::to_string(v) + " in 'indices' is out of range for axis " +
+                               std::to_string(axis) + " of dimension " + std::to_string(dim));
+      }
+      if (v < 0) v += dim;
+      f(r * cols + j, base + v * axis_stride + j * col_stride);
+    }
+    for (int64_t d = rank - 2; d >= 0; --d) {  // the next row's coordinates
+      if (++coord[static_cast<size_t>(d)] < shape[static_cast<size_t>(d)]) break;
+      coord[static_cast<size_t>(d)] = 0;
+    }
+  }
+  return Status::Ok();
+}
+
 Tensor Filled(const Tensor& value, const Shape& shape);
 
 // Input i as int64 values (0-D or 1-D integer tensor); `what` names it in errors.
