@@ -108,20 +108,25 @@ Tensor& KernelContext::AllocateOutput(size_t i, DataType type, Shape&& shape) {
   return (*outputs_)[i].tensor();
 }
 
-Tensor* KernelContext::ReuseInputAsOutput(size_t in, size_t out) {
+const Tensor* KernelContext::ReusableInput(size_t in) const {
   if (frame_ == nullptr || step_ < 0 || !has_input(in) || !inputs_[in]->is_tensor()) return nullptr;
   if (!frame_->IsLastRead(step_, in) || !inputs_[in]->tensor().owns_storage_alone()) return nullptr;
-  const Tensor& t = inputs_[in]->tensor();
-  SetOutputView(out, t, t.shape());
+  return &inputs_[in]->tensor();
+}
+
+Tensor* KernelContext::ReuseInputAsOutput(size_t in, size_t out) {
+  const Tensor* t = ReusableInput(in);
+  if (t == nullptr) return nullptr;
+  SetOutputView(out, *t, t->shape());
   return &(*outputs_)[out].tensor();
 }
 
 Tensor* KernelContext::GrowInputAsOutput(size_t in, size_t out, const Shape& shape) {
-  if (frame_ == nullptr || step_ < 0 || !has_input(in) || !inputs_[in]->is_tensor()) return nullptr;
-  const Tensor& t = inputs_[in]->tensor();
-  const size_t bytes = DataTypeStorageBytes(t.type(), static_cast<size_t>(NumElements(shape)));
-  if (!frame_->IsLastRead(step_, in) || !t.owns_storage_alone() || bytes > t.writable_bytes()) return nullptr;
-  SetOutputView(out, t, shape);
+  const Tensor* t = ReusableInput(in);
+  if (t == nullptr) return nullptr;
+  const size_t bytes = DataTypeStorageBytes(t->type(), static_cast<size_t>(NumElements(shape)));
+  if (bytes > t->writable_bytes()) return nullptr;
+  SetOutputView(out, *t, shape);
   return &(*outputs_)[out].tensor();
 }
 

@@ -161,6 +161,8 @@ class KernelContext {
   kernels::DeferredTuning* deferred_tuning() const;
 
  private:
+  // Input `in` when this node may overwrite it: its last reader, and the only holder of its storage.
+  const Tensor* ReusableInput(size_t in) const;
   std::vector<const Value*> owned_inputs_;  // set by the vector constructor only
   std::span<const Value* const> inputs_;
   std::vector<Value>* outputs_;

@@ -599,6 +599,19 @@ TEST(TensorOpsConstantOfShape, ValueAndEmptyShape) {
   ExpectError(two.Input(I64({1})), "exactly one");
 }
 
+TEST(TensorOpsConstantOfShape, PackedInt4ValueKeepsThePaddingBitsZero) {
+  // int4 -3 is the nibble 0xD; three of them fill one byte and the low half of the next, whose high half stays 0.
+  Tensor value = Tensor::Allocate(DataType::kInt4, {1}, /*zero=*/true);
+  value.data<uint8_t>()[0] = 0x0D;
+  OpTest t = Op("ConstantOfShape", 21);
+  t.attributes.push_back(TensorAttr("value", value));
+  Tensor out = RunOk(t.Input(I64({3}, {1})));
+  ASSERT_EQ(out.type(), DataType::kInt4);
+  ASSERT_EQ(out.nbytes(), 2u);
+  EXPECT_EQ(out.data<uint8_t>()[0], 0xDD);
+  EXPECT_EQ(out.data<uint8_t>()[1], 0x0D);
+}
+
 TEST(TensorOpsRange, IntegerAndFloatCounts) {
   EXPECT_EQ(Values<int32_t>(RunOk(
                 Op("Range").Input(T_<int32_t>({10}, {})).Input(T_<int32_t>({4}, {})).Input(T_<int32_t>({-3}, {})))),

@@ -17,37 +17,6 @@
 namespace onyx::ops::nn {
 namespace {
 
-// Whether every output position of a 2-D ConvTranspose receives exactly one tap: stride equal to the kernel, no
-// dilation, padding or extra rows (the 2x2 stride-2 upsampling of U-Nets and Mask R-CNN's mask head).
-bool DisjointTaps2d(const std::vector<WindowAxis>& axes) {
-  if (axes.size() != 2) return false;
-  return std::all_of(axes.begin(), axes.end(), [](const WindowAxis& a) {
-    return a.stride == a.kernel && a.dilation == 1 && a.pad_begin == 0 && a.in == a.out * a.stride;
-  });
-}
-
-// Col2ImAdd for DisjointTaps2d: each tap's plane lands on every kernel-th row and column of Y, written row by row
-// (the generic walk calls a function per tap).
-template <typename T>
-void Col2ImAddDisjoint2d(const std::vector<WindowAxis>& axes, const T* cols, int64_t channels, T* y) {
-  const int64_t kh_n = axes[0].kernel, kw_n = axes[1].kernel;
-  const int64_t xh = axes[0].out, xw = axes[1].out;  // X's spatial size
-  const int64_t yw = axes[1].in, y_size = axes[0].in * yw, x_size = xh * xw;
-  for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t kh = 0; kh < kh_n; ++kh) {
-      for (int64_t kw = 0; kw < kw_n; ++kw) {
-        const T* src = cols + ((c * kh_n + kh) * kw_n + kw) * x_size;
-        T* dst = y + c * y_size + kh * yw + kw;
-        for (int64_t r = 0; r < xh; ++r) {
-          T* d = dst + r * kh_n * yw;
-          const T* s = src + r * xw;
-          for (int64_t i = 0; i < xw; ++i) d[i * kw_n] += s[i];
-        }
-      }
-    }
-  }
-}
-
 // Floor division, as ONNX's reference splits a (possibly negative) total padding.
 int64_t FloorHalf(int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
 
@@ -140,7 +109,6 @@ class ConvTransposeKernel : public OpKernel {
       // and a bias pass), then one GEMM gives every tap's contribution and col2im adds them. Images and groups run
       // side by side on the threads, each GEMM on one (Mask R-CNN's mask head, 100 images of 256 x 14 x 14, took
       // 216 ms on one thread as a series of threaded GEMMs; ONNX Runtime 128 ms).
-      const bool disjoint = DisjointTaps2d(axes);
       const int64_t tasks = batch * group_;
       const int64_t chunks = std::min<int64_t>(tasks, std::max(ctx.num_threads(), 1));
       const kernels::ScopedOmpThreads gemm_threads(chunks > 1 ? 1 : ctx.num_threads());
@@ -155,11 +123,7 @@ class ConvTransposeKernel : public OpKernel {
           const CT* xg = xv.data() + (n * channels + g * cg) * in_size;
           const CT* wg = wv.data() + g * cg * rows;
           Gemm<CT>(true, false, rows, in_size, cg, CT(1), wg, rows, xg, in_size, CT(0), cols.data(), in_size);
-          if (disjoint) {
-            Col2ImAddDisjoint2d(axes, cols.data(), mg, yg);
-          } else {
-            Col2ImAdd(axes, cols.data(), mg, yg);
-          }
+          Col2ImAdd(axes, cols.data(), mg, yg);
         }
       });
       yv.Finish();

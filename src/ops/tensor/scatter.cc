@@ -22,6 +22,26 @@ Result<Reduction> ParseReduction(const KernelInfo& info) {
   return info.Error("attribute 'reduction' '" + r + "' is not supported at this version");
 }
 
+// `current` combined with `update` by `reduction` (kNone: the update), in T's compute type.
+template <typename T>
+T Reduce(Reduction reduction, T current, T update) {
+  using CT = ComputeType<T>;
+  const CT a = static_cast<CT>(current), b = static_cast<CT>(update);
+  switch (reduction) {
+    case Reduction::kAdd:
+      return T(static_cast<CT>(a + b));
+    case Reduction::kMul:
+      return T(static_cast<CT>(a * b));
+    case Reduction::kMax:
+      return T(std::max(a, b));
+    case Reduction::kMin:
+      return T(std::min(a, b));
+    case Reduction::kNone:
+      break;
+  }
+  return update;
+}
+
 // Writes updates[i] into out[dst[i] + k] for k < slice, combining by `reduction`.
 Status Apply(Reduction reduction, const Tensor& updates, const std::vector<int64_t>& dst, int64_t slice, Tensor& out) {
   if (reduction == Reduction::kNone) {
@@ -37,22 +57,12 @@ Status Apply(Reduction reduction, const Tensor& updates, const std::vector<int64
   }
   return Dispatch<NumericTypes>(out.type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using CT = ComputeType<T>;
     const T* u = updates.data<T>();
     T* o = out.data<T>();
     for (size_t i = 0; i < dst.size(); ++i) {
       for (int64_t k = 0; k < slice; ++k) {
-        const CT a = static_cast<CT>(o[dst[i] + k]);
-        const CT b = static_cast<CT>(u[static_cast<int64_t>(i) * slice + k]);
-        CT r = a;
-        switch (reduction) {
-          case Reduction::kAdd: r = static_cast<CT>(a + b); break;
-          case Reduction::kMul: r = static_cast<CT>(a * b); break;
-          case Reduction::kMax: r = std::max(a, b); break;
-          case Reduction::kMin: r = std::min(a, b); break;
-          case Reduction::kNone: r = b; break;
-        }
-        o[dst[i] + k] = T(r);
+        T& at = o[dst[i] + k];
+        at = Reduce(reduction, at, u[static_cast<int64_t>(i) * slice + k]);
       }
     }
     return Status::Ok();
@@ -131,24 +141,8 @@ class ScatterElementsKernel : public OpKernel {
     }
     return Dispatch<NumericTypes>(out.type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      using CT = ComputeType<T>;
       const Reduction reduction = reduction_;
-      return scatter(tag, [reduction](T current, T update) {
-        const CT a = static_cast<CT>(current), b = static_cast<CT>(update);
-        switch (reduction) {
-          case Reduction::kAdd:
-            return T(static_cast<CT>(a + b));
-          case Reduction::kMul:
-            return T(static_cast<CT>(a * b));
-          case Reduction::kMax:
-            return T(std::max(a, b));
-          case Reduction::kMin:
-            return T(std::min(a, b));
-          case Reduction::kNone:
-            break;
-        }
-        return update;
-      });
+      return scatter(tag, [reduction](T current, T update) { return Reduce(reduction, current, update); });
     });
   }
 

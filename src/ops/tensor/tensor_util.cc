@@ -334,10 +334,18 @@ Tensor Permute(const Tensor& in, const Shape& view_shape, const std::vector<int6
   return out;
 }
 
-Tensor Filled(const Tensor& value, const Shape& shape) {
-  Tensor out = Tensor::Allocate(value.type(), shape, /*zero=*/IsSubByte(value.type()));
-  StridedCopy(value, 0, std::vector<int64_t>(shape.size(), 0), out, 0, RowMajorStrides(shape), shape);
-  return out;
+Status FillWith(const Tensor& value, Tensor& out) {
+  if (IsSubByte(out.type())) {  // packed elements: the strided copy, over bytes zeroed first (the padding bits)
+    std::fill_n(static_cast<uint8_t*>(out.raw()), out.nbytes(), uint8_t{0});
+    StridedCopy(value, 0, std::vector<int64_t>(out.shape().size(), 0), out, 0, RowMajorStrides(out.shape()),
+                out.shape());
+    return Status::Ok();
+  }
+  return DispatchCopy(out.type(), [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    std::fill_n(out.data<C>(), out.size(), value.data<C>()[0]);
+    return Status::Ok();
+  });
 }
 
 Result<std::vector<int64_t>> IntsInput(const KernelContext& ctx, size_t i, const std::string& what) {

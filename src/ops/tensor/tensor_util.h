@@ -72,7 +72,6 @@ void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_
 // and the result shares `in`'s storage under the new shape instead of being copied.
 Tensor Permute(const Tensor& in, const Shape& view_shape, const std::vector<int64_t>& perm);
 
-// A tensor of `shape` with every element a copy of element 0 of `value` (which has the same type).
 // The walk of GatherElements and ScatterElements: calls f(i, at) for every element i of `indices` (I: int32_t or
 // int64_t; row-major order, so that duplicate scatter indices apply in order) with `at` its position in a tensor of
 // `strides` (row-major, of the indices' rank) whose coordinate along `axis` is the index's value (negative counts from
@@ -114,7 +113,8 @@ Status ForEachElementIndex(const Tensor& indices, const std::vector<int64_t>& st
   return Status::Ok();
 }
 
-Tensor Filled(const Tensor& value, const Shape& shape);
+// Every element of `out` a copy of element 0 of `value` (which has the same type).
+Status FillWith(const Tensor& value, Tensor& out);
 
 // Input i as int64 values (0-D or 1-D integer tensor); `what` names it in errors.
 Result<std::vector<int64_t>> IntsInput(const KernelContext& ctx, size_t i, const std::string& what);
