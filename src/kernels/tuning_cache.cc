@@ -159,6 +159,25 @@ std::string CpuModelName() {
   return brand.empty() ? "unknown-cpu" : brand;
 }
 
+std::string CpuIdentity() {
+  std::string identity = CpuModelName();
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (__get_cpuid(0, &a, &b, &c, &d) == 0) return identity;
+  char vendor[13] = {};
+  std::memcpy(vendor, &b, 4);
+  std::memcpy(vendor + 4, &d, 4);
+  std::memcpy(vendor + 8, &c, 4);
+  if (__get_cpuid(1, &a, &b, &c, &d) == 0) return identity;
+  // Family and model as the vendors' manuals combine them with the extended fields.
+  const unsigned base_family = (a >> 8) & 0xf;
+  const unsigned family = base_family == 0xf ? base_family + ((a >> 20) & 0xff) : base_family;
+  const unsigned model =
+      (base_family == 0x6 || base_family == 0xf) ? (((a >> 16) & 0xf) << 4) | ((a >> 4) & 0xf) : (a >> 4) & 0xf;
+  const unsigned stepping = a & 0xf;
+  return identity + " (" + Trim(vendor) + " " + std::to_string(family) + "-" + std::to_string(model) + "-" +
+         std::to_string(stepping) + ")";
+}
+
 std::string CpuFileName(std::string_view cpu) {
   std::string out;
   for (char c : cpu) {
@@ -171,6 +190,7 @@ std::string CpuFileName(std::string_view cpu) {
     if (out.size() >= 96) break;
   }
   while (!out.empty() && (out.front() == '.' || out.front() == '_')) out.erase(out.begin());
+  while (!out.empty() && out.back() == '_') out.pop_back();
   return out.empty() ? "unknown-cpu" : out;
 }
 
@@ -199,12 +219,12 @@ std::shared_ptr<TuningCache>& ProcessCache() {
 std::shared_ptr<TuningCache> TuningCache::Process() {
   std::lock_guard<std::mutex> lock(ProcessMutex());
   auto& cache = ProcessCache();
-  if (!cache) cache = std::make_shared<TuningCache>(DefaultTuningDir(), CpuModelName(), IsaName(EffectiveIsa()));
+  if (!cache) cache = std::make_shared<TuningCache>(DefaultTuningDir(), CpuIdentity(), IsaName(EffectiveIsa()));
   return cache;
 }
 
 void TuningCache::ResetProcess(const std::string& dir) {
-  auto fresh = std::make_shared<TuningCache>(dir, CpuModelName(), IsaName(EffectiveIsa()));
+  auto fresh = std::make_shared<TuningCache>(dir, CpuIdentity(), IsaName(EffectiveIsa()));
   std::lock_guard<std::mutex> lock(ProcessMutex());
   ProcessCache() = std::move(fresh);
 }

@@ -40,7 +40,12 @@ void SetTuningModeOverride(std::optional<TuningMode> mode);
 
 // The CPU's model name: /proc/cpuinfo's "model name" (or the cpuid brand string), "unknown-cpu" when neither says.
 std::string CpuModelName();
-// `cpu` as a file name: letters, digits, '.', '-' kept, runs of anything else one '_', at most 96 characters.
+// The CPU as tuning results depend on it: CpuModelName() with cpuid's vendor, family, model and stepping, e.g.
+// "Intel(R) Xeon(R) Processor (GenuineIntel 6-143-8)". Cloud machines often report one masked name for several
+// generations (an Ice Lake and a Sapphire Rapids both "Intel(R) Xeon(R) Processor"), whose measured choices differ.
+std::string CpuIdentity();
+// `cpu` as a file name: letters, digits, '.', '-' kept, runs of anything else one '_' (none at either end), at
+// most 96 characters.
 std::string CpuFileName(std::string_view cpu);
 // $XDG_CACHE_HOME/onyx/tuning, or $HOME/.cache/onyx/tuning; empty when neither variable is set.
 std::string DefaultTuningDir();
@@ -99,7 +104,7 @@ class TuningCache {
   // until the first Find or Record.
   TuningCache(std::string dir, std::string cpu, std::string isa);
 
-  // The process's cache: DefaultTuningDir(), CpuModelName() and oneDNN's effective ISA (created on first use).
+  // The process's cache: DefaultTuningDir(), CpuIdentity() and oneDNN's effective ISA (created on first use).
   static std::shared_ptr<TuningCache> Process();
   // Replaces the process's cache by one over `dir` (tests; `onyx tune --cache-dir`). Kernels that hold the old one
   // finish with it.

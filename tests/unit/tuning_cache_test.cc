@@ -71,6 +71,20 @@ TEST(TuningCache, CpuFileNameIsOnePlainComponent) {
   EXPECT_FALSE(kernels::CpuModelName().empty());
 }
 
+// Two generations behind one masked brand string must not share a file: the identity adds cpuid's signature, and
+// the whole identity survives as a file name (the brand string is at most 48 characters).
+TEST(TuningCache, CpuIdentityNamesTheGeneration) {
+  const std::string name = kernels::CpuModelName();
+  const std::string identity = kernels::CpuIdentity();
+  ASSERT_EQ(identity.rfind(name, 0), 0u) << identity;
+#if defined(__x86_64__)
+  EXPECT_NE(identity.find(" (", name.size()), std::string::npos) << identity;
+  EXPECT_EQ(identity.back(), ')') << identity;
+  EXPECT_NE(kernels::CpuFileName(identity), kernels::CpuFileName(name));
+#endif
+  EXPECT_LT(kernels::CpuFileName(identity).size(), 96u);
+}
+
 TEST(TuningCache, RoundTripThroughTheFile) {
   const fs::path dir = TempDir("roundtrip");
   {
