@@ -48,11 +48,14 @@ struct FloatMatMul::Impl {
 
 namespace {
 
-// The implementation: oneDNN's gemm-based one reads B in place, so the weights are not held twice; its packed
-// brgemm kernels want B reordered into a copy (all of them: BERT-like encoder 700 MB peak instead of 406, ONNX
-// Runtime's 634) and are 5-17% faster on BERT's shapes here. So brgemm is taken per shape only where timing on this
-// CPU finds it at least kPackedMinGain faster (kernels/tuning_cache.h; the cache remembers the choice), which keeps
-// the second copy to the shapes that pay for it. ONYX_FLOAT_MATMUL_IMPL=<prefix of a oneDNN implementation name>
+// The implementation: oneDNN's gemm-based one reads B in place; its packed brgemm kernels and onyx's own packed
+// product want B reordered into a copy. The MatMul operator frees B once no product of it reads B in place, so a
+// first product's packed copy replaces B (a BERT-like encoder's peak RSS is the same either way) and is taken
+// wherever timing on this CPU finds it faster beyond the noise (brgemm: 6-7% on BERT's QKV and GELU products on an
+// Intel Xeon with AMX, 4% of the encoder). A later product of the same B (another row count: a decoder's prompt and
+// its steps) whose layout differs would hold a second copy beside the first product's: then a packed one must be at
+// least kPackedMinGain faster (kernels/tuning_cache.h; the cache remembers the choice).
+// ONYX_FLOAT_MATMUL_IMPL=<prefix of a oneDNN implementation name>
 // ("brg", "gemm:jit"), or "onyx" for onyx's own packed product (sgemm_packed.h: MLAS's blocking; on an AVX2 AMD
 // EPYC, where oneDNN offers no brgemm, it matched gemm:jit on BERT's shapes and beat it by 11% where GELU is fused),
 // forces one where it exists (where not: oneDNN's first choice). Read once.
@@ -69,6 +72,7 @@ constexpr const char* kPacked = "brg";
 constexpr const char* kOwn = "onyx";  // onyx's packed product (sgemm_packed.h), also packing B into a copy
 constexpr const char* kOwnPackedName = "onyx:packed_sgemm";
 constexpr double kPackedMinGain = 0.10;  // a second copy of the weights for less than this is not worth it
+constexpr double kNoiseGain = 0.03;      // differences below this are within the noise of a few timed runs
 // Products of at most this many rows use each weight for a few multiply-adds only: bandwidth-bound, their weights
 // come from memory in a real run (a decoder's step reads every layer's weights once per token), so the candidates
 // are timed with their weights flushed from the caches and the TLBs. Timed hot, a layout that streams well from
@@ -154,9 +158,9 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   const TuningMode mode = CurrentTuningMode();
   if (mode == TuningMode::kOff) return Build(m, k, n, b, bias, activation, threads, previous, kInPlace);
   const auto cache = TuningCache::Process();
-  // "floatmm3": the candidates since onyx's packed product has its single-row loops and few-row products are timed
-  // with cold weights (entries of the keys before are timed again).
-  const std::string signature = "floatmm3/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
+  // "floatmm4": since a first product's packed copy is taken beyond the noise (entries of the keys before, chosen
+  // under a 10% rule, are timed again); "floatmm3": since few-row products are timed with cold weights.
+  const std::string signature = "floatmm4/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
                                 "/b" + std::to_string(bias != nullptr) + "a" +
                                 std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
   auto build_choice = [&](const std::string& choice) {
@@ -172,8 +176,8 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   }
   const auto start = std::chrono::steady_clock::now();
   // The candidates: oneDNN's in-place gemm (the fixed choice), its packed brgemm where it offers one for this
-  // shape, and onyx's packed product. Both packed ones hold a second copy of the weights, so they are taken only
-  // where at least kPackedMinGain faster.
+  // shape, and onyx's packed product. Both packed ones copy the weights: beside a previous product's copy only
+  // where at least kPackedMinGain faster (see ForcedImplementation's comment).
   std::vector<std::string> names{kInPlace};
   std::vector<std::unique_ptr<FloatMatMul>> built;
   ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> in_place,
@@ -207,7 +211,7 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   TuningEntry entry{kInPlace, {}};
   size_t pick = 0;
   if (std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
-    pick = PickFastest(ms, 0, kPackedMinGain);
+    pick = PickFastest(ms, 0, previous == nullptr ? kNoiseGain : kPackedMinGain);
     entry.choice = names[pick];
     for (size_t i = 0; i < names.size(); ++i) entry.times.push_back({names[i], ms[i]});
     (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on

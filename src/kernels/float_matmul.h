@@ -25,7 +25,9 @@ class FloatMatMul {
   // b: [k, n] row-major, read in place where the primitive takes B as stored (then it must outlive the product),
   // else reordered into a copy; bias: n values or null, copied. `previous` (may be
   // null): the product of the same b built for another row or thread count, whose packed B is shared instead of
-  // reordered again when the new primitive wants the same layout (a model run at several sequence lengths).
+  // reordered again when the new primitive wants the same layout (a model run at several sequence lengths); without
+  // one, the caller is taken to free b once the product does not read it in place (ReadsWeightsInPlace), so that a
+  // packed candidate's copy replaces b instead of doubling it.
   static Result<std::unique_ptr<FloatMatMul>> Create(int64_t m, int64_t k, int64_t n, const float* b, const float* bias,
                                                      MatMulActivation activation, int threads,
                                                      const FloatMatMul* previous = nullptr);
