@@ -8,6 +8,7 @@ const ort = require('onnxruntime-node');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
+const { randomFeeds } = require('./ort_feeds');
 
 const [model, threadsArg, runsArg, warmArg] = process.argv.slice(2);
 if (!model) {
@@ -17,19 +18,6 @@ if (!model) {
 const threads = parseInt(threadsArg || '1', 10);
 const runs = parseInt(runsArg || '20', 10);
 const warmup = parseInt(warmArg || '5', 10);
-
-function randomTensor(type, dims) {
-  const n = dims.reduce((a, b) => a * b, 1);
-  const fill = (Ctor, f) => Ctor.from({length: n}, f);
-  if (type === 'float32') return new ort.Tensor(type, fill(Float32Array, () => Math.random()), dims);
-  if (type === 'int64')
-    return new ort.Tensor(type, fill(BigInt64Array, () => BigInt(Math.floor(Math.random() * 10))), dims);
-  if (type === 'int32') return new ort.Tensor(type, fill(Int32Array, () => Math.floor(Math.random() * 10)), dims);
-  if (type === 'uint8') return new ort.Tensor(type, fill(Uint8Array, () => Math.floor(Math.random() * 256)), dims);
-  if (type === 'int8') return new ort.Tensor(type, fill(Int8Array, () => Math.floor(Math.random() * 256) - 128), dims);
-  if (type === 'bool') return new ort.Tensor(type, new Uint8Array(n), dims);
-  throw new Error('input type ' + type + ' is not handled');
-}
 
 (async () => {
   const prefix = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ort-profile-')), 'profile');
@@ -42,12 +30,7 @@ function randomTensor(type, dims) {
     enableProfiling: true,
     profileFilePrefix: prefix,
   });
-  const feeds = {};
-  session.inputNames.forEach((name, i) => {
-    const meta = session.inputMetadata && session.inputMetadata[i];
-    const dims = ((meta && meta.shape) || [1]).map((d) => (typeof d === 'number' && d > 0 ? d : 1));
-    feeds[name] = randomTensor((meta && meta.type) || 'float32', dims);
-  });
+  const feeds = randomFeeds(session);
   for (let i = 0; i < warmup + runs; i++) await session.run(feeds);
   session.endProfiling();
   await session.release();

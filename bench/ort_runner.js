@@ -8,6 +8,7 @@ const ort = require('onnxruntime-node');
 const fs = require('fs');
 const path = require('path');
 const { performance } = require('perf_hooks');
+const { randomFeeds } = require('./ort_feeds');
 
 const [model, threadsArg, runsArg, warmArg, inputDir] = process.argv.slice(2);
 if (!model) {
@@ -17,17 +18,6 @@ if (!model) {
 const threads = parseInt(threadsArg || '1', 10);
 const runs = parseInt(runsArg || '50', 10);
 const warmup = parseInt(warmArg || '5', 10);
-
-function randomTensor(type, dims) {
-  const n = dims.reduce((a, b) => a * b, 1);
-  if (type === 'float32') return new ort.Tensor(type, Float32Array.from({ length: n }, () => Math.random()), dims);
-  if (type === 'int64') return new ort.Tensor(type, BigInt64Array.from({ length: n }, () => BigInt(Math.floor(Math.random() * 10))), dims);
-  if (type === 'int32') return new ort.Tensor(type, Int32Array.from({ length: n }, () => Math.floor(Math.random() * 10)), dims);
-  if (type === 'bool') return new ort.Tensor(type, new Uint8Array(n), dims);
-  if (type === 'uint8') return new ort.Tensor(type, Uint8Array.from({ length: n }, () => Math.floor(Math.random() * 256)), dims);
-  if (type === 'int8') return new ort.Tensor(type, Int8Array.from({ length: n }, () => Math.floor(Math.random() * 256) - 128), dims);
-  throw new Error('input type ' + type + ' is not handled');
-}
 
 // A serialized TensorProto with raw_data (what the ONNX test-data files hold): dims (1), data_type (2), raw_data (9).
 function readTensorProto(file) {
@@ -83,16 +73,14 @@ function readTensorProto(file) {
     interOpNumThreads: 1, executionMode: 'sequential',
   });
   const createMs = performance.now() - t0;
-  const feeds = {};
-  session.inputNames.forEach((name, i) => {
-    if (inputDir) {
+  let feeds = {};
+  if (inputDir) {
+    session.inputNames.forEach((name, i) => {
       feeds[name] = readTensorProto(path.join(inputDir, 'input_' + i + '.pb'));
-      return;
-    }
-    const meta = session.inputMetadata && session.inputMetadata[i];
-    const dims = ((meta && meta.shape) || [1]).map((d) => (typeof d === 'number' && d > 0 ? d : 1));
-    feeds[name] = randomTensor((meta && meta.type) || 'float32', dims);
-  });
+    });
+  } else {
+    feeds = randomFeeds(session);
+  }
   for (let i = 0; i < warmup; i++) await session.run(feeds);
   const times = [];
   for (let i = 0; i < runs; i++) {
