@@ -21,6 +21,7 @@
   X(FuseQdqGroups, kExtended)        /* before the float fusions: QDQ groups to integer operators */      \
   X(FuseWeightOnlyMatMul, kExtended) /* level all inside: DequantizeLinear + MatMul -> MatMulNBits */     \
   X(FusePadConv, kExtended)                                                                               \
+  X(TrimConvTaps, kExtended) /* after FusePadConv: taps of dilated Convs that never reach the input */    \
   X(FuseConvBatchNorm, kExtended)                                                                         \
   X(DecomposeBatchNorm, kExtended) /* the others: a scale and a bias, which FuseConvScaleBias may take */ \
   X(FuseConvScaleBias, kExtended)                                                                         \

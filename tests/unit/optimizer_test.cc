@@ -10,6 +10,7 @@
 
 #include "format/model_io.h"
 #include "ir/graph_edit.h"
+#include "optimizer/graph_index.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
@@ -479,6 +480,65 @@ g (float[1, 2, 5, 6] x) => (float[1, 2, 5, 6] y, float[1, 2, 6, 6] z, float[1, 2
 )");
   EXPECT_EQ(Count(o, "Pad"), 2);
   EXPECT_EQ(Count(o, "AveragePool"), 3);
+}
+
+// `count` weights as the text syntax writes them: 0.25, -0.5, 0.75, ... (no zeros, no repeats of sign).
+std::string Weights(int count) {
+  std::string out;
+  for (int i = 0; i < count; ++i) out += (i ? ", " : "") + std::to_string((i % 2 ? -0.25 : 0.25) * (1 + i % 7));
+  return out;
+}
+
+// DeepLab's atrous pyramid at a small map: a 3x3 kernel dilated past the map meets it with its centre tap only (y:
+// a 1x1 convolution, pads 0, dilation 1); dilated 2 along H over 5 rows with pads 2 every tap reaches some row, while
+// along W (dilation 4, pads 0 and 4, 6 columns, stride 2: one output column) the last tap never does (z: kernel
+// 3x2, end pad 0).
+TEST(OptimizerConvFusion, TrimsDilatedTapsThatNeverReachTheInput) {
+  ir::Model o = OptimizeAndCompare(OptLevel::kExtended, R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 2, 5, 6] x) => (float[1, 3, 5, 6] y, float[1, 3, 5, 1] z) <float[3, 2, 3, 3] w = {)" +
+                                                            Weights(54) +
+                                                            R"(}, float[3] b = {0.5, -1.0, 2.0}> {
+  y = Conv<dilations = [6, 6], pads = [6, 6, 6, 6]>(x, w, b)
+  z = Conv<kernel_shape = [3, 3], dilations = [2, 4], pads = [2, 0, 2, 4], strides = [1, 2]>(x, w)
+}
+)");
+  ASSERT_EQ(Count(o, "Conv"), 2);
+  for (const ir::Node& n : o.graph.nodes) {
+    const ir::NamedTensor* w = o.graph.FindInitializer(n.inputs[1]);
+    ASSERT_NE(w, nullptr);
+    if (n.outputs[0] == "y") {
+      EXPECT_EQ(w->tensor.shape(), (Shape{3, 2, 1, 1}));
+      EXPECT_EQ(optimizer::AttrInts(n, "pads"), (std::vector<int64_t>{0, 0, 0, 0}));
+      EXPECT_EQ(optimizer::AttrInts(n, "dilations"), (std::vector<int64_t>{1, 1}));
+      EXPECT_EQ(w->tensor.data<float>()[0], 0.25f * 5);  // w[0, 0, 1, 1], the centre: Weights' value 4
+    } else {
+      EXPECT_EQ(w->tensor.shape(), (Shape{3, 2, 3, 2}));
+      EXPECT_EQ(optimizer::AttrInts(n, "pads"), (std::vector<int64_t>{2, 0, 2, 0}));
+      EXPECT_EQ(optimizer::AttrInts(n, "kernel_shape"), (std::vector<int64_t>{3, 2}));
+    }
+  }
+}
+
+// An undilated Conv, a dilated one whose taps all reach the input, and one whose dropped tap holds an infinity (the
+// original's padding times it is NaN) stay as they are.
+TEST(OptimizerConvFusion, KeepsTapsThatReachTheInputOrAreNotFinite) {
+  ir::Model o = Optimized(Parse(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1, 1, 5, 5] x) => (float[1, 1, 5, 5] y, float[1, 1, 5, 5] z, float[1, 1, 5, 5] u) <
+    float[1, 1, 3, 3] w = {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0},
+    float[1, 1, 3, 3] v = {inf, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0}> {
+  y = Conv<pads = [1, 1, 1, 1]>(x, w)
+  z = Conv<dilations = [2, 2], pads = [2, 2, 2, 2]>(x, w)
+  u = Conv<dilations = [5, 5], pads = [5, 5, 5, 5]>(x, v)
+}
+)"),
+                          OptLevel::kExtended);
+  for (const ir::Node& n : o.graph.nodes) {
+    const ir::NamedTensor* w = o.graph.FindInitializer(n.inputs[1]);
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->tensor.shape(), (Shape{1, 1, 3, 3})) << n.outputs[0];
+  }
 }
 
 TEST(OptimizerConvFusion, LeavesConvWhoseOutputIsReadTwice) {
