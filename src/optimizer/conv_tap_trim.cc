@@ -80,31 +80,38 @@ std::optional<KeptTaps> TapsToKeep(const ir::Node& conv, const Tensor& w, const 
 std::optional<Tensor> SliceWeights(const Tensor& w, const KeptTaps& kept) {
   const int64_t spatial = w.rank() - 2;
   Shape shape{w.dim(0), w.dim(1)};
-  for (int64_t a = 0; a < spatial; ++a)
+  for (int64_t a = 0; a < spatial; ++a) {
     shape.push_back(kept.end[static_cast<size_t>(a)] - kept.begin[static_cast<size_t>(a)]);
+  }
+  // Which of a kernel's taps (row-major over the spatial axes) are kept.
+  int64_t taps = 1;
+  for (int64_t a = 0; a < spatial; ++a) taps *= w.dim(a + 2);
+  std::vector<bool> keep(static_cast<size_t>(taps));
+  for (int64_t t = 0; t < taps; ++t) {
+    bool inside = true;
+    int64_t rest = t;
+    for (int64_t a = spatial - 1; a >= 0; --a) {
+      const int64_t i = rest % w.dim(a + 2);
+      rest /= w.dim(a + 2);
+      inside = inside && i >= kept.begin[static_cast<size_t>(a)] && i < kept.end[static_cast<size_t>(a)];
+    }
+    keep[static_cast<size_t>(t)] = inside;
+  }
   Tensor out = Tensor::Allocate(w.type(), shape);
   const size_t bytes = DataTypeStorageBytes(w.type(), 1);  // float types only (IsFusableFloat): whole bytes
   const auto* from = static_cast<const uint8_t*>(w.raw());
   auto* to = static_cast<uint8_t*>(out.raw());
-  std::vector<int64_t> index(static_cast<size_t>(w.rank()), 0);
-  int64_t written = 0;
-  for (int64_t flat = 0; flat < w.size(); ++flat) {
-    int64_t rest = flat;
-    for (int64_t a = w.rank() - 1; a >= 0; --a) {
-      index[static_cast<size_t>(a)] = rest % w.dim(a);
-      rest /= w.dim(a);
+  const bool is_float = w.type() == DataType::kFloat;
+  for (int64_t base = 0; base < w.size(); base += taps) {
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t flat = base + t;
+      if (keep[static_cast<size_t>(t)]) {
+        std::memcpy(to, from + flat * static_cast<int64_t>(bytes), bytes);
+        to += bytes;
+      } else if (is_float ? !std::isfinite(w.data<float>()[flat]) : !std::isfinite(w.DoubleAt(flat))) {
+        return std::nullopt;
+      }
     }
-    bool inside = true;
-    for (int64_t a = 0; a < spatial && inside; ++a) {
-      const int64_t t = index[static_cast<size_t>(a + 2)];
-      inside = t >= kept.begin[static_cast<size_t>(a)] && t < kept.end[static_cast<size_t>(a)];
-    }
-    if (!inside) {
-      if (!std::isfinite(w.DoubleAt(flat))) return std::nullopt;
-      continue;
-    }
-    std::memcpy(to + written * bytes, from + flat * bytes, bytes);
-    ++written;
   }
   return out;
 }
@@ -120,6 +127,7 @@ Result<int> RunTrimConvTaps(ir::Graph& graph, const PassContext& ctx) {
   ir::Graph inferred_graph = graph;  // shapes inferred on a copy: the graph's value_info stays as it was
   infer::InferOptions io;
   io.strict = false;
+  io.data_propagation = false;  // a third of the cost; a convolution's input size rarely comes from computed shapes
   // The fusions' own domains join the model's imports only when the optimizer finishes (optimizer.cc).
   std::vector<ir::OpsetId> imports = ctx.model.opset_import;
   for (const char* domain : {"com.microsoft", ir::kInternalDomain}) {
