@@ -127,7 +127,6 @@ Result<int> RunTrimConvTaps(ir::Graph& graph, const PassContext& ctx) {
   ir::Graph inferred_graph = graph;  // shapes inferred on a copy: the graph's value_info stays as it was
   infer::InferOptions io;
   io.strict = false;
-  io.data_propagation = false;  // a third of the cost; a convolution's input size rarely comes from computed shapes
   // The fusions' own domains join the model's imports only when the optimizer finishes (optimizer.cc).
   std::vector<ir::OpsetId> imports = ctx.model.opset_import;
   for (const char* domain : {"com.microsoft", ir::kInternalDomain}) {
