@@ -72,7 +72,6 @@ constexpr const char* kPacked = "brg";
 constexpr const char* kOwn = "onyx";  // onyx's packed product (sgemm_packed.h), also packing B into a copy
 constexpr const char* kOwnPackedName = "onyx:packed_sgemm";
 constexpr double kPackedMinGain = 0.10;  // a second copy of the weights for less than this is not worth it
-constexpr double kNoiseGain = 0.03;      // differences below this are within the noise of a few timed runs
 // Products of at most this many rows use each weight for a few multiply-adds only: bandwidth-bound, their weights
 // come from memory in a real run (a decoder's step reads every layer's weights once per token), so the candidates
 // are timed with their weights flushed from the caches and the TLBs. Timed hot, a layout that streams well from
@@ -211,7 +210,7 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   TuningEntry entry{kInPlace, {}};
   size_t pick = 0;
   if (std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
-    pick = PickFastest(ms, 0, previous == nullptr ? kNoiseGain : kPackedMinGain);
+    pick = PickFastest(ms, 0, previous == nullptr ? kTimingNoise : kPackedMinGain);
     entry.choice = names[pick];
     for (size_t i = 0; i < names.size(); ++i) entry.times.push_back({names[i], ms[i]});
     (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on

@@ -91,9 +91,12 @@ void FlushFromCaches(const void* data, size_t bytes);
 // span more pages than the TLBs hold.
 void EvictTranslations();
 
+// A share of a candidate's time within which a few timed runs cannot tell two candidates apart.
+constexpr double kTimingNoise = 0.03;
+
 // The index of the fastest of `ms`, except that `fixed` (the fixed rule's choice) is kept unless the fastest beats
 // it by more than `min_gain` (a share of fixed's time): a smaller difference is within the noise of a few runs.
-size_t PickFastest(const std::vector<double>& ms, size_t fixed, double min_gain = 0.03);
+size_t PickFastest(const std::vector<double>& ms, size_t fixed, double min_gain = kTimingNoise);
 
 // The cache of one CPU model and instruction-set cap, held in memory and mirrored to a JSON file. Thread-safe.
 class TuningCache {

@@ -8,8 +8,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "infer/shape_inference.h"
 #include "optimizer/graph_index.h"
+#include "optimizer/inferred_types.h"
 
 namespace onyx::optimizer {
 namespace {
@@ -124,17 +124,8 @@ Result<int> RunTrimConvTaps(ir::Graph& graph, const PassContext& ctx) {
   bool candidate = false;
   for (const auto& n : graph.nodes) candidate = candidate || (IsOnnxOp(n, "Conv") && HasDilation(n));
   if (!candidate) return 0;
-  ir::Graph inferred_graph = graph;  // shapes inferred on a copy: the graph's value_info stays as it was
-  infer::InferOptions io;
-  io.strict = false;
-  // The fusions' own domains join the model's imports only when the optimizer finishes (optimizer.cc).
-  std::vector<ir::OpsetId> imports = ctx.model.opset_import;
-  for (const char* domain : {"com.microsoft", ir::kInternalDomain}) {
-    if (!ctx.model.OpsetVersion(domain)) imports.push_back({domain, 1});
-  }
-  auto inferred = infer::InferGraphShapes(inferred_graph, imports, ctx.model.functions, io);
-  if (!inferred.ok()) return 0;
-  const auto& types = inferred->values;
+  const std::optional<infer::GraphTypes> types = InferOnCopy(graph, ctx);
+  if (!types) return 0;
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
     const ir::Node& conv = graph.nodes[static_cast<size_t>(i)];
     if (!IsOnnxOp(conv, "Conv") || conv.inputs.size() < 2 || conv.inputs[0].empty() || !HasDilation(conv)) {
@@ -147,9 +138,9 @@ Result<int> RunTrimConvTaps(ir::Graph& graph, const PassContext& ctx) {
     if (auto ks = AttrInts(conv, "kernel_shape"); ks && *ks != Shape(w->shape().begin() + 2, w->shape().end())) {
       return false;
     }
-    auto x_type = types.find(conv.inputs[0]);
-    if (x_type == types.end()) return false;
-    const auto kept = TapsToKeep(conv, *w, x_type->second);
+    const ir::TypeInfo* x_type = FindType(*types, conv.inputs[0]);
+    if (x_type == nullptr) return false;
+    const auto kept = TapsToKeep(conv, *w, *x_type);
     if (!kept) return false;
     auto sliced = SliceWeights(*w, *kept);
     if (!sliced) return false;

@@ -6,7 +6,7 @@
 //
 // ONNX Runtime computes it differently from its LayerNormalization (a Welford loop: ops/contrib/normalization.cc), so
 // a graph that it fuses this way has to be fused here too for its bytes. Its conditions: a and b activations of one
-// shape, rank 3 (inferred: infer/shape_inference.h), the sums read only by the next node of the pattern and not
+// shape, rank 3 (inferred: inferred_types.h), the sums read only by the next node of the pattern and not
 // graph outputs, gamma and beta (and the bias) constant vectors of the hidden size, the normalization over the last
 // axis. Its shape knowledge is its own: measured, it fused every residual LayerNormalization of a BERT-like encoder
 // of fixed shapes ([1, 128, 768]) and none of a GPT-2-like decoder of symbolic ones ([batch, seq, 512]), so the dims
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "infer/shape_inference.h"
 #include "optimizer/graph_index.h"
+#include "optimizer/inferred_types.h"
 #include "optimizer/pass_list.h"
 
 namespace onyx::optimizer {
@@ -51,22 +51,9 @@ Result<int> RunFuseSkipLayerNorm(ir::Graph& graph, const PassContext& ctx) {
   bool candidate = false;
   for (const auto& n : graph.nodes) candidate = candidate || IsLayerNorm(n);
   if (!candidate) return 0;
-  // Shapes: inferred on a copy (the pass leaves the graph's value_info as it was).
-  ir::Graph inferred_graph = graph;
-  infer::InferOptions io;
-  io.strict = false;
-  // The fusions' own domains join the model's imports only when the optimizer finishes (optimizer.cc).
-  std::vector<ir::OpsetId> imports = ctx.model.opset_import;
-  for (const char* domain : {"com.microsoft", ir::kInternalDomain}) {
-    if (!ctx.model.OpsetVersion(domain)) imports.push_back({domain, 1});
-  }
-  auto inferred = infer::InferGraphShapes(inferred_graph, imports, ctx.model.functions, io);
-  if (!inferred.ok()) return 0;
-  const auto& types = inferred->values;
-  auto type_of = [&](const std::string& name) -> const ir::TypeInfo* {
-    auto it = types.find(name);
-    return it == types.end() ? nullptr : &it->second;
-  };
+  const std::optional<infer::GraphTypes> types = InferOnCopy(graph, ctx);
+  if (!types) return 0;
+  auto type_of = [&](const std::string& name) { return FindType(*types, name); };
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
     const ir::Node& ln = graph.nodes[static_cast<size_t>(i)];
     if (!IsLayerNorm(ln) || ln.inputs.size() != 3 || ln.outputs.size() != 1) return false;
