@@ -34,8 +34,10 @@ struct TileArgs {
   int64_t y_block_stride;
   int64_t ih0, kh0, kh1, dil_h;
   int64_t iw0, kw0, kw1, dil_w;
-  bool accumulate;  // start from the output's values (a previous chunk's sums, or the residual to add)
-  bool final;       // the last chunk: bias, activation and mask applied
+  bool accumulate;         // start from the output's values (a previous chunk's sums, or the residual to add)
+  bool final;              // the last chunk: bias, activation and mask applied
+  const char* prefetch;    // this tile's share of the weights read next (WeightPrefetch), or null
+  int64_t prefetch_lines;  // cache lines of it
 };
 
 // The gathered order's tile: pixels anywhere, every tap inside the padded input.
@@ -53,7 +55,19 @@ struct GatherArgs {
   int64_t y_block_stride;
   int64_t kernel_h, kernel_w;
   bool accumulate, final;
+  const char* prefetch;  // as TileArgs's
+  int64_t prefetch_lines;
 };
+
+constexpr int64_t kLineBytes = 64;
+
+// Asks for lines [c * lines / groups, (c + 1) * lines / groups) of `lines` cache lines from `p` into L2 while input
+// group c of `groups` is multiplied: a tile's share of the weights spread evenly over its arithmetic.
+inline void PrefetchShare(const char* p, int64_t lines, int64_t c, int64_t groups) {
+  if (lines <= 0) return;
+  const int64_t l1 = (c + 1) * lines / groups;
+  for (int64_t l = c * lines / groups; l < l1; ++l) _mm_prefetch(p + l * kLineBytes, _MM_HINT_T1);
+}
 
 using TileFn = void (*)(const TileArgs&);
 using GatherFn = void (*)(const GatherArgs&);
@@ -147,7 +161,16 @@ void ValidTaps(int64_t start, int64_t size, int64_t taps, int64_t dilation, int6
   if (k1 < k0) k1 = k0;
 }
 
-// The L2 cache's bytes per core (the chunk of input channels keeps its weights within half of it); 1 MiB where the
+// The L1 data cache's bytes per core; 32 KiB where the system does not say.
+int64_t L1Bytes() {
+  static const int64_t bytes = [] {
+    const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    return l1 > 0 ? static_cast<int64_t>(l1) : int64_t{32} << 10;
+  }();
+  return bytes;
+}
+
+// The L2 cache's bytes per core (for the chunks of input channels); 1 MiB where the
 // system does not say.
 int64_t L2Bytes() {
   static const int64_t bytes = [] {
@@ -182,14 +205,22 @@ NchwcDirectConv::NchwcDirectConv(const DirectConvShape& shape, const float* weig
   group_width_ = shape_.input_blocked ? L : 1;
   in_groups_ = CeilDiv(shape_.in_channels, group_width_);
   const int64_t taps = shape_.kernel_h * shape_.kernel_w;
-  // Input groups per chunk: the tile's weights of a chunk within half of L2.
+  // Input groups per chunk. Every tile of pixels reads the chunk's weights, and a tile's sums wait in the output
+  // between chunks. Where one tile of blocks' output (every pixel of an image) fits in a quarter of L2, those sums
+  // stay cached, and chunks whose weights fit in L1 (two thirds of it, beside inputs and sums) are read from L1 by
+  // each tile of pixels: ResNet-50's 7x7 layers ran 10-25% faster so on an Intel Xeon (Sapphire Rapids), e.g. its
+  // 2048 -> 512 1x1 0.95 -> 0.74 ms in the model. Larger maps: chunks in half of L2, so that the sums pass through
+  // memory fewer times.
   const int64_t group_bytes = taps * group_width_ * max_blocks_ * L * static_cast<int64_t>(sizeof(float));
-  chunk_groups_ = std::clamp<int64_t>(L2Bytes() / 2 / group_bytes, 1, in_groups_);
+  const int64_t tile_output_bytes = max_blocks_ * L * shape_.out_height * shape_.out_width * int64_t{sizeof(float)};
+  const int64_t chunk_bytes = tile_output_bytes <= L2Bytes() / 4 ? L1Bytes() * 2 / 3 : L2Bytes() / 2;
+  chunk_groups_ = std::clamp<int64_t>(chunk_bytes / group_bytes, 1, in_groups_);
 
   const int64_t tiles = CeilDiv(out_blocks_, max_blocks_);
   tile_floats_ = max_blocks_ * L * in_groups_ * group_width_ * taps;
   const size_t packed_floats = static_cast<size_t>(tiles * tile_floats_);
   const size_t packed_bytes = (packed_floats * sizeof(float) + 63) / 64 * 64;
+  packed_bytes_ = packed_bytes;
   packed_.reset(static_cast<float*>(std::aligned_alloc(64, packed_bytes)));
   if (packed_ == nullptr) throw std::bad_alloc();
   std::memset(packed_.get(), 0, packed_bytes);
@@ -248,6 +279,38 @@ void NchwcDirectConv::Run(const float* src, float* dst, float* scratch, int thre
     RunRows(src, dst, threads);
   }
 }
+
+NchwcDirectConv::Region NchwcDirectConv::NextWeights(int64_t t, int64_t c0, int64_t groups) const {
+  const int64_t L = shape_.block, taps = shape_.kernel_h * shape_.kernel_w;
+  const int64_t tiles = CeilDiv(out_blocks_, max_blocks_);
+  int64_t tile = t, next_c0 = c0 + groups;
+  if (next_c0 >= in_groups_) {
+    tile = t + 1;
+    next_c0 = 0;
+    if (tile >= tiles) return {};
+  }
+  const int64_t nf = std::min<int64_t>(max_blocks_, out_blocks_ - tile * max_blocks_);
+  const int64_t group_floats = taps * group_width_ * nf * L;
+  const int64_t next_groups = std::min(chunk_groups_, in_groups_ - next_c0);
+  // At most a quarter of L2: the chunk in use (up to half of it) stays cached beside what comes.
+  const int64_t bytes =
+      std::min<int64_t>(next_groups * group_floats * static_cast<int64_t>(sizeof(float)), L2Bytes() / 4);
+  const float* begin = packed_.get() + tile * tile_floats_ + next_c0 * group_floats;
+  return {reinterpret_cast<const char*>(begin), CeilDiv(bytes, kLineBytes)};
+}
+
+namespace {
+
+// Hands call `j` of `calls` its share of `next` (TileArgs::prefetch).
+template <typename Args>
+void ShareOf(const NchwcDirectConv::Region& next, int64_t j, int64_t calls, Args& a) {
+  const int64_t share = CeilDiv(next.lines, std::max<int64_t>(calls, 1));
+  const int64_t first = std::min(next.lines, j * share);
+  a.prefetch = next.begin == nullptr ? nullptr : next.begin + first * kLineBytes;
+  a.prefetch_lines = std::min(share, next.lines - first);
+}
+
+}  // namespace
 
 void NchwcDirectConv::RunGathered(const float* src, float* dst, float* scratch, int threads) const {
   const DirectConvShape& s = shape_;
@@ -314,8 +377,11 @@ void NchwcDirectConv::RunGathered(const float* src, float* dst, float* scratch, 
         a.accumulate = c0 > 0 || epilogue_.sum;
         a.final = c0 + a.groups == in_groups_;
         const float* x_chunk = x + c0 * p_group;
+        const Region next = NextWeights(t, c0, a.groups);
+        const int64_t calls = CeilDiv(q1 - q0, kMaxPixels);
         for (int64_t q = q0; q < q1; q += kMaxPixels) {
           const int64_t np = std::min<int64_t>(kMaxPixels, q1 - q);
+          ShareOf(next, (q - q0) / kMaxPixels, calls, a);
           for (int64_t j = 0; j < np; ++j) {
             const int64_t oh = (q + j) / s.out_width, ow = (q + j) % s.out_width;
             a.x[j] = x_chunk + (oh * s.stride_h * wp + ow * s.stride_w) * x_pix;
@@ -382,12 +448,19 @@ void NchwcDirectConv::RunRows(const float* src, float* dst, int threads) const {
     a.dil_h = s.dilation_h;
     a.dil_w = s.dilation_w;
     const auto& by_pixels = table[static_cast<size_t>(nf - 1)];
+    // The tile calls of one chunk, among which the next weights are shared out.
+    const int64_t full_begin = std::max(ow_lo, col0), full_end = std::min(ow_hi, col1);
+    const int64_t calls_per_chunk = (oh1 - oh0) * (std::max<int64_t>(0, std::min(ow_lo, col1) - col0) +
+                                                   CeilDiv(std::max<int64_t>(0, full_end - full_begin), kMaxPixels) +
+                                                   std::max<int64_t>(0, col1 - std::max(ow_hi, col0)));
     for (int64_t c0 = 0; c0 < in_groups_; c0 += chunk_groups_) {
       a.groups = std::min(chunk_groups_, in_groups_ - c0);
       a.x = src + n * x_image + c0 * x_group;
       a.w = w_tile + c0 * a.w_group_stride;
       a.accumulate = c0 > 0 || epilogue_.sum;
       a.final = c0 + a.groups == in_groups_;
+      const Region next = NextWeights(t, c0, a.groups);
+      int64_t call = 0;
       for (int64_t oh = oh0; oh < oh1; ++oh) {
         a.ih0 = oh * s.stride_h - s.pad_top;
         ValidTaps(a.ih0, s.height, s.kernel_h, s.dilation_h, a.kh0, a.kh1);
@@ -395,6 +468,7 @@ void NchwcDirectConv::RunRows(const float* src, float* dst, int threads) const {
         auto run = [&](int64_t ow, int64_t np) {
           a.iw0 = ow * s.stride_w - s.pad_left;
           a.y = y_row + ow * L;
+          ShareOf(next, call++, calls_per_chunk, a);
           by_pixels[static_cast<size_t>(np - 1)](a);
         };
         auto edge = [&](int64_t ow) {
@@ -404,8 +478,7 @@ void NchwcDirectConv::RunRows(const float* src, float* dst, int threads) const {
         for (int64_t ow = col0; ow < std::min(ow_lo, col1); ++ow) edge(ow);
         a.kw0 = 0;
         a.kw1 = s.kernel_w;
-        const int64_t full_end = std::min(ow_hi, col1);
-        for (int64_t ow = std::max(ow_lo, col0); ow < full_end; ow += kMaxPixels) {
+        for (int64_t ow = full_begin; ow < full_end; ow += kMaxPixels) {
           run(ow, std::min<int64_t>(kMaxPixels, full_end - ow));
         }
         for (int64_t ow = std::max(ow_hi, col0); ow < col1; ++ow) edge(ow);

@@ -58,15 +58,28 @@ class NchwcDirectConv {
   // The floats of the buffer Run needs: one padded image of the gathered order (0 where the input is used as it is).
   int64_t ScratchFloats() const;
 
+  // The packed weights (to evict them before a timed run, tuning_cache.h).
+  const float* packed_data() const { return packed_.get(); }
+  size_t packed_bytes() const { return packed_bytes_; }
+
   // src: blocked (batch, ceil(in_channels / block), height, width, block), its padding channels zero, or plain
   // (batch, in_channels, height, width); dst: blocked (batch, ceil(out_channels / block), out_height, out_width,
   // block), holding the residual when the epilogue sums; its padding channels are left zero. scratch:
   // ScratchFloats() floats (null where that is 0). On `threads` OpenMP threads.
   void Run(const float* src, float* dst, float* scratch, int threads) const;
 
+  // Cache lines of packed weights from `begin` (those NextWeights names).
+  struct Region {
+    const char* begin = nullptr;
+    int64_t lines = 0;
+  };
+
  private:
   void RunRows(const float* src, float* dst, int threads) const;
   void RunGathered(const float* src, float* dst, float* scratch, int threads) const;
+  // The packed weights read after chunk [c0, c0 + groups) of tile t (WeightPrefetch): the tile's next chunk, else the
+  // next tile's first; none after the last.
+  Region NextWeights(int64_t t, int64_t c0, int64_t groups) const;
   // The input as the gathered order reads it: padded height and width (those of the input where it pads nothing).
   bool NeedsPadding() const;
   int64_t PaddedHeight() const;
@@ -85,6 +98,7 @@ class NchwcDirectConv {
   struct FreeAligned {
     void operator()(float* p) const { std::free(p); }
   };
+  size_t packed_bytes_ = 0;
   std::unique_ptr<float[], FreeAligned> packed_;  // 64-byte aligned: every weight vector load stays in one cache line
   std::vector<float> bias_;                       // out_blocks_ * block values, zero past out_channels
   std::vector<float> lane_mask_;  // out_blocks_ * block values: all bits set for a real output channel, 0 for padding

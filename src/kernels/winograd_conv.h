@@ -50,6 +50,12 @@ class WinogradConv {
   // convolution's channel counts. scratch: ScratchFloats(shape, threads) floats. On `threads` OpenMP threads.
   void Run(const WinogradConvShape& shape, const float* src, float* dst, float* scratch, int threads) const;
 
+  // Calls f(data, bytes) for each buffer of transformed weights (to evict them before a timed run, tuning_cache.h).
+  template <typename F>
+  void ForEachWeightBuffer(const F& f) const {
+    for (const PackedSgemm& g : gemms_) f(g.packed_data(), g.packed_bytes());
+  }
+
  private:
   int tile_;
   int alpha_;  // tile + 2: the transformed tile's side
