@@ -8,7 +8,8 @@
 namespace onyx::kernels {
 
 struct ConvEpilogue {
-  enum class Activation { kNone, kRelu, kClip };
+  // kSwish: x * sigmoid(x) (SiLU); kHardSwish: x * clamp(x / 6 + 1 / 2, 0, 1) (ONNX's HardSwish).
+  enum class Activation { kNone, kRelu, kClip, kSwish, kHardSwish };
   bool sum = false;
   Activation activation = Activation::kNone;
   float alpha = 0;  // kRelu: the slope below zero (LeakyRelu; 0 for Relu); kClip: the lower bound
@@ -18,6 +19,33 @@ struct ConvEpilogue {
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+
+// e^x for 8 values, within about 2 ulp: x = n ln2 + r with |r| <= ln2 / 2, e^r by its degree-6 polynomial
+// (Cephes' coefficients), times 2^n. x is clamped to where e^x is a finite normal float (NaN comes out finite: the
+// callers multiply by x, which brings it back).
+inline __m256 ExpApprox(__m256 x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.33654f)), _mm256_set1_ps(88.37626f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // r = x - n ln2, ln2 in two parts so that n * the first is exact.
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  // 2^n: n (within [-126, 127] after the clamp) into the exponent field. n = 128 (x near the upper clamp): 2 x 2^127.
+  const __m256i k = _mm256_cvtps_epi32(n);
+  const __m256i k1 = _mm256_min_epi32(k, _mm256_set1_epi32(127));
+  const __m256 scale = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k1, _mm256_set1_epi32(127)), 23));
+  p = _mm256_mul_ps(p, scale);
+  const __m256 extra =
+      _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(k, k1), _mm256_set1_epi32(127)), 23));
+  return _mm256_mul_ps(p, extra);
+}
 
 // e's activation applied to 8 outputs.
 inline __m256 ApplyActivation(__m256 v, const ConvEpilogue& e) {
@@ -33,6 +61,17 @@ inline __m256 ApplyActivation(__m256 v, const ConvEpilogue& e) {
     case ConvEpilogue::Activation::kClip:
       v = _mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(e.alpha)), _mm256_set1_ps(e.beta));
       break;
+    case ConvEpilogue::Activation::kSwish: {
+      // x / (1 + e^-x)
+      const __m256 denominator = _mm256_add_ps(_mm256_set1_ps(1.0f), ExpApprox(_mm256_sub_ps(_mm256_setzero_ps(), v)));
+      v = _mm256_div_ps(v, denominator);
+      break;
+    }
+    case ConvEpilogue::Activation::kHardSwish: {
+      const __m256 gate = _mm256_fmadd_ps(v, _mm256_set1_ps(1.0f / 6.0f), _mm256_set1_ps(0.5f));
+      v = _mm256_mul_ps(v, _mm256_min_ps(_mm256_max_ps(gate, _mm256_setzero_ps()), _mm256_set1_ps(1.0f)));
+      break;
+    }
   }
   return v;
 }

@@ -108,6 +108,15 @@ struct V {
       case ConvEpilogue::Activation::kClip:
         v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.alpha)), _mm512_set1_ps(e.beta));
         break;
+      case ConvEpilogue::Activation::kSwish:
+      case ConvEpilogue::Activation::kHardSwish: {
+        // As conv_epilogue.h's on each half: one formula for both vector widths.
+        const __m256 low = ApplyActivation(_mm512_castps512_ps256(v), e);
+        const __m256 high = ApplyActivation(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)), e);
+        v = _mm512_castpd_ps(
+            _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(low)), _mm256_castps_pd(high), 1));
+        break;
+      }
     }
     return v;
   }

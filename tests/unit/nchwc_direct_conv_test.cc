@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -126,10 +127,9 @@ void CheckBlock(int64_t block) {
       int threads;
     };
     using Act = ConvEpilogue::Activation;
-    const Variant variants[] = {{false, {false, Act::kNone, 0, 0}, 1},
-                                {true, {false, Act::kRelu, 0, 0}, 2},
-                                {true, {true, Act::kRelu, 0.1f, 0}, 1},
-                                {true, {true, Act::kClip, 0.25f, 0.75f}, 2}};
+    const Variant variants[] = {{false, {false, Act::kNone, 0, 0}, 1},  {true, {false, Act::kRelu, 0, 0}, 2},
+                                {true, {true, Act::kRelu, 0.1f, 0}, 1}, {true, {true, Act::kClip, 0.25f, 0.75f}, 2},
+                                {true, {false, Act::kSwish, 0, 0}, 1},  {false, {true, Act::kHardSwish, 0, 0}, 2}};
     for (const Variant& v : variants) {
       for (const auto order : {NchwcDirectConv::Order::kRows, NchwcDirectConv::Order::kGathered}) {
         const std::string what =
@@ -158,6 +158,10 @@ void CheckBlock(int64_t block) {
                 if (v.epilogue.activation == Act::kRelu && expected < 0) expected *= v.epilogue.alpha;
                 if (v.epilogue.activation == Act::kClip) {
                   expected = std::min<double>(std::max<double>(expected, v.epilogue.alpha), v.epilogue.beta);
+                }
+                if (v.epilogue.activation == Act::kSwish) expected /= 1.0 + std::exp(-expected);
+                if (v.epilogue.activation == Act::kHardSwish) {
+                  expected *= std::clamp(expected / 6.0 + 0.5, 0.0, 1.0);
                 }
                 ASSERT_NEAR(y[at], expected, 1e-5 * (scale[at] + 2.0))
                     << what << " at n=" << n << " channel " << o << " (" << yy << ", " << xo << ")";

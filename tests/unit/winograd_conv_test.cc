@@ -84,7 +84,9 @@ TEST(WinogradConv, MatchesDirectConvolution) {
                                 {2, true, {false, Act::kRelu, 0, 0}, 2},
                                 {4, true, {true, Act::kRelu, 0.1f, 0}, 1},
                                 {4, true, {false, Act::kClip, -0.5f, 0.75f}, 2},
-                                {2, true, {true, Act::kNone, 0, 0}, 1}};
+                                {2, true, {true, Act::kNone, 0, 0}, 1},
+                                {4, true, {false, Act::kSwish, 0, 0}, 2},
+                                {2, false, {true, Act::kHardSwish, 0, 0}, 1}};
     for (const Variant& v : variants) {
       const WinogradConv conv(v.tile, c.c, c.k, w.data(), v.with_bias ? bias.data() : nullptr, v.epilogue);
       std::vector<float> scratch(static_cast<size_t>(conv.ScratchFloats(shape, v.threads)));
@@ -102,6 +104,8 @@ TEST(WinogradConv, MatchesDirectConvolution) {
               if (v.epilogue.activation == Act::kClip) {
                 expect = std::min<double>(std::max<double>(expect, v.epilogue.alpha), v.epilogue.beta);
               }
+              if (v.epilogue.activation == Act::kSwish) expect /= 1.0 + std::exp(-expect);
+              if (v.epilogue.activation == Act::kHardSwish) expect *= std::clamp(expect / 6.0 + 0.5, 0.0, 1.0);
               ASSERT_NEAR(y[at], expect, tolerance * scale[at] * (v.epilogue.sum ? 2 : 1))
                   << "tile " << v.tile << " case " << c.c << "->" << c.k << " " << c.h << "x" << c.w << " at n" << n
                   << " o" << o << " (" << yy << ", " << xo << ")";

@@ -531,8 +531,8 @@ class NchwcConvKernel : public OpKernel {
     bool winograd = false;
     bool phases = false;  // a W-dilated convolution over its dilation phases
     int threads = 1;
-    int own_winograd = 0;  // onyx's own Winograd F(n x n, 3x3) for n = 2 or 4 (kernels/winograd_conv.h); 0: oneDNN
-    bool split = false;    // `threads` one-thread direct convolutions over output-channel ranges (SplitPart)
+    int own_winograd = 0;     // onyx's own Winograd F(n x n, 3x3) for n = 2 or 4 (kernels/winograd_conv.h); 0: oneDNN
+    bool split = false;       // `threads` one-thread direct convolutions over output-channel ranges (SplitPart)
     bool own_direct = false;  // onyx's own direct convolution (kernels/nchwc_direct_conv.h)
     // A fused depthwise convolution as a primitive of its own after the 1x1 one (through a buffer), instead of
     // oneDNN's depthwise post-op; the 1x1 one oneDNN's, or with own_direct onyx's. MobileNet-v2's 7x7 blocks (160 ->
@@ -687,6 +687,10 @@ class NchwcConvKernel : public OpKernel {
       e.activation = Act::kClip;
       e.alpha = activation_.alpha;
       e.beta = activation_.beta;
+    } else if (activation_.name == "Swish") {
+      e.activation = Act::kSwish;
+    } else if (activation_.name == "HardSwish") {
+      e.activation = Act::kHardSwish;
     } else {
       return std::nullopt;
     }
