@@ -3,7 +3,8 @@
 // networks). The weights are reordered into the primitive's layout once; each run reorders the input into its
 // layout and the output back, which costs a pass over each but leaves the arithmetic to oneDNN's direct kernels
 // instead of an im2col and a GEMM (whose patch matrix of 27 taps is the traffic that bounds a 3x3x3 convolution):
-// measured on an Intel Xeon (Sapphire Rapids) at 1 thread, torchvision's R3D-18 760 -> see docs/performance.md.
+// measured on an Intel Xeon (Sapphire Rapids) at 1 thread, torchvision's R3D-18 ran 760 -> 450 ms (ONNX Runtime,
+// im2col + GEMM too: 700).
 #pragma once
 
 #include <cstdint>
