@@ -5,7 +5,9 @@
 // worth: ResNet-50's first process timed 5 of its 27 convolution shapes (AVX-512 Xeon), the early 1x1 ones whose
 // fixed rule was already right, and none of the 3x3 ones whose choice moves their time by 1.4-1.7x. Where the timing
 // changed a kernel's implementation the session computes that run again (Session::BindAndExecute), so that its
-// answers all come from the same kernels (another algorithm, e.g. Winograd, rounds differently).
+// answers all come from the same kernels (another algorithm, e.g. Winograd, rounds differently). For the same reason
+// the session runs the queue only before any of its runs has returned outputs and while no other run executes its
+// kernels (Session::Execute); otherwise the queue is dropped and a later session times those shapes.
 #pragma once
 
 #include <functional>

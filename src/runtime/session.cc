@@ -599,11 +599,14 @@ Status Session::BindAndExecute(ExecutionFrame& frame, const std::vector<std::pai
   ONYX_RETURN_IF_ERROR(BindFeeds(frame, feeds));
   bool retuned = false;
   ONYX_RETURN_IF_ERROR(Execute(frame, &retuned));
-  if (!retuned) return Status::Ok();
-  frame.EndRun();
-  frame.BeginRun();
-  ONYX_RETURN_IF_ERROR(BindFeeds(frame, feeds));
-  return Execute(frame, &retuned);
+  if (retuned) {
+    frame.EndRun();
+    frame.BeginRun();
+    ONYX_RETURN_IF_ERROR(BindFeeds(frame, feeds));
+    ONYX_RETURN_IF_ERROR(Execute(frame, &retuned));
+  }
+  runs_returned_.fetch_add(1);
+  return Status::Ok();
 }
 
 Status Session::Execute(ExecutionFrame& frame, bool* retuned) const {
@@ -620,21 +623,31 @@ Status Session::Execute(ExecutionFrame& frame, bool* retuned) const {
     ~Unset() { frame.deferred_tuning = nullptr; }
   } unset{frame};
   frame.deferred_tuning = frame.observer == nullptr ? &deferred : nullptr;
-  if (!options_.enable_profiling) {
-    ONYX_RETURN_IF_ERROR(ExecuteSteps(*plan_, frame));
-  } else {
-    std::unordered_map<std::string, OpProfile> profile;
-    frame.profile = &profile;
-    ONYX_RETURN_IF_ERROR(ExecuteSteps(*plan_, frame));
-    std::lock_guard<std::mutex> lock(profile_mutex_);
-    for (const auto& [key, p] : profile) {
-      OpProfile& total = profile_[key];
-      total.op = key;
-      total.total_ms += p.total_ms;
-      total.calls += p.calls;
+  {
+    std::shared_lock<std::shared_mutex> running(kernels_mutex_);
+    if (!options_.enable_profiling) {
+      ONYX_RETURN_IF_ERROR(ExecuteSteps(*plan_, frame));
+    } else {
+      std::unordered_map<std::string, OpProfile> profile;
+      frame.profile = &profile;
+      ONYX_RETURN_IF_ERROR(ExecuteSteps(*plan_, frame));
+      std::lock_guard<std::mutex> lock(profile_mutex_);
+      for (const auto& [key, p] : profile) {
+        OpProfile& total = profile_[key];
+        total.op = key;
+        total.total_ms += p.total_ms;
+        total.calls += p.calls;
+      }
     }
   }
-  *retuned = !deferred.empty() && deferred.RunAll();
+  *retuned = false;
+  if (deferred.empty()) return Status::Ok();
+  // The timing may change kernels, whose roundings differ: so only before any run of the session has returned its
+  // outputs (all the session's answers then come from the same kernels) and while no other run executes them; else
+  // it is left out (waiting for the others could wait forever under a steady load), the fixed rules stay in this
+  // session and a later one (or `onyx tune`) times the shapes. The timings are quieter for it too.
+  std::unique_lock<std::shared_mutex> tuning(kernels_mutex_, std::try_to_lock);
+  if (tuning.owns_lock() && runs_returned_.load() == 0) *retuned = deferred.RunAll();
   return Status::Ok();
 }
 

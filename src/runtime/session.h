@@ -2,10 +2,12 @@
 // values' slots and lifetimes, and runs. Subgraphs (If/Loop/Scan bodies) are compiled into their own plans.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -200,6 +202,11 @@ class Session {
   // Frames of finished runs, reused by the next ones (with their buffer pools): one per run in flight at once.
   mutable std::mutex frames_mutex_;
   mutable std::vector<std::unique_ptr<ExecutionFrame>> idle_frames_;
+  // Held shared by every run while its kernels execute, and exclusively by the deferred tuning that may change a
+  // kernel's implementation (Execute): a run in flight on another thread then never mixes the kernels of before and
+  // after the change, whose roundings differ (concurrent runs of one input gave results 1 ulp apart).
+  mutable std::shared_mutex kernels_mutex_;
+  mutable std::atomic<int64_t> runs_returned_{0};  // runs that returned their outputs (the tuning's condition)
 };
 
 // The optimizer's constant folding evaluator: runs a model without inputs in a session of its own (no

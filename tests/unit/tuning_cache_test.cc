@@ -18,6 +18,7 @@
 #include <string>
 #include <thread>
 
+#include "format/tensor_proto.h"
 #include "kernels/cpu_isa.h"
 #include "kernels/dnnl_util.h"
 #include "runtime/session.h"
@@ -814,6 +815,50 @@ TEST_F(TunedConv, OffModeChangesNothing) {
   ExpectClose(Reference(), RunConv(1));
   EXPECT_TRUE(TuningCache::Process()->Decisions().empty());
   EXPECT_EQ(ReadText(TuningCache::Process()->path()), before);
+}
+
+// Runs of one session on several threads while its deferred tuning may change kernels (cache mode, a fresh cache), on
+// a real model whose convolutions have candidates that round differently (PaddleOCR's MobileNet-v3 classifier, from
+// ../shared): every run's output is bit-identical to every other's. A run in flight while another run's timing
+// installed a new implementation used to mix the kernels of before and after (outputs 1 ulp apart: examples/embed).
+TEST_F(TunedConv, ConcurrentRunsAgreeBitwiseWhileTuningChangesKernels) {
+  const std::string dir = std::string(ONYX_SHARED_DIR) + "/models/onnx/";
+  const std::string model = dir + "ch_ppocr_mobile_v2.0_cls_infer.onnx";
+  const std::string input = dir + "testdata/ch_ppocr_mobile_v2.0_cls_infer/test_data_set_0/input_0.pb";
+  if (!fs::exists(model) || !fs::exists(input)) GTEST_SKIP() << "no " << model;
+  auto x = format::LoadTensorFile(input);
+  ASSERT_TRUE(x.ok()) << x.status().message();
+  kernels::SetTuningModeOverride(TuningMode::kCache);
+  for (int round = 0; round < 3; ++round) {
+    TuningCache::ResetProcess((dir_ / ("round" + std::to_string(round))).string());
+    SessionOptions options;
+    options.intra_op_num_threads = 1;
+    auto session = Session::Load(model, options);
+    ASSERT_TRUE(session.ok()) << session.status().message();
+    const std::string name = (*session)->model().graph.inputs.at(0).name;
+    constexpr int kThreads = 4, kRuns = 3;
+    std::vector<std::vector<Tensor>> outputs(kThreads);
+    std::vector<std::thread> workers;
+    for (int t = 0; t < kThreads; ++t) {
+      workers.emplace_back([&, t] {
+        for (int r = 0; r < kRuns; ++r) {
+          std::vector<Value> out;
+          if ((*session)->Run({{name, Value(*x)}}, {}, &out).ok()) {
+            outputs[static_cast<size_t>(t)].push_back(out[0].tensor());
+          }
+        }
+      });
+    }
+    for (auto& w : workers) w.join();
+    const Tensor& first = outputs[0].at(0);
+    for (const auto& per_thread : outputs) {
+      ASSERT_EQ(per_thread.size(), static_cast<size_t>(kRuns));
+      for (const Tensor& y : per_thread) {
+        ASSERT_EQ(y.shape(), first.shape());
+        ASSERT_EQ(std::memcmp(y.raw(), first.raw(), first.nbytes()), 0) << "round " << round;
+      }
+    }
+  }
 }
 
 }  // namespace
