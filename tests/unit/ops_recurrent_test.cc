@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -271,9 +272,13 @@ TEST(RecurrentLstmTest, ClipAppliesWhereTheCellStateEntersH) {
 }
 
 TEST(RecurrentLstmTest, OnlyCellStateRequested) {
-  std::vector<Tensor> inputs = {F({0, 0}, {2, 1, 1}), F({0, 0, 0, 0}, {1, 4, 1}), F({0, 0, 0, 0}, {1, 4, 1}),
-                                F(std::vector<float>(8, 0.0f), {1, 8}), I32({2}, {1}),
-                                F({0}, {1, 1, 1}), F({2}, {1, 1, 1})};
+  std::vector<Tensor> inputs = {F({0, 0}, {2, 1, 1}),
+                                F({0, 0, 0, 0}, {1, 4, 1}),
+                                F({0, 0, 0, 0}, {1, 4, 1}),
+                                F(std::vector<float>(8, 0.0f), {1, 8}),
+                                I32({2}, {1}),
+                                F({0}, {1, 1, 1}),
+                                F({2}, {1, 1, 1})};
   auto r = RunWithOutputs("LSTM", 22, {}, inputs, {"", "", "Y_c"});
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->size(), 1u);
@@ -297,9 +302,8 @@ using XVec = std::array<float, kI>;
 
 // Y [S, D, B, H] followed by the final states; cell(d, x, h, c, h_out, c_out) runs one step for one entry.
 template <typename Cell>
-std::vector<float> ReferenceRun(const std::vector<float>& x, const std::vector<float>& h0,
-                                const std::vector<float>& c0, Cell cell, std::vector<float>* yh,
-                                std::vector<float>* yc) {
+std::vector<float> ReferenceRun(const std::vector<float>& x, const std::vector<float>& h0, const std::vector<float>& c0,
+                                Cell cell, std::vector<float>* yh, std::vector<float>* yc) {
   std::vector<float> y(kS * kD * kB * kH, 0.0f);
   yh->assign(kD * kB * kH, 0.0f);
   yc->assign(kD * kB * kH, 0.0f);
@@ -319,7 +323,8 @@ std::vector<float> ReferenceRun(const std::vector<float>& x, const std::vector<f
         cell(d, xt, h, c, hn, cn);
         h = hn;
         c = cn;
-        for (int j = 0; j < kH; ++j) y[static_cast<size_t>(((t * kD + d) * kB + b) * kH + j)] = h[static_cast<size_t>(j)];
+        for (int j = 0; j < kH; ++j)
+          y[static_cast<size_t>(((t * kD + d) * kB + b) * kH + j)] = h[static_cast<size_t>(j)];
       }
       for (int j = 0; j < kH; ++j) {
         (*yh)[static_cast<size_t>((d * kB + b) * kH + j)] = h[static_cast<size_t>(j)];
@@ -525,6 +530,48 @@ TEST(RecurrentEinsumTest, Float16AndDouble) {
   auto d = Einsum("ij->ji");
   d.Input(T_<double>({1, 2}, {1, 2}));
   EXPECT_EQ(Values<double>(RunOk(d)), (std::vector<double>{1, 2}));
+}
+
+// Float Einsums that are batched matrix products as the operands lie (the direct batched-GEMM path, transposed
+// operands included) and some that are not, against the same equations in double (the general path: operands
+// copied, permuted and contracted pairwise).
+TEST(RecurrentEinsumTest, BatchedProductsMatchTheGeneralPath) {
+  struct Case {
+    std::string equation;
+    Shape a, b;
+  };
+  const Case cases[] = {
+      {"BGHID,BGHJD->BGHIJ", {1, 3, 2, 7, 5}, {1, 3, 2, 6, 5}},  // attention scores: B transposed
+      {"BGHIJ,BGHJD->BGHID", {1, 3, 2, 7, 6}, {1, 3, 2, 6, 5}},  // attention output
+      {"bji,bjk->bik", {4, 3, 5}, {4, 3, 2}},                    // A transposed
+      {"bji,bkj->bik", {4, 3, 5}, {4, 2, 3}},                    // both
+      {"ij,jk->ik", {5, 4}, {4, 3}},
+      {"ij,j->i", {5, 4}, {4}},
+      {"i,i->", {6}, {6}},
+      {"...ij,...jk->...ik", {2, 3, 4, 5}, {2, 3, 5, 2}},
+      {"bij,bjk->bki", {2, 3, 4}, {2, 4, 5}},          // output transposed: the general path
+      {"bijc,bjkc->bik", {2, 3, 4, 2}, {2, 4, 5, 2}},  // two contracted labels apart: general
+      {"ij,ik->jk", {3, 4}, {3, 5}},
+      {"bij,jk->bik", {2, 3, 4}, {4, 5}},  // batch only in A: general
+  };
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (const Case& c : cases) {
+    auto fill = [&](const Shape& shape) {
+      std::vector<float> v(static_cast<size_t>(NumElements(shape)));
+      for (float& x : v) x = dist(rng);
+      return v;
+    };
+    const std::vector<float> a = fill(c.a), b = fill(c.b);
+    const Tensor y = RunOk(Einsum(c.equation).Input(F(a, c.a)).Input(F(b, c.b)));
+    const std::vector<double> da(a.begin(), a.end()), db(b.begin(), b.end());
+    const Tensor want = RunOk(Einsum(c.equation).Input(T_<double>(da, c.a)).Input(T_<double>(db, c.b)));
+    ASSERT_EQ(y.shape(), want.shape()) << c.equation;
+    const std::vector<double> w = Values<double>(want);
+    for (int64_t i = 0; i < y.size(); ++i) {
+      ASSERT_NEAR(y.data<float>()[i], w[static_cast<size_t>(i)], 1e-5) << c.equation << " at " << i;
+    }
+  }
 }
 
 TEST(RecurrentEinsumTest, BadEquationsAreErrors) {

@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "ops/common/op_util.h"
+#include "ops/common/parallel.h"
 #include "ops/nn/gemm_kernel.h"
 #include "ops/recurrent/recurrent_ops.h"
 #include "runtime/kernel_registry.h"
@@ -72,7 +74,8 @@ Result<Equation> ParseEquation(const std::string& raw) {
     std::set<int> seen;
     for (int l : e.output.letters) {
       if (!seen.insert(l).second) {
-        return InvalidArgument("output term '" + rhs + "' repeats the label '" + std::string(1, static_cast<char>(l)) + "'");
+        return InvalidArgument("output term '" + rhs + "' repeats the label '" + std::string(1, static_cast<char>(l)) +
+                               "'");
       }
     }
   }
@@ -120,7 +123,6 @@ Operand<A> Permute(const Operand<A>& in, const std::vector<size_t>& perm) {
   });
   return out;
 }
-
 
 // Sums away the axes whose labels are in `drop`; the other axes keep their order.
 template <typename A>
@@ -255,11 +257,95 @@ Operand<A> Contract(const Operand<A>& a_in, const Operand<A>& b_in, const std::s
   return out;
 }
 
+// A two-operand float Einsum that is a batched matrix product as the operands lie: labels shared by both inputs and
+// the output (batch), by both inputs only (contracted, K), by one input and the output (M for the first, N for the
+// second); each input its batch labels first, in the output's order, then its other two groups in either order (a
+// transposed operand), the K labels in the same order in both; the output batch, M, N. Attention written as einsum
+// (MaxViT's "BGHID,BGHJD->BGHIJ" and "BGHIJ,BGHJD->BGHID"): the general path copied every operand into the
+// accumulation type, transposed one and ran the products on one thread (torchvision's maxvit_t: 19.7 ms of Einsum
+// against ONNX Runtime's 9.3 at 1 thread).
+struct BatchedProduct {
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  bool trans_a = false, trans_b = false;
+};
+
+std::optional<BatchedProduct> AsBatchedProduct(const std::vector<int>& a, const std::vector<int>& b,
+                                               const std::vector<int>& out, const std::map<int, int64_t>& sizes,
+                                               const Shape& a_shape, const Shape& b_shape) {
+  auto has = [](const std::vector<int>& v, int l) { return std::find(v.begin(), v.end(), l) != v.end(); };
+  auto unique = [](std::vector<int> v) {
+    std::sort(v.begin(), v.end());
+    return std::adjacent_find(v.begin(), v.end()) == v.end();
+  };
+  if (!unique(a) || !unique(b) || !unique(out)) return std::nullopt;
+  // No size-1 axis broadcast against a larger one.
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a_shape[i] != sizes.at(a[i])) return std::nullopt;
+  }
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (b_shape[i] != sizes.at(b[i])) return std::nullopt;
+  }
+  std::vector<int> batch, m_labels, n_labels, k_a, k_b;
+  for (int l : out) {
+    const bool in_a = has(a, l), in_b = has(b, l);
+    if (in_a && in_b)
+      batch.push_back(l);
+    else if (in_a)
+      m_labels.push_back(l);
+    else if (in_b)
+      n_labels.push_back(l);
+    else
+      return std::nullopt;
+  }
+  for (int l : a) {
+    if (!has(out, l)) {
+      if (!has(b, l)) return std::nullopt;  // summed away: the general path
+      k_a.push_back(l);
+    }
+  }
+  for (int l : b) {
+    if (!has(out, l)) {
+      if (!has(a, l)) return std::nullopt;
+      k_b.push_back(l);
+    }
+  }
+  if (k_a != k_b) return std::nullopt;
+  // out: batch, M, N; each input: batch, then its two groups in either order.
+  std::vector<int> expected_out = batch;
+  expected_out.insert(expected_out.end(), m_labels.begin(), m_labels.end());
+  expected_out.insert(expected_out.end(), n_labels.begin(), n_labels.end());
+  if (expected_out != out) return std::nullopt;
+  auto laid_out = [&](const std::vector<int>& term, const std::vector<int>& first, const std::vector<int>& second) {
+    std::vector<int> want = batch;
+    want.insert(want.end(), first.begin(), first.end());
+    want.insert(want.end(), second.begin(), second.end());
+    return want == term;
+  };
+  BatchedProduct p;
+  if (laid_out(a, m_labels, k_a))
+    p.trans_a = false;
+  else if (laid_out(a, k_a, m_labels))
+    p.trans_a = true;
+  else
+    return std::nullopt;
+  if (laid_out(b, k_b, n_labels))
+    p.trans_b = false;
+  else if (laid_out(b, n_labels, k_b))
+    p.trans_b = true;
+  else
+    return std::nullopt;
+  for (int l : batch) p.batch *= sizes.at(l);
+  for (int l : m_labels) p.m *= sizes.at(l);
+  for (int l : n_labels) p.n *= sizes.at(l);
+  for (int l : k_a) p.k *= sizes.at(l);
+  return p;
+}
+
 // The accumulation type: what GEMM computes in for each element type.
 template <typename T>
 struct EinsumAccOf {
-  using type = std::conditional_t<std::is_same_v<T, double>, double,
-                                  std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
+  using type =
+      std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<std::is_signed_v<T>, int64_t, uint64_t>>;
 };
 template <>
 struct EinsumAccOf<float> {
@@ -319,7 +405,8 @@ class EinsumKernel : public OpKernel {
       const Term& t = eq_.inputs[i];
       for (size_t j = 0; j <= t.letters.size(); ++j) {
         if (static_cast<int>(j) == t.ellipsis_at) {
-          for (int64_t e = 0; e < widths[i]; ++e) labels[i].push_back(kEllipsisLabel + static_cast<int>(ell - widths[i] + e));
+          for (int64_t e = 0; e < widths[i]; ++e)
+            labels[i].push_back(kEllipsisLabel + static_cast<int>(ell - widths[i] + e));
         }
         if (j < t.letters.size()) labels[i].push_back(t.letters[j]);
       }
@@ -373,6 +460,32 @@ class EinsumKernel : public OpKernel {
     const std::set<int> out_set(out_labels.begin(), out_labels.end());
 
     Tensor& y = ctx.AllocateOutput(0, ins[0]->type(), out_shape);
+    if (num == 2 && ins[0]->type() == DataType::kFloat) {
+      if (auto p = AsBatchedProduct(labels[0], labels[1], out_labels, sizes, ins[0]->shape(), ins[1]->shape())) {
+        const float* a = ins[0]->data<float>();
+        const float* b = ins[1]->data<float>();
+        float* c = y.data<float>();
+        if (p->k == 0) {
+          std::fill_n(c, y.size(), 0.0f);
+          return Status::Ok();
+        }
+        const int64_t a_step = p->m * p->k, b_step = p->k * p->n, c_step = p->m * p->n;
+        auto run = [&](int64_t lo, int64_t hi) {
+          for (int64_t i = lo; i < hi; ++i) {
+            nn::Gemm<float>(p->trans_a, p->trans_b, p->m, p->n, p->k, 1.0f, a + i * a_step, p->trans_a ? p->m : p->k,
+                            b + i * b_step, p->trans_b ? p->k : p->n, 0.0f, c + i * c_step, p->n);
+          }
+        };
+        // Many small products (attention heads) one per thread, each on one thread, as MatMul runs them; large ones
+        // one after the other, each on the session's threads.
+        if (p->batch >= 2 && p->m * p->n * p->k <= (int64_t{1} << 21)) {
+          ParallelFor(p->batch, p->m * p->n * p->k, run);
+        } else {
+          run(0, p->batch);
+        }
+        return Status::Ok();
+      }
+    }
     return Dispatch<NumericTypes>(ins[0]->type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using A = typename EinsumAccOf<T>::type;
