@@ -26,6 +26,9 @@ inline bool IsHardSwish(const ir::Node& n) {
   return n.op_type == "HardSwish" && (IsOnnx(n) || n.domain == ir::kInternalDomain);
 }
 
+// ONNX's Gelu (opset 20) or the one the Gelu fusion writes for older opsets (optimizer/gelu_fusion.cc).
+inline bool IsGelu(const ir::Node& n) { return n.op_type == "Gelu" && (IsOnnx(n) || n.domain == ir::kInternalDomain); }
+
 struct Blocked {
   std::string name;  // the blocked value's name
   int64_t channels = 0;

@@ -672,6 +672,36 @@ g (float[1,8,9,9] x, float[20,8,1,1] w0, float[20,1,3,3] wd, float[20,20,1,1] w1
   EXPECT_EQ(ops["FusedElementwise"], 0);  // unfused, each SiLU would be a Sigmoid-and-Mul chain
 }
 
+TEST(Nchwc, GeluBetweenConvolutionsStaysBlocked) {
+  if (!kernels::BlockedConvolutionIsFast())
+    GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // MaxViT's MBConv: a 1x1 convolution, GELU in its erf form as torch exports it (fused into one Gelu), then a
+  // depthwise 3x3 convolution; 20 channels, so the last block is partly padding, which Gelu(0) = 0 keeps zero.
+  int reorders = -1;
+  std::map<std::string, int> ops;
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,8,9,9] x, float[20,8,1,1] w0, float[20,1,3,3] wd) => (float[1,20,9,9] y) {
+  sqrt2 = Constant<value = float {1.4142135}>()
+  one = Constant<value = float {1}>()
+  half = Constant<value = float {0.5}>()
+  c0 = Conv(x, w0)
+  d = Div(c0, sqrt2)
+  e = Erf(d)
+  a = Add(e, one)
+  m = Mul(c0, a)
+  g = Mul(m, half)
+  y = Conv<group = 20, pads = [1,1,1,1]>(g, wd)
+}
+)",
+                                  1, &reorders, &ops),
+            2);
+  EXPECT_EQ(ops["Gelu"], 1);
+  // x in (with blocks of 8, AVX2, its 8 channels are a whole block and the first convolution reads it plain) and y
+  // out; a Gelu run plain would add two.
+  EXPECT_EQ(reorders, kernels::NchwcBlockSize() == 8 ? 2 : 1);
+}
+
 TEST(Nchwc, HardSwishAndSqueezeExcitationStayBlocked) {
   if (!kernels::BlockedConvolutionIsFast())
     GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
