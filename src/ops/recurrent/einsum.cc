@@ -278,35 +278,30 @@ std::optional<BatchedProduct> AsBatchedProduct(const std::vector<int>& a, const 
     return std::adjacent_find(v.begin(), v.end()) == v.end();
   };
   if (!unique(a) || !unique(b) || !unique(out)) return std::nullopt;
-  // No size-1 axis broadcast against a larger one.
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a_shape[i] != sizes.at(a[i])) return std::nullopt;
-  }
-  for (size_t i = 0; i < b.size(); ++i) {
-    if (b_shape[i] != sizes.at(b[i])) return std::nullopt;
-  }
+  // Each input's axes at their label's size (no size-1 axis broadcast against a larger one); its labels the output
+  // lacks (K) all in the other input too (not summed away: the general path), in its order.
+  auto contracted = [&](const std::vector<int>& term, const Shape& shape, const std::vector<int>& other,
+                        std::vector<int>& k) {
+    for (size_t i = 0; i < term.size(); ++i) {
+      if (shape[i] != sizes.at(term[i])) return false;
+      if (has(out, term[i])) continue;
+      if (!has(other, term[i])) return false;
+      k.push_back(term[i]);
+    }
+    return true;
+  };
   std::vector<int> batch, m_labels, n_labels, k_a, k_b;
+  if (!contracted(a, a_shape, b, k_a) || !contracted(b, b_shape, a, k_b)) return std::nullopt;
   for (int l : out) {
     const bool in_a = has(a, l), in_b = has(b, l);
-    if (in_a && in_b)
+    if (in_a && in_b) {
       batch.push_back(l);
-    else if (in_a)
+    } else if (in_a) {
       m_labels.push_back(l);
-    else if (in_b)
+    } else if (in_b) {
       n_labels.push_back(l);
-    else
+    } else {
       return std::nullopt;
-  }
-  for (int l : a) {
-    if (!has(out, l)) {
-      if (!has(b, l)) return std::nullopt;  // summed away: the general path
-      k_a.push_back(l);
-    }
-  }
-  for (int l : b) {
-    if (!has(out, l)) {
-      if (!has(a, l)) return std::nullopt;
-      k_b.push_back(l);
     }
   }
   if (k_a != k_b) return std::nullopt;
@@ -321,19 +316,18 @@ std::optional<BatchedProduct> AsBatchedProduct(const std::vector<int>& a, const 
     want.insert(want.end(), second.begin(), second.end());
     return want == term;
   };
+  // Whether `term` is batch, first, second (false) or batch, second, first (true, a transposed operand); none: nullopt.
+  auto transposed = [&](const std::vector<int>& term, const std::vector<int>& first,
+                        const std::vector<int>& second) -> std::optional<bool> {
+    if (laid_out(term, first, second)) return false;
+    if (laid_out(term, second, first)) return true;
+    return std::nullopt;
+  };
+  const std::optional<bool> trans_a = transposed(a, m_labels, k_a), trans_b = transposed(b, k_b, n_labels);
+  if (!trans_a || !trans_b) return std::nullopt;
   BatchedProduct p;
-  if (laid_out(a, m_labels, k_a))
-    p.trans_a = false;
-  else if (laid_out(a, k_a, m_labels))
-    p.trans_a = true;
-  else
-    return std::nullopt;
-  if (laid_out(b, k_b, n_labels))
-    p.trans_b = false;
-  else if (laid_out(b, n_labels, k_b))
-    p.trans_b = true;
-  else
-    return std::nullopt;
+  p.trans_a = *trans_a;
+  p.trans_b = *trans_b;
   for (int l : batch) p.batch *= sizes.at(l);
   for (int l : m_labels) p.m *= sizes.at(l);
   for (int l : n_labels) p.n *= sizes.at(l);
