@@ -36,7 +36,7 @@ struct TileArgs {
   int64_t iw0, kw0, kw1, dil_w;
   bool accumulate;         // start from the output's values (a previous chunk's sums, or the residual to add)
   bool final;              // the last chunk: bias, activation and mask applied
-  const char* prefetch;    // this tile's share of the weights read next (WeightPrefetch), or null
+  const char* prefetch;    // this call's share of the weights read next (NextWeights), or null
   int64_t prefetch_lines;  // cache lines of it
 };
 
