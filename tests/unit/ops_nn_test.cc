@@ -296,8 +296,10 @@ TEST(NeuralNetPoolTest, MaxPool2dMatchesItsDefinition) {
     std::vector<int64_t> kernel, strides, dilations, pads;
     int64_t ceil;
   };
-  const Case cases[] = {{{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 0}, {{3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1},
-                        {{2, 3}, {1, 2}, {2, 1}, {1, 0, 0, 3}, 0}, {{3, 2}, {3, 1}, {1, 3}, {2, 2, 2, 2}, 1},
+  const Case cases[] = {{{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, 0},
+                        {{3, 3}, {2, 2}, {1, 1}, {0, 0, 0, 0}, 1},
+                        {{2, 3}, {1, 2}, {2, 1}, {1, 0, 0, 3}, 0},
+                        {{3, 2}, {3, 1}, {1, 3}, {2, 2, 2, 2}, 1},
                         {{1, 1}, {2, 3}, {1, 1}, {0, 0, 0, 0}, 0}};
   const int64_t n = 2, c = 3, h = 11, w = 9;
   std::vector<float> x(static_cast<size_t>(n * c * h * w));
@@ -336,6 +338,51 @@ TEST(NeuralNetPoolTest, MaxPool2dMatchesItsDefinition) {
             EXPECT_EQ(got, want) << "plane " << p << " (" << oh << ", " << ow << ")";
           }
         }
+      }
+    }
+  }
+}
+
+// Float MaxPool of 1 and 3 spatial axes (pooled axis by axis) against the same pooling in double (the window-by-window
+// loop): pads, strides, dilations, ceil_mode and a NaN.
+TEST(NeuralNetPoolTest, MaxPool1dAnd3dMatchTheWindowLoop) {
+  struct Case {
+    Shape x;
+    std::vector<int64_t> kernel, strides, dilations, pads;
+    int64_t ceil;
+  };
+  const Case cases[] = {
+      {{2, 3, 17}, {3}, {2}, {1}, {1, 1}, 0},
+      {{1, 2, 13}, {4}, {1}, {2}, {0, 3}, 1},
+      {{1, 3, 6, 8, 10}, {2, 2, 2}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, 0},
+      {{2, 2, 5, 7, 9}, {3, 2, 3}, {1, 2, 2}, {1, 1, 2}, {1, 0, 1, 1, 1, 2}, 1},
+      {{1, 1, 4, 5, 6}, {1, 3, 1}, {2, 1, 3}, {1, 1, 1}, {0, 1, 0, 0, 1, 0}, 0},
+  };
+  for (const Case& cs : cases) {
+    const int64_t count = NumElements(cs.x);
+    std::vector<float> x(static_cast<size_t>(count));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 37) % 101) - 50.0f;
+    x[static_cast<size_t>(count / 3)] = std::numeric_limits<float>::quiet_NaN();
+    auto pool = [&](Tensor input) {
+      auto t = Op("MaxPool", 12);
+      t.Input(std::move(input))
+          .Attr("kernel_shape", cs.kernel)
+          .Attr("strides", cs.strides)
+          .Attr("dilations", cs.dilations)
+          .Attr("pads", cs.pads)
+          .Attr("ceil_mode", cs.ceil);
+      return RunOk(t);
+    };
+    const Tensor y = pool(F(x, cs.x));
+    const Tensor want = pool(T_<double>(std::vector<double>(x.begin(), x.end()), cs.x));
+    ASSERT_EQ(y.shape(), want.shape());
+    const std::vector<double> w = Values<double>(want);
+    for (int64_t i = 0; i < y.size(); ++i) {
+      const float got = y.data<float>()[i];
+      if (std::isnan(w[static_cast<size_t>(i)])) {
+        EXPECT_TRUE(std::isnan(got)) << ShapeToString(cs.x) << " output " << i;
+      } else {
+        EXPECT_EQ(got, static_cast<float>(w[static_cast<size_t>(i)])) << ShapeToString(cs.x) << " output " << i;
       }
     }
   }
