@@ -166,10 +166,12 @@ void ForEachWindow(const std::vector<WindowAxis>& axes, const std::vector<AxisTa
 // KernelInfo::ort_summation_order, so that a quantize step after the pool rounds the same value: a 1-ulp difference
 // in the average flips a later quantization.
 //
-// Whether a 2-D float AveragePool takes that order always: no dilation, no window that reaches past the padded input
-// (ceil_mode), and every window overlapping the input.
+// Whether a float AveragePool of 1 to 3 spatial axes takes that order always: no dilation, no window that reaches
+// past the padded input (ceil_mode), and every window overlapping the input. 2-D only until session 30: a 3-D one
+// then ran window by window in double, 10-29x ONNX Runtime's time (2x2x2 over 32 x 32 x 64 x 64: 26.7 ms against
+// 2.5; this order 4.5).
 bool OrtAveragePoolApplies(const std::vector<WindowAxis>& axes) {
-  if (axes.size() != 2) return false;
+  if (axes.empty() || axes.size() > 3) return false;
   for (const WindowAxis& a : axes) {
     if (a.dilation != 1 || a.in <= 0 || a.out <= 0 || a.pad_begin >= a.kernel || a.pad_end >= a.kernel) return false;
     if ((a.out - 1) * a.stride + a.kernel > a.in + a.pad_begin + a.pad_end) return false;
