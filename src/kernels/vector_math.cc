@@ -198,6 +198,11 @@ void SigmoidArray(const float* in, float* out, int64_t n) {
 void ErfArray(const float* in, float* out, int64_t n) {
   MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return ErfV(d, v); });
 }
+void LeakyReluArray(const float* in, float* out, int64_t n, float alpha) {
+  MapArray(in, out, n, [alpha](auto d, auto v) HWY_ATTR {
+    return hn::IfThenElse(hn::Lt(v, hn::Zero(d)), hn::Mul(v, hn::Set(d, alpha)), v);
+  });
+}
 // GeluV, but a vector whose lanes all lie in erf's small range (|x| < 1.3: most of a transformer's pre-activation
 // values) takes that range's polynomial alone, skipping the erfc branch and its exponential: the same operations
 // on those lanes as GeluV's, so the same bits. A NaN lane fails the test and goes the full way.
@@ -491,6 +496,7 @@ HWY_EXPORT(ExpArray);
 HWY_EXPORT(TanhArray);
 HWY_EXPORT(SigmoidArray);
 HWY_EXPORT(ErfArray);
+HWY_EXPORT(LeakyReluArray);
 HWY_EXPORT(GeluArray);
 HWY_EXPORT(GeluTanhArray);
 HWY_EXPORT(SoftmaxRowImpl);
@@ -503,6 +509,9 @@ void Exp(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpArray
 void Tanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(TanhArray)(in, out, n); }
 void Sigmoid(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SigmoidArray)(in, out, n); }
 void Erf(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ErfArray)(in, out, n); }
+void LeakyRelu(const float* in, float* out, int64_t n, float alpha) {
+  HWY_DYNAMIC_DISPATCH(LeakyReluArray)(in, out, n, alpha);
+}
 void Gelu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArray)(in, out, n); }
 void GeluTanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhArray)(in, out, n); }
 void SoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxRowImpl)(in, out, n); }

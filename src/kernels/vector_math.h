@@ -29,6 +29,11 @@ void Sigmoid(const float* in, float* out, int64_t n);
 // erf(x); abs <= 2e-7 everywhere, rel <= 3e-7 for |x| < 0.92.
 void Erf(const float* in, float* out, int64_t n);
 
+// x < 0 ? alpha x : x, exactly (a select per lane; NaN, -0 and infinities as the scalar expression gives them). Not
+// transcendental, but the scalar loop stayed a branch per element, mispredicted on data of both signs (a 3-D U-Net's
+// LeakyRelu over 2M normalized values: 11.6 ms, against 1.5 on positive ones).
+void LeakyRelu(const float* in, float* out, int64_t n, float alpha);
+
 // GELU, erf form: 0.5 x (1 + erf(x / sqrt 2)). For negative x it uses erfc, so the small results keep their
 // relative accuracy: |error| <= 5e-8 + 5e-7 |y|, and rel <= 1.5e-6 where |y| >= 1e-6 (x > -5.3); below x = -5.6
 // (|y| < 5e-8) results flush to zero.

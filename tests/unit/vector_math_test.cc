@@ -175,6 +175,26 @@ TEST(VectorMath, AccurateOnDenseSweepEveryTarget) {
   }
 }
 
+// LeakyRelu is exact: bit for bit the scalar x < 0 ? alpha x : x, on every target, including -0, infinities, NaN and
+// a length that leaves a tail after the full vectors.
+TEST(VectorMath, LeakyReluIsTheScalarExpressionBitForBit) {
+  std::vector<float> xs = SweepInputs();
+  const float inf = std::numeric_limits<float>::infinity();
+  for (float v : {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 1e-40f, -1e-40f}) xs.push_back(v);
+  xs.push_back(-3.0f);  // odd length
+  for (const float alpha : {0.01f, 0.2f, 0.0f, -1.5f}) {
+    ForEachTarget([&](const std::string& target) {
+      std::vector<float> got(xs.size());
+      LeakyRelu(xs.data(), got.data(), static_cast<int64_t>(xs.size()), alpha);
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const float want = xs[i] < 0.0f ? alpha * xs[i] : xs[i];
+        ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want))
+            << "LeakyRelu(" << xs[i] << ", alpha " << alpha << ") on " << target;
+      }
+    });
+  }
+}
+
 TEST(VectorMath, ErfRelativeNearZero) {
   std::vector<float> xs;
   for (uint32_t bits = 0; bits < 0x3F6C0000u; bits += 401) {  // [0, 0.921875)

@@ -51,6 +51,7 @@ struct LeakyReluFn {
   C operator()(C x) const {
     return x < C(0) ? static_cast<C>(alpha) * x : x;
   }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::LeakyRelu(in, out, n, alpha); }
 };
 
 struct ThresholdedReluFn {
