@@ -68,9 +68,9 @@ Result<std::unique_ptr<DnnlFloatConv>> DnnlFloatConv::Create(const FloatConvShap
                                       : dnnl::convolution_forward::desc(kind, alg, any_src, any_w, any_dst, strides,
                                                                         dilations, pad_l, pad_r);
     const dnnl::convolution_forward::primitive_desc pd(desc, UserScratchpadAttr(), DnnlEngine());
-    conv->implementation_ = pd.impl_info_str();
     // Reference loops, or oneDNN's own im2col + GEMM: nothing gained over the Conv operator's.
-    if (conv->implementation_.rfind("ref", 0) == 0 || conv->implementation_.rfind("gemm", 0) == 0) return;
+    const std::string implementation = pd.impl_info_str();
+    if (implementation.rfind("ref", 0) == 0 || implementation.rfind("gemm", 0) == 0) return;
     conv->primitive_ = dnnl::convolution_forward(pd);
     conv->src_ = pd.src_desc();
     conv->dst_ = pd.dst_desc();

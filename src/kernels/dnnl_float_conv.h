@@ -35,13 +35,10 @@ class DnnlFloatConv {
   // Writes the weights back in their plain layout [M, C / group, k...] (the caller's copy may be gone).
   Status CopyPlainWeights(float* out) const;
 
-  const char* implementation() const { return implementation_.c_str(); }
-
  private:
   DnnlFloatConv() = default;
 
   int threads_ = 1;
-  std::string implementation_;
   dnnl::convolution_forward primitive_;
   dnnl::memory::desc plain_src_, plain_dst_, plain_weights_, src_, dst_, scratchpad_;
   dnnl::memory weights_, bias_;

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "ops/common/parallel.h"
+
 namespace onyx::ops::nn {
 
 // C = alpha * op(A) * op(B) + beta * C, all row-major; op(X) is X, or X transposed when trans_x is set.
@@ -13,6 +15,22 @@ namespace onyx::ops::nn {
 template <typename T>
 void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, int64_t lda, const T* b,
           int64_t ldb, T beta, T* c, int64_t ldc);
+
+// Runs gemm(i) for the `count` products of a batch, each of m * n * k multiply-adds (`work`): many small ones
+// (attention heads) spread over the threads, one per thread and each single-threaded, which beats threading each
+// tiny GEMM; larger ones one after the other, each on the session's threads. MatMul's batches and Einsum's batched
+// products share the rule.
+template <typename F>
+void RunGemmBatch(int64_t count, int64_t work, const F& gemm) {
+  auto run = [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) gemm(i);
+  };
+  if (count >= 2 && work <= (int64_t{1} << 21)) {
+    ParallelFor(count, work, run);
+  } else {
+    run(0, count);
+  }
+}
 
 extern template void Gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
                                  int64_t, float, float*, int64_t);

@@ -90,19 +90,11 @@ void RunMatMul(const MatMulPlan& p, const T* a, const T* b, T* y) {
     Gemm<T>(false, false, p.m * static_cast<int64_t>(count), p.n, p.k, T(1), a, p.k, b, p.n, T(0), y, p.n);
     return;
   }
-  auto run = [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) {
-      const auto u = static_cast<size_t>(i);
-      Gemm<T>(false, false, p.m, p.n, p.k, T(1), a + p.a_index[u] * a_step, p.k, b + p.b_index[u] * b_step, p.n, T(0),
-              y + i * y_step, p.n);
-    }
-  };
-  // Many small products (attention heads): one per thread, each single-threaded, beats threading each tiny GEMM.
-  if (count >= 2 && p.m * p.n * p.k <= (int64_t{1} << 21)) {
-    ParallelFor(static_cast<int64_t>(count), p.m * p.n * p.k, run);
-  } else {
-    run(0, static_cast<int64_t>(count));
-  }
+  RunGemmBatch(static_cast<int64_t>(count), p.m * p.n * p.k, [&](int64_t i) {
+    const auto u = static_cast<size_t>(i);
+    Gemm<T>(false, false, p.m, p.n, p.k, T(1), a + p.a_index[u] * a_step, p.k, b + p.b_index[u] * b_step, p.n, T(0),
+            y + i * y_step, p.n);
+  });
 }
 
 // Float MatMul in ONNX Runtime's order (KernelInfo::ort_summation_order): MatMul<float> hands MLAS one batch of

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "ops/common/op_util.h"
-#include "ops/common/parallel.h"
 #include "ops/nn/gemm_kernel.h"
 #include "ops/recurrent/recurrent_ops.h"
 #include "runtime/kernel_registry.h"
@@ -464,19 +463,10 @@ class EinsumKernel : public OpKernel {
           return Status::Ok();
         }
         const int64_t a_step = p->m * p->k, b_step = p->k * p->n, c_step = p->m * p->n;
-        auto run = [&](int64_t lo, int64_t hi) {
-          for (int64_t i = lo; i < hi; ++i) {
-            nn::Gemm<float>(p->trans_a, p->trans_b, p->m, p->n, p->k, 1.0f, a + i * a_step, p->trans_a ? p->m : p->k,
-                            b + i * b_step, p->trans_b ? p->k : p->n, 0.0f, c + i * c_step, p->n);
-          }
-        };
-        // Many small products (attention heads) one per thread, each on one thread, as MatMul runs them; large ones
-        // one after the other, each on the session's threads.
-        if (p->batch >= 2 && p->m * p->n * p->k <= (int64_t{1} << 21)) {
-          ParallelFor(p->batch, p->m * p->n * p->k, run);
-        } else {
-          run(0, p->batch);
-        }
+        nn::RunGemmBatch(p->batch, p->m * p->n * p->k, [&](int64_t i) {
+          nn::Gemm<float>(p->trans_a, p->trans_b, p->m, p->n, p->k, 1.0f, a + i * a_step, p->trans_a ? p->m : p->k,
+                          b + i * b_step, p->trans_b ? p->k : p->n, 0.0f, c + i * c_step, p->n);
+        });
         return Status::Ok();
       }
     }
