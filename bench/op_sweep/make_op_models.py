@@ -1,0 +1,261 @@
+#!/usr/bin/python3
+"""One-operator ONNX models at shapes real networks use, for timing onyx against ONNX Runtime operator by operator.
+
+Writes OUT/NAME/NAME.onnx and OUT/NAME/test_data_set_0/input_N.pb for each case (inputs drawn from a normal
+distribution, so both signs occur: branchy kernels show their mispredictions as they would on real activations;
+positive where the operator needs it). Only the first input of a case varies per run; indices, scales and weights are
+initializers, as in exported models. Then bench/compare.py times both engines on them (see bench/op_sweep/run.sh).
+
+usage: bench/op_sweep/make_op_models.py OUT [--only SUBSTRING,...]
+"""
+import argparse
+import os
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+RNG = np.random.default_rng(7)
+F = TensorProto.FLOAT
+
+CNN = [1, 32, 112, 112]  # an early CNN activation (401k values)
+CNN_SMALL = [1, 256, 14, 14]
+SEQ = [4, 128, 768]  # transformer hidden states (393k values)
+VOL = [1, 16, 32, 64, 64]  # a 3-D (medical imaging) activation (2M values)
+
+
+def normal(shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def positive(shape):
+    return (np.abs(RNG.standard_normal(shape)) + 0.05).astype(np.float32)
+
+
+class Case:
+    def __init__(self, name, op, x, attrs=None, consts=(), opset=17, outputs=1, domain="", x_dtype=np.float32,
+                 gen=normal, extra_inputs=(), empty_roi=False, out_types=None):
+        self.out_types = out_types  # element types of the outputs (default: the first input's)
+        self.empty_roi = empty_roi  # Resize: the first constant input is an empty (absent) roi
+        self.name, self.op, self.x, self.attrs, self.consts = name, op, x, attrs or {}, list(consts)
+        self.opset, self.outputs, self.domain, self.x_dtype, self.gen = opset, outputs, domain, x_dtype, gen
+        self.extra_inputs = list(extra_inputs)  # further varying inputs: (shape, generator)
+
+
+def boxes(shape):
+    """Corner boxes (y1, x1, y2, x2) in [0, 1.2): many overlap, as a detector's candidates do."""
+    corner = RNG.random(shape[:-1] + [2]).astype(np.float32)
+    size = RNG.random(shape[:-1] + [2]).astype(np.float32) * 0.2
+    return np.concatenate([corner, corner + size], -1)
+
+
+def cases():
+    c = []
+    unary = ["Relu", "Sigmoid", "Tanh", "Exp", "Abs", "Neg", "Erf", "Elu", "Selu", "Softplus", "Softsign",
+             "HardSigmoid", "HardSwish", "Mish", "Celu", "ThresholdedRelu", "Floor", "Round", "Sin", "Cos", "Sign",
+             "Reciprocal"]
+    for op in unary:
+        c.append(Case(op, op, CNN, opset=18 if op == "Mish" else 17))
+    c.append(Case("Log", "Log", CNN, gen=positive))
+    c.append(Case("Sqrt", "Sqrt", CNN, gen=positive))
+    c.append(Case("LeakyRelu", "LeakyRelu", CNN, {"alpha": 0.1}))
+    c.append(Case("Gelu_erf", "Gelu", SEQ, opset=20))
+    c.append(Case("Gelu_tanh", "Gelu", SEQ, {"approximate": "tanh"}, opset=20))
+    c.append(Case("Clip", "Clip", CNN, consts=[np.array(0, np.float32), np.array(6, np.float32)]))
+    c.append(Case("PRelu_channel", "PRelu", CNN, consts=[normal([32, 1, 1])]))
+    c.append(Case("Cast_f32_f16", "Cast", CNN, {"to": TensorProto.FLOAT16}, out_types=[TensorProto.FLOAT16]))
+    c.append(Case("Cast_f16_f32", "Cast", CNN, {"to": F}, x_dtype=np.float16, out_types=[F]))
+    c.append(Case("Cast_i64_f32", "Cast", CNN, {"to": F}, x_dtype=np.int64, out_types=[F],
+                  gen=lambda s: RNG.integers(-100, 100, s).astype(np.int64)))
+    # Binary, with the broadcasts networks use.
+    for op in ["Add", "Mul", "Sub", "Div", "Max", "Min"]:
+        c.append(Case(op + "_same", op, CNN, extra_inputs=[(CNN, normal if op != "Div" else positive)]))
+    c.append(Case("Add_channel", "Add", CNN, consts=[normal([1, 32, 1, 1])]))
+    c.append(Case("Mul_channel", "Mul", CNN, consts=[normal([1, 32, 1, 1])]))
+    c.append(Case("Add_row", "Add", SEQ, consts=[normal([768])]))
+    c.append(Case("Mul_scalar", "Mul", SEQ, consts=[np.array(0.125, np.float32)]))
+    c.append(Case("Pow_2", "Pow", SEQ, consts=[np.array(2, np.float32)]))
+    c.append(Case("Pow_general", "Pow", CNN, consts=[np.array(1.7, np.float32)], gen=positive))
+    c.append(Case("Greater", "Greater", CNN, consts=[np.array(0, np.float32)], out_types=[TensorProto.BOOL]))
+    c.append(Case("Where", "Where", CNN, consts=[], extra_inputs=[(CNN, normal), (CNN, normal)],
+                  x_dtype=np.bool_, gen=lambda s: RNG.random(s) < 0.5))
+    # Reductions and normalizations.
+    c.append(Case("ReduceMean_last", "ReduceMean", SEQ, {"axes": [-1]}))
+    c.append(Case("ReduceSum_last", "ReduceSum", SEQ, consts=[np.array([-1], np.int64)]))
+    c.append(Case("ReduceMax_last", "ReduceMax", SEQ, {"axes": [-1]}))
+    c.append(Case("ReduceMean_spatial", "ReduceMean", CNN, {"axes": [2, 3]}))
+    c.append(Case("ReduceSum_channel", "ReduceSum", CNN, consts=[np.array([1], np.int64)]))
+    c.append(Case("ReduceL2_last", "ReduceL2", SEQ, {"axes": [-1]}))
+    c.append(Case("ReduceLogSumExp", "ReduceLogSumExp", SEQ, {"axes": [-1]}))
+    c.append(Case("ArgMax_last", "ArgMax", SEQ, {"axis": -1}, out_types=[TensorProto.INT64]))
+    c.append(Case("ArgMax_channel", "ArgMax", CNN, {"axis": 1}, out_types=[TensorProto.INT64]))
+    c.append(Case("Softmax_last", "Softmax", [4, 12, 128, 128], {"axis": -1}))
+    c.append(Case("Softmax_channel", "Softmax", CNN, {"axis": 1}))
+    c.append(Case("LogSoftmax_last", "LogSoftmax", SEQ, {"axis": -1}))
+    c.append(Case("LayerNorm", "LayerNormalization", SEQ, {"axis": -1}, consts=[positive([768]), normal([768])]))
+    c.append(Case("InstanceNorm2d", "InstanceNormalization", CNN, consts=[positive([32]), normal([32])]))
+    c.append(Case("InstanceNorm3d", "InstanceNormalization", VOL, consts=[positive([16]), normal([16])]))
+    c.append(Case("BatchNorm", "BatchNormalization", CNN,
+                  consts=[positive([32]), normal([32]), normal([32]), positive([32])]))
+    c.append(Case("GroupNorm", "GroupNormalization", [1, 64, 56, 56], {"num_groups": 8},
+                  consts=[positive([64]), normal([64])], opset=21))
+    c.append(Case("LpNormalization", "LpNormalization", SEQ, {"axis": -1, "p": 2}))
+    c.append(Case("MeanVarianceNorm", "MeanVarianceNormalization", CNN))
+    c.append(Case("CumSum", "CumSum", SEQ, consts=[np.array(1, np.int64)]))
+    c.append(Case("TopK_last", "TopK", [64, 1000], consts=[np.array([5], np.int64)], outputs=2,
+                  out_types=[F, TensorProto.INT64]))
+    # Data movement.
+    c.append(Case("Transpose_nchw_nhwc", "Transpose", CNN, {"perm": [0, 2, 3, 1]}))
+    c.append(Case("Transpose_heads", "Transpose", [4, 128, 12, 64], {"perm": [0, 2, 1, 3]}))
+    c.append(Case("Transpose_last2", "Transpose", [4, 12, 128, 64], {"perm": [0, 1, 3, 2]}))
+    c.append(Case("Concat_channel", "Concat", CNN, {"axis": 1}, extra_inputs=[(CNN, normal)]))
+    c.append(Case("Split_channel", "Split", CNN, {"axis": 1}, consts=[np.array([16, 16], np.int64)], outputs=2))
+    c.append(Case("Slice_spatial", "Slice", CNN, consts=[np.array([1, 1], np.int64), np.array([111, 111], np.int64),
+                                                         np.array([2, 3], np.int64)]))
+    c.append(Case("Slice_step2", "Slice", CNN, consts=[np.array([0, 0], np.int64), np.array([112, 112], np.int64),
+                                                       np.array([2, 3], np.int64), np.array([2, 2], np.int64)]))
+    c.append(Case("Gather_rows", "Gather", [30000, 768], {"axis": 0},
+                  consts=[RNG.integers(0, 30000, [4, 128]).astype(np.int64)]))
+    c.append(Case("GatherElements", "GatherElements", SEQ, {"axis": 2},
+                  consts=[RNG.integers(0, 768, SEQ).astype(np.int64)]))
+    c.append(Case("GatherND", "GatherND", [4, 128, 768], {"batch_dims": 1},
+                  consts=[RNG.integers(0, 128, [4, 64, 1]).astype(np.int64)]))
+    c.append(Case("ScatterElements", "ScatterElements", [4, 128, 768], {"axis": 1},
+                  consts=[np.tile(RNG.permutation(128)[:64].astype(np.int64).reshape(1, 64, 1), (4, 1, 768)),
+                          normal([4, 64, 768])]))
+    c.append(Case("Pad_constant", "Pad", CNN, consts=[np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64)]))
+    c.append(Case("Pad_reflect", "Pad", CNN, {"mode": "reflect"},
+                  consts=[np.array([0, 0, 3, 3, 0, 0, 3, 3], np.int64)]))
+    c.append(Case("Pad_edge", "Pad", CNN, {"mode": "edge"}, consts=[np.array([0, 0, 2, 2, 0, 0, 2, 2], np.int64)]))
+    c.append(Case("Tile", "Tile", [1, 32, 56, 56], consts=[np.array([1, 1, 2, 2], np.int64)]))
+    c.append(Case("Expand", "Expand", [1, 32, 1, 112], consts=[np.array([1, 32, 112, 112], np.int64)]))
+    c.append(Case("DepthToSpace", "DepthToSpace", [1, 128, 56, 56], {"blocksize": 2, "mode": "CRD"}))
+    c.append(Case("DepthToSpace_DCR", "DepthToSpace", [1, 128, 56, 56], {"blocksize": 2, "mode": "DCR"}))
+    c.append(Case("SpaceToDepth", "SpaceToDepth", CNN, {"blocksize": 2}))
+    c.append(Case("Resize_nearest2x", "Resize", [1, 32, 56, 56], {"mode": "nearest"},
+                  consts=[np.array([], np.float32), np.array([1, 1, 2, 2], np.float32)], empty_roi=True))
+    c.append(Case("Resize_linear2x", "Resize", [1, 32, 56, 56], {"mode": "linear"},
+                  consts=[np.array([], np.float32), np.array([1, 1, 2, 2], np.float32)], empty_roi=True))
+    c.append(Case("Resize_linear_ac", "Resize", [1, 32, 56, 56],
+                  {"mode": "linear", "coordinate_transformation_mode": "align_corners"},
+                  consts=[np.array([], np.float32), np.array([1, 1, 2, 2], np.float32)], empty_roi=True))
+    c.append(Case("Resize_cubic2x", "Resize", [1, 32, 56, 56], {"mode": "cubic"},
+                  consts=[np.array([], np.float32), np.array([1, 1, 2, 2], np.float32)], empty_roi=True))
+    c.append(Case("Resize_nearest_down", "Resize", CNN, {"mode": "nearest"},
+                  consts=[np.array([], np.float32), np.array([1, 1, 0.5, 0.5], np.float32)], empty_roi=True))
+    c.append(Case("GridSample", "GridSample", [1, 32, 56, 56], {"align_corners": 0}, opset=16,
+                  consts=[np.clip(normal([1, 56, 56, 2]) * 0.5, -1, 1)]))
+    # Pooling.
+    c.append(Case("MaxPool3x3s2", "MaxPool", CNN, {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}))
+    c.append(Case("MaxPool2x2", "MaxPool", CNN, {"kernel_shape": [2, 2], "strides": [2, 2]}))
+    c.append(Case("AvgPool3x3s1", "AveragePool", CNN, {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1],
+                                                       "count_include_pad": 0}))
+    c.append(Case("AvgPool2x2", "AveragePool", CNN, {"kernel_shape": [2, 2], "strides": [2, 2]}))
+    c.append(Case("AvgPool3d", "AveragePool", VOL, {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]}))
+    c.append(Case("MaxPool3d", "MaxPool", VOL, {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]}))
+    c.append(Case("GlobalAvgPool", "GlobalAveragePool", CNN))
+    c.append(Case("GlobalMaxPool", "GlobalMaxPool", CNN))
+    c.append(Case("LpPool", "LpPool", CNN, {"kernel_shape": [2, 2], "strides": [2, 2], "p": 2}))
+    # Convolutions and products not in the four benchmark models.
+    c.append(Case("ConvTranspose4x4s2", "ConvTranspose", [1, 64, 28, 28],
+                  {"kernel_shape": [4, 4], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+                  consts=[normal([64, 32, 4, 4]) * 0.1, normal([32])]))
+    c.append(Case("ConvTranspose2x2s2", "ConvTranspose", [1, 128, 28, 28], {"kernel_shape": [2, 2], "strides": [2, 2]},
+                  consts=[normal([128, 64, 2, 2]) * 0.1, normal([64])]))
+    c.append(Case("ConvTranspose3d", "ConvTranspose", [1, 32, 16, 32, 32], {"kernel_shape": [2, 2, 2],
+                                                                              "strides": [2, 2, 2]},
+                  consts=[normal([32, 16, 2, 2, 2]) * 0.1, normal([16])]))
+    c.append(Case("Conv1d_k3", "Conv", [1, 256, 400], {"kernel_shape": [3], "pads": [1, 1]},
+                  consts=[normal([256, 256, 3]) * 0.05, normal([256])]))
+    c.append(Case("Conv1d_depthwise", "Conv", [1, 256, 400], {"kernel_shape": [31], "pads": [15, 15], "group": 256},
+                  consts=[normal([256, 1, 31]) * 0.1, normal([256])]))
+    c.append(Case("Conv_grouped", "Conv", [1, 128, 56, 56], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "group": 32},
+                  consts=[normal([128, 4, 3, 3]) * 0.1, normal([128])]))
+    c.append(Case("Conv_dilated", "Conv", [1, 64, 56, 56], {"kernel_shape": [3, 3], "pads": [2, 2, 2, 2],
+                                                            "dilations": [2, 2]},
+                  consts=[normal([64, 64, 3, 3]) * 0.05, normal([64])]))
+    c.append(Case("Conv_5x5", "Conv", [1, 32, 56, 56], {"kernel_shape": [5, 5], "pads": [2, 2, 2, 2]},
+                  consts=[normal([64, 32, 5, 5]) * 0.05, normal([64])]))
+    c.append(Case("MatMul_2d_in", "MatMul", [512, 768], consts=[normal([768, 768]) * 0.05]))
+    c.append(Case("MatMul_batched", "MatMul", [4, 12, 128, 64], extra_inputs=[([4, 12, 64, 128], normal)]))
+    c.append(Case("Gemm_transB", "Gemm", [64, 1024], {"transB": 1}, consts=[normal([1000, 1024]) * 0.05,
+                                                                           normal([1000])]))
+    c.append(Case("MatMul_gemv", "MatMul", [1, 1, 768], consts=[normal([768, 3072]) * 0.05]))
+    c.append(Case("Einsum_bhqd", "Einsum", [4, 12, 128, 64], {"equation": "bhqd,bhkd->bhqk"},
+                  extra_inputs=[([4, 12, 128, 64], normal)]))
+    c.append(Case("LSTM", "LSTM", [64, 8, 128], {"hidden_size": 256},
+                  consts=[normal([1, 1024, 128]) * 0.1, normal([1, 1024, 256]) * 0.1, normal([1, 2048]) * 0.1]))
+    c.append(Case("LSTM_bidir", "LSTM", [64, 1, 128], {"hidden_size": 128, "direction": "bidirectional"},
+                  consts=[normal([2, 512, 128]) * 0.1, normal([2, 512, 128]) * 0.1, normal([2, 1024]) * 0.1]))
+    c.append(Case("GRU", "GRU", [64, 8, 128], {"hidden_size": 256, "linear_before_reset": 1},
+                  consts=[normal([1, 768, 128]) * 0.1, normal([1, 768, 256]) * 0.1, normal([1, 1536]) * 0.1]))
+    c.append(Case("RNN", "RNN", [64, 8, 128], {"hidden_size": 256},
+                  consts=[normal([1, 256, 128]) * 0.1, normal([1, 256, 256]) * 0.1, normal([1, 512]) * 0.1]))
+    # Detection heads.
+    c.append(Case("NonMaxSuppression", "NonMaxSuppression", [1, 2000, 4], gen=boxes,
+                  extra_inputs=[([1, 80, 2000], lambda s: RNG.random(s).astype(np.float32))],
+                  consts=[np.array([100], np.int64), np.array([0.5], np.float32), np.array([0.05], np.float32)],
+                  out_types=[TensorProto.INT64]))
+    c.append(Case("RoiAlign", "RoiAlign", [1, 256, 50, 50], {"output_height": 7, "output_width": 7,
+                                                             "sampling_ratio": 2, "spatial_scale": 0.25},
+                  consts=[np.concatenate([RNG.random([300, 2]) * 100, RNG.random([300, 2]) * 100 + 100], 1)
+                          .astype(np.float32), np.zeros([300], np.int64)]))
+    c.append(Case("NonZero", "NonZero", CNN, x_dtype=np.bool_, gen=lambda s: RNG.random(s) < 0.3,
+                  out_types=[TensorProto.INT64]))
+    return c
+
+
+ONNX_DTYPE = {np.float32: TensorProto.FLOAT, np.float16: TensorProto.FLOAT16, np.int64: TensorProto.INT64,
+              np.bool_: TensorProto.BOOL, np.int32: TensorProto.INT32}
+
+
+def build(case, out_dir):
+    inputs, initializers, feeds = [], [], []
+    names = []
+    x = case.gen(case.x)
+    x = np.asarray(x).astype(case.x_dtype)
+    inputs.append(helper.make_tensor_value_info("x", ONNX_DTYPE[case.x_dtype], list(x.shape)))
+    feeds.append(numpy_helper.from_array(x, "x"))
+    names.append("x")
+    for k, (shape, gen) in enumerate(case.extra_inputs):
+        v = np.asarray(gen(shape)).astype(np.float32)
+        inputs.append(helper.make_tensor_value_info(f"x{k + 1}", F, list(v.shape)))
+        feeds.append(numpy_helper.from_array(v, f"x{k + 1}"))
+        names.append(f"x{k + 1}")
+    for k, value in enumerate(case.consts):
+        if case.empty_roi and k == 0:
+            names.append("")
+            continue
+        initializers.append(numpy_helper.from_array(np.asarray(value), f"c{k}"))
+        names.append(f"c{k}")
+    outs = [f"y{k}" for k in range(case.outputs)]
+    out_types = case.out_types or [ONNX_DTYPE[case.x_dtype if case.op != "Where" else np.float32]] * case.outputs
+    node = helper.make_node(case.op, names, outs, **case.attrs)
+    graph = helper.make_graph([node], case.name, inputs,
+                              [helper.make_tensor_value_info(o, t, None) for o, t in zip(outs, out_types)],
+                              initializers)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", case.opset)], producer_name="op_sweep")
+    model.ir_version = 8
+    d = os.path.join(out_dir, case.name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(model, os.path.join(d, case.name + ".onnx"))
+    for k, t in enumerate(feeds):
+        with open(os.path.join(d, "test_data_set_0", f"input_{k}.pb"), "wb") as f:
+            f.write(t.SerializeToString())
+    return os.path.join(d, case.name + ".onnx")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out")
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    only = [s for s in args.only.split(",") if s]
+    for case in cases():
+        if only and not any(s.lower() in case.name.lower() for s in only):
+            continue
+        print(build(case, args.out))
+
+
+if __name__ == "__main__":
+    main()
