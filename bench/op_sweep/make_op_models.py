@@ -185,6 +185,10 @@ def cases():
                   extra_inputs=[([4, 12, 128, 64], normal)]))
     c.append(Case("LSTM", "LSTM", [64, 8, 128], {"hidden_size": 256},
                   consts=[normal([1, 1024, 128]) * 0.1, normal([1, 1024, 256]) * 0.1, normal([1, 2048]) * 0.1]))
+    c.append(Case("LSTM_b1", "LSTM", [100, 1, 64], {"hidden_size": 256},
+                  consts=[normal([1, 1024, 64]) * 0.1, normal([1, 1024, 256]) * 0.1, normal([1, 2048]) * 0.1]))
+    c.append(Case("GRU_b1", "GRU", [100, 1, 64], {"hidden_size": 256},
+                  consts=[normal([1, 768, 64]) * 0.1, normal([1, 768, 256]) * 0.1, normal([1, 1536]) * 0.1]))
     c.append(Case("LSTM_bidir", "LSTM", [64, 1, 128], {"hidden_size": 128, "direction": "bidirectional"},
                   consts=[normal([2, 512, 128]) * 0.1, normal([2, 512, 128]) * 0.1, normal([2, 1024]) * 0.1]))
     c.append(Case("GRU", "GRU", [64, 8, 128], {"hidden_size": 256, "linear_before_reset": 1},

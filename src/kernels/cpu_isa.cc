@@ -1,6 +1,7 @@
 #include "kernels/cpu_isa.h"
 
 #include <hwy/targets.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
@@ -116,5 +117,21 @@ namespace {
 // The cap in place while the library loads, before any oneDNN primitive or Highway dispatch (see cpu_isa.h).
 [[maybe_unused]] const bool kCapApplied = (ApplyIsaCap(), true);
 }  // namespace
+
+int64_t L1DataCacheBytes() {
+  static const int64_t bytes = [] {
+    const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    return l1 > 0 ? static_cast<int64_t>(l1) : int64_t{32} << 10;
+  }();
+  return bytes;
+}
+
+int64_t L2CacheBytes() {
+  static const int64_t bytes = [] {
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    return l2 > 0 ? static_cast<int64_t>(l2) : int64_t{1} << 20;
+  }();
+  return bytes;
+}
 
 }  // namespace onyx::kernels

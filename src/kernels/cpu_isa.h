@@ -6,6 +6,7 @@
 // int8_gemm.cc's exactness check). The library, the CLI and the Python module all read it here, once per process.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "core/status.h"
@@ -42,5 +43,9 @@ int BlockSizeFor(Isa isa);
 
 // BlockSizeFor(EffectiveIsa()), chosen once per process.
 int NchwcBlockSize();
+
+// The data caches' sizes per core as the system reports them (32 KiB and 1 MiB where it does not), read once.
+int64_t L1DataCacheBytes();
+int64_t L2CacheBytes();
 
 }  // namespace onyx::kernels

@@ -1,7 +1,6 @@
 #include "kernels/nchwc_direct_conv.h"
 
 #include <immintrin.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -170,25 +169,6 @@ void ValidTaps(int64_t start, int64_t size, int64_t taps, int64_t dilation, int6
   if (k1 < k0) k1 = k0;
 }
 
-// The L1 data cache's bytes per core; 32 KiB where the system does not say.
-int64_t L1Bytes() {
-  static const int64_t bytes = [] {
-    const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
-    return l1 > 0 ? static_cast<int64_t>(l1) : int64_t{32} << 10;
-  }();
-  return bytes;
-}
-
-// The L2 cache's bytes per core (for the chunks of input channels); 1 MiB where the
-// system does not say.
-int64_t L2Bytes() {
-  static const int64_t bytes = [] {
-    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
-    return l2 > 0 ? static_cast<int64_t>(l2) : int64_t{1} << 20;
-  }();
-  return bytes;
-}
-
 }  // namespace
 
 bool NchwcDirectConv::Supported(const DirectConvShape& s) {
@@ -222,7 +202,7 @@ NchwcDirectConv::NchwcDirectConv(const DirectConvShape& shape, const float* weig
   // memory fewer times.
   const int64_t group_bytes = taps * group_width_ * max_blocks_ * L * static_cast<int64_t>(sizeof(float));
   const int64_t tile_output_bytes = max_blocks_ * L * shape_.out_height * shape_.out_width * int64_t{sizeof(float)};
-  const int64_t chunk_bytes = tile_output_bytes <= L2Bytes() / 4 ? L1Bytes() * 2 / 3 : L2Bytes() / 2;
+  const int64_t chunk_bytes = tile_output_bytes <= L2CacheBytes() / 4 ? L1DataCacheBytes() * 2 / 3 : L2CacheBytes() / 2;
   chunk_groups_ = std::clamp<int64_t>(chunk_bytes / group_bytes, 1, in_groups_);
 
   const int64_t tiles = CeilDiv(out_blocks_, max_blocks_);
@@ -303,7 +283,7 @@ NchwcDirectConv::Region NchwcDirectConv::NextWeights(int64_t t, int64_t c0, int6
   const int64_t next_groups = std::min(chunk_groups_, in_groups_ - next_c0);
   // At most a quarter of L2: the chunk in use (up to half of it) stays cached beside what comes.
   const int64_t bytes =
-      std::min<int64_t>(next_groups * group_floats * static_cast<int64_t>(sizeof(float)), L2Bytes() / 4);
+      std::min<int64_t>(next_groups * group_floats * static_cast<int64_t>(sizeof(float)), L2CacheBytes() / 4);
   const float* begin = packed_.get() + tile * tile_floats_ + next_c0 * group_floats;
   return {reinterpret_cast<const char*>(begin), CeilDiv(bytes, kLineBytes)};
 }

@@ -376,6 +376,8 @@ TEST(RecurrentGruTest, MatchesScalarReference) {
         .Input(F(h0, {kD, kB, kH}));
     t.Attr("hidden_size", int64_t{kH}).Attr("direction", std::string("bidirectional")).Attr("linear_before_reset", lbr);
     ExpectYAndYh(t, {kS, kD, kB, kH}, y, {kD, kB, kH}, yh);
+    t.constant_inputs = {1, 2};  // W and R as initializers: the kernel packs them once
+    ExpectYAndYh(t, {kS, kD, kB, kH}, y, {kD, kB, kH}, yh);
   }
 }
 
@@ -417,11 +419,85 @@ TEST(RecurrentLstmTest, MatchesScalarReferenceWithPeepholes) {
       .Input(F(c0, {kD, kB, kH}))
       .Input(F(p, {kD, 3 * kH}));
   t.Attr("hidden_size", int64_t{kH}).Attr("direction", std::string("bidirectional"));
-  auto out = RunAllTensors(t);
-  ASSERT_EQ(out.size(), 3u);
-  ExpectFloats(out[0], {kS, kD, kB, kH}, y);
-  ExpectFloats(out[1], {kD, kB, kH}, yh);
-  ExpectFloats(out[2], {kD, kB, kH}, yc);
+  for (bool constant : {false, true}) {
+    SCOPED_TRACE(constant ? "W and R initializers" : "W and R fed");
+    if (constant) t.constant_inputs = {1, 2};
+    auto out = RunAllTensors(t);
+    ASSERT_EQ(out.size(), 3u);
+    ExpectFloats(out[0], {kS, kD, kB, kH}, y);
+    ExpectFloats(out[1], {kD, kB, kH}, yh);
+    ExpectFloats(out[2], {kD, kB, kH}, yc);
+  }
+}
+
+// Constant W and R take the prepacked products (several panels and a partial one at H = 45, a batch of 3 rows and
+// of 1); fed ones oneDNN's sgemm; on 2 threads a batch with the work for it is split into groups of entries that run
+// the whole sequence each. Every way must give the outputs of fed weights on 1 thread to float rounding, for every
+// cell and option.
+TEST(RecurrentTest, PackedWeightsAndBatchGroupsMatchTheSingleThreadedProduct) {
+  constexpr int64_t I = 19, D = 2;
+  struct Variant {
+    const char* op;
+    int64_t gates;
+    int64_t linear_before_reset;
+    bool peepholes_and_clip;
+    int64_t input_forget;
+  };
+  const Variant variants[] = {{"RNN", 1, 0, false, 0},  {"GRU", 3, 0, false, 0}, {"GRU", 3, 1, true, 0},
+                              {"LSTM", 4, 0, false, 0}, {"LSTM", 4, 0, true, 0}, {"LSTM", 4, 0, true, 1}};
+  struct Size {
+    int64_t S, B, H;
+    std::vector<int32_t> lens;
+  };
+  // The last: 2 * S * B * 4H * H = 3.5 MFLOP for LSTM, enough for 2 groups of 2 entries.
+  const Size sizes[] = {{7, 3, 45, {7, 3, 5}}, {7, 1, 45, {6}}, {12, 4, 96, {12, 5, 12, 9}}};
+  for (const Size& z : sizes) {
+    for (const Variant& v : variants) {
+      SCOPED_TRACE(std::string(v.op) + " batch " + std::to_string(z.B) + " hidden " + std::to_string(z.H) + " lbr " +
+                   std::to_string(v.linear_before_reset) + (v.peepholes_and_clip ? " peepholes+clip" : "") +
+                   (v.input_forget ? " input_forget" : ""));
+      const int64_t G = v.gates, S = z.S, B = z.B, H = z.H;
+      auto t = Op(v.op, 22).Outputs(std::string(v.op) == "LSTM" ? 3 : 2);
+      t.Input(NormalTensor({S, B, I}, 1))
+          .Input(NormalTensor({D, G * H, I}, 2))
+          .Input(NormalTensor({D, G * H, H}, 3))
+          .Input(NormalTensor({D, 2 * G * H}, 4))
+          .Input(I32(z.lens, {B}))
+          .Input(NormalTensor({D, B, H}, 5));
+      // Weights scaled as trained ones are, so that the pre-activations are not all saturated.
+      for (size_t i = 1; i <= 2; ++i) {
+        Tensor& m = t.inputs[i].tensor();
+        for (int64_t k = 0; k < m.size(); ++k) m.data<float>()[k] *= 0.2f;
+      }
+      if (std::string(v.op) == "LSTM") {
+        t.Input(NormalTensor({D, B, H}, 6));
+        if (v.peepholes_and_clip) t.Input(NormalTensor({D, 3 * H}, 7));
+        t.Attr("input_forget", v.input_forget);
+      }
+      if (std::string(v.op) == "GRU") t.Attr("linear_before_reset", v.linear_before_reset);
+      if (v.peepholes_and_clip) t.Attr("clip", 1.5f);
+      t.Attr("hidden_size", H).Attr("direction", std::string("bidirectional"));
+      t.options.intra_op_num_threads = 1;
+      const std::vector<Tensor> want = RunAllTensors(t);
+      for (int threads : {1, 2}) {
+        for (bool constant : {false, true}) {
+          if (threads == 1 && !constant) continue;
+          SCOPED_TRACE(std::to_string(threads) + " threads, W and R " + (constant ? "initializers" : "fed"));
+          t.options.intra_op_num_threads = threads;
+          t.constant_inputs = constant ? std::vector<size_t>{1, 2} : std::vector<size_t>{};
+          const std::vector<Tensor> got = RunAllTensors(t);
+          ASSERT_EQ(got.size(), want.size());
+          for (size_t o = 0; o < want.size(); ++o) {
+            ASSERT_EQ(got[o].shape(), want[o].shape());
+            for (int64_t k = 0; k < want[o].size(); ++k) {
+              const float a = want[o].data<float>()[k], b = got[o].data<float>()[k];
+              ASSERT_NEAR(a, b, 2e-5f * (1.0f + std::fabs(a))) << "output " << o << " at " << k;
+            }
+          }
+        }
+      }
+    }
+  }
 }
 
 // ---- Einsum ----

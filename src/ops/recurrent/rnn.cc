@@ -20,12 +20,18 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu_isa.h"
+#include "kernels/dnnl_util.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_quantize.h"
+#include "kernels/parallel_tasks.h"
+#include "kernels/sgemm_packed.h"
+#include "kernels/vector_math.h"
 #include "ops/nn/gemm_kernel.h"
 #include "ops/recurrent/recurrent_ops.h"
 #include "runtime/kernel_registry.h"
@@ -117,6 +123,32 @@ struct Activation {
     }
     return x;
   }
+
+  // The function over a contiguous span, in place: vector_math's array kernels where one exists for it.
+  template <typename CT>
+  void Apply(CT* v, int64_t n) const {
+    if constexpr (std::is_same_v<CT, float>) {
+      switch (kind) {
+        case ActKind::kSigmoid:
+          kernels::Sigmoid(v, v, n);
+          return;
+        case ActKind::kTanh:
+          kernels::Tanh(v, v, n);
+          return;
+        case ActKind::kLeakyRelu:  // x >= 0 ? x : alpha x, the same values (-0 and NaN included)
+          kernels::LeakyRelu(v, v, n, alpha);
+          return;
+        case ActKind::kScaledTanh:
+          for (int64_t i = 0; i < n; ++i) v[i] *= beta;
+          kernels::Tanh(v, v, n);
+          for (int64_t i = 0; i < n; ++i) v[i] *= alpha;
+          return;
+        default:
+          break;
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) v[i] = (*this)(v[i]);
+  }
 };
 
 struct ActSpec {
@@ -166,6 +198,12 @@ struct Dims {
   int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 0, gates = 0;
 };
 
+// One direction's prepacked products (RecurrentKernel::PackConstantWeights): W^T [I, G*H], R^T [H, G*H], and GRU's
+// R_h^T [H, H] where linear_before_reset is 0.
+struct PackedDirection {
+  std::unique_ptr<kernels::PackedSgemm> w, r, r_hidden;
+};
+
 class RecurrentKernel : public OpKernel {
  public:
   explicit RecurrentKernel(CellKind kind, bool quantized = false) : kind_(kind), quantized_(quantized) {}
@@ -197,7 +235,9 @@ class RecurrentKernel : public OpKernel {
     }
     linear_before_reset_ = kind_ == CellKind::kGru && info.GetInt("linear_before_reset", 0) != 0;
     input_forget_ = kind_ == CellKind::kLstm && info.GetInt("input_forget", 0) != 0;
-    return ParseActivations(info);
+    ONYX_RETURN_IF_ERROR(ParseActivations(info));
+    if (!quantized_) PackConstantWeights(info);
+    return Status::Ok();
   }
 
   Status Compute(KernelContext& ctx) override {
@@ -364,6 +404,39 @@ class RecurrentKernel : public OpKernel {
     return Status::Ok();
   }
 
+  // The per-direction products X * W^T and H * R^T (and GRU's (r . H) * R_h^T) on weights packed once, where W and R
+  // are float session constants (initializers, as exported models have them): the per-step product is small (batch
+  // rows) and oneDNN's sgemm packed R again at every step of the sequence.
+  void PackConstantWeights(const KernelInfo& info) {
+    const Tensor* w = info.ConstantInput(1);
+    const Tensor* r = info.ConstantInput(2);
+    if (w == nullptr || r == nullptr || w->type() != DataType::kFloat || r->type() != DataType::kFloat ||
+        w->rank() != 3 || r->rank() != 3 || w->dim(0) != num_dirs_ || r->dim(0) != num_dirs_) {
+      return;
+    }
+    const int64_t H = r->dim(2), GH = NumGates(kind_) * H, I = w->dim(2);
+    if (H <= 0 || I <= 0 || r->dim(1) != GH || w->dim(1) != GH) return;
+    std::vector<float> t;
+    auto transposed = [&t](const float* m, int64_t rows, int64_t cols) {  // [rows, cols] -> [cols, rows]
+      t.resize(static_cast<size_t>(rows * cols));
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j) t[static_cast<size_t>(j * rows + i)] = m[i * cols + j];
+      return t.data();
+    };
+    constexpr auto kNone = kernels::MatMulActivation::kNone;
+    for (int64_t dir = 0; dir < num_dirs_; ++dir) {
+      const float* wd = w->data<float>() + dir * GH * I;
+      const float* rd = r->data<float>() + dir * GH * H;
+      packed_.push_back(PackedDirection{
+          std::make_unique<kernels::PackedSgemm>(I, GH, transposed(wd, GH, I), nullptr, kNone),
+          std::make_unique<kernels::PackedSgemm>(H, RecurrentColumns(H), transposed(rd, RecurrentColumns(H), H),
+                                                 nullptr, kNone),
+          SeparateHiddenProduct()
+              ? std::make_unique<kernels::PackedSgemm>(H, H, transposed(rd + 2 * H * H, H, H), nullptr, kNone)
+              : nullptr});
+    }
+  }
+
   Status ParseActivations(const KernelInfo& info) {
     const int per_dir = NumActivations(kind_);
     std::vector<std::string> names = info.GetStrings("activations");
@@ -437,18 +510,32 @@ class RecurrentKernel : public OpKernel {
     };
     std::vector<CT> h_state = load_state(init_h);
     std::vector<CT> c_state = load_state(init_c);
-    const std::vector<CT> wv = qw != nullptr ? std::vector<CT>(static_cast<size_t>(D * G * H * I)) : ToCompute<T>(w);
-    const std::vector<CT> rv = qr != nullptr ? std::vector<CT>(static_cast<size_t>(D * G * H * H)) : ToCompute<T>(r);
-    std::vector<CT> bv = b != nullptr ? ToCompute<T>(*b) : std::vector<CT>(static_cast<size_t>(D * 2 * G * H), CT(0));
-    std::vector<CT> pv = p != nullptr ? ToCompute<T>(*p) : std::vector<CT>(static_cast<size_t>(D * 3 * H), CT(0));
+    // W, R, B and P as CT: the tensors' own data where T is CT, else converted copies (the 8-bit W and R of
+    // DynamicQuantizeLSTM are read through qw / qr instead).
+    std::vector<CT> w_copy, r_copy, b_copy, p_copy;
+    auto as_compute = [](const Tensor& t, std::vector<CT>& copy) -> const CT* {
+      if constexpr (std::is_same_v<T, CT>) {
+        return t.data<T>();
+      } else {
+        copy = ToCompute<T>(t);
+        return copy.data();
+      }
+    };
+    const CT* wv = qw != nullptr ? nullptr : as_compute(w, w_copy);
+    const CT* rv = qr != nullptr ? nullptr : as_compute(r, r_copy);
+    if (b == nullptr) b_copy.assign(static_cast<size_t>(D * 2 * G * H), CT(0));
+    const CT* bv = b != nullptr ? as_compute(*b, b_copy) : b_copy.data();
+    const CT* pv = p != nullptr ? as_compute(*p, p_copy) : nullptr;
 
     std::vector<CT> y(static_cast<size_t>(S * D * B * H), CT(0));  // time-major [S, D, B, H]
     for (int64_t dir = 0; dir < D; ++dir) {
       const bool reverse = dir == 1 || reverse_first_;
-      RunDirection<CT>(d, lens, reverse, dir, x_tm, wv.data() + dir * G * H * I, rv.data() + dir * G * H * H,
-                       bv.data() + dir * 2 * G * H, pv.data() + dir * 3 * H, h_state.data() + dir * B * H,
+      RunDirection<CT>(d, lens, reverse, dir, x_tm, wv != nullptr ? wv + dir * G * H * I : nullptr,
+                       rv != nullptr ? rv + dir * G * H * H : nullptr, bv + dir * 2 * G * H,
+                       pv != nullptr ? pv + dir * 3 * H : nullptr, h_state.data() + dir * B * H,
                        c_state.data() + dir * B * H, y, qw != nullptr ? &(*qw)[static_cast<size_t>(dir)] : nullptr,
-                       qr != nullptr ? &(*qr)[static_cast<size_t>(dir)] : nullptr, ctx.num_threads());
+                       qr != nullptr ? &(*qr)[static_cast<size_t>(dir)] : nullptr, ctx.num_threads(),
+                       Packed<CT>(dir, d));
     }
 
     const size_t num_out = ctx.num_outputs();
@@ -477,114 +564,203 @@ class RecurrentKernel : public OpKernel {
     return Status::Ok();
   }
 
+  // GRU without linear_before_reset multiplies R_h by r . H_{t-1}, a product of its own after the gates z and r.
+  bool SeparateHiddenProduct() const { return kind_ == CellKind::kGru && !linear_before_reset_; }
+  // Columns of the packed per-step product H * R^T: every gate's, except R_h's where that product is separate.
+  int64_t RecurrentColumns(int64_t hidden) const { return (SeparateHiddenProduct() ? 2 : NumGates(kind_)) * hidden; }
+
+  // Direction dir's prepacked products where they exist for this run's sizes (float, constant W and R), else null.
+  template <typename CT>
+  const PackedDirection* Packed(int64_t dir, const Dims& d) const {
+    if (!std::is_same_v<CT, float> || packed_.size() != static_cast<size_t>(d.dirs)) return nullptr;
+    const PackedDirection& p = packed_[static_cast<size_t>(dir)];
+    const bool fits = p.w->k() == d.input && p.r->k() == d.hidden && p.r->n() == RecurrentColumns(d.hidden);
+    return fits ? &p : nullptr;
+  }
+
   // Runs one direction over the whole sequence, updating h / c ([B, H], initial states on entry) in place and
   // writing its slice of y ([S, D, B, H]).
   template <typename CT>
   void RunDirection(const Dims& d, const std::vector<int64_t>& lens, bool reverse, int64_t dir,
                     const std::vector<CT>& x_tm, const CT* w, const CT* r, const CT* bias, const CT* peep, CT* h, CT* c,
-                    std::vector<CT>& y, const QuantMatrix* qw, const QuantMatrix* qr, int threads) const {
-    const int64_t S = d.seq, B = d.batch, I = d.input, H = d.hidden, D = d.dirs, G = d.gates;
-    const int64_t GH = G * H;
+                    std::vector<CT>& y, const QuantMatrix* qw, const QuantMatrix* qr, int threads,
+                    const PackedDirection* packed) const {
+    const int64_t S = d.seq, B = d.batch, I = d.input, H = d.hidden, GH = d.gates * d.hidden;
     if (S == 0 || B == 0 || H == 0) return;
-    const Activation* act = activations_.data() + dir * NumActivations(kind_);
-    auto clip = [&](CT v) {
-      if (!has_clip_) return v;
-      const CT lim = static_cast<CT>(clip_);
-      return std::max(-lim, std::min(lim, v));
-    };
-    const CT* wb = bias;       // [G*H]
-    const CT* rb = bias + GH;  // [G*H]
-
     // X * W^T for every step at once: [S*B, G*H].
     std::vector<CT> xw(static_cast<size_t>(S * B * GH));
     if constexpr (std::is_same_v<CT, float>) {
       if (qw != nullptr) QuantizedProduct(x_tm.data(), S * B, *qw, xw.data(), threads);
     }
-    if (qw == nullptr) nn::Gemm<CT>(false, true, S * B, GH, I, CT(1), x_tm.data(), I, w, I, CT(0), xw.data(), GH);
+    if constexpr (std::is_same_v<CT, float>) {
+      if (packed != nullptr) {
+        packed->w->Run(S * B, x_tm.data(), xw.data(), kernels::PrimitiveThreads(2 * S * B * GH * I, threads));
+      }
+    }
+    if (qw == nullptr && packed == nullptr) {
+      nn::Gemm<CT>(false, true, S * B, GH, I, CT(1), x_tm.data(), I, w, I, CT(0), xw.data(), GH);
+    }
+    // Batch entries never interact: each thread can run the whole sequence for a group of them, with no fork and
+    // join per step, where every group's pass over R stays in its core's L2 (each group reads all of R at every
+    // step). Not for DynamicQuantizeLSTM: its per-step quantization takes the range of the whole batch's H.
+    const int64_t r_bytes = GH * H * static_cast<int64_t>(sizeof(CT));
+    const int64_t groups = qr == nullptr && B >= 2 && r_bytes <= kernels::L2CacheBytes() / 2 &&
+                                   kernels::PrimitiveThreads(2 * S * B * GH * H, threads) > 1
+                               ? std::min<int64_t>(threads, B)
+                               : 1;
+    // Otherwise the per-step products take the threads where a step has the work (or streams the weights) for it.
+    const int step_threads = groups > 1 ? 1 : kernels::PrimitiveThreads(2 * B * GH * H, threads, r_bytes);
+    kernels::RunTasks(groups, static_cast<int>(groups), [&](int64_t group) {
+      const int64_t n0 = group * B / groups, n1 = (group + 1) * B / groups;
+      RunRows<CT>(d, lens, reverse, dir, n0, n1, xw, r, bias, peep, h, c, y, qr, threads, step_threads, packed);
+    });
+  }
 
+  // Steps of one direction for batch entries [n0, n1), given X * W^T for all steps (xw, [S, B, G*H]): updates their
+  // h / c rows and writes their rows of y.
+  template <typename CT>
+  void RunRows(const Dims& d, const std::vector<int64_t>& lens, bool reverse, int64_t dir, int64_t n0, int64_t n1,
+               const std::vector<CT>& xw, const CT* r, const CT* bias, const CT* peep, CT* h_all, CT* c_all,
+               std::vector<CT>& y, const QuantMatrix* qr, int threads, int step_threads,
+               const PackedDirection* packed) const {
+    const int64_t S = d.seq, H = d.hidden, D = d.dirs, GH = d.gates * H, B = n1 - n0, batch = d.batch;
+    const Activation* act = activations_.data() + dir * NumActivations(kind_);
+    auto ClipSpan = [&](CT* v, int64_t count) {
+      if (!has_clip_) return;
+      const CT lim = static_cast<CT>(clip_);
+      for (int64_t j = 0; j < count; ++j) v[j] = std::max(-lim, std::min(lim, v[j]));
+    };
+    const CT* wb = bias;       // [G*H]
+    const CT* rb = bias + GH;  // [G*H]
+    CT* h = h_all + n0 * H;    // this group's rows of the states
+    CT* c = c_all + n0 * H;
     std::vector<CT> hr(static_cast<size_t>(B * GH));  // H_{t-1} * R^T
+    // hr's row stride: the packed product's columns (GRU's separate R_h product leaves its gate out), else G * H.
+    const int64_t hr_ld = packed != nullptr ? packed->r->n() : GH;
     std::vector<CT> h_new(static_cast<size_t>(B * H));
     std::vector<CT> c_new(static_cast<size_t>(B * H));
-    std::vector<CT> gate_r, rh, rh_r;  // GRU scratch
+    std::vector<CT> rh, rh_r;  // GRU scratch
     if (kind_ == CellKind::kGru) {
-      gate_r.resize(static_cast<size_t>(B * H));
       rh.resize(static_cast<size_t>(B * H));
       rh_r.resize(static_cast<size_t>(B * H));
     }
 
     for (int64_t step = 0; step < S; ++step) {
       const int64_t t = reverse ? S - 1 - step : step;
-      const CT* xw_t = xw.data() + t * B * GH;
+      const CT* xw_t = xw.data() + (t * batch + n0) * GH;
       if constexpr (std::is_same_v<CT, float>) {
         if (qr != nullptr) QuantizedProduct(h, B, *qr, hr.data(), threads);
       }
-      if (qr == nullptr) nn::Gemm<CT>(false, true, B, GH, H, CT(1), h, H, r, H, CT(0), hr.data(), GH);
+      if constexpr (std::is_same_v<CT, float>) {
+        if (packed != nullptr) packed->r->Run(B, h, hr.data(), step_threads);
+      }
+      if (qr == nullptr && packed == nullptr)
+        nn::Gemm<CT>(false, true, B, GH, H, CT(1), h, H, r, H, CT(0), hr.data(), GH);
+      // Pre-activations in place of hr, row by row, summed as xw + hr + wb + rb; then each gate's span of H values
+      // (contiguous per row) is clipped and activated at once: the array kernels of vector_math for the usual
+      // sigmoid and tanh, where a call per value cost ~10x the products of a step.
       switch (kind_) {
         case CellKind::kRnn:
-          for (int64_t n = 0; n < B; ++n)
-            for (int64_t j = 0; j < H; ++j) {
-              const int64_t k = n * GH + j;
-              h_new[static_cast<size_t>(n * H + j)] = act[0](clip(xw_t[k] + hr[static_cast<size_t>(k)] + wb[j] + rb[j]));
-            }
+          for (int64_t n = 0; n < B; ++n) {
+            CT* g = hr.data() + n * hr_ld;
+            const CT* xg = xw_t + n * GH;
+            for (int64_t j = 0; j < H; ++j) g[j] = xg[j] + g[j] + wb[j] + rb[j];
+            ClipSpan(g, H);
+            act[0].Apply(g, H);
+            std::copy(g, g + H, h_new.data() + n * H);
+          }
           break;
         case CellKind::kGru: {
-          // Gate order in W, R and B: z (update), r (reset), h (hidden).
-          std::vector<CT>& z = c_new;  // scratch: GRU has no cell state
-          for (int64_t n = 0; n < B; ++n)
-            for (int64_t j = 0; j < H; ++j) {
-              const size_t o = static_cast<size_t>(n * H + j);
-              const int64_t kz = n * GH + j;
-              const int64_t kr = kz + H;
-              z[o] = act[0](clip(xw_t[kz] + hr[static_cast<size_t>(kz)] + wb[j] + rb[j]));
-              gate_r[o] = act[0](clip(xw_t[kr] + hr[static_cast<size_t>(kr)] + wb[H + j] + rb[H + j]));
+          // Gate order in W, R and B: z (update), r (reset), h (hidden); z and r are adjacent in each row.
+          for (int64_t n = 0; n < B; ++n) {
+            CT* g = hr.data() + n * hr_ld;
+            const CT* xg = xw_t + n * GH;
+            for (int64_t j = 0; j < 2 * H; ++j) g[j] = xg[j] + g[j] + wb[j] + rb[j];
+            ClipSpan(g, 2 * H);
+            act[0].Apply(g, 2 * H);
+            if (!linear_before_reset_) {
+              const CT* hn = h + n * H;
+              for (int64_t j = 0; j < H; ++j) rh[static_cast<size_t>(n * H + j)] = g[H + j] * hn[j];
             }
-          if (!linear_before_reset_) {
-            for (size_t o = 0; o < rh.size(); ++o) rh[o] = gate_r[o] * h[o];
-            nn::Gemm<CT>(false, true, B, H, H, CT(1), rh.data(), H, r + 2 * H * H, H, CT(0), rh_r.data(), H);
           }
-          for (int64_t n = 0; n < B; ++n)
-            for (int64_t j = 0; j < H; ++j) {
-              const size_t o = static_cast<size_t>(n * H + j);
-              const int64_t kh = n * GH + 2 * H + j;
-              CT pre;
-              if (linear_before_reset_) {
-                pre = xw_t[kh] + wb[2 * H + j] + gate_r[o] * (hr[static_cast<size_t>(kh)] + rb[2 * H + j]);
-              } else {
-                pre = xw_t[kh] + rh_r[o] + wb[2 * H + j] + rb[2 * H + j];
-              }
-              const CT ht = act[1](clip(pre));
-              h_new[o] = (CT(1) - z[o]) * ht + z[o] * h[o];
+          if (!linear_before_reset_) {
+            if constexpr (std::is_same_v<CT, float>) {
+              if (packed != nullptr) packed->r_hidden->Run(B, rh.data(), rh_r.data(), step_threads);
             }
+            if (packed == nullptr) {
+              nn::Gemm<CT>(false, true, B, H, H, CT(1), rh.data(), H, r + 2 * H * H, H, CT(0), rh_r.data(), H);
+            }
+          }
+          for (int64_t n = 0; n < B; ++n) {
+            const CT* g = hr.data() + n * hr_ld;
+            const CT* z = g;
+            const CT* gate_r = g + H;
+            const CT* xh = xw_t + n * GH + 2 * H;
+            const CT* hh = g + 2 * H;  // H_{t-1} * R_h^T
+            CT* pre = h_new.data() + n * H;
+            if (linear_before_reset_) {
+              for (int64_t j = 0; j < H; ++j) pre[j] = xh[j] + wb[2 * H + j] + gate_r[j] * (hh[j] + rb[2 * H + j]);
+            } else {
+              const CT* rr = rh_r.data() + n * H;
+              for (int64_t j = 0; j < H; ++j) pre[j] = xh[j] + rr[j] + wb[2 * H + j] + rb[2 * H + j];
+            }
+            ClipSpan(pre, H);
+            act[1].Apply(pre, H);
+            const CT* hn = h + n * H;
+            for (int64_t j = 0; j < H; ++j) pre[j] = (CT(1) - z[j]) * pre[j] + z[j] * hn[j];
+          }
           break;
         }
         case CellKind::kLstm: {
           // Gate order in W, R and B: i (input), o (output), f (forget), c (cell); peepholes: i, o, f.
-          const CT* pi = peep;
-          const CT* po = peep + H;
-          const CT* pf = peep + 2 * H;
-          for (int64_t n = 0; n < B; ++n)
-            for (int64_t j = 0; j < H; ++j) {
-              const size_t o = static_cast<size_t>(n * H + j);
-              auto pre = [&](int64_t gate) {
-                const int64_t k = n * GH + gate * H + j;
-                return xw_t[k] + hr[static_cast<size_t>(k)] + wb[gate * H + j] + rb[gate * H + j];
-              };
-              const CT c_prev = c[o];
-              const CT gi = act[0](clip(pre(0) + pi[j] * c_prev));
-              const CT gf = input_forget_ ? CT(1) - gi : act[0](clip(pre(2) + pf[j] * c_prev));
-              const CT gc = act[1](clip(pre(3)));
-              const CT ct = gf * c_prev + gi * gc;
-              const CT go = act[0](clip(pre(1) + po[j] * ct));
-              c_new[o] = ct;
-              h_new[o] = go * act[2](clip(ct));  // the state itself stays unclipped
+          const CT* pi = peep;  // null without P
+          const CT* po = peep != nullptr ? peep + H : nullptr;
+          const CT* pf = peep != nullptr ? peep + 2 * H : nullptr;
+          for (int64_t n = 0; n < B; ++n) {
+            CT* g = hr.data() + n * hr_ld;
+            const CT* xg = xw_t + n * GH;
+            for (int64_t j = 0; j < GH; ++j) g[j] = xg[j] + g[j] + wb[j] + rb[j];
+            CT* gi = g;
+            CT* go = g + H;
+            CT* gf = g + 2 * H;
+            CT* gc = g + 3 * H;
+            const CT* c_prev = c + n * H;
+            if (peep != nullptr) {
+              for (int64_t j = 0; j < H; ++j) gi[j] += pi[j] * c_prev[j];
+              if (!input_forget_) {
+                for (int64_t j = 0; j < H; ++j) gf[j] += pf[j] * c_prev[j];
+              }
             }
+            ClipSpan(gi, H);
+            act[0].Apply(gi, H);
+            if (input_forget_) {
+              for (int64_t j = 0; j < H; ++j) gf[j] = CT(1) - gi[j];
+            } else {
+              ClipSpan(gf, H);
+              act[0].Apply(gf, H);
+            }
+            ClipSpan(gc, H);
+            act[1].Apply(gc, H);
+            CT* ct = c_new.data() + n * H;
+            for (int64_t j = 0; j < H; ++j) ct[j] = gf[j] * c_prev[j] + gi[j] * gc[j];
+            if (peep != nullptr) {
+              for (int64_t j = 0; j < H; ++j) go[j] += po[j] * ct[j];
+            }
+            ClipSpan(go, H);
+            act[0].Apply(go, H);
+            CT* hn = h_new.data() + n * H;
+            std::copy(ct, ct + H, hn);
+            ClipSpan(hn, H);  // the state itself stays unclipped
+            act[2].Apply(hn, H);
+            for (int64_t j = 0; j < H; ++j) hn[j] *= go[j];
+          }
           break;
         }
       }
       const bool has_cell = kind_ == CellKind::kLstm;
       for (int64_t n = 0; n < B; ++n) {
-        if (t >= lens[static_cast<size_t>(n)]) continue;  // padding: state kept, Y stays zero
-        CT* y_t = y.data() + ((t * D + dir) * B + n) * H;
+        if (t >= lens[static_cast<size_t>(n0 + n)]) continue;  // padding: state kept, Y stays zero
+        CT* y_t = y.data() + ((t * D + dir) * batch + n0 + n) * H;
         for (int64_t j = 0; j < H; ++j) {
           const size_t o = static_cast<size_t>(n * H + j);
           h[o] = h_new[o];
@@ -597,6 +773,7 @@ class RecurrentKernel : public OpKernel {
 
   CellKind kind_;
   bool quantized_ = false;  // DynamicQuantizeLSTM
+  std::vector<PackedDirection> packed_;  // per direction; empty where W and R are not float constants
   int num_dirs_ = 1;
   bool reverse_first_ = false;
   int64_t hidden_size_ = -1;
