@@ -198,11 +198,82 @@ void SigmoidArray(const float* in, float* out, int64_t n) {
 void ErfArray(const float* in, float* out, int64_t n) {
   MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return ErfV(d, v); });
 }
+void ReluArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return hn::IfThenZeroElse(hn::Lt(v, hn::Zero(d)), v); });
+}
 void LeakyReluArray(const float* in, float* out, int64_t n, float alpha) {
   MapArray(in, out, n, [alpha](auto d, auto v) HWY_ATTR {
     return hn::IfThenElse(hn::Lt(v, hn::Zero(d)), hn::Mul(v, hn::Set(d, alpha)), v);
   });
 }
+// e^x - 1 for x <= 0 (lanes above 0 give 0: the callers select x there): Highway's Expm1 (4 ulp) on the argument
+// clamped at -87 (expm1 rounds to -1 below) so that its exponential never goes subnormal; below 2^-13 in magnitude
+// x + x^2 / 2 (relative error < 3e-9), below 2^-26 x itself, where the polynomial's powers would be subnormal.
+template <class D, class V>
+HWY_INLINE V Expm1NonPositiveV(D d, V x) {
+  const V small = hn::Set(d, 0x1p-13f);
+  const V xs = ZeroTiny(d, x, kTinyArgument);
+  const V arg = hn::IfThenZeroElse(hn::Lt(hn::Abs(x), small), hn::Max(hn::Min(x, hn::Zero(d)), hn::Set(d, -87.0f)));
+  const V quadratic = hn::MulAdd(hn::Mul(xs, xs), hn::Set(d, 0.5f), xs);
+  return hn::IfThenElse(hn::Lt(hn::Abs(x), small),
+                        hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, kTinyArgument)), x, quadratic), hn::Expm1(d, arg));
+}
+
+void ExpLinearArray(const float* in, float* out, int64_t n, float positive_scale, float negative_scale,
+                    float input_divisor) {
+  MapArray(in, out, n, [=](auto d, auto x) HWY_ATTR {
+    const auto linear = hn::Mul(x, hn::Set(d, positive_scale));
+    const auto scaled = input_divisor == 1.0f ? x : hn::Div(x, hn::Set(d, input_divisor));
+    const auto negative = hn::Mul(Expm1NonPositiveV(d, scaled), hn::Set(d, negative_scale));
+    return hn::IfThenElse(hn::Lt(x, hn::Zero(d)), negative, linear);
+  });
+}
+
+// log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow, and e^x's full relative accuracy far below 0.
+template <class D, class V>
+HWY_INLINE V SoftplusV(D d, V x) {
+  const V e = ExpV(d, hn::Neg(hn::Abs(x)));
+  const V y = hn::Add(hn::IfThenElseZero(hn::Gt(x, hn::Zero(d)), x), hn::Log1p(d, e));
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
+}
+
+void SoftplusArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return SoftplusV(d, v); });
+}
+
+// x tanh(softplus(x)) = x n / (n + 2) with n = e^x (e^x + 2): one exponential, no cancellation; tanh(softplus(x))
+// rounds to 1 above x = 20 (where e^x would grow needlessly).
+void MishArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto x) HWY_ATTR {
+    const auto limit = hn::Set(d, 20.0f);
+    const auto e = ExpV(d, hn::Min(x, limit));
+    const auto num = hn::Mul(e, hn::Add(e, hn::Set(d, 2.0f)));
+    const auto t = hn::IfThenElse(hn::Gt(x, limit), hn::Set(d, 1.0f), hn::Div(num, hn::Add(num, hn::Set(d, 2.0f))));
+    return hn::IfThenElse(hn::IsNaN(x), x, hn::Mul(x, t));
+  });
+}
+
+// Highway's Sin / Cos (3 ulp) hold for |x| <= 39000; a vector with a lane beyond (or NaN or infinite) is computed
+// by std::sin / std::cos lane by lane.
+template <bool kCos>
+void SinCosArray(const float* in, float* out, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto range = hn::Set(d, 39000.0f);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto x = hn::LoadU(d, in + i);
+    if (hn::AllTrue(d, hn::Le(hn::Abs(x), range))) {
+      hn::StoreU(kCos ? hn::Cos(d, x) : hn::Sin(d, x), d, out + i);
+    } else {
+      for (int64_t k = i; k < i + lanes; ++k) out[k] = kCos ? std::cos(in[k]) : std::sin(in[k]);
+    }
+  }
+  for (; i < n; ++i) out[i] = kCos ? std::cos(in[i]) : std::sin(in[i]);
+}
+void SinArray(const float* in, float* out, int64_t n) { SinCosArray<false>(in, out, n); }
+void CosArray(const float* in, float* out, int64_t n) { SinCosArray<true>(in, out, n); }
+
 // GeluV, but a vector whose lanes all lie in erf's small range (|x| < 1.3: most of a transformer's pre-activation
 // values) takes that range's polynomial alone, skipping the erfc branch and its exponential: the same operations
 // on those lanes as GeluV's, so the same bits. A NaN lane fails the test and goes the full way.
@@ -496,7 +567,13 @@ HWY_EXPORT(ExpArray);
 HWY_EXPORT(TanhArray);
 HWY_EXPORT(SigmoidArray);
 HWY_EXPORT(ErfArray);
+HWY_EXPORT(ReluArray);
 HWY_EXPORT(LeakyReluArray);
+HWY_EXPORT(ExpLinearArray);
+HWY_EXPORT(SoftplusArray);
+HWY_EXPORT(MishArray);
+HWY_EXPORT(SinArray);
+HWY_EXPORT(CosArray);
 HWY_EXPORT(GeluArray);
 HWY_EXPORT(GeluTanhArray);
 HWY_EXPORT(SoftmaxRowImpl);
@@ -509,9 +586,18 @@ void Exp(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpArray
 void Tanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(TanhArray)(in, out, n); }
 void Sigmoid(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SigmoidArray)(in, out, n); }
 void Erf(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ErfArray)(in, out, n); }
+void Relu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ReluArray)(in, out, n); }
 void LeakyRelu(const float* in, float* out, int64_t n, float alpha) {
   HWY_DYNAMIC_DISPATCH(LeakyReluArray)(in, out, n, alpha);
 }
+void ExpLinear(const float* in, float* out, int64_t n, float positive_scale, float negative_scale,
+               float input_divisor) {
+  HWY_DYNAMIC_DISPATCH(ExpLinearArray)(in, out, n, positive_scale, negative_scale, input_divisor);
+}
+void Softplus(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftplusArray)(in, out, n); }
+void Mish(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(MishArray)(in, out, n); }
+void Sin(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SinArray)(in, out, n); }
+void Cos(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(CosArray)(in, out, n); }
 void Gelu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArray)(in, out, n); }
 void GeluTanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhArray)(in, out, n); }
 void SoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxRowImpl)(in, out, n); }

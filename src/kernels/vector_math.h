@@ -34,6 +34,26 @@ void Erf(const float* in, float* out, int64_t n);
 // LeakyRelu over 2M normalized values: 11.6 ms, against 1.5 on positive ones).
 void LeakyRelu(const float* in, float* out, int64_t n, float alpha);
 
+// x < 0 ? 0 : x, exactly (NaN and -0 kept), for the same reason: standalone Relu over 400k values of both signs
+// 0.52 -> 0.25 ms.
+void Relu(const float* in, float* out, int64_t n);
+
+// x > 0 ? positive_scale x : negative_scale (e^(x / input_divisor) - 1), the exponential linear units: Elu (1,
+// alpha, 1), Selu (gamma, gamma alpha, 1), Celu (1, alpha, alpha); at 0 and NaN positive_scale x. rel <= 3e-7
+// (Highway's expm1 above -87, -1 below; x + x^2 / 2 below 2^-13 in magnitude).
+void ExpLinear(const float* in, float* out, int64_t n, float positive_scale, float negative_scale, float input_divisor);
+
+// log(1 + e^x) as max(x, 0) + log1p(e^-|x|); rel <= 4e-7 (0 below x = -87.3, where e^x would be subnormal).
+void Softplus(const float* in, float* out, int64_t n);
+
+// Mish: x tanh(softplus(x)), as x n / (n + 2) with n = e^x (e^x + 2); rel <= 5e-7 (0 below x = -87.3, where e^x
+// would be subnormal: |results| < 1.1e-36 there).
+void Mish(const float* in, float* out, int64_t n);
+
+// sin(x), cos(x): Highway's (3 ulp) for |x| <= 39000, std:: beyond (per vector holding such a lane).
+void Sin(const float* in, float* out, int64_t n);
+void Cos(const float* in, float* out, int64_t n);
+
 // GELU, erf form: 0.5 x (1 + erf(x / sqrt 2)). For negative x it uses erfc, so the small results keep their
 // relative accuracy: |error| <= 5e-8 + 5e-7 |y|, and rel <= 1.5e-6 where |y| >= 1e-6 (x > -5.3); below x = -5.6
 // (|y| < 5e-8) results flush to zero.

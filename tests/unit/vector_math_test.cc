@@ -136,6 +136,16 @@ double GeluTanhRef(double x) {
   return x / (1.0 + std::exp(-2.0 * w));
 }
 double SigmoidRef(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+double SoftplusRef(double x) { return x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+
+// The exponential linear units through ExpLinear, with ONNX's default attributes (Celu with alpha 2, so that the
+// divisor is not 1), against double references.
+constexpr float kSeluAlpha = 1.67326319217681884765625f, kSeluGamma = 1.05070102214813232421875f;
+void EluArray(const float* in, float* out, int64_t n) { ExpLinear(in, out, n, 1.0f, 1.0f, 1.0f); }
+void SeluArray(const float* in, float* out, int64_t n) {
+  ExpLinear(in, out, n, kSeluGamma, kSeluGamma * kSeluAlpha, 1.0f);
+}
+void Celu2Array(const float* in, float* out, int64_t n) { ExpLinear(in, out, n, 1.0f, 2.0f, 2.0f); }
 
 std::vector<Case> Cases() {
   return {
@@ -150,6 +160,22 @@ std::vector<Case> Cases() {
       // the float rounding of the exponent's argument becomes a relative error of the small result.
       {"Gelu", Gelu, GeluRef, 5e-8, 5e-7, 1e-6, 1.5e-6},
       {"GeluTanh", GeluTanh, GeluTanhRef, 5e-8, 5e-7, 1e-6, 2.5e-6},
+      // The exponential linear units: Highway's expm1 (4 ulp) and one rounding more; measured 2.1e-7 at worst.
+      {"Elu", EluArray, [](double x) { return x < 0 ? std::expm1(x) : x; }, 1e-45, 3e-7, kFltMin, 3e-7},
+      {"Selu", SeluArray,
+       [](double x) {
+         return x > 0 ? double{kSeluGamma} * x : double{kSeluGamma} * double{kSeluAlpha} * std::expm1(x);
+       },
+       1e-45, 3e-7, kFltMin, 3e-7},
+      // Celu: a subnormal x / alpha loses its last bits (one subnormal step, 1.4e-45, in the result).
+      {"Celu", Celu2Array, [](double x) { return x > 0 ? x : 2.0 * std::expm1(x / 2.0); }, 3e-45, 3e-7, kFltMin, 3e-7},
+      // Softplus: relative on normal results; below x = -87.3 (results under FLT_MIN) 0.
+      {"Softplus", Softplus, SoftplusRef, kFltMin, 4e-7, kFltMin, 4e-7},
+      // Mish: relative where e^x is normal; below (|result| < 1.1e-36) 0.
+      {"Mish", Mish, [](double x) { return x * std::tanh(SoftplusRef(x)); }, 1.1e-36, 5e-7, 1.1e-36, 5e-7},
+      // Sin, Cos: Highway's within |x| <= 39000 (3 ulp of the result, absolute near the zeros), std:: beyond.
+      {"Sin", Sin, [](double x) { return std::sin(x); }, 1.2e-7, 4e-7, 1.0, 0},
+      {"Cos", Cos, [](double x) { return std::cos(x); }, 1.2e-7, 4e-7, 1.0, 0},
   };
 }
 
@@ -193,6 +219,21 @@ TEST(VectorMath, LeakyReluIsTheScalarExpressionBitForBit) {
       }
     });
   }
+}
+
+// Relu likewise: x < 0 ? 0 : x bit for bit (-0 stays -0, NaN stays NaN).
+TEST(VectorMath, ReluIsTheScalarExpressionBitForBit) {
+  std::vector<float> xs = SweepInputs();
+  xs.push_back(-3.0f);  // odd length
+  ForEachTarget([&](const std::string& target) {
+    std::vector<float> got(xs.size());
+    Relu(xs.data(), got.data(), static_cast<int64_t>(xs.size()));
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const float want = xs[i] < 0.0f ? 0.0f : xs[i];
+      ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want))
+          << "Relu(" << xs[i] << ") on " << target;
+    }
+  });
 }
 
 TEST(VectorMath, ErfRelativeNearZero) {
@@ -280,7 +321,11 @@ TEST(VectorMath, NoSubnormalsOnLargeInputs) {
                                 {"Sigmoid", Sigmoid, &big},
                                 {"Tanh", Tanh, &big},
                                 {"Gelu", Gelu, &big},
-                                {"GeluTanh", GeluTanh, &big}}) {
+                                {"GeluTanh", GeluTanh, &big},
+                                {"Elu", EluArray, &big},
+                                {"Selu", SeluArray, &big},
+                                {"Softplus", Softplus, &big},
+                                {"Mish", Mish, &big}}) {
       std::vector<float> out(xs->size());
       EXPECT_EQ(flags_raised([&] { fn(xs->data(), out.data(), static_cast<int64_t>(xs->size())); }), 0u)
           << name << " on " << target;

@@ -39,6 +39,7 @@ struct ReluFn : NoAttributes {
       return x < C(0) ? C(0) : x;  // keeps NaN
     }
   }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Relu(in, out, n); }
 };
 
 struct LeakyReluFn {
@@ -113,6 +114,9 @@ struct EluFn {
   C operator()(C x) const {
     return x < C(0) ? static_cast<C>(alpha) * std::expm1(x) : x;
   }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const {
+    kernels::ExpLinear(in, out, n, 1.0f, alpha, 1.0f);
+  }
 };
 
 struct SeluFn {
@@ -128,6 +132,9 @@ struct SeluFn {
     const C g = static_cast<C>(gamma);
     return x > C(0) ? g * x : g * static_cast<C>(alpha) * std::expm1(x);
   }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const {
+    kernels::ExpLinear(in, out, n, gamma, gamma * alpha, 1.0f);
+  }
 };
 
 struct CeluFn {
@@ -142,6 +149,9 @@ struct CeluFn {
     const C a = static_cast<C>(alpha);
     return x > C(0) ? x : a * std::expm1(x / a);
   }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const {
+    kernels::ExpLinear(in, out, n, 1.0f, alpha, alpha);
+  }
 };
 
 struct SoftplusFn : NoAttributes {
@@ -149,6 +159,7 @@ struct SoftplusFn : NoAttributes {
   C operator()(C x) const {
     return StableSoftplus(x);
   }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Softplus(in, out, n); }
 };
 
 struct SoftsignFn : NoAttributes {
@@ -163,6 +174,7 @@ struct MishFn : NoAttributes {
   C operator()(C x) const {
     return x * std::tanh(StableSoftplus(x));
   }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Mish(in, out, n); }
 };
 
 struct GeluFn {
@@ -299,7 +311,7 @@ class PReluKernel : public OpKernel {
         const float k = s[scalar ? 0 : p % channels];
         const float* a = in + p * plane;
         float* b = out + p * plane;
-        for (int64_t i = 0; i < plane; ++i) b[i] = a[i] < 0.0f ? a[i] * k : a[i];
+        kernels::LeakyRelu(a, b, plane, k);  // a < 0 ? k a : a, bit for bit, vectorized (the branch was not)
       }
     });
     return true;
