@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/float16.h"
 #include "kernels/cpu_isa.h"
 #include "kernels/vector_math.h"
 
@@ -273,6 +274,32 @@ void SinCosArray(const float* in, float* out, int64_t n) {
 }
 void SinArray(const float* in, float* out, int64_t n) { SinCosArray<false>(in, out, n); }
 void CosArray(const float* in, float* out, int64_t n) { SinCosArray<true>(in, out, n); }
+
+// IEEE half <-> float, rounding to nearest even as ONNX's Cast does: F16C's instructions on the x86 targets that have
+// them (AVX2 and up); elsewhere core/float16.h's scalar conversions (Highway 1.0's emulation turned half infinity into
+// a finite float).
+void FloatToHalfArray(const float* in, uint16_t* out, int64_t n) {
+  int64_t i = 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<hwy::float16_t, decltype(d)> dh;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto* o = reinterpret_cast<hwy::float16_t*>(out);
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::DemoteTo(dh, hn::LoadU(d, in + i)), dh, o + i);
+#endif
+  for (; i < n; ++i) out[i] = FloatToHalfBits(in[i]);
+}
+void HalfToFloatArray(const uint16_t* in, float* out, int64_t n) {
+  int64_t i = 0;
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+  const hn::ScalableTag<float> d;
+  const hn::Rebind<hwy::float16_t, decltype(d)> dh;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto* h = reinterpret_cast<const hwy::float16_t*>(in);
+  for (; i + lanes <= n; i += lanes) hn::StoreU(hn::PromoteTo(d, hn::LoadU(dh, h + i)), d, out + i);
+#endif
+  for (; i < n; ++i) out[i] = HalfBitsToFloat(in[i]);
+}
 
 // GeluV, but a vector whose lanes all lie in erf's small range (|x| < 1.3: most of a transformer's pre-activation
 // values) takes that range's polynomial alone, skipping the erfc branch and its exponential: the same operations
@@ -574,6 +601,8 @@ HWY_EXPORT(SoftplusArray);
 HWY_EXPORT(MishArray);
 HWY_EXPORT(SinArray);
 HWY_EXPORT(CosArray);
+HWY_EXPORT(FloatToHalfArray);
+HWY_EXPORT(HalfToFloatArray);
 HWY_EXPORT(GeluArray);
 HWY_EXPORT(GeluTanhArray);
 HWY_EXPORT(SoftmaxRowImpl);
@@ -598,6 +627,8 @@ void Softplus(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(Sof
 void Mish(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(MishArray)(in, out, n); }
 void Sin(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SinArray)(in, out, n); }
 void Cos(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(CosArray)(in, out, n); }
+void FloatToHalf(const float* in, uint16_t* out, int64_t n) { HWY_DYNAMIC_DISPATCH(FloatToHalfArray)(in, out, n); }
+void HalfToFloat(const uint16_t* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(HalfToFloatArray)(in, out, n); }
 void Gelu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArray)(in, out, n); }
 void GeluTanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhArray)(in, out, n); }
 void SoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxRowImpl)(in, out, n); }

@@ -54,6 +54,11 @@ void Mish(const float* in, float* out, int64_t n);
 void Sin(const float* in, float* out, int64_t n);
 void Cos(const float* in, float* out, int64_t n);
 
+// Float to IEEE half bits and back, rounding to nearest even: the bits of core/float16.h's FloatToHalfBits and
+// HalfBitsToFloat, except that a signalling NaN half becomes a quiet NaN float (F16C's conversion, where present).
+void FloatToHalf(const float* in, uint16_t* out, int64_t n);
+void HalfToFloat(const uint16_t* in, float* out, int64_t n);
+
 // GELU, erf form: 0.5 x (1 + erf(x / sqrt 2)). For negative x it uses erfc, so the small results keep their
 // relative accuracy: |error| <= 5e-8 + 5e-7 |y|, and rel <= 1.5e-6 where |y| >= 1e-6 (x > -5.3); below x = -5.6
 // (|y| < 5e-8) results flush to zero.

@@ -9,6 +9,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/float16.h"
+#include "kernels/vector_math.h"
 #include "ops/common/parallel.h"
 
 namespace onyx::ops {
@@ -322,6 +324,27 @@ void ConvertDirect(const From* in, To* out, int64_t n) {
 // Converts and returns true for the pairs above; false for every other pair.
 bool TryDirectCast(const Tensor& in, Tensor& out) {
   const DataType from = in.type(), to = out.type();
+  // float <-> float16 / bfloat16 (mixed-precision models cast at every boundary): no double in between.
+  if (from == DataType::kFloat && to == DataType::kFloat16) {
+    kernels::FloatToHalf(in.data<float>(), reinterpret_cast<uint16_t*>(out.data<Float16>()), in.size());
+    return true;
+  }
+  if (from == DataType::kFloat16 && to == DataType::kFloat) {
+    kernels::HalfToFloat(reinterpret_cast<const uint16_t*>(in.data<Float16>()), out.data<float>(), in.size());
+    return true;
+  }
+  if (from == DataType::kFloat && to == DataType::kBFloat16) {
+    const float* p = in.data<float>();
+    BFloat16* q = out.data<BFloat16>();
+    for (int64_t i = 0; i < in.size(); ++i) q[i] = BFloat16(p[i]);
+    return true;
+  }
+  if (from == DataType::kBFloat16 && to == DataType::kFloat) {
+    const BFloat16* p = in.data<BFloat16>();
+    float* q = out.data<float>();
+    for (int64_t i = 0; i < in.size(); ++i) q[i] = BFloat16BitsToFloat(p[i].bits);
+    return true;
+  }
   const bool float_pair =
       (from == DataType::kFloat || from == DataType::kDouble) && (to == DataType::kFloat || to == DataType::kDouble);
   const bool to_direct = to == DataType::kFloat || to == DataType::kDouble || IsDirectInt(to);
