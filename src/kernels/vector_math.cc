@@ -375,6 +375,76 @@ double SumExpShifted(const float* in, float* out, int64_t n, float shift) {
   return total;
 }
 
+// ---- Row reductions for the Reduce* operators.
+
+// Max (kMax) or min of a row, NaN if it holds one (numpy's maximum.reduce); -inf / +inf for an empty row.
+template <bool kMax>
+float ReduceRowExtremum(const float* in, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const float start = kMax ? -std::numeric_limits<float>::infinity() : std::numeric_limits<float>::infinity();
+  auto m0 = hn::Set(d, start), m1 = m0;
+  auto nans = hn::Zero(d);  // counts NaN lanes
+  const auto one = hn::Set(d, 1.0f);
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const auto v0 = hn::LoadU(d, in + i), v1 = hn::LoadU(d, in + i + lanes);
+    m0 = kMax ? hn::Max(m0, v0) : hn::Min(m0, v0);
+    m1 = kMax ? hn::Max(m1, v1) : hn::Min(m1, v1);
+    nans = hn::Add(nans, hn::Add(hn::IfThenElseZero(hn::IsNaN(v0), one), hn::IfThenElseZero(hn::IsNaN(v1), one)));
+  }
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::LoadU(d, in + i);
+    m0 = kMax ? hn::Max(m0, v) : hn::Min(m0, v);
+    nans = hn::Add(nans, hn::IfThenElseZero(hn::IsNaN(v), one));
+  }
+  const auto m = kMax ? hn::Max(m0, m1) : hn::Min(m0, m1);
+  float r = hn::GetLane(kMax ? hn::MaxOfLanes(d, m) : hn::MinOfLanes(d, m));
+  bool nan = hn::GetLane(hn::SumOfLanes(d, nans)) != 0.0f;
+  for (; i < n; ++i) {
+    if (std::isnan(in[i])) nan = true;
+    if (kMax ? in[i] > r : in[i] < r) r = in[i];
+  }
+  return nan ? std::numeric_limits<float>::quiet_NaN() : r;
+}
+float ReduceRowMaxImpl(const float* in, int64_t n) { return ReduceRowExtremum<true>(in, n); }
+float ReduceRowMinImpl(const float* in, int64_t n) { return ReduceRowExtremum<false>(in, n); }
+
+// Sum over a row of term(x) (0: x, 1: x^2, 2: |x|), each float promoted to double and summed in double lanes.
+template <int kTerm>
+double ReduceRowSumOf(const float* in, int64_t n) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;  // half a vector of floats, one per double lane
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
+  auto term = [](auto x) HWY_ATTR {
+    if constexpr (kTerm == 1) {
+      return hn::Mul(x, x);
+    } else if constexpr (kTerm == 2) {
+      return hn::Abs(x);
+    } else {
+      return x;
+    }
+  };
+  auto a0 = hn::Zero(dd), a1 = hn::Zero(dd);
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    a0 = hn::Add(a0, term(hn::PromoteTo(dd, hn::LoadU(df, in + i))));
+    a1 = hn::Add(a1, term(hn::PromoteTo(dd, hn::LoadU(df, in + i + lanes))));
+  }
+  double sum = hn::GetLane(hn::SumOfLanes(dd, hn::Add(a0, a1)));
+  for (; i < n; ++i) {
+    const double v = static_cast<double>(in[i]);
+    sum += kTerm == 1 ? v * v : (kTerm == 2 ? std::fabs(v) : v);
+  }
+  return sum;
+}
+double ReduceRowSumImpl(const float* in, int64_t n) { return ReduceRowSumOf<0>(in, n); }
+double ReduceRowSumSquaresImpl(const float* in, int64_t n) { return ReduceRowSumOf<1>(in, n); }
+double ReduceRowSumAbsImpl(const float* in, int64_t n) { return ReduceRowSumOf<2>(in, n); }
+double ReduceRowSumExpImpl(const float* in, int64_t n, float shift) {
+  return SumExpShifted<false>(in, nullptr, n, shift);
+}
+
 void FillNaN(float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = std::numeric_limits<float>::quiet_NaN();
 }
@@ -603,6 +673,12 @@ HWY_EXPORT(SinArray);
 HWY_EXPORT(CosArray);
 HWY_EXPORT(FloatToHalfArray);
 HWY_EXPORT(HalfToFloatArray);
+HWY_EXPORT(ReduceRowMaxImpl);
+HWY_EXPORT(ReduceRowMinImpl);
+HWY_EXPORT(ReduceRowSumImpl);
+HWY_EXPORT(ReduceRowSumSquaresImpl);
+HWY_EXPORT(ReduceRowSumAbsImpl);
+HWY_EXPORT(ReduceRowSumExpImpl);
 HWY_EXPORT(GeluArray);
 HWY_EXPORT(GeluTanhArray);
 HWY_EXPORT(SoftmaxRowImpl);
@@ -629,6 +705,14 @@ void Sin(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SinArray
 void Cos(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(CosArray)(in, out, n); }
 void FloatToHalf(const float* in, uint16_t* out, int64_t n) { HWY_DYNAMIC_DISPATCH(FloatToHalfArray)(in, out, n); }
 void HalfToFloat(const uint16_t* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(HalfToFloatArray)(in, out, n); }
+float ReduceRowMax(const float* in, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceRowMaxImpl)(in, n); }
+float ReduceRowMin(const float* in, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceRowMinImpl)(in, n); }
+double ReduceRowSum(const float* in, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceRowSumImpl)(in, n); }
+double ReduceRowSumSquares(const float* in, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceRowSumSquaresImpl)(in, n); }
+double ReduceRowSumAbs(const float* in, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceRowSumAbsImpl)(in, n); }
+double ReduceRowSumExp(const float* in, int64_t n, float shift) {
+  return HWY_DYNAMIC_DISPATCH(ReduceRowSumExpImpl)(in, n, shift);
+}
 void Gelu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArray)(in, out, n); }
 void GeluTanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhArray)(in, out, n); }
 void SoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxRowImpl)(in, out, n); }

@@ -59,6 +59,17 @@ void Cos(const float* in, float* out, int64_t n);
 void FloatToHalf(const float* in, uint16_t* out, int64_t n);
 void HalfToFloat(const uint16_t* in, float* out, int64_t n);
 
+// Reductions of a contiguous row (the Reduce* operators over trailing axes). Max and min: NaN if the row holds one,
+// -inf / +inf for an empty row; exact. Sums: each value (its square, its magnitude) promoted to double and added in
+// double lanes, so within a few double roundings of the exact sum. SumExp: sum of e^(x - shift), float exponentials
+// (rel 2e-7) added in double; NaN if the row holds one.
+float ReduceRowMax(const float* in, int64_t n);
+float ReduceRowMin(const float* in, int64_t n);
+double ReduceRowSum(const float* in, int64_t n);
+double ReduceRowSumSquares(const float* in, int64_t n);
+double ReduceRowSumAbs(const float* in, int64_t n);
+double ReduceRowSumExp(const float* in, int64_t n, float shift);
+
 // GELU, erf form: 0.5 x (1 + erf(x / sqrt 2)). For negative x it uses erfc, so the small results keep their
 // relative accuracy: |error| <= 5e-8 + 5e-7 |y|, and rel <= 1.5e-6 where |y| >= 1e-6 (x > -5.3); below x = -5.6
 // (|y| < 5e-8) results flush to zero.

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -194,6 +195,72 @@ TEST(ReductionReduceTest, NormsAndLogSum) {
   auto ssq = Op("ReduceSumSquare", 1);
   ssq.Input(x);
   ExpectFloats(RunOk(ssq), {1, 1}, {27});
+}
+
+// Float reductions over trailing axes take vector_math's row reductions: rows of 37 and 3 * 37 values (vector bodies
+// and tails), a row holding NaN, one holding +inf, against double references of the operators' definitions.
+TEST(ReductionReduceTest, TrailingAxesMatchDoubleReference) {
+  constexpr int64_t A = 4, B = 3, C = 37;
+  std::vector<float> x = UniformFloats(A * B * C, 11, -3.0f, 3.0f);
+  x[1 * B * C + 5] = kNaN;  // in row 1 (of the last-axis rows: row 3)
+  x[2 * B * C + 40] = kInf;
+  struct Kind {
+    const char* op;
+    std::function<double(const std::vector<double>&)> ref;
+    bool positive;  // inputs made positive (ReduceLogSum)
+  };
+  auto sum = [](const std::vector<double>& v, auto f) {
+    double s = 0;
+    for (double e : v) s += f(e);
+    return s;
+  };
+  const std::vector<Kind> kinds = {
+      {"ReduceSum", [&](const auto& v) { return sum(v, [](double e) { return e; }); }, false},
+      {"ReduceMean", [&](const auto& v) { return sum(v, [](double e) { return e; }) / double(v.size()); }, false},
+      {"ReduceSumSquare", [&](const auto& v) { return sum(v, [](double e) { return e * e; }); }, false},
+      {"ReduceL1", [&](const auto& v) { return sum(v, [](double e) { return std::fabs(e); }); }, false},
+      {"ReduceL2", [&](const auto& v) { return std::sqrt(sum(v, [](double e) { return e * e; })); }, false},
+      {"ReduceLogSum", [&](const auto& v) { return std::log(sum(v, [](double e) { return e; })); }, true},
+      {"ReduceLogSumExp", [&](const auto& v) { return std::log(sum(v, [](double e) { return std::exp(e); })); }, false},
+      {"ReduceMax",
+       [](const auto& v) {
+         double m = -INFINITY;
+         for (double e : v) m = std::isnan(e) || std::isnan(m) ? NAN : std::max(m, e);
+         return m;
+       },
+       false},
+      {"ReduceMin",
+       [](const auto& v) {
+         double m = INFINITY;
+         for (double e : v) m = std::isnan(e) || std::isnan(m) ? NAN : std::min(m, e);
+         return m;
+       },
+       false},
+  };
+  for (const Kind& k : kinds) {
+    std::vector<float> in = x;
+    if (k.positive) {
+      for (float& v : in) v = std::fabs(v) + 0.1f;
+    }
+    for (const std::vector<int64_t>& axes : {std::vector<int64_t>{2}, std::vector<int64_t>{1, 2}}) {
+      SCOPED_TRACE(std::string(k.op) + " over " + std::to_string(axes.size()) + " axes");
+      const int64_t n = axes.size() == 1 ? C : B * C, rows = A * B * C / n;
+      auto t = Op(k.op, 18);
+      t.Input(F(in, {A, B, C})).Input(I64(axes, {static_cast<int64_t>(axes.size())})).Attr("keepdims", int64_t{0});
+      const Tensor got = RunOk(t);
+      ASSERT_EQ(got.size(), rows);
+      for (int64_t r = 0; r < rows; ++r) {
+        const std::vector<double> row(in.begin() + r * n, in.begin() + (r + 1) * n);
+        const double want = k.ref(row);
+        const float g = got.data<float>()[r];
+        if (std::isnan(want) || std::isinf(want)) {
+          EXPECT_TRUE(std::isnan(want) ? std::isnan(g) : g == static_cast<float>(want)) << "row " << r << ": " << g;
+        } else {
+          EXPECT_NEAR(g, want, 1e-6 * (1 + std::fabs(want))) << "row " << r;
+        }
+      }
+    }
+  }
 }
 
 TEST(ReductionReduceTest, HalfPrecision) {

@@ -19,6 +19,7 @@
 
 #include "kernels/ort_order_math.h"
 #include "kernels/sgemm_ort_order.h"
+#include "kernels/vector_math.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
 #include "ops/reduction/reduction_util.h"
@@ -316,6 +317,58 @@ void ReduceFloatOrtOrder(const float* x, const Shape& in_shape, const std::vecto
   });
 }
 
+// Float reductions over trailing axes (every reduced axis after every kept one: a last axis, the spatial axes of
+// NCHW, everything): each output reduces one contiguous row, through vector_math's row reductions, rows spread over
+// the threads. The results are those of ReduceOne (max and min exactly; sums in double, to double rounding).
+template <ReduceKind K>
+bool ReduceTrailingFloat(const Tensor& in, const std::vector<bool>& reduce, const ReducePlan& plan, Tensor& out) {
+  if constexpr (K == ReduceKind::kProd) {
+    return false;
+  } else {
+    if (in.type() != DataType::kFloat || plan.reduced_count == 0) return false;
+    bool seen_reduced = false;
+    for (bool r : reduce) {
+      if (seen_reduced && !r) return false;
+      seen_reduced = seen_reduced || r;
+    }
+    const int64_t n = plan.reduced_count, rows = out.size();
+    const float* x = in.data<float>();
+    float* y = out.data<float>();
+    ParallelFor(rows, n, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const float* row = x + r * n;
+        if constexpr (K == ReduceKind::kMax) {
+          y[r] = kernels::ReduceRowMax(row, n);
+        } else if constexpr (K == ReduceKind::kMin) {
+          y[r] = kernels::ReduceRowMin(row, n);
+        } else if constexpr (K == ReduceKind::kLogSumExp) {
+          const float max = kernels::ReduceRowMax(row, n);
+          const float shift = std::isfinite(max) ? max : 0.0f;
+          y[r] = CastFromDouble<float>(std::log(kernels::ReduceRowSumExp(row, n, shift)) + shift);
+        } else {
+          double acc;
+          if constexpr (K == ReduceKind::kSumSquare || K == ReduceKind::kL2) {
+            acc = kernels::ReduceRowSumSquares(row, n);
+          } else if constexpr (K == ReduceKind::kL1) {
+            acc = kernels::ReduceRowSumAbs(row, n);
+          } else {
+            acc = kernels::ReduceRowSum(row, n);
+          }
+          if constexpr (K == ReduceKind::kMean) {
+            acc /= static_cast<double>(n);
+          } else if constexpr (K == ReduceKind::kL2) {
+            acc = std::sqrt(acc);
+          } else if constexpr (K == ReduceKind::kLogSum) {
+            acc = std::log(acc);
+          }
+          y[r] = CastFromDouble<float>(acc);
+        }
+      }
+    });
+    return true;
+  }
+}
+
 constexpr const char* KindName(ReduceKind k) {
   switch (k) {
     case ReduceKind::kSum:
@@ -401,6 +454,7 @@ class ReduceKernel final : public OpKernel {
         return Status::Ok();
       }
     }
+    if (ReduceTrailingFloat<K>(*data, reduce, plan, out)) return Status::Ok();
     if constexpr (K == ReduceKind::kMax || K == ReduceKind::kMin) {
       return Dispatch<AllFixedTypes>(data->type(), [&](auto tag) {
         RunReduce<K, typename decltype(tag)::type>(*data, plan, out);
