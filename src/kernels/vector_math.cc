@@ -8,6 +8,7 @@
 #include <hwy/contrib/math/math-inl.h>
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -445,6 +446,49 @@ double ReduceRowSumExpImpl(const float* in, int64_t n, float shift) {
   return SumExpShifted<false>(in, nullptr, n, shift);
 }
 
+// ArgMax / ArgMin across rows: positions [0, count) of `plane` (row i at plane + i * stride, n rows), a chunk of
+// positions at a time with their running extremes and indices in vectors; a lane takes row i's value where it is
+// beyond the extreme (or equal, for the last index), or NaN over a non-NaN extreme (NaN over NaN only for the last).
+void ArgExtremeColumnsImpl(const float* plane, int64_t n, int64_t stride, int64_t count, bool max, bool last,
+                           int64_t* out) {
+  const hn::ScalableTag<float> d;
+  const hn::RebindToSigned<decltype(d)> di;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  constexpr int64_t kChunk = 256;
+  HWY_ALIGN float best[kChunk];
+  HWY_ALIGN int32_t index[kChunk];
+  for (int64_t j0 = 0; j0 < count; j0 += kChunk) {
+    const int64_t len = std::min(kChunk, count - j0);
+    const int64_t vec_len = len / lanes * lanes;
+    for (int64_t j = 0; j < len; ++j) {
+      best[j] = plane[j0 + j];
+      index[j] = 0;
+    }
+    for (int64_t i = 1; i < n; ++i) {
+      const float* row = plane + i * stride + j0;
+      const auto vi = hn::Set(di, static_cast<int32_t>(i));
+      for (int64_t j = 0; j < vec_len; j += lanes) {
+        const auto v = hn::LoadU(d, row + j);
+        const auto b = hn::Load(d, best + j);
+        const auto beyond = max ? (last ? hn::Ge(v, b) : hn::Gt(v, b)) : (last ? hn::Le(v, b) : hn::Lt(v, b));
+        const auto nan_v = hn::IsNaN(v);
+        const auto take = hn::Or(beyond, last ? nan_v : hn::AndNot(hn::IsNaN(b), nan_v));
+        hn::Store(hn::IfThenElse(take, v, b), d, best + j);
+        hn::Store(hn::IfThenElse(hn::RebindMask(di, take), vi, hn::Load(di, index + j)), di, index + j);
+      }
+      for (int64_t j = vec_len; j < len; ++j) {
+        const float v = row[j], b = best[j];
+        const bool beyond = max ? (last ? v >= b : v > b) : (last ? v <= b : v < b);
+        if (beyond || (std::isnan(v) && (last || !std::isnan(b)))) {
+          best[j] = v;
+          index[j] = static_cast<int32_t>(i);
+        }
+      }
+    }
+    for (int64_t j = 0; j < len; ++j) out[j0 + j] = index[j];
+  }
+}
+
 void FillNaN(float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = std::numeric_limits<float>::quiet_NaN();
 }
@@ -679,6 +723,7 @@ HWY_EXPORT(ReduceRowSumImpl);
 HWY_EXPORT(ReduceRowSumSquaresImpl);
 HWY_EXPORT(ReduceRowSumAbsImpl);
 HWY_EXPORT(ReduceRowSumExpImpl);
+HWY_EXPORT(ArgExtremeColumnsImpl);
 HWY_EXPORT(GeluArray);
 HWY_EXPORT(GeluTanhArray);
 HWY_EXPORT(SoftmaxRowImpl);
@@ -712,6 +757,10 @@ double ReduceRowSumSquares(const float* in, int64_t n) { return HWY_DYNAMIC_DISP
 double ReduceRowSumAbs(const float* in, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceRowSumAbsImpl)(in, n); }
 double ReduceRowSumExp(const float* in, int64_t n, float shift) {
   return HWY_DYNAMIC_DISPATCH(ReduceRowSumExpImpl)(in, n, shift);
+}
+void ArgExtremeColumns(const float* plane, int64_t n, int64_t stride, int64_t count, bool max, bool last,
+                       int64_t* out) {
+  HWY_DYNAMIC_DISPATCH(ArgExtremeColumnsImpl)(plane, n, stride, count, max, last, out);
 }
 void Gelu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArray)(in, out, n); }
 void GeluTanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhArray)(in, out, n); }

@@ -70,6 +70,10 @@ double ReduceRowSumSquares(const float* in, int64_t n);
 double ReduceRowSumAbs(const float* in, int64_t n);
 double ReduceRowSumExp(const float* in, int64_t n, float shift);
 
+// ArgMax (max) / ArgMin along rows: out[j] = the index i in [0, n) of the extreme of plane[i * stride + j], for j in
+// [0, count); NaN is the extreme; the first index of ties, or the last where `last` (select_last_index). n < 2^31.
+void ArgExtremeColumns(const float* plane, int64_t n, int64_t stride, int64_t count, bool max, bool last, int64_t* out);
+
 // GELU, erf form: 0.5 x (1 + erf(x / sqrt 2)). For negative x it uses erfc, so the small results keep their
 // relative accuracy: |error| <= 5e-8 + 5e-7 |y|, and rel <= 1.5e-6 where |y| >= 1e-6 (x > -5.3); below x = -5.6
 // (|y| < 5e-8) results flush to zero.

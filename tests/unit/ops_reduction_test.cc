@@ -285,6 +285,31 @@ TEST(ReductionArgTest, ArgMaxFirstAndLastIndex) {
   EXPECT_EQ(Values<int64_t>(RunOk(last)), (std::vector<int64_t>{2, 2}));
 }
 
+// Float inputs take their own loops (contiguous axis: the row's extreme, then its index; strided: a plane at a
+// time); the same values as double go through the generic loop. Ties (values rounded to a few levels), NaNs and
+// signed zeros, both index rules, every axis of a [3, 40, 300] tensor.
+TEST(ReductionArgTest, FloatPathsMatchTheGenericLoop) {
+  std::vector<float> x = UniformFloats(3 * 40 * 300, 5, -4.0f, 4.0f);
+  for (float& v : x) v = std::round(v);  // many ties
+  x[17] = kNaN;
+  x[4000] = kNaN;
+  x[4301] = kNaN;
+  x[9000] = -0.0f;
+  const std::vector<double> xd(x.begin(), x.end());
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    for (int64_t axis : {0, 1, 2}) {
+      for (int64_t last : {0, 1}) {
+        SCOPED_TRACE(std::string(op) + " axis " + std::to_string(axis) + " select_last_index " + std::to_string(last));
+        auto f = Op(op, 13);
+        f.Input(F(x, {3, 40, 300})).Attr("axis", axis).Attr("select_last_index", last);
+        auto d = Op(op, 13);
+        d.Input(T_<double>(xd, {3, 40, 300})).Attr("axis", axis).Attr("select_last_index", last);
+        EXPECT_EQ(Values<int64_t>(RunOk(f)), Values<int64_t>(RunOk(d)));
+      }
+    }
+  }
+}
+
 TEST(ReductionArgTest, ArgMinNegativeAxisNoKeepdims) {
   auto t = Op("ArgMin", 11);
   t.Input(T_<int32_t>({4, -1, 7, -9, 2, 2}, {3, 2})).Attr("axis", int64_t{-2}).Attr("keepdims", int64_t{0});
