@@ -518,6 +518,42 @@ TEST(TensorOpsPad, ModesOnOneAxis) {
   EXPECT_EQ(pad("edge", {-2, -1}), (std::vector<float>{}));
 }
 
+// Reflect, edge and wrap over every axis of a 3-D tensor, pads of both signs (the last axis cut on one side and
+// grown past its size on the other), against the per-element definition of each mode.
+TEST(TensorOpsPad, ModesOnEveryAxisMatchTheDefinition) {
+  const Shape in_shape{3, 4, 7};
+  std::vector<float> x(3 * 4 * 7);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  auto source = [](const std::string& mode, int64_t i, int64_t dim) {
+    if (i >= 0 && i < dim) return i;
+    if (mode == "edge") return i < 0 ? int64_t{0} : dim - 1;
+    if (mode == "wrap") return ((i % dim) + dim) % dim;
+    const int64_t period = 2 * (dim - 1);  // reflect
+    int64_t r = ((i % period) + period) % period;
+    return r >= dim ? period - r : r;
+  };
+  const std::vector<std::vector<int64_t>> pad_sets = {{1, 2, 3, 2, 1, 5}, {0, -1, -2, 1, 3, 6}, {2, 0, 9, 0, 2, -3}};
+  for (const std::string mode : {"reflect", "edge", "wrap"}) {
+    for (const auto& pads : pad_sets) {
+      if (mode == "reflect" && (pads[2] > 6 || pads[5] > 6)) continue;  // reflect needs pads below the size
+      SCOPED_TRACE(mode + " pads " + ShapeToString(pads));
+      const Tensor out = RunOk(Op("Pad", 19).Attr("mode", mode).Input(F(x, in_shape)).Input(I64(pads, {6})));
+      Shape want_shape(3);
+      for (size_t d = 0; d < 3; ++d) want_shape[d] = in_shape[d] + pads[d] + pads[d + 3];
+      ASSERT_EQ(out.shape(), want_shape);
+      int64_t k = 0;
+      for (int64_t a = 0; a < want_shape[0]; ++a)
+        for (int64_t b = 0; b < want_shape[1]; ++b)
+          for (int64_t c = 0; c < want_shape[2]; ++c, ++k) {
+            const int64_t ia = source(mode, a - pads[0], 3), ib = source(mode, b - pads[1], 4),
+                          ic = source(mode, c - pads[2], 7);
+            ASSERT_EQ(out.data<float>()[k], x[static_cast<size_t>((ia * 4 + ib) * 7 + ic)])
+                << a << "," << b << "," << c;
+          }
+    }
+  }
+}
+
 TEST(TensorOpsPad, AxesConstantValueAndVersions) {
   Tensor x = F({1, 2, 3, 4}, {2, 2});
   Tensor out = RunOk(Op("Pad", 18).Input(x).Input(I64({1, 0})).Input(F({9}, {})).Input(I64({-1})));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ops/common/op_util.h"
+#include "ops/common/parallel.h"
 #include "ops/tensor/tensor_util.h"
 #include "runtime/kernel_registry.h"
 
@@ -87,25 +88,40 @@ Result<Tensor> PadTensor(const Tensor& data, const std::vector<int64_t>& pads, P
     if (NumElements(block) > 0) StridedCopy(data, src_offset, src_strides, out, dst_offset, dst_strides, block);
     return out;
   }
+  // Reflect, edge, wrap: row by row along the last axis; each output row reads one input row (its leading
+  // coordinates mapped axis by axis), copies the row's interior in one piece and maps its borders element by element.
+  if (total == 0) return out;
   const std::vector<int64_t> in_strides = RowMajorStrides(data.shape());
+  const size_t last = rank - 1;
+  const int64_t width = rank == 0 ? 1 : out_shape[last];
+  const int64_t rows = total / std::max<int64_t>(width, 1);
+  const int64_t begin = rank == 0 ? 0 : pads[last];
+  const int64_t in_width = rank == 0 ? 1 : data.shape()[last];
+  const int64_t lo = std::clamp<int64_t>(begin, 0, width);              // first interior output column
+  const int64_t hi = std::clamp<int64_t>(in_width + begin, lo, width);  // end of the interior
   Status s = DispatchCopy(data.type(), [&](auto tag) {
     using C = typename decltype(tag)::type;
     const C* in = data.data<C>();
-    const C pad_value = value.data<C>()[0];
     C* o = out.data<C>();
-    std::vector<int64_t> idx(rank, 0);
-    for (int64_t n = 0; n < total; ++n) {
-      int64_t src = 0;
-      for (size_t d = 0; d < rank && src >= 0; ++d) {
-        const int64_t i = maps[d][static_cast<size_t>(idx[d])];
-        src = i < 0 ? -1 : src + i * in_strides[d];
+    ParallelFor(rows, width, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        int64_t src = 0;
+        for (size_t d = last, rest = static_cast<size_t>(r); d-- > 0;) {
+          const int64_t coord = static_cast<int64_t>(rest % static_cast<size_t>(out_shape[d]));
+          rest /= static_cast<size_t>(out_shape[d]);
+          src += maps[d][static_cast<size_t>(coord)] * in_strides[d];
+        }
+        C* row = o + r * width;
+        if (rank == 0) {
+          row[0] = in[0];
+          continue;
+        }
+        const std::vector<int64_t>& map = maps[last];
+        for (int64_t c = 0; c < lo; ++c) row[c] = in[src + map[static_cast<size_t>(c)]];
+        std::copy(in + src + (lo - begin), in + src + (hi - begin), row + lo);
+        for (int64_t c = hi; c < width; ++c) row[c] = in[src + map[static_cast<size_t>(c)]];
       }
-      o[n] = src < 0 ? pad_value : in[src];
-      for (size_t d = rank; d-- > 0;) {
-        if (++idx[d] < out_shape[d]) break;
-        idx[d] = 0;
-      }
-    }
+    });
     return Status::Ok();
   });
   ONYX_RETURN_IF_ERROR(s);
