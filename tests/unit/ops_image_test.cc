@@ -461,6 +461,58 @@ TEST(ImageNonMaxSuppressionTest, ScoreThresholdIsStrict) {
   EXPECT_EQ(Values<int64_t>(RunOk(t)), (std::vector<int64_t>{0, 0, 1}));
 }
 
+// Many batches, classes and overlapping boxes with tied scores: the selections of a sort-everything greedy
+// reference (stable sort by score, lower index first; IoU in float as the kernel computes it).
+TEST(ImageNonMaxSuppressionTest, MatchesSortedGreedyReference) {
+  constexpr int64_t kBatches = 3, kClasses = 4, kBoxes = 300, kMax = 20;
+  constexpr float kIou = 0.4f, kScoreMin = 0.2f;
+  const std::vector<float> corner = UniformFloats(kBatches * kBoxes * 2, 3, 0.0f, 1.0f);
+  const std::vector<float> size = UniformFloats(kBatches * kBoxes * 2, 4, 0.05f, 0.3f);
+  std::vector<float> boxes;
+  for (int64_t i = 0; i < kBatches * kBoxes; ++i) {
+    boxes.insert(boxes.end(),
+                 {corner[2 * i], corner[2 * i + 1], corner[2 * i] + size[2 * i], corner[2 * i + 1] + size[2 * i + 1]});
+  }
+  std::vector<float> scores = UniformFloats(kBatches * kClasses * kBoxes, 5, 0.0f, 1.0f);
+  for (float& v : scores) v = std::round(v * 20) / 20;  // ties
+  auto iou_above = [&](const float* a, const float* b) {
+    const float ix = std::min(a[3], b[3]) - std::max(a[1], b[1]), iy = std::min(a[2], b[2]) - std::max(a[0], b[0]);
+    if (ix <= 0 || iy <= 0) return false;
+    const float inter = ix * iy;
+    const float uni = (a[3] - a[1]) * (a[2] - a[0]) + (b[3] - b[1]) * (b[2] - b[0]) - inter;
+    return inter / uni > kIou;
+  };
+  std::vector<int64_t> want;
+  for (int64_t b = 0; b < kBatches; ++b) {
+    for (int64_t c = 0; c < kClasses; ++c) {
+      const float* s = scores.data() + (b * kClasses + c) * kBoxes;
+      std::vector<int64_t> order;
+      for (int64_t i = 0; i < kBoxes; ++i) {
+        if (s[i] > kScoreMin) order.push_back(i);
+      }
+      std::stable_sort(order.begin(), order.end(), [&](int64_t l, int64_t r) { return s[l] > s[r]; });
+      std::vector<int64_t> kept;
+      for (int64_t i : order) {
+        if (static_cast<int64_t>(kept.size()) == kMax) break;
+        bool keep = true;
+        for (int64_t k : kept) keep = keep && !iou_above(&boxes[(b * kBoxes + i) * 4], &boxes[(b * kBoxes + k) * 4]);
+        if (!keep) continue;
+        kept.push_back(i);
+        want.insert(want.end(), {b, c, i});
+      }
+    }
+  }
+  auto t = Op("NonMaxSuppression", 11);
+  t.Input(F(boxes, {kBatches, kBoxes, 4}))
+      .Input(F(scores, {kBatches, kClasses, kBoxes}))
+      .Input(I64({kMax}, {1}))
+      .Input(F({kIou}, {1}))
+      .Input(F({kScoreMin}, {1}));
+  const std::vector<int64_t> got = Values<int64_t>(RunOk(t));
+  EXPECT_GT(want.size(), 3u * kBatches * kClasses);
+  EXPECT_EQ(got, want);
+}
+
 TEST(ImageNonMaxSuppressionTest, BadCenterPointBoxIsAnError) {
   auto t = Op("NonMaxSuppression", 11);
   t.Attr("center_point_box", int64_t{2});
