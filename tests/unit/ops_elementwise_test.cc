@@ -3,6 +3,7 @@
 // wraparound and division, NaN and infinities, the legacy broadcast attributes, bad attributes and inputs).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -583,6 +584,65 @@ TEST(ElementwiseWhereTest, BroadcastsAllThreeInputs) {
   auto t = Op("Where", 16);
   t.Input(B({true, false}, {2, 1})).Input(F({1, 2, 3}, {3})).Input(F({-1}, {}));
   ExpectFloats(RunOk(t), {2, 3}, {1, 2, 3, -1, -1, -1});
+}
+
+// Every broadcast pattern along the rows (each input's last axis of stride 0 or 1) and across them, for element
+// types of 1, 2, 4 and 8 bytes (NaN and -0 kept bit for bit), against the per-element definition.
+TEST(ElementwiseWhereTest, RowsOfEveryStrideAndTypeMatchTheDefinition) {
+  const std::vector<Shape> shapes = {{2, 3, 5}, {2, 1, 5}, {3, 1}, {5}, {}, {2, 3, 1}, {1, 1, 5}};
+  auto offset = [&](const Shape& s, int64_t a, int64_t b, int64_t c) {
+    const int64_t idx[3] = {a, b, c};
+    int64_t off = 0;
+    const size_t lead = 3 - s.size();
+    for (size_t d = 0; d < s.size(); ++d) off = off * s[d] + (s[d] == 1 ? 0 : idx[lead + d]);
+    return off;
+  };
+  int tried = 0;
+  for (const Shape& cs : shapes) {
+    for (const Shape& xs : shapes) {
+      for (const Shape& ys : {Shape{2, 3, 5}, Shape{3, 1}, Shape{1, 5}}) {
+        std::vector<bool> c(static_cast<size_t>(NumElements(cs)));
+        for (size_t i = 0; i < c.size(); ++i) c[i] = (i * 7 + 3) % 5 < 2;
+        std::vector<float> x = UniformFloats(static_cast<size_t>(NumElements(xs)), 1, -2.0f, 2.0f);
+        std::vector<float> y = UniformFloats(static_cast<size_t>(NumElements(ys)), 2, -2.0f, 2.0f);
+        x[0] = kNaN;
+        y[0] = -0.0f;
+        auto f = Op("Where", 16);
+        f.Input(B(c, cs)).Input(F(x, xs)).Input(F(y, ys));
+        const Tensor got = RunOk(f);
+        std::vector<int64_t> xi(x.size());
+        for (size_t i = 0; i < x.size(); ++i) xi[i] = static_cast<int64_t>(i) * 1000003 - 7;
+        auto fi = Op("Where", 16);
+        fi.Input(B(c, cs)).Input(I64(xi, xs)).Input(I64(std::vector<int64_t>(y.size(), -5), ys));
+        const Tensor got_i = RunOk(fi);
+        std::vector<int8_t> x8(x.size());
+        for (size_t i = 0; i < x.size(); ++i) x8[i] = static_cast<int8_t>(i * 13);
+        auto f8 = Op("Where", 16);
+        f8.Input(B(c, cs)).Input(T_<int8_t>(x8, xs)).Input(T_<int8_t>(std::vector<int8_t>(y.size(), -1), ys));
+        const Tensor got_8 = RunOk(f8);
+        int64_t dims[3] = {1, 1, 1};  // the broadcast output, right-aligned to rank 3
+        for (const Shape* sh : {&cs, &xs, &ys}) {
+          for (size_t d = 0; d < sh->size(); ++d) {
+            dims[3 - sh->size() + d] = std::max(dims[3 - sh->size() + d], (*sh)[d]);
+          }
+        }
+        ASSERT_EQ(got.size(), dims[0] * dims[1] * dims[2]);
+        for (int64_t a = 0; a < dims[0]; ++a)
+          for (int64_t b = 0; b < dims[1]; ++b)
+            for (int64_t k = 0; k < dims[2]; ++k) {
+              const int64_t o = (a * dims[1] + b) * dims[2] + k;
+              const bool cond = c[static_cast<size_t>(offset(cs, a, b, k))];
+              const float want =
+                  cond ? x[static_cast<size_t>(offset(xs, a, b, k))] : y[static_cast<size_t>(offset(ys, a, b, k))];
+              ASSERT_EQ(std::bit_cast<uint32_t>(got.data<float>()[o]), std::bit_cast<uint32_t>(want)) << o;
+              ASSERT_EQ(got_i.data<int64_t>()[o], cond ? xi[static_cast<size_t>(offset(xs, a, b, k))] : -5) << o;
+              ASSERT_EQ(got_8.data<int8_t>()[o], cond ? x8[static_cast<size_t>(offset(xs, a, b, k))] : -1) << o;
+            }
+        ++tried;
+      }
+    }
+  }
+  EXPECT_EQ(tried, 7 * 7 * 3);
 }
 
 TEST(ElementwiseWhereTest, StringsAndBadCondition) {
