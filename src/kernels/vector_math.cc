@@ -439,6 +439,37 @@ double ReduceRowSumOf(const float* in, int64_t n) {
   }
   return sum;
 }
+// Sum of (x - mean)^2 over a row, in double lanes.
+double ReduceRowSumSquaredDeviationsImpl(const float* in, int64_t n, double mean) {
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
+  const auto m = hn::Set(dd, mean);
+  auto a0 = hn::Zero(dd), a1 = hn::Zero(dd);
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    const auto d0 = hn::Sub(hn::PromoteTo(dd, hn::LoadU(df, in + i)), m);
+    const auto d1 = hn::Sub(hn::PromoteTo(dd, hn::LoadU(df, in + i + lanes)), m);
+    a0 = hn::Add(a0, hn::Mul(d0, d0));
+    a1 = hn::Add(a1, hn::Mul(d1, d1));
+  }
+  double sum = hn::GetLane(hn::SumOfLanes(dd, hn::Add(a0, a1)));
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(in[i]) - mean;
+    sum += d * d;
+  }
+  return sum;
+}
+
+// out = ((x - shift_hi) - shift_lo) * scale + bias, each operation rounded in float (no fused multiply-add, so every
+// target gives the same bits).
+void NormalizeRowImpl(const float* in, float* out, int64_t n, float shift_hi, float shift_lo, float scale, float bias) {
+  MapArray(in, out, n, [=](auto d, auto x) HWY_ATTR {
+    const auto centered = hn::Sub(hn::Sub(x, hn::Set(d, shift_hi)), hn::Set(d, shift_lo));
+    return hn::Add(hn::Mul(centered, hn::Set(d, scale)), hn::Set(d, bias));
+  });
+}
+
 double ReduceRowSumImpl(const float* in, int64_t n) { return ReduceRowSumOf<0>(in, n); }
 double ReduceRowSumSquaresImpl(const float* in, int64_t n) { return ReduceRowSumOf<1>(in, n); }
 double ReduceRowSumAbsImpl(const float* in, int64_t n) { return ReduceRowSumOf<2>(in, n); }
@@ -720,6 +751,8 @@ HWY_EXPORT(HalfToFloatArray);
 HWY_EXPORT(ReduceRowMaxImpl);
 HWY_EXPORT(ReduceRowMinImpl);
 HWY_EXPORT(ReduceRowSumImpl);
+HWY_EXPORT(ReduceRowSumSquaredDeviationsImpl);
+HWY_EXPORT(NormalizeRowImpl);
 HWY_EXPORT(ReduceRowSumSquaresImpl);
 HWY_EXPORT(ReduceRowSumAbsImpl);
 HWY_EXPORT(ReduceRowSumExpImpl);
@@ -753,6 +786,14 @@ void HalfToFloat(const uint16_t* in, float* out, int64_t n) { HWY_DYNAMIC_DISPAT
 float ReduceRowMax(const float* in, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceRowMaxImpl)(in, n); }
 float ReduceRowMin(const float* in, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceRowMinImpl)(in, n); }
 double ReduceRowSum(const float* in, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceRowSumImpl)(in, n); }
+double ReduceRowSumSquaredDeviations(const float* in, int64_t n, double mean) {
+  return HWY_DYNAMIC_DISPATCH(ReduceRowSumSquaredDeviationsImpl)(in, n, mean);
+}
+void NormalizeRow(const float* in, float* out, int64_t n, double shift, float scale, float bias) {
+  const float hi = static_cast<float>(shift);
+  const float lo = static_cast<float>(shift - static_cast<double>(hi));
+  HWY_DYNAMIC_DISPATCH(NormalizeRowImpl)(in, out, n, hi, lo, scale, bias);
+}
 double ReduceRowSumSquares(const float* in, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceRowSumSquaresImpl)(in, n); }
 double ReduceRowSumAbs(const float* in, int64_t n) { return HWY_DYNAMIC_DISPATCH(ReduceRowSumAbsImpl)(in, n); }
 double ReduceRowSumExp(const float* in, int64_t n, float shift) {

@@ -69,6 +69,11 @@ double ReduceRowSum(const float* in, int64_t n);
 double ReduceRowSumSquares(const float* in, int64_t n);
 double ReduceRowSumAbs(const float* in, int64_t n);
 double ReduceRowSumExp(const float* in, int64_t n, float shift);
+// Sum of (x - mean)^2 over a row, each term in double (the variance of the normalizations).
+double ReduceRowSumSquaredDeviations(const float* in, int64_t n, double mean);
+// out = (x - shift) * scale + bias over a row, in float: the shift split into two floats (its error below 1e-14
+// relative), so that x - shift keeps its accuracy where the mean dwarfs the deviations; then one rounding each.
+void NormalizeRow(const float* in, float* out, int64_t n, double shift, float scale, float bias);
 
 // ArgMax (max) / ArgMin along rows: out[j] = the index i in [0, n) of the extreme of plane[i * stride + j], for j in
 // [0, count); NaN is the extreme; the first index of ties, or the last where `last` (select_last_index). n < 2^31.

@@ -538,6 +538,45 @@ TEST(NeuralNetNormTest, MeanVarianceNormalizationAxes) {
   ExpectFloats(RunOk(t), {2, 2}, {-1, 1, 0, 0});
 }
 
+// The float paths (statistics in double lanes, the normalization in float with the mean split in two floats)
+// against the same inputs as double (the generic double path): a channel whose mean dwarfs its spread (1000 +- 1),
+// planes of odd sizes (vector tails), InstanceNormalization 2-D and 3-D, GroupNormalization per group and per
+// channel, MeanVarianceNormalization on trailing axes (by N = 1) and on others.
+TEST(NeuralNetNormTest, FloatPathsMatchDoubleInputs) {
+  auto check = [](OpTest f, const std::vector<Tensor>& inputs) {
+    OpTest d = f;
+    for (const Tensor& t : inputs) {
+      f.Input(t);
+      std::vector<double> v(t.data<float>(), t.data<float>() + t.size());
+      d.Input(T_<double>(v, t.shape()));
+    }
+    const Tensor got = RunOk(f), want = RunOk(d);
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < got.size(); ++i) {
+      const double w = want.data<double>()[i];
+      ASSERT_NEAR(got.data<float>()[i], w, 1e-6 * (1 + std::fabs(w))) << f.op_type << " at " << i;
+    }
+  };
+  auto data = [](Shape shape, uint64_t seed) {
+    Tensor t = NormalTensor(shape, seed);
+    for (int64_t i = 0; i < t.size() / shape[0] / shape[1]; ++i) t.data<float>()[i] += 1000.0f;  // channel 0
+    return t;
+  };
+  check(Op("InstanceNormalization", 22), {data({2, 3, 7, 9}, 1), NormalTensor({3}, 2), NormalTensor({3}, 3)});
+  check(Op("InstanceNormalization", 22), {data({1, 4, 3, 5, 7}, 4), NormalTensor({4}, 5), NormalTensor({4}, 6)});
+  auto g18 = Op("GroupNormalization", 18);
+  g18.Attr("num_groups", int64_t{2});
+  check(g18, {data({2, 4, 5, 7}, 7), NormalTensor({2}, 8), NormalTensor({2}, 9)});
+  auto g21 = Op("GroupNormalization", 21);
+  g21.Attr("num_groups", int64_t{3});
+  check(g21, {data({1, 6, 5, 3}, 10), NormalTensor({6}, 11), NormalTensor({6}, 12)});
+  check(Op("MeanVarianceNormalization", 13), {data({1, 3, 11, 13}, 13)});
+  auto trailing = Op("MeanVarianceNormalization", 13);
+  trailing.Attr("axes", std::vector<int64_t>{2, 3});
+  check(trailing, {data({2, 3, 11, 13}, 14)});
+  check(Op("MeanVarianceNormalization", 13), {data({2, 3, 5, 5}, 15)});  // axes 0, 2, 3 with N = 2: not trailing
+}
+
 TEST(NeuralNetNormTest, LrnWindowIsAsymmetricForEvenSize) {
   auto odd = Op("LRN", 13);
   odd.Input(F({1, 2, 3}, {1, 3, 1})).Attr("size", int64_t{3}).Attr("alpha", 3.0f).Attr("beta", 1.0f);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "kernels/vector_math.h"
 #include "ops/common/kept_plan.h"
@@ -24,6 +25,14 @@ void RowStats(const T* x, int64_t rows, int64_t len, double epsilon, std::vector
   ParallelFor(rows, len * 2, [&](int64_t lo, int64_t hi) {
     for (int64_t r = lo; r < hi; ++r) {
       const T* row = x + r * len;
+      if constexpr (std::is_same_v<T, float>) {  // the same two passes in double, vectorized
+        const double m = len > 0 ? kernels::ReduceRowSum(row, len) / static_cast<double>(len) : 0.0;
+        const double var =
+            len > 0 ? kernels::ReduceRowSumSquaredDeviations(row, len, m) / static_cast<double>(len) : 0.0;
+        (*mean)[static_cast<size_t>(r)] = m;
+        (*inv_std)[static_cast<size_t>(r)] = 1.0 / std::sqrt(var + epsilon);
+        continue;
+      }
       double sum = 0;
       for (int64_t i = 0; i < len; ++i) sum += static_cast<double>(static_cast<ComputeType<T>>(row[i]));
       const double m = len > 0 ? sum / static_cast<double>(len) : 0.0;
@@ -77,6 +86,16 @@ class InstanceNormKernel : public OpKernel {
       T* out = y.data<T>();
       std::vector<double> mean, inv_std;
       RowStats(in, rows, len, epsilon_, &mean, &inv_std);
+      if constexpr (std::is_same_v<T, float>) {
+        ParallelFor(rows, len, [&](int64_t lo, int64_t hi) {
+          for (int64_t r = lo; r < hi; ++r) {
+            const size_t c = static_cast<size_t>(r % channels), ri = static_cast<size_t>(r);
+            kernels::NormalizeRow(in + r * len, out + r * len, len, mean[ri], static_cast<float>(inv_std[ri] * s[c]),
+                                  static_cast<float>(b[c]));
+          }
+        });
+        return Status::Ok();
+      }
       for (int64_t r = 0; r < rows; ++r) {
         const size_t c = static_cast<size_t>(r % channels);
         for (int64_t i = 0; i < len; ++i) {
@@ -287,6 +306,19 @@ class GroupNormKernel : public OpKernel {
       T* out = y.data<T>();
       std::vector<double> mean, inv_std;
       RowStats(in, rows, len, epsilon_, &mean, &inv_std);
+      if constexpr (std::is_same_v<T, float>) {  // per channel of each group: one scale and bias over its plane
+        ParallelFor(rows * per_group, spatial, [&](int64_t lo, int64_t hi) {
+          for (int64_t rc = lo; rc < hi; ++rc) {
+            const int64_t r = rc / per_group, g = r % num_groups_, c = g * per_group + rc % per_group;
+            const size_t sc = static_cast<size_t>(static_cast<int64_t>(s.size()) == channels ? c : g);
+            const size_t bc = static_cast<size_t>(static_cast<int64_t>(b.size()) == channels ? c : g);
+            const size_t ri = static_cast<size_t>(r);
+            kernels::NormalizeRow(in + rc * spatial, out + rc * spatial, spatial, mean[ri],
+                                  static_cast<float>(inv_std[ri] * s[sc]), static_cast<float>(b[bc]));
+          }
+        });
+        return Status::Ok();
+      }
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t g = r % num_groups_;
         for (int64_t i = 0; i < len; ++i) {
@@ -328,6 +360,20 @@ class MvnKernel : public OpKernel {
       using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
       T* out = y.data<T>();
+      if constexpr (std::is_same_v<T, float>) {
+        if (TrailingAxes(xs, axes)) {  // each statistic over one contiguous row (the default axes when N = 1)
+          ParallelFor(stat_count, group * 3, [&](int64_t lo, int64_t hi) {
+            for (int64_t r = lo; r < hi; ++r) {
+              const float* row = in + r * group;
+              const double m = kernels::ReduceRowSum(row, group) / static_cast<double>(group);
+              const double sd =
+                  std::sqrt(kernels::ReduceRowSumSquaredDeviations(row, group, m) / static_cast<double>(group)) + 1e-9;
+              kernels::NormalizeRow(row, out + r * group, group, m, static_cast<float>(1.0 / sd), 0.0f);
+            }
+          });
+          return Status::Ok();
+        }
+      }
       auto val = [&](int64_t i) { return static_cast<double>(static_cast<ComputeType<T>>(in[i])); };
       std::vector<double> mean(static_cast<size_t>(stat_count), 0.0), var(static_cast<size_t>(stat_count), 0.0);
       std::vector<int64_t> strides[1] = {BroadcastStrides(stat_shape, xs)};
@@ -347,6 +393,23 @@ class MvnKernel : public OpKernel {
   }
 
  private:
+  // Whether the reduced axes, dims of size 1 aside, are the trailing ones: then each statistic covers one contiguous
+  // run of the input.
+  static bool TrailingAxes(const Shape& shape, const std::vector<int64_t>& axes) {
+    std::vector<bool> reduced(shape.size(), false);
+    for (int64_t a : axes) reduced[static_cast<size_t>(a)] = true;
+    bool in_reduced_run = false;
+    for (size_t d = 0; d < shape.size(); ++d) {
+      if (shape[d] == 1) continue;
+      if (reduced[d]) {
+        in_reduced_run = true;
+      } else if (in_reduced_run) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   std::vector<int64_t> axes_;
 };
 
