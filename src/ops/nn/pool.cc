@@ -280,30 +280,35 @@ class PoolKernel : public OpKernel {
         return Status::Ok();
       });
     }
+    // The window-by-window loop, planes over the threads; LpPool's usual p = 2 (and 1) without pow per element.
+    const bool p1 = p_ == 1.0, p2 = p_ == 2.0;
     return Dispatch<FloatTypes>(x->type(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* in = x->data<T>();
       T* out = y.data<T>();
-      for (int64_t pl = 0; pl < planes; ++pl) {
-        const T* src = in + pl * in_size;
-        ForEachWindow(axes, taps, [&](int64_t o, auto&& window, int64_t padded) {
-          double acc = 0;
-          int64_t count = 0;
-          if (kind_ == PoolKind::kAverage) {
-            window([&](int64_t off, const std::vector<int64_t>&) {
-              acc += static_cast<double>(static_cast<ComputeType<T>>(src[off]));
-              ++count;
-            });
-            const double divisor = static_cast<double>(count_include_pad_ ? padded : count);
-            out[pl * out_size + o] = FromDouble<T>(acc / divisor);
-          } else {
-            window([&](int64_t off, const std::vector<int64_t>&) {
-              acc += std::pow(std::fabs(static_cast<double>(static_cast<ComputeType<T>>(src[off]))), p_);
-            });
-            out[pl * out_size + o] = FromDouble<T>(std::pow(acc, 1.0 / p_));
-          }
-        });
-      }
+      ParallelFor(planes, out_size * 8 + in_size, [&](int64_t plane_lo, int64_t plane_hi) {
+        for (int64_t pl = plane_lo; pl < plane_hi; ++pl) {
+          const T* src = in + pl * in_size;
+          ForEachWindow(axes, taps, [&](int64_t o, auto&& window, int64_t padded) {
+            double acc = 0;
+            int64_t count = 0;
+            if (kind_ == PoolKind::kAverage) {
+              window([&](int64_t off, const std::vector<int64_t>&) {
+                acc += static_cast<double>(static_cast<ComputeType<T>>(src[off]));
+                ++count;
+              });
+              const double divisor = static_cast<double>(count_include_pad_ ? padded : count);
+              out[pl * out_size + o] = FromDouble<T>(acc / divisor);
+            } else {
+              window([&](int64_t off, const std::vector<int64_t>&) {
+                const double v = std::fabs(static_cast<double>(static_cast<ComputeType<T>>(src[off])));
+                acc += p2 ? v * v : (p1 ? v : std::pow(v, p_));
+              });
+              out[pl * out_size + o] = FromDouble<T>(p2 ? std::sqrt(acc) : (p1 ? acc : std::pow(acc, 1.0 / p_)));
+            }
+          });
+        }
+      });
       return Status::Ok();
     });
   }
