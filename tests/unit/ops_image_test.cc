@@ -4,6 +4,7 @@
 // attributes giving errors.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -227,6 +228,39 @@ TEST(ImageGridSampleTest, NearestInt32ZerosOutside) {
   // 1-D sampling (rank 3) at -1, 1 and 3 (outside).
   t.Input(I32({10, 20, 30}, {1, 1, 3})).Input(F({-1.0f, 1.0f, 3.0f}, {1, 3, 1}));
   EXPECT_EQ(Values<int32_t>(RunOk(t)), (std::vector<int32_t>{10, 30, 0}));
+}
+
+// Bilinear sampling of float planes has its own loop: the same values (cast to float) as double inputs through the
+// general path, for every padding mode and both corner conventions, with grid points outside, exactly on pixels
+// (weights of 0: a NaN pixel next to them must not leak in) and NaN.
+TEST(ImageGridSampleTest, BilinearFloatMatchesTheGeneralPath) {
+  std::vector<float> x = UniformFloats(2 * 3 * 5 * 7, 21, -2.0f, 2.0f);
+  x[4] = kNaN;  // batch 0, channel 0, row 0, column 4
+  std::vector<float> grid = UniformFloats(2 * 4 * 6 * 2, 22, -1.4f, 1.4f);
+  grid[0] = kNaN;
+  grid[2] = 2.0f / 6 * 3 - 1;  // x exactly on column 3 with align_corners
+  grid[3] = -1.0f;
+  grid[4] = 2.0f / 6 * 5 - 1;  // next to the NaN pixel's column
+  grid[5] = -1.0f;
+  const std::vector<double> xd(x.begin(), x.end()), gd(grid.begin(), grid.end());
+  for (const char* padding : {"zeros", "border", "reflection"}) {
+    for (int64_t align : {0, 1}) {
+      SCOPED_TRACE(std::string(padding) + " align_corners " + std::to_string(align));
+      auto f = Op("GridSample", 20);
+      f.Input(F(x, {2, 3, 5, 7})).Input(F(grid, {2, 4, 6, 2}));
+      auto d = Op("GridSample", 20);
+      d.Input(T_<double>(xd, {2, 3, 5, 7})).Input(T_<double>(gd, {2, 4, 6, 2}));
+      for (OpTest* t : {&f, &d}) {
+        t->Attr("mode", std::string("linear")).Attr("padding_mode", std::string(padding)).Attr("align_corners", align);
+      }
+      const Tensor got = RunOk(f), want = RunOk(d);
+      ASSERT_EQ(got.shape(), (Shape{2, 3, 4, 6}));
+      for (int64_t i = 0; i < got.size(); ++i) {
+        const float w = static_cast<float>(want.data<double>()[i]);
+        ASSERT_EQ(std::bit_cast<uint32_t>(got.data<float>()[i]), std::bit_cast<uint32_t>(w)) << i;
+      }
+    }
+  }
 }
 
 TEST(ImageGridSampleTest, LinearBorderClampsCoordinates) {

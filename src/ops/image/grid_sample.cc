@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ops/common/parallel.h"
 #include "ops/image/image_ops.h"
 #include "ops/image/image_util.h"
 #include "runtime/kernel_registry.h"
@@ -184,6 +185,55 @@ class GridSampleKernel : public OpKernel {
         }
       }
       GatherElements(*x, src, y);
+      return Status::Ok();
+    }
+
+    if (r == 2 && mode_ == SampleMode::kLinear && x->type() == DataType::kFloat) {
+      // Bilinear on float planes: each position's four taps (offset, combined weight) planned once per batch entry,
+      // then channel by channel (one plane in cache, the output written in order), channels over the threads. The
+      // sums are the general path's below, in the same order: per row tap, its two column taps, then the rows;
+      // taps outside (or of weight 0) are skipped, not multiplied.
+      struct Bilinear {
+        int64_t offset[4];  // -1: skipped
+        double weight[4];
+      };
+      std::vector<Bilinear> plan(static_cast<size_t>(out_spatial));
+      const float* in = x->data<float>();
+      float* out = y.data<float>();
+      for (int64_t b = 0; b < batch; ++b) {
+        for (int64_t p = 0; p < out_spatial; ++p) {
+          plan_taps(&g[static_cast<size_t>((b * out_spatial + p) * 2)]);
+          Bilinear& q = plan[static_cast<size_t>(p)];
+          for (size_t k0 = 0; k0 < 2; ++k0) {
+            for (size_t k1 = 0; k1 < 2; ++k1) {
+              const Tap& t0 = taps[k0];
+              const Tap& t1 = taps[2 + k1];
+              const bool skip = t0.offset < 0 || t0.weight == 0 || t1.offset < 0 || t1.weight == 0;
+              q.offset[k0 * 2 + k1] = skip ? -1 : t0.offset + t1.offset;
+              q.weight[k0 * 2 + k1] = 1.0 * t0.weight * t1.weight;
+            }
+          }
+        }
+        ParallelFor(channels, out_spatial * 4, [&](int64_t c0, int64_t c1) {
+          for (int64_t c = c0; c < c1; ++c) {
+            const float* channel = in + (b * channels + c) * in_spatial;
+            float* o = out + (b * channels + c) * out_spatial;
+            for (int64_t p = 0; p < out_spatial; ++p) {
+              const Bilinear& q = plan[static_cast<size_t>(p)];
+              double rows[2];
+              for (int k0 = 0; k0 < 2; ++k0) {
+                double sum = 0;
+                for (int k1 = 0; k1 < 2; ++k1) {
+                  const int64_t off = q.offset[k0 * 2 + k1];
+                  if (off >= 0) sum += q.weight[k0 * 2 + k1] * static_cast<double>(channel[off]);
+                }
+                rows[k0] = sum;
+              }
+              o[p] = static_cast<float>(0.0 + rows[0] + rows[1]);
+            }
+          }
+        });
+      }
       return Status::Ok();
     }
 
