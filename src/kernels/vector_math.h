@@ -59,6 +59,11 @@ void Cos(const float* in, float* out, int64_t n);
 void FloatToHalf(const float* in, uint16_t* out, int64_t n);
 void HalfToFloat(const uint16_t* in, float* out, int64_t n);
 
+// x^exponent over a float array: exp(exponent log x) in double lanes where x is positive and finite: the correctly
+// rounded power but for a few values per million (one float ulp off, where the exact power lies next to a rounding
+// boundary); std::pow(double(x), exponent) rounded to float elsewhere (and on Highway's scalar target throughout).
+void PowScalarExponent(const float* in, float* out, int64_t n, double exponent);
+
 // Reductions of a contiguous row (the Reduce* operators over trailing axes). Max and min: NaN if the row holds one,
 // -inf / +inf for an empty row; exact. Sums: each value (its square, its magnitude) promoted to double and added in
 // double lanes, so within a few double roundings of the exact sum. SumExp: sum of e^(x - shift), float exponentials

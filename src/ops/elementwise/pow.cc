@@ -2,6 +2,8 @@
 // result has the base's type (a float power of an integer base is computed in double and truncated).
 #include <cmath>
 
+#include "kernels/vector_math.h"
+#include "ops/common/parallel.h"
 #include "ops/elementwise/elementwise.h"
 
 namespace onyx::ops::elementwise {
@@ -58,6 +60,17 @@ class PowKernel : public OpKernel {
           // square, exactly what the double pow rounds to, at a fraction of the cost.
           if (yv.size() == 1 && ToDouble(yv.data<TE>()[0]) == 2.0) {
             BroadcastBinary<TB, TE, TB>(*x, yv, z, [](const TB& a, const TE&) { return a * a; });
+            return Status::Ok();
+          }
+        }
+        if constexpr (std::is_same_v<TB, float> && std::is_floating_point_v<TE>) {
+          // One float or double exponent over a float base: vector_math (double exp and log in vector lanes).
+          if (yv.size() == 1 && z.size() == x->size()) {
+            const double e = static_cast<double>(yv.data<TE>()[0]);
+            const float* in = x->data<float>();
+            float* out = z.data<float>();
+            ParallelFor(x->size(), 40,
+                        [&](int64_t lo, int64_t hi) { kernels::PowScalarExponent(in + lo, out + lo, hi - lo, e); });
             return Status::Ok();
           }
         }
