@@ -206,6 +206,58 @@ def cases():
                           .astype(np.float32), np.zeros([300], np.int64)]))
     c.append(Case("NonZero", "NonZero", CNN, x_dtype=np.bool_, gen=lambda s: RNG.random(s) < 0.3,
                   out_types=[TensorProto.INT64]))
+    # Less common operators real models still carry.
+    for op in ["Tan", "Atan", "Asin", "Acos", "Sinh", "Cosh", "Asinh", "Atanh", "IsNaN", "IsInf", "Ceil"]:
+        gen = (lambda s: np.clip(normal(s), -0.99, 0.99)) if op in ("Asin", "Acos", "Atanh") else normal
+        c.append(Case(op, op, CNN, gen=gen, opset=9 if op.startswith("Is") else 17,
+                      out_types=[TensorProto.BOOL] if op.startswith("Is") else None))
+    c.append(Case("Shrink", "Shrink", CNN, {"lambd": 0.5, "bias": 0.1}))
+    c.append(Case("Mod_fmod", "Mod", CNN, {"fmod": 1}, consts=[np.array(0.7, np.float32)]))
+    c.append(Case("ReduceProd_last", "ReduceProd", SEQ, {"axes": [-1]}))
+    c.append(Case("ReduceMax_channel", "ReduceMax", CNN, {"axes": [1]}))
+    c.append(Case("Hardmax", "Hardmax", SEQ, {"axis": -1}))
+    c.append(Case("Trilu", "Trilu", [4, 12, 128, 128], consts=[np.array(0, np.int64)]))
+    c.append(Case("Gather_axis1", "Gather", [4, 512, 768], {"axis": 1},
+                  consts=[RNG.integers(0, 512, [256]).astype(np.int64)]))
+    c.append(Case("GatherND_2d", "GatherND", [64, 64, 256],
+                  consts=[RNG.integers(0, 64, [1000, 2]).astype(np.int64)]))
+    c.append(Case("ScatterND", "ScatterND", [4096, 256],
+                  consts=[RNG.permutation(4096)[:1000].astype(np.int64).reshape(1000, 1), normal([1000, 256])]))
+    c.append(Case("OneHot", "OneHot", [4, 512], {"axis": -1}, x_dtype=np.int64,
+                  gen=lambda s: RNG.integers(0, 1000, s).astype(np.int64),
+                  consts=[np.array(1000, np.int64), np.array([0, 1], np.float32)], out_types=[F]))
+    c.append(Case("Resize_preprocess", "Resize", [1, 3, 480, 640], {"mode": "linear"},
+                  consts=[np.array([], np.float32), np.array([], np.float32), np.array([1, 3, 224, 224], np.int64)],
+                  empty_roi=True))
+    c.append(Case("Upsample_nearest", "Upsample", [1, 64, 56, 56], {"mode": "nearest"}, opset=9,
+                  consts=[np.array([1, 1, 2, 2], np.float32)]))
+    c.append(Case("Resize_linear3d", "Resize", [1, 16, 16, 32, 32], {"mode": "linear"},
+                  consts=[np.array([], np.float32), np.array([1, 1, 2, 2, 2], np.float32)], empty_roi=True))
+    c.append(Case("Conv_depthwise_s2", "Conv", [1, 96, 112, 112], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1],
+                                                                   "strides": [2, 2], "group": 96},
+                  consts=[normal([96, 1, 3, 3]) * 0.3, normal([96])]))
+    c.append(Case("Conv1d_s2", "Conv", [1, 128, 1600], {"kernel_shape": [10], "strides": [5]},
+                  consts=[normal([256, 128, 10]) * 0.03, normal([256])]))
+    c.append(Case("ConvTranspose1d", "ConvTranspose", [1, 256, 400], {"kernel_shape": [8], "strides": [4],
+                                                                      "pads": [2, 2]},
+                  consts=[normal([256, 128, 8]) * 0.03, normal([128])]))
+    c.append(Case("MatMul_classifier", "MatMul", [8, 2048], consts=[normal([2048, 1000]) * 0.02]))
+    c.append(Case("Gemm_small", "Gemm", [1, 512], {"transB": 1}, consts=[normal([10, 512]), normal([10])]))
+    c.append(Case("Einsum_bij_jk", "Einsum", [8, 128, 256], {"equation": "bij,jk->bik"},
+                  extra_inputs=[([256, 64], normal)]))
+    c.append(Case("Tile_rows", "Tile", [1, 1, 768], consts=[np.array([4, 128, 1], np.int64)]))
+    c.append(Case("Range", "Range", [], x_dtype=np.float32, gen=lambda s: np.array(0, np.float32),
+                  consts=[np.array(100000, np.float32), np.array(1, np.float32)]))
+    c.append(Case("Neg_int64", "Neg", [4, 128, 768], x_dtype=np.int64,
+                  gen=lambda s: RNG.integers(-1000, 1000, s).astype(np.int64)))
+    c.append(Case("Add_int64", "Add", [4, 128, 768], x_dtype=np.int64,
+                  gen=lambda s: RNG.integers(-1000, 1000, s).astype(np.int64), consts=[np.array(3, np.int64)]))
+    c.append(Case("Equal_int64", "Equal", [4, 128, 768], x_dtype=np.int64,
+                  gen=lambda s: RNG.integers(0, 4, s).astype(np.int64), consts=[np.array(1, np.int64)],
+                  out_types=[TensorProto.BOOL]))
+    c.append(Case("Not_bool", "Not", CNN, x_dtype=np.bool_, gen=lambda s: RNG.random(s) < 0.5))
+    c.append(Case("And_bool", "And", CNN, x_dtype=np.bool_, gen=lambda s: RNG.random(s) < 0.5,
+                  consts=[RNG.random(CNN) < 0.5]))
     return c
 
 

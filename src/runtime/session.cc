@@ -605,7 +605,6 @@ Status Session::BindAndExecute(ExecutionFrame& frame, const std::vector<std::pai
     ONYX_RETURN_IF_ERROR(BindFeeds(frame, feeds));
     ONYX_RETURN_IF_ERROR(Execute(frame, &retuned));
   }
-  runs_returned_.fetch_add(1);
   return Status::Ok();
 }
 
@@ -639,15 +638,20 @@ Status Session::Execute(ExecutionFrame& frame, bool* retuned) const {
         total.calls += p.calls;
       }
     }
+    // Counted before the kernels are released: a tuning (which needs them exclusively) then sees every run that
+    // computed with the kernels it would replace, including one that has not returned yet.
+    runs_executed_.fetch_add(1);
   }
   *retuned = false;
   if (deferred.empty()) return Status::Ok();
-  // The timing may change kernels, whose roundings differ: so only before any run of the session has returned its
-  // outputs (all the session's answers then come from the same kernels) and while no other run executes them; else
-  // it is left out (waiting for the others could wait forever under a steady load), the fixed rules stay in this
-  // session and a later one (or `onyx tune`) times the shapes. The timings are quieter for it too.
+  // The timing may change kernels, whose roundings differ: so only when this run is the only one that has computed
+  // with the session's kernels (it then runs again with the new ones, and all the session's answers come from the
+  // same kernels) and while no other run executes them; else it is left out (waiting for the others could wait
+  // forever under a steady load), the fixed rules stay in this session and a later one (or `onyx tune`) times the
+  // shapes. The timings are quieter for it too. (Counting returned runs instead left a window: a run that had
+  // computed but not yet returned when another retuned answered with the old kernels.)
   std::unique_lock<std::shared_mutex> tuning(kernels_mutex_, std::try_to_lock);
-  if (tuning.owns_lock() && runs_returned_.load() == 0) *retuned = deferred.RunAll();
+  if (tuning.owns_lock() && runs_executed_.load() == 1) *retuned = deferred.RunAll();
   return Status::Ok();
 }
 

@@ -206,7 +206,8 @@ class Session {
   // kernel's implementation (Execute): a run in flight on another thread then never mixes the kernels of before and
   // after the change, whose roundings differ (concurrent runs of one input gave results 1 ulp apart).
   mutable std::shared_mutex kernels_mutex_;
-  mutable std::atomic<int64_t> runs_returned_{0};  // runs that returned their outputs (the tuning's condition)
+  // Runs that computed with the session's kernels (counted under kernels_mutex_: the deferred tuning's condition).
+  mutable std::atomic<int64_t> runs_executed_{0};
 };
 
 // The optimizer's constant folding evaluator: runs a model without inputs in a session of its own (no

@@ -401,6 +401,31 @@ TEST(ReductionCumulativeTest, CumSumExclusiveReverse) {
   ExpectFloats(RunOk(axis0), {2, 3}, {1, 2, 3, 5, 7, 9});
 }
 
+// Along a strided axis the running sums advance a row of positions at a time: the same float sums, in the same
+// order per position, as a sequential loop, for every combination of exclusive and reverse.
+TEST(ReductionCumulativeTest, StridedAxisMatchesSequentialSums) {
+  const std::vector<float> x = UniformFloats(3 * 50 * 70, 8, -1.0f, 1.0f);
+  for (int64_t exclusive : {0, 1}) {
+    for (int64_t reverse : {0, 1}) {
+      auto t = Op("CumSum", 14);
+      t.Input(F(x, {3, 50, 70})).Input(I64({1}, {})).Attr("exclusive", exclusive).Attr("reverse", reverse);
+      const Tensor got = RunOk(t);
+      for (int64_t o = 0; o < 3; ++o) {
+        for (int64_t j = 0; j < 70; ++j) {
+          float acc = 0;
+          for (int64_t k = 0; k < 50; ++k) {
+            const int64_t i = reverse ? 49 - k : k;
+            const int64_t at = (o * 50 + i) * 70 + j;
+            const float before = acc;
+            acc += x[static_cast<size_t>(at)];
+            ASSERT_EQ(got.data<float>()[at], exclusive ? before : acc) << o << "," << i << "," << j;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(ReductionCumulativeTest, CumProd) {
   const Tensor x = T_<int64_t>({1, 2, 3, 4}, {4});
   auto ex = Op("CumProd", 26);
