@@ -209,7 +209,7 @@ def cases():
     # Less common operators real models still carry.
     for op in ["Tan", "Atan", "Asin", "Acos", "Sinh", "Cosh", "Asinh", "Atanh", "IsNaN", "IsInf", "Ceil"]:
         gen = (lambda s: np.clip(normal(s), -0.99, 0.99)) if op in ("Asin", "Acos", "Atanh") else normal
-        c.append(Case(op, op, CNN, gen=gen, opset=9 if op.startswith("Is") else 17,
+        c.append(Case(op, op, CNN, gen=gen, opset=10 if op.startswith("Is") else 17,
                       out_types=[TensorProto.BOOL] if op.startswith("Is") else None))
     c.append(Case("Shrink", "Shrink", CNN, {"lambd": 0.5, "bias": 0.1}))
     c.append(Case("Mod_fmod", "Mod", CNN, {"fmod": 1}, consts=[np.array(0.7, np.float32)]))

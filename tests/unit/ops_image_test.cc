@@ -31,6 +31,37 @@ TEST(ImageResizeTest, NearestMovesStrings) {
   EXPECT_EQ(Values<std::string>(y), (std::vector<std::string>{"a", "a", "b", "b"}));
 }
 
+// Float tensors resized over more than their last two axes go axis by axis in float: within float rounding of the
+// same resize on double inputs (the general path), for trilinear and tricubic up- and downsampling (antialias too)
+// and a resize of the channel axis.
+TEST(ImageResizeTest, FloatAxisByAxisMatchesTheGeneralPath) {
+  const std::vector<float> x = UniformFloats(2 * 3 * 4 * 5 * 6, 31, -2.0f, 2.0f);
+  const std::vector<double> xd(x.begin(), x.end());
+  struct Case {
+    const char* mode;
+    std::vector<float> scales;
+    int64_t antialias;
+  };
+  const std::vector<Case> cases = {{"linear", {1, 1, 2, 1.5f, 2}, 0},
+                                   {"cubic", {1, 1, 2, 2, 0.5f}, 0},
+                                   {"linear", {1, 1, 0.5f, 0.6f, 0.5f}, 1},
+                                   {"linear", {1, 2, 1, 1, 1}, 0}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.mode) + " antialias " + std::to_string(c.antialias));
+    auto f = Op("Resize", 19);
+    f.Input(F(x, {2, 3, 4, 5, 6})).Input(Value()).Input(F(c.scales, {5}));
+    auto d = Op("Resize", 19);
+    d.Input(T_<double>(xd, {2, 3, 4, 5, 6})).Input(Value()).Input(F(c.scales, {5}));
+    for (OpTest* t : {&f, &d}) t->Attr("mode", std::string(c.mode)).Attr("antialias", c.antialias);
+    const Tensor got = RunOk(f), want = RunOk(d);
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < got.size(); ++i) {
+      const double w = want.data<double>()[i];
+      ASSERT_NEAR(got.data<float>()[i], w, 2e-6 * (1 + std::fabs(w))) << i;
+    }
+  }
+}
+
 TEST(ImageResizeTest, LinearUint8Truncates) {
   // half_pixel coordinates -0.25, 0.25, 0.75, 1.25 -> 0, 63.75, 191.25, 255, truncated toward zero as ONNX's
   // reference (astype) and ONNX Runtime (static_cast) convert: 63, not 64.

@@ -388,6 +388,71 @@ bool TryResizeFloatPlanes(const std::vector<AxisPlan>& plans, const Tensor& x, T
   return true;
 }
 
+// Float tensors resized over any axes (a 3-D U-Net's trilinear upsampling, beyond TryResizeFloatPlanes' last two):
+// one axis at a time, from the last resized axis to the first, each pass [outer, in, inner] -> [outer, out, inner]
+// with the same taps as the general path, in float (results differ by float rounding only); rows of `inner` values
+// are combined whole (vectorized), outer blocks over the threads. No extrapolated (outside) outputs.
+bool TryResizeFloatSeparable(const std::vector<AxisPlan>& plans, const Tensor& x, Tensor& y) {
+  const size_t rank = x.shape().size();
+  if (x.type() != DataType::kFloat) return false;
+  std::vector<size_t> axes;  // the resized ones
+  for (size_t d = 0; d < rank; ++d) {
+    for (bool o : plans[d].outside) {
+      if (o) return false;
+    }
+    if (!IsIdentityAxis(plans[d], x.dim(static_cast<int64_t>(d)))) axes.push_back(d);
+  }
+  if (axes.empty()) return false;
+  Shape shape = x.shape();
+  std::vector<float> a, b;  // the passes' intermediate tensors (the first reads X, the last writes Y)
+  const float* src_all = x.data<float>();
+  for (size_t n = axes.size(); n-- > 0;) {
+    const size_t d = axes[n];
+    const int64_t in_len = shape[d], out_len = y.dim(static_cast<int64_t>(d));
+    int64_t outer = 1, inner = 1;
+    for (size_t k = 0; k < d; ++k) outer *= shape[k];
+    for (size_t k = d + 1; k < rank; ++k) inner *= shape[k];
+    const FlatTaps t = Flatten(plans[d]);
+    float* dst_all;
+    if (n == 0) {
+      dst_all = y.data<float>();
+    } else {
+      b.assign(static_cast<size_t>(outer * out_len * inner), 0.0f);
+      dst_all = b.data();
+    }
+    ParallelFor(outer, out_len * inner * 2, [&](int64_t lo, int64_t hi) {
+      for (int64_t o = lo; o < hi; ++o) {
+        const float* src = src_all + o * in_len * inner;
+        float* dst = dst_all + o * out_len * inner;
+        if (inner == 1) {  // along the last axis: each output one sum of its taps
+          for (int64_t j = 0; j < out_len; ++j) {
+            float acc = 0.0f;
+            for (int64_t k = t.start[static_cast<size_t>(j)]; k < t.start[static_cast<size_t>(j) + 1]; ++k) {
+              acc += t.weight[static_cast<size_t>(k)] * src[t.index[static_cast<size_t>(k)]];
+            }
+            dst[j] = acc;
+          }
+          continue;
+        }
+        for (int64_t j = 0; j < out_len; ++j) {
+          float* row = dst + j * inner;
+          std::fill(row, row + inner, 0.0f);
+          for (int64_t k = t.start[static_cast<size_t>(j)]; k < t.start[static_cast<size_t>(j) + 1]; ++k) {
+            const float w = t.weight[static_cast<size_t>(k)];
+            const float* in_row = src + t.index[static_cast<size_t>(k)] * inner;
+#pragma omp simd
+            for (int64_t i = 0; i < inner; ++i) row[i] += w * in_row[i];
+          }
+        }
+      }
+    });
+    shape[d] = out_len;
+    std::swap(a, b);
+    src_all = a.data();
+  }
+  return true;
+}
+
 // Bilinear resizing of float [H, W] or [N, C, H, W] images exactly as ONNX Runtime computes it, so that a quantize
 // step after the Resize sees the same value: per axis, the coordinate c (OrtCoordinate) clamped to [0, in - 1],
 // i1 = int(c), i2 = min(i1 + 1, in - 1), weights d1 = |c - i1| and d2 = |c - i2| (both 0.5 where i1 == i2), and
@@ -501,6 +566,7 @@ Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<doubl
     plans[d] = PlanAxis(p, x.dim(static_cast<int64_t>(d)), out_shape[d], scales[d], roi_start[d], roi_end[d]);
   }
   if (p.mode != Mode::kNearest && TryResizeFloatPlanes(plans, x, y)) return Status::Ok();
+  if (p.mode != Mode::kNearest && TryResizeFloatSeparable(plans, x, y)) return Status::Ok();
   if (p.mode == Mode::kNearest && TryResizeNearestPlanes(plans, x, y)) return Status::Ok();
   const std::vector<int64_t> in_strides = RowMajorStrides(x.shape());
   const int64_t total = y.size();
