@@ -276,6 +276,27 @@ void SinCosArray(const float* in, float* out, int64_t n) {
 void SinArray(const float* in, float* out, int64_t n) { SinCosArray<false>(in, out, n); }
 void CosArray(const float* in, float* out, int64_t n) { SinCosArray<true>(in, out, n); }
 
+// Highway's inverse trigonometric functions (3 ulp): atan everywhere (NaN kept), asin / acos on [-1, 1] and NaN
+// outside it, as std:: gives.
+template <class D, class V>
+HWY_INLINE V NaNOutsideUnit(D d, V x, V y) {
+  const V nan = hn::Set(d, std::numeric_limits<float>::quiet_NaN());
+  return hn::IfThenElse(hn::Gt(hn::Abs(x), hn::Set(d, 1.0f)), nan, hn::IfThenElse(hn::IsNaN(x), x, y));
+}
+void AtanArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto x) HWY_ATTR { return hn::IfThenElse(hn::IsNaN(x), x, hn::Atan(d, x)); });
+}
+void AsinArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto x) HWY_ATTR {
+    return NaNOutsideUnit(d, x, hn::Asin(d, hn::Min(hn::Max(x, hn::Set(d, -1.0f)), hn::Set(d, 1.0f))));
+  });
+}
+void AcosArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto x) HWY_ATTR {
+    return NaNOutsideUnit(d, x, hn::Acos(d, hn::Min(hn::Max(x, hn::Set(d, -1.0f)), hn::Set(d, 1.0f))));
+  });
+}
+
 // IEEE half <-> float, rounding to nearest even as ONNX's Cast does: F16C's instructions on the x86 targets that have
 // them (AVX2 and up); elsewhere core/float16.h's scalar conversions (Highway 1.0's emulation turned half infinity into
 // a finite float).
@@ -786,6 +807,9 @@ HWY_EXPORT(ReduceRowSumSquaresImpl);
 HWY_EXPORT(ReduceRowSumAbsImpl);
 HWY_EXPORT(ReduceRowSumExpImpl);
 HWY_EXPORT(ArgExtremeColumnsImpl);
+HWY_EXPORT(AtanArray);
+HWY_EXPORT(AsinArray);
+HWY_EXPORT(AcosArray);
 HWY_EXPORT(GeluArray);
 HWY_EXPORT(GeluTanhArray);
 HWY_EXPORT(SoftmaxRowImpl);
@@ -835,6 +859,9 @@ void ArgExtremeColumns(const float* plane, int64_t n, int64_t stride, int64_t co
                        int64_t* out) {
   HWY_DYNAMIC_DISPATCH(ArgExtremeColumnsImpl)(plane, n, stride, count, max, last, out);
 }
+void Atan(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AtanArray)(in, out, n); }
+void Asin(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AsinArray)(in, out, n); }
+void Acos(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AcosArray)(in, out, n); }
 void Gelu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArray)(in, out, n); }
 void GeluTanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhArray)(in, out, n); }
 void SoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxRowImpl)(in, out, n); }

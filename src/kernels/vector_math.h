@@ -54,6 +54,11 @@ void Mish(const float* in, float* out, int64_t n);
 void Sin(const float* in, float* out, int64_t n);
 void Cos(const float* in, float* out, int64_t n);
 
+// atan(x), asin(x), acos(x): Highway's polynomials (asin / acos NaN outside [-1, 1], as std:: gives).
+void Atan(const float* in, float* out, int64_t n);
+void Asin(const float* in, float* out, int64_t n);
+void Acos(const float* in, float* out, int64_t n);
+
 // Float to IEEE half bits and back, rounding to nearest even: the bits of core/float16.h's FloatToHalfBits and
 // HalfBitsToFloat, except that a signalling NaN half becomes a quiet NaN float (F16C's conversion, where present).
 void FloatToHalf(const float* in, uint16_t* out, int64_t n);

@@ -177,6 +177,10 @@ std::vector<Case> Cases() {
       // Sin, Cos: Highway's within |x| <= 39000 (3 ulp of the result, absolute near the zeros), std:: beyond.
       {"Sin", Sin, [](double x) { return std::sin(x); }, 1.2e-7, 4e-7, 1.0, 0},
       {"Cos", Cos, [](double x) { return std::cos(x); }, 1.2e-7, 4e-7, 1.0, 0},
+      // The inverse functions: Highway's, measured below.
+      {"Atan", Atan, [](double x) { return std::atan(x); }, 1e-45, 4e-7, kFltMin, 4e-7},
+      {"Asin", Asin, [](double x) { return std::asin(x); }, 1e-45, 4e-7, kFltMin, 4e-7},
+      {"Acos", Acos, [](double x) { return std::acos(x); }, 1e-45, 4e-7, kFltMin, 4e-7},
   };
 }
 

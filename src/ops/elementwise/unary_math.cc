@@ -94,6 +94,29 @@ struct CosFn : NoAttributes {
   void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Cos(in, out, n); }
 };
 
+// Asin, Acos, Atan likewise (Highway's polynomials).
+struct AsinFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return std::asin(x);
+  }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Asin(in, out, n); }
+};
+struct AcosFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return std::acos(x);
+  }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Acos(in, out, n); }
+};
+struct AtanFn : NoAttributes {
+  template <typename C>
+  C operator()(C x) const {
+    return std::atan(x);
+  }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Atan(in, out, n); }
+};
+
 // Functions defined only for floating point inputs.
 #define ONYX_FLOAT_UNARY_FN(Name, expr) \
   struct Name : NoAttributes {          \
@@ -109,9 +132,6 @@ ONYX_FLOAT_UNARY_FN(FloorFn, std::floor(x))
 ONYX_FLOAT_UNARY_FN(CeilFn, std::ceil(x))
 ONYX_FLOAT_UNARY_FN(RoundFn, std::nearbyint(x))  // the default rounding mode rounds half to even
 ONYX_FLOAT_UNARY_FN(TanFn, std::tan(x))
-ONYX_FLOAT_UNARY_FN(AsinFn, std::asin(x))
-ONYX_FLOAT_UNARY_FN(AcosFn, std::acos(x))
-ONYX_FLOAT_UNARY_FN(AtanFn, std::atan(x))
 ONYX_FLOAT_UNARY_FN(SinhFn, std::sinh(x))
 ONYX_FLOAT_UNARY_FN(CoshFn, std::cosh(x))
 ONYX_FLOAT_UNARY_FN(AsinhFn, std::asinh(x))
