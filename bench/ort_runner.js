@@ -60,7 +60,7 @@ function readTensorProto(file) {
   if (raw === null) throw new Error(file + ': only raw_data tensors are read');
   const copy = new Uint8Array(raw).buffer;
   const types = { 1: ['float32', Float32Array], 6: ['int32', Int32Array], 7: ['int64', BigInt64Array],
-    9: ['bool', Uint8Array], 10: ['float16', Uint16Array], 11: ['float64', Float64Array] };
+    2: ['uint8', Uint8Array], 3: ['int8', Int8Array], 9: ['bool', Uint8Array], 10: ['float16', Uint16Array], 11: ['float64', Float64Array] };
   if (!types[dataType]) throw new Error(file + ': data_type ' + dataType + ' is not handled');
   const [name, Ctor] = types[dataType];
   return new ort.Tensor(name, new Ctor(copy), dims);

@@ -258,11 +258,50 @@ def cases():
     c.append(Case("Not_bool", "Not", CNN, x_dtype=np.bool_, gen=lambda s: RNG.random(s) < 0.5))
     c.append(Case("And_bool", "And", CNN, x_dtype=np.bool_, gen=lambda s: RNG.random(s) < 0.5,
                   consts=[RNG.random(CNN) < 0.5]))
+    # Quantization operators (8-bit activations as uint8, weights as int8, as ONNX Runtime's quantizer writes them).
+    u8 = lambda s: RNG.integers(0, 256, s).astype(np.uint8)  # noqa: E731
+    f32 = lambda v: np.array(v, np.float32)  # noqa: E731
+    c.append(Case("QuantizeLinear", "QuantizeLinear", CNN, consts=[f32(0.02), np.array(128, np.uint8)],
+                  out_types=[TensorProto.UINT8]))
+    c.append(Case("QuantizeLinear_axis", "QuantizeLinear", CNN, {"axis": 1},
+                  consts=[positive([32]) * 0.02, RNG.integers(100, 150, [32]).astype(np.uint8)],
+                  out_types=[TensorProto.UINT8]))
+    c.append(Case("DequantizeLinear", "DequantizeLinear", CNN, x_dtype=np.uint8, gen=u8,
+                  consts=[f32(0.02), np.array(128, np.uint8)], out_types=[F]))
+    c.append(Case("DynamicQuantizeLinear", "DynamicQuantizeLinear", SEQ, outputs=3,
+                  out_types=[TensorProto.UINT8, F, TensorProto.UINT8]))
+    c.append(Case("MatMulInteger", "MatMulInteger", [512, 768], x_dtype=np.uint8, gen=u8,
+                  consts=[RNG.integers(-128, 128, [768, 768]).astype(np.int8), np.array(128, np.uint8)],
+                  out_types=[TensorProto.INT32]))
+    c.append(Case("QLinearMatMul", "QLinearMatMul", [512, 768], x_dtype=np.uint8, gen=u8,
+                  consts=[f32(0.02), np.array(128, np.uint8), RNG.integers(-128, 128, [768, 768]).astype(np.int8),
+                          f32(0.01), np.array(0, np.int8), f32(0.5), np.array(128, np.uint8)],
+                  out_types=[TensorProto.UINT8]))
+    c.append(Case("QLinearConv3x3", "QLinearConv", [1, 64, 56, 56], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]},
+                  x_dtype=np.uint8, gen=u8,
+                  consts=[f32(0.02), np.array(128, np.uint8),
+                          RNG.integers(-128, 128, [64, 64, 3, 3]).astype(np.int8), positive([64]) * 0.01,
+                          np.zeros([64], np.int8), f32(2.0), np.array(128, np.uint8),
+                          RNG.integers(-1000, 1000, [64]).astype(np.int32)],
+                  out_types=[TensorProto.UINT8]))
+    c.append(Case("QLinearConv_dw", "QLinearConv", [1, 96, 56, 56], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1],
+                                                                       "group": 96},
+                  x_dtype=np.uint8, gen=u8,
+                  consts=[f32(0.02), np.array(128, np.uint8),
+                          RNG.integers(-128, 128, [96, 1, 3, 3]).astype(np.int8), positive([96]) * 0.01,
+                          np.zeros([96], np.int8), f32(0.2), np.array(128, np.uint8),
+                          RNG.integers(-1000, 1000, [96]).astype(np.int32)],
+                  out_types=[TensorProto.UINT8]))
+    c.append(Case("ConvInteger", "ConvInteger", [1, 64, 56, 56], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]},
+                  x_dtype=np.uint8, gen=u8,
+                  consts=[RNG.integers(-128, 128, [64, 64, 3, 3]).astype(np.int8), np.array(128, np.uint8)],
+                  out_types=[TensorProto.INT32]))
     return c
 
 
 ONNX_DTYPE = {np.float32: TensorProto.FLOAT, np.float16: TensorProto.FLOAT16, np.int64: TensorProto.INT64,
-              np.bool_: TensorProto.BOOL, np.int32: TensorProto.INT32}
+              np.bool_: TensorProto.BOOL, np.int32: TensorProto.INT32, np.uint8: TensorProto.UINT8,
+              np.int8: TensorProto.INT8}
 
 
 def build(case, out_dir):
