@@ -122,6 +122,40 @@ class SoftmaxKernel final : public OpKernel {
       using T = typename decltype(tag)::type;
       const T* src = x->data<T>();
       T* dst = out.data<T>();
+      if constexpr (K != SoftmaxKind::kHardmax && std::is_same_v<T, float>) {
+        if (!ort_order_ && s.inner > 1 && s.n > 0) {
+          // Along a strided axis (a segmentation map's classes): blocks of kBlock neighbouring rows are gathered
+          // into contiguous rows (each cache line of the planes serves the whole block), through the row kernels
+          // above, and scattered back; blocks over the threads.
+          constexpr int64_t kBlock = 16;
+          const int64_t blocks_per_outer = (s.inner + kBlock - 1) / kBlock;
+          ParallelFor(s.outer * blocks_per_outer, s.n * kBlock * 8, [&](int64_t lo, int64_t hi) {
+            std::vector<float> rows(static_cast<size_t>(kBlock * s.n));
+            for (int64_t b = lo; b < hi; ++b) {
+              const int64_t o = b / blocks_per_outer, j0 = b % blocks_per_outer * kBlock;
+              const int64_t count = std::min(kBlock, s.inner - j0);
+              const float* in = src + o * s.n * s.inner + j0;
+              float* out_block = dst + o * s.n * s.inner + j0;
+              for (int64_t i = 0; i < s.n; ++i) {
+                for (int64_t jj = 0; jj < count; ++jj) rows[static_cast<size_t>(jj * s.n + i)] = in[i * s.inner + jj];
+              }
+              for (int64_t jj = 0; jj < count; ++jj) {
+                float* row = rows.data() + jj * s.n;
+                if constexpr (K == SoftmaxKind::kSoftmax) {
+                  kernels::SoftmaxRow(row, row, s.n);
+                } else {
+                  kernels::LogSoftmaxRow(row, row, s.n);
+                }
+              }
+              for (int64_t i = 0; i < s.n; ++i) {
+                for (int64_t jj = 0; jj < count; ++jj)
+                  out_block[i * s.inner + jj] = rows[static_cast<size_t>(jj * s.n + i)];
+              }
+            }
+          });
+          return Status::Ok();
+        }
+      }
       // Rows are independent: split them across threads.
       ParallelFor(s.outer * s.inner, s.n * 8, [&](int64_t lo, int64_t hi) {
         for (int64_t r = lo; r < hi; ++r) {
