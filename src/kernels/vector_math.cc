@@ -297,6 +297,28 @@ void AcosArray(const float* in, float* out, int64_t n) {
   });
 }
 
+// Elementwise max / min of two arrays as the Max / Min operators define them per pair: a NaN operand wins (a's if
+// both), else a < b ? b : a (max) / b < a ? b : a (min), a select per lane.
+template <bool kMax>
+void ExtremumPairArrays(const float* a, const float* b, float* out, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto pick = [](auto va, auto vb) HWY_ATTR {
+    const auto ordered = kMax ? hn::IfThenElse(hn::Lt(va, vb), vb, va) : hn::IfThenElse(hn::Lt(vb, va), vb, va);
+    return hn::IfThenElse(hn::IsNaN(va), va, hn::IfThenElse(hn::IsNaN(vb), vb, ordered));
+  };
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(pick(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, out + i);
+  const hn::CappedTag<float, 1> d1;
+  for (; i < n; ++i) hn::StoreU(pick(hn::LoadU(d1, a + i), hn::LoadU(d1, b + i)), d1, out + i);
+}
+void MaxPairArraysImpl(const float* a, const float* b, float* out, int64_t n) {
+  ExtremumPairArrays<true>(a, b, out, n);
+}
+void MinPairArraysImpl(const float* a, const float* b, float* out, int64_t n) {
+  ExtremumPairArrays<false>(a, b, out, n);
+}
+
 // IEEE half <-> float, rounding to nearest even as ONNX's Cast does: F16C's instructions on the x86 targets that have
 // them (AVX2 and up); elsewhere core/float16.h's scalar conversions (Highway 1.0's emulation turned half infinity into
 // a finite float).
@@ -810,6 +832,8 @@ HWY_EXPORT(ArgExtremeColumnsImpl);
 HWY_EXPORT(AtanArray);
 HWY_EXPORT(AsinArray);
 HWY_EXPORT(AcosArray);
+HWY_EXPORT(MaxPairArraysImpl);
+HWY_EXPORT(MinPairArraysImpl);
 HWY_EXPORT(GeluArray);
 HWY_EXPORT(GeluTanhArray);
 HWY_EXPORT(SoftmaxRowImpl);
@@ -862,6 +886,12 @@ void ArgExtremeColumns(const float* plane, int64_t n, int64_t stride, int64_t co
 void Atan(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AtanArray)(in, out, n); }
 void Asin(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AsinArray)(in, out, n); }
 void Acos(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AcosArray)(in, out, n); }
+void MaxPair(const float* a, const float* b, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(MaxPairArraysImpl)(a, b, out, n);
+}
+void MinPair(const float* a, const float* b, float* out, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(MinPairArraysImpl)(a, b, out, n);
+}
 void Gelu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluArray)(in, out, n); }
 void GeluTanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluTanhArray)(in, out, n); }
 void SoftmaxRow(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SoftmaxRowImpl)(in, out, n); }

@@ -59,6 +59,11 @@ void Atan(const float* in, float* out, int64_t n);
 void Asin(const float* in, float* out, int64_t n);
 void Acos(const float* in, float* out, int64_t n);
 
+// out = Max(a, b) / Min(a, b) elementwise, exactly as the operators' scalar rule: a NaN operand is the result (a's if
+// both are), else a < b ? b : a (Max) or b < a ? b : a (Min). out may be a or b.
+void MaxPair(const float* a, const float* b, float* out, int64_t n);
+void MinPair(const float* a, const float* b, float* out, int64_t n);
+
 // Float to IEEE half bits and back, rounding to nearest even: the bits of core/float16.h's FloatToHalfBits and
 // HalfBitsToFloat, except that a signalling NaN half becomes a quiet NaN float (F16C's conversion, where present).
 void FloatToHalf(const float* in, uint16_t* out, int64_t n);

@@ -306,6 +306,29 @@ TEST(VectorMath, PowScalarExponentIsTheRoundedDoublePow) {
   }
 }
 
+// MaxPair / MinPair: the Max and Min operators' scalar rule bit for bit (NaN operands, signed zeros, infinities).
+TEST(VectorMath, MaxMinPairsAreTheScalarRule) {
+  std::vector<float> a = SweepInputs();
+  std::vector<float> b(a.rbegin(), a.rend());
+  for (size_t i = 0; i < a.size(); i += 7) b[i] = a[i];  // ties
+  a[3] = kNaN;
+  b[5] = -kNaN;
+  a[11] = 0.0f;
+  b[11] = -0.0f;
+  ForEachTarget([&](const std::string& target) {
+    std::vector<float> mx(a.size()), mn(a.size());
+    MaxPair(a.data(), b.data(), mx.data(), static_cast<int64_t>(a.size()));
+    MinPair(a.data(), b.data(), mn.data(), static_cast<int64_t>(a.size()));
+    for (size_t i = 0; i < a.size(); ++i) {
+      const bool nan = std::isnan(a[i]) || std::isnan(b[i]);
+      const float want_max = nan ? (std::isnan(a[i]) ? a[i] : b[i]) : (a[i] < b[i] ? b[i] : a[i]);
+      const float want_min = nan ? (std::isnan(a[i]) ? a[i] : b[i]) : (b[i] < a[i] ? b[i] : a[i]);
+      ASSERT_EQ(std::bit_cast<uint32_t>(mx[i]), std::bit_cast<uint32_t>(want_max)) << i << " on " << target;
+      ASSERT_EQ(std::bit_cast<uint32_t>(mn[i]), std::bit_cast<uint32_t>(want_min)) << i << " on " << target;
+    }
+  });
+}
+
 TEST(VectorMath, ErfRelativeNearZero) {
   std::vector<float> xs;
   for (uint32_t bits = 0; bits < 0x3F6C0000u; bits += 401) {  // [0, 0.921875)

@@ -2,6 +2,8 @@
 // to share one shape; broadcasting accepts those models too.) Max and Min propagate NaN, as numpy does.
 #include <cmath>
 
+#include "kernels/vector_math.h"
+#include "ops/common/parallel.h"
 #include "ops/elementwise/elementwise.h"
 
 namespace onyx::ops::elementwise {
@@ -49,6 +51,26 @@ class VariadicKernel : public OpKernel {
     return Dispatch<NumericTypes>(inputs[0]->type(), [&](auto tag) -> Status {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.AllocateOutput(0, inputs[0]->type(), out_shape);
+      if constexpr (std::is_same_v<T, float> && (kOp == Variadic::kMax || kOp == Variadic::kMin)) {
+        // Float inputs of the output's shape: vector_math's select per lane, the same values as Combine.
+        bool same_shapes = true;
+        for (const Tensor* t : inputs) same_shapes = same_shapes && t->shape() == out_shape;
+        if (same_shapes && n >= 2) {
+          float* po = out.data<float>();
+          ParallelFor(out.size(), 2 * static_cast<int64_t>(n), [&](int64_t lo, int64_t hi) {
+            const float* first = inputs[0]->data<float>() + lo;
+            for (size_t i = 1; i < n; ++i) {
+              const float* b = inputs[i]->data<float>() + lo;
+              if constexpr (kOp == Variadic::kMax) {
+                kernels::MaxPair(i == 1 ? first : po + lo, b, po + lo, hi - lo);
+              } else {
+                kernels::MinPair(i == 1 ? first : po + lo, b, po + lo, hi - lo);
+              }
+            }
+          });
+          return Status::Ok();
+        }
+      }
       BroadcastCopy<T>(*inputs[0], out);
       for (size_t i = 1; i < n; ++i) {
         BroadcastBinary<T, T, T>(out, *inputs[i], out, [](const T& a, const T& b) {

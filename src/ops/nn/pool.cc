@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 
+#include "kernels/vector_math.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
@@ -358,11 +359,16 @@ class GlobalPoolKernel : public OpKernel {
       return InvalidArgument("input 'X' (0) with shape " + ShapeToString(xs) + " has empty spatial dims");
     }
     Tensor& y = ctx.AllocateOutput(0, x->type(), out_shape);
-    if (kind_ == PoolKind::kAverage && x->type() == DataType::kFloat && in_size > 0) {
+    if (kind_ != PoolKind::kLp && x->type() == DataType::kFloat && in_size > 0) {
       const float* in = x->data<float>();
       float* out = y.data<float>();
+      const bool average = kind_ == PoolKind::kAverage;
       ParallelFor(planes, in_size, [&](int64_t lo, int64_t hi) {
-        for (int64_t pl = lo; pl < hi; ++pl) out[pl] = OrtGlobalAverage(in + pl * in_size, in_size);
+        for (int64_t pl = lo; pl < hi; ++pl) {
+          // The maximum exactly as the loop below (NaN propagates), through vector_math's row reduction.
+          out[pl] = average ? OrtGlobalAverage(in + pl * in_size, in_size)
+                            : kernels::ReduceRowMax(in + pl * in_size, in_size);
+        }
       });
       return Status::Ok();
     }
