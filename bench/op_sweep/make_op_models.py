@@ -258,6 +258,24 @@ def cases():
     c.append(Case("Not_bool", "Not", CNN, x_dtype=np.bool_, gen=lambda s: RNG.random(s) < 0.5))
     c.append(Case("And_bool", "And", CNN, x_dtype=np.bool_, gen=lambda s: RNG.random(s) < 0.5,
                   consts=[RNG.random(CNN) < 0.5]))
+    # Transformer operators: ONNX's newer ones and ONNX Runtime's com.microsoft ones that exporters write.
+    MS = "com.microsoft"
+    c.append(Case("RMSNormalization", "RMSNormalization", SEQ, {"axis": -1}, consts=[positive([768])], opset=23))
+    c.append(Case("SkipLayerNorm_ms", "SkipLayerNormalization", SEQ, {"epsilon": 1e-5}, domain=MS,
+                  extra_inputs=[(SEQ, normal)], consts=[positive([768]), normal([768])]))
+    c.append(Case("SimplifiedLayerNorm_ms", "SimplifiedLayerNormalization", SEQ, {"axis": -1, "epsilon": 1e-6},
+                  consts=[positive([768])]))
+    c.append(Case("FastGelu_ms", "FastGelu", SEQ, domain=MS, consts=[normal([768])]))
+    c.append(Case("BiasGelu_ms", "BiasGelu", SEQ, domain=MS, consts=[normal([768])]))
+    c.append(Case("QuickGelu_ms", "QuickGelu", SEQ, {"alpha": 1.702}, domain=MS))
+    c.append(Case("Attention_onnx", "Attention", [4, 12, 128, 64], opset=23,
+                  extra_inputs=[([4, 12, 128, 64], normal), ([4, 12, 128, 64], normal)]))
+    c.append(Case("Attention_ms", "Attention", [4, 128, 768], {"num_heads": 12}, domain=MS,
+                  consts=[normal([768, 2304]) * 0.03, normal([2304]) * 0.1]))
+    c.append(Case("MultiHeadAttention_ms", "MultiHeadAttention", [4, 128, 768], {"num_heads": 12}, domain=MS,
+                  extra_inputs=[([4, 128, 768], normal), ([4, 128, 768], normal)]))
+    c.append(Case("RotaryEmbedding_onnx", "RotaryEmbedding", [1, 32, 256, 64], opset=23,
+                  consts=[normal([256, 32]), normal([256, 32]), np.arange(256, dtype=np.int64).reshape(1, 256)]))
     # Quantization operators (8-bit activations as uint8, weights as int8, as ONNX Runtime's quantizer writes them).
     u8 = lambda s: RNG.integers(0, 256, s).astype(np.uint8)  # noqa: E731
     f32 = lambda v: np.array(v, np.float32)  # noqa: E731
@@ -325,11 +343,14 @@ def build(case, out_dir):
         names.append(f"c{k}")
     outs = [f"y{k}" for k in range(case.outputs)]
     out_types = case.out_types or [ONNX_DTYPE[case.x_dtype if case.op != "Where" else np.float32]] * case.outputs
-    node = helper.make_node(case.op, names, outs, **case.attrs)
+    node = helper.make_node(case.op, names, outs, domain=case.domain or None, **case.attrs)
     graph = helper.make_graph([node], case.name, inputs,
                               [helper.make_tensor_value_info(o, t, None) for o, t in zip(outs, out_types)],
                               initializers)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", case.opset)], producer_name="op_sweep")
+    opsets = [helper.make_opsetid("", case.opset)]
+    if case.domain:
+        opsets.append(helper.make_opsetid(case.domain, 1))
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="op_sweep")
     model.ir_version = 8
     d = os.path.join(out_dir, case.name)
     os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)

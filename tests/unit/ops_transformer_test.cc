@@ -61,6 +61,67 @@ TEST(TransformerAttentionTest, CausalDiagonalIsOffsetByThePast) {
   EXPECT_EQ((*r)[1].tensor().shape(), (Shape{1, 1, 3, 2}));
 }
 
+// Float inputs take their own loop (heads over the threads, vectorized softmax): within float rounding of the same
+// attention on double inputs (the general loop), with grouped heads, causal masking after a past, a float mask
+// (with -inf entries) or a bool one, and packed 3-D inputs.
+TEST(TransformerAttentionTest, FloatPathMatchesTheGeneralLoop) {
+  struct Case {
+    bool packed, causal, past;
+    int mask;  // 0 none, 1 float, 2 bool
+  };
+  for (const Case& c : {Case{false, false, false, 0}, Case{false, true, true, 1}, Case{true, false, false, 2},
+                        Case{false, true, false, 2}, Case{true, true, true, 1}}) {
+    SCOPED_TRACE(std::to_string(c.packed) + std::to_string(c.causal) + std::to_string(c.past) + std::to_string(c.mask));
+    constexpr int64_t N = 2, HQ = 4, HKV = 2, S = 5, P = 3, D = 8;
+    const int64_t T = S + (c.past ? P : 0);
+    std::vector<Tensor> inputs = {c.packed ? NormalTensor({N, S, HQ * D}, 1) : NormalTensor({N, HQ, S, D}, 1),
+                                  c.packed ? NormalTensor({N, S, HKV * D}, 2) : NormalTensor({N, HKV, S, D}, 2),
+                                  c.packed ? NormalTensor({N, S, HKV * D}, 3) : NormalTensor({N, HKV, S, D}, 3)};
+    Tensor mask;
+    if (c.mask == 1) {
+      mask = NormalTensor({S, T}, 4);
+      mask.data<float>()[3] = -kInf;
+    }
+    std::vector<bool> bool_mask(static_cast<size_t>(S * T), true);
+    for (size_t i = 0; i < bool_mask.size(); i += 3) bool_mask[i] = false;
+    auto f = Op("Attention", 23);
+    auto d = Op("Attention", 23);
+    for (OpTest* t : {&f, &d}) {
+      if (c.causal) t->Attr("is_causal", int64_t{1});
+      if (c.packed) t->Attr("q_num_heads", HQ).Attr("kv_num_heads", HKV);
+    }
+    auto as_double = [](const Tensor& t) {
+      std::vector<double> v(t.data<float>(), t.data<float>() + t.size());
+      return T_<double>(v, t.shape());
+    };
+    for (const Tensor& t : inputs) {
+      f.Input(t);
+      d.Input(as_double(t));
+    }
+    if (c.mask == 1) {
+      f.Input(mask);
+      d.Input(as_double(mask));
+    } else if (c.mask == 2) {
+      f.Input(B(bool_mask, {S, T}));
+      d.Input(B(bool_mask, {S, T}));
+    } else if (c.past) {
+      f.Input(Value());
+      d.Input(Value());
+    }
+    if (c.past) {
+      const Tensor pk = NormalTensor({N, HKV, P, D}, 5), pv = NormalTensor({N, HKV, P, D}, 6);
+      f.Input(pk).Input(pv);
+      d.Input(as_double(pk)).Input(as_double(pv));
+    }
+    const Tensor got = RunOk(f), want = RunOk(d);
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < got.size(); ++i) {
+      const double w = want.data<double>()[i];
+      ASSERT_NEAR(got.data<float>()[i], w, 2e-6 * (1 + std::fabs(w))) << i;
+    }
+  }
+}
+
 TEST(TransformerAttentionTest, CausalWithoutPastIsLowerTriangular) {
   auto t = Op("Attention", 23);
   t.Attr("is_causal", int64_t{1});
