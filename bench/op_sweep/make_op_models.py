@@ -276,6 +276,21 @@ def cases():
                   extra_inputs=[([4, 128, 768], normal), ([4, 128, 768], normal)]))
     c.append(Case("RotaryEmbedding_onnx", "RotaryEmbedding", [1, 32, 256, 64], opset=23,
                   consts=[normal([256, 32]), normal([256, 32]), np.arange(256, dtype=np.int64).reshape(1, 256)]))
+    c.append(Case("GQA_prefill_ms", "GroupQueryAttention", [1, 128, 32 * 64], {"num_heads": 32, "kv_num_heads": 8},
+                  domain=MS, extra_inputs=[([1, 128, 8 * 64], normal), ([1, 128, 8 * 64], normal)],
+                  consts=[np.zeros([1, 8, 0, 64], np.float32), np.zeros([1, 8, 0, 64], np.float32),
+                          np.array([127], np.int32), np.array(128, np.int32)], outputs=3, out_types=[F, F, F]))
+    c.append(Case("GQA_decode_ms", "GroupQueryAttention", [1, 1, 32 * 64], {"num_heads": 32, "kv_num_heads": 8},
+                  domain=MS, extra_inputs=[([1, 1, 8 * 64], normal), ([1, 1, 8 * 64], normal),
+                                           ([1, 8, 511, 64], normal), ([1, 8, 511, 64], normal)],
+                  consts=[np.array([511], np.int32), np.array(512, np.int32)], outputs=3, out_types=[F, F, F]))
+    c.append(Case("RotaryEmbedding_ms", "RotaryEmbedding", [1, 128, 32 * 64], domain=MS,
+                  consts=[np.arange(128, dtype=np.int64).reshape(1, 128), normal([4096, 32]), normal([4096, 32])]))
+    # Audio front ends.
+    c.append(Case("STFT", "STFT", [1, 160000, 1], {"onesided": 1}, opset=17,
+                  consts=[np.array(160, np.int64), (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(400) / 400))
+                          .astype(np.float32), np.array(400, np.int64)]))
+    c.append(Case("DFT_512", "DFT", [64, 512, 1], {"onesided": 1, "axis": 1}, opset=17))
     # Quantization operators (8-bit activations as uint8, weights as int8, as ONNX Runtime's quantizer writes them).
     u8 = lambda s: RNG.integers(0, 256, s).astype(np.uint8)  # noqa: E731
     f32 = lambda v: np.array(v, np.float32)  # noqa: E731
