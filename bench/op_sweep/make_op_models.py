@@ -34,7 +34,8 @@ def positive(shape):
 
 class Case:
     def __init__(self, name, op, x, attrs=None, consts=(), opset=17, outputs=1, domain="", x_dtype=np.float32,
-                 gen=normal, extra_inputs=(), empty_roi=False, out_types=None):
+                 gen=normal, extra_inputs=(), empty_roi=False, out_types=None, loop_body=False):
+        self.loop_body = loop_body  # Loop: x is the carried value, the body adds 1 and multiplies by 0.999
         self.out_types = out_types  # element types of the outputs (default: the first input's)
         self.empty_roi = empty_roi  # Resize: the first constant input is an empty (absent) roi
         self.name, self.op, self.x, self.attrs, self.consts = name, op, x, attrs or {}, list(consts)
@@ -286,6 +287,8 @@ def cases():
                   consts=[np.array([511], np.int32), np.array(512, np.int32)], outputs=3, out_types=[F, F, F]))
     c.append(Case("RotaryEmbedding_ms", "RotaryEmbedding", [1, 128, 32 * 64], domain=MS,
                   consts=[np.arange(128, dtype=np.int64).reshape(1, 128), normal([4096, 32]), normal([4096, 32])]))
+    # Control flow: a Loop of 2000 small steps (per-iteration overhead, as greedy decoding loops in a graph have).
+    c.append(Case("Loop_2000", "Loop", [16], consts=[np.array(2000, np.int64), np.array(True)], loop_body=True))
     # Audio front ends.
     c.append(Case("STFT", "STFT", [1, 160000, 1], {"onesided": 1}, opset=17,
                   consts=[np.array(160, np.int64), (0.5 - 0.5 * np.cos(2 * np.pi * np.arange(400) / 400))
@@ -356,6 +359,19 @@ def build(case, out_dir):
             continue
         initializers.append(numpy_helper.from_array(np.asarray(value), f"c{k}"))
         names.append(f"c{k}")
+    if case.loop_body:  # Loop(M, cond, x): the trip count and condition come before the carried value
+        names = ["c0", "c1", "x"]
+        body = helper.make_graph(
+            [helper.make_node("Add", ["v_in", "one"], ["t"]), helper.make_node("Mul", ["t", "decay"], ["v_out"]),
+             helper.make_node("Identity", ["cond_in"], ["cond_out"])], "body",
+            [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+             helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("v_in", F, list(case.x))],
+            [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+             helper.make_tensor_value_info("v_out", F, list(case.x))],
+            [numpy_helper.from_array(np.array(1, np.float32), "one"),
+             numpy_helper.from_array(np.array(0.999, np.float32), "decay")])
+        case.attrs = {"body": body}
     outs = [f"y{k}" for k in range(case.outputs)]
     out_types = case.out_types or [ONNX_DTYPE[case.x_dtype if case.op != "Where" else np.float32]] * case.outputs
     node = helper.make_node(case.op, names, outs, domain=case.domain or None, **case.attrs)
