@@ -287,6 +287,16 @@ def cases():
                   consts=[np.array([511], np.int32), np.array(512, np.int32)], outputs=3, out_types=[F, F, F]))
     c.append(Case("RotaryEmbedding_ms", "RotaryEmbedding", [1, 128, 32 * 64], domain=MS,
                   consts=[np.arange(128, dtype=np.int64).reshape(1, 128), normal([4096, 32]), normal([4096, 32])]))
+    # Broadcasts real graphs carry.
+    c.append(Case("Add_attention_mask", "Add", [4, 12, 128, 128], consts=[normal([4, 1, 1, 128])]))
+    c.append(Case("Mul_se_gate", "Mul", [4, 256, 28, 28], extra_inputs=[([4, 256, 1, 1], normal)]))
+    c.append(Case("Add_outer", "Add", [4, 128, 1], extra_inputs=[([4, 1, 768], normal)]))
+    c.append(Case("Sub_row_bcast", "Sub", [512, 768], extra_inputs=[([512, 1], normal)]))
+    c.append(Case("Div_scalar", "Div", SEQ, consts=[np.array(8.0, np.float32)]))
+    c.append(Case("Concat_last", "Concat", [4, 128, 384], {"axis": -1}, extra_inputs=[([4, 128, 384], normal)]))
+    c.append(Case("Split_last3", "Split", [4, 128, 2304], {"axis": -1}, consts=[np.array([768, 768, 768], np.int64)],
+                  outputs=3, opset=13))
+    c.append(Case("Transpose_5d", "Transpose", [1, 16, 32, 32, 32], {"perm": [0, 2, 3, 4, 1]}))
     # Control flow: a Loop of 2000 small steps (per-iteration overhead, as greedy decoding loops in a graph have).
     c.append(Case("Loop_2000", "Loop", [16], consts=[np.array(2000, np.int64), np.array(True)], loop_body=True))
     # Audio front ends.
