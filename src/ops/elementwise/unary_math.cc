@@ -78,44 +78,22 @@ struct ExpFn : NoAttributes {
   void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Exp(in, out, n); }
 };
 
-// Sin and Cos: float arrays through vector_math (Highway's 3-ulp polynomials where |x| <= 39000).
-struct SinFn : NoAttributes {
-  template <typename C>
-  C operator()(C x) const {
-    return std::sin(x);
-  }
-  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Sin(in, out, n); }
-};
-struct CosFn : NoAttributes {
-  template <typename C>
-  C operator()(C x) const {
-    return std::cos(x);
-  }
-  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Cos(in, out, n); }
-};
-
-// Asin, Acos, Atan likewise (Highway's polynomials).
-struct AsinFn : NoAttributes {
-  template <typename C>
-  C operator()(C x) const {
-    return std::asin(x);
-  }
-  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Asin(in, out, n); }
-};
-struct AcosFn : NoAttributes {
-  template <typename C>
-  C operator()(C x) const {
-    return std::acos(x);
-  }
-  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Acos(in, out, n); }
-};
-struct AtanFn : NoAttributes {
-  template <typename C>
-  C operator()(C x) const {
-    return std::atan(x);
-  }
-  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Atan(in, out, n); }
-};
+// Functions defined only for floating point inputs whose float arrays go through a vector_math kernel: Sin and Cos
+// (Highway's 3-ulp polynomials where |x| <= 39000), Asin, Acos and Atan (Highway's polynomials).
+#define ONYX_FLOAT_UNARY_ARRAY_FN(Name, expr, array_fn)                                          \
+  struct Name : NoAttributes {                                                                   \
+    template <typename C>                                                                        \
+    C operator()(C x) const {                                                                    \
+      return expr;                                                                               \
+    }                                                                                            \
+    void ApplyFloatArray(const float* in, float* out, int64_t n) const { array_fn(in, out, n); } \
+  };
+ONYX_FLOAT_UNARY_ARRAY_FN(SinFn, std::sin(x), kernels::Sin)
+ONYX_FLOAT_UNARY_ARRAY_FN(CosFn, std::cos(x), kernels::Cos)
+ONYX_FLOAT_UNARY_ARRAY_FN(AsinFn, std::asin(x), kernels::Asin)
+ONYX_FLOAT_UNARY_ARRAY_FN(AcosFn, std::acos(x), kernels::Acos)
+ONYX_FLOAT_UNARY_ARRAY_FN(AtanFn, std::atan(x), kernels::Atan)
+#undef ONYX_FLOAT_UNARY_ARRAY_FN
 
 // Functions defined only for floating point inputs.
 #define ONYX_FLOAT_UNARY_FN(Name, expr) \

@@ -329,6 +329,28 @@ void BilinearLikeOrtPlanes(const float* in, float* out, int64_t planes, int64_t 
   });
 }
 
+// One axis of float taps: src [in_len, inner] -> dst [out_len, inner], each output row the sum of its taps' rows
+// (from 0, in tap order; whole rows at a time, vectorized; a single column, inner == 1, tap by tap).
+void TapsAlongAxis(const float* src, float* dst, int64_t out_len, int64_t inner, const FlatTaps& t) {
+  for (int64_t j = 0; j < out_len; ++j) {
+    const int64_t k0 = t.start[static_cast<size_t>(j)], k1 = t.start[static_cast<size_t>(j) + 1];
+    if (inner == 1) {
+      float acc = 0.0f;
+      for (int64_t k = k0; k < k1; ++k) acc += t.weight[static_cast<size_t>(k)] * src[t.index[static_cast<size_t>(k)]];
+      dst[j] = acc;
+      continue;
+    }
+    float* row = dst + j * inner;
+    std::fill(row, row + inner, 0.0f);
+    for (int64_t k = k0; k < k1; ++k) {
+      const float w = t.weight[static_cast<size_t>(k)];
+      const float* in_row = src + t.index[static_cast<size_t>(k)] * inner;
+#pragma omp simd
+      for (int64_t i = 0; i < inner; ++i) row[i] += w * in_row[i];
+    }
+  }
+}
+
 // The separable float taps of every plane (see TryResizeFloatPlanes): its rows along W into a scratch
 // [H_in, W_out, lanes], then those along H.
 void SeparableTapsPlanes(const float* in, float* out, int64_t planes, int64_t lanes, int64_t h_in, int64_t w_in,
@@ -338,30 +360,9 @@ void SeparableTapsPlanes(const float* in, float* out, int64_t planes, int64_t la
     for (int64_t plane = begin; plane < end; ++plane) {
       const float* src = in + plane * h_in * w_in * lanes;
       for (int64_t r = 0; r < h_in; ++r) {
-        const float* srow = src + r * w_in * lanes;
-        float* drow = scratch.data() + r * w_out * lanes;
-        for (int64_t o = 0; o < w_out; ++o) {
-          float* acc = drow + o * lanes;
-          std::fill(acc, acc + lanes, 0.0f);
-          for (int64_t k = tw.start[static_cast<size_t>(o)]; k < tw.start[static_cast<size_t>(o) + 1]; ++k) {
-            const float wgt = tw.weight[static_cast<size_t>(k)];
-            const float* pixel = srow + tw.index[static_cast<size_t>(k)] * lanes;
-#pragma omp simd
-            for (int64_t c = 0; c < lanes; ++c) acc[c] += wgt * pixel[c];
-          }
-        }
+        TapsAlongAxis(src + r * w_in * lanes, scratch.data() + r * w_out * lanes, w_out, lanes, tw);
       }
-      float* dst = out + plane * h_out * w_out * lanes;
-      for (int64_t o = 0; o < h_out; ++o) {
-        float* drow = dst + o * w_out * lanes;
-        std::fill(drow, drow + w_out * lanes, 0.0f);
-        for (int64_t k = th.start[static_cast<size_t>(o)]; k < th.start[static_cast<size_t>(o) + 1]; ++k) {
-          const float wgt = th.weight[static_cast<size_t>(k)];
-          const float* srow = scratch.data() + th.index[static_cast<size_t>(k)] * w_out * lanes;
-#pragma omp simd
-          for (int64_t i = 0; i < w_out * lanes; ++i) drow[i] += wgt * srow[i];
-        }
-      }
+      TapsAlongAxis(scratch.data(), out + plane * h_out * w_out * lanes, h_out, w_out * lanes, th);
     }
   });
 }
@@ -422,28 +423,7 @@ bool TryResizeFloatSeparable(const std::vector<AxisPlan>& plans, const Tensor& x
     }
     ParallelFor(outer, out_len * inner * 2, [&](int64_t lo, int64_t hi) {
       for (int64_t o = lo; o < hi; ++o) {
-        const float* src = src_all + o * in_len * inner;
-        float* dst = dst_all + o * out_len * inner;
-        if (inner == 1) {  // along the last axis: each output one sum of its taps
-          for (int64_t j = 0; j < out_len; ++j) {
-            float acc = 0.0f;
-            for (int64_t k = t.start[static_cast<size_t>(j)]; k < t.start[static_cast<size_t>(j) + 1]; ++k) {
-              acc += t.weight[static_cast<size_t>(k)] * src[t.index[static_cast<size_t>(k)]];
-            }
-            dst[j] = acc;
-          }
-          continue;
-        }
-        for (int64_t j = 0; j < out_len; ++j) {
-          float* row = dst + j * inner;
-          std::fill(row, row + inner, 0.0f);
-          for (int64_t k = t.start[static_cast<size_t>(j)]; k < t.start[static_cast<size_t>(j) + 1]; ++k) {
-            const float w = t.weight[static_cast<size_t>(k)];
-            const float* in_row = src + t.index[static_cast<size_t>(k)] * inner;
-#pragma omp simd
-            for (int64_t i = 0; i < inner; ++i) row[i] += w * in_row[i];
-          }
-        }
+        TapsAlongAxis(src_all + o * in_len * inner, dst_all + o * out_len * inner, out_len, inner, t);
       }
     });
     shape[d] = out_len;
