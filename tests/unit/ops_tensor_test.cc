@@ -732,6 +732,31 @@ TEST(TensorOpsTrilu, BatchedLowerAndUpperWithK) {
 
 // ---- NonZero, Compress, ReverseSequence, Unique ----
 
+// Coordinates in row-major order of the hits, axis by axis, for 1-D to 4-D inputs (rows of the last axis walked
+// with an odometer), against the linear index decomposed.
+TEST(TensorOpsNonZero, CoordinatesOfEveryRankMatchTheLinearIndex) {
+  for (const Shape& shape : {Shape{37}, Shape{5, 7}, Shape{3, 4, 5}, Shape{2, 3, 1, 6}, Shape{2, 0, 3}}) {
+    SCOPED_TRACE(ShapeToString(shape));
+    const int64_t size = NumElements(shape);
+    std::vector<float> x = UniformFloats(static_cast<size_t>(size), 9, -1.0f, 1.0f);
+    for (float& v : x) v = v < 0.2f ? 0.0f : v;
+    const Tensor out = RunOk(Op("NonZero").Input(F(x, shape)));
+    std::vector<int64_t> hits;
+    for (int64_t i = 0; i < size; ++i) {
+      if (x[static_cast<size_t>(i)] != 0.0f) hits.push_back(i);
+    }
+    const int64_t n = static_cast<int64_t>(hits.size()), rank = static_cast<int64_t>(shape.size());
+    ASSERT_EQ(out.shape(), (Shape{rank, n}));
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t linear = hits[static_cast<size_t>(j)];
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        ASSERT_EQ(out.data<int64_t>()[d * n + j], linear % shape[static_cast<size_t>(d)]) << j << " axis " << d;
+        linear /= shape[static_cast<size_t>(d)];
+      }
+    }
+  }
+}
+
 TEST(TensorOpsNonZero, NaNNegativeZeroAndScalar) {
   Tensor out = RunOk(Op("NonZero").Input(F({0, -0.0f, kNaN, 2}, {2, 2})));
   EXPECT_EQ(out.shape(), (Shape{2, 2}));

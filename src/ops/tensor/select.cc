@@ -24,26 +24,35 @@ Status NonZeroCompute(const KernelInfo&, KernelContext& ctx) {
   // A scalar behaves as a 1-element vector (as numpy does).
   const Shape shape = x->rank() == 0 ? Shape{1} : x->shape();
   const size_t rank = shape.size();
-  std::vector<int64_t> hits;
-  ONYX_RETURN_IF_ERROR(Dispatch<AllTypes>(x->type(), [&](auto tag) {
+  // Two passes: count (no branch), then each hit's coordinates written from an odometer over the last axis's rows
+  // (no division per hit, no list of hits).
+  return Dispatch<AllTypes>(x->type(), [&](auto tag) -> Status {
     using T = typename decltype(tag)::type;
     const T* in = x->data<T>();
-    for (int64_t i = 0; i < x->size(); ++i) {
-      if (IsNonZero(in[i])) hits.push_back(i);
+    const int64_t size = x->size();
+    int64_t n = 0;
+    for (int64_t i = 0; i < size; ++i) n += IsNonZero(in[i]) ? 1 : 0;
+    Tensor& out = ctx.AllocateOutput(0, DataType::kInt64, {static_cast<int64_t>(rank), n});
+    if (n == 0) return Status::Ok();
+    int64_t* o = out.data<int64_t>();
+    const int64_t width = shape[rank - 1];
+    std::vector<int64_t> lead(rank, 0);  // the row's coordinates on the leading axes
+    int64_t j = 0;
+    for (int64_t row = 0; row * width < size; ++row) {
+      const T* r = in + row * width;
+      for (int64_t c = 0; c < width; ++c) {
+        if (!IsNonZero(r[c])) continue;
+        for (size_t d = 0; d + 1 < rank; ++d) o[static_cast<int64_t>(d) * n + j] = lead[d];
+        o[static_cast<int64_t>(rank - 1) * n + j] = c;
+        ++j;
+      }
+      for (size_t d = rank - 1; d-- > 0;) {
+        if (++lead[d] < shape[d]) break;
+        lead[d] = 0;
+      }
     }
     return Status::Ok();
-  }));
-  const int64_t n = static_cast<int64_t>(hits.size());
-  Tensor& out = ctx.AllocateOutput(0, DataType::kInt64, {static_cast<int64_t>(rank), n});
-  int64_t* o = out.data<int64_t>();
-  for (int64_t j = 0; j < n; ++j) {
-    int64_t linear = hits[static_cast<size_t>(j)];
-    for (size_t d = rank; d-- > 0;) {
-      o[static_cast<int64_t>(d) * n + j] = linear % shape[d];
-      linear /= shape[d];
-    }
-  }
-  return Status::Ok();
+  });
 }
 
 Status CompressCompute(const KernelInfo& info, KernelContext& ctx) {
