@@ -3,6 +3,7 @@
 // wraparound, groups and dilations worked by hand, padding semantics, NaN, old-version semantics, bad attributes).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -269,6 +270,35 @@ TEST(NeuralNetConvTransposeTest, DisjointTapsAgainstTheDefinition) {
   ASSERT_EQ(y.shape(), (Shape{n, group * mg, oh, ow}));
   for (int64_t i = 0; i < y.size(); ++i) {
     EXPECT_NEAR(y.data<float>()[i], expected[static_cast<size_t>(i)], 1e-4f) << "at " << i;
+  }
+}
+
+// Overlapping 2-D taps (kernels larger than the strides, pads, dilation) take Col2ImAdd's 2-D loop; the same
+// ConvTranspose over a unit depth axis (3-D) takes the generic walk: bit for bit the same outputs.
+TEST(NeuralNetConvTransposeTest, Overlapping2dTapsMatchTheGenericWalk) {
+  struct Case {
+    std::vector<int64_t> kernel, strides, pads, dilations;
+  };
+  for (const Case& c : {Case{{4, 4}, {2, 2}, {1, 1, 1, 1}, {1, 1}}, Case{{3, 5}, {3, 2}, {0, 2, 1, 0}, {1, 1}},
+                        Case{{3, 3}, {2, 2}, {2, 1, 0, 2}, {2, 2}}, Case{{2, 2}, {1, 1}, {0, 0, 0, 0}, {1, 1}}}) {
+    SCOPED_TRACE(ShapeToString(c.kernel) + " strides " + ShapeToString(c.strides) + " pads " + ShapeToString(c.pads));
+    const Tensor x = NormalTensor({2, 6, 7, 9}, 1), w = NormalTensor({6, 4, c.kernel[0], c.kernel[1]}, 2);
+    auto two = Op("ConvTranspose", 11);
+    two.Input(x).Input(w).Attr("strides", c.strides).Attr("pads", c.pads).Attr("dilations", c.dilations);
+    auto x3 = x.Reshaped({2, 6, 1, 7, 9});
+    auto w3 = w.Reshaped({6, 4, 1, c.kernel[0], c.kernel[1]});
+    ASSERT_TRUE(x3.ok() && w3.ok());
+    auto three = Op("ConvTranspose", 11);
+    three.Input(*x3)
+        .Input(*w3)
+        .Attr("strides", std::vector<int64_t>{1, c.strides[0], c.strides[1]})
+        .Attr("pads", std::vector<int64_t>{0, c.pads[0], c.pads[1], 0, c.pads[2], c.pads[3]})
+        .Attr("dilations", std::vector<int64_t>{1, c.dilations[0], c.dilations[1]});
+    const Tensor a = RunOk(two), b = RunOk(three);
+    ASSERT_EQ(a.size(), b.size());
+    for (int64_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<uint32_t>(a.data<float>()[i]), std::bit_cast<uint32_t>(b.data<float>()[i])) << i;
+    }
   }
 }
 

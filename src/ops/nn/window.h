@@ -211,6 +211,35 @@ void Col2ImAdd(const std::vector<WindowAxis>& axes, const T* cols, int64_t chann
     }
     return;
   }
+  if (axes.size() == 2) {
+    // Any 2-D stride, padding and dilation: ForEachPatchTap's walk (channel, tap, output row, output column) written
+    // out, each tap row's valid columns found once: the same additions in the same order, without a call per tap
+    // (a 4x4 stride-2 ConvTranspose spent 45% in those calls).
+    const WindowAxis& ah = axes[0];
+    const WindowAxis& aw = axes[1];
+    const int64_t out_size = ah.out * aw.out;
+    for (int64_t c = 0; c < channels; ++c) {
+      T* xc = x + c * in_size;
+      for (int64_t kh = 0; kh < ah.kernel; ++kh) {
+        for (int64_t kw = 0; kw < aw.kernel; ++kw) {
+          const T* src = cols + ((c * ah.kernel + kh) * aw.kernel + kw) * out_size;
+          const int64_t shift = kw * aw.dilation - aw.pad_begin;  // input column of output column o: o * stride + shift
+          // Output columns whose input column lies in [0, in): o >= ceil(-shift / stride), o * stride + shift < in.
+          const int64_t o_lo = std::clamp<int64_t>(shift >= 0 ? 0 : (-shift + aw.stride - 1) / aw.stride, 0, aw.out);
+          const int64_t o_hi =
+              std::clamp<int64_t>(aw.in - shift <= 0 ? 0 : (aw.in - shift + aw.stride - 1) / aw.stride, o_lo, aw.out);
+          for (int64_t r = 0; r < ah.out; ++r) {
+            const int64_t ih = r * ah.stride - ah.pad_begin + kh * ah.dilation;
+            if (ih < 0 || ih >= ah.in) continue;
+            T* d = xc + ih * aw.in;
+            const T* srow = src + r * aw.out;
+            for (int64_t o = o_lo; o < o_hi; ++o) d[o * aw.stride + shift] += srow[o];
+          }
+        }
+      }
+    }
+    return;
+  }
   for (int64_t c = 0; c < channels; ++c) {
     T* xc = x + c * in_size;
     ForEachPatchTap(axes, [&](int64_t off) {
