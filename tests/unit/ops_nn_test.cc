@@ -13,6 +13,7 @@
 #include "core/tensor.h"
 #include "op_test_helpers.h"
 #include "op_tester.h"
+#include "ops/nn/window.h"
 
 namespace onyx {
 namespace {
@@ -273,31 +274,38 @@ TEST(NeuralNetConvTransposeTest, DisjointTapsAgainstTheDefinition) {
   }
 }
 
-// Overlapping 2-D taps (kernels larger than the strides, pads, dilation) take Col2ImAdd's 2-D loop; the same
-// ConvTranspose over a unit depth axis (3-D) takes the generic walk: bit for bit the same outputs.
-TEST(NeuralNetConvTransposeTest, Overlapping2dTapsMatchTheGenericWalk) {
-  struct Case {
-    std::vector<int64_t> kernel, strides, pads, dilations;
+// Col2ImAdd's row loop against ForEachPatchTap's walk (one addition per tap, in the walk's order): bit for bit, for
+// 1-D, 2-D and 3-D geometries with overlapping taps, strides above the kernel, pads on both sides, dilation.
+TEST(NeuralNetConvTransposeTest, Col2ImRowsMatchThePatchWalk) {
+  auto axis = [](int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t pad_end) {
+    ops::nn::WindowAxis a;
+    a.in = in, a.kernel = kernel, a.stride = stride, a.dilation = dilation, a.pad_begin = pad_begin;
+    a.pad_end = pad_end;
+    a.out = (in + pad_begin + pad_end - (dilation * (kernel - 1) + 1)) / stride + 1;
+    return a;
   };
-  for (const Case& c : {Case{{4, 4}, {2, 2}, {1, 1, 1, 1}, {1, 1}}, Case{{3, 5}, {3, 2}, {0, 2, 1, 0}, {1, 1}},
-                        Case{{3, 3}, {2, 2}, {2, 1, 0, 2}, {2, 2}}, Case{{2, 2}, {1, 1}, {0, 0, 0, 0}, {1, 1}}}) {
-    SCOPED_TRACE(ShapeToString(c.kernel) + " strides " + ShapeToString(c.strides) + " pads " + ShapeToString(c.pads));
-    const Tensor x = NormalTensor({2, 6, 7, 9}, 1), w = NormalTensor({6, 4, c.kernel[0], c.kernel[1]}, 2);
-    auto two = Op("ConvTranspose", 11);
-    two.Input(x).Input(w).Attr("strides", c.strides).Attr("pads", c.pads).Attr("dilations", c.dilations);
-    auto x3 = x.Reshaped({2, 6, 1, 7, 9});
-    auto w3 = w.Reshaped({6, 4, 1, c.kernel[0], c.kernel[1]});
-    ASSERT_TRUE(x3.ok() && w3.ok());
-    auto three = Op("ConvTranspose", 11);
-    three.Input(*x3)
-        .Input(*w3)
-        .Attr("strides", std::vector<int64_t>{1, c.strides[0], c.strides[1]})
-        .Attr("pads", std::vector<int64_t>{0, c.pads[0], c.pads[1], 0, c.pads[2], c.pads[3]})
-        .Attr("dilations", std::vector<int64_t>{1, c.dilations[0], c.dilations[1]});
-    const Tensor a = RunOk(two), b = RunOk(three);
-    ASSERT_EQ(a.size(), b.size());
-    for (int64_t i = 0; i < a.size(); ++i) {
-      ASSERT_EQ(std::bit_cast<uint32_t>(a.data<float>()[i]), std::bit_cast<uint32_t>(b.data<float>()[i])) << i;
+  const std::vector<std::vector<ops::nn::WindowAxis>> cases = {
+      {axis(30, 4, 2, 1, 1, 1), axis(19, 4, 2, 1, 1, 1)},
+      {axis(17, 3, 3, 1, 0, 2), axis(23, 5, 2, 1, 2, 0)},
+      {axis(15, 3, 2, 2, 2, 1), axis(14, 3, 4, 2, 0, 3)},
+      {axis(40, 8, 4, 1, 2, 2)},
+      {axis(5, 2, 2, 1, 0, 0), axis(9, 3, 2, 1, 1, 1), axis(11, 4, 3, 2, 1, 2)}};
+  for (const auto& axes : cases) {
+    const int64_t channels = 3, in_size = ops::nn::InputSize(axes);
+    const int64_t cols_size = channels * ops::nn::KernelSize(axes) * ops::nn::OutputSize(axes);
+    const std::vector<float> cols = UniformFloats(static_cast<size_t>(cols_size), 17, -1.0f, 1.0f);
+    std::vector<float> got(static_cast<size_t>(channels * in_size), 0.25f), want = got;
+    ops::nn::Col2ImAdd(axes, cols.data(), channels, got.data());
+    const float* c = cols.data();
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      float* xc = want.data() + ch * in_size;
+      ops::nn::ForEachPatchTap(axes, [&](int64_t off) {
+        if (off >= 0) xc[off] += *c;
+        ++c;
+      });
+    }
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want[i])) << axes.size() << "-D at " << i;
     }
   }
 }

@@ -7,6 +7,8 @@
 
 #include "kernels/dnnl_util.h"
 #include "kernels/parallel_tasks.h"
+#include "kernels/thread_buffers.h"
+#include "ops/common/parallel.h"
 #include "ops/nn/conv_transpose_ort_order.h"
 #include "ops/nn/gemm_kernel.h"
 #include "ops/nn/nn_ops.h"
@@ -113,7 +115,10 @@ class ConvTransposeKernel : public OpKernel {
       const int64_t chunks = std::min<int64_t>(tasks, std::max(ctx.num_threads(), 1));
       const kernels::ScopedOmpThreads gemm_threads(chunks > 1 ? 1 : ctx.num_threads());
       kernels::RunTasks(chunks, static_cast<int>(chunks), [&](int64_t chunk) {
-        std::vector<CT> cols(static_cast<size_t>(rows * in_size));  // the chunk's taps, freed after the call
+        // The chunk's taps, in the thread's reused buffer: a vector per run was a large allocation whose release
+        // (munmap) cost TLB shootdowns on every CPU, making a 3-D ConvTranspose slower on 2 threads than on 1.
+        CT* cols = static_cast<CT*>(kernels::ThreadBuffer(kernels::ThreadBufferSlot::kIntermediate,
+                                                          static_cast<size_t>(rows * in_size) * sizeof(CT)));
         for (int64_t task = chunk * tasks / chunks; task < (chunk + 1) * tasks / chunks; ++task) {
           const int64_t n = task / group_, g = task % group_;
           CT* yg = out + (n * out_channels + g * mg) * out_size;
@@ -122,8 +127,14 @@ class ConvTransposeKernel : public OpKernel {
           }
           const CT* xg = xv.data() + (n * channels + g * cg) * in_size;
           const CT* wg = wv.data() + g * cg * rows;
-          Gemm<CT>(true, false, rows, in_size, cg, CT(1), wg, rows, xg, in_size, CT(0), cols.data(), in_size);
-          Col2ImAdd(axes, cols.data(), mg, yg);
+          Gemm<CT>(true, false, rows, in_size, cg, CT(1), wg, rows, xg, in_size, CT(0), cols, in_size);
+          if (chunks > 1) {
+            Col2ImAdd(axes, cols, mg, yg);
+          } else {  // one (image, group): its output channels over the threads (each adds into its own plane only)
+            ParallelFor(mg, kernel_size * in_size, [&](int64_t m0, int64_t m1) {
+              Col2ImAdd(axes, cols + m0 * kernel_size * in_size, m1 - m0, yg + m0 * out_size);
+            });
+          }
         }
       });
       yv.Finish();

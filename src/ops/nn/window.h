@@ -211,30 +211,48 @@ void Col2ImAdd(const std::vector<WindowAxis>& axes, const T* cols, int64_t chann
     }
     return;
   }
-  if (axes.size() == 2) {
-    // Any 2-D stride, padding and dilation: ForEachPatchTap's walk (channel, tap, output row, output column) written
-    // out, each tap row's valid columns found once: the same additions in the same order, without a call per tap
-    // (a 4x4 stride-2 ConvTranspose spent 45% in those calls).
-    const WindowAxis& ah = axes[0];
-    const WindowAxis& aw = axes[1];
-    const int64_t out_size = ah.out * aw.out;
+  if (!axes.empty()) {
+    // Any stride, padding and dilation, any rank: ForEachPatchTap's walk (channel, tap, leading output position,
+    // output column) written out, each tap's valid output columns found once: the same additions in the same order,
+    // without a call per tap (a 4x4 stride-2 ConvTranspose spent 45% in those calls, a 3-D one 41%).
+    const size_t nd = axes.size();
+    const WindowAxis& aw = axes[nd - 1];
+    const int64_t out_size = OutputSize(axes), kernel_size = KernelSize(axes);
+    const int64_t leading = out_size / std::max<int64_t>(aw.out, 1);
+    std::vector<int64_t> in_strides(nd, 1);
+    for (size_t d = nd - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * axes[d].in;
+    std::vector<int64_t> kidx(nd, 0), oidx(nd, 0);
     for (int64_t c = 0; c < channels; ++c) {
       T* xc = x + c * in_size;
-      for (int64_t kh = 0; kh < ah.kernel; ++kh) {
-        for (int64_t kw = 0; kw < aw.kernel; ++kw) {
-          const T* src = cols + ((c * ah.kernel + kh) * aw.kernel + kw) * out_size;
-          const int64_t shift = kw * aw.dilation - aw.pad_begin;  // input column of output column o: o * stride + shift
-          // Output columns whose input column lies in [0, in): o >= ceil(-shift / stride), o * stride + shift < in.
-          const int64_t o_lo = std::clamp<int64_t>(shift >= 0 ? 0 : (-shift + aw.stride - 1) / aw.stride, 0, aw.out);
-          const int64_t o_hi =
-              std::clamp<int64_t>(aw.in - shift <= 0 ? 0 : (aw.in - shift + aw.stride - 1) / aw.stride, o_lo, aw.out);
-          for (int64_t r = 0; r < ah.out; ++r) {
-            const int64_t ih = r * ah.stride - ah.pad_begin + kh * ah.dilation;
-            if (ih < 0 || ih >= ah.in) continue;
-            T* d = xc + ih * aw.in;
-            const T* srow = src + r * aw.out;
-            for (int64_t o = o_lo; o < o_hi; ++o) d[o * aw.stride + shift] += srow[o];
+      std::fill(kidx.begin(), kidx.end(), 0);
+      for (int64_t kk = 0; kk < kernel_size; ++kk) {
+        const T* src = cols + (c * kernel_size + kk) * out_size;
+        const int64_t shift = kidx[nd - 1] * aw.dilation - aw.pad_begin;  // column o reads o * stride + shift
+        const int64_t o_lo = std::clamp<int64_t>(shift >= 0 ? 0 : (-shift + aw.stride - 1) / aw.stride, 0, aw.out);
+        const int64_t o_hi =
+            std::clamp<int64_t>(aw.in - shift <= 0 ? 0 : (aw.in - shift + aw.stride - 1) / aw.stride, o_lo, aw.out);
+        std::fill(oidx.begin(), oidx.end(), 0);
+        for (int64_t row = 0; row < leading; ++row) {
+          int64_t base = 0;
+          bool valid = true;
+          for (size_t d = 0; d + 1 < nd; ++d) {
+            const int64_t pos = oidx[d] * axes[d].stride - axes[d].pad_begin + kidx[d] * axes[d].dilation;
+            valid = valid && pos >= 0 && pos < axes[d].in;
+            base += pos * in_strides[d];
           }
+          if (valid) {
+            T* dst = xc + base;
+            const T* srow = src + row * aw.out;
+            for (int64_t o = o_lo; o < o_hi; ++o) dst[o * aw.stride + shift] += srow[o];
+          }
+          for (size_t d = nd - 1; d-- > 0;) {
+            if (++oidx[d] < axes[d].out) break;
+            oidx[d] = 0;
+          }
+        }
+        for (size_t d = nd; d-- > 0;) {
+          if (++kidx[d] < axes[d].kernel) break;
+          kidx[d] = 0;
         }
       }
     }
