@@ -62,6 +62,26 @@ TEST(ImageResizeTest, FloatAxisByAxisMatchesTheGeneralPath) {
   }
 }
 
+// A tall input resized into a wide output: axis by axis the intermediate would be 200000 x 200000 floats (160 GB);
+// the float paths decline it and the general path (no intermediate) answers.
+TEST(ImageResizeTest, NoIntermediateOutgrowsInputAndOutput) {
+  constexpr int64_t n = 200000;
+  std::vector<float> x(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i % 1000);
+  for (const Shape& in_shape : {Shape{1, 1, n, 1}, Shape{1, n, 1, 1}}) {
+    auto t = Op("Resize", 19);
+    const Shape out_shape{1, 1, 1, n};
+    t.Input(F(x, in_shape)).Input(Value()).Input(Value()).Input(I64({1, 1, 1, n}, {4}));
+    t.Attr("mode", std::string("linear"));
+    const Tensor y = RunOk(t);
+    ASSERT_EQ(y.shape(), out_shape);
+    // The single output row/plane averages input positions 99999 and 100000 (half_pixel: 99999.5).
+    const float want = (x[99999] + x[100000]) / 2;
+    EXPECT_FLOAT_EQ(y.data<float>()[0], want);
+    EXPECT_FLOAT_EQ(y.data<float>()[n - 1], want);
+  }
+}
+
 TEST(ImageResizeTest, LinearUint8Truncates) {
   // half_pixel coordinates -0.25, 0.25, 0.75, 1.25 -> 0, 63.75, 191.25, 255, truncated toward zero as ONNX's
   // reference (astype) and ONNX Runtime (static_cast) convert: 63, not 64.

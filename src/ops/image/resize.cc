@@ -383,6 +383,10 @@ bool TryResizeFloatPlanes(const std::vector<AxisPlan>& plans, const Tensor& x, T
   }
   const int64_t h_in = x.dim(static_cast<int64_t>(rank - 2)), w_in = x.dim(static_cast<int64_t>(rank - 1));
   const int64_t h_out = y.dim(static_cast<int64_t>(rank - 2)), w_out = y.dim(static_cast<int64_t>(rank - 1));
+  // The scratch [H_in, W_out] must not outgrow both planes (a tall input resized into a wide output would need
+  // H_in x W_out): the general path needs no intermediate.
+  int64_t scratch = 0;
+  if (__builtin_mul_overflow(h_in, w_out, &scratch) || scratch > std::max(h_in * w_in, h_out * w_out)) return false;
   const int64_t planes = h_in * w_in == 0 ? 0 : x.size() / (h_in * w_in);
   SeparableTapsPlanes(x.data<float>(), y.data<float>(), planes, 1, h_in, w_in, h_out, w_out, Flatten(plans[rank - 2]),
                       Flatten(plans[rank - 1]));
@@ -404,6 +408,19 @@ bool TryResizeFloatSeparable(const std::vector<AxisPlan>& plans, const Tensor& x
     if (!IsIdentityAxis(plans[d], x.dim(static_cast<int64_t>(d)))) axes.push_back(d);
   }
   if (axes.empty()) return false;
+  {
+    // No intermediate may outgrow both X and Y (axes shrunk after others grew): else the general path, which
+    // needs none.
+    Shape s = x.shape();
+    const int64_t limit = std::max(x.size(), y.size());
+    for (size_t n = axes.size(); n-- > 1;) {
+      s[axes[n]] = y.dim(static_cast<int64_t>(axes[n]));
+      int64_t count = 1;
+      for (int64_t dim : s) {
+        if (__builtin_mul_overflow(count, dim, &count) || count > limit) return false;
+      }
+    }
+  }
   Shape shape = x.shape();
   std::vector<float> a, b;  // the passes' intermediate tensors (the first reads X, the last writes Y)
   const float* src_all = x.data<float>();
