@@ -274,8 +274,36 @@ TEST(NeuralNetConvTransposeTest, DisjointTapsAgainstTheDefinition) {
   }
 }
 
-// Col2ImAdd's row loop against ForEachPatchTap's walk (one addition per tap, in the walk's order): bit for bit, for
-// 1-D, 2-D and 3-D geometries with overlapping taps, strides above the kernel, pads on both sides, dilation.
+// The patch matrix of one channel by definition, tap by tap in row-major order (rows: kernel positions, columns:
+// output positions): f(offset within the channel), or f(-1) where the tap falls in padding.
+template <typename F>
+void ForEachPatchTap(const std::vector<ops::nn::WindowAxis>& axes, F&& f) {
+  const size_t nd = axes.size();
+  std::vector<int64_t> kidx(nd, 0), oidx(nd, 0);
+  for (int64_t kk = 0; kk < ops::nn::KernelSize(axes); ++kk) {
+    std::fill(oidx.begin(), oidx.end(), 0);
+    for (int64_t o = 0; o < ops::nn::OutputSize(axes); ++o) {
+      int64_t off = 0;
+      for (size_t d = 0; d < nd && off >= 0; ++d) {
+        const int64_t pos = oidx[d] * axes[d].stride - axes[d].pad_begin + kidx[d] * axes[d].dilation;
+        off = pos < 0 || pos >= axes[d].in ? -1 : off * axes[d].in + pos;
+      }
+      f(off);
+      for (size_t d = nd; d-- > 0;) {
+        if (++oidx[d] < axes[d].out) break;
+        oidx[d] = 0;
+      }
+    }
+    for (size_t d = nd; d-- > 0;) {
+      if (++kidx[d] < axes[d].kernel) break;
+      kidx[d] = 0;
+    }
+  }
+}
+
+// Col2ImAdd's row loop against the patch matrix tap by tap (one addition per tap, in the matrix's order): bit for
+// bit, for 1-D, 2-D and 3-D geometries with overlapping and disjoint taps, strides above the kernel, pads on both
+// sides, dilation.
 TEST(NeuralNetConvTransposeTest, Col2ImRowsMatchThePatchWalk) {
   auto axis = [](int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t pad_end) {
     ops::nn::WindowAxis a;
@@ -289,6 +317,7 @@ TEST(NeuralNetConvTransposeTest, Col2ImRowsMatchThePatchWalk) {
       {axis(17, 3, 3, 1, 0, 2), axis(23, 5, 2, 1, 2, 0)},
       {axis(15, 3, 2, 2, 2, 1), axis(14, 3, 4, 2, 0, 3)},
       {axis(40, 8, 4, 1, 2, 2)},
+      {axis(28, 2, 2, 1, 0, 0), axis(30, 2, 2, 1, 0, 0)},  // disjoint taps (a 2x2 stride-2 upsampling)
       {axis(5, 2, 2, 1, 0, 0), axis(9, 3, 2, 1, 1, 1), axis(11, 4, 3, 2, 1, 2)}};
   for (const auto& axes : cases) {
     const int64_t channels = 3, in_size = ops::nn::InputSize(axes);
@@ -299,7 +328,7 @@ TEST(NeuralNetConvTransposeTest, Col2ImRowsMatchThePatchWalk) {
     const float* c = cols.data();
     for (int64_t ch = 0; ch < channels; ++ch) {
       float* xc = want.data() + ch * in_size;
-      ops::nn::ForEachPatchTap(axes, [&](int64_t off) {
+      ForEachPatchTap(axes, [&](int64_t off) {
         if (off >= 0) xc[off] += *c;
         ++c;
       });

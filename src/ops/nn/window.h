@@ -61,54 +61,14 @@ int64_t OutputSize(const std::vector<WindowAxis>& axes);  // product of out
 int64_t InputSize(const std::vector<WindowAxis>& axes);   // product of in
 int64_t KernelSize(const std::vector<WindowAxis>& axes);  // product of kernel
 
-// Visits one channel's patch matrix in row-major order: rows are kernel positions, columns output positions.
-// Calls f(offset) with the input element's offset within the channel, or -1 where the tap falls in padding.
-template <typename F>
-void ForEachPatchTap(const std::vector<WindowAxis>& axes, F&& f) {
-  const size_t nd = axes.size();
-  if (nd == 0 || OutputSize(axes) == 0) return;
-  std::vector<int64_t> in_strides(nd, 1);
-  for (size_t d = nd - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * axes[d].in;
-  const WindowAxis& last = axes[nd - 1];
-  std::vector<int64_t> kidx(nd, 0);
-  std::vector<int64_t> oidx(nd, 0);
-  const int64_t kernel_count = KernelSize(axes);
-  for (int64_t kk = 0; kk < kernel_count; ++kk) {
-    // Over all output positions but the last axis; the last axis is the contiguous inner loop.
-    std::fill(oidx.begin(), oidx.end(), 0);
-    const int64_t outer_count = OutputSize(axes) / last.out;
-    for (int64_t outer = 0; outer < outer_count; ++outer) {
-      int64_t base = 0;
-      bool valid = true;
-      for (size_t d = 0; d + 1 < nd; ++d) {
-        const int64_t pos = oidx[d] * axes[d].stride - axes[d].pad_begin + kidx[d] * axes[d].dilation;
-        if (pos < 0 || pos >= axes[d].in) valid = false;
-        base += pos * in_strides[d];
-      }
-      const int64_t shift = kidx[nd - 1] * last.dilation - last.pad_begin;
-      for (int64_t o = 0; o < last.out; ++o) {
-        const int64_t pos = o * last.stride + shift;
-        f(valid && pos >= 0 && pos < last.in ? base + pos : int64_t{-1});
-      }
-      for (size_t d = nd - 1; d-- > 0;) {
-        if (++oidx[d] < axes[d].out) break;
-        oidx[d] = 0;
-      }
-    }
-    for (size_t d = nd; d-- > 0;) {
-      if (++kidx[d] < axes[d].kernel) break;
-      kidx[d] = 0;
-    }
-  }
-}
-
 // Whether the patch matrix of a channel is the channel itself (1x1 kernel, unit strides, no padding).
 bool IsPointwise(const std::vector<WindowAxis>& axes);
 
 // Columns [o_begin, o_end) of the patch matrix of `channels` consecutive channels of x: cols is
 // [channels * kernel, o_end - o_begin] row-major, `pad` where a tap falls in padding. Rows are copied as runs (pad,
-// one contiguous copy, pad) where the last axis has unit stride. ForEachPatchTap's walk written out: on it (a call
-// per tap), or on a walker shared with it calling once per run, R3D-18's im2col measured 3-5% slower. Lets a large
+// one contiguous copy, pad) where the last axis has unit stride. The patch matrix's rows are kernel positions and its
+// columns output positions, both row-major; walking it with a call per tap, or on a walker calling once per run,
+// R3D-18's im2col measured 3-5% slower than this loop written out. Lets a large
 // convolution run im2col and its GEMM one cache-sized slab of output positions at a time.
 template <typename T>
 void Im2ColColumns(const std::vector<WindowAxis>& axes, const T* x, int64_t channels, int64_t o_begin, int64_t o_end,
@@ -177,93 +137,54 @@ void Im2Col(const std::vector<WindowAxis>& axes, const T* x, int64_t channels, T
   Im2ColColumns(axes, x, channels, 0, OutputSize(axes), cols);
 }
 
-// Whether the 2-D windows tile the input without overlap or gaps: stride equal to the kernel, no dilation or
-// padding, the input exactly out * stride (the 2x2 stride-2 upsampling of U-Nets and Mask R-CNN's mask head, seen
-// from ConvTranspose's side): every input position is one tap of one window.
-inline bool DisjointTaps2d(const std::vector<WindowAxis>& axes) {
-  if (axes.size() != 2) return false;
-  return std::all_of(axes.begin(), axes.end(), [](const WindowAxis& a) {
-    return a.stride == a.kernel && a.dilation == 1 && a.pad_begin == 0 && a.in == a.out * a.stride;
-  });
-}
-
-// The adjoint of Im2Col: adds each patch-matrix entry into the input position it came from. Where the taps are
-// disjoint (DisjointTaps2d) each tap's plane lands on every kernel-th row and column, added row by row (the same
-// single add per position as the generic walk, which calls a function per tap: Mask R-CNN's mask head 178 -> 138 ms).
+// The adjoint of Im2Col: adds each patch-matrix entry into the input position it came from, in the patch matrix's
+// order (channel, kernel position, output position: one addition per tap). Row by row of output columns, each row's
+// valid columns found once per kernel column, where a call per tap cost a 4x4 stride-2 ConvTranspose 45% of its
+// time and a 3-D one 41% (the disjoint 2x2 stride-2 case of U-Nets and Mask R-CNN's mask head included: 178 -> 138
+// ms for the latter). No spatial axes: nothing to add.
 template <typename T>
 void Col2ImAdd(const std::vector<WindowAxis>& axes, const T* cols, int64_t channels, T* x) {
-  const int64_t in_size = InputSize(axes);
-  if (DisjointTaps2d(axes)) {
-    const int64_t kh_n = axes[0].kernel, kw_n = axes[1].kernel;
-    const int64_t oh = axes[0].out, ow = axes[1].out, iw = axes[1].in, out_size = oh * ow;
-    for (int64_t c = 0; c < channels; ++c) {
-      for (int64_t kh = 0; kh < kh_n; ++kh) {
-        for (int64_t kw = 0; kw < kw_n; ++kw) {
-          const T* src = cols + ((c * kh_n + kh) * kw_n + kw) * out_size;
-          T* dst = x + c * in_size + kh * iw + kw;
-          for (int64_t r = 0; r < oh; ++r) {
-            T* d = dst + r * kh_n * iw;
-            const T* s = src + r * ow;
-            for (int64_t i = 0; i < ow; ++i) d[i * kw_n] += s[i];
-          }
-        }
-      }
-    }
-    return;
-  }
-  if (!axes.empty()) {
-    // Any stride, padding and dilation, any rank: ForEachPatchTap's walk (channel, tap, leading output position,
-    // output column) written out, each tap's valid output columns found once: the same additions in the same order,
-    // without a call per tap (a 4x4 stride-2 ConvTranspose spent 45% in those calls, a 3-D one 41%).
-    const size_t nd = axes.size();
-    const WindowAxis& aw = axes[nd - 1];
-    const int64_t out_size = OutputSize(axes), kernel_size = KernelSize(axes);
-    const int64_t leading = out_size / std::max<int64_t>(aw.out, 1);
-    std::vector<int64_t> in_strides(nd, 1);
-    for (size_t d = nd - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * axes[d].in;
-    std::vector<int64_t> kidx(nd, 0), oidx(nd, 0);
-    for (int64_t c = 0; c < channels; ++c) {
-      T* xc = x + c * in_size;
-      std::fill(kidx.begin(), kidx.end(), 0);
-      for (int64_t kk = 0; kk < kernel_size; ++kk) {
-        const T* src = cols + (c * kernel_size + kk) * out_size;
-        const int64_t shift = kidx[nd - 1] * aw.dilation - aw.pad_begin;  // column o reads o * stride + shift
-        const int64_t o_lo = std::clamp<int64_t>(shift >= 0 ? 0 : (-shift + aw.stride - 1) / aw.stride, 0, aw.out);
-        const int64_t o_hi =
-            std::clamp<int64_t>(aw.in - shift <= 0 ? 0 : (aw.in - shift + aw.stride - 1) / aw.stride, o_lo, aw.out);
-        std::fill(oidx.begin(), oidx.end(), 0);
-        for (int64_t row = 0; row < leading; ++row) {
-          int64_t base = 0;
-          bool valid = true;
-          for (size_t d = 0; d + 1 < nd; ++d) {
-            const int64_t pos = oidx[d] * axes[d].stride - axes[d].pad_begin + kidx[d] * axes[d].dilation;
-            valid = valid && pos >= 0 && pos < axes[d].in;
-            base += pos * in_strides[d];
-          }
-          if (valid) {
-            T* dst = xc + base;
-            const T* srow = src + row * aw.out;
-            for (int64_t o = o_lo; o < o_hi; ++o) dst[o * aw.stride + shift] += srow[o];
-          }
-          for (size_t d = nd - 1; d-- > 0;) {
-            if (++oidx[d] < axes[d].out) break;
-            oidx[d] = 0;
-          }
-        }
-        for (size_t d = nd; d-- > 0;) {
-          if (++kidx[d] < axes[d].kernel) break;
-          kidx[d] = 0;
-        }
-      }
-    }
-    return;
-  }
+  if (axes.empty()) return;
+  const size_t nd = axes.size();
+  const WindowAxis& aw = axes[nd - 1];
+  const int64_t in_size = InputSize(axes), out_size = OutputSize(axes), kernel_size = KernelSize(axes);
+  const int64_t leading = out_size / std::max<int64_t>(aw.out, 1);
+  std::vector<int64_t> in_strides(nd, 1);
+  for (size_t d = nd - 1; d > 0; --d) in_strides[d - 1] = in_strides[d] * axes[d].in;
+  std::vector<int64_t> kidx(nd, 0), oidx(nd, 0);
   for (int64_t c = 0; c < channels; ++c) {
     T* xc = x + c * in_size;
-    ForEachPatchTap(axes, [&](int64_t off) {
-      if (off >= 0) xc[off] += *cols;
-      ++cols;
-    });
+    std::fill(kidx.begin(), kidx.end(), 0);
+    for (int64_t kk = 0; kk < kernel_size; ++kk) {
+      const T* src = cols + (c * kernel_size + kk) * out_size;
+      const int64_t shift = kidx[nd - 1] * aw.dilation - aw.pad_begin;  // column o reads o * stride + shift
+      const int64_t o_lo = std::clamp<int64_t>(shift >= 0 ? 0 : (-shift + aw.stride - 1) / aw.stride, 0, aw.out);
+      const int64_t o_hi =
+          std::clamp<int64_t>(aw.in - shift <= 0 ? 0 : (aw.in - shift + aw.stride - 1) / aw.stride, o_lo, aw.out);
+      std::fill(oidx.begin(), oidx.end(), 0);
+      for (int64_t row = 0; row < leading; ++row) {
+        int64_t base = 0;
+        bool valid = true;
+        for (size_t d = 0; d + 1 < nd; ++d) {
+          const int64_t pos = oidx[d] * axes[d].stride - axes[d].pad_begin + kidx[d] * axes[d].dilation;
+          valid = valid && pos >= 0 && pos < axes[d].in;
+          base += pos * in_strides[d];
+        }
+        if (valid) {
+          T* dst = xc + base;
+          const T* srow = src + row * aw.out;
+          for (int64_t o = o_lo; o < o_hi; ++o) dst[o * aw.stride + shift] += srow[o];
+        }
+        for (size_t d = nd - 1; d-- > 0;) {
+          if (++oidx[d] < axes[d].out) break;
+          oidx[d] = 0;
+        }
+      }
+      for (size_t d = nd; d-- > 0;) {
+        if (++kidx[d] < axes[d].kernel) break;
+        kidx[d] = 0;
+      }
+    }
   }
 }
 
