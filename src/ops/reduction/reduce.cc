@@ -34,6 +34,21 @@ using reduction::kIsFloat;
 
 enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
+// The last step of the sum-based reductions on their double sum of `count` terms: the mean divides, L2 takes the
+// square root, LogSum the logarithm; the others keep the sum.
+template <ReduceKind K>
+double FinishDoubleSum(double sum, int64_t count) {
+  if constexpr (K == ReduceKind::kMean) {
+    return sum / static_cast<double>(count);  // 0/0 = NaN for an empty float mean
+  } else if constexpr (K == ReduceKind::kL2) {
+    return std::sqrt(sum);
+  } else if constexpr (K == ReduceKind::kLogSum) {
+    return std::log(sum);
+  } else {
+    return sum;
+  }
+}
+
 // Reduces `count` elements into one value; each(f) calls f(element) for every one of them, in order.
 template <ReduceKind K, typename T, typename Each>
 T ReduceOne(int64_t count, const Each& each) {
@@ -116,14 +131,7 @@ T ReduceOne(int64_t count, const Each& each) {
         acc += v;
       }
     });
-    if constexpr (K == ReduceKind::kMean) {
-      acc /= static_cast<double>(count);  // 0/0 = NaN for an empty float mean
-    } else if constexpr (K == ReduceKind::kL2) {
-      acc = std::sqrt(acc);
-    } else if constexpr (K == ReduceKind::kLogSum) {
-      acc = std::log(acc);
-    }
-    return CastFromDouble<T>(acc);
+    return CastFromDouble<T>(FinishDoubleSum<K>(acc, count));
   }
 }
 
@@ -354,14 +362,7 @@ bool ReduceTrailingFloat(const Tensor& in, const std::vector<bool>& reduce, cons
           } else {
             acc = kernels::ReduceRowSum(row, n);
           }
-          if constexpr (K == ReduceKind::kMean) {
-            acc /= static_cast<double>(n);
-          } else if constexpr (K == ReduceKind::kL2) {
-            acc = std::sqrt(acc);
-          } else if constexpr (K == ReduceKind::kLogSum) {
-            acc = std::log(acc);
-          }
-          y[r] = CastFromDouble<float>(acc);
+          y[r] = CastFromDouble<float>(FinishDoubleSum<K>(acc, n));
         }
       }
     });
