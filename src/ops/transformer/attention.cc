@@ -316,13 +316,8 @@ class AttentionKernel : public OpKernel {
           bool all_masked = total > 0;
           const int64_t mask_base = b * mask_strides[0] + h * mask_strides[1] + i * mask_strides[2];
           for (int64_t j = 0; j < total; ++j) {
-            double bj = 0.0;
-            if (mask_len >= 0) {
-              bj += j < mask_len ? mask_values[static_cast<size_t>(mask_base + j)] : kNegInf;
-            }
-            if (is_causal_ && i + causal_offset < j) bj += kNegInf;
-            if (!nonpad_len.empty() && j >= nonpad_len[static_cast<size_t>(b)]) bj += kNegInf;
-            bj = RoundThrough<T>(bj);
+            const double bj =
+                RoundThrough<T>(KeyBias(mask_values, mask_base, mask_len, i, j, causal_offset, nonpad_len, b));
             bias[static_cast<size_t>(j)] = bj;
             if (!(bj == kNegInf)) all_masked = false;
           }
@@ -372,6 +367,17 @@ class AttentionKernel : public OpKernel {
     return Status::Ok();
   }
 
+  // The additive bias of key j for query row i of batch entry b: the mask (padded with -inf past mask_len, none when
+  // mask_len < 0; its row starts at mask_base), the causal diagonal, the valid KV length.
+  double KeyBias(const std::vector<double>& mask_values, int64_t mask_base, int64_t mask_len, int64_t i, int64_t j,
+                 int64_t causal_offset, const std::vector<int64_t>& nonpad_len, int64_t b) const {
+    double bias = 0.0;
+    if (mask_len >= 0) bias += j < mask_len ? mask_values[static_cast<size_t>(mask_base + j)] : kNegInf;
+    if (is_causal_ && i + causal_offset < j) bias += kNegInf;
+    if (!nonpad_len.empty() && j >= nonpad_len[static_cast<size_t>(b)]) bias += kNegInf;
+    return bias;
+  }
+
   // Float inputs with a float softmax, no soft capping and no qk_matmul_output (the usual case): the same steps as
   // Run's loop, but each (batch, head) on its own thread, the scaling, bias and product outputs in float (the values
   // Run rounds its doubles to) and each row's softmax through vector_math's SoftmaxRow (rel ~4e-7 from Run's double
@@ -407,11 +413,8 @@ class AttentionKernel : public OpKernel {
           bool all_masked = total > 0;
           const int64_t mask_base = b * mask_strides[0] + h * mask_strides[1] + i * mask_strides[2];
           for (int64_t j = 0; j < total; ++j) {
-            double bj = 0.0;
-            if (mask_len >= 0) bj += j < mask_len ? mask_values[static_cast<size_t>(mask_base + j)] : kNegInf;
-            if (is_causal_ && i + causal_offset < j) bj += kNegInf;
-            if (!nonpad_len.empty() && j >= nonpad_len[static_cast<size_t>(b)]) bj += kNegInf;
-            const float bf = static_cast<float>(bj);
+            const auto bf =
+                static_cast<float>(KeyBias(mask_values, mask_base, mask_len, i, j, causal_offset, nonpad_len, b));
             if (!(bf == -std::numeric_limits<float>::infinity())) all_masked = false;
             row[j] = row[j] + bf;
           }
