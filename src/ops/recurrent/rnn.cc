@@ -589,11 +589,10 @@ class RecurrentKernel : public OpKernel {
     if (S == 0 || B == 0 || H == 0) return;
     // X * W^T for every step at once: [S*B, G*H].
     std::vector<CT> xw(static_cast<size_t>(S * B * GH));
-    if constexpr (std::is_same_v<CT, float>) {
-      if (qw != nullptr) QuantizedProduct(x_tm.data(), S * B, *qw, xw.data(), threads);
-    }
-    if constexpr (std::is_same_v<CT, float>) {
-      if (packed != nullptr) {
+    if constexpr (std::is_same_v<CT, float>) {  // 8-bit W (DynamicQuantizeLSTM), else W packed at creation
+      if (qw != nullptr) {
+        QuantizedProduct(x_tm.data(), S * B, *qw, xw.data(), threads);
+      } else if (packed != nullptr) {
         packed->w->Run(S * B, x_tm.data(), xw.data(), kernels::PrimitiveThreads(2 * S * B * GH * I, threads));
       }
     }
@@ -648,11 +647,12 @@ class RecurrentKernel : public OpKernel {
     for (int64_t step = 0; step < S; ++step) {
       const int64_t t = reverse ? S - 1 - step : step;
       const CT* xw_t = xw.data() + (t * batch + n0) * GH;
-      if constexpr (std::is_same_v<CT, float>) {
-        if (qr != nullptr) QuantizedProduct(h, B, *qr, hr.data(), threads);
-      }
-      if constexpr (std::is_same_v<CT, float>) {
-        if (packed != nullptr) packed->r->Run(B, h, hr.data(), step_threads);
+      if constexpr (std::is_same_v<CT, float>) {  // as X * W^T above
+        if (qr != nullptr) {
+          QuantizedProduct(h, B, *qr, hr.data(), threads);
+        } else if (packed != nullptr) {
+          packed->r->Run(B, h, hr.data(), step_threads);
+        }
       }
       if (qr == nullptr && packed == nullptr)
         nn::Gemm<CT>(false, true, B, GH, H, CT(1), h, H, r, H, CT(0), hr.data(), GH);
