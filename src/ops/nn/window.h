@@ -61,6 +61,16 @@ int64_t OutputSize(const std::vector<WindowAxis>& axes);  // product of out
 int64_t InputSize(const std::vector<WindowAxis>& axes);   // product of in
 int64_t KernelSize(const std::vector<WindowAxis>& axes);  // product of kernel
 
+// Advances a row-major multi-index over the first `dims` axes, each bounded by `bound` (&WindowAxis::out for output
+// positions, &WindowAxis::kernel for kernel positions), back to zeros after the last.
+inline void NextWindowIndex(std::vector<int64_t>& idx, size_t dims, const std::vector<WindowAxis>& axes,
+                            int64_t WindowAxis::*bound) {
+  for (size_t d = dims; d-- > 0;) {
+    if (++idx[d] < axes[d].*bound) return;
+    idx[d] = 0;
+  }
+}
+
 // Whether the patch matrix of a channel is the channel itself (1x1 kernel, unit strides, no padding).
 bool IsPointwise(const std::vector<WindowAxis>& axes);
 
@@ -118,15 +128,9 @@ void Im2ColColumns(const std::vector<WindowAxis>& axes, const T* x, int64_t chan
         }
         o += stop - col;
         col = 0;
-        for (size_t d = nd - 1; d-- > 0;) {
-          if (++oidx[d] < axes[d].out) break;
-          oidx[d] = 0;
-        }
+        NextWindowIndex(oidx, nd - 1, axes, &WindowAxis::out);
       }
-      for (size_t d = nd; d-- > 0;) {
-        if (++kidx[d] < axes[d].kernel) break;
-        kidx[d] = 0;
-      }
+      NextWindowIndex(kidx, nd, axes, &WindowAxis::kernel);
     }
   }
 }
@@ -175,15 +179,9 @@ void Col2ImAdd(const std::vector<WindowAxis>& axes, const T* cols, int64_t chann
           const T* srow = src + row * aw.out;
           for (int64_t o = o_lo; o < o_hi; ++o) dst[o * aw.stride + shift] += srow[o];
         }
-        for (size_t d = nd - 1; d-- > 0;) {
-          if (++oidx[d] < axes[d].out) break;
-          oidx[d] = 0;
-        }
+        NextWindowIndex(oidx, nd - 1, axes, &WindowAxis::out);
       }
-      for (size_t d = nd; d-- > 0;) {
-        if (++kidx[d] < axes[d].kernel) break;
-        kidx[d] = 0;
-      }
+      NextWindowIndex(kidx, nd, axes, &WindowAxis::kernel);
     }
   }
 }
