@@ -34,12 +34,13 @@ using reduction::kIsFloat;
 
 enum class ReduceKind { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
-// The last step of the sum-based reductions on their double sum of `count` terms: the mean divides, L2 takes the
-// square root, LogSum the logarithm; the others keep the sum.
-template <ReduceKind K>
-double FinishDoubleSum(double sum, int64_t count) {
+// The last step of the sum-based reductions on their sum of `count` terms, in the sum's type (double for onyx's own
+// sums, float in ONNX Runtime's order): the mean divides, L2 takes the square root, LogSum the logarithm; the others
+// keep the sum.
+template <ReduceKind K, typename F>
+F FinishSum(F sum, int64_t count) {
   if constexpr (K == ReduceKind::kMean) {
-    return sum / static_cast<double>(count);  // 0/0 = NaN for an empty float mean
+    return sum / static_cast<F>(count);  // 0/0 = NaN for an empty float mean
   } else if constexpr (K == ReduceKind::kL2) {
     return std::sqrt(sum);
   } else if constexpr (K == ReduceKind::kLogSum) {
@@ -131,7 +132,7 @@ T ReduceOne(int64_t count, const Each& each) {
         acc += v;
       }
     });
-    return CastFromDouble<T>(FinishDoubleSum<K>(acc, count));
+    return CastFromDouble<T>(FinishSum<K>(acc, count));
   }
 }
 
@@ -225,24 +226,11 @@ inline float OrtTerm(float v) {
 }
 
 template <ReduceKind K>
-inline float OrtFinish(float sum, int64_t count) {
-  if constexpr (K == ReduceKind::kMean) {
-    return sum / static_cast<float>(count);
-  } else if constexpr (K == ReduceKind::kL2) {
-    return std::sqrt(sum);
-  } else if constexpr (K == ReduceKind::kLogSum) {
-    return std::log(sum);
-  } else {
-    return sum;
-  }
-}
-
-template <ReduceKind K>
 void ReduceFloatOrtOrder(const float* x, const Shape& in_shape, const std::vector<bool>& reduce, const ReducePlan& plan,
                          float* y) {
   static_assert(kOrtOrderFloat<K>);
   constexpr bool kFastLoops = K == ReduceKind::kSum || K == ReduceKind::kMean;  // ONNX Runtime's FastReduce* ones
-  auto finish = [](float sum, int64_t count) { return OrtFinish<K>(sum, count); };
+  auto finish = [](float sum, int64_t count) { return FinishSum<K>(sum, count); };
   // Buffers of the calling thread, reused from run to run (steady-state runs allocate nothing).
   thread_local std::vector<int64_t> runs;  // merged dims, alternating R/K starting with reduce[0]
   thread_local std::vector<float> scratch;
@@ -362,7 +350,7 @@ bool ReduceTrailingFloat(const Tensor& in, const std::vector<bool>& reduce, cons
           } else {
             acc = kernels::ReduceRowSum(row, n);
           }
-          y[r] = CastFromDouble<float>(FinishDoubleSum<K>(acc, n));
+          y[r] = CastFromDouble<float>(FinishSum<K>(acc, n));
         }
       }
     });
