@@ -40,29 +40,16 @@ void SelectRow(const bool* c, const U* x, const U* y, U* out, int64_t n) {
 
 template <typename U>
 void SelectRowAnyStrides(const bool* c, int64_t cs, const U* x, int64_t xs, const U* y, int64_t ys, U* out, int64_t n) {
-  const int key = (cs ? 4 : 0) | (xs ? 2 : 0) | (ys ? 1 : 0);
-  switch (key) {
-    case 7:
-      return SelectRow<U, 1, 1, 1>(c, x, y, out, n);
-    case 6:
-      return SelectRow<U, 1, 1, 0>(c, x, y, out, n);
-    case 5:
-      return SelectRow<U, 1, 0, 1>(c, x, y, out, n);
-    case 4:
-      return SelectRow<U, 1, 0, 0>(c, x, y, out, n);
-    case 3:
-      return SelectRow<U, 0, 1, 1>(c, x, y, out, n);
-    case 2:
-      return SelectRow<U, 0, 1, 0>(c, x, y, out, n);
-    case 1:
-      return SelectRow<U, 0, 0, 1>(c, x, y, out, n);
-    default:
-      return SelectRow<U, 0, 0, 0>(c, x, y, out, n);
-  }
+  using Row = void (*)(const bool*, const U*, const U*, U*, int64_t);
+  // Indexed by (condition stride, X stride, Y stride) as the bits 4, 2, 1.
+  static constexpr Row kRows[8] = {SelectRow<U, 0, 0, 0>, SelectRow<U, 0, 0, 1>, SelectRow<U, 0, 1, 0>,
+                                   SelectRow<U, 0, 1, 1>, SelectRow<U, 1, 0, 0>, SelectRow<U, 1, 0, 1>,
+                                   SelectRow<U, 1, 1, 0>, SelectRow<U, 1, 1, 1>};
+  kRows[(cs ? 4 : 0) | (xs ? 2 : 0) | (ys ? 1 : 0)](c, x, y, out, n);
 }
 
 // Where over rows of the output's last axis (each input's stride along it 0 or 1), the rows' starting offsets
-// walked like ForEachStrided; rows spread over the threads when there are enough of them.
+// walked like ForEachStrided, on the calling thread.
 template <typename T>
 void WhereRows(const bool* pc, const T* px, const T* py, T* po, const Shape& out_shape,
                const std::vector<int64_t> (&strides)[3]) {
