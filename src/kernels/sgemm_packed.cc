@@ -119,6 +119,25 @@ const float* PackedSgemm::Panel(int64_t block, int64_t tile) const {
   return packed_.data() + k0 * tiles_n_ * panel_ + tile * kc * panel_;
 }
 
+std::pair<const char*, int64_t> PackedSgemm::NextPanel(int64_t block, int64_t tile, int64_t t0, int64_t t1,
+                                                       int64_t next_task_t0) const {
+  const float* next = nullptr;
+  int64_t next_block = block;
+  if (tile + 1 < t1) {
+    next = Panel(block, tile + 1);
+  } else if (block + 1 < (k_ + kKBlock - 1) / kKBlock) {
+    next_block = block + 1;
+    next = Panel(next_block, t0);
+  } else if (next_task_t0 >= 0) {  // most often the same thread's next task
+    next_block = 0;
+    next = Panel(0, next_task_t0);
+  }
+  if (next == nullptr) return {nullptr, 0};
+  const int64_t kc = std::min(kKBlock, k_ - next_block * kKBlock);
+  return {reinterpret_cast<const char*>(next),
+          static_cast<int64_t>(kc * panel_ * sizeof(float) + kSgemmLineBytes - 1) / kSgemmLineBytes};
+}
+
 void PackedSgemm::Epilogue(float* c, int64_t m0, int64_t rows, int64_t n0, int64_t cols) const {
   for (int64_t i = m0; i < m0 + rows; ++i) {
     float* row = c + i * n_ + n0;
@@ -159,19 +178,27 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
   const int64_t rows_per_group = ((m + row_groups - 1) / row_groups + tile_rows - 1) / tile_rows * tile_rows;
   row_groups = (m + rows_per_group - 1) / rows_per_group;
   const int64_t tasks = column_groups * row_groups;
+  const int64_t row_tiles = (rows_per_group + tile_rows - 1) / tile_rows;
   auto run_task = [&](int64_t task) {
     const int64_t t0 = task / row_groups * task_tiles, t1 = std::min(tiles_n_, t0 + task_tiles);
     const int64_t m0 = task % row_groups * rows_per_group, m1 = std::min(m, m0 + rows_per_group);
     for (int64_t blk = 0; blk < blocks_k; ++blk) {
       const int64_t k0 = blk * kKBlock, kc = std::min(kKBlock, k_ - k0);
-      // One panel's K block stays in L1 while the rows pass over it.
+      // One panel's K block stays in L1 while the rows pass over it, and the panel read next comes into L2
+      // meanwhile, a share per row tile (NextPanel).
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t n0 = t * panel_, cols = std::min(panel_, n_ - n0);
         const float* panel = Panel(blk, t);
+        const auto [next, next_lines] =
+            NextPanel(blk, t, t0, t1, task + 1 < tasks ? (task + 1) / row_groups * task_tiles : -1);
+        const int64_t share = (next_lines + row_tiles - 1) / row_tiles;
+        int64_t fetched = 0;
         for (int64_t i0 = m0; i0 < m1;) {
           const int rows = static_cast<int>(RowsOfTile(m1 - i0, tile_rows));
-          tile(rows, a + i0 * k_ + k0, k_, panel, panel_, kc, c + i0 * n_ + n0, n_, cols, 1.0f,
-               blk == 0 && !accumulate);
+          const int64_t lines = std::min(share, next_lines - fetched);
+          tile(rows, a + i0 * k_ + k0, k_, panel, panel_, kc, c + i0 * n_ + n0, n_, cols, 1.0f, blk == 0 && !accumulate,
+               {next + fetched * kSgemmLineBytes, lines});
+          fetched += lines;
           i0 += rows;
         }
       }

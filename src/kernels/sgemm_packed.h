@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "kernels/float_matmul.h"
@@ -48,6 +49,11 @@ class PackedSgemm {
  private:
   // Panel `tile` of K block `block`: kc rows of panel_ floats.
   const float* Panel(int64_t block, int64_t tile) const;
+  // The panel a task of panels [t0, t1) reads after panel `tile` of K block `block` (the next one of the task, the
+  // first of the next K block, or the first of the task starting at panel next_task_t0 when that is >= 0), as its
+  // first byte and its cache lines; {nullptr, 0} after the last.
+  std::pair<const char*, int64_t> NextPanel(int64_t block, int64_t tile, int64_t t0, int64_t t1,
+                                            int64_t next_task_t0) const;
   // The single-row product (a decoder's step, a classifier head): bandwidth-bound, each weight used once, so the
   // panels are streamed several at a time with one accumulator chain per column instead of through the tile.
   void RunRow(const float* a, float* c, int threads, bool accumulate) const;

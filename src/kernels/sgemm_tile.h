@@ -13,8 +13,17 @@ inline constexpr int64_t kSgemmTileN = 32;
 // bp + kk * ldbp, at least kSgemmTileN readable columns), into cols <= kSgemmTileN columns of C. Each output is one
 // FMA chain over the kc products from 0; first: C = acc * alpha, else C = fma(acc, alpha, C). Any row count: the
 // tile runs SgemmTileRows() rows at a time.
-using SgemmTileFn = void (*)(int rows, const float* a, int64_t lda, const float* bp, int64_t ldbp, int64_t kc,
-                             float* c, int64_t ldc, int64_t cols, float alpha, bool first);
+// Memory the caller reads next (the next panel of packed weights): the tile fetches `lines` cache lines from `begin`
+// into L2 while it multiplies, one every other K step, so that weights streaming from memory arrive before they are
+// read. Empty: nothing.
+inline constexpr int64_t kSgemmLineBytes = 64;
+struct SgemmPrefetch {
+  const char* begin = nullptr;
+  int64_t lines = 0;
+};
+
+using SgemmTileFn = void (*)(int rows, const float* a, int64_t lda, const float* bp, int64_t ldbp, int64_t kc, float* c,
+                             int64_t ldc, int64_t cols, float alpha, bool first, SgemmPrefetch prefetch);
 
 // The tile of the best vector code the CPU and ONYX_MAX_ISA allow (AVX-512, AVX2 + FMA or scalar std::fma: the same
 // bits), and the rows it computes at once (8, 6 or 1).
