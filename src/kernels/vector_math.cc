@@ -447,6 +447,52 @@ void PowScalarExponentImpl(const float* in, float* out, int64_t n, double y) {
   for (; i < n; ++i) out[i] = static_cast<float>(std::pow(static_cast<double>(in[i]), y));
 }
 
+// The remainder of a / b with the dividend's sign (C's fmod), exact: in double lanes, n = trunc(|a| / |b|) may be one
+// off where the quotient lies next to an integer, but |a| - n |b| is exact (n < 2^25 and |b| has 24 significant
+// bits, so the product and the difference fit in 53), and one step of |b| either way corrects it; the true remainder
+// is a float, so the demotion is exact too. Lanes with a quotient of 2^24 or more, a zero, infinite or NaN operand go
+// through std::fmod. Then, for divisor_sign (ONNX Mod's fmod=0, Python's %), a nonzero remainder whose sign differs
+// from b's gets b added, in float as the scalar rule does.
+float FmodScalar(float a, float b, bool divisor_sign) {
+  float r = std::fmod(a, b);
+  if (divisor_sign && r != 0.0f && ((r < 0.0f) != (b < 0.0f))) r += b;
+  return r;
+}
+void FmodArraysImpl(const float* a, const float* b, int64_t b_step, float* out, int64_t n, bool divisor_sign) {
+  int64_t i = 0;
+#if HWY_TARGET != HWY_SCALAR  // its emulated double conversions are not trusted here (see PowScalarExponentImpl)
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
+  const auto limit = hn::Set(dd, 16777216.0);  // 2^24
+  const auto zero_f = hn::Zero(df);
+  for (; i + lanes <= n; i += lanes) {
+    const auto af = hn::LoadU(df, a + i);
+    const auto bf = b_step == 0 ? hn::Set(df, b[0]) : hn::LoadU(df, b + i);
+    const auto x = hn::PromoteTo(dd, af), y = hn::PromoteTo(dd, bf);
+    const auto ax = hn::Abs(x), ay = hn::Abs(y);
+    // ay > 0 and finite, ax finite and below 2^24 ay (NaNs fail every comparison).
+    const auto ok =
+        hn::And(hn::And(hn::Gt(ay, hn::Zero(dd)), hn::Lt(ay, hn::Set(dd, HUGE_VAL))), hn::Lt(ax, hn::Mul(ay, limit)));
+    if (!hn::AllTrue(dd, ok)) {
+      for (int64_t k = i; k < i + lanes; ++k) out[k] = FmodScalar(a[k], b[b_step * k], divisor_sign);
+      continue;
+    }
+    const auto q = hn::Trunc(hn::Div(ax, ay));
+    auto r = hn::NegMulAdd(q, ay, ax);  // ax - q ay, exact
+    r = hn::IfThenElse(hn::Lt(r, hn::Zero(dd)), hn::Add(r, ay), r);
+    r = hn::IfThenElse(hn::Ge(r, ay), hn::Sub(r, ay), r);
+    auto rf = hn::DemoteTo(df, hn::CopySign(r, x));
+    if (divisor_sign) {
+      const auto differ = hn::And(hn::Ne(rf, zero_f), hn::Xor(hn::Lt(rf, zero_f), hn::Lt(bf, zero_f)));
+      rf = hn::IfThenElse(differ, hn::Add(rf, bf), rf);
+    }
+    hn::StoreU(rf, df, out + i);
+  }
+#endif
+  for (; i < n; ++i) out[i] = FmodScalar(a[i], b[b_step * i], divisor_sign);
+}
+
 // ---- Row reductions for the Reduce* operators.
 
 // Max (kMax) or min of a row, NaN if it holds one (numpy's maximum.reduce); -inf / +inf for an empty row.
@@ -820,6 +866,7 @@ HWY_EXPORT(CosArray);
 HWY_EXPORT(FloatToHalfArray);
 HWY_EXPORT(HalfToFloatArray);
 HWY_EXPORT(PowScalarExponentImpl);
+HWY_EXPORT(FmodArraysImpl);
 HWY_EXPORT(ReduceRowMaxImpl);
 HWY_EXPORT(ReduceRowMinImpl);
 HWY_EXPORT(ReduceRowSumImpl);
@@ -860,6 +907,9 @@ void Sin(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SinArray
 void Cos(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(CosArray)(in, out, n); }
 void FloatToHalf(const float* in, uint16_t* out, int64_t n) { HWY_DYNAMIC_DISPATCH(FloatToHalfArray)(in, out, n); }
 void HalfToFloat(const uint16_t* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(HalfToFloatArray)(in, out, n); }
+void Fmod(const float* a, const float* b, int64_t b_step, float* out, int64_t n, bool divisor_sign) {
+  HWY_DYNAMIC_DISPATCH(FmodArraysImpl)(a, b, b_step, out, n, divisor_sign);
+}
 void PowScalarExponent(const float* in, float* out, int64_t n, double exponent) {
   HWY_DYNAMIC_DISPATCH(PowScalarExponentImpl)(in, out, n, exponent);
 }

@@ -74,6 +74,11 @@ void HalfToFloat(const uint16_t* in, float* out, int64_t n);
 // boundary); std::pow(double(x), exponent) rounded to float elsewhere (and on Highway's scalar target throughout).
 void PowScalarExponent(const float* in, float* out, int64_t n, double exponent);
 
+// out[i] = fmod(a[i], b[i * b_step]) (b_step 0: one divisor, 1: b as long as a), bit-exact with std::fmod; with
+// divisor_sign (ONNX Mod fmod=0, Python's %), a nonzero remainder whose sign differs from the divisor's gets the
+// divisor added (in float). Exact arithmetic in double lanes where |a / b| < 2^24, std::fmod elsewhere.
+void Fmod(const float* a, const float* b, int64_t b_step, float* out, int64_t n, bool divisor_sign);
+
 // Reductions of a contiguous row (the Reduce* operators over trailing axes). Max and min: NaN if the row holds one,
 // -inf / +inf for an empty row; exact. Sums: each value (its square, its magnitude) promoted to double and added in
 // double lanes, so within a few double roundings of the exact sum. SumExp: sum of e^(x - shift), float exponentials

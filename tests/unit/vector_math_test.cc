@@ -306,6 +306,55 @@ TEST(VectorMath, PowScalarExponentIsTheRoundedDoublePow) {
   }
 }
 
+// Fmod: std::fmod bit for bit (and the divisor-sign rule of Mod fmod=0), against divisors of every magnitude:
+// quotients next to integers, at and above 2^24, zeros of both signs, infinities, NaNs, denormals; one divisor for all
+// and one per dividend.
+TEST(VectorMath, FmodIsStdFmodBitForBit) {
+  std::vector<float> a = SweepInputs();
+  std::mt19937 rng(7);
+  std::vector<float> b(a.size());
+  for (size_t i = 0; i < a.size(); ++i) b[i] = a[(i * 7919 + 13) % a.size()];
+  // Quotients next to an integer: a = k b (rounded), nudged by an ulp either way.
+  for (size_t i = 0; i + 3 < a.size(); i += 97) {
+    const float d = std::ldexp(1.0f + static_cast<float>(rng() % 1000) / 1000.0f, static_cast<int>(rng() % 40) - 20);
+    const float k = static_cast<float>(rng() % 20000000);
+    b[i] = b[i + 1] = b[i + 2] = d;
+    a[i] = k * d;
+    a[i + 1] = std::nextafter(a[i], kInf);
+    a[i + 2] = -std::nextafter(a[i], 0.0f);
+  }
+  const std::vector<std::pair<float, float>> special = {
+      {0.0f, 0.7f}, {-0.0f, 0.7f}, {-4.0f, 2.0f}, {4.0f, -2.0f}, {1.0f, 0.0f},     {1.0f, -0.0f},   {kInf, 1.0f},
+      {1.0f, kInf}, {-1.0f, kInf}, {kNaN, 1.0f},  {1.0f, kNaN},  {1e-45f, 3e-45f}, {3e38f, 1e-38f}, {-7.5f, 0.7f}};
+  for (size_t j = 0; j < special.size(); ++j) std::tie(a[j], b[j]) = special[j];
+  auto check = [&](const std::vector<float>& got, const std::vector<float>& divisors, int64_t b_step, bool sign,
+                   const std::string& target) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      const float d = divisors[b_step * i];
+      float want = std::fmod(a[i], d);
+      if (sign && want != 0.0f && ((want < 0.0f) != (d < 0.0f))) want += d;
+      if (std::isnan(want)) {
+        ASSERT_TRUE(std::isnan(got[i])) << a[i] << " mod " << d << " on " << target;
+      } else {
+        ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want))
+            << a[i] << " mod " << d << " on " << target << ": " << got[i] << " vs " << want;
+      }
+    }
+  };
+  ForEachTarget([&](const std::string& target) {
+    std::vector<float> got(a.size());
+    for (bool sign : {false, true}) {
+      Fmod(a.data(), b.data(), 1, got.data(), static_cast<int64_t>(a.size()), sign);
+      check(got, b, 1, sign, target);
+      for (float d : {0.7f, -3.0f, 1e-30f, 2.5e30f}) {
+        const std::vector<float> one{d};
+        Fmod(a.data(), one.data(), 0, got.data(), static_cast<int64_t>(a.size()), sign);
+        check(got, one, 0, sign, target);
+      }
+    }
+  });
+}
+
 // MaxPair / MinPair: the Max and Min operators' scalar rule bit for bit (NaN operands, signed zeros, infinities).
 TEST(VectorMath, MaxMinPairsAreTheScalarRule) {
   std::vector<float> a = SweepInputs();

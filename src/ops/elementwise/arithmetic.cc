@@ -2,6 +2,7 @@
 // truncates toward zero like C; a zero integer divisor is an error.
 #include <cmath>
 
+#include "kernels/vector_math.h"
 #include "ops/elementwise/elementwise.h"
 
 namespace onyx::ops::elementwise {
@@ -55,6 +56,10 @@ struct ModFn : ArithmeticFn {
     if (v != 0 && v != 1) return info.Error("attribute 'fmod' is " + std::to_string(v) + ", expected 0 or 1");
     fmod = v == 1;
     return Status::Ok();
+  }
+  // float32: exact in double lanes (kernels::Fmod), the same bits as the scalar rule below.
+  void ApplyFloatPairs(const float* a, const float* b, int64_t b_step, float* out, int64_t n) const {
+    kernels::Fmod(a, b, b_step, out, n, !fmod);
   }
   template <typename C>
   C operator()(C a, C b) const {

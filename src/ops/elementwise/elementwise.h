@@ -111,6 +111,14 @@ concept HasFloatArrayPath = requires(const Fn& fn, const float* in, float* out, 
   fn.ApplyFloatArray(in, out, n);
 };
 
+// A binary functor's optional float32 path, `void ApplyFloatPairs(const float* a, const float* b, int64_t b_step,
+// float* out, int64_t n) const` (b_step 0: one b for every a, 1: b as long as a), vectorized in kernels/vector_math.h:
+// BinaryKernel hands it each thread's chunk where the inputs line up that way, instead of calling operator() per pair.
+template <typename Fn>
+concept HasFloatPairPath = requires(const Fn& fn, const float* a, const float* b, float* out, int64_t n) {
+  fn.ApplyFloatPairs(a, b, n, out, n);
+};
+
 // y = fn(x) elementwise for the element types in List; fn takes and returns ComputeType<T>.
 // Fn: default-constructible, `Status Init(const KernelInfo&)`, `template <typename C> C operator()(C) const`,
 // optionally ApplyFloatArray (above).
@@ -232,6 +240,23 @@ class BinaryKernel : public OpKernel {
         }
       }
       Tensor& out = ctx.AllocateOutput(0, DataTypeOf<Out>::value, *out_shape);
+      // Nested as in UnaryKernel: a functor without ApplyFloatPairs never sees the call.
+      if constexpr (HasFloatPairPath<Fn>) {
+        if constexpr (std::is_same_v<T, float>) {
+          // B as long as A, or one B for all of A, with A's elements in the output's order.
+          const int64_t n = a->size();
+          if (out.size() == n && (bp->size() == n || bp->size() == 1)) {
+            const float* pa = a->data<float>();
+            const float* pb = bp->data<float>();
+            float* po = out.data<float>();
+            const int64_t b_step = bp->size() == 1 ? 0 : 1;
+            ParallelFor(n, 1, [&](int64_t lo, int64_t hi) {
+              fn_.ApplyFloatPairs(pa + lo, pb + lo * b_step, b_step, po + lo, hi - lo);
+            });
+            return Status::Ok();
+          }
+        }
+      }
       BroadcastBinary<T, T, Out>(
           *a, *bp, out, [this](const T& x, const T& y) { return static_cast<Out>(fn_(ToCompute(x), ToCompute(y))); });
       return Status::Ok();
