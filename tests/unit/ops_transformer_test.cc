@@ -70,7 +70,8 @@ TEST(TransformerAttentionTest, FloatPathMatchesTheGeneralLoop) {
     int mask;  // 0 none, 1 float, 2 bool
   };
   for (const Case& c : {Case{false, false, false, 0}, Case{false, true, true, 1}, Case{true, false, false, 2},
-                        Case{false, true, false, 2}, Case{true, true, true, 1}}) {
+                        Case{false, true, false, 2}, Case{true, true, true, 1}, Case{false, true, false, 0},
+                        Case{true, true, true, 0}}) {
     SCOPED_TRACE(std::to_string(c.packed) + std::to_string(c.causal) + std::to_string(c.past) + std::to_string(c.mask));
     constexpr int64_t N = 2, HQ = 4, HKV = 2, S = 5, P = 3, D = 8;
     const int64_t T = S + (c.past ? P : 0);

@@ -388,6 +388,8 @@ class AttentionKernel : public OpKernel {
     const int64_t group = d.q_heads / d.kv_heads;
     const int64_t total = d.total_len;
     const int64_t work = d.q_len * total * (d.head_size + d.v_head_size) * 2;
+    const bool unbiased = mask_len < 0 && !is_causal_ && nonpad_len.empty();    // KeyBias is 0 everywhere
+    const bool causal_only = mask_len < 0 && is_causal_ && nonpad_len.empty();  // KeyBias is 0 or -inf
     ParallelFor(d.batch * d.q_heads, work, [&](int64_t lo, int64_t hi) {
       std::vector<float> qbuf(static_cast<size_t>(d.q_len * d.head_size));
       std::vector<float> kbuf(static_cast<size_t>(total * d.head_size));
@@ -410,6 +412,16 @@ class AttentionKernel : public OpKernel {
                         d.head_size, 0.0f, scores.data(), total);
         for (int64_t i = 0; i < d.q_len; ++i) {
           float* row = scores.data() + i * total;
+          if (unbiased) {  // every key biased by 0: nothing to add, no row fully masked
+            kernels::SoftmaxRow(row, row, total);
+            continue;
+          }
+          if (causal_only) {  // the keys past the diagonal get weight 0, the others no bias
+            const int64_t keys = std::clamp<int64_t>(i + causal_offset + 1, 0, total);
+            if (keys > 0) kernels::SoftmaxRow(row, row, keys);
+            std::fill(row + keys, row + total, 0.0f);
+            continue;
+          }
           bool all_masked = total > 0;
           const int64_t mask_base = b * mask_strides[0] + h * mask_strides[1] + i * mask_strides[2];
           for (int64_t j = 0; j < total; ++j) {
