@@ -598,6 +598,16 @@ TEST(ImageNonMaxSuppressionTest, MatchesSortedGreedyReference) {
   EXPECT_EQ(got, want);
 }
 
+// Negative scores rank below zero, -0 ties +0 (the lower index first), a NaN score ranks last.
+TEST(ImageNonMaxSuppressionTest, SignedZerosNegativesAndNaNRankAsFloats) {
+  std::vector<float> boxes;
+  for (int i = 0; i < 6; ++i) boxes.insert(boxes.end(), {0.0f, 2.0f * i, 1.0f, 2.0f * i + 1.0f});  // disjoint
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  auto t = Op("NonMaxSuppression", 11);
+  t.Input(F(boxes, {1, 6, 4})).Input(F({-1.0f, -0.0f, 0.0f, nan, -2.0f, 0.5f}, {1, 1, 6})).Input(I64({6}, {1}));
+  EXPECT_EQ(Values<int64_t>(RunOk(t)), (std::vector<int64_t>{0, 0, 5, 0, 0, 1, 0, 0, 2, 0, 0, 0, 0, 0, 4, 0, 0, 3}));
+}
+
 TEST(ImageNonMaxSuppressionTest, BadCenterPointBoxIsAnError) {
   auto t = Op("NonMaxSuppression", 11);
   t.Attr("center_point_box", int64_t{2});

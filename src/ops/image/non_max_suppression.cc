@@ -4,7 +4,9 @@
 // (center_point_box 0) or (x_center, y_center, width, height) (1). The IoU test follows the ONNX reference,
 // in float like it (boxes are float tensors), so that IoUs equal to the threshold compare the same way.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -102,6 +104,10 @@ class NonMaxSuppressionKernel : public OpKernel {
                              std::to_string(batches) + ", num_classes, " + std::to_string(num_boxes) + ")");
     }
     const int64_t classes = scores_t->dim(1);
+    if (num_boxes > int64_t{0xFFFFFFFF}) {  // the ranks below hold an index in 32 bits
+      return InvalidArgument("input 'boxes' (0) has " + std::to_string(num_boxes) +
+                             " boxes per batch, more than 2^32 - 1");
+    }
     if (boxes_t->type() != DataType::kFloat || scores_t->type() != DataType::kFloat) {
       return InvalidArgument("inputs 'boxes' (0) and 'scores' (1) must be float tensors");
     }
@@ -120,8 +126,16 @@ class NonMaxSuppressionKernel : public OpKernel {
     }
     const float* boxes = boxes_t->data<float>();
     const float* scores = scores_t->data<float>();
-    // NaN scores rank last (a NaN in the comparison would break the heap's ordering).
-    auto key = [](float v) { return std::isnan(v) ? -std::numeric_limits<float>::infinity() : v; };
+    // A candidate's rank as one integer: the score's bits in an order that integers compare as the floats do (NaN as
+    // -inf, ranking last; -0 as +0), then the lower index first. The heap compares these instead of scores read
+    // through indices (half the time of a class of 2000 boxes went to the comparisons).
+    auto rank = [](float v, int64_t i) {
+      if (std::isnan(v)) v = -std::numeric_limits<float>::infinity();
+      if (v == 0.0f) v = 0.0f;
+      uint32_t bits = std::bit_cast<uint32_t>(v);
+      bits = (bits & 0x80000000u) != 0 ? ~bits : bits | 0x80000000u;
+      return (static_cast<uint64_t>(bits) << 32) | (0xFFFFFFFFu - static_cast<uint32_t>(i));
+    };
     std::vector<Box> box_cache(static_cast<size_t>(batches * num_boxes));
     for (int64_t i = 0; i < batches * num_boxes; ++i)
       box_cache[static_cast<size_t>(i)] = MakeBox(boxes + i * 4, center_point_);
@@ -131,25 +145,21 @@ class NonMaxSuppressionKernel : public OpKernel {
     std::vector<std::vector<int64_t>> kept_lists(static_cast<size_t>(batches * classes));
     if (max_per_class > 0) {
       ParallelFor(batches * classes, num_boxes * 8, [&](int64_t begin, int64_t end) {
-        std::vector<int64_t> heap;
+        std::vector<uint64_t> heap;
         KeptBoxes kept_boxes;
         for (int64_t bc = begin; bc < end; ++bc) {
           const float* s = scores + bc * num_boxes;
           const Box* bx = box_cache.data() + bc / classes * num_boxes;
           heap.clear();
           for (int64_t i = 0; i < num_boxes; ++i) {
-            if (!has_score_threshold || s[i] > score_threshold) heap.push_back(i);
+            if (!has_score_threshold || s[i] > score_threshold) heap.push_back(rank(s[i], i));
           }
-          auto lower = [&](int64_t l, int64_t r) {  // l ranks below r
-            const float kl = key(s[l]), kr = key(s[r]);
-            return kl < kr || (kl == kr && l > r);
-          };
-          std::make_heap(heap.begin(), heap.end(), lower);
+          std::make_heap(heap.begin(), heap.end());
           std::vector<int64_t>& kept = kept_lists[static_cast<size_t>(bc)];
           kept_boxes.Clear();
           while (!heap.empty() && static_cast<int64_t>(kept.size()) < max_per_class) {
-            std::pop_heap(heap.begin(), heap.end(), lower);
-            const int64_t i = heap.back();
+            std::pop_heap(heap.begin(), heap.end());
+            const int64_t i = 0xFFFFFFFFu - static_cast<uint32_t>(heap.back());
             heap.pop_back();
             if (kept_boxes.SuppressesAny(bx[i], iou_threshold)) continue;
             kept.push_back(i);
