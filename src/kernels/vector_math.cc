@@ -283,6 +283,100 @@ HWY_INLINE V NaNOutsideUnit(D d, V x, V y) {
   const V nan = hn::Set(d, std::numeric_limits<float>::quiet_NaN());
   return hn::IfThenElse(hn::Gt(hn::Abs(x), hn::Set(d, 1.0f)), nan, hn::IfThenElse(hn::IsNaN(x), x, y));
 }
+// A vector function valid where in_range holds for every lane (NaN lanes fail it), the float std:: function lane by
+// lane for a vector with any lane outside (rare: overflow, out-of-domain and NaN inputs) and for the tail.
+template <typename VectorFn, typename RangeFn, typename ScalarFn>
+HWY_INLINE void MapArrayInRange(const float* in, float* out, int64_t n, VectorFn f, RangeFn in_range, ScalarFn scalar) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto x = hn::LoadU(d, in + i);
+    if (hn::AllTrue(d, in_range(d, x))) {
+      hn::StoreU(f(d, x), d, out + i);
+    } else {
+      for (int64_t k = i; k < i + lanes; ++k) out[k] = scalar(in[k]);
+    }
+  }
+  for (; i < n; ++i) out[i] = scalar(in[i]);
+}
+
+// Hyperbolic functions: Highway's sinh (4 ulp) and e^|x| (1 ulp) for cosh, where |x| <= 88.72 (e^x finite in
+// float); the inverse ones on their whole domain (3 ulp), std:: at the domain's edges (acosh below 1, atanh at or
+// beyond +-1, where they are NaN or infinite).
+void SinhArray(const float* in, float* out, int64_t n) {
+  MapArrayInRange(
+      in, out, n,
+      [](auto d, auto x) HWY_ATTR {
+        // Below 2^-12, sinh x rounds to x (x^3 / 6 is under half an ulp); Highway's flushed subnormal x to 0.
+        return hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, 0x1p-12f)), x, hn::Sinh(d, x));
+      },
+      [](auto d, auto x) HWY_ATTR { return hn::Le(hn::Abs(x), hn::Set(d, 88.72f)); },
+      [](float x) { return std::sinh(x); });
+}
+void CoshArray(const float* in, float* out, int64_t n) {
+  MapArrayInRange(
+      in, out, n,
+      [](auto d, auto x) HWY_ATTR {
+        const auto e = ExpV(d, hn::Abs(x));
+        const auto half = hn::Set(d, 0.5f);
+        return hn::MulAdd(half, e, hn::Div(half, e));
+      },
+      [](auto d, auto x) HWY_ATTR { return hn::Le(hn::Abs(x), hn::Set(d, 88.72f)); },
+      [](float x) { return std::cosh(x); });
+}
+void AsinhArray(const float* in, float* out, int64_t n) {
+  MapArrayInRange(
+      in, out, n, [](auto d, auto x) HWY_ATTR { return hn::Asinh(d, x); },
+      [](auto d, auto x) HWY_ATTR { return hn::Le(hn::Abs(x), hn::Set(d, 3.4e38f)); },
+      [](float x) { return std::asinh(x); });
+}
+void AcoshArray(const float* in, float* out, int64_t n) {
+  MapArrayInRange(
+      in, out, n, [](auto d, auto x) HWY_ATTR { return hn::Acosh(d, x); },
+      [](auto d, auto x) HWY_ATTR { return hn::And(hn::Ge(x, hn::Set(d, 1.0f)), hn::Le(x, hn::Set(d, 3.4e38f))); },
+      [](float x) { return std::acosh(x); });
+}
+void AtanhArray(const float* in, float* out, int64_t n) {
+  MapArrayInRange(
+      in, out, n, [](auto d, auto x) HWY_ATTR { return hn::Atanh(d, x); },
+      [](auto d, auto x) HWY_ATTR { return hn::Lt(hn::Abs(x), hn::Set(d, 1.0f)); },
+      [](float x) { return std::atanh(x); });
+}
+
+// tan = sin / cos in double lanes (Highway's double sin and cos, then one division and one rounding to float), where
+// |x| <= 1000, so that the quotient keeps float accuracy next to the poles too (a float cos there has no correct
+// digit left); std::tan beyond and on Highway's scalar target (its emulated double functions, see
+// PowScalarExponentImpl).
+void TanArray(const float* in, float* out, int64_t n) {
+  int64_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<double> dd;
+  const hn::Rebind<float, decltype(dd)> df;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(dd));
+  for (; i + lanes <= n; i += lanes) {
+    const auto xf = hn::LoadU(df, in + i);
+    if (hn::AllTrue(df, hn::Le(hn::Abs(xf), hn::Set(df, 1000.0f)))) {
+      const auto x = hn::PromoteTo(dd, xf);
+      hn::StoreU(hn::DemoteTo(df, hn::Div(hn::Sin(dd, x), hn::Cos(dd, x))), df, out + i);
+    } else {
+      for (int64_t k = i; k < i + lanes; ++k) out[k] = std::tan(in[k]);
+    }
+  }
+#endif
+  for (; i < n; ++i) out[i] = std::tan(in[i]);
+}
+
+// Shrink: x < -lambd ? x + bias : x > lambd ? x - bias : 0, in float (each result one rounding of the exact sum, as
+// the double computation rounded to float gives), a select per lane.
+void ShrinkArrayImpl(const float* in, float* out, int64_t n, float lambd, float bias) {
+  MapArray(in, out, n, [lambd, bias](auto d, auto x) HWY_ATTR {
+    const auto l = hn::Set(d, lambd), b = hn::Set(d, bias);
+    const auto upper = hn::IfThenElseZero(hn::Gt(x, l), hn::Sub(x, b));
+    return hn::IfThenElse(hn::Lt(x, hn::Neg(l)), hn::Add(x, b), upper);
+  });
+}
+
 void AtanArray(const float* in, float* out, int64_t n) {
   MapArray(in, out, n, [](auto d, auto x) HWY_ATTR { return hn::IfThenElse(hn::IsNaN(x), x, hn::Atan(d, x)); });
 }
@@ -877,6 +971,13 @@ HWY_EXPORT(ReduceRowSumAbsImpl);
 HWY_EXPORT(ReduceRowSumExpImpl);
 HWY_EXPORT(ArgExtremeColumnsImpl);
 HWY_EXPORT(AtanArray);
+HWY_EXPORT(SinhArray);
+HWY_EXPORT(CoshArray);
+HWY_EXPORT(AsinhArray);
+HWY_EXPORT(AcoshArray);
+HWY_EXPORT(AtanhArray);
+HWY_EXPORT(TanArray);
+HWY_EXPORT(ShrinkArrayImpl);
 HWY_EXPORT(AsinArray);
 HWY_EXPORT(AcosArray);
 HWY_EXPORT(MaxPairArraysImpl);
@@ -934,6 +1035,15 @@ void ArgExtremeColumns(const float* plane, int64_t n, int64_t stride, int64_t co
   HWY_DYNAMIC_DISPATCH(ArgExtremeColumnsImpl)(plane, n, stride, count, max, last, out);
 }
 void Atan(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AtanArray)(in, out, n); }
+void Sinh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SinhArray)(in, out, n); }
+void Cosh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(CoshArray)(in, out, n); }
+void Asinh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AsinhArray)(in, out, n); }
+void Acosh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AcoshArray)(in, out, n); }
+void Atanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AtanhArray)(in, out, n); }
+void Tan(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(TanArray)(in, out, n); }
+void Shrink(const float* in, float* out, int64_t n, float lambd, float bias) {
+  HWY_DYNAMIC_DISPATCH(ShrinkArrayImpl)(in, out, n, lambd, bias);
+}
 void Asin(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AsinArray)(in, out, n); }
 void Acos(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AcosArray)(in, out, n); }
 void MaxPair(const float* a, const float* b, float* out, int64_t n) {

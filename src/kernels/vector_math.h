@@ -59,6 +59,20 @@ void Atan(const float* in, float* out, int64_t n);
 void Asin(const float* in, float* out, int64_t n);
 void Acos(const float* in, float* out, int64_t n);
 
+// sinh, cosh (where |x| <= 88.72), asinh, acosh, atanh (inside their domains): Highway's polynomials (sinh 4 ulp,
+// the others 3; cosh from e^|x|), std:: lane by lane for a vector with a lane outside. tan: sin / cos in double lanes
+// where |x| <= 1000 (float accuracy next to the poles too), std::tan beyond.
+void Sinh(const float* in, float* out, int64_t n);
+void Cosh(const float* in, float* out, int64_t n);
+void Asinh(const float* in, float* out, int64_t n);
+void Acosh(const float* in, float* out, int64_t n);
+void Atanh(const float* in, float* out, int64_t n);
+void Tan(const float* in, float* out, int64_t n);
+
+// ONNX Shrink on float: x < -lambd ? x + bias : x > lambd ? x - bias : 0, bit-exact with the double computation
+// rounded to float.
+void Shrink(const float* in, float* out, int64_t n, float lambd, float bias);
+
 // out = Max(a, b) / Min(a, b) elementwise, exactly as the operators' scalar rule: a NaN operand is the result (a's if
 // both are), else a < b ? b : a (Max) or b < a ? b : a (Min). out may be a or b.
 void MaxPair(const float* a, const float* b, float* out, int64_t n);

@@ -216,6 +216,8 @@ struct ShrinkFn {
     bias = info.GetFloat("bias", 0.0f);
     return Status::Ok();
   }
+  // float32: the same select, vectorized (bit-exact: one rounding of x +- bias either way).
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::Shrink(in, out, n, lambd, bias); }
   // Integers too: computed in double and truncated back, as the reference casts its float result.
   template <typename C>
   C operator()(C x) const {

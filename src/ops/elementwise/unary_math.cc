@@ -79,7 +79,8 @@ struct ExpFn : NoAttributes {
 };
 
 // Functions defined only for floating point inputs whose float arrays go through a vector_math kernel: Sin and Cos
-// (Highway's 3-ulp polynomials where |x| <= 39000), Asin, Acos and Atan (Highway's polynomials).
+// (Highway's 3-ulp polynomials where |x| <= 39000), Asin, Acos and Atan (Highway's polynomials), Tan (double lanes),
+// the hyperbolic functions and their inverses (Highway's, std:: at the domain's edges).
 #define ONYX_FLOAT_UNARY_ARRAY_FN(Name, expr, array_fn)                                          \
   struct Name : NoAttributes {                                                                   \
     template <typename C>                                                                        \
@@ -93,6 +94,12 @@ ONYX_FLOAT_UNARY_ARRAY_FN(CosFn, std::cos(x), kernels::Cos)
 ONYX_FLOAT_UNARY_ARRAY_FN(AsinFn, std::asin(x), kernels::Asin)
 ONYX_FLOAT_UNARY_ARRAY_FN(AcosFn, std::acos(x), kernels::Acos)
 ONYX_FLOAT_UNARY_ARRAY_FN(AtanFn, std::atan(x), kernels::Atan)
+ONYX_FLOAT_UNARY_ARRAY_FN(TanFn, std::tan(x), kernels::Tan)
+ONYX_FLOAT_UNARY_ARRAY_FN(SinhFn, std::sinh(x), kernels::Sinh)
+ONYX_FLOAT_UNARY_ARRAY_FN(CoshFn, std::cosh(x), kernels::Cosh)
+ONYX_FLOAT_UNARY_ARRAY_FN(AsinhFn, std::asinh(x), kernels::Asinh)
+ONYX_FLOAT_UNARY_ARRAY_FN(AcoshFn, std::acosh(x), kernels::Acosh)
+ONYX_FLOAT_UNARY_ARRAY_FN(AtanhFn, std::atanh(x), kernels::Atanh)
 #undef ONYX_FLOAT_UNARY_ARRAY_FN
 
 // Functions defined only for floating point inputs.
@@ -109,12 +116,6 @@ ONYX_FLOAT_UNARY_FN(ReciprocalFn, C(1) / x)
 ONYX_FLOAT_UNARY_FN(FloorFn, std::floor(x))
 ONYX_FLOAT_UNARY_FN(CeilFn, std::ceil(x))
 ONYX_FLOAT_UNARY_FN(RoundFn, std::nearbyint(x))  // the default rounding mode rounds half to even
-ONYX_FLOAT_UNARY_FN(TanFn, std::tan(x))
-ONYX_FLOAT_UNARY_FN(SinhFn, std::sinh(x))
-ONYX_FLOAT_UNARY_FN(CoshFn, std::cosh(x))
-ONYX_FLOAT_UNARY_FN(AsinhFn, std::asinh(x))
-ONYX_FLOAT_UNARY_FN(AcoshFn, std::acosh(x))
-ONYX_FLOAT_UNARY_FN(AtanhFn, std::atanh(x))
 #undef ONYX_FLOAT_UNARY_FN
 
 struct NotFn : NoAttributes {
