@@ -344,6 +344,30 @@ void AtanhArray(const float* in, float* out, int64_t n) {
       [](float x) { return std::atanh(x); });
 }
 
+// log: Highway's for positive finite x (subnormals included), std::log lane by lane elsewhere (0, negatives, inf,
+// NaN). floor, ceil, round-half-to-even, sqrt: exact vector instructions (the scalar functions' bits); the roundings
+// take x's sign, which they always have, because Highway's emulation on targets without SSE4 lost it on zeros.
+void LogArray(const float* in, float* out, int64_t n) {
+  MapArrayInRange(
+      in, out, n, [](auto d, auto x) HWY_ATTR { return hn::Log(d, x); },
+      [](auto d, auto x) HWY_ATTR {
+        return hn::And(hn::Gt(x, hn::Zero(d)), hn::Le(x, hn::Set(d, std::numeric_limits<float>::max())));
+      },
+      [](float x) { return std::log(x); });
+}
+void FloorArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto /*d*/, auto x) HWY_ATTR { return hn::CopySign(hn::Floor(x), x); });
+}
+void CeilArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto /*d*/, auto x) HWY_ATTR { return hn::CopySign(hn::Ceil(x), x); });
+}
+void RoundEvenArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto /*d*/, auto x) HWY_ATTR { return hn::CopySign(hn::Round(x), x); });
+}
+void SqrtArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto /*d*/, auto x) HWY_ATTR { return hn::Sqrt(x); });
+}
+
 // tan = sin / cos in double lanes (Highway's double sin and cos, then one division and one rounding to float), where
 // |x| <= 1000, so that the quotient keeps float accuracy next to the poles too (a float cos there has no correct
 // digit left); std::tan beyond and on Highway's scalar target (its emulated double functions, see
@@ -977,6 +1001,11 @@ HWY_EXPORT(AsinhArray);
 HWY_EXPORT(AcoshArray);
 HWY_EXPORT(AtanhArray);
 HWY_EXPORT(TanArray);
+HWY_EXPORT(LogArray);
+HWY_EXPORT(FloorArray);
+HWY_EXPORT(CeilArray);
+HWY_EXPORT(RoundEvenArray);
+HWY_EXPORT(SqrtArray);
 HWY_EXPORT(ShrinkArrayImpl);
 HWY_EXPORT(AsinArray);
 HWY_EXPORT(AcosArray);
@@ -1041,6 +1070,11 @@ void Asinh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AsinhA
 void Acosh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AcoshArray)(in, out, n); }
 void Atanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AtanhArray)(in, out, n); }
 void Tan(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(TanArray)(in, out, n); }
+void Log(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(LogArray)(in, out, n); }
+void Floor(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(FloorArray)(in, out, n); }
+void Ceil(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(CeilArray)(in, out, n); }
+void RoundHalfEven(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(RoundEvenArray)(in, out, n); }
+void Sqrt(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SqrtArray)(in, out, n); }
 void Shrink(const float* in, float* out, int64_t n, float lambd, float bias) {
   HWY_DYNAMIC_DISPATCH(ShrinkArrayImpl)(in, out, n, lambd, bias);
 }

@@ -69,6 +69,14 @@ void Acosh(const float* in, float* out, int64_t n);
 void Atanh(const float* in, float* out, int64_t n);
 void Tan(const float* in, float* out, int64_t n);
 
+// log: Highway's (rel 2e-7) for positive finite x, std::log elsewhere. floor, ceil, round half to even, sqrt: the
+// scalar functions' bits (vector instructions).
+void Log(const float* in, float* out, int64_t n);
+void Floor(const float* in, float* out, int64_t n);
+void Ceil(const float* in, float* out, int64_t n);
+void RoundHalfEven(const float* in, float* out, int64_t n);
+void Sqrt(const float* in, float* out, int64_t n);
+
 // ONNX Shrink on float: x < -lambd ? x + bias : x > lambd ? x - bias : 0, bit-exact with the double computation
 // rounded to float.
 void Shrink(const float* in, float* out, int64_t n, float lambd, float bias);

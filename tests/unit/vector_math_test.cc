@@ -189,6 +189,7 @@ std::vector<Case> Cases() {
       {"Acosh", Acosh, [](double x) { return std::acosh(x); }, 1e-45, 3e-7, kFltMin, 3e-7},
       {"Atanh", Atanh, [](double x) { return std::atanh(x); }, 1e-45, 3e-7, kFltMin, 3e-7},
       {"Tan", Tan, [](double x) { return std::tan(x); }, 1e-45, 1.5e-7, kFltMin, 1.5e-7},
+      {"Log", Log, [](double x) { return std::log(x); }, 1e-45, 1.5e-7, kFltMin, 1.5e-7},  // measured 8.4e-8
   };
 }
 
@@ -248,6 +249,31 @@ TEST(VectorMath, ShrinkIsTheDoubleExpressionRoundedBitForBit) {
         const auto want = static_cast<float>(v < -lambd ? v + bias : (v > lambd ? v - bias : 0.0));
         ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want))
             << "Shrink(" << xs[i] << ", " << lambd << ", " << bias << ") on " << target;
+      }
+    });
+  }
+}
+
+// Floor, Ceil, RoundHalfEven and Sqrt: the scalar functions' bits on every target (NaN stays NaN).
+TEST(VectorMath, RoundingsAndSqrtAreTheScalarFunctionsBitForBit) {
+  std::vector<float> xs = SweepInputs();
+  for (float v : {0.5f, 1.5f, 2.5f, -0.5f, -2.5f, 8388607.5f, -0.0f}) xs.push_back(v);
+  const std::vector<std::tuple<const char*, ArrayFn, float (*)(float)>> fns = {
+      {"Floor", Floor, [](float x) { return std::floor(x); }},
+      {"Ceil", Ceil, [](float x) { return std::ceil(x); }},
+      {"RoundHalfEven", RoundHalfEven, [](float x) { return std::nearbyint(x); }},
+      {"Sqrt", Sqrt, [](float x) { return std::sqrt(x); }}};
+  for (const auto& [name, fn, scalar] : fns) {
+    ForEachTarget([&](const std::string& target) {
+      const std::vector<float> got = Apply(fn, xs);
+      for (size_t i = 0; i < xs.size(); ++i) {
+        const float want = scalar(xs[i]);
+        if (std::isnan(want)) {
+          ASSERT_TRUE(std::isnan(got[i])) << name << "(" << xs[i] << ") on " << target;
+        } else {
+          ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(want))
+              << name << "(" << xs[i] << ") on " << target;
+        }
       }
     });
   }

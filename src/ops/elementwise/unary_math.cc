@@ -80,7 +80,8 @@ struct ExpFn : NoAttributes {
 
 // Functions defined only for floating point inputs whose float arrays go through a vector_math kernel: Sin and Cos
 // (Highway's 3-ulp polynomials where |x| <= 39000), Asin, Acos and Atan (Highway's polynomials), Tan (double lanes),
-// the hyperbolic functions and their inverses (Highway's, std:: at the domain's edges).
+// the hyperbolic functions and their inverses and Log (Highway's, std:: at the domain's edges), Sqrt, Floor, Ceil
+// and Round (exact vector instructions).
 #define ONYX_FLOAT_UNARY_ARRAY_FN(Name, expr, array_fn)                                          \
   struct Name : NoAttributes {                                                                   \
     template <typename C>                                                                        \
@@ -100,6 +101,11 @@ ONYX_FLOAT_UNARY_ARRAY_FN(CoshFn, std::cosh(x), kernels::Cosh)
 ONYX_FLOAT_UNARY_ARRAY_FN(AsinhFn, std::asinh(x), kernels::Asinh)
 ONYX_FLOAT_UNARY_ARRAY_FN(AcoshFn, std::acosh(x), kernels::Acosh)
 ONYX_FLOAT_UNARY_ARRAY_FN(AtanhFn, std::atanh(x), kernels::Atanh)
+ONYX_FLOAT_UNARY_ARRAY_FN(LogFn, std::log(x), kernels::Log)
+ONYX_FLOAT_UNARY_ARRAY_FN(SqrtFn, std::sqrt(x), kernels::Sqrt)
+ONYX_FLOAT_UNARY_ARRAY_FN(FloorFn, std::floor(x), kernels::Floor)
+ONYX_FLOAT_UNARY_ARRAY_FN(CeilFn, std::ceil(x), kernels::Ceil)
+ONYX_FLOAT_UNARY_ARRAY_FN(RoundFn, std::nearbyint(x), kernels::RoundHalfEven)  // the default mode: half to even
 #undef ONYX_FLOAT_UNARY_ARRAY_FN
 
 // Functions defined only for floating point inputs.
@@ -110,12 +116,7 @@ ONYX_FLOAT_UNARY_ARRAY_FN(AtanhFn, std::atanh(x), kernels::Atanh)
       return expr;                      \
     }                                   \
   };
-ONYX_FLOAT_UNARY_FN(LogFn, std::log(x))
-ONYX_FLOAT_UNARY_FN(SqrtFn, std::sqrt(x))
 ONYX_FLOAT_UNARY_FN(ReciprocalFn, C(1) / x)
-ONYX_FLOAT_UNARY_FN(FloorFn, std::floor(x))
-ONYX_FLOAT_UNARY_FN(CeilFn, std::ceil(x))
-ONYX_FLOAT_UNARY_FN(RoundFn, std::nearbyint(x))  // the default rounding mode rounds half to even
 #undef ONYX_FLOAT_UNARY_FN
 
 struct NotFn : NoAttributes {
