@@ -437,6 +437,57 @@ void MinPairArraysImpl(const float* a, const float* b, float* out, int64_t n) {
   ExtremumPairArrays<false>(a, b, out, n);
 }
 
+// Max pooling's accumulation: acc = (x > acc || x is NaN) ? x : acc per lane (pool.cc's NanMax), over one run of
+// values, or over `taps` stride-2 taps (acc[i] against x[2i], x[2i + 1], ... in that order, the even lanes of two
+// loads: no gather).
+HWY_INLINE auto NanMaxStep(hn::ScalableTag<float> /*d*/, hn::Vec<hn::ScalableTag<float>> acc,
+                           hn::Vec<hn::ScalableTag<float>> x) {
+  return hn::IfThenElse(hn::Or(hn::Gt(x, acc), hn::IsNaN(x)), x, acc);
+}
+inline float NanMaxScalar(float acc, float x) { return (x > acc || x != x) ? x : acc; }
+void NanMaxIntoImpl(float* acc, const float* in, int64_t n) {
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(NanMaxStep(d, hn::LoadU(d, acc + i), hn::LoadU(d, in + i)), d, acc + i);
+  for (; i < n; ++i) acc[i] = NanMaxScalar(acc[i], in[i]);
+}
+void NanMaxTapsStride2Impl(float* acc, const float* in, int64_t n, int64_t taps, int64_t readable) {
+  (void)readable;  // unused on the scalar target
+  int64_t i = 0;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  // Each tap's vector reads in[2i + t .. 2i + t + 2 lanes - 1], one value past the taps for the last (its odd lane,
+  // discarded): whole vectors while that stays inside `readable`.
+  auto step = [&](float* a_out, const float* x) HWY_ATTR {
+    auto a = hn::LoadU(d, a_out);
+    for (int64_t t = 0; t < taps; ++t) {
+      const float* p = x + t;
+      a = NanMaxStep(d, a, hn::ConcatEven(d, hn::LoadU(d, p + lanes), hn::LoadU(d, p)));
+    }
+    hn::StoreU(a, d, a_out);
+  };
+  // A vector's last tap reads up to in[2 (i + lanes) + taps - 2].
+  for (; i + lanes <= n && 2 * (i + lanes) + taps - 2 < readable; i += lanes) step(acc + i, in + 2 * i);
+  // The last 1..lanes outputs through copies padded to whole vectors (a scalar tail was most of a row of 32).
+  constexpr int64_t kMaxTaps = 16, kMaxLanes = 64;
+  if (i < n && taps <= kMaxTaps && lanes <= kMaxLanes) {
+    const int64_t r = n - i, count = 2 * (r - 1) + taps;
+    float a_buf[kMaxLanes];
+    float x_buf[2 * kMaxLanes + kMaxTaps] = {};
+    std::copy_n(acc + i, r, a_buf);
+    std::copy_n(in + 2 * i, count, x_buf);
+    step(a_buf, x_buf);
+    std::copy_n(a_buf, r, acc + i);
+    i = n;
+  }
+#endif
+  for (; i < n; ++i) {
+    for (int64_t t = 0; t < taps; ++t) acc[i] = NanMaxScalar(acc[i], in[2 * i + t]);
+  }
+}
+
 // IEEE half <-> float, rounding to nearest even as ONNX's Cast does: F16C's instructions on the x86 targets that have
 // them (AVX2 and up); elsewhere core/float16.h's scalar conversions (Highway 1.0's emulation turned half infinity into
 // a finite float).
@@ -1001,6 +1052,8 @@ HWY_EXPORT(AsinhArray);
 HWY_EXPORT(AcoshArray);
 HWY_EXPORT(AtanhArray);
 HWY_EXPORT(TanArray);
+HWY_EXPORT(NanMaxIntoImpl);
+HWY_EXPORT(NanMaxTapsStride2Impl);
 HWY_EXPORT(LogArray);
 HWY_EXPORT(FloorArray);
 HWY_EXPORT(CeilArray);
@@ -1070,6 +1123,10 @@ void Asinh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AsinhA
 void Acosh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AcoshArray)(in, out, n); }
 void Atanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(AtanhArray)(in, out, n); }
 void Tan(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(TanArray)(in, out, n); }
+void NanMaxInto(float* acc, const float* in, int64_t n) { HWY_DYNAMIC_DISPATCH(NanMaxIntoImpl)(acc, in, n); }
+void NanMaxTapsStride2(float* acc, const float* in, int64_t n, int64_t taps, int64_t readable) {
+  HWY_DYNAMIC_DISPATCH(NanMaxTapsStride2Impl)(acc, in, n, taps, readable);
+}
 void Log(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(LogArray)(in, out, n); }
 void Floor(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(FloorArray)(in, out, n); }
 void Ceil(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(CeilArray)(in, out, n); }

@@ -77,6 +77,12 @@ void Ceil(const float* in, float* out, int64_t n);
 void RoundHalfEven(const float* in, float* out, int64_t n);
 void Sqrt(const float* in, float* out, int64_t n);
 
+// Max pooling's accumulation, bit for bit acc = (x > acc || x is NaN) ? x : acc: over a run (acc[i] against in[i]),
+// or over `taps` stride-2 taps (acc[i] against in[2i], in[2i + 1], ..., in[2i + taps - 1], in that order; in holds
+// readable >= 2(n - 1) + taps values: one more lets the last vector be read whole).
+void NanMaxInto(float* acc, const float* in, int64_t n);
+void NanMaxTapsStride2(float* acc, const float* in, int64_t n, int64_t taps, int64_t readable);
+
 // ONNX Shrink on float: x < -lambd ? x + bias : x > lambd ? x - bias : 0, bit-exact with the double computation
 // rounded to float.
 void Shrink(const float* in, float* out, int64_t n, float lambd, float bias);

@@ -14,6 +14,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <limits>
@@ -277,6 +278,49 @@ TEST(VectorMath, RoundingsAndSqrtAreTheScalarFunctionsBitForBit) {
       }
     });
   }
+}
+
+// Max pooling's accumulations: the scalar (x > acc || x is NaN) ? x : acc bit for bit, NaNs and -inf included, for
+// every tap count and lengths around the vector width (the stride-2 loads must stay inside 2(n - 1) + taps values).
+TEST(VectorMath, NanMaxAccumulationsAreTheScalarRule) {
+  std::vector<float> xs = SweepInputs();
+  for (size_t i = 0; i < xs.size(); i += 101) xs[i] = i % 2 ? kNaN : -kInf;
+  auto scalar = [](float acc, float x) { return (x > acc || x != x) ? x : acc; };
+  ForEachTarget([&](const std::string& target) {
+    for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{16}, int64_t{17}, int64_t{33}, int64_t{1000}}) {
+      for (int64_t taps = 1; taps <= 3; ++taps) {
+        const size_t need = static_cast<size_t>(2 * (n - 1) + taps);
+        // The taps end exactly at the end of an allocation of their own size (a read past it is caught by ASan).
+        for (size_t start = 0; start + need <= xs.size() && start < 40000; start += 9973) {
+          std::vector<float> in(xs.begin() + static_cast<std::ptrdiff_t>(start),
+                                xs.begin() + static_cast<std::ptrdiff_t>(start + need));
+          std::vector<float> acc(static_cast<size_t>(n), std::numeric_limits<float>::lowest());
+          std::vector<float> want = acc;
+          for (int64_t i = 0; i < n; ++i) {
+            for (int64_t t = 0; t < taps; ++t) want[i] = scalar(want[i], in[2 * i + t]);
+          }
+          NanMaxTapsStride2(acc.data(), in.data(), n, taps, static_cast<int64_t>(need));
+          std::vector<float> acc_more(static_cast<size_t>(n), std::numeric_limits<float>::lowest());
+          std::vector<float> in_more(in);
+          in_more.push_back(kNaN);  // readable one past the taps: never taken
+          NanMaxTapsStride2(acc_more.data(), in_more.data(), n, taps, static_cast<int64_t>(need + 1));
+          ASSERT_EQ(std::memcmp(acc_more.data(), acc.data(), acc.size() * sizeof(float)), 0) << n << " on " << target;
+          for (int64_t i = 0; i < n; ++i) {
+            ASSERT_EQ(std::bit_cast<uint32_t>(acc[i]), std::bit_cast<uint32_t>(want[i]))
+                << "stride 2, " << taps << " taps, n " << n << ", i " << i << " on " << target;
+          }
+          std::vector<float> run(in.begin(), in.begin() + n), acc2(static_cast<size_t>(n));
+          for (int64_t i = 0; i < n; ++i) acc2[i] = in[need - 1 - i];
+          std::vector<float> want2 = acc2;
+          for (int64_t i = 0; i < n; ++i) want2[i] = scalar(want2[i], run[i]);
+          NanMaxInto(acc2.data(), run.data(), n);
+          for (int64_t i = 0; i < n; ++i) {
+            ASSERT_EQ(std::bit_cast<uint32_t>(acc2[i]), std::bit_cast<uint32_t>(want2[i])) << i << " on " << target;
+          }
+        }
+      }
+    }
+  });
 }
 
 // Relu likewise: x < 0 ? 0 : x bit for bit (-0 stays -0, NaN stays NaN).
