@@ -479,6 +479,38 @@ TEST(ReductionTopKTest, LargestTiesTakeLowerIndexAndNaNRanksFirst) {
   EXPECT_EQ(Values<int64_t>((*r)[1].tensor()), (std::vector<int64_t>{2, 1, 3}));
 }
 
+// The float path (64-bit ranks, lines over the threads) selects what the general path selects for the same values
+// in double: ties (the lower index first), signed zeros as equal, infinities, NaN above every number; largest and
+// smallest, along a middle axis.
+TEST(ReductionTopKTest, FloatPathMatchesTheGeneralPath) {
+  std::vector<float> v = UniformFloats(3 * 50 * 4, 11, -3.0f, 3.0f);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i % 7 == 0) v[i] = std::round(v[i]);  // ties
+    if (i % 31 == 0) v[i] = kNaN;
+    if (i % 37 == 0) v[i] = i % 2 ? -0.0f : 0.0f;
+    if (i % 41 == 0) v[i] = i % 2 ? kInf : -kInf;
+  }
+  std::vector<double> vd(v.begin(), v.end());
+  for (int64_t largest : {1, 0}) {
+    for (int64_t k : {1, 5, 50}) {
+      auto f = Op("TopK", 11);
+      auto d = Op("TopK", 11);
+      f.Input(F(v, {3, 50, 4})).Input(I64({k}, {1})).Attr("axis", int64_t{1}).Attr("largest", largest);
+      d.Input(T_<double>(vd, {3, 50, 4})).Input(I64({k}, {1})).Attr("axis", int64_t{1}).Attr("largest", largest);
+      f.num_outputs = d.num_outputs = 2;
+      auto rf = RunOp(f);
+      auto rd = RunOp(d);
+      ASSERT_TRUE(rf.ok() && rd.ok());
+      EXPECT_EQ(Values<int64_t>((*rf)[1].tensor()), Values<int64_t>((*rd)[1].tensor())) << largest << " " << k;
+      const std::vector<float> got = Values<float>((*rf)[0].tensor());
+      const std::vector<double> want = Values<double>((*rd)[0].tensor());
+      for (size_t i = 0; i < got.size(); ++i) {
+        EXPECT_TRUE((std::isnan(got[i]) && std::isnan(want[i])) || static_cast<double>(got[i]) == want[i]) << i;
+      }
+    }
+  }
+}
+
 TEST(ReductionTopKTest, KZeroAndKTooLarge) {
   auto zero = Op("TopK", 11);
   zero.num_outputs = 2;

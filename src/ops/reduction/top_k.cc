@@ -3,12 +3,16 @@
 // number (first for largest, last for smallest), which keeps the ordering total. The result is always sorted,
 // which sorted=0 (order unspecified) allows.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "ops/common/op_util.h"
+#include "ops/common/parallel.h"
 #include "ops/reduction/reduction_util.h"
 #include "runtime/kernel_registry.h"
 
@@ -70,6 +74,12 @@ class TopKKernel final : public OpKernel {
       const T* src = x->data<T>();
       T* vdst = values.data<T>();
       int64_t* idst = indices.data<int64_t>();
+      if constexpr (std::is_same_v<T, float>) {
+        if (s.n <= int64_t{0xFFFFFFFF}) {
+          TopKFloat(src, s, k, vdst, idst);
+          return Status::Ok();
+        }
+      }
       std::vector<int64_t> order(static_cast<size_t>(s.n));
       for (int64_t o = 0; o < s.outer; ++o) {
         for (int64_t j = 0; j < s.inner; ++j) {
@@ -97,6 +107,43 @@ class TopKKernel final : public OpKernel {
   }
 
  private:
+  // float32: each line (outer x inner) on the threads, its candidates as 64-bit ranks compared directly instead of
+  // indices compared through their values (TopK of 5 over 64 rows of 1000: the comparisons were most of the time):
+  // the value's bits in an order integers compare as RanksAbove does (NaN above +inf, -0 as +0; complemented for
+  // smallest), then the lower index first.
+  void TopKFloat(const float* src, const reduction::AxisSplit& s, int64_t k, float* vdst, int64_t* idst) const {
+    const bool largest = largest_;
+    auto rank = [largest](float v, int64_t i) {
+      uint32_t bits;
+      if (std::isnan(v)) {
+        bits = 0xFFFFFFFFu;
+      } else {
+        if (v == 0.0f) v = 0.0f;
+        bits = std::bit_cast<uint32_t>(v);
+        bits = (bits & 0x80000000u) != 0 ? ~bits : bits | 0x80000000u;
+        if (bits == 0xFFFFFFFFu) bits = 0xFFFFFFFEu;  // not reached by a number (+inf is 0xFF800000)
+      }
+      if (!largest) bits = ~bits;
+      return (static_cast<uint64_t>(bits) << 32) | (0xFFFFFFFFu - static_cast<uint32_t>(i));
+    };
+    ParallelFor(s.outer * s.inner, s.n * 4, [&](int64_t lo, int64_t hi) {
+      thread_local std::vector<uint64_t> ranks;
+      ranks.resize(static_cast<size_t>(s.n));
+      for (int64_t line = lo; line < hi; ++line) {
+        const int64_t o = line / s.inner, j = line % s.inner;
+        const float* p = src + o * s.n * s.inner + j;
+        for (int64_t i = 0; i < s.n; ++i) ranks[static_cast<size_t>(i)] = rank(p[i * s.inner], i);
+        std::partial_sort(ranks.begin(), ranks.begin() + k, ranks.end(), std::greater<uint64_t>());
+        const int64_t out_base = o * k * s.inner + j;
+        for (int64_t r = 0; r < k; ++r) {
+          const int64_t i = 0xFFFFFFFFu - static_cast<uint32_t>(ranks[static_cast<size_t>(r)]);
+          vdst[out_base + r * s.inner] = p[i * s.inner];
+          idst[out_base + r * s.inner] = i;
+        }
+      }
+    });
+  }
+
   bool k_from_input_ = true;
   int64_t k_attr_ = 0;
   int64_t axis_ = -1;
