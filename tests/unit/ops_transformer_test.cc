@@ -61,6 +61,35 @@ TEST(TransformerAttentionTest, CausalDiagonalIsOffsetByThePast) {
   EXPECT_EQ((*r)[1].tensor().shape(), (Shape{1, 1, 3, 2}));
 }
 
+// com.microsoft Attention with constant weights and bias runs its QKV product packed (nn::ConstantFloatProduct, as
+// MatMulBias): the same outputs as with the weights fed (the sgemm path), within float rounding, with a mask,
+// across row counts (a second run with another sequence length builds a second product).
+TEST(TransformerAttentionTest, MsAttentionConstantWeightsMatchFedWeights) {
+  constexpr int64_t B = 2, D = 48, H = 4;
+  const Tensor w = NormalTensor({D, 3 * D}, 21), bias = NormalTensor({3 * D}, 22);
+  for (int64_t s : {int64_t{7}, int64_t{33}}) {
+    SCOPED_TRACE(s);
+    const Tensor x = NormalTensor({B, s, D}, 23 + s);
+    std::vector<int32_t> mask_len = {static_cast<int32_t>(s), static_cast<int32_t>(s - 2)};
+    auto make = [&](bool constant) {
+      OpTest t;
+      t.op_type = "Attention";
+      t.domain = "com.microsoft";
+      t.opset = 1;
+      t.Attr("num_heads", H);
+      t.Input(x).Input(w).Input(bias).Input(T_<int32_t>(mask_len, {B}));
+      if (constant) t.constant_inputs = {1, 2};
+      return t;
+    };
+    const Tensor fed = RunOk(make(false));
+    const Tensor packed = RunOk(make(true));
+    ASSERT_EQ(packed.shape(), fed.shape());
+    for (int64_t i = 0; i < fed.size(); ++i) {
+      EXPECT_NEAR(packed.data<float>()[i], fed.data<float>()[i], 1e-5 + 1e-5 * std::fabs(fed.data<float>()[i])) << i;
+    }
+  }
+}
+
 // Float inputs take their own loop (heads over the threads, vectorized softmax): within float rounding of the same
 // attention on double inputs (the general loop), with grouped heads, causal masking after a past, a float mask
 // (with -inf entries) or a bool one, and packed 3-D inputs.

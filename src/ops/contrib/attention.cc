@@ -4,12 +4,14 @@
 // scores, as ORT's CPU kernel does; attention_bias (B or 1, N or 1, S, T) is added too. `past` (2, B, N, P, H)
 // and `present` (2, B, N, P + S, H) carry the key/value cache.
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ops/contrib/contrib_ops.h"
 #include "ops/contrib/kv_cache.h"
 #include "ops/contrib/sdpa.h"
+#include "ops/nn/constant_product.h"
 #include "ops/nn/gemm_kernel.h"
 #include "runtime/kernel_registry.h"
 
@@ -31,6 +33,14 @@ class AttentionKernel : public OpKernel {
       return info.UnsupportedError("past_present_share_buffer is not implemented");
     }
     if (info.has_input(6)) return info.UnsupportedError("input 'past_sequence_length' is not implemented");
+    // Constant float weights (and bias): the QKV product packed once per row count (nn::ConstantFloatProduct, as
+    // MatMulBias), which drops the original weights once it holds its own copy.
+    const Tensor* w = info.ConstantInput(1);
+    if (w != nullptr && w->type() == DataType::kFloat && w->rank() == 2 &&
+        (!info.has_input(2) || info.ConstantInput(2) != nullptr)) {
+      product_ = std::make_unique<nn::ConstantFloatProduct>(*w, kernels::MatMulActivation::kNone);
+      info.AdoptConstantInput(1);
+    }
     return Status::Ok();
   }
 
@@ -62,13 +72,20 @@ class AttentionKernel : public OpKernel {
         return InvalidArgument(DescribeInput("bias", 2, *bias) + ", expected [" + std::to_string(width) + "]");
       }
     }
-    // QKV = input x weights + bias, [B*S, width].
-    std::vector<float> qkv(static_cast<size_t>(batch * seq * width));
-    if (bias != nullptr) {
-      for (int64_t r = 0; r < batch * seq; ++r) std::copy_n(bias->data<float>(), width, qkv.data() + r * width);
+    // QKV = input x weights + bias, [B*S, width], in a buffer of the calling thread (no allocation per run).
+    thread_local std::vector<float> thread_qkv;
+    std::vector<float>& qkv = thread_qkv;
+    if (qkv.size() < static_cast<size_t>(batch * seq * width)) qkv.resize(static_cast<size_t>(batch * seq * width));
+    if (product_ != nullptr) {
+      ONYX_RETURN_IF_ERROR(product_->Run(batch * seq, x->data<float>(), bias != nullptr ? bias->data<float>() : nullptr,
+                                         qkv.data(), ctx.num_threads()));
+    } else {
+      if (bias != nullptr) {
+        for (int64_t r = 0; r < batch * seq; ++r) std::copy_n(bias->data<float>(), width, qkv.data() + r * width);
+      }
+      nn::Gemm<float>(false, false, batch * seq, width, din, 1.0f, x->data<float>(), din, w->data<float>(), width,
+                      bias != nullptr ? 1.0f : 0.0f, qkv.data(), width);
     }
-    nn::Gemm<float>(false, false, batch * seq, width, din, 1.0f, x->data<float>(), din, w->data<float>(), width,
-                    bias != nullptr ? 1.0f : 0.0f, qkv.data(), width);
     AttentionFromQkv a;
     a.qkv = qkv.data();
     a.batch = batch;
@@ -94,6 +111,7 @@ class AttentionKernel : public OpKernel {
   std::vector<int64_t> qkv_sizes_;
   float scale_ = 0.0f;
   float filter_ = -10000.0f;
+  std::unique_ptr<nn::ConstantFloatProduct> product_;  // constant weights: the packed QKV product; else null
 };
 
 }  // namespace

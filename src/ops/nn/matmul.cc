@@ -22,6 +22,7 @@
 #include "ops/common/kept_plan.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
+#include "ops/nn/constant_product.h"
 #include "ops/nn/gemm_kernel.h"
 #include "ops/nn/nn_ops.h"
 #include "ops/nn/nn_util.h"
@@ -496,12 +497,13 @@ class MatMulBiasKernel : public OpKernel {
       return info.Error("attribute 'activation' is '" + activation + "', expected '' or 'Gelu'");
     }
     const Tensor* b = info.ConstantInput(1);
-    packable_ = b != nullptr && b->type() == DataType::kFloat && b->rank() == 2 &&
-                (!info.has_input(2) || info.ConstantInput(2) != nullptr);
-    if (packable_) {
-      weights_ = *b;  // shares the storage: FloatMatMul may read B in place
-      // B's values are read through weights_ only, which is dropped once every kept product packed its own copy:
-      // the session then holds no other reference, and the original weights are freed.
+    const bool packable = b != nullptr && b->type() == DataType::kFloat && b->rank() == 2 &&
+                          (!info.has_input(2) || info.ConstantInput(2) != nullptr);
+    if (packable) {
+      // Shares the storage: the product may read B in place. B's values are read through it only, and it drops B
+      // once every kept product packed its own copy: the session then holds no other reference (adopted), and the
+      // original weights are freed.
+      product_ = std::make_unique<ConstantFloatProduct>(*b, activation_);
       info.AdoptConstantInput(1);
     }
     return Status::Ok();
@@ -533,46 +535,13 @@ class MatMulBiasKernel : public OpKernel {
     const int64_t m = k == 0 ? NumElements(out_shape) / std::max<int64_t>(n, 1) : a->size() / k;
     if (y.size() == 0) return Status::Ok();
     const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
-    // B's values: the adopted constant's are not in the session's slot (only its shape), they come with a product.
-    const float* b_values = b->data<float>();
-    if (packable_ && k > 0) {
-      const int threads =
-          kernels::PrimitiveThreads(2 * m * k * n, ctx.num_threads(), n * k * static_cast<int64_t>(sizeof(float)));
-      std::shared_ptr<const Product> product;
-      {
-        // Session::Run may be called from several threads; a product is built once per row and thread count and
-        // the last few are kept: a decoder alternates a prompt of many rows with steps of one, and rebuilding
-        // (oneDNN primitives, packed weights) on each switch cost its prompt ~30 ms. A failed build (oneDNN
-        // offering only its reference kernels) is kept as one without a product, not retried.
-        std::lock_guard<std::mutex> lock(mutex_);
-        auto found = std::find_if(built_.begin(), built_.end(),
-                                  [&](const Built& b) { return b.m == m && b.threads == threads; });
-        if (found == built_.end()) {
-          ONYX_ASSIGN_OR_RETURN(Tensor plain, PlainWeights(k, n));
-          const Product* previous = built_.empty() ? nullptr : built_.back().product.get();
-          auto made = kernels::FloatMatMul::Create(m, k, n, plain.data<float>(), bias_data, activation_, threads,
-                                                   previous != nullptr ? previous->mm.get() : nullptr);
-          auto fresh = std::make_shared<Product>();
-          if (made.ok()) fresh->mm = std::move(*made);
-          if (fresh->mm == nullptr || fresh->mm->ReadsWeightsInPlace()) fresh->weights = std::move(plain);
-          if (built_.size() == kKeptProducts) built_.erase(built_.begin());
-          built_.push_back({m, threads, std::move(fresh)});
-          found = built_.end() - 1;
-          // From now on the kept products hold B (or their packed copies, from which it is rebuilt): the original
-          // is freed once none reads it in place.
-          weights_ = Tensor();
-        }
-        product = found->product;
-      }
-      if (product->mm != nullptr) return product->mm->Run(a->data<float>(), y.data<float>());
-      b_values = product->weights.data<float>();
-    }
+    if (product_ != nullptr) return product_->Run(m, a->data<float>(), bias_data, y.data<float>(), ctx.num_threads());
     float* out = y.data<float>();
     if (bias_data != nullptr) {
       for (int64_t i = 0; i < m; ++i) std::copy(bias_data, bias_data + n, out + i * n);
     }
-    Gemm<float>(false, false, m, n, k, 1.0f, a->data<float>(), k, b_values, n, bias_data != nullptr ? 1.0f : 0.0f, out,
-                n);
+    Gemm<float>(false, false, m, n, k, 1.0f, a->data<float>(), k, b->data<float>(), n,
+                bias_data != nullptr ? 1.0f : 0.0f, out, n);
     if (activation_ == kernels::MatMulActivation::kGeluErf) {
       ParallelFor(m, n * 8, [&](int64_t lo, int64_t hi) { kernels::Gelu(out + lo * n, out + lo * n, (hi - lo) * n); });
     }
@@ -581,34 +550,8 @@ class MatMulBiasKernel : public OpKernel {
 
  private:
   kernels::MatMulActivation activation_ = kernels::MatMulActivation::kNone;
-  bool packable_ = false;  // B (and the bias) constant: FloatMatMul may pack them once
-  // B, plain, for a new product: the kernel's own reference until the first product is built, then one a kept
-  // product holds (read in place), else a copy unpacked from a packed one.
-  Result<Tensor> PlainWeights(int64_t k, int64_t n) const {
-    if (weights_.raw() != nullptr) return weights_;
-    for (auto it = built_.rbegin(); it != built_.rend(); ++it) {
-      if (it->product->weights.raw() != nullptr) return it->product->weights;
-    }
-    Tensor plain = Tensor::Allocate(DataType::kFloat, Shape{k, n});
-    ONYX_RETURN_IF_ERROR(built_.back().product->mm->CopyWeightsTo(plain.data<float>()));
-    return plain;
-  }
-
-  // The constant B when packable_ (shares the initializer's storage), until the first product is built; then
-  // empty (the kept products hold what they need). Guarded by mutex_.
-  Tensor weights_;
-  struct Product {
-    std::unique_ptr<kernels::FloatMatMul> mm;  // null: the build failed (the sgemm path runs on `weights`)
-    Tensor weights;  // B, while `mm` reads it in place or is null; a shell when `mm` holds a packed copy
-  };
-  struct Built {
-    int64_t m;
-    int threads;
-    std::shared_ptr<const Product> product;  // held by runs in flight too: an evicted product stays valid for them
-  };
-  static constexpr size_t kKeptProducts = 4;
-  std::mutex mutex_;          // guards built_
-  std::vector<Built> built_;  // the products of the last row and thread counts, oldest first
+  // B (and the bias) constant: the product packs them once per row count (constant_product.h); else null.
+  std::unique_ptr<ConstantFloatProduct> product_;
 };
 
 }  // namespace

@@ -1,0 +1,67 @@
+#include "ops/nn/constant_product.h"
+
+#include <algorithm>
+
+#include "kernels/dnnl_util.h"
+#include "kernels/vector_math.h"
+#include "ops/common/parallel.h"
+#include "ops/nn/gemm_kernel.h"
+
+namespace onyx::ops::nn {
+
+Result<Tensor> ConstantFloatProduct::PlainWeights() const {
+  if (weights_.raw() != nullptr) return weights_;
+  for (auto it = built_.rbegin(); it != built_.rend(); ++it) {
+    if (it->product->weights.raw() != nullptr) return it->product->weights;
+  }
+  Tensor plain = Tensor::Allocate(DataType::kFloat, Shape{k_, n_});
+  ONYX_RETURN_IF_ERROR(built_.back().product->mm->CopyWeightsTo(plain.data<float>()));
+  return plain;
+}
+
+Status ConstantFloatProduct::Run(int64_t m, const float* a, const float* bias, float* c, int available_threads) {
+  if (m <= 0 || n_ <= 0) return Status::Ok();
+  const float* b_values = nullptr;
+  if (k_ > 0) {
+    const int threads =
+        kernels::PrimitiveThreads(2 * m * k_ * n_, available_threads, n_ * k_ * static_cast<int64_t>(sizeof(float)));
+    std::shared_ptr<const Product> product;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto found =
+          std::find_if(built_.begin(), built_.end(), [&](const Built& b) { return b.m == m && b.threads == threads; });
+      if (found == built_.end()) {
+        ONYX_ASSIGN_OR_RETURN(Tensor plain, PlainWeights());
+        const Product* previous = built_.empty() ? nullptr : built_.back().product.get();
+        auto made = kernels::FloatMatMul::Create(m, k_, n_, plain.data<float>(), bias, activation_, threads,
+                                                 previous != nullptr ? previous->mm.get() : nullptr);
+        auto fresh = std::make_shared<Product>();
+        if (made.ok()) fresh->mm = std::move(*made);
+        if (fresh->mm == nullptr || fresh->mm->ReadsWeightsInPlace()) fresh->weights = std::move(plain);
+        if (built_.size() == kKeptProducts) built_.erase(built_.begin());
+        built_.push_back({m, threads, std::move(fresh)});
+        found = built_.end() - 1;
+        // From now on the kept products hold B (or their packed copies, from which it is rebuilt): the original
+        // is released once none reads it in place.
+        weights_ = Tensor();
+      }
+      product = found->product;
+    }
+    if (product->mm != nullptr) return product->mm->Run(a, c);
+    b_values = product->weights.data<float>();
+  }
+  if (bias != nullptr) {
+    for (int64_t i = 0; i < m; ++i) std::copy(bias, bias + n_, c + i * n_);
+  }
+  if (k_ > 0) {
+    Gemm<float>(false, false, m, n_, k_, 1.0f, a, k_, b_values, n_, bias != nullptr ? 1.0f : 0.0f, c, n_);
+  } else if (bias == nullptr) {
+    std::fill(c, c + m * n_, 0.0f);
+  }
+  if (activation_ == kernels::MatMulActivation::kGeluErf) {
+    ParallelFor(m, n_ * 8, [&](int64_t lo, int64_t hi) { kernels::Gelu(c + lo * n_, c + lo * n_, (hi - lo) * n_); });
+  }
+  return Status::Ok();
+}
+
+}  // namespace onyx::ops::nn

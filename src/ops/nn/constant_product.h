@@ -1,0 +1,61 @@
+// A float32 product whose right operand is a session constant: C[m, n] = act(A[m, k] B[k, n] + bias[n]).
+// kernels::FloatMatMul packs B (or reads it in place) and picks its kernel per row count and thread count on this
+// CPU; the product of each (rows, threads) is built once, on the first run that needs it, and the last few are kept
+// (a decoder alternates a prompt of many rows with steps of one, and rebuilding oneDNN primitives and packed weights
+// on each switch cost its prompt ~30 ms). Once a product holds its own copy of B, the original is released (the
+// session frees an adopted initializer then). A build that fails (oneDNN offering only its reference kernels) is
+// kept as one without a product: those runs take the sgemm path on a plain B.
+//
+// Used by MatMulBias (B and the bias constant) and com.microsoft Attention (its QKV weights). Safe to run from
+// several threads at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "kernels/float_matmul.h"
+
+namespace onyx::ops::nn {
+
+class ConstantFloatProduct {
+ public:
+  // b: the constant [k, n] float matrix (its storage is shared, not copied); bias: n floats or null, the same on
+  // every run (a constant); activation: applied after the bias.
+  ConstantFloatProduct(Tensor b, kernels::MatMulActivation activation)
+      : weights_(std::move(b)), activation_(activation) {}
+
+  int64_t k() const { return k_; }
+  int64_t n() const { return n_; }
+
+  // c = act(a b + bias) for a [m, k] (row-major) into c [m, n], with up to `available_threads` threads.
+  Status Run(int64_t m, const float* a, const float* bias, float* c, int available_threads);
+
+ private:
+  struct Product {
+    std::unique_ptr<kernels::FloatMatMul> mm;  // null: the build failed (the sgemm path runs on `weights`)
+    Tensor weights;  // B, while `mm` reads it in place or is null; a shell when `mm` holds a packed copy
+  };
+  struct Built {
+    int64_t m;
+    int threads;
+    std::shared_ptr<const Product> product;  // held by runs in flight too: an evicted product stays valid for them
+  };
+  static constexpr size_t kKeptProducts = 4;
+
+  // B, plain, for a new product: weights_ until the first product is built, then one a kept product holds (read in
+  // place), else a copy unpacked from a packed one. Under mutex_.
+  Result<Tensor> PlainWeights() const;
+
+  Tensor weights_;  // the constant B until the first product is built; then empty. Guarded by mutex_.
+  const int64_t k_ = weights_.rank() == 2 ? weights_.dim(0) : 0;
+  const int64_t n_ = weights_.rank() == 2 ? weights_.dim(1) : 0;
+  kernels::MatMulActivation activation_;
+  std::mutex mutex_;          // guards weights_ and built_
+  std::vector<Built> built_;  // the products of the last row and thread counts, oldest first
+};
+
+}  // namespace onyx::ops::nn
