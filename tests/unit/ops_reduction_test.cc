@@ -3,6 +3,7 @@
 // NaN and infinities, old-version semantics, bad attributes and inputs).
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -258,6 +259,37 @@ TEST(ReductionReduceTest, TrailingAxesMatchDoubleReference) {
         } else {
           EXPECT_NEAR(g, want, 1e-6 * (1 + std::fabs(want))) << "row " << r;
         }
+      }
+    }
+  }
+}
+
+// Float reductions over middle axes (channels of NCHW, several middle axes, the leading one) give the general loop's
+// bits: the same values in double run through the generic path, rounded to float; NaN and infinities included.
+TEST(ReductionReduceTest, MiddleAxesGiveTheGeneralLoopsBits) {
+  constexpr int64_t A = 3, B = 5, C = 7, D = 300;
+  std::vector<float> x = UniformFloats(A * B * C * D, 12, -3.0f, 3.0f);
+  x[1 * C * D + 17] = kNaN;
+  x[2 * B * C * D + 40] = kInf;
+  x[5] = -kInf;
+  const std::vector<double> xd(x.begin(), x.end());
+  for (const char* op :
+       {"ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL1", "ReduceL2", "ReduceMax", "ReduceMin"}) {
+    for (const std::vector<int64_t>& axes :
+         {std::vector<int64_t>{1}, std::vector<int64_t>{1, 2}, std::vector<int64_t>{0}, std::vector<int64_t>{2}}) {
+      SCOPED_TRACE(std::string(op) + " over axes starting at " + std::to_string(axes[0]));
+      auto f = Op(op, 18);
+      auto d = Op(op, 18);
+      f.Input(F(x, {A, B, C, D})).Input(I64(axes, {static_cast<int64_t>(axes.size())}));
+      d.Input(T_<double>(xd, {A, B, C, D})).Input(I64(axes, {static_cast<int64_t>(axes.size())}));
+      const Tensor got = RunOk(f);
+      const Tensor want = RunOk(d);
+      ASSERT_EQ(got.shape(), want.shape());
+      for (int64_t i = 0; i < got.size(); ++i) {
+        const float w = static_cast<float>(want.data<double>()[i]);
+        const float g = got.data<float>()[i];
+        EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : std::bit_cast<uint32_t>(g) == std::bit_cast<uint32_t>(w))
+            << i << ": " << g << " vs " << w;
       }
     }
   }

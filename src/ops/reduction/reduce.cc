@@ -358,6 +358,71 @@ bool ReduceTrailingFloat(const Tensor& in, const std::vector<bool>& reduce, cons
   }
 }
 
+// Float reductions over one run of middle axes ([outer, R, inner] with inner > 1: channels of NCHW, the sequence of
+// [B, S, D]): each output column accumulates the R rows in order, columns in chunks over the threads. Max and Min
+// through vector_math's pairwise kernels (NaN wins, as ReduceRowMax); sums in double per column, as the generic
+// loop adds them (the same bits). LogSumExp and Prod stay generic.
+template <ReduceKind K>
+bool ReduceMiddleFloat(const Tensor& in, const std::vector<bool>& reduce, const ReducePlan& plan, Tensor& out) {
+  if constexpr (K == ReduceKind::kProd || K == ReduceKind::kLogSumExp) {
+    return false;
+  } else {
+    if (in.type() != DataType::kFloat || plan.reduced_count == 0 || out.size() == 0) return false;
+    // The reduced axes: one contiguous run with kept axes after it.
+    const auto first = std::find(reduce.begin(), reduce.end(), true);
+    const auto last = std::find(first, reduce.end(), false);
+    if (first == reduce.end() || last == reduce.end() || std::find(last, reduce.end(), true) != reduce.end()) {
+      return false;
+    }
+    const Shape& shape = in.shape();
+    int64_t outer = 1, inner = 1;
+    for (auto it = reduce.begin(); it != first; ++it) outer *= shape[static_cast<size_t>(it - reduce.begin())];
+    for (auto it = last; it != reduce.end(); ++it) inner *= shape[static_cast<size_t>(it - reduce.begin())];
+    const int64_t r_count = plan.reduced_count;
+    if (inner <= 1) return false;
+    const float* x = in.data<float>();
+    float* y = out.data<float>();
+    constexpr int64_t kChunk = 1024;  // columns per task: the accumulators stay in L1
+    const int64_t chunks = (inner + kChunk - 1) / kChunk;
+    ParallelFor(outer * chunks, kChunk * r_count, [&](int64_t begin, int64_t end) {
+      thread_local std::vector<double> sums;
+      for (int64_t task = begin; task < end; ++task) {
+        const int64_t o = task / chunks, j0 = task % chunks * kChunk, cols = std::min(kChunk, inner - j0);
+        const float* block = x + o * r_count * inner + j0;
+        float* dst = y + o * inner + j0;
+        if constexpr (K == ReduceKind::kMax || K == ReduceKind::kMin) {
+          std::copy_n(block, cols, dst);
+          for (int64_t r = 1; r < r_count; ++r) {
+            if constexpr (K == ReduceKind::kMax) {
+              kernels::MaxPair(dst, block + r * inner, dst, cols);
+            } else {
+              kernels::MinPair(dst, block + r * inner, dst, cols);
+            }
+          }
+          for (int64_t j = 0; j < cols; ++j) {  // the generic loop's NaN (the pairs keep an operand's)
+            if (std::isnan(dst[j])) dst[j] = std::numeric_limits<float>::quiet_NaN();
+          }
+        } else {
+          sums.assign(static_cast<size_t>(cols), 0.0);
+          double* acc = sums.data();
+          for (int64_t r = 0; r < r_count; ++r) {
+            const float* row = block + r * inner;
+            if constexpr (K == ReduceKind::kSumSquare || K == ReduceKind::kL2) {
+              for (int64_t j = 0; j < cols; ++j) acc[j] += static_cast<double>(row[j]) * static_cast<double>(row[j]);
+            } else if constexpr (K == ReduceKind::kL1) {
+              for (int64_t j = 0; j < cols; ++j) acc[j] += std::fabs(static_cast<double>(row[j]));
+            } else {
+              for (int64_t j = 0; j < cols; ++j) acc[j] += static_cast<double>(row[j]);
+            }
+          }
+          for (int64_t j = 0; j < cols; ++j) dst[j] = CastFromDouble<float>(FinishSum<K>(acc[j], r_count));
+        }
+      }
+    });
+    return true;
+  }
+}
+
 constexpr const char* KindName(ReduceKind k) {
   switch (k) {
     case ReduceKind::kSum:
@@ -444,6 +509,7 @@ class ReduceKernel final : public OpKernel {
       }
     }
     if (ReduceTrailingFloat<K>(*data, reduce, plan, out)) return Status::Ok();
+    if (ReduceMiddleFloat<K>(*data, reduce, plan, out)) return Status::Ok();
     if constexpr (K == ReduceKind::kMax || K == ReduceKind::kMin) {
       return Dispatch<AllFixedTypes>(data->type(), [&](auto tag) {
         RunReduce<K, typename decltype(tag)::type>(*data, plan, out);
