@@ -112,19 +112,14 @@ class TopKKernel final : public OpKernel {
   // the value's bits in an order integers compare as RanksAbove does (NaN above +inf, -0 as +0; complemented for
   // smallest), then the lower index first.
   void TopKFloat(const float* src, const reduction::AxisSplit& s, int64_t k, float* vdst, int64_t* idst) const {
-    const bool largest = largest_;
-    auto rank = [largest](float v, int64_t i) {
-      uint32_t bits;
-      if (std::isnan(v)) {
-        bits = 0xFFFFFFFFu;
-      } else {
-        if (v == 0.0f) v = 0.0f;
-        bits = std::bit_cast<uint32_t>(v);
-        bits = (bits & 0x80000000u) != 0 ? ~bits : bits | 0x80000000u;
-        if (bits == 0xFFFFFFFFu) bits = 0xFFFFFFFEu;  // not reached by a number (+inf is 0xFF800000)
-      }
-      if (!largest) bits = ~bits;
-      return (static_cast<uint64_t>(bits) << 32) | (0xFFFFFFFFu - static_cast<uint32_t>(i));
+    // Branch-free but for NaN (rare): a sign test per value was a misprediction on data of both signs (3.5x slower).
+    const uint32_t flip = largest_ ? 0u : 0xFFFFFFFFu;
+    auto rank = [flip](float v, int64_t i) {
+      uint32_t bits = std::bit_cast<uint32_t>(v + 0.0f);  // -0 + 0 = +0
+      const uint32_t negative = static_cast<uint32_t>(static_cast<int32_t>(bits) >> 31);
+      bits ^= negative | 0x80000000u;  // negatives complemented, the others' sign bit set
+      if (v != v) bits = 0xFFFFFFFFu;  // NaN above +inf (0xFF800000)
+      return (static_cast<uint64_t>(bits ^ flip) << 32) | (0xFFFFFFFFu - static_cast<uint32_t>(i));
     };
     ParallelFor(s.outer * s.inner, s.n * 4, [&](int64_t lo, int64_t hi) {
       thread_local std::vector<uint64_t> ranks;
