@@ -2,11 +2,16 @@
 // at batch 1 in NCHW or in the blocked nChw16c layout) and each of its inputs is produced by an earlier node and
 // read by nothing else, the producers can write straight into the Concat's output and the copy disappears.
 //
+// Chains too: Concats each of which joins the previous one's inputs and one more (DenseNet's dense blocks: every
+// layer concatenates all earlier features) share the last one's output; each produced input is written once into
+// its slice, and every Concat of the chain returns the prefix of the buffer its inputs fill. Then an input may be
+// read by several Concats, all of its chain, and nothing else; the chain's earlier Concats may have any readers.
+//
 // Output shapes are only known at run time, so the byte layout is learned from a run that copied: later runs with
 // the same shapes allocate the whole output when the first producer asks for its output, hand every producer its
 // slice, and the Concat step only checks that each input arrived in place. Anything else (another shape or type,
 // a producer that returns a view of some other tensor) falls back to the ordinary copy, and the layout is learned
-// again from that run.
+// again from that run (from the chain's last Concat).
 #pragma once
 
 #include <memory>
@@ -28,6 +33,8 @@ struct ConcatLayout {
   Shape output_shape;
   std::vector<Shape> input_shapes;
   std::vector<size_t> offsets;  // bytes from the output's start, per input
+  // prefix_shapes[j]: the output shape of the first j + 1 inputs (a chain's earlier Concats).
+  std::vector<Shape> prefix_shapes;
 };
 
 class ConcatInPlace {
@@ -45,6 +52,7 @@ class ConcatInPlace {
     int step;
     const ir::Node* node;
     std::vector<int> input_slots;
+    int output_slot = -1;
   };
   void Plan(const std::vector<ConcatStep>& concats, const std::vector<int>& producer, const std::vector<int>& readers,
             const std::vector<bool>& kept);
@@ -61,20 +69,23 @@ class ConcatInPlace {
   // view); nullopt for an ordinary allocation (`shape` is left as it was).
   std::optional<Tensor> PlaceOutput(RunState& run, int slot, DataType type, Shape&& shape,
                                     BufferPool* pool = nullptr) const;
-  // Before Concat group g runs: when every input sits in place in this run's buffer, sets *out to that buffer
-  // and returns true (the step needs no copy).
-  bool Assemble(RunState& run, int group, const std::vector<const Value*>& ins, Value* out) const;
-  // After Concat group g ran as a copy: learns (or relearns) the layout when these values allow writing in place.
-  void Learn(RunState& run, int group, const std::vector<const Value*>& ins, const Value& out) const;
+  // Before the Concat of step `step` (of a group) runs: when every input sits in place in this run's buffer, sets
+  // *out to that buffer (a chain's earlier Concat: the prefix its inputs fill) and returns true (no copy).
+  bool Assemble(RunState& run, int step, const std::vector<const Value*>& ins, Value* out) const;
+  // After the Concat of step `step` ran as a copy: the last of its group learns (or relearns) the layout when these
+  // values allow writing in place.
+  void Learn(RunState& run, int step, const std::vector<const Value*>& ins, const Value& out) const;
 
  private:
   struct Group {
-    int step;
+    int step;  // the chain's last Concat (the one whose copy is learned from)
     const ir::Node* node;
-    std::vector<int> input_slots;
+    std::vector<int> input_slots;   // its inputs
+    std::vector<int> member_steps;  // every Concat of the chain, in order (the last is `step`)
   };
   std::vector<Group> groups_;
   std::unordered_map<int, int> group_of_step_;
+  std::unordered_map<int, int> member_of_step_;                 // step -> index in its group's member_steps
   std::unordered_map<int, std::pair<int, int>> input_of_slot_;  // slot -> (group, input index)
   // Learned layouts, shared by every run (Session::Run may be called from several threads).
   mutable std::mutex mutex_;

@@ -108,7 +108,7 @@ void PlanConcatsInPlace(GraphPlan& plan, const std::vector<int>& readers) {
     }
     if (step.node->op_type == "Concat" && ir::CanonicalDomain(step.node->domain) == "ai.onnx" &&
         step.outputs.size() == 1 && step.outputs[0] >= 0) {
-      concats.push_back({static_cast<int>(i), step.node, step.inputs});
+      concats.push_back({static_cast<int>(i), step.node, step.inputs, step.outputs[0]});
     }
   }
   plan.concat_in_place.Plan(concats, producer, readers, kept);
@@ -314,7 +314,8 @@ Status ExecuteSteps(const GraphPlan& plan, ExecutionFrame& frame) {
     Status st;
     const auto start =
         frame.profile != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
-    if (concat_group >= 0 && plan.concat_in_place.Assemble(frame.concat_run(), concat_group, ins, &outs[0])) {
+    if (concat_group >= 0 &&
+        plan.concat_in_place.Assemble(frame.concat_run(), static_cast<int>(step_index), ins, &outs[0])) {
       // Every input was written in place: the output is already assembled.
     } else {
       KernelContext ctx(std::span<const Value* const>(ins), &outs, &frame, frame.num_threads,
@@ -326,7 +327,8 @@ Status ExecuteSteps(const GraphPlan& plan, ExecutionFrame& frame) {
       } catch (const std::length_error&) {
         st = Status(StatusCode::kInvalidArgument, "a tensor would be too large");
       }
-      if (st.ok() && concat_group >= 0) plan.concat_in_place.Learn(frame.concat_run(), concat_group, ins, outs[0]);
+      if (st.ok() && concat_group >= 0)
+        plan.concat_in_place.Learn(frame.concat_run(), static_cast<int>(step_index), ins, outs[0]);
     }
     if (frame.profile != nullptr) {
       const auto& node = *step.node;
