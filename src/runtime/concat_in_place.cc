@@ -9,10 +9,6 @@ namespace {
 // see the same alignment as for a buffer of their own.
 constexpr size_t kSliceAlignment = 64;
 
-}  // namespace
-
-namespace {
-
 int64_t ConcatAxis(const ir::Node& node) {
   const ir::Attribute* axis = node.FindAttribute("axis");
   return axis != nullptr ? axis->i : 1;  // Concat-1 defaulted to 1
@@ -64,14 +60,8 @@ void ConcatInPlace::Plan(const std::vector<ConcatStep>& concats, const std::vect
     }
     if (!eligible) continue;
     const int g = static_cast<int>(groups_.size());
-    Group group{last.step, last.node, last.input_slots, {}};
-    for (size_t m = 0; m < chain.size(); ++m) {
-      const int step = concats[chain[m]].step;
-      group.member_steps.push_back(step);
-      group_of_step_[step] = g;
-      member_of_step_[step] = static_cast<int>(m);
-    }
-    groups_.push_back(std::move(group));
+    for (size_t m : chain) group_of_step_[concats[m].step] = g;
+    groups_.push_back(Group{last.step, last.node, last.input_slots});
     for (size_t k = 0; k < last.input_slots.size(); ++k) input_of_slot_[last.input_slots[k]] = {g, static_cast<int>(k)};
   }
   learned_.assign(groups_.size(), nullptr);

@@ -77,15 +77,14 @@ class ConcatInPlace {
   void Learn(RunState& run, int step, const std::vector<const Value*>& ins, const Value& out) const;
 
  private:
+  // A Concat, or a chain of them; group_of_step_ maps each of its Concats' steps to it.
   struct Group {
-    int step;  // the chain's last Concat (the one whose copy is learned from)
+    int step;  // the (chain's last) Concat: the one whose copy is learned from, whose output is the buffer
     const ir::Node* node;
-    std::vector<int> input_slots;   // its inputs
-    std::vector<int> member_steps;  // every Concat of the chain, in order (the last is `step`)
+    std::vector<int> input_slots;  // its inputs
   };
   std::vector<Group> groups_;
   std::unordered_map<int, int> group_of_step_;
-  std::unordered_map<int, int> member_of_step_;                 // step -> index in its group's member_steps
   std::unordered_map<int, std::pair<int, int>> input_of_slot_;  // slot -> (group, input index)
   // Learned layouts, shared by every run (Session::Run may be called from several threads).
   mutable std::mutex mutex_;
