@@ -4,13 +4,13 @@
 // (center_point_box 0) or (x_center, y_center, width, height) (1). The IoU test follows the ONNX reference,
 // in float like it (boxes are float tensors), so that IoUs equal to the threshold compare the same way.
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
 
+#include "ops/common/float_rank.h"
 #include "ops/common/parallel.h"
 #include "ops/image/image_ops.h"
 #include "runtime/kernel_registry.h"
@@ -130,10 +130,7 @@ class NonMaxSuppressionKernel : public OpKernel {
     // -inf, ranking last; -0 as +0), then the lower index first. The heap compares these instead of scores read
     // through indices (half the time of a class of 2000 boxes went to the comparisons).
     auto rank = [](float v, int64_t i) {
-      if (v != v) v = -std::numeric_limits<float>::infinity();                        // rare: the one branch
-      uint32_t bits = std::bit_cast<uint32_t>(v + 0.0f);                              // -0 + 0 = +0
-      bits ^= static_cast<uint32_t>(static_cast<int32_t>(bits) >> 31) | 0x80000000u;  // negatives complemented
-      return (static_cast<uint64_t>(bits) << 32) | (0xFFFFFFFFu - static_cast<uint32_t>(i));
+      return RankOf(OrderedFloatBits(v != v ? -std::numeric_limits<float>::infinity() : v), i);
     };
     std::vector<Box> box_cache(static_cast<size_t>(batches * num_boxes));
     for (int64_t i = 0; i < batches * num_boxes; ++i)
@@ -158,7 +155,7 @@ class NonMaxSuppressionKernel : public OpKernel {
           kept_boxes.Clear();
           while (!heap.empty() && static_cast<int64_t>(kept.size()) < max_per_class) {
             std::pop_heap(heap.begin(), heap.end());
-            const int64_t i = 0xFFFFFFFFu - static_cast<uint32_t>(heap.back());
+            const int64_t i = IndexOfRank(heap.back());
             heap.pop_back();
             if (kept_boxes.SuppressesAny(bx[i], iou_threshold)) continue;
             kept.push_back(i);
