@@ -12,7 +12,6 @@
 #include "ops/contrib/kv_cache.h"
 #include "ops/contrib/sdpa.h"
 #include "ops/nn/constant_product.h"
-#include "ops/nn/gemm_kernel.h"
 #include "runtime/kernel_registry.h"
 
 namespace onyx::ops::contrib {
@@ -76,15 +75,12 @@ class AttentionKernel : public OpKernel {
     thread_local std::vector<float> thread_qkv;
     std::vector<float>& qkv = thread_qkv;
     if (qkv.size() < static_cast<size_t>(batch * seq * width)) qkv.resize(static_cast<size_t>(batch * seq * width));
+    const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
     if (product_ != nullptr) {
-      ONYX_RETURN_IF_ERROR(product_->Run(batch * seq, x->data<float>(), bias != nullptr ? bias->data<float>() : nullptr,
-                                         qkv.data(), ctx.num_threads()));
+      ONYX_RETURN_IF_ERROR(product_->Run(batch * seq, x->data<float>(), bias_data, qkv.data(), ctx.num_threads()));
     } else {
-      if (bias != nullptr) {
-        for (int64_t r = 0; r < batch * seq; ++r) std::copy_n(bias->data<float>(), width, qkv.data() + r * width);
-      }
-      nn::Gemm<float>(false, false, batch * seq, width, din, 1.0f, x->data<float>(), din, w->data<float>(), width,
-                      bias != nullptr ? 1.0f : 0.0f, qkv.data(), width);
+      nn::PlainFloatProduct(batch * seq, din, width, x->data<float>(), w->data<float>(), bias_data,
+                            kernels::MatMulActivation::kNone, qkv.data());
     }
     AttentionFromQkv a;
     a.qkv = qkv.data();

@@ -9,6 +9,17 @@
 
 namespace onyx::ops::nn {
 
+void PlainFloatProduct(int64_t m, int64_t k, int64_t n, const float* a, const float* b, const float* bias,
+                       kernels::MatMulActivation activation, float* c) {
+  if (bias != nullptr) {
+    for (int64_t i = 0; i < m; ++i) std::copy(bias, bias + n, c + i * n);
+  }
+  Gemm<float>(false, false, m, n, k, 1.0f, a, k, b, n, bias != nullptr ? 1.0f : 0.0f, c, n);
+  if (activation == kernels::MatMulActivation::kGeluErf) {
+    ParallelFor(m, n * 8, [&](int64_t lo, int64_t hi) { kernels::Gelu(c + lo * n, c + lo * n, (hi - lo) * n); });
+  }
+}
+
 Result<Tensor> ConstantFloatProduct::PlainWeights() const {
   if (weights_.raw() != nullptr) return weights_;
   for (auto it = built_.rbegin(); it != built_.rend(); ++it) {
@@ -50,17 +61,7 @@ Status ConstantFloatProduct::Run(int64_t m, const float* a, const float* bias, f
     if (product->mm != nullptr) return product->mm->Run(a, c);
     b_values = product->weights.data<float>();
   }
-  if (bias != nullptr) {
-    for (int64_t i = 0; i < m; ++i) std::copy(bias, bias + n_, c + i * n_);
-  }
-  if (k_ > 0) {
-    Gemm<float>(false, false, m, n_, k_, 1.0f, a, k_, b_values, n_, bias != nullptr ? 1.0f : 0.0f, c, n_);
-  } else if (bias == nullptr) {
-    std::fill(c, c + m * n_, 0.0f);
-  }
-  if (activation_ == kernels::MatMulActivation::kGeluErf) {
-    ParallelFor(m, n_ * 8, [&](int64_t lo, int64_t hi) { kernels::Gelu(c + lo * n_, c + lo * n_, (hi - lo) * n_); });
-  }
+  PlainFloatProduct(m, k_, n_, a, b_values, bias, activation_, c);
   return Status::Ok();
 }
 

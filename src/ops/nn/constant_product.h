@@ -21,6 +21,11 @@
 
 namespace onyx::ops::nn {
 
+// c = act(a b + bias) for a [m, k], b [k, n] (as stored, any values) on oneDNN's sgemm: the bias (or null) copied
+// into every row of c first, then added to through beta = 1; the activation as a second pass.
+void PlainFloatProduct(int64_t m, int64_t k, int64_t n, const float* a, const float* b, const float* bias,
+                       kernels::MatMulActivation activation, float* c);
+
 class ConstantFloatProduct {
  public:
   // b: the constant [k, n] float matrix (its storage is shared, not copied); bias: n floats or null, the same on

@@ -536,15 +536,7 @@ class MatMulBiasKernel : public OpKernel {
     if (y.size() == 0) return Status::Ok();
     const float* bias_data = bias != nullptr ? bias->data<float>() : nullptr;
     if (product_ != nullptr) return product_->Run(m, a->data<float>(), bias_data, y.data<float>(), ctx.num_threads());
-    float* out = y.data<float>();
-    if (bias_data != nullptr) {
-      for (int64_t i = 0; i < m; ++i) std::copy(bias_data, bias_data + n, out + i * n);
-    }
-    Gemm<float>(false, false, m, n, k, 1.0f, a->data<float>(), k, b->data<float>(), n,
-                bias_data != nullptr ? 1.0f : 0.0f, out, n);
-    if (activation_ == kernels::MatMulActivation::kGeluErf) {
-      ParallelFor(m, n * 8, [&](int64_t lo, int64_t hi) { kernels::Gelu(out + lo * n, out + lo * n, (hi - lo) * n); });
-    }
+    PlainFloatProduct(m, k, n, a->data<float>(), b->data<float>(), bias_data, activation_, y.data<float>());
     return Status::Ok();
   }
 
