@@ -255,34 +255,6 @@ void MishArray(const float* in, float* out, int64_t n) {
   });
 }
 
-// Highway's Sin / Cos (3 ulp) hold for |x| <= 39000; a vector with a lane beyond (or NaN or infinite) is computed
-// by std::sin / std::cos lane by lane.
-template <bool kCos>
-void SinCosArray(const float* in, float* out, int64_t n) {
-  const hn::ScalableTag<float> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto range = hn::Set(d, 39000.0f);
-  int64_t i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    const auto x = hn::LoadU(d, in + i);
-    if (hn::AllTrue(d, hn::Le(hn::Abs(x), range))) {
-      hn::StoreU(kCos ? hn::Cos(d, x) : hn::Sin(d, x), d, out + i);
-    } else {
-      for (int64_t k = i; k < i + lanes; ++k) out[k] = kCos ? std::cos(in[k]) : std::sin(in[k]);
-    }
-  }
-  for (; i < n; ++i) out[i] = kCos ? std::cos(in[i]) : std::sin(in[i]);
-}
-void SinArray(const float* in, float* out, int64_t n) { SinCosArray<false>(in, out, n); }
-void CosArray(const float* in, float* out, int64_t n) { SinCosArray<true>(in, out, n); }
-
-// Highway's inverse trigonometric functions (3 ulp): atan everywhere (NaN kept), asin / acos on [-1, 1] and NaN
-// outside it, as std:: gives.
-template <class D, class V>
-HWY_INLINE V NaNOutsideUnit(D d, V x, V y) {
-  const V nan = hn::Set(d, std::numeric_limits<float>::quiet_NaN());
-  return hn::IfThenElse(hn::Gt(hn::Abs(x), hn::Set(d, 1.0f)), nan, hn::IfThenElse(hn::IsNaN(x), x, y));
-}
 // A vector function valid where in_range holds for every lane (NaN lanes fail it), the float std:: function lane by
 // lane for a vector with any lane outside (rare: overflow, out-of-domain and NaN inputs) and for the tail.
 template <typename VectorFn, typename RangeFn, typename ScalarFn>
@@ -301,6 +273,30 @@ HWY_INLINE void MapArrayInRange(const float* in, float* out, int64_t n, VectorFn
   for (; i < n; ++i) out[i] = scalar(in[i]);
 }
 
+// Highway's Sin / Cos (3 ulp) hold for |x| <= 39000; a vector with a lane beyond (or NaN or infinite) is computed
+// by std::sin / std::cos lane by lane.
+template <typename D, typename V>
+HWY_INLINE auto WithinSinCosRange(D d, V x) {
+  return hn::Le(hn::Abs(x), hn::Set(d, 39000.0f));
+}
+void SinArray(const float* in, float* out, int64_t n) {
+  MapArrayInRange(
+      in, out, n, [](auto d, auto x) HWY_ATTR { return hn::Sin(d, x); },
+      [](auto d, auto x) HWY_ATTR { return WithinSinCosRange(d, x); }, [](float x) { return std::sin(x); });
+}
+void CosArray(const float* in, float* out, int64_t n) {
+  MapArrayInRange(
+      in, out, n, [](auto d, auto x) HWY_ATTR { return hn::Cos(d, x); },
+      [](auto d, auto x) HWY_ATTR { return WithinSinCosRange(d, x); }, [](float x) { return std::cos(x); });
+}
+
+// Highway's inverse trigonometric functions (3 ulp): atan everywhere (NaN kept), asin / acos on [-1, 1] and NaN
+// outside it, as std:: gives.
+template <class D, class V>
+HWY_INLINE V NaNOutsideUnit(D d, V x, V y) {
+  const V nan = hn::Set(d, std::numeric_limits<float>::quiet_NaN());
+  return hn::IfThenElse(hn::Gt(hn::Abs(x), hn::Set(d, 1.0f)), nan, hn::IfThenElse(hn::IsNaN(x), x, y));
+}
 // Hyperbolic functions: Highway's sinh (4 ulp) and e^|x| (1 ulp) for cosh, where |x| <= 88.72 (e^x finite in
 // float); the inverse ones on their whole domain (3 ulp), std:: at the domain's edges (acosh below 1, atanh at or
 // beyond +-1, where they are NaN or infinite).
