@@ -51,6 +51,18 @@ F FinishSum(F sum, int64_t count) {
 }
 
 // Reduces `count` elements into one value; each(f) calls f(element) for every one of them, in order.
+// What one value adds to a double sum: its square (SumSquare, L2), its magnitude (L1), or itself.
+template <ReduceKind K>
+inline double SumTerm(double v) {
+  if constexpr (K == ReduceKind::kSumSquare || K == ReduceKind::kL2) {
+    return v * v;
+  } else if constexpr (K == ReduceKind::kL1) {
+    return std::fabs(v);
+  } else {  // kSum, kMean, kLogSum
+    return v;
+  }
+}
+
 template <ReduceKind K, typename T, typename Each>
 T ReduceOne(int64_t count, const Each& each) {
   if constexpr (K == ReduceKind::kMax || K == ReduceKind::kMin) {
@@ -124,12 +136,8 @@ T ReduceOne(int64_t count, const Each& each) {
       const double v = ToDouble(x);
       if constexpr (K == ReduceKind::kProd) {
         acc *= v;
-      } else if constexpr (K == ReduceKind::kSumSquare || K == ReduceKind::kL2) {
-        acc += v * v;
-      } else if constexpr (K == ReduceKind::kL1) {
-        acc += std::fabs(v);
-      } else {  // kSum, kMean, kLogSum
-        acc += v;
+      } else {
+        acc += SumTerm<K>(v);
       }
     });
     return CastFromDouble<T>(FinishSum<K>(acc, count));
@@ -407,13 +415,7 @@ bool ReduceMiddleFloat(const Tensor& in, const std::vector<bool>& reduce, const 
           double* acc = sums.data();
           for (int64_t r = 0; r < r_count; ++r) {
             const float* row = block + r * inner;
-            if constexpr (K == ReduceKind::kSumSquare || K == ReduceKind::kL2) {
-              for (int64_t j = 0; j < cols; ++j) acc[j] += static_cast<double>(row[j]) * static_cast<double>(row[j]);
-            } else if constexpr (K == ReduceKind::kL1) {
-              for (int64_t j = 0; j < cols; ++j) acc[j] += std::fabs(static_cast<double>(row[j]));
-            } else {
-              for (int64_t j = 0; j < cols; ++j) acc[j] += static_cast<double>(row[j]);
-            }
+            for (int64_t j = 0; j < cols; ++j) acc[j] += SumTerm<K>(static_cast<double>(row[j]));
           }
           for (int64_t j = 0; j < cols; ++j) dst[j] = CastFromDouble<float>(FinishSum<K>(acc[j], r_count));
         }
