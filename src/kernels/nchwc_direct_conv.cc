@@ -60,13 +60,24 @@ struct GatherArgs {
 
 constexpr int64_t kLineBytes = 64;
 
-// Asks for lines [c * lines / groups, (c + 1) * lines / groups) of `lines` cache lines from `p` into L2 while input
-// group c of `groups` is multiplied: a tile's share of the weights spread evenly over its arithmetic.
-inline void PrefetchShare(const char* p, int64_t lines, int64_t c, int64_t groups) {
-  if (lines <= 0) return;
-  const int64_t l1 = (c + 1) * lines / groups;
-  for (int64_t l = c * lines / groups; l < l1; ++l) _mm_prefetch(p + l * kLineBytes, _MM_HINT_T1);
-}
+// Asks for `lines` cache lines from `p` into L2 a few at a time, spread over `steps` steps of a tile call's arithmetic
+// (one per input group and tap): the call's share of the weights read next. A burst of prefetches at the start of a
+// call would hold every line fill buffer while the weights stream from memory.
+class PrefetchStream {
+ public:
+  PrefetchStream(const char* p, int64_t lines, int64_t steps)
+      : p_(p), left_(p == nullptr ? 0 : lines), per_step_(steps > 0 ? (left_ + steps - 1) / steps : left_) {}
+  void Step() {
+    const int64_t n = std::min(per_step_, left_);
+    for (int64_t l = 0; l < n; ++l) _mm_prefetch(p_ + l * kLineBytes, _MM_HINT_T1);
+    p_ += n * kLineBytes;
+    left_ -= n;
+  }
+
+ private:
+  const char* p_;
+  int64_t left_, per_step_;
+};
 
 using TileFn = void (*)(const TileArgs&);
 using GatherFn = void (*)(const GatherArgs&);
