@@ -50,10 +50,11 @@ F FinishSum(F sum, int64_t count) {
   }
 }
 
-// Reduces `count` elements into one value; each(f) calls f(element) for every one of them, in order.
-// What one value adds to a double sum: its square (SumSquare, L2), its magnitude (L1), or itself.
-template <ReduceKind K>
-inline double SumTerm(double v) {
+// What one value adds to a sum: its square (SumSquare, L2), its magnitude (L1), or itself; computed in the value's
+// own type (double for the general loop, float where ONNX Runtime's order is reproduced: Eigen's cwiseAbs2 /
+// cwiseAbs, or its v * v and |v| per element).
+template <ReduceKind K, typename V>
+inline V SumTerm(V v) {
   if constexpr (K == ReduceKind::kSumSquare || K == ReduceKind::kL2) {
     return v * v;
   } else if constexpr (K == ReduceKind::kL1) {
@@ -63,6 +64,7 @@ inline double SumTerm(double v) {
   }
 }
 
+// Reduces `count` elements into one value; each(f) calls f(element) for every one of them, in order.
 template <ReduceKind K, typename T, typename Each>
 T ReduceOne(int64_t count, const Each& each) {
   if constexpr (K == ReduceKind::kMax || K == ReduceKind::kMin) {
@@ -221,18 +223,6 @@ template <ReduceKind K>
 constexpr bool kOrtOrderFloat = K == ReduceKind::kSum || K == ReduceKind::kMean || K == ReduceKind::kSumSquare ||
                                 K == ReduceKind::kL1 || K == ReduceKind::kL2 || K == ReduceKind::kLogSum;
 
-// The value each element contributes (Eigen's cwiseAbs2 / cwiseAbs, or ONNX Runtime's v * v and |v| per element).
-template <ReduceKind K>
-inline float OrtTerm(float v) {
-  if constexpr (K == ReduceKind::kSumSquare || K == ReduceKind::kL2) {
-    return v * v;
-  } else if constexpr (K == ReduceKind::kL1) {
-    return std::fabs(v);
-  } else {
-    return v;
-  }
-}
-
 template <ReduceKind K>
 void ReduceFloatOrtOrder(const float* x, const Shape& in_shape, const std::vector<bool>& reduce, const ReducePlan& plan,
                          float* y) {
@@ -258,7 +248,7 @@ void ReduceFloatOrtOrder(const float* x, const Shape& in_shape, const std::vecto
       y[0] = finish(kernels::OrtEigenSum(x, runs[0], 0), runs[0]);
     } else {
       scratch.resize(static_cast<size_t>(runs[0]));
-      for (size_t i = 0; i < scratch.size(); ++i) scratch[i] = OrtTerm<K>(x[i]);
+      for (size_t i = 0; i < scratch.size(); ++i) scratch[i] = SumTerm<K>(x[i]);
       y[0] = finish(kernels::OrtEigenSum(scratch.data(), runs[0], 0), runs[0]);
     }
     return;
@@ -312,10 +302,10 @@ void ReduceFloatOrtOrder(const float* x, const Shape& in_shape, const std::vecto
     const float* base = x + kept_off[0];
     float sum = 0.0f;
     if (listed) {
-      for (int64_t o : plan.reduced_offsets) sum += OrtTerm<K>(base[o]);
+      for (int64_t o : plan.reduced_offsets) sum += SumTerm<K>(base[o]);
     } else {
       ForEachStrided(plan.reduced_shape, reduced_stride_list,
-                     [&](int64_t, const int64_t* off) { sum += OrtTerm<K>(base[off[0]]); });
+                     [&](int64_t, const int64_t* off) { sum += SumTerm<K>(base[off[0]]); });
     }
     y[i] = finish(sum, plan.reduced_count);
   });
