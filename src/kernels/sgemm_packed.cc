@@ -19,14 +19,14 @@ constexpr int64_t kTaskColumns = 128;
 // The panel width: the columns one tile computes from contiguous rows of B. AVX-512's tile takes 32 (two vectors);
 // the AVX2 one computes 32 columns as two halves of 16, so panels of 16 keep each half's reads contiguous and a K
 // block of one panel (16 KB) in L1 while every row group of A passes over it.
-int64_t PanelWidth() { return SgemmTileRows() == 8 ? kSgemmTileN : kSgemmTileN / 2; }
+int64_t PanelWidth() { return SgemmTileRows() >= 8 ? kSgemmTileN : kSgemmTileN / 2; }
 
-// The rows of the next tile when `left` rows remain: full tiles, except that a short remainder is not left alone
-// (a tile of 1-3 rows loads B for few multiplies): the last full tile and it split into two about equal ones.
+// The rows of the next tile when `left` rows remain: as few tiles as full ones would take, with the rows spread evenly
+// over them (128 rows in 12-row tiles: 7 of 12 and 4 of 11, not 10 of 12 and one of 8): a short tile loads B for few
+// multiplies and keeps fewer sums in flight.
 int64_t RowsOfTile(int64_t left, int64_t tile_rows) {
-  if (left <= tile_rows) return left;
-  if (left < tile_rows + tile_rows / 2) return (left + 1) / 2;
-  return tile_rows;
+  const int64_t tiles = (left + tile_rows - 1) / tile_rows;
+  return (left + tiles - 1) / tiles;
 }
 
 // Columns of C one single-row task computes: several panels read side by side, so that each thread streams a few
