@@ -21,12 +21,20 @@ constexpr int64_t kTaskColumns = 128;
 // block of one panel (16 KB) in L1 while every row group of A passes over it.
 int64_t PanelWidth() { return SgemmTileRows() >= 8 ? kSgemmTileN : kSgemmTileN / 2; }
 
-// The rows of the next tile when `left` rows remain: as few tiles as full ones would take, with the rows spread evenly
-// over them (128 rows in 12-row tiles: 7 of 12 and 4 of 11, not 10 of 12 and one of 8): a short tile loads B for few
-// multiplies and keeps fewer sums in flight.
-int64_t RowsOfTile(int64_t left, int64_t tile_rows) {
-  const int64_t tiles = (left + tile_rows - 1) / tile_rows;
-  return (left + tiles - 1) / tiles;
+// Tile j of the `count` tiles that `rows` rows are split into, as evenly as they go (128 rows in 10 tiles: 8 of 13 and
+// 2 of 12, not 9 of 14 and one of 2): a short tile loads B for few multiplies and keeps fewer sums in flight.
+struct RowTile {
+  int64_t start, rows;
+};
+RowTile EvenRowTile(int64_t rows, int64_t count, int64_t j) {
+  const int64_t q = rows / count, rem = rows % count;
+  return {j * q + std::min(j, rem), q + (j < rem ? 1 : 0)};
+}
+
+// The rows of A packed for the packed-rows tile, per calling thread: the tasks of one Run read the caller's copy.
+std::vector<float>& PackedRowsScratch() {
+  thread_local std::vector<float> buffer;
+  return buffer;
 }
 
 // Columns of C one single-row task computes: several panels read side by side, so that each thread streams a few
@@ -81,6 +89,7 @@ PackedSgemm::PackedSgemm(RowsLater, int64_t k, int64_t n, const float* bias, Mat
     : k_(k),
       n_(n),
       tile_(ActiveSgemmTile()),
+      packed_rows_tile_(ActivePackedRowsTile()),
       tile_rows_(SgemmTileRows()),
       panel_(PanelWidth()),
       tiles_n_((n + panel_ - 1) / panel_),
@@ -163,8 +172,8 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
     RunRow(a, c, threads, accumulate);
     return;
   }
-  const SgemmTileFn tile = tile_;
-  const int64_t tile_rows = tile_rows_;
+  const SgemmPackedRowsTileFn rows_tile = packed_rows_tile_;
+  const int64_t tile_rows = rows_tile != nullptr ? kSgemmPackedRowsMax : tile_rows_;
   const int64_t blocks_k = (k_ + kKBlock - 1) / kKBlock;
   // Tasks: column groups of kTaskColumns, times row groups (whole tiles of rows) where there are fewer column groups
   // than twice the threads (a narrow, tall product).
@@ -178,12 +187,31 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
   const int64_t rows_per_group = ((m + row_groups - 1) / row_groups + tile_rows - 1) / tile_rows * tile_rows;
   row_groups = (m + rows_per_group - 1) / rows_per_group;
   const int64_t tasks = column_groups * row_groups;
-  const int64_t row_tiles = (rows_per_group + tile_rows - 1) / tile_rows;
+  const int64_t group_tiles = rows_per_group / tile_rows;  // tiles of every row group (the last may need fewer)
+  auto tiles_of_group = [&](int64_t m0) { return (std::min(m, m0 + rows_per_group) - m0 + tile_rows - 1) / tile_rows; };
+  // With the packed-rows tile, A's rows first go to the caller's scratch, tile by tile (the tile starting at row i0
+  // at i0 * k), on the threads.
+  const float* packed_a = nullptr;
+  if (rows_tile != nullptr) {
+    std::vector<float>& scratch = PackedRowsScratch();
+    if (scratch.size() < static_cast<size_t>(m * k_)) scratch.resize(static_cast<size_t>(m * k_));
+    float* out = scratch.data();
+    RunTasks(row_groups * group_tiles, threads, [&](int64_t t) {
+      const int64_t m0 = t / group_tiles * rows_per_group, count = tiles_of_group(m0), j = t % group_tiles;
+      if (j >= count) return;
+      const RowTile tile = EvenRowTile(std::min(m, m0 + rows_per_group) - m0, count, j);
+      const int64_t i0 = m0 + tile.start;
+      PackSgemmRows(static_cast<int>(tile.rows), a + i0 * k_, k_, k_, out + i0 * k_);
+    });
+    packed_a = out;
+  }
   auto run_task = [&](int64_t task) {
     const int64_t t0 = task / row_groups * task_tiles, t1 = std::min(tiles_n_, t0 + task_tiles);
     const int64_t m0 = task % row_groups * rows_per_group, m1 = std::min(m, m0 + rows_per_group);
+    const int64_t count = tiles_of_group(m0);
     for (int64_t blk = 0; blk < blocks_k; ++blk) {
       const int64_t k0 = blk * kKBlock, kc = std::min(kKBlock, k_ - k0);
+      const bool first = blk == 0 && !accumulate;
       // One panel's K block stays in L1 while the rows pass over it, and the panel read next comes into L2
       // meanwhile, a share per row tile (NextPanel).
       for (int64_t t = t0; t < t1; ++t) {
@@ -191,15 +219,21 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
         const float* panel = Panel(blk, t);
         const auto [next, next_lines] =
             NextPanel(blk, t, t0, t1, task + 1 < tasks ? (task + 1) / row_groups * task_tiles : -1);
-        const int64_t share = (next_lines + row_tiles - 1) / row_tiles;
+        const int64_t share = (next_lines + count - 1) / count;
         int64_t fetched = 0;
-        for (int64_t i0 = m0; i0 < m1;) {
-          const int rows = static_cast<int>(RowsOfTile(m1 - i0, tile_rows));
+        for (int64_t j = 0; j < count; ++j) {
+          const RowTile rt = EvenRowTile(m1 - m0, count, j);
+          const int64_t i0 = m0 + rt.start;
+          const int rows = static_cast<int>(rt.rows);
           const int64_t lines = std::min(share, next_lines - fetched);
-          tile(rows, a + i0 * k_ + k0, k_, panel, panel_, kc, c + i0 * n_ + n0, n_, cols, 1.0f, blk == 0 && !accumulate,
-               {next + fetched * kSgemmLineBytes, lines});
+          const SgemmPrefetch prefetch{next + fetched * kSgemmLineBytes, lines};
+          if (rows_tile != nullptr) {
+            rows_tile(rows, packed_a + i0 * k_ + k0 * rows, panel, panel_, kc, c + i0 * n_ + n0, n_, cols, first,
+                      prefetch);
+          } else {
+            tile_(rows, a + i0 * k_ + k0, k_, panel, panel_, kc, c + i0 * n_ + n0, n_, cols, 1.0f, first, prefetch);
+          }
           fetched += lines;
-          i0 += rows;
         }
       }
     }

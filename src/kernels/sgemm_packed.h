@@ -62,6 +62,8 @@ class PackedSgemm {
 
   int64_t k_, n_;
   SgemmTileFn tile_;  // the tile the panels were packed for (the CPU's, as at creation)
+  // The tile over packed rows of A where the CPU has one (AVX-512: it takes the panels of tile_), else null.
+  SgemmPackedRowsTileFn packed_rows_tile_;
   int64_t tile_rows_;
   int64_t panel_;    // columns per packed panel: what one tile computes
   int64_t tiles_n_;  // panels across N

@@ -25,6 +25,20 @@ struct SgemmPrefetch {
 using SgemmTileFn = void (*)(int rows, const float* a, int64_t lda, const float* bp, int64_t ldbp, int64_t kc, float* c,
                              int64_t ldc, int64_t cols, float alpha, bool first, SgemmPrefetch prefetch);
 
+// A tile whose rows of A were packed for it (PackSgemmRows): element (r, kk) of its `rows` rows at ap[kk * rows + r],
+// so that every broadcast of A comes from one pointer and the rows' K block is contiguous. Otherwise as SgemmTileFn,
+// with alpha 1.
+using SgemmPackedRowsTileFn = void (*)(int rows, const float* ap, const float* bp, int64_t ldbp, int64_t kc, float* c,
+                                       int64_t ldc, int64_t cols, bool first, SgemmPrefetch prefetch);
+
+// The packed-rows tile where the active SGEMM path is AVX-512 (null elsewhere), and its largest row count.
+SgemmPackedRowsTileFn ActivePackedRowsTile();
+inline constexpr int kSgemmPackedRowsMax = 14;
+
+// Rows [0, rows) of A (element (r, kk) at a[r * lda + kk], kk < k) into dst in the packed-rows tile's order:
+// dst[kk * rows + r].
+void PackSgemmRows(int rows, const float* a, int64_t lda, int64_t k, float* dst);
+
 // The tile of the best vector code the CPU and ONYX_MAX_ISA allow (AVX-512, AVX2 + FMA or scalar std::fma: the same
 // bits), and the rows it computes at once (8, 6 or 1).
 SgemmTileFn ActiveSgemmTile();

@@ -67,7 +67,7 @@ doc = json.load(open(files[0]))
 assert doc["format"] == "onyx-tuning-1" and doc["cpu"], doc
 n = 0
 for key, e in doc["entries"].items():
-    assert "|nchwc_conv2d_cold2 " in key, key
+    assert "|nchwc_conv2d_cold3 " in key, key
     assert e["choice"] in e["times_ms"], e
     n += key.endswith(" threads=" + sys.argv[2])
 print(n)

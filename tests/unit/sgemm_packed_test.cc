@@ -23,8 +23,8 @@ struct Shape3 {
 };
 
 // Single rows (the panel-group loops) with whole and partial groups of panels and K blocks; then the tiles.
-const Shape3 kShapes[] = {{1, 1, 1},     {1, 300, 33}, {1, 513, 200}, {1, 256, 64},   {1, 1030, 1000},
-                          {7, 257, 129}, {8, 64, 16},  {13, 513, 47}, {130, 768, 200}};
+const Shape3 kShapes[] = {{1, 1, 1},   {1, 300, 33},  {1, 513, 200}, {1, 256, 64},   {1, 1030, 1000}, {7, 257, 129},
+                          {8, 64, 16}, {13, 513, 47}, {14, 17, 40},  {29, 1030, 70}, {130, 768, 200}};
 
 // The paths this CPU has (the forced one must exist: SetOrtSgemmPathForTesting).
 std::vector<OrtSgemmPath> Paths() {
@@ -93,6 +93,32 @@ TEST(PackedSgemm, SumsInMlasPackedOrder) {
                                  << ", element " << i;
     }
   });
+}
+
+TEST(PackedSgemm, RowsPackedForTheTileAreTheRowsInterleaved) {
+  // Every row count of the packed-rows tile, K below, at and past the 16 columns packed at a time.
+  struct RestorePath {
+    ~RestorePath() { SetOrtSgemmPathForTesting(OrtSgemmPath::kAuto); }
+  } restore;
+  for (const OrtSgemmPath path : Paths()) {
+    SetOrtSgemmPathForTesting(path);
+    for (int rows = 1; rows <= kSgemmPackedRowsMax; ++rows) {
+      for (const int64_t k : {1, 15, 16, 33, 300}) {
+        const int64_t lda = k + 3;
+        const auto a = UniformFloats(static_cast<size_t>(rows * lda), 9);
+        std::vector<float> got(static_cast<size_t>(rows * k) + 8, -5.0f);
+        PackSgemmRows(rows, a.data(), lda, k, got.data());
+        for (int r = 0; r < rows; ++r) {
+          for (int64_t kk = 0; kk < k; ++kk) {
+            ASSERT_EQ(got[static_cast<size_t>(kk * rows + r)], a[static_cast<size_t>(r * lda + kk)])
+                << "path " << static_cast<int>(path) << ", rows " << rows << ", k " << k << ", row " << r << ", column "
+                << kk;
+          }
+        }
+        for (size_t i = static_cast<size_t>(rows * k); i < got.size(); ++i) ASSERT_EQ(got[i], -5.0f) << "past the end";
+      }
+    }
+  }
 }
 
 TEST(PackedSgemm, AccumulatesIntoCInMlasOrder) {

@@ -795,8 +795,9 @@ class NchwcConvKernel : public OpKernel {
     };
     // "cold" since session 30: candidates timed with their weights evicted (EvictWeights), a key of its own so that
     // choices timed on cached weights are timed again; "cold2" since session 33, when the direct kernels began to
-    // spread their weight prefetches over every tap (choices timed on the bursty kernel are timed again).
-    std::string sig = "nchwc_conv2d_cold2 src=" + dims(s.src_dims) + (input_blocked_ ? "/blocked" : "/plain") +
+    // spread their weight prefetches over every tap (choices timed on the bursty kernel are timed again); "cold3"
+    // since session 34, when onyx's Winograd products began to run on the packed-rows AVX-512 tile.
+    std::string sig = "nchwc_conv2d_cold3 src=" + dims(s.src_dims) + (input_blocked_ ? "/blocked" : "/plain") +
                       std::to_string(block_) + " w=" + dims(s.w_dims) + " s=" + dims(s.strides) +
                       " d=" + dims(s.dilations) + " p=" + dims(s.pad_l) + "_" + dims(s.pad_r) +
                       " bias=" + std::to_string(bias_.size() > 0) + " sum=" + std::to_string(has_sum_) +
