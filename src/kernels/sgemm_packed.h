@@ -2,7 +2,9 @@
 //   C[M, N] = act(A[M, K] * B[K, N] + bias[N])
 // B is copied at creation into panels of 16 (AVX2) or 32 (AVX-512) columns per K block of 256 rows: each tile
 // streams its panel contiguously, from L1 while the rows of A pass over it; the bias and the activation are applied
-// to each block of C while it is in cache.
+// to each block of C while it is in cache. On AVX-512, each Run first copies A's rows per tile (up to 14 rows,
+// interleaved: sgemm_tile.h PackSgemmRows) into the calling thread's scratch, so that the tile reads them from one
+// pointer and keeps 28 sums in registers.
 //
 // Why: on AVX2 CPUs (AMD Zen 3 measured) oneDNN 2.6's gemm:jit ran BERT's 128-row products 7-20% slower than ONNX
 // Runtime's MLAS, which packs B the same way; oneDNN offers no packed brgemm there. This product matched gemm:jit
