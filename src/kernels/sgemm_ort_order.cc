@@ -164,44 +164,22 @@ void TileAvx2Any(int rows, const float* a, int64_t lda, const float* bp, int64_t
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma")
 
-// 12 rows x 2 vectors: 24 accumulators, 2 loads of B and 12 broadcasts of A per 24 FMAs. Measured on an Intel
-// Xeon (Sapphire Rapids), one K block of 256 from L1/L2: 8 rows reached 172 GFLOP/s (78% of the FMA peak), 12 rows
-// 190-196.
-constexpr int kAvx512TileRows = 12;
+#include "kernels/sgemm_tile_avx512_sums.inc"
+
+// 8 rows by pointers: the products of A as stored (MLAS's order for an unpacked B, 8 rows at a time). Packed products
+// (sgemm_packed.h) on AVX-512 run the packed-rows tile (sgemm_tile_packed_rows.cc) instead.
+constexpr int kAvx512TileRows = 8;
 
 template <int kRows>
 void TileAvx512(const float* a, int64_t lda, const float* bp, int64_t ldbp, int64_t kc, float* c, int64_t ldc,
                 int64_t cols, float alpha, bool first, SgemmPrefetch prefetch) {
   __m512 acc[kRows][2];
-#pragma GCC unroll 12
-  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-  const auto step = [&](int64_t kk) __attribute__((always_inline)) {
-    // The panel's rows 8 ahead into L1 (it streams from L2): an LSTM's per-step products (8 rows by 1 MB of packed
-    // weights) 7% faster; ResNet-50, BERT and MobileNet-v2 unchanged within noise.
-    _mm_prefetch(reinterpret_cast<const char*>(bp + (kk + 8) * ldbp), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(bp + (kk + 8) * ldbp + 16), _MM_HINT_T0);
-    const __m512 b0 = _mm512_loadu_ps(bp + kk * ldbp);
-    const __m512 b1 = _mm512_loadu_ps(bp + kk * ldbp + 16);
-#pragma GCC unroll 12
-    for (int r = 0; r < kRows; ++r) {
-      const __m512 av = _mm512_set1_ps(a[r * lda + kk]);
-      acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
-    }
-  };
-  // The caller's next memory, one line every other K step, in a loop of its own: the counter and the test per step
-  // cost the 8-row tile 4-5% on a panel from L1.
-  const int64_t fetch_steps = std::min(kc, 2 * prefetch.lines);
-  int64_t kk = 0;
-  for (; kk < fetch_steps; ++kk) {
-    if ((kk & 1) == 0) _mm_prefetch(prefetch.begin + (kk >> 1) * kSgemmLineBytes, _MM_HINT_T1);
-    step(kk);
-  }
-#pragma GCC unroll 2
-  for (; kk < kc; ++kk) step(kk);
+  Avx512TileSums<kRows>(
+      acc, [ a, lda ](int64_t kk, int r) __attribute__((always_inline)) { return a[r * lda + kk]; }, bp, ldbp, kc,
+      prefetch);
   // Out of the registers through constant indices only (see TileAvx2).
   alignas(64) float sums[kRows][32];
-#pragma GCC unroll 12
+#pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
     _mm512_store_ps(sums[r], acc[r][0]);
     _mm512_store_ps(sums[r] + 16, acc[r][1]);
@@ -226,18 +204,6 @@ void TileAvx512Any(int rows, const float* a, int64_t lda, const float* bp, int64
   while (rows > 0) {
     const int r = std::min(rows, kAvx512TileRows);
     switch (r) {
-      case 12:
-        TileAvx512<12>(a, lda, bp, ldbp, kc, c, ldc, cols, alpha, first, prefetch);
-        break;
-      case 11:
-        TileAvx512<11>(a, lda, bp, ldbp, kc, c, ldc, cols, alpha, first, prefetch);
-        break;
-      case 10:
-        TileAvx512<10>(a, lda, bp, ldbp, kc, c, ldc, cols, alpha, first, prefetch);
-        break;
-      case 9:
-        TileAvx512<9>(a, lda, bp, ldbp, kc, c, ldc, cols, alpha, first, prefetch);
-        break;
       case 8:
         TileAvx512<8>(a, lda, bp, ldbp, kc, c, ldc, cols, alpha, first, prefetch);
         break;

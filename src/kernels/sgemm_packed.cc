@@ -19,7 +19,7 @@ constexpr int64_t kTaskColumns = 128;
 // The panel width: the columns one tile computes from contiguous rows of B. AVX-512's tile takes 32 (two vectors);
 // the AVX2 one computes 32 columns as two halves of 16, so panels of 16 keep each half's reads contiguous and a K
 // block of one panel (16 KB) in L1 while every row group of A passes over it.
-int64_t PanelWidth() { return SgemmTileRows() >= 8 ? kSgemmTileN : kSgemmTileN / 2; }
+int64_t PanelWidth() { return SgemmTileRows() == 8 ? kSgemmTileN : kSgemmTileN / 2; }
 
 // Tile j of the `count` tiles that `rows` rows are split into, as evenly as they go (128 rows in 10 tiles: 8 of 13 and
 // 2 of 12, not 9 of 14 and one of 2): a short tile loads B for few multiplies and keeps fewer sums in flight.
@@ -167,7 +167,7 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
     Epilogue(c, 0, m, 0, n_);
     return;
   }
-  // The vector tiles (AVX2 or AVX-512, 6 or 8 rows) imply AVX2 + FMA, which the single-row loops use.
+  // The vector tiles (AVX2 or AVX-512) imply AVX2 + FMA, which the single-row loops use.
   if (m == 1 && tile_rows_ > 1) {
     RunRow(a, c, threads, accumulate);
     return;
@@ -189,6 +189,12 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
   const int64_t tasks = column_groups * row_groups;
   const int64_t group_tiles = rows_per_group / tile_rows;  // tiles of every row group (the last may need fewer)
   auto tiles_of_group = [&](int64_t m0) { return (std::min(m, m0 + rows_per_group) - m0 + tile_rows - 1) / tile_rows; };
+  // Tile j of the row group starting at m0, its first row absolute: the packing below and the tasks split alike.
+  auto row_tile = [&](int64_t m0, int64_t count, int64_t j) {
+    RowTile tile = EvenRowTile(std::min(m, m0 + rows_per_group) - m0, count, j);
+    tile.start += m0;
+    return tile;
+  };
   // With the packed-rows tile, A's rows first go to the caller's scratch, tile by tile (the tile starting at row i0
   // at i0 * k), on the threads.
   const float* packed_a = nullptr;
@@ -199,9 +205,8 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
     RunTasks(row_groups * group_tiles, threads, [&](int64_t t) {
       const int64_t m0 = t / group_tiles * rows_per_group, count = tiles_of_group(m0), j = t % group_tiles;
       if (j >= count) return;
-      const RowTile tile = EvenRowTile(std::min(m, m0 + rows_per_group) - m0, count, j);
-      const int64_t i0 = m0 + tile.start;
-      PackSgemmRows(static_cast<int>(tile.rows), a + i0 * k_, k_, k_, out + i0 * k_);
+      const RowTile tile = row_tile(m0, count, j);
+      PackSgemmRows(static_cast<int>(tile.rows), a + tile.start * k_, k_, k_, out + tile.start * k_);
     });
     packed_a = out;
   }
@@ -222,8 +227,8 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
         const int64_t share = (next_lines + count - 1) / count;
         int64_t fetched = 0;
         for (int64_t j = 0; j < count; ++j) {
-          const RowTile rt = EvenRowTile(m1 - m0, count, j);
-          const int64_t i0 = m0 + rt.start;
+          const RowTile rt = row_tile(m0, count, j);
+          const int64_t i0 = rt.start;
           const int rows = static_cast<int>(rt.rows);
           const int64_t lines = std::min(share, next_lines - fetched);
           const SgemmPrefetch prefetch{next + fetched * kSgemmLineBytes, lines};

@@ -21,36 +21,15 @@ namespace {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma")
 
+#include "kernels/sgemm_tile_avx512_sums.inc"
+
 template <int kRows>
 void PackedRowsTile(const float* ap, const float* bp, int64_t ldbp, int64_t kc, float* c, int64_t ldc, int64_t cols,
                     bool first, SgemmPrefetch prefetch) {
   __m512 acc[kRows][2];
-#pragma GCC unroll 14
-  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-  const auto step = [&](int64_t kk) __attribute__((always_inline)) {
-    // The panel's rows 8 ahead into L1 (it streams from L2 for the first tile of rows over it); measured faster
-    // with the prefetches than without even where it is in L1 already (Sapphire Rapids, BERT's products: 6-10%).
-    _mm_prefetch(reinterpret_cast<const char*>(bp + (kk + 8) * ldbp), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(bp + (kk + 8) * ldbp + 16), _MM_HINT_T0);
-    const __m512 b0 = _mm512_loadu_ps(bp + kk * ldbp);
-    const __m512 b1 = _mm512_loadu_ps(bp + kk * ldbp + 16);
-    const float* a = ap + kk * kRows;
-#pragma GCC unroll 14
-    for (int r = 0; r < kRows; ++r) {
-      const __m512 av = _mm512_set1_ps(a[r]);
-      acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-      acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
-    }
-  };
-  // The caller's next memory, one line every other K step, in a loop of its own (a test per step cost 4-5%).
-  const int64_t fetch_steps = std::min(kc, 2 * prefetch.lines);
-  int64_t kk = 0;
-  for (; kk < fetch_steps; ++kk) {
-    if ((kk & 1) == 0) _mm_prefetch(prefetch.begin + (kk >> 1) * kSgemmLineBytes, _MM_HINT_T1);
-    step(kk);
-  }
-#pragma GCC unroll 2
-  for (; kk < kc; ++kk) step(kk);
+  Avx512TileSums<kRows>(
+      acc, [ap](int64_t kk, int r) __attribute__((always_inline)) { return ap[kk * kRows + r]; }, bp, ldbp, kc,
+      prefetch);
   const __mmask16 mask0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
   const __mmask16 mask1 = cols >= 32 ? __mmask16(0xFFFF) : cols <= 16 ? 0 : __mmask16((1u << (cols - 16)) - 1);
 #pragma GCC unroll 14
