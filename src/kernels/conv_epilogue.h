@@ -86,4 +86,36 @@ inline void StoreWithEpilogue(__m256 v, __m256 bias, const ConvEpilogue& e, floa
 
 #pragma GCC pop_options
 
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+
+// e's activation applied to 16 outputs, as ApplyActivation to 8.
+inline __m512 ApplyActivation16(__m512 v, const ConvEpilogue& e) {
+  switch (e.activation) {
+    case ConvEpilogue::Activation::kNone:
+      break;
+    case ConvEpilogue::Activation::kRelu: {
+      // v > 0 ? v : alpha * v
+      const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
+      v = _mm512_mask_blend_ps(positive, _mm512_mul_ps(v, _mm512_set1_ps(e.alpha)), v);
+      break;
+    }
+    case ConvEpilogue::Activation::kClip:
+      v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.alpha)), _mm512_set1_ps(e.beta));
+      break;
+    case ConvEpilogue::Activation::kSwish:
+    case ConvEpilogue::Activation::kHardSwish: {
+      // ApplyActivation on each half: one formula for both vector widths.
+      const __m256 low = ApplyActivation(_mm512_castps512_ps256(v), e);
+      const __m256 high = ApplyActivation(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)), e);
+      v = _mm512_castpd_ps(
+          _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(low)), _mm256_castps_pd(high), 1));
+      break;
+    }
+  }
+  return v;
+}
+
+#pragma GCC pop_options
+
 }  // namespace onyx::kernels

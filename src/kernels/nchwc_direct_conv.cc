@@ -104,32 +104,7 @@ struct V {
   static T And(T a, T bits) {
     return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(a), _mm512_castps_si512(bits)));
   }
-  // e's activation on 16 lanes, as conv_epilogue.h's ApplyActivation on 8.
-  static T Activate(T v, const ConvEpilogue& e) {
-    switch (e.activation) {
-      case ConvEpilogue::Activation::kNone:
-        break;
-      case ConvEpilogue::Activation::kRelu: {
-        // v > 0 ? v : alpha * v
-        const __mmask16 positive = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_GT_OQ);
-        v = _mm512_mask_blend_ps(positive, _mm512_mul_ps(v, _mm512_set1_ps(e.alpha)), v);
-        break;
-      }
-      case ConvEpilogue::Activation::kClip:
-        v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.alpha)), _mm512_set1_ps(e.beta));
-        break;
-      case ConvEpilogue::Activation::kSwish:
-      case ConvEpilogue::Activation::kHardSwish: {
-        // As conv_epilogue.h's on each half: one formula for both vector widths.
-        const __m256 low = ApplyActivation(_mm512_castps512_ps256(v), e);
-        const __m256 high = ApplyActivation(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)), e);
-        v = _mm512_castpd_ps(
-            _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(low)), _mm256_castps_pd(high), 1));
-        break;
-      }
-    }
-    return v;
-  }
+  static T Activate(T v, const ConvEpilogue& e) { return ApplyActivation16(v, e); }
 };
 #include "kernels/nchwc_direct_conv_tile.inc"
 }  // namespace

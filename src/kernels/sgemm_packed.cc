@@ -21,16 +21,6 @@ constexpr int64_t kTaskColumns = 128;
 // block of one panel (16 KB) in L1 while every row group of A passes over it.
 int64_t PanelWidth() { return SgemmTileRows() == 8 ? kSgemmTileN : kSgemmTileN / 2; }
 
-// Tile j of the `count` tiles that `rows` rows are split into, as evenly as they go (128 rows in 10 tiles: 8 of 13 and
-// 2 of 12, not 9 of 14 and one of 2): a short tile loads B for few multiplies and keeps fewer sums in flight.
-struct RowTile {
-  int64_t start, rows;
-};
-RowTile EvenRowTile(int64_t rows, int64_t count, int64_t j) {
-  const int64_t q = rows / count, rem = rows % count;
-  return {j * q + std::min(j, rem), q + (j < rem ? 1 : 0)};
-}
-
 // The rows of A packed for the packed-rows tile, per calling thread: the tasks of one Run read the caller's copy.
 std::vector<float>& PackedRowsScratch() {
   thread_local std::vector<float> buffer;
@@ -191,7 +181,7 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
   auto tiles_of_group = [&](int64_t m0) { return (std::min(m, m0 + rows_per_group) - m0 + tile_rows - 1) / tile_rows; };
   // Tile j of the row group starting at m0, its first row absolute: the packing below and the tasks split alike.
   auto row_tile = [&](int64_t m0, int64_t count, int64_t j) {
-    RowTile tile = EvenRowTile(std::min(m, m0 + rows_per_group) - m0, count, j);
+    SgemmRowTile tile = EvenRowTile(std::min(m, m0 + rows_per_group) - m0, count, j);
     tile.start += m0;
     return tile;
   };
@@ -205,7 +195,7 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
     RunTasks(row_groups * group_tiles, threads, [&](int64_t t) {
       const int64_t m0 = t / group_tiles * rows_per_group, count = tiles_of_group(m0), j = t % group_tiles;
       if (j >= count) return;
-      const RowTile tile = row_tile(m0, count, j);
+      const SgemmRowTile tile = row_tile(m0, count, j);
       PackSgemmRows(static_cast<int>(tile.rows), a + tile.start * k_, k_, k_, out + tile.start * k_);
     });
     packed_a = out;
@@ -227,7 +217,7 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
         const int64_t share = (next_lines + count - 1) / count;
         int64_t fetched = 0;
         for (int64_t j = 0; j < count; ++j) {
-          const RowTile rt = row_tile(m0, count, j);
+          const SgemmRowTile rt = row_tile(m0, count, j);
           const int64_t i0 = rt.start;
           const int rows = static_cast<int>(rt.rows);
           const int64_t lines = std::min(share, next_lines - fetched);

@@ -31,6 +31,16 @@ using SgemmTileFn = void (*)(int rows, const float* a, int64_t lda, const float*
 using SgemmPackedRowsTileFn = void (*)(int rows, const float* ap, const float* bp, int64_t ldbp, int64_t kc, float* c,
                                        int64_t ldc, int64_t cols, bool first, SgemmPrefetch prefetch);
 
+// Tile j of the `count` tiles that `rows` rows are split into, as evenly as they go (128 rows in 10 tiles: 8 of 13 and
+// 2 of 12, not 9 of 14 and one of 2): a short tile loads B for few multiplies and keeps fewer sums in flight.
+struct SgemmRowTile {
+  int64_t start, rows;
+};
+inline SgemmRowTile EvenRowTile(int64_t rows, int64_t count, int64_t j) {
+  const int64_t q = rows / count, rem = rows % count;
+  return {j * q + (j < rem ? j : rem), q + (j < rem ? 1 : 0)};
+}
+
 // The packed-rows tile where the active SGEMM path is AVX-512 (null elsewhere), and its largest row count.
 SgemmPackedRowsTileFn ActivePackedRowsTile();
 inline constexpr int kSgemmPackedRowsMax = 14;
@@ -38,6 +48,11 @@ inline constexpr int kSgemmPackedRowsMax = 14;
 // Rows [0, rows) of A (element (r, kk) at a[r * lda + kk], kk < k) into dst in the packed-rows tile's order:
 // dst[kk * rows + r].
 void PackSgemmRows(int rows, const float* a, int64_t lda, int64_t k, float* dst);
+
+// Rows of A gathered from a blocked tensor (nChw16c) into the same order: row r's columns [16 j, 16 j + 16) at
+// a + row_offsets[r] + j * chunk_stride (one pixel's block j of channels), k = 16 * chunks.
+void PackSgemmRowBlocks(int rows, const float* a, const int64_t* row_offsets, int64_t chunk_stride, int64_t chunks,
+                        float* dst);
 
 // The tile of the best vector code the CPU and ONYX_MAX_ISA allow (AVX-512, AVX2 + FMA or scalar std::fma: the same
 // bits), and the rows it computes at once (8, 6 or 1).

@@ -90,23 +90,34 @@ inline void Transpose16x16(__m512 r[16]) {
   }
 }
 
-// PackSgemmRows, 16 columns of K at a time through a register transpose (4x faster than element by element, which
-// cost a product of 256 columns a tenth of its time).
-void PackRowsAvx512(int rows, const float* a, int64_t lda, int64_t k, float* dst) {
+// Packs `rows` rows, 16 columns of K at a time through a register transpose (4x faster than element by element, which
+// cost a product of 256 columns a tenth of its time): row_at(i, k0) is row i's column k0, 16 columns of it (n of them
+// readable) from there on.
+template <typename RowAt>
+__attribute__((always_inline)) inline void PackRowsAvx512(int rows, int64_t k, float* dst, RowAt row_at) {
   const __mmask16 row_mask = static_cast<__mmask16>((1u << rows) - 1);
   for (int64_t k0 = 0; k0 < k; k0 += 16) {
     const int64_t n = std::min<int64_t>(16, k - k0);
     const __mmask16 col_mask = n == 16 ? __mmask16(0xFFFF) : static_cast<__mmask16>((1u << n) - 1);
     __m512 r[16];
 #pragma GCC unroll 16
-    for (int i = 0; i < 16; ++i)
-      r[i] = i < rows ? _mm512_maskz_loadu_ps(col_mask, a + i * lda + k0) : _mm512_setzero_ps();
+    for (int i = 0; i < 16; ++i) r[i] = i < rows ? _mm512_maskz_loadu_ps(col_mask, row_at(i, k0)) : _mm512_setzero_ps();
     Transpose16x16(r);
 #pragma GCC unroll 16
     for (int j = 0; j < 16; ++j) {
       if (j < n) _mm512_mask_storeu_ps(dst + (k0 + j) * rows, row_mask, r[j]);
     }
   }
+}
+
+void PackRowsStrided(int rows, const float* a, int64_t lda, int64_t k, float* dst) {
+  PackRowsAvx512(rows, k, dst, [&](int i, int64_t k0) { return a + i * lda + k0; });
+}
+
+void PackRowBlocks(int rows, const float* a, const int64_t* row_offsets, int64_t chunk_stride, int64_t chunks,
+                   float* dst) {
+  PackRowsAvx512(rows, 16 * chunks, dst,
+                 [&](int i, int64_t k0) { return a + row_offsets[i] + k0 / 16 * chunk_stride; });
 }
 
 #pragma GCC pop_options
@@ -119,13 +130,25 @@ SgemmPackedRowsTileFn ActivePackedRowsTile() {
 
 void PackSgemmRows(int rows, const float* a, int64_t lda, int64_t k, float* dst) {
   if (ActivePackedRowsTile() != nullptr && rows <= 16) {
-    PackRowsAvx512(rows, a, lda, k, dst);
+    PackRowsStrided(rows, a, lda, k, dst);
     return;
   }
   for (int r = 0; r < rows; ++r) {
     const float* row = a + r * lda;
     float* out = dst + r;
     for (int64_t kk = 0; kk < k; ++kk) out[kk * rows] = row[kk];
+  }
+}
+
+void PackSgemmRowBlocks(int rows, const float* a, const int64_t* row_offsets, int64_t chunk_stride, int64_t chunks,
+                        float* dst) {
+  if (ActivePackedRowsTile() != nullptr && rows <= 16) {
+    PackRowBlocks(rows, a, row_offsets, chunk_stride, chunks, dst);
+    return;
+  }
+  for (int r = 0; r < rows; ++r) {
+    for (int64_t kk = 0; kk < 16 * chunks; ++kk)
+      dst[kk * rows + r] = a[row_offsets[r] + kk / 16 * chunk_stride + kk % 16];
   }
 }
 

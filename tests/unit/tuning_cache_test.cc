@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -21,6 +22,7 @@
 #include "format/tensor_proto.h"
 #include "kernels/cpu_isa.h"
 #include "kernels/dnnl_util.h"
+#include "kernels/nchwc_pointwise_conv.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
@@ -428,6 +430,11 @@ bool HasWinograd() { return WinogradCandidates() > 0; }
 size_t OwnDirectCandidates() { return kernels::EffectiveIsa() == kernels::Isa::kOther ? 0 : 1; }
 // Its candidates per thread count: the rows order and the gathered one (odirect, ogather).
 size_t OwnDirectKinds() { return 2 * OwnDirectCandidates(); }
+// onyx's 1x1 convolution as a matrix product (kernels/nchwc_pointwise_conv.h) is a candidate for the 1x1 convolutions
+// without padding where its packed-rows tile runs (AVX-512).
+size_t OwnPointwiseCandidates() {
+  return kernels::NchwcPointwiseConv::Supported({1, 64, 32, 20, 20, 20, 20, 1, 1}) ? 1 : 0;
+}
 // The convolutions of kConvModel with a choice at 1 thread: the 3x3 (Winograd or own direct) and the 1x1 (own direct).
 size_t ShapesTimedAtOneThread() { return (HasWinograd() || OwnDirectCandidates() > 0 ? 1 : 0) + OwnDirectCandidates(); }
 
@@ -510,8 +517,9 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
           << choice;
     } else {
       EXPECT_NE(d.signature.find("w=32x64x1x1"), std::string::npos) << d.signature;
-      EXPECT_EQ(d.entry.times.size(), 1 + own_direct);
-      EXPECT_TRUE(choice == "direct/t1" || choice == "odirect/t1" || choice == "ogather/t1") << choice;
+      EXPECT_EQ(d.entry.times.size(), 1 + own_direct + OwnPointwiseCandidates());
+      EXPECT_TRUE(choice == "direct/t1" || choice == "odirect/t1" || choice == "ogather/t1" || choice == "opw/t1")
+          << choice;
     }
   }
   // Two threads: both convolutions are small enough for their thread count to be timed too. Every 2-thread timing
@@ -525,7 +533,8 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
     const bool is_3x3 = d.signature.find("x3x3") != std::string::npos;
     // One image with 32 and 64 output channels: both also have the split candidate (2 one-thread halves).
     EXPECT_NE(d.signature.find(" split"), std::string::npos) << d.signature;
-    EXPECT_EQ(d.entry.times.size(), 2 * (1 + (is_3x3 ? WinogradCandidates() : 0) + own_direct) + 1) << d.signature;
+    const size_t kinds = 1 + (is_3x3 ? WinogradCandidates() : OwnPointwiseCandidates()) + own_direct;
+    EXPECT_EQ(d.entry.times.size(), 2 * kinds + 1) << d.signature;
   }
   // The same convolutions at different thread counts are separate keys in one file.
   const std::string file = ReadText(TuningCache::Process()->path());
@@ -757,6 +766,59 @@ TEST_F(TunedConv, OwnDirectChoiceComputesTheSameConvolutions) {
   }
 }
 
+// 1x1 convolutions only: 32 -> 288 channels (two K blocks of the next one) with Relu, 288 -> 32 with the residual sum
+// and Relu fused, then a stride-2 one of 32 -> 40 (a partial block) with LeakyRelu; 400 pixels (tiles of 13 and 14
+// rows), 100 after the stride.
+constexpr const char* kPointwiseModel = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,32,20,20] x, float[288,32,1,1] w, float[288] b, float[32,288,1,1] w2, float[32] b2, float[40,32,1,1] w3,
+   float[40] b3) => (float[1,40,10,10] y) {
+  e = Conv(x, w, b)
+  r = Relu(e)
+  c = Conv(r, w2, b2)
+  s = Add(c, x)
+  t = Relu(s)
+  d = Conv<strides = [2,2]>(t, w3, b3)
+  y = LeakyRelu<alpha = 0.1>(d)
+}
+)";
+
+TEST_F(TunedConv, OwnPointwiseChoiceComputesTheSameConvolutions) {
+  // Every 1x1 convolution that has the pointwise matrix product as a candidate forced onto it through the cache (the
+  // others keep their tuned choice), at 1 and 2 threads: against the unoptimized session.
+  if (OwnPointwiseCandidates() == 0) GTEST_SKIP() << "no pointwise matrix product on this CPU";
+  for (const char* model : {kConvModel, kResidualModel, kStridedModel, kPointwiseModel}) {
+    for (const int threads : {1, 2}) {
+      SCOPED_TRACE(std::string(model) + " at " + std::to_string(threads) + " threads");
+      fs::remove_all(dir_);
+      const Tensor want = Reference(model);
+      const auto tuned = TuneUntil(threads, 1, want, model);
+      // Each pointwise candidate as timed: at the session's thread count, or at 1 where the convolution is too small
+      // for its thread count to be a choice.
+      std::map<std::string, std::string> forced;
+      TuningCache::ResetProcess(dir_.string());
+      for (const auto& d : tuned) {
+        std::string choice = d.entry.choice;
+        for (const auto& [name, ms] : d.entry.times) {
+          if (name.rfind("opw/", 0) == 0 && (choice.rfind("opw/", 0) != 0 || name == "opw/t2")) choice = name;
+        }
+        if (choice.rfind("opw/", 0) == 0) forced[d.signature] = choice;
+        ASSERT_TRUE(TuningCache::Process()->Record(d.signature, {choice, {}}).ok());
+      }
+      if (forced.empty()) GTEST_SKIP() << "timings disturbed by other processes in every try";
+      TuningCache::ResetProcess(dir_.string());
+      kernels::SetTuningModeOverride(TuningMode::kCache);
+      ExpectClose(want, RunConv(threads, model));
+      size_t taken = 0;
+      for (const auto& d : TuningCache::Process()->Decisions()) {
+        auto it = forced.find(d.signature);
+        taken += it != forced.end() && d.entry.choice == it->second ? 1 : 0;
+      }
+      EXPECT_EQ(taken, forced.size());
+    }
+  }
+}
+
 TEST_F(TunedConv, SeparateDepthwiseChoiceComputesTheSameConvolutions) {
   // The 1x1 expansion with its depthwise convolution fused (kDepthwiseModel) forced onto the separate candidates
   // through the cache (the depthwise convolution as a primitive of its own after the 1x1 one, through a buffer; the
@@ -773,6 +835,7 @@ g (float[1,32,20,20] x, float[48,32,1,1] w, float[48] b, float[48,1,3,3] dw, flo
 )";
   std::vector<std::string> kinds{"sepdw"};
   if (OwnDirectCandidates() > 0) kinds.push_back("sepodirect");
+  if (OwnPointwiseCandidates() > 0) kinds.push_back("sepopw");
   for (const char* model : {kDepthwiseModel, kStride2Model}) {
     for (const int threads : {1, 2}) {
       for (const std::string& kind : kinds) {
