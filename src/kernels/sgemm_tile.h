@@ -49,10 +49,9 @@ inline constexpr int kSgemmPackedRowsMax = 14;
 // dst[kk * rows + r].
 void PackSgemmRows(int rows, const float* a, int64_t lda, int64_t k, float* dst);
 
-// Rows of A gathered from a blocked tensor (nChw16c) into the same order: row r's columns [16 j, 16 j + 16) at
-// a + row_offsets[r] + j * chunk_stride (one pixel's block j of channels), k = 16 * chunks.
-void PackSgemmRowBlocks(int rows, const float* a, const int64_t* row_offsets, int64_t chunk_stride, int64_t chunks,
-                        float* dst);
+// Rows of A gathered 16 columns at a time into the same order: row r's columns [16 j, 16 j + 16) are the 16 floats at
+// blocks[j * rows + r] (a blocked tensor's block of channels at one pixel, or zeros), k = 16 * chunks.
+void PackSgemmRowBlocks(int rows, const float* const* blocks, int64_t chunks, float* dst);
 
 // The tile of the best vector code the CPU and ONYX_MAX_ISA allow (AVX-512, AVX2 + FMA or scalar std::fma: the same
 // bits), and the rows it computes at once (8, 6 or 1).

@@ -114,10 +114,8 @@ void PackRowsStrided(int rows, const float* a, int64_t lda, int64_t k, float* ds
   PackRowsAvx512(rows, k, dst, [&](int i, int64_t k0) { return a + i * lda + k0; });
 }
 
-void PackRowBlocks(int rows, const float* a, const int64_t* row_offsets, int64_t chunk_stride, int64_t chunks,
-                   float* dst) {
-  PackRowsAvx512(rows, 16 * chunks, dst,
-                 [&](int i, int64_t k0) { return a + row_offsets[i] + k0 / 16 * chunk_stride; });
+void PackRowBlocks(int rows, const float* const* blocks, int64_t chunks, float* dst) {
+  PackRowsAvx512(rows, 16 * chunks, dst, [&](int i, int64_t k0) { return blocks[k0 / 16 * rows + i]; });
 }
 
 #pragma GCC pop_options
@@ -140,15 +138,13 @@ void PackSgemmRows(int rows, const float* a, int64_t lda, int64_t k, float* dst)
   }
 }
 
-void PackSgemmRowBlocks(int rows, const float* a, const int64_t* row_offsets, int64_t chunk_stride, int64_t chunks,
-                        float* dst) {
+void PackSgemmRowBlocks(int rows, const float* const* blocks, int64_t chunks, float* dst) {
   if (ActivePackedRowsTile() != nullptr && rows <= 16) {
-    PackRowBlocks(rows, a, row_offsets, chunk_stride, chunks, dst);
+    PackRowBlocks(rows, blocks, chunks, dst);
     return;
   }
   for (int r = 0; r < rows; ++r) {
-    for (int64_t kk = 0; kk < 16 * chunks; ++kk)
-      dst[kk * rows + r] = a[row_offsets[r] + kk / 16 * chunk_stride + kk % 16];
+    for (int64_t kk = 0; kk < 16 * chunks; ++kk) dst[kk * rows + r] = blocks[kk / 16 * rows + r][kk % 16];
   }
 }
 

@@ -22,7 +22,7 @@
 #include "format/tensor_proto.h"
 #include "kernels/cpu_isa.h"
 #include "kernels/dnnl_util.h"
-#include "kernels/nchwc_pointwise_conv.h"
+#include "kernels/nchwc_gemm_conv.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
@@ -430,10 +430,14 @@ bool HasWinograd() { return WinogradCandidates() > 0; }
 size_t OwnDirectCandidates() { return kernels::EffectiveIsa() == kernels::Isa::kOther ? 0 : 1; }
 // Its candidates per thread count: the rows order and the gathered one (odirect, ogather).
 size_t OwnDirectKinds() { return 2 * OwnDirectCandidates(); }
-// onyx's 1x1 convolution as a matrix product (kernels/nchwc_pointwise_conv.h) is a candidate for the 1x1 convolutions
-// without padding where its packed-rows tile runs (AVX-512).
-size_t OwnPointwiseCandidates() {
-  return kernels::NchwcPointwiseConv::Supported({1, 64, 32, 20, 20, 20, 20, 1, 1}) ? 1 : 0;
+// onyx's convolution as a matrix product (kernels/nchwc_gemm_conv.h) is a candidate for every convolution of one
+// group without a fused depthwise one where its packed-rows tile runs (AVX-512).
+size_t OwnGemmCandidates() {
+  kernels::GemmConvShape shape;
+  shape.in_channels = 32;
+  shape.out_channels = 64;
+  shape.height = shape.width = shape.out_height = shape.out_width = 20;
+  return kernels::NchwcGemmConv::Supported(shape) ? 1 : 0;
 }
 // The convolutions of kConvModel with a choice at 1 thread: the 3x3 (Winograd or own direct) and the 1x1 (own direct).
 size_t ShapesTimedAtOneThread() { return (HasWinograd() || OwnDirectCandidates() > 0 ? 1 : 0) + OwnDirectCandidates(); }
@@ -511,14 +515,14 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
     EXPECT_NE(d.signature.find(" threads=1"), std::string::npos) << d.signature;
     const std::string& choice = d.entry.choice;
     if (d.signature.find("w=64x32x3x3") != std::string::npos) {
-      EXPECT_EQ(d.entry.times.size(), 1 + WinogradCandidates() + own_direct);
+      EXPECT_EQ(d.entry.times.size(), 1 + WinogradCandidates() + own_direct + OwnGemmCandidates());
       EXPECT_TRUE(choice == "direct/t1" || choice == "winograd/t1" || choice == "owino2/t1" || choice == "owino4/t1" ||
-                  choice == "odirect/t1" || choice == "ogather/t1")
+                  choice == "odirect/t1" || choice == "ogather/t1" || choice == "ogemm/t1")
           << choice;
     } else {
       EXPECT_NE(d.signature.find("w=32x64x1x1"), std::string::npos) << d.signature;
-      EXPECT_EQ(d.entry.times.size(), 1 + own_direct + OwnPointwiseCandidates());
-      EXPECT_TRUE(choice == "direct/t1" || choice == "odirect/t1" || choice == "ogather/t1" || choice == "opw/t1")
+      EXPECT_EQ(d.entry.times.size(), 1 + own_direct + OwnGemmCandidates());
+      EXPECT_TRUE(choice == "direct/t1" || choice == "odirect/t1" || choice == "ogather/t1" || choice == "ogemm/t1")
           << choice;
     }
   }
@@ -533,7 +537,7 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
     const bool is_3x3 = d.signature.find("x3x3") != std::string::npos;
     // One image with 32 and 64 output channels: both also have the split candidate (2 one-thread halves).
     EXPECT_NE(d.signature.find(" split"), std::string::npos) << d.signature;
-    const size_t kinds = 1 + (is_3x3 ? WinogradCandidates() : OwnPointwiseCandidates()) + own_direct;
+    const size_t kinds = 1 + (is_3x3 ? WinogradCandidates() : 0) + OwnGemmCandidates() + own_direct;
     EXPECT_EQ(d.entry.times.size(), 2 * kinds + 1) << d.signature;
   }
   // The same convolutions at different thread counts are separate keys in one file.
@@ -766,9 +770,9 @@ TEST_F(TunedConv, OwnDirectChoiceComputesTheSameConvolutions) {
   }
 }
 
-// 1x1 convolutions only: 32 -> 288 channels (two K blocks of the next one) with Relu, 288 -> 32 with the residual sum
-// and Relu fused, then a stride-2 one of 32 -> 40 (a partial block) with LeakyRelu; 400 pixels (tiles of 13 and 14
-// rows), 100 after the stride.
+// 1x1 convolutions: 32 -> 288 channels (two K blocks of the next one) with Relu, 288 -> 32 with the residual sum and
+// Relu fused, then a stride-2 one of 32 -> 40 (a partial block) with LeakyRelu; 400 pixels (tiles of 13 and 14 rows),
+// 100 after the stride.
 constexpr const char* kPointwiseModel = R"(
 <ir_version: 8, opset_import: ["" : 13]>
 g (float[1,32,20,20] x, float[288,32,1,1] w, float[288] b, float[32,288,1,1] w2, float[32] b2, float[40,32,1,1] w3,
@@ -783,26 +787,37 @@ g (float[1,32,20,20] x, float[288,32,1,1] w, float[288] b, float[32,288,1,1] w2,
 }
 )";
 
-TEST_F(TunedConv, OwnPointwiseChoiceComputesTheSameConvolutions) {
-  // Every 1x1 convolution that has the pointwise matrix product as a candidate forced onto it through the cache (the
-  // others keep their tuned choice), at 1 and 2 threads: against the unoptimized session.
-  if (OwnPointwiseCandidates() == 0) GTEST_SKIP() << "no pointwise matrix product on this CPU";
-  for (const char* model : {kConvModel, kResidualModel, kStridedModel, kPointwiseModel}) {
+// A dilated 3x3 convolution (pads 2) of 32 -> 48 channels, then a 5x3 one with uneven pads and stride 1x2.
+constexpr const char* kDilatedModel = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,32,20,20] x, float[48,32,3,3] w, float[48] b, float[24,48,5,3] w2) => (float[1,24,16,10] y) {
+  c = Conv<dilations = [2,2], pads = [2,2,2,2]>(x, w, b)
+  r = Relu(c)
+  y = Conv<pads = [0,1,0,0], strides = [1,2]>(r, w2)
+}
+)";
+
+TEST_F(TunedConv, OwnGemmChoiceComputesTheSameConvolutions) {
+  // Every convolution that has the matrix-product candidate forced onto it through the cache (the others keep their
+  // tuned choice), at 1 and 2 threads, against the unoptimized session: 3x3 with padding, a residual sum, strided
+  // ones with asymmetric pads and partial blocks, 1x1 ones over several K blocks, dilated and non-square windows.
+  if (OwnGemmCandidates() == 0) GTEST_SKIP() << "no matrix-product convolution on this CPU";
+  for (const char* model : {kConvModel, kResidualModel, kStridedModel, kPointwiseModel, kDilatedModel}) {
     for (const int threads : {1, 2}) {
       SCOPED_TRACE(std::string(model) + " at " + std::to_string(threads) + " threads");
       fs::remove_all(dir_);
       const Tensor want = Reference(model);
       const auto tuned = TuneUntil(threads, 1, want, model);
-      // Each pointwise candidate as timed: at the session's thread count, or at 1 where the convolution is too small
-      // for its thread count to be a choice.
+      // Each matrix-product candidate as timed: at the session's thread count, or at 1 where the convolution is too
+      // small for its thread count to be a choice.
       std::map<std::string, std::string> forced;
       TuningCache::ResetProcess(dir_.string());
       for (const auto& d : tuned) {
         std::string choice = d.entry.choice;
         for (const auto& [name, ms] : d.entry.times) {
-          if (name.rfind("opw/", 0) == 0 && (choice.rfind("opw/", 0) != 0 || name == "opw/t2")) choice = name;
+          if (name.rfind("ogemm/", 0) == 0 && (choice.rfind("ogemm/", 0) != 0 || name == "ogemm/t2")) choice = name;
         }
-        if (choice.rfind("opw/", 0) == 0) forced[d.signature] = choice;
+        if (choice.rfind("ogemm/", 0) == 0) forced[d.signature] = choice;
         ASSERT_TRUE(TuningCache::Process()->Record(d.signature, {choice, {}}).ok());
       }
       if (forced.empty()) GTEST_SKIP() << "timings disturbed by other processes in every try";
@@ -835,7 +850,7 @@ g (float[1,32,20,20] x, float[48,32,1,1] w, float[48] b, float[48,1,3,3] dw, flo
 )";
   std::vector<std::string> kinds{"sepdw"};
   if (OwnDirectCandidates() > 0) kinds.push_back("sepodirect");
-  if (OwnPointwiseCandidates() > 0) kinds.push_back("sepopw");
+  if (OwnGemmCandidates() > 0) kinds.push_back("sepogemm");
   for (const char* model : {kDepthwiseModel, kStride2Model}) {
     for (const int threads : {1, 2}) {
       for (const std::string& kind : kinds) {

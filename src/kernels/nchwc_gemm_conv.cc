@@ -1,4 +1,4 @@
-#include "kernels/nchwc_pointwise_conv.h"
+#include "kernels/nchwc_gemm_conv.h"
 
 #include <immintrin.h>
 
@@ -20,7 +20,8 @@ namespace {
 constexpr int64_t kLanes = 16;           // channels per block
 constexpr int64_t kPanel = kSgemmTileN;  // output channels per packed panel: two blocks
 constexpr int64_t kTileRows = kSgemmPackedRowsMax;
-constexpr int64_t kKBlockMax = 256;  // input channels per K block: a panel's block (32 KB) stays in L1
+constexpr int64_t kKBlockMax = 256;               // K per block: a panel's block (32 KB) stays in L1
+alignas(64) constexpr float kZeros[kLanes] = {};  // the input under a tap that falls in the padding
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -41,8 +42,8 @@ struct TileEnd {
 // 16 r. The pixels' channels: packed rows at a (kPacked), or kRows consecutive pixels of the blocked input at a, its
 // blocks of channels `plane` floats apart.
 template <int kRows, bool kPacked>
-void PointwiseTile(const float* a, int64_t plane, const float* bp, int64_t kc, float* y, int64_t y_block_stride,
-                   int blocks, const TileEnd& end, SgemmPrefetch prefetch) {
+void GemmTile(const float* a, int64_t plane, const float* bp, int64_t kc, float* y, int64_t y_block_stride, int blocks,
+              const TileEnd& end, SgemmPrefetch prefetch) {
   __m512 acc[kRows][2];
   if constexpr (kPacked) {
     Avx512TileSums<kRows>(
@@ -79,41 +80,51 @@ using TileFn = void (*)(const float*, int64_t, const float*, int64_t, float*, in
 
 template <bool kPacked, int... kRows>
 constexpr std::array<TileFn, sizeof...(kRows)> MakeTiles(std::integer_sequence<int, kRows...>) {
-  return {&PointwiseTile<kRows + 1, kPacked>...};
+  return {&GemmTile<kRows + 1, kPacked>...};
 }
 constexpr auto kPackedTiles = MakeTiles<true>(std::make_integer_sequence<int, kTileRows>());
 constexpr auto kInPlaceTiles = MakeTiles<false>(std::make_integer_sequence<int, kTileRows>());
 
 }  // namespace
 
-bool NchwcPointwiseConv::Supported(const PointwiseConvShape& s) {
+bool NchwcGemmConv::Supported(const GemmConvShape& s) {
   return ActivePackedRowsTile() != nullptr && EffectiveIsa() == Isa::kAvx512 && s.batch > 0 && s.in_channels > 0 &&
-         s.out_channels > 0 && s.height > 0 && s.width > 0 && s.stride_h > 0 && s.stride_w > 0 &&
-         s.out_height == (s.height - 1) / s.stride_h + 1 && s.out_width == (s.width - 1) / s.stride_w + 1;
+         s.out_channels > 0 && s.height > 0 && s.width > 0 && s.out_height > 0 && s.out_width > 0 && s.kernel_h > 0 &&
+         s.kernel_w > 0 && s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 && s.dilation_w > 0;
 }
 
-NchwcPointwiseConv::NchwcPointwiseConv(const PointwiseConvShape& shape, const float* weights, const float* bias,
-                                       const ConvEpilogue& epilogue)
+bool NchwcGemmConv::InPlace() const {
+  const GemmConvShape& s = shape_;
+  return s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
+         s.pad_left == 0 && s.out_height == s.height && s.out_width == s.width;
+}
+
+NchwcGemmConv::NchwcGemmConv(const GemmConvShape& shape, const float* weights, const float* bias,
+                             const ConvEpilogue& epilogue)
     : shape_(shape), epilogue_(epilogue) {
   in_blocks_ = CeilDiv(shape_.in_channels, kLanes);
   out_blocks_ = CeilDiv(shape_.out_channels, kLanes);
   panels_ = CeilDiv(out_blocks_, 2);
-  k_ = in_blocks_ * kLanes;
+  taps_ = shape_.kernel_h * shape_.kernel_w;
+  k_ = taps_ * in_blocks_ * kLanes;
   // Equal K blocks of at most kKBlockMax (1024 in 4 of 256, 384 in 2 of 192): no short last block.
-  const int64_t k_blocks = CeilDiv(k_, kKBlockMax);
-  k_block_ = CeilDiv(in_blocks_, k_blocks) * kLanes;
+  const int64_t chunks = k_ / kLanes, k_blocks = CeilDiv(k_, kKBlockMax);
+  k_block_ = CeilDiv(chunks, k_blocks) * kLanes;
   const size_t floats = static_cast<size_t>(k_ * panels_ * kPanel);
   packed_bytes_ = (floats * sizeof(float) + 63) / 64 * 64;
   packed_.reset(static_cast<float*>(std::aligned_alloc(64, packed_bytes_)));
   if (packed_ == nullptr) throw std::bad_alloc();
   std::memset(packed_.get(), 0, packed_bytes_);
+  // K index (tap * in_blocks_ + block) * 16 + lane: input channel block * 16 + lane at that tap.
   for (int64_t kb = 0; kb * k_block_ < k_; ++kb) {
     const int64_t k0 = kb * k_block_, kc = std::min(k_block_, k_ - k0);
     for (int64_t p = 0; p < panels_; ++p) {
-      float* panel = const_cast<float*>(Panel(kb, p));
-      for (int64_t kk = 0; kk < kc && k0 + kk < shape_.in_channels; ++kk) {
+      float* panel = packed_.get() + (Panel(kb, p) - packed_.get());
+      for (int64_t kk = 0; kk < kc; ++kk) {
+        const int64_t k = k0 + kk, tap = k / (in_blocks_ * kLanes), ic = k % (in_blocks_ * kLanes);
+        if (ic >= shape_.in_channels) continue;
         for (int64_t j = 0; j < kPanel && p * kPanel + j < shape_.out_channels; ++j) {
-          panel[kk * kPanel + j] = weights[(p * kPanel + j) * shape_.in_channels + k0 + kk];
+          panel[kk * kPanel + j] = weights[((p * kPanel + j) * shape_.in_channels + ic) * taps_ + tap];
         }
       }
     }
@@ -127,13 +138,13 @@ NchwcPointwiseConv::NchwcPointwiseConv(const PointwiseConvShape& shape, const fl
   }
 }
 
-const float* NchwcPointwiseConv::Panel(int64_t kb, int64_t p) const {
+const float* NchwcGemmConv::Panel(int64_t kb, int64_t p) const {
   const int64_t k0 = kb * k_block_, kc = std::min(k_block_, k_ - k0);
   return packed_.get() + k0 * panels_ * kPanel + p * kc * kPanel;
 }
 
-void NchwcPointwiseConv::Run(const float* src, float* dst, int threads) const {
-  const PointwiseConvShape& s = shape_;
+void NchwcGemmConv::Run(const float* src, float* dst, int threads) const {
+  const GemmConvShape& s = shape_;
   const int64_t pixels = s.out_height * s.out_width;
   const int64_t plane = s.height * s.width * kLanes, out_plane = pixels * kLanes;
   const int64_t k_blocks = CeilDiv(k_, k_block_);
@@ -155,31 +166,54 @@ void NchwcPointwiseConv::Run(const float* src, float* dst, int threads) const {
     }
   }
   const bool partial = s.out_channels % kLanes != 0;
-  const bool flat = s.stride_h == 1 && s.stride_w == 1;
+  const bool in_place = InPlace();
   RunTasks(s.batch * m_blocks * n_groups, threads, [&](int64_t task) {
     const int64_t n = task / (m_blocks * n_groups), mb = task / n_groups % m_blocks, ng = task % n_groups;
     const int64_t r0 = pixels * mb / m_blocks, rows = pixels * (mb + 1) / m_blocks - r0;
     const int64_t p0 = panels_ * ng / n_groups, p1 = panels_ * (ng + 1) / n_groups;
     const int64_t tiles = CeilDiv(rows, kTileRows);
-    // A stride-1 convolution's pixels are read where they are: consecutive pixels are 16 floats apart, so the tile's
-    // broadcasts still come from one pointer (56x56 and 28x28 maps 5-12% faster alone than packed, Sapphire Rapids);
-    // strided ones are gathered.
-    float* packed_rows = flat ? nullptr : ThreadFloats(ThreadBufferSlot::kKernelScratch, rows * k_block_);
+    // A 1x1 stride-1 convolution's pixels are read where they are (56x56 and 28x28 maps 5-12% faster alone than
+    // packed, Sapphire Rapids); the others' are gathered, tap by tap.
+    float* packed_rows = in_place ? nullptr : ThreadFloats(ThreadBufferSlot::kKernelScratch, rows * k_block_);
     const float* image = src + n * in_blocks_ * plane;
     float* y_image = dst + n * out_blocks_ * out_plane;
     for (int64_t kb = 0; kb < k_blocks; ++kb) {
       const int64_t k0 = kb * k_block_, kc = std::min(k_block_, k_ - k0);
-      // The block's pixels, tile by tile (tile j at its first row times kc).
-      for (int64_t j = 0; packed_rows != nullptr && j < tiles; ++j) {
+      // The block's pixels, tile by tile (tile j at its first row times kc): each row's 16 channels of chunk c (tap
+      // c / in_blocks_, channel block c % in_blocks_) from the input pixel under that tap, or zeros.
+      for (int64_t j = 0; !in_place && j < tiles; ++j) {
         const SgemmRowTile t = EvenRowTile(rows, tiles, j);
-        int64_t offsets[kTileRows];
-        for (int64_t i = 0; i < t.rows; ++i) {
+        const int rows_j = static_cast<int>(t.rows);
+        int64_t top[kTileRows], left[kTileRows];
+        for (int i = 0; i < rows_j; ++i) {
           const int64_t q = r0 + t.start + i;
-          offsets[i] =
-              flat ? q * kLanes : ((q / s.out_width) * s.stride_h * s.width + (q % s.out_width) * s.stride_w) * kLanes;
+          top[i] = q / s.out_width * s.stride_h - s.pad_top;
+          left[i] = q % s.out_width * s.stride_w - s.pad_left;
         }
-        PackSgemmRowBlocks(static_cast<int>(t.rows), image + k0 / kLanes * plane, offsets, plane, kc / kLanes,
-                           packed_rows + t.start * kc);
+        // Each row's input pixel under the current tap (null in the padding), recomputed where the tap changes.
+        const float* under_tap[kTileRows];
+        int64_t chunk = k0 / kLanes, tap = chunk / in_blocks_, block = chunk % in_blocks_;
+        auto find_pixels = [&] {
+          const int64_t dh = tap / s.kernel_w * s.dilation_h, dw = tap % s.kernel_w * s.dilation_w;
+          for (int i = 0; i < rows_j; ++i) {
+            const int64_t ih = top[i] + dh, iw = left[i] + dw;
+            const bool inside = ih >= 0 && ih < s.height && iw >= 0 && iw < s.width;
+            under_tap[i] = inside ? image + (ih * s.width + iw) * kLanes : nullptr;
+          }
+        };
+        find_pixels();
+        const float* blocks[kKBlockMax / kLanes * kTileRows];
+        for (int64_t c = 0; c < kc / kLanes; ++c) {
+          for (int i = 0; i < rows_j; ++i) {
+            blocks[c * rows_j + i] = under_tap[i] != nullptr ? under_tap[i] + block * plane : kZeros;
+          }
+          if (++block == in_blocks_ && c + 1 < kc / kLanes) {
+            block = 0;
+            ++tap;
+            find_pixels();
+          }
+        }
+        PackSgemmRowBlocks(rows_j, blocks, kc / kLanes, packed_rows + t.start * kc);
       }
       const bool last = kb + 1 == k_blocks;
       for (int64_t p = p0; p < p1; ++p) {
@@ -198,7 +232,7 @@ void NchwcPointwiseConv::Run(const float* src, float* dst, int threads) const {
           const int64_t first_line = std::min(next_lines, j * share);
           const SgemmPrefetch prefetch{reinterpret_cast<const char*>(next) + first_line * kSgemmLineBytes,
                                        std::min(share, next_lines - first_line)};
-          if (packed_rows != nullptr) {
+          if (!in_place) {
             kPackedTiles[static_cast<size_t>(t.rows - 1)](packed_rows + t.start * kc, 0, panel, kc,
                                                           y_panel + t.start * kLanes, out_plane, blocks, end, prefetch);
           } else {

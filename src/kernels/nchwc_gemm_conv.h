@@ -1,0 +1,72 @@
+// A float32 2-D convolution of one group between blocked tensors (nChw16c, AVX-512) computed as a matrix product on
+// the packed-rows SGEMM tile (sgemm_tile.h): output pixels are the rows, (tap, input channel) the K dimension, output
+// channels the columns. Bias, an optional residual sum and an activation are applied while the last K block's sums
+// are in registers (conv_epilogue.h), as onyx's direct convolution applies them.
+//
+// Why: the direct kernel (nchwc_direct_conv.h) and oneDNN's run a register tile of 6 pixels x 64 channels whose
+// weights stream from L2 for every 6 pixels: on an Intel Xeon (Sapphire Rapids) ResNet-50's 1x1 convolutions ran at
+// 150-165 GFLOP/s of the core's 221, its 3x3 ones on 7x7 and strided maps at 115-160. Here each tile's pixels are
+// first copied into the tile's order, 16 channels of one tap at a time through a register transpose
+// (PackSgemmRowBlocks: an im2col of one tile, zeros where the window pads), and a 14-pixel x 32-channel tile (28
+// accumulators) multiplies them by a K block of packed weights that stays in L1 while every tile of pixels of an
+// L2-sized block passes over it; the next block of weights is prefetched into L2 meanwhile. A 1x1 stride-1
+// convolution without padding reads its pixels where they are (consecutive pixels are 16 floats apart, so the tile's
+// broadcasts still come from one pointer). NchwcConv times it against the other candidates per shape
+// (tuning_cache.h).
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <vector>
+
+#include "kernels/conv_epilogue.h"
+
+namespace onyx::kernels {
+
+struct GemmConvShape {
+  int64_t batch = 1, in_channels = 0, out_channels = 0;
+  int64_t height = 0, width = 0, out_height = 0, out_width = 0;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0;  // those after the input follow from the output size
+};
+
+class NchwcGemmConv {
+ public:
+  // Whether it runs here: the packed-rows tile (AVX-512 under ONYX_MAX_ISA's cap) and positive sizes.
+  static bool Supported(const GemmConvShape& shape);
+
+  // weights: out_channels x in_channels x kernel_h x kernel_w (oihw); bias: out_channels values or null. Both copied
+  // into the kernel's layout (zeros in the channels that pad the last blocks).
+  NchwcGemmConv(const GemmConvShape& shape, const float* weights, const float* bias, const ConvEpilogue& epilogue);
+
+  // src: (batch, ceil(in_channels / 16), height, width, 16), its padding channels zero; dst: (batch,
+  // ceil(out_channels / 16), out_height, out_width, 16), holding the residual when the epilogue sums; its padding
+  // channels are left zero. On `threads` OpenMP threads; safe from several threads at once.
+  void Run(const float* src, float* dst, int threads) const;
+
+  // The packed weights (to evict them before a timed run, tuning_cache.h).
+  const float* packed_data() const { return packed_.get(); }
+  size_t packed_bytes() const { return packed_bytes_; }
+
+ private:
+  struct FreeAligned {
+    void operator()(float* p) const { std::free(p); }
+  };
+  // Panel p (32 output channels) of K block kb: kc rows of 32 floats.
+  const float* Panel(int64_t kb, int64_t p) const;
+  // Whether the pixels are read where they are (a 1x1 stride-1 convolution without padding).
+  bool InPlace() const;
+
+  GemmConvShape shape_;
+  int64_t in_blocks_ = 0, out_blocks_ = 0, panels_ = 0, taps_ = 0;
+  int64_t k_ = 0;        // taps_ * in_blocks_ * 16, tap-major
+  int64_t k_block_ = 0;  // K per block (a multiple of 16)
+  size_t packed_bytes_ = 0;
+  std::unique_ptr<float[], FreeAligned> packed_;  // per K block, per panel: kc x 32
+  std::vector<float> bias_;                       // panels_ * 32 values, zero past out_channels
+  std::vector<float> lane_mask_;                  // all bits set for a real output channel, 0 for padding
+  ConvEpilogue epilogue_;
+};
+
+}  // namespace onyx::kernels
