@@ -157,7 +157,7 @@ void ValidTaps(int64_t start, int64_t size, int64_t taps, int64_t dilation, int6
 
 }  // namespace
 
-bool NchwcDirectConv::Supported(const DirectConvShape& s) {
+bool NchwcDirectConv::Supported(const BlockedConvShape& s) {
   const Isa isa = EffectiveIsa();
   const bool isa_ok =
       (s.block == 16 && isa == Isa::kAvx512) ||
@@ -167,7 +167,7 @@ bool NchwcDirectConv::Supported(const DirectConvShape& s) {
          s.dilation_h > 0 && s.dilation_w > 0 && (s.input_blocked || s.in_channels <= 4);
 }
 
-NchwcDirectConv::NchwcDirectConv(const DirectConvShape& shape, const float* weights, const float* bias,
+NchwcDirectConv::NchwcDirectConv(const BlockedConvShape& shape, const float* weights, const float* bias,
                                  const ConvEpilogue& epilogue, Order order)
     : shape_(shape), order_(order), epilogue_(epilogue) {
   if (order_ == Order::kGathered && NeedsPadding()) {
@@ -232,13 +232,13 @@ bool NchwcDirectConv::NeedsPadding() const {
 }
 
 int64_t NchwcDirectConv::PaddedHeight() const {
-  const DirectConvShape& s = shape_;
+  const BlockedConvShape& s = shape_;
   const int64_t reach = s.pad_top + s.height;  // the input's rows, after the top padding
   return std::max(reach, (s.out_height - 1) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1);
 }
 
 int64_t NchwcDirectConv::PaddedWidth() const {
-  const DirectConvShape& s = shape_;
+  const BlockedConvShape& s = shape_;
   return std::max(s.pad_left + s.width, (s.out_width - 1) * s.stride_w + (s.kernel_w - 1) * s.dilation_w + 1);
 }
 
@@ -288,7 +288,7 @@ void ShareOf(const NchwcDirectConv::Region& next, int64_t j, int64_t calls, Args
 }  // namespace
 
 void NchwcDirectConv::RunGathered(const float* src, float* dst, float* scratch, int threads) const {
-  const DirectConvShape& s = shape_;
+  const BlockedConvShape& s = shape_;
   const int64_t L = s.block, taps = s.kernel_h * s.kernel_w;
   const int64_t tiles = CeilDiv(out_blocks_, max_blocks_);
   const auto& table =
@@ -370,7 +370,7 @@ void NchwcDirectConv::RunGathered(const float* src, float* dst, float* scratch, 
 }
 
 void NchwcDirectConv::RunRows(const float* src, float* dst, int threads) const {
-  DirectConvShape s = shape_;
+  BlockedConvShape s = shape_;
   const int64_t L = s.block, taps = s.kernel_h * s.kernel_w;
   const int64_t tiles = CeilDiv(out_blocks_, max_blocks_);
   const auto& table =

@@ -28,24 +28,16 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/blocked_conv_shape.h"
 #include "kernels/conv_epilogue.h"
 
 namespace onyx::kernels {
-
-struct DirectConvShape {
-  int64_t block = 16;         // channels per block of the blocked tensors: 16 (AVX-512) or 8 (AVX2)
-  bool input_blocked = true;  // false: the input is plain NCHW
-  int64_t batch = 1, in_channels = 0, out_channels = 0;
-  int64_t height = 0, width = 0, out_height = 0, out_width = 0;
-  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  int64_t pad_top = 0, pad_left = 0;  // those after the input follow from the output size
-};
 
 class NchwcDirectConv {
  public:
   // Whether the kernel runs here for this geometry: block 16 with AVX-512F, block 8 with AVX2 + FMA (the CPU's, under
   // ONYX_MAX_ISA's cap), positive sizes, a plain input of at most 4 channels (wider ones are blocked first).
-  static bool Supported(const DirectConvShape& shape);
+  static bool Supported(const BlockedConvShape& shape);
 
   enum class Order { kRows, kGathered };
 
@@ -53,7 +45,7 @@ class NchwcDirectConv {
   // copied into the kernel's layout (zeros in the channels that pad the last blocks).
   // kGathered needs finite weights where the convolution pads (a written-out zero times an infinite weight would be
   // NaN where the convolution sums nothing): with others the kernel keeps the rows order.
-  NchwcDirectConv(const DirectConvShape& shape, const float* weights, const float* bias, const ConvEpilogue& epilogue,
+  NchwcDirectConv(const BlockedConvShape& shape, const float* weights, const float* bias, const ConvEpilogue& epilogue,
                   Order order = Order::kRows);
 
   Order order() const { return order_; }
@@ -88,7 +80,7 @@ class NchwcDirectConv {
   int64_t PaddedHeight() const;
   int64_t PaddedWidth() const;
 
-  DirectConvShape shape_;
+  BlockedConvShape shape_;
   Order order_ = Order::kRows;
   int max_blocks_ = 4;        // output-channel blocks per tile
   int64_t out_blocks_ = 0;    // ceil(out_channels / block)

@@ -87,19 +87,26 @@ constexpr auto kInPlaceTiles = MakeTiles<false>(std::make_integer_sequence<int, 
 
 }  // namespace
 
-bool NchwcGemmConv::Supported(const GemmConvShape& s) {
-  return ActivePackedRowsTile() != nullptr && EffectiveIsa() == Isa::kAvx512 && s.batch > 0 && s.in_channels > 0 &&
-         s.out_channels > 0 && s.height > 0 && s.width > 0 && s.out_height > 0 && s.out_width > 0 && s.kernel_h > 0 &&
-         s.kernel_w > 0 && s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 && s.dilation_w > 0;
+bool NchwcGemmConv::Supported(const BlockedConvShape& s) {
+  return s.block == kLanes && s.input_blocked && ActivePackedRowsTile() != nullptr && EffectiveIsa() == Isa::kAvx512 &&
+         s.batch > 0 && s.in_channels > 0 && s.out_channels > 0 && s.height > 0 && s.width > 0 && s.out_height > 0 &&
+         s.out_width > 0 && s.kernel_h > 0 && s.kernel_w > 0 && s.stride_h > 0 && s.stride_w > 0 && s.dilation_h > 0 &&
+         s.dilation_w > 0;
+}
+
+bool NchwcGemmConv::Pads(const BlockedConvShape& s) {
+  const int64_t reach_h = (s.out_height - 1) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1;
+  const int64_t reach_w = (s.out_width - 1) * s.stride_w + (s.kernel_w - 1) * s.dilation_w + 1;
+  return s.pad_top > 0 || s.pad_left > 0 || reach_h > s.pad_top + s.height || reach_w > s.pad_left + s.width;
 }
 
 bool NchwcGemmConv::InPlace() const {
-  const GemmConvShape& s = shape_;
+  const BlockedConvShape& s = shape_;
   return s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
          s.pad_left == 0 && s.out_height == s.height && s.out_width == s.width;
 }
 
-NchwcGemmConv::NchwcGemmConv(const GemmConvShape& shape, const float* weights, const float* bias,
+NchwcGemmConv::NchwcGemmConv(const BlockedConvShape& shape, const float* weights, const float* bias,
                              const ConvEpilogue& epilogue)
     : shape_(shape), epilogue_(epilogue) {
   in_blocks_ = CeilDiv(shape_.in_channels, kLanes);
@@ -144,7 +151,7 @@ const float* NchwcGemmConv::Panel(int64_t kb, int64_t p) const {
 }
 
 void NchwcGemmConv::Run(const float* src, float* dst, int threads) const {
-  const GemmConvShape& s = shape_;
+  const BlockedConvShape& s = shape_;
   const int64_t pixels = s.out_height * s.out_width;
   const int64_t plane = s.height * s.width * kLanes, out_plane = pixels * kLanes;
   const int64_t k_blocks = CeilDiv(k_, k_block_);

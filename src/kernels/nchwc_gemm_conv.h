@@ -20,25 +20,24 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/blocked_conv_shape.h"
 #include "kernels/conv_epilogue.h"
 
 namespace onyx::kernels {
 
-struct GemmConvShape {
-  int64_t batch = 1, in_channels = 0, out_channels = 0;
-  int64_t height = 0, width = 0, out_height = 0, out_width = 0;
-  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
-  int64_t pad_top = 0, pad_left = 0;  // those after the input follow from the output size
-};
-
 class NchwcGemmConv {
  public:
-  // Whether it runs here: the packed-rows tile (AVX-512 under ONYX_MAX_ISA's cap) and positive sizes.
-  static bool Supported(const GemmConvShape& shape);
+  // Whether it runs here: a blocked input in blocks of 16, the packed-rows tile (AVX-512 under ONYX_MAX_ISA's cap),
+  // positive sizes.
+  static bool Supported(const BlockedConvShape& shape);
+
+  // Whether some tap of some output falls in the padding. The kernel multiplies zeros there: a caller whose weights
+  // are not all finite must keep another kernel for such a convolution (0 * inf is NaN where nothing is summed).
+  static bool Pads(const BlockedConvShape& shape);
 
   // weights: out_channels x in_channels x kernel_h x kernel_w (oihw); bias: out_channels values or null. Both copied
   // into the kernel's layout (zeros in the channels that pad the last blocks).
-  NchwcGemmConv(const GemmConvShape& shape, const float* weights, const float* bias, const ConvEpilogue& epilogue);
+  NchwcGemmConv(const BlockedConvShape& shape, const float* weights, const float* bias, const ConvEpilogue& epilogue);
 
   // src: (batch, ceil(in_channels / 16), height, width, 16), its padding channels zero; dst: (batch,
   // ceil(out_channels / 16), out_height, out_width, 16), holding the residual when the epilogue sums; its padding
@@ -58,7 +57,7 @@ class NchwcGemmConv {
   // Whether the pixels are read where they are (a 1x1 stride-1 convolution without padding).
   bool InPlace() const;
 
-  GemmConvShape shape_;
+  BlockedConvShape shape_;
   int64_t in_blocks_ = 0, out_blocks_ = 0, panels_ = 0, taps_ = 0;
   int64_t k_ = 0;        // taps_ * in_blocks_ * 16, tap-major
   int64_t k_block_ = 0;  // K per block (a multiple of 16)

@@ -1,4 +1,5 @@
-// kernels::NchwcDirectConv against a convolution computed in double: blocked inputs (nChw8c, and nChw16c where the CPU
+// kernels::NchwcDirectConv, and kernels::NchwcGemmConv where it runs (blocked inputs in blocks of 16), against a
+// convolution computed in double: blocked inputs (nChw8c, and nChw16c where the CPU
 // has AVX-512) and plain ones of 1-4 channels; windows 1x1, 3x3, 5x3, 7x7; strides 1-2; dilations 1-2; pads 0-3 on
 // either side, including outputs whose every tap is padding; channel counts that leave partial last blocks (their
 // padding channels must come out zero); 1x1 windows with strides 2-3 and padding; more input channels than one chunk of
@@ -17,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/nchwc_gemm_conv.h"
+
 namespace onyx::kernels {
 namespace {
 
@@ -34,7 +37,7 @@ int64_t Blocked(int64_t b, int64_t n, int64_t ch, int64_t y, int64_t x, int64_t 
 
 // Whether the kernel runs here in blocks of `block` channels (16: AVX-512, 8: AVX2 + FMA, under ONYX_MAX_ISA's cap).
 bool BlockRunsHere(int64_t block) {
-  DirectConvShape probe;
+  BlockedConvShape probe;
   probe.block = block;
   probe.in_channels = probe.out_channels = probe.height = probe.width = probe.out_height = probe.out_width = 1;
   return NchwcDirectConv::Supported(probe);
@@ -48,14 +51,14 @@ void CheckBlock(int64_t block) {
       {true, 1, 1100, 20, 3, 4, 3, 3, 1, 1, 1, 1, 1, 1}, {true, 2, 40, 72, 13, 11, 1, 1, 1, 1, 0, 0, 0, 0},
       {false, 1, 3, 64, 23, 20, 7, 7, 2, 1, 3, 3, 3, 3}, {false, 2, 1, 8, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1},
       {false, 1, 4, 20, 11, 12, 3, 3, 2, 1, 0, 1, 1, 0}, {true, 1, 20, 24, 5, 6, 1, 1, 2, 1, 1, 0, 1, 2},
-      {false, 1, 2, 16, 7, 9, 1, 1, 3, 1, 1, 1, 0, 0},
+      {false, 1, 2, 16, 7, 9, 1, 1, 3, 1, 1, 1, 0, 0},   {true, 1, 256, 40, 40, 40, 1, 1, 1, 1, 0, 0, 0, 0},
   };
   std::mt19937 rng(17);
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   for (const Case& c : cases) {
     const int64_t oh = (c.h + c.pad_top + c.pad_bottom - (c.kh - 1) * c.dilation - 1) / c.stride + 1;
     const int64_t ow = (c.w + c.pad_left + c.pad_right - (c.kw - 1) * c.dilation - 1) / c.stride + 1;
-    DirectConvShape shape;
+    BlockedConvShape shape;
     shape.block = block;
     shape.input_blocked = c.blocked;
     shape.batch = c.batch;
@@ -131,19 +134,8 @@ void CheckBlock(int64_t block) {
                                 {true, {true, Act::kRelu, 0.1f, 0}, 1}, {true, {true, Act::kClip, 0.25f, 0.75f}, 2},
                                 {true, {false, Act::kSwish, 0, 0}, 1},  {false, {true, Act::kHardSwish, 0, 0}, 2}};
     for (const Variant& v : variants) {
-      for (const auto order : {NchwcDirectConv::Order::kRows, NchwcDirectConv::Order::kGathered}) {
-        const std::string what =
-            std::string(c.blocked ? "blocked" : "plain") + " c=" + std::to_string(c.c) + " k=" + std::to_string(c.k) +
-            " " + std::to_string(c.h) + "x" + std::to_string(c.w) + " window " + std::to_string(c.kh) + "x" +
-            std::to_string(c.kw) + " stride " + std::to_string(c.stride) + " dilation " + std::to_string(c.dilation) +
-            " block " + std::to_string(block) + " threads " + std::to_string(v.threads) +
-            (v.epilogue.sum ? " sum" : "") + (order == NchwcDirectConv::Order::kGathered ? " gathered" : " rows");
-        const NchwcDirectConv conv(shape, w.data(), v.with_bias ? bias.data() : nullptr, v.epilogue, order);
-        ASSERT_EQ(conv.order(), order);
-        // The scratch filled with garbage: the gathered order must write every padded value it reads.
-        std::vector<float> scratch(static_cast<size_t>(conv.ScratchFloats()), std::numeric_limits<float>::quiet_NaN());
-        std::vector<float> y = v.epilogue.sum ? residual : std::vector<float>(static_cast<size_t>(out_size), 7.0f);
-        conv.Run(x.data(), y.data(), scratch.empty() ? nullptr : scratch.data(), v.threads);
+      // The output of one kernel against the sums in double, with v's bias, residual and activation.
+      auto check = [&](const std::vector<float>& y, const std::string& what) {
         for (int64_t n = 0; n < c.batch; ++n) {
           for (int64_t o = 0; o < CeilDiv(c.k, block) * block; ++o) {
             for (int64_t yy = 0; yy < oh; ++yy) {
@@ -169,6 +161,28 @@ void CheckBlock(int64_t block) {
             }
           }
         }
+      };
+      const std::string what =
+          std::string(c.blocked ? "blocked" : "plain") + " c=" + std::to_string(c.c) + " k=" + std::to_string(c.k) +
+          " " + std::to_string(c.h) + "x" + std::to_string(c.w) + " window " + std::to_string(c.kh) + "x" +
+          std::to_string(c.kw) + " stride " + std::to_string(c.stride) + " dilation " + std::to_string(c.dilation) +
+          " block " + std::to_string(block) + " threads " + std::to_string(v.threads) + (v.epilogue.sum ? " sum" : "");
+      for (const auto order : {NchwcDirectConv::Order::kRows, NchwcDirectConv::Order::kGathered}) {
+        const NchwcDirectConv conv(shape, w.data(), v.with_bias ? bias.data() : nullptr, v.epilogue, order);
+        ASSERT_EQ(conv.order(), order);
+        // The scratch filled with garbage: the gathered order must write every padded value it reads.
+        std::vector<float> scratch(static_cast<size_t>(conv.ScratchFloats()), std::numeric_limits<float>::quiet_NaN());
+        std::vector<float> y = v.epilogue.sum ? residual : std::vector<float>(static_cast<size_t>(out_size), 7.0f);
+        conv.Run(x.data(), y.data(), scratch.empty() ? nullptr : scratch.data(), v.threads);
+        check(y, what + (order == NchwcDirectConv::Order::kGathered ? " gathered" : " rows"));
+      }
+      // The convolution as a matrix product (nchwc_gemm_conv.h) on the same cases, where it runs (blocked input in
+      // blocks of 16, AVX-512).
+      if (NchwcGemmConv::Supported(shape)) {
+        const NchwcGemmConv conv(shape, w.data(), v.with_bias ? bias.data() : nullptr, v.epilogue);
+        std::vector<float> y = v.epilogue.sum ? residual : std::vector<float>(static_cast<size_t>(out_size), 7.0f);
+        conv.Run(x.data(), y.data(), v.threads);
+        check(y, what + " gemm");
       }
     }
   }
@@ -176,7 +190,7 @@ void CheckBlock(int64_t block) {
 
 // An infinite input makes the padding channels' sums 0 * inf = NaN: they must still come out +0 (bitwise cleared).
 void CheckPaddingStaysZero(int64_t block) {
-  DirectConvShape shape;
+  BlockedConvShape shape;
   shape.block = block;
   shape.in_channels = block;
   shape.out_channels = block + 3;
@@ -206,7 +220,7 @@ TEST(NchwcDirectConv, PaddingChannelsStayZero) {
 // Where the convolution pads, an infinite weight met only at padded taps is not part of any sum; written-out zeros
 // would make it 0 * inf = NaN there. The gathered order then keeps the rows order, and the result is finite.
 void CheckInfiniteWeightKeepsRows(int64_t block) {
-  DirectConvShape shape;
+  BlockedConvShape shape;
   shape.block = block;
   shape.in_channels = block;
   shape.out_channels = block;
@@ -228,6 +242,26 @@ void CheckInfiniteWeightKeepsRows(int64_t block) {
   const NchwcDirectConv unpadded(shape, w.data(), nullptr, {}, NchwcDirectConv::Order::kGathered);
   EXPECT_EQ(unpadded.order(), NchwcDirectConv::Order::kGathered);
   EXPECT_EQ(unpadded.ScratchFloats(), 0);
+}
+
+// NchwcGemmConv multiplies packed zeros where a tap falls in the padding: Pads tells its callers where that happens
+// (they keep it off for weights that are not all finite), including padding only past the input's end.
+TEST(NchwcGemmConv, PadsWhereSomeTapFallsOutside) {
+  BlockedConvShape shape;
+  shape.in_channels = shape.out_channels = 16;
+  shape.height = shape.width = shape.out_height = shape.out_width = 8;
+  EXPECT_FALSE(NchwcGemmConv::Pads(shape));  // 1x1
+  shape.kernel_h = shape.kernel_w = 3;
+  shape.pad_top = shape.pad_left = 1;
+  EXPECT_TRUE(NchwcGemmConv::Pads(shape));  // 3x3, pads 1
+  shape.pad_top = shape.pad_left = 0;
+  shape.out_height = shape.out_width = 6;
+  EXPECT_FALSE(NchwcGemmConv::Pads(shape));  // 3x3 valid
+  shape.out_width = 7;
+  EXPECT_TRUE(NchwcGemmConv::Pads(shape));  // one column past the input's end
+  shape.out_width = 3;
+  shape.stride_w = 2;
+  EXPECT_FALSE(NchwcGemmConv::Pads(shape));  // stride 2: reaches column 6 of 8
 }
 
 TEST(NchwcDirectConv, InfiniteWeightAtPaddedTapsKeepsRowsOrder) {

@@ -433,7 +433,7 @@ size_t OwnDirectKinds() { return 2 * OwnDirectCandidates(); }
 // onyx's convolution as a matrix product (kernels/nchwc_gemm_conv.h) is a candidate for every convolution of one
 // group without a fused depthwise one where its packed-rows tile runs (AVX-512).
 size_t OwnGemmCandidates() {
-  kernels::GemmConvShape shape;
+  kernels::BlockedConvShape shape;
   shape.in_channels = 32;
   shape.out_channels = 64;
   shape.height = shape.width = shape.out_height = shape.out_width = 20;

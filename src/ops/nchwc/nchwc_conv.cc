@@ -658,12 +658,12 @@ class NchwcConvKernel : public OpKernel {
     return shape;
   }
 
-  // The geometry of onyx's own direct convolution for `s`, where it is a candidate: one group, no fused depthwise
-  // convolution, an activation it applies, and a geometry the kernel takes (a plain input of at most 4 channels).
-  // With `separate_dw`, the 1x1 part of a convolution with a fused depthwise one (which then runs apart).
-  std::optional<kernels::DirectConvShape> OwnDirectGeometry(const Setup& s, bool separate_dw = false) const {
+  // The geometry of `s` as onyx's own blocked kernels take it, where one of them may be a candidate: one group, no
+  // fused depthwise convolution, an activation they apply. With `separate_dw`, the 1x1 part of a convolution with a
+  // fused depthwise one (which then runs apart).
+  std::optional<kernels::BlockedConvShape> OwnKernelGeometry(const Setup& s, bool separate_dw) const {
     if (group_ != 1 || (has_dw_ && !separate_dw) || !OwnConvEpilogue()) return std::nullopt;
-    kernels::DirectConvShape shape;
+    kernels::BlockedConvShape shape;
     shape.block = block_;
     shape.input_blocked = input_blocked_;
     shape.batch = s.src_dims[0];
@@ -681,35 +681,33 @@ class NchwcConvKernel : public OpKernel {
     shape.dilation_w = s.dilations[1] + 1;
     shape.pad_top = s.pad_l[0];
     shape.pad_left = s.pad_l[1];
-    if (!kernels::NchwcDirectConv::Supported(shape)) return std::nullopt;
     return shape;
   }
 
-  // The geometry of onyx's convolution as a matrix product for `s`, where it is a candidate: one group between blocked
-  // tensors of 16 channels (AVX-512), an activation it applies; with `separate_dw` the 1x1 part of one with a fused
-  // depthwise convolution.
-  std::optional<kernels::GemmConvShape> OwnGemmGeometry(const Setup& s, bool separate_dw = false) const {
-    if (group_ != 1 || (has_dw_ && !separate_dw) || !OwnConvEpilogue() || !input_blocked_ || block_ != 16) {
-      return std::nullopt;
-    }
-    kernels::GemmConvShape shape;
-    shape.batch = s.src_dims[0];
-    shape.in_channels = weights_.dim(1);
-    shape.out_channels = s.dst_dims[1];
-    shape.height = s.src_dims[2];
-    shape.width = s.src_dims[3];
-    shape.out_height = s.dst_dims[2];
-    shape.out_width = s.dst_dims[3];
-    shape.kernel_h = weights_.dim(2);
-    shape.kernel_w = weights_.dim(3);
-    shape.stride_h = s.strides[0];
-    shape.stride_w = s.strides[1];
-    shape.dilation_h = s.dilations[0] + 1;
-    shape.dilation_w = s.dilations[1] + 1;
-    shape.pad_top = s.pad_l[0];
-    shape.pad_left = s.pad_l[1];
-    if (!kernels::NchwcGemmConv::Supported(shape)) return std::nullopt;
+  // The geometry of onyx's own direct convolution for `s`, where it is a candidate (OwnKernelGeometry's, in a geometry
+  // the kernel takes: a plain input of at most 4 channels).
+  std::optional<kernels::BlockedConvShape> OwnDirectGeometry(const Setup& s, bool separate_dw = false) const {
+    auto shape = OwnKernelGeometry(s, separate_dw);
+    if (!shape || !kernels::NchwcDirectConv::Supported(*shape)) return std::nullopt;
     return shape;
+  }
+
+  // The geometry of onyx's convolution as a matrix product for `s`, where it is a candidate (OwnKernelGeometry's,
+  // between blocked tensors of 16 channels on AVX-512; where the window pads, finite weights only).
+  std::optional<kernels::BlockedConvShape> OwnGemmGeometry(const Setup& s, bool separate_dw = false) const {
+    auto shape = OwnKernelGeometry(s, separate_dw);
+    if (!shape || !kernels::NchwcGemmConv::Supported(*shape)) return std::nullopt;
+    if (kernels::NchwcGemmConv::Pads(*shape) && !WeightsFinite()) return std::nullopt;
+    return shape;
+  }
+
+  // Whether every weight is finite, found once (under mutex_, as the candidates are built).
+  bool WeightsFinite() const {
+    if (!weights_finite_.has_value()) {
+      const float* w = weights_.data<float>();
+      weights_finite_ = std::all_of(w, w + weights_.size(), [](float v) { return std::isfinite(v); });
+    }
+    return *weights_finite_;
   }
 
   // The fused residual sum and activation as the epilogue of onyx's own kernels (conv_epilogue.h), if they have them.
@@ -1316,6 +1314,7 @@ class NchwcConvKernel : public OpKernel {
   int64_t group_ = 1;
   bool input_blocked_ = false;
   bool has_sum_ = false;
+  mutable std::optional<bool> weights_finite_;  // WeightsFinite()'s answer once known
   Activation activation_;
   Tensor weights_;
   Tensor conv_weights_;  // what oneDNN convolves with: weights_, or weights_ zero-padded by PadInputChannels
