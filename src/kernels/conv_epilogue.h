@@ -5,6 +5,10 @@
 
 #include <immintrin.h>
 
+#include <bit>
+#include <cstdint>
+#include <vector>
+
 namespace onyx::kernels {
 
 struct ConvEpilogue {
@@ -15,6 +19,21 @@ struct ConvEpilogue {
   float alpha = 0;  // kRelu: the slope below zero (LeakyRelu; 0 for Relu); kClip: the lower bound
   float beta = 0;   // kClip: the upper bound
   bool operator==(const ConvEpilogue&) const = default;
+};
+
+// The per-channel values a blocked kernel's epilogue reads for `channels` output channels padded to `padded` (whole
+// blocks or panels): the bias (zero past `channels`, and everywhere without one), and per lane all bits set for a real
+// channel, zero for a padding one, whose sums are cleared bitwise (0 * x is NaN where an input is infinite).
+struct EpilogueChannels {
+  std::vector<float> bias, lane_mask;
+  EpilogueChannels() = default;
+  EpilogueChannels(int64_t channels, int64_t padded, const float* bias_or_null)
+      : bias(static_cast<size_t>(padded), 0.0f), lane_mask(static_cast<size_t>(padded), 0.0f) {
+    for (int64_t c = 0; c < channels; ++c) {
+      if (bias_or_null != nullptr) bias[static_cast<size_t>(c)] = bias_or_null[c];
+      lane_mask[static_cast<size_t>(c)] = std::bit_cast<float>(~uint32_t{0});
+    }
+  }
 };
 
 #pragma GCC push_options

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <new>
@@ -170,7 +169,7 @@ bool NchwcDirectConv::Supported(const BlockedConvShape& s) {
 NchwcDirectConv::NchwcDirectConv(const BlockedConvShape& shape, const float* weights, const float* bias,
                                  const ConvEpilogue& epilogue, Order order)
     : shape_(shape), order_(order), epilogue_(epilogue) {
-  if (order_ == Order::kGathered && NeedsPadding()) {
+  if (order_ == Order::kGathered && WindowPads(shape_)) {
     const int64_t count = shape_.out_channels * shape_.in_channels * shape_.kernel_h * shape_.kernel_w;
     if (!std::all_of(weights, weights + count, [](float w) { return std::isfinite(w); })) order_ = Order::kRows;
   }
@@ -218,17 +217,7 @@ NchwcDirectConv::NchwcDirectConv(const BlockedConvShape& shape, const float* wei
       }
     }
   }
-  bias_.assign(static_cast<size_t>(out_blocks_ * L), 0.0f);
-  lane_mask_.assign(static_cast<size_t>(out_blocks_ * L), 0.0f);
-  const float all_ones = std::bit_cast<float>(~uint32_t{0});
-  for (int64_t oc = 0; oc < shape_.out_channels; ++oc) {
-    if (bias != nullptr) bias_[static_cast<size_t>(oc)] = bias[oc];
-    lane_mask_[static_cast<size_t>(oc)] = all_ones;
-  }
-}
-
-bool NchwcDirectConv::NeedsPadding() const {
-  return shape_.pad_top > 0 || shape_.pad_left > 0 || PaddedHeight() > shape_.height || PaddedWidth() > shape_.width;
+  channels_ = EpilogueChannels(shape_.out_channels, out_blocks_ * L, bias);
 }
 
 int64_t NchwcDirectConv::PaddedHeight() const {
@@ -243,7 +232,7 @@ int64_t NchwcDirectConv::PaddedWidth() const {
 }
 
 int64_t NchwcDirectConv::ScratchFloats() const {
-  if (order_ != Order::kGathered || !NeedsPadding()) return 0;
+  if (order_ != Order::kGathered || !WindowPads(shape_)) return 0;
   return in_groups_ * PaddedHeight() * PaddedWidth() * group_width_;  // one image's
 }
 
@@ -297,7 +286,7 @@ void NchwcDirectConv::RunGathered(const float* src, float* dst, float* scratch, 
   const int64_t x_group = s.height * s.width * x_pix;
   // The input with its zero padding written out, where the convolution pads (one image at a time: the buffer does
   // not grow with the batch); else the input itself.
-  const bool pads = NeedsPadding();
+  const bool pads = WindowPads(s);
   const int64_t hp = pads ? PaddedHeight() : s.height, wp = pads ? PaddedWidth() : s.width;
   const int64_t p_group = hp * wp * x_pix;
   const int64_t y_block = s.out_height * s.out_width * L;
@@ -333,8 +322,8 @@ void NchwcDirectConv::RunGathered(const float* src, float* dst, float* scratch, 
       const int64_t q1 = std::min(pixels, items * (band + 1) / bands * kMaxPixels);
       const int64_t b0 = t * max_blocks_, nf = std::min<int64_t>(max_blocks_, out_blocks_ - b0);
       GatherArgs a{};
-      a.bias = bias_.data() + b0 * L;
-      a.mask = partial && b0 + nf == out_blocks_ ? lane_mask_.data() + b0 * L : nullptr;
+      a.bias = channels_.bias.data() + b0 * L;
+      a.mask = partial && b0 + nf == out_blocks_ ? channels_.lane_mask.data() + b0 * L : nullptr;
       a.epilogue = &epilogue_;
       a.x_group_stride = p_group;
       a.x_tap_row = s.dilation_h * wp * x_pix;
@@ -383,8 +372,7 @@ void NchwcDirectConv::RunRows(const float* src, float* dst, int threads) const {
   const bool partial = s.out_channels % L != 0;
   // A 1x1 stride-1 convolution without padding maps pixel i of the input to pixel i of the output: one row of all
   // the pixels, so that short rows (7x7 maps) do not end in one-pixel tiles.
-  const bool flat = s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
-                    s.pad_left == 0 && s.out_height == s.height && s.out_width == s.width;
+  const bool flat = MapsPixelsOneToOne(s);
   if (flat) {
     s.width = s.out_width = s.height * s.width;
     s.height = s.out_height = 1;
@@ -410,8 +398,8 @@ void NchwcDirectConv::RunRows(const float* src, float* dst, int threads) const {
     const int64_t b0 = t * max_blocks_, nf = std::min<int64_t>(max_blocks_, out_blocks_ - b0);
     const float* w_tile = packed_.get() + t * tile_floats_;
     TileArgs a{};
-    a.bias = bias_.data() + b0 * L;
-    a.mask = partial && b0 + nf == out_blocks_ ? lane_mask_.data() + b0 * L : nullptr;
+    a.bias = channels_.bias.data() + b0 * L;
+    a.mask = partial && b0 + nf == out_blocks_ ? channels_.lane_mask.data() + b0 * L : nullptr;
     a.epilogue = &epilogue_;
     a.x_group_stride = x_group;
     a.x_row_stride = x_row;

@@ -75,8 +75,7 @@ class NchwcDirectConv {
   // The packed weights read after chunk [c0, c0 + groups) of tile t (the calls of that chunk prefetch them): the tile's
   // next chunk, else the next tile's first; none after the last.
   Region NextWeights(int64_t t, int64_t c0, int64_t groups) const;
-  // The input as the gathered order reads it: padded height and width (those of the input where it pads nothing).
-  bool NeedsPadding() const;
+  // The input as the gathered order reads it where the window pads (WindowPads): padded height and width.
   int64_t PaddedHeight() const;
   int64_t PaddedWidth() const;
 
@@ -95,8 +94,7 @@ class NchwcDirectConv {
   };
   size_t packed_bytes_ = 0;
   std::unique_ptr<float[], FreeAligned> packed_;  // 64-byte aligned: every weight vector load stays in one cache line
-  std::vector<float> bias_;                       // out_blocks_ * block values, zero past out_channels
-  std::vector<float> lane_mask_;  // out_blocks_ * block values: all bits set for a real output channel, 0 for padding
+  EpilogueChannels channels_;                     // out_blocks_ * block values each
   ConvEpilogue epilogue_;
 };
 

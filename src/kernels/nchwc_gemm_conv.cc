@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <cstring>
 #include <new>
 #include <utility>
@@ -94,18 +93,6 @@ bool NchwcGemmConv::Supported(const BlockedConvShape& s) {
          s.dilation_w > 0;
 }
 
-bool NchwcGemmConv::Pads(const BlockedConvShape& s) {
-  const int64_t reach_h = (s.out_height - 1) * s.stride_h + (s.kernel_h - 1) * s.dilation_h + 1;
-  const int64_t reach_w = (s.out_width - 1) * s.stride_w + (s.kernel_w - 1) * s.dilation_w + 1;
-  return s.pad_top > 0 || s.pad_left > 0 || reach_h > s.pad_top + s.height || reach_w > s.pad_left + s.width;
-}
-
-bool NchwcGemmConv::InPlace() const {
-  const BlockedConvShape& s = shape_;
-  return s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_top == 0 &&
-         s.pad_left == 0 && s.out_height == s.height && s.out_width == s.width;
-}
-
 NchwcGemmConv::NchwcGemmConv(const BlockedConvShape& shape, const float* weights, const float* bias,
                              const ConvEpilogue& epilogue)
     : shape_(shape), epilogue_(epilogue) {
@@ -126,7 +113,7 @@ NchwcGemmConv::NchwcGemmConv(const BlockedConvShape& shape, const float* weights
   for (int64_t kb = 0; kb * k_block_ < k_; ++kb) {
     const int64_t k0 = kb * k_block_, kc = std::min(k_block_, k_ - k0);
     for (int64_t p = 0; p < panels_; ++p) {
-      float* panel = packed_.get() + (Panel(kb, p) - packed_.get());
+      float* panel = packed_.get() + PanelOffset(kb, p);
       for (int64_t kk = 0; kk < kc; ++kk) {
         const int64_t k = k0 + kk, tap = k / (in_blocks_ * kLanes), ic = k % (in_blocks_ * kLanes);
         if (ic >= shape_.in_channels) continue;
@@ -136,18 +123,12 @@ NchwcGemmConv::NchwcGemmConv(const BlockedConvShape& shape, const float* weights
       }
     }
   }
-  bias_.assign(static_cast<size_t>(panels_ * kPanel), 0.0f);
-  lane_mask_.assign(static_cast<size_t>(panels_ * kPanel), 0.0f);
-  const float all_ones = std::bit_cast<float>(~uint32_t{0});
-  for (int64_t oc = 0; oc < shape_.out_channels; ++oc) {
-    if (bias != nullptr) bias_[static_cast<size_t>(oc)] = bias[oc];
-    lane_mask_[static_cast<size_t>(oc)] = all_ones;
-  }
+  channels_ = EpilogueChannels(shape_.out_channels, panels_ * kPanel, bias);
 }
 
-const float* NchwcGemmConv::Panel(int64_t kb, int64_t p) const {
+int64_t NchwcGemmConv::PanelOffset(int64_t kb, int64_t p) const {
   const int64_t k0 = kb * k_block_, kc = std::min(k_block_, k_ - k0);
-  return packed_.get() + k0 * panels_ * kPanel + p * kc * kPanel;
+  return k0 * panels_ * kPanel + p * kc * kPanel;
 }
 
 void NchwcGemmConv::Run(const float* src, float* dst, int threads) const {
@@ -173,7 +154,7 @@ void NchwcGemmConv::Run(const float* src, float* dst, int threads) const {
     }
   }
   const bool partial = s.out_channels % kLanes != 0;
-  const bool in_place = InPlace();
+  const bool in_place = MapsPixelsOneToOne(s);
   RunTasks(s.batch * m_blocks * n_groups, threads, [&](int64_t task) {
     const int64_t n = task / (m_blocks * n_groups), mb = task / n_groups % m_blocks, ng = task % n_groups;
     const int64_t r0 = pixels * mb / m_blocks, rows = pixels * (mb + 1) / m_blocks - r0;
@@ -225,8 +206,8 @@ void NchwcGemmConv::Run(const float* src, float* dst, int threads) const {
       const bool last = kb + 1 == k_blocks;
       for (int64_t p = p0; p < p1; ++p) {
         const int blocks = static_cast<int>(std::min<int64_t>(2, out_blocks_ - 2 * p));
-        const TileEnd end{kb > 0 || epilogue_.sum, last ? bias_.data() + p * kPanel : nullptr,
-                          last && partial ? lane_mask_.data() + p * kPanel : nullptr, &epilogue_};
+        const TileEnd end{kb > 0 || epilogue_.sum, last ? channels_.bias.data() + p * kPanel : nullptr,
+                          last && partial ? channels_.lane_mask.data() + p * kPanel : nullptr, &epilogue_};
         // The panel read next comes into L2 meanwhile, a share per tile of pixels.
         const float* next = p + 1 < p1 ? Panel(kb, p + 1) : !last ? Panel(kb + 1, p0) : nullptr;
         const int64_t next_kc = p + 1 < p1 ? kc : !last ? std::min(k_block_, k_ - k0 - kc) : 0;

@@ -28,12 +28,9 @@ namespace onyx::kernels {
 class NchwcGemmConv {
  public:
   // Whether it runs here: a blocked input in blocks of 16, the packed-rows tile (AVX-512 under ONYX_MAX_ISA's cap),
-  // positive sizes.
+  // positive sizes. Where the window pads (WindowPads), the kernel multiplies packed zeros by the weights: a caller
+  // whose weights are not all finite keeps another kernel there (0 * inf is NaN where nothing is summed).
   static bool Supported(const BlockedConvShape& shape);
-
-  // Whether some tap of some output falls in the padding. The kernel multiplies zeros there: a caller whose weights
-  // are not all finite must keep another kernel for such a convolution (0 * inf is NaN where nothing is summed).
-  static bool Pads(const BlockedConvShape& shape);
 
   // weights: out_channels x in_channels x kernel_h x kernel_w (oihw); bias: out_channels values or null. Both copied
   // into the kernel's layout (zeros in the channels that pad the last blocks).
@@ -52,10 +49,9 @@ class NchwcGemmConv {
   struct FreeAligned {
     void operator()(float* p) const { std::free(p); }
   };
-  // Panel p (32 output channels) of K block kb: kc rows of 32 floats.
-  const float* Panel(int64_t kb, int64_t p) const;
-  // Whether the pixels are read where they are (a 1x1 stride-1 convolution without padding).
-  bool InPlace() const;
+  // Panel p (32 output channels) of K block kb: kc rows of 32 floats, from the start of the packed weights.
+  int64_t PanelOffset(int64_t kb, int64_t p) const;
+  const float* Panel(int64_t kb, int64_t p) const { return packed_.get() + PanelOffset(kb, p); }
 
   BlockedConvShape shape_;
   int64_t in_blocks_ = 0, out_blocks_ = 0, panels_ = 0, taps_ = 0;
@@ -63,8 +59,7 @@ class NchwcGemmConv {
   int64_t k_block_ = 0;  // K per block (a multiple of 16)
   size_t packed_bytes_ = 0;
   std::unique_ptr<float[], FreeAligned> packed_;  // per K block, per panel: kc x 32
-  std::vector<float> bias_;                       // panels_ * 32 values, zero past out_channels
-  std::vector<float> lane_mask_;                  // all bits set for a real output channel, 0 for padding
+  EpilogueChannels channels_;                     // panels_ * 32 values each
   ConvEpilogue epilogue_;
 };
 

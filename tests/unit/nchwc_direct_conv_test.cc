@@ -244,24 +244,25 @@ void CheckInfiniteWeightKeepsRows(int64_t block) {
   EXPECT_EQ(unpadded.ScratchFloats(), 0);
 }
 
-// NchwcGemmConv multiplies packed zeros where a tap falls in the padding: Pads tells its callers where that happens
-// (they keep it off for weights that are not all finite), including padding only past the input's end.
-TEST(NchwcGemmConv, PadsWhereSomeTapFallsOutside) {
+// NchwcGemmConv multiplies packed zeros where a tap falls in the padding (its callers keep it off there for weights
+// that are not all finite), and the direct kernel's gathered order writes the padding out: WindowPads tells both where
+// that happens, including padding only past the input's end.
+TEST(BlockedConvShape, WindowPadsWhereSomeTapFallsOutside) {
   BlockedConvShape shape;
   shape.in_channels = shape.out_channels = 16;
   shape.height = shape.width = shape.out_height = shape.out_width = 8;
-  EXPECT_FALSE(NchwcGemmConv::Pads(shape));  // 1x1
+  EXPECT_FALSE(WindowPads(shape));  // 1x1
   shape.kernel_h = shape.kernel_w = 3;
   shape.pad_top = shape.pad_left = 1;
-  EXPECT_TRUE(NchwcGemmConv::Pads(shape));  // 3x3, pads 1
+  EXPECT_TRUE(WindowPads(shape));  // 3x3, pads 1
   shape.pad_top = shape.pad_left = 0;
   shape.out_height = shape.out_width = 6;
-  EXPECT_FALSE(NchwcGemmConv::Pads(shape));  // 3x3 valid
+  EXPECT_FALSE(WindowPads(shape));  // 3x3 valid
   shape.out_width = 7;
-  EXPECT_TRUE(NchwcGemmConv::Pads(shape));  // one column past the input's end
+  EXPECT_TRUE(WindowPads(shape));  // one column past the input's end
   shape.out_width = 3;
   shape.stride_w = 2;
-  EXPECT_FALSE(NchwcGemmConv::Pads(shape));  // stride 2: reaches column 6 of 8
+  EXPECT_FALSE(WindowPads(shape));  // stride 2: reaches column 6 of 8
 }
 
 TEST(NchwcDirectConv, InfiniteWeightAtPaddedTapsKeepsRowsOrder) {

@@ -697,7 +697,7 @@ class NchwcConvKernel : public OpKernel {
   std::optional<kernels::BlockedConvShape> OwnGemmGeometry(const Setup& s, bool separate_dw = false) const {
     auto shape = OwnKernelGeometry(s, separate_dw);
     if (!shape || !kernels::NchwcGemmConv::Supported(*shape)) return std::nullopt;
-    if (kernels::NchwcGemmConv::Pads(*shape) && !WeightsFinite()) return std::nullopt;
+    if (kernels::WindowPads(*shape) && !WeightsFinite()) return std::nullopt;
     return shape;
   }
 
