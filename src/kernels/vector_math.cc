@@ -75,6 +75,27 @@ HWY_INLINE V SigmoidV(D d, V x) {
   return hn::Div(numerator, hn::Add(one, e));
 }
 
+// e^x for x in [-87, 88] (callers bound it): 2^k e^r, k = round(x / ln 2), r = x - k ln 2 with ln 2 in two parts
+// (k times the high part is exact for |k| < 2^9), e^r by a degree-6 polynomial (relative error 1.7e-8 before
+// rounding), 2^k built in the exponent field. No range handling, so 14 vector operations against ExpV's ~27 (its
+// clamps, NaN and tiny-argument checks and Highway's general Exp).
+template <class D, class V>
+HWY_INLINE V ExpBoundedV(D d, V x) {
+  const hn::RebindToSigned<D> di;
+  const V k = hn::Round(hn::Mul(x, hn::Set(d, 1.44269504f)));
+  V r = hn::NegMulAdd(k, hn::Set(d, 0.693145752f), x);
+  r = hn::NegMulAdd(k, hn::Set(d, 1.42860677e-06f), r);
+  V p = hn::Set(d, 0.00138367875f);
+  p = hn::MulAdd(p, r, hn::Set(d, 0.00837485678f));
+  p = hn::MulAdd(p, r, hn::Set(d, 0.0416682288f));
+  p = hn::MulAdd(p, r, hn::Set(d, 0.166664198f));
+  p = hn::MulAdd(p, r, hn::Set(d, 0.499999911f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
+  p = hn::MulAdd(p, r, hn::Set(d, 1.0f));
+  const V scale = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::ConvertTo(di, k), hn::Set(di, 127))));
+  return hn::Mul(p, scale);
+}
+
 // erf is approximated on two ranges of a = |x|, split at kErfSplit:
 //  - a < kErfSplit: erf(x) = x * P(x^2), P of degree 5 (minimax in relative error, 1.7e-8 before rounding);
 //    P's constant term 2/sqrt(pi) is carried as hi + lo floats so that tiny x keep full relative accuracy;
@@ -98,7 +119,7 @@ HWY_INLINE V ErfSmallV(D d, V x) {
   return hn::MulAdd(x, hn::Set(d, 1.12837923f), hn::Mul(x, p));
 }
 
-// erfc(a) for a in [kErfSplit, kErfcEnd] (callers clamp a into it), given a^2 as sq1 * sq2: the fused
+// erfc(a) for a in [kErfSplit, kErfcEnd] (callers clamp a into it), given a^2 <= 16 as sq1 * sq2: the fused
 // multiply-add then rounds R(u) - a^2 once, which matters because exp turns an absolute error of the argument into
 // a relative error of erfc (Gelu passes 0.5 x and x rather than the rounded x / sqrt 2 twice).
 template <class D, class V>
@@ -113,9 +134,8 @@ HWY_INLINE V ErfcMidV(D d, V a, V sq1, V sq2) {
   r = hn::MulAdd(r, u, hn::Set(d, 0.135961473f));
   r = hn::MulAdd(r, u, hn::Set(d, -0.549621105f));
   r = hn::MulAdd(r, u, hn::Set(d, -1.54295242f));
-  // In range the argument lies in [-18, -0.8] (ExpV is Highway's Exp there); lanes out of range (discarded by the
-  // callers) may go to -inf, where ExpV gives 0 without passing through subnormals as Highway's Exp does.
-  return ExpV(d, hn::NegMulAdd(sq1, sq2, r));
+  // The argument lies in [-18, -0.8] (callers pass a^2 <= 16).
+  return ExpBoundedV(d, hn::NegMulAdd(sq1, sq2, r));
 }
 
 template <class D, class V>
@@ -155,8 +175,11 @@ HWY_INLINE V GeluV(D d, V x_in) {
   const V one = hn::Set(d, 1.0f);
   const V z = hn::Mul(x, hn::Set(d, 0.707106781f));
   const V a = hn::Abs(z);
-  // a^2 = 0.5 x * x exactly, unlike the rounded z squared; only lanes with a in range are kept.
-  const V erfc_mid = ErfcMidV(d, ClampToErfcRange(d, a), hn::Mul(hn::Set(d, 0.5f), x), x);
+  // a^2 = 0.5 x * x exactly, unlike the rounded z squared; only lanes with a in range are kept, the others' x
+  // clamped to +-4 sqrt 2 (a = 4) so that the exponential's argument stays bounded.
+  const V limit = hn::Set(d, kErfcEnd * 1.41421356f);
+  const V xc = hn::Min(hn::Max(x, hn::Neg(limit)), limit);
+  const V erfc_mid = ErfcMidV(d, ClampToErfcRange(d, a), hn::Mul(hn::Set(d, 0.5f), xc), xc);
   const V erfc = hn::IfThenZeroElse(hn::Gt(a, hn::Set(d, kErfcEnd)), erfc_mid);
   const V one_plus_erf_large = hn::IfThenElse(hn::Lt(z, hn::Zero(d)), erfc, hn::Sub(hn::Set(d, 2.0f), erfc));
   const V one_plus_erf_small = hn::Add(one, ErfSmallV(d, z));
@@ -177,15 +200,21 @@ HWY_INLINE V GeluTanhV(D d, V x_in) {
 
 // ---- Array drivers.
 
-// out[i] = f(d, in[i]) over whole vectors, then the tail one lane at a time with the same code.
+// out[i] = f(d, in[i]) over whole vectors, then the tail as one more whole vector (its unused lanes repeat the last
+// value): every element goes through the same instructions, so its bits do not depend on where it lies in the array
+// (narrower vectors can differ: x86's 128-bit reciprocal estimate has 12 bits, the 512-bit one 14).
 template <class F>
 HWY_INLINE void MapArray(const float* in, float* out, int64_t n, F f) {
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) hn::StoreU(f(d, hn::LoadU(d, in + i)), d, out + i);
-  const hn::CappedTag<float, 1> d1;
-  for (; i < n; ++i) hn::StoreU(f(d1, hn::LoadU(d1, in + i)), d1, out + i);
+  if (i < n) {
+    HWY_ALIGN float tail[HWY_MAX_BYTES / sizeof(float)];
+    for (int64_t k = 0; k < lanes; ++k) tail[k] = in[std::min(i + k, n - 1)];
+    hn::Store(f(d, hn::Load(d, tail)), d, tail);
+    std::copy_n(tail, n - i, out + i);
+  }
 }
 
 void ExpArray(const float* in, float* out, int64_t n) {
