@@ -163,7 +163,8 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   // products are timed with cold weights.
   const std::string signature = "floatmm7/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
                                 "/b" + std::to_string(bias != nullptr) + "a" +
-                                std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
+                                std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads) +
+                                (threads > 1 ? "/placed" : "");  // "/placed": A and C placed as in a model (below)
   auto build_choice = [&](const std::string& choice) {
     const char* want = choice == kPacked ? kPacked : choice == kOwn ? kOwn : kInPlace;
     return Build(m, k, n, b, bias, activation, threads, previous, want);
@@ -192,12 +193,18 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> own, Build(m, k, n, b, bias, activation, threads, previous, kOwn));
   names.push_back(kOwn);
   built.push_back(std::move(own));
-  // Each timed on a zero A (a product's speed does not depend on the values) into a scratch C.
+  // Each timed on a zero A (a product's speed does not depend on the values) into a scratch C; with several
+  // threads both rewritten by them before each run, spread over their caches as in a model (PlaceAsWrittenBy).
   std::vector<float> a(static_cast<size_t>(m * k), 0.0f), c(static_cast<size_t>(m * n));
-  std::function<void(size_t)> cold_weights;
-  if (m <= kStreamedRows) {
-    cold_weights = [&](size_t i) {
-      EvictTranslations();
+  std::function<void(size_t)> before;
+  if (m <= kStreamedRows || threads > 1) {
+    before = [&](size_t i) {
+      if (threads > 1) {
+        PlaceAsWrittenBy(a.data(), nullptr, a.size() * sizeof(float), threads);
+        PlaceAsWrittenBy(c.data(), nullptr, c.size() * sizeof(float), threads);
+      }
+      if (m > kStreamedRows) return;
+      EvictTranslations();  // few-row products stream their weights from memory in a model: timed so
       const Impl& impl = *built[i]->impl_;
       if (impl.own != nullptr) {
         FlushFromCaches(impl.own->packed_data(), impl.own->packed_bytes());
@@ -208,7 +215,7 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   }
   const std::vector<double> ms = TimeCandidates(
       built.size(), [&](size_t i) { return built[i]->Run(a.data(), c.data()); },
-      std::vector<int>(built.size(), threads), 20, 5, cold_weights);
+      std::vector<int>(built.size(), threads), 20, 5, before);
   TuningEntry entry{kInPlace, {}};
   size_t pick = 0;
   if (std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {

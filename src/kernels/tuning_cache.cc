@@ -26,6 +26,7 @@
 #include "core/safe_file.h"
 #include "core/safe_write.h"
 #include "kernels/cpu_isa.h"
+#include "kernels/parallel_tasks.h"
 
 namespace onyx::kernels {
 namespace {
@@ -480,6 +481,23 @@ void FlushFromCaches(const void* data, size_t bytes) {
   (void)data;
   (void)bytes;
 #endif
+}
+
+void PlaceAsWrittenBy(void* dst, const void* src, size_t bytes, int threads) {
+  constexpr size_t kPage = 4096;
+  const int team = std::max(threads, 1);
+  const size_t pages = (bytes + kPage - 1) / kPage;
+  RunTasks(team, team, [&](int64_t k) {
+    for (size_t page = static_cast<size_t>(k); page < pages; page += static_cast<size_t>(team)) {
+      const size_t off = page * kPage, n = std::min(kPage, bytes - off);
+      char* to = static_cast<char*>(dst) + off;
+      if (src != nullptr) {
+        std::memcpy(to, static_cast<const char*>(src) + off, n);
+      } else {
+        std::memset(to, 0, n);
+      }
+    }
+  });
 }
 
 void EvictTranslations() {

@@ -272,6 +272,20 @@ TEST(TuningCache, FlushAndEvictLeaveDataIntact) {
   for (size_t i = 0; i < weights.size(); ++i) ASSERT_EQ(weights[i], static_cast<float>(i));
 }
 
+TEST(TuningCache, PlaceAsWrittenByCopiesEveryByteOnAnyTeam) {
+  // Sizes around the 4 KB pages it deals out, on teams that leave some thread without a page.
+  for (const size_t bytes : {size_t{0}, size_t{1}, size_t{4095}, size_t{4096}, size_t{4097}, size_t{3 * 4096 + 17}}) {
+    for (const int threads : {1, 2, 3, 8}) {
+      std::vector<uint8_t> src(bytes), dst(bytes, 0xAB);
+      for (size_t i = 0; i < bytes; ++i) src[i] = static_cast<uint8_t>(i * 7 + 1);
+      kernels::PlaceAsWrittenBy(dst.data(), src.data(), bytes, threads);
+      EXPECT_EQ(dst, src) << bytes << " bytes, " << threads << " threads";
+      kernels::PlaceAsWrittenBy(dst.data(), nullptr, bytes, threads);
+      EXPECT_EQ(dst, std::vector<uint8_t>(bytes, 0)) << bytes << " bytes, " << threads << " threads";
+    }
+  }
+}
+
 TEST(TuningCache, NoiseKeepsTheFixedChoice) {
   // Candidate 0 is the fixed rule's choice.
   EXPECT_EQ(kernels::PickFastest({1.00, 0.98}, 0), 0u);  // 2% faster: noise
@@ -533,7 +547,7 @@ TEST_F(TunedConv, AlwaysTimesRecordsAndStaysCorrect) {
   ASSERT_EQ(t2.size(), 2u);
   for (const auto& d : t2) {
     EXPECT_TRUE(d.measured) << d.signature;
-    EXPECT_NE(d.signature.find(" threads=2"), std::string::npos) << d.signature;
+    EXPECT_NE(d.signature.find(" placed threads=2"), std::string::npos) << d.signature;
     const bool is_3x3 = d.signature.find("x3x3") != std::string::npos;
     // One image with 32 and 64 output channels: both also have the split candidate (2 one-thread halves).
     EXPECT_NE(d.signature.find(" split"), std::string::npos) << d.signature;

@@ -865,6 +865,8 @@ class NchwcConvKernel : public OpKernel {
     if (has_dw_) sig += OwnDirectGeometry(s, true) ? " sepdw sepodirect" : " sepdw";
     // And those onyx's convolution as a matrix product takes (session 35).
     if (OwnGemmGeometry(s) || (has_dw_ && OwnGemmGeometry(s, true))) sig += " ogemm";
+    // And, with several threads, timed on buffers placed as in a model (session 37: Tune).
+    if (session_threads > 1) sig += " placed";
     return sig + " threads=" + std::to_string(session_threads);
   }
 
@@ -947,13 +949,14 @@ class NchwcConvKernel : public OpKernel {
       ONYX_RETURN_IF_ERROR(install(std::move(p)));
       if (deferred != nullptr && cache->MissBudgetLeft()) {
         deferred->Add(signature, TuningPriority(candidates, flops),
-                      [this, s, candidates, fixed, signature, logical, x_shape = x.shape(), y_shape] {
-                        return TuneDeferred(s, candidates, fixed, signature, logical, x_shape, y_shape);
+                      [this, s, candidates, fixed, signature, logical, x_shape = x.shape(), y_shape, session_threads] {
+                        return TuneDeferred(s, candidates, fixed, signature, logical, x_shape, y_shape,
+                                            session_threads);
                       });
       }
       return Status::Ok();
     }
-    ONYX_ASSIGN_OR_RETURN(Primitives p, Tune(s, candidates, fixed, signature, x, y_shape));
+    ONYX_ASSIGN_OR_RETURN(Primitives p, Tune(s, candidates, fixed, signature, x, y_shape, session_threads));
     return install(std::move(p));
   }
 
@@ -976,7 +979,8 @@ class NchwcConvKernel : public OpKernel {
   // run, so the timing input is a buffer of its own (the run's may be gone): written, not left as zero pages the kernel
   // would share, and of values that keep the results finite; the float kernels' times do not depend on the values.
   bool TuneDeferred(const Setup& s, const std::vector<Choice>& candidates, const Choice& fixed,
-                    const std::string& signature, const Shape& logical, const Shape& x_shape, const Shape& y_shape) {
+                    const std::string& signature, const Shape& logical, const Shape& x_shape, const Shape& y_shape,
+                    int session_threads) {
     const auto cache = TuningCache::Process();
     const std::optional<TuningEntry> entry = cache->Find(signature);
     const auto named = entry ? std::find_if(candidates.begin(), candidates.end(),
@@ -993,8 +997,9 @@ class NchwcConvKernel : public OpKernel {
     auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const auto& e) { return e.first == logical; });
     if (kept == kept_.end()) return false;  // the shape was displaced by others since
     bool changed = named != candidates.end() && !(*named == fixed);
-    Result<Primitives> chosen =
-        named != candidates.end() ? Create(s, *named) : Tune(s, candidates, fixed, signature, x, y_shape, &changed);
+    Result<Primitives> chosen = named != candidates.end()
+                                    ? Create(s, *named)
+                                    : Tune(s, candidates, fixed, signature, x, y_shape, session_threads, &changed);
     if (chosen.ok()) {
       if (named != candidates.end()) cache->NoteDecision(signature, *entry, false);
       kept->second = std::move(*chosen);
@@ -1018,7 +1023,7 @@ class NchwcConvKernel : public OpKernel {
   // is another candidate than the fixed rule's as built (oneDNN may decline Winograd: then its direct one). The time
   // counts against the process's miss budget. Under mutex_.
   Result<Primitives> Tune(const Setup& s, const std::vector<Choice>& candidates, const Choice& fixed,
-                          const std::string& signature, const Tensor& x, const Shape& y_shape,
+                          const std::string& signature, const Tensor& x, const Shape& y_shape, int session_threads,
                           bool* changed = nullptr) {
     if (changed != nullptr) *changed = false;
     const auto cache = TuningCache::Process();
@@ -1049,6 +1054,9 @@ class NchwcConvKernel : public OpKernel {
     Tensor scratch = Tensor::Allocate(DataType::kFloat, y_shape, true);
     std::vector<int> thread_counts_tried;
     for (const Choice& c : tried) thread_counts_tried.push_back(c.threads);
+    // With several threads, every candidate (one-thread ones too) runs on a copy of x and into an output that the
+    // session's threads rewrite before each run, spread over their caches as in a model (kernels::PlaceAsWrittenBy).
+    Tensor placed = session_threads > 1 ? Tensor::Allocate(x.type(), x.shape()) : x;
     // Each candidate's arguments and buffers prepared before timing, as a run finds them (ExecState is kept).
     std::vector<ExecState> states(tried.size());
     for (size_t i = 0; i < tried.size(); ++i) {
@@ -1058,10 +1066,17 @@ class NchwcConvKernel : public OpKernel {
         tried.size(),
         [&](size_t i) {
           const ScopedOmpThreads threads(tried[i].threads);
-          if (built[i].relayout) return ComputeRelayout(built[i], x, scratch);
-          return Execute(built[i], states[i], x, scratch);
+          if (built[i].relayout) return ComputeRelayout(built[i], placed, scratch);
+          return Execute(built[i], states[i], placed, scratch);
         },
-        thread_counts_tried, 20, 5, [&](size_t i) { EvictWeights(built[i]); });
+        thread_counts_tried, 20, 5,
+        [&](size_t i) {
+          EvictWeights(built[i]);
+          if (session_threads > 1) {
+            kernels::PlaceAsWrittenBy(placed.raw(), x.raw(), x.nbytes(), session_threads);
+            kernels::PlaceAsWrittenBy(scratch.raw(), nullptr, scratch.nbytes(), session_threads);
+          }
+        });
     if (!std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
       // Some candidate never ran undisturbed (another process held a CPU): nothing trustworthy to record; the
       // fixed rule for now, and a later session measures again.
