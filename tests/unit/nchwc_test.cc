@@ -414,6 +414,25 @@ g (float[1,8,5,6] x, float[8,8,3,3] w0, float[8,8,3,3] w1) => (float[1,8,10,18] 
   EXPECT_EQ(ops["NchwcResize"], 1);
 }
 
+TEST(Nchwc, OnePixelImagesReorderBothWays) {
+  if (!kernels::BlockedConvolutionIsFast())
+    GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // Images of one pixel (NchwcReorder copies them: an image's blocked channels are its plain ones and the padding of
+  // the last block) into and out of the blocked layout, two images of 20 channels (not a whole block either way).
+  int reorders = 0;
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[2,20,1,1] x, float[24,20,1,1] w0, float[24] b0, float[13,24,1,1] w1) => (float[2,13,1,1] y) {
+  a = Conv(x, w0, b0)
+  r = Relu(a)
+  y = Conv(r, w1)
+}
+)",
+                                  3, &reorders),
+            2);
+  EXPECT_EQ(reorders, 2);
+}
+
 TEST(Nchwc, WinogradSizedConvWithResidualAndRelu) {
   if (!kernels::BlockedConvolutionIsFast())
     GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
