@@ -72,12 +72,6 @@ constexpr const char* kPacked = "brg";
 constexpr const char* kOwn = "onyx";  // onyx's packed product (sgemm_packed.h), also packing B into a copy
 constexpr const char* kOwnPackedName = "onyx:packed_sgemm";
 constexpr double kPackedMinGain = 0.10;  // a second copy of the weights for less than this is not worth it
-// Products of at most this many rows use each weight for a few multiply-adds only: bandwidth-bound, their weights
-// come from memory in a real run (a decoder's step reads every layer's weights once per token), so the candidates
-// are timed with their weights flushed from the caches and the TLBs. Timed hot, a layout that streams well from
-// memory lost to one that reads well from cache; with the caches flushed only, the gains seen in the decoder (25-30%
-// at 1 and 2 threads, AMD Zen 3) read as 0-10%; with the translations evicted too, as 10-50%.
-constexpr int64_t kStreamedRows = 4;
 
 }  // namespace
 
@@ -157,14 +151,14 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   const TuningMode mode = CurrentTuningMode();
   if (mode == TuningMode::kOff) return Build(m, k, n, b, bias, activation, threads, previous, kInPlace);
   const auto cache = TuningCache::Process();
-  // "floatmm7": since onyx's AVX-512 products pack A's rows for a 14-row tile; "floatmm6": 12 rows; "floatmm5": since
-  // onyx's packed product prefetches its next panel; "floatmm4": since a first product's packed copy is taken beyond
-  // the noise (entries of the keys before, chosen under a 10% rule, are timed again); "floatmm3": since few-row
-  // products are timed with cold weights.
-  const std::string signature = "floatmm7/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
+  // "floatmm8": since every product is timed with cold weights and, with several threads, A and C placed as in a
+  // model (below); "floatmm7": since onyx's AVX-512 products pack A's rows for a 14-row tile; "floatmm6": 12 rows;
+  // "floatmm5": since onyx's packed product prefetches its next panel; "floatmm4": since a first product's packed
+  // copy is taken beyond the noise (entries of the keys before, chosen under a 10% rule, are timed again);
+  // "floatmm3": since few-row products are timed with cold weights.
+  const std::string signature = "floatmm8/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
                                 "/b" + std::to_string(bias != nullptr) + "a" +
-                                std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads) +
-                                (threads > 1 ? "/placed" : "");  // "/placed": A and C placed as in a model (below)
+                                std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
   auto build_choice = [&](const std::string& choice) {
     const char* want = choice == kPacked ? kPacked : choice == kOwn ? kOwn : kInPlace;
     return Build(m, k, n, b, bias, activation, threads, previous, want);
@@ -193,26 +187,29 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> own, Build(m, k, n, b, bias, activation, threads, previous, kOwn));
   names.push_back(kOwn);
   built.push_back(std::move(own));
-  // Each timed on a zero A (a product's speed does not depend on the values) into a scratch C; with several
-  // threads both rewritten by them before each run, spread over their caches as in a model (PlaceAsWrittenBy).
+  // Each timed on a zero A (a product's speed does not depend on the values) into a scratch C, with its weights
+  // evicted from the caches and the TLBs before each run, as a model whose weights outgrow them finds them (the
+  // convolutions' rule, NchwcConv's EvictWeights). Few-row products (a decoder's step) were timed so first: timed hot,
+  // a layout that streams well from memory lost to one that reads well from cache (the gains seen in the decoder,
+  // 25-30% at 1 and 2 threads on an AMD Zen 3, read as 0-10% with the caches flushed only, 10-50% with the
+  // translations evicted too). Since floatmm8 every product: timed on warm weights, oneDNN's brgemm won BERT's 128 x
+  // 3072 x 768 product at 2 threads (1.76 ms against onyx's 1.80) and ran 2.0-2.07 ms in the model, where onyx's, whose
+  // tile prefetches the next panel, ran 1.87-1.97 (Sapphire Rapids Xeon). With several threads A and C are rewritten by
+  // them before each run, spread over their caches as in a model (PlaceAsWrittenBy).
   std::vector<float> a(static_cast<size_t>(m * k), 0.0f), c(static_cast<size_t>(m * n));
-  std::function<void(size_t)> before;
-  if (m <= kStreamedRows || threads > 1) {
-    before = [&](size_t i) {
-      if (threads > 1) {
-        PlaceAsWrittenBy(a.data(), nullptr, a.size() * sizeof(float), threads);
-        PlaceAsWrittenBy(c.data(), nullptr, c.size() * sizeof(float), threads);
-      }
-      if (m > kStreamedRows) return;
-      EvictTranslations();  // few-row products stream their weights from memory in a model: timed so
-      const Impl& impl = *built[i]->impl_;
-      if (impl.own != nullptr) {
-        FlushFromCaches(impl.own->packed_data(), impl.own->packed_bytes());
-      } else {
-        FlushFromCaches(impl.weights.get_data_handle(), impl.weights.get_desc().get_size());
-      }
-    };
-  }
+  const std::function<void(size_t)> before = [&](size_t i) {
+    if (threads > 1) {
+      PlaceAsWrittenBy(a.data(), nullptr, a.size() * sizeof(float), threads);
+      PlaceAsWrittenBy(c.data(), nullptr, c.size() * sizeof(float), threads);
+    }
+    EvictTranslations();
+    const Impl& impl = *built[i]->impl_;
+    if (impl.own != nullptr) {
+      FlushFromCaches(impl.own->packed_data(), impl.own->packed_bytes());
+    } else {
+      FlushFromCaches(impl.weights.get_data_handle(), impl.weights.get_desc().get_size());
+    }
+  };
   const std::vector<double> ms = TimeCandidates(
       built.size(), [&](size_t i) { return built[i]->Run(a.data(), c.data()); },
       std::vector<int>(built.size(), threads), 20, 5, before);
