@@ -223,7 +223,8 @@ std::string Signature(const Int8ConvDims& d, const memory::desc& src, bool fused
          (zero_point_argument ? "" : "/zc") + "/n" + std::to_string(d.batch) + "/c" + std::to_string(d.in_channels) +
          "/m" + std::to_string(d.out_channels) + "/g" + std::to_string(d.group) + "/in" + dim(d.in_h, d.in_w) + "/k" +
          dim(d.kernel_h, d.kernel_w) + "/s" + dim(d.stride_h, d.stride_w) + "/d" + dim(d.dilation_h, d.dilation_w) +
-         "/p" + dim(d.pad_top, d.pad_left) + "-" + dim(d.pad_bottom, d.pad_right) + "/t" + std::to_string(threads);
+         "/p" + dim(d.pad_top, d.pad_left) + "-" + dim(d.pad_bottom, d.pad_right) + "/t" + std::to_string(threads) +
+         (threads > 1 ? "/placed" : "");  // "/placed" (session 37): input and output placed as in a model (below)
 }
 
 // An AMX kernel runs on a unit that powers down while no AMX code runs: the first AMX convolution after other
@@ -375,6 +376,7 @@ dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
   const size_t src_bytes = static_cast<size_t>(d.in_channels * (d.in_h * d.in_w + kMarginPixels));
   const size_t dst_bytes = static_cast<size_t>(d.out_channels * (d.out_h * d.out_w + kMarginPixels)) * sizeof(int32_t);
   std::vector<uint8_t> src(src_bytes, 1), dst(dst_bytes);
+  const std::vector<uint8_t> ones = threads > 1 ? src : std::vector<uint8_t>();
   int32_t zp = 0;
   memory zp_mem;
   if (zero_point_argument) zp_mem = memory({{1}, Dt::s32, Tag::x}, DnnlEngine(), &zp);
@@ -391,7 +393,14 @@ dnnl::convolution_forward::primitive_desc Int8Conv::ChooseImplementation(
           DnnlStream().wait();
         });
       },
-      std::vector<int>(n, threads));
+      std::vector<int>(n, threads), 20, 5,
+      [&](size_t) {
+        // With several threads, both images rewritten by them before each run, spread over their caches as the
+        // previous nodes leave a model's buffers (PlaceAsWrittenBy).
+        if (threads <= 1) return;
+        PlaceAsWrittenBy(src.data(), ones.data(), src.size(), threads);
+        PlaceAsWrittenBy(dst.data(), nullptr, dst.size(), threads);
+      });
   cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   TuningEntry entry{"", {}};
   for (size_t i = 0; i < n; ++i) {
