@@ -1056,7 +1056,11 @@ class NchwcConvKernel : public OpKernel {
     for (const Choice& c : tried) thread_counts_tried.push_back(c.threads);
     // With several threads, every candidate (one-thread ones too) runs on a copy of x and into an output that the
     // session's threads rewrite before each run, spread over their caches as in a model (kernels::PlaceAsWrittenBy).
-    Tensor placed = session_threads > 1 ? Tensor::Allocate(x.type(), x.shape()) : x;
+    Tensor placed = x;
+    if (session_threads > 1) {
+      placed = Tensor::Allocate(x.type(), x.shape());
+      kernels::PlaceAsWrittenBy(placed.raw(), x.raw(), x.nbytes(), session_threads);  // x's values for the warm-up run
+    }
     // Each candidate's arguments and buffers prepared before timing, as a run finds them (ExecState is kept).
     std::vector<ExecState> states(tried.size());
     for (size_t i = 0; i < tried.size(); ++i) {
