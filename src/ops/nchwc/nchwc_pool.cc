@@ -18,7 +18,6 @@
 
 #include "ir/nchwc_ops.h"
 #include "kernels/cpu_isa.h"
-#include "kernels/dnnl_util.h"
 #include "ops/common/parallel.h"
 #include "ops/nchwc/nchwc_block.h"
 #include "ops/nchwc/nchwc_ops.h"

@@ -1,5 +1,5 @@
 // NchwcReorder: float32 [N, C, H, W] <-> blocked [N, ceil(C/b), H, W, b] through oneDNN's reorder (which writes
-// zeros into the padding channels of a blocked result).
+// zeros into the padding channels of a blocked result), or by a copy where the images have one pixel.
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -94,7 +94,7 @@ class NchwcReorderKernel : public OpKernel {
     Shape input_shape;
     Shape output_shape;
     memory::desc src_md, dst_md;
-    dnnl::reorder primitive;
+    dnnl::reorder primitive;  // none for images of one pixel (OnePixelImages)
   };
 
   Result<std::shared_ptr<const Built>> Build(const Shape& input_shape) const {
@@ -109,6 +109,7 @@ class NchwcReorderKernel : public OpKernel {
       dims = {x[0], channels_, x[2], x[3]};
       built->output_shape = {x[0], channels_, x[2], x[3]};
     }
+    if (x[2] * x[3] == 1) return std::shared_ptr<const Built>(std::move(built));  // OnePixelImages: no primitive
     ONYX_RETURN_IF_ERROR(kernels::DnnlCall("NchwcReorder: creating the reorder", [&] {
       const memory::desc plain(dims, memory::data_type::f32, Tag::nchw);
       const memory::desc blocked(dims, memory::data_type::f32, BlockedTag(block_));
