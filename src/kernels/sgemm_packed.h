@@ -51,10 +51,10 @@ class PackedSgemm {
  private:
   // Panel `tile` of K block `block`: kc rows of panel_ floats.
   const float* Panel(int64_t block, int64_t tile) const;
-  // The panel a task of panels [t0, t1) reads after panel `tile` of K block `block` (the next one of the task, the
-  // first of the next K block, or the first of the task starting at panel next_task_t0 when that is >= 0), as its
-  // first byte and its cache lines; {nullptr, 0} after the last.
-  std::pair<const char*, int64_t> NextPanel(int64_t block, int64_t tile, int64_t t0, int64_t t1,
+  // The panel a task of panels [t0, t1) in its pass over K blocks [b0, b1) reads after panel `tile` of K block
+  // `block` (the next one of the task, the first of the next K block, or the first of block b0 of the task starting
+  // at panel next_task_t0 when that is >= 0), as its first byte and its cache lines; {nullptr, 0} after the last.
+  std::pair<const char*, int64_t> NextPanel(int64_t block, int64_t tile, int64_t t0, int64_t t1, int64_t b0, int64_t b1,
                                             int64_t next_task_t0) const;
   // The single-row product (a decoder's step, a classifier head): bandwidth-bound, each weight used once, so the
   // panels are streamed several at a time with one accumulator chain per column instead of through the tile.

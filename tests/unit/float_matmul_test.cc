@@ -363,6 +363,49 @@ TEST(GemmAdoption, TransposedConstantWeightLeavesTheSessionAndEveryPathStillComp
   }
 }
 
+TEST(GemmConstantProduct, ManyRowsRunPackedOneRowKeepsItsPathForEveryBiasForm) {
+  // Gemm(x, W, c) with W constant and 6144 values: products of 2+ rows run on the packed constant product
+  // (ops/nn/constant_product.h), one row on its own path; W as stored and transposed, the bias as [N], [1, N] or
+  // absent, row counts alternating as a server's batches do; every result x W + c.
+  const int64_t k = 96, n = 64;
+  const auto w = UniformFloats(static_cast<size_t>(k * n), 51);  // [k, n]
+  const auto c = UniformFloats(static_cast<size_t>(n), 52);
+  std::vector<float> w_t(static_cast<size_t>(n * k));  // [n, k]
+  for (int64_t i = 0; i < k; ++i) {
+    for (int64_t j = 0; j < n; ++j) w_t[static_cast<size_t>(j * k + i)] = w[static_cast<size_t>(i * n + j)];
+  }
+  for (const bool trans_b : {false, true}) {
+    for (const std::string bias_shape : {"[64]", "[1, 64]", ""}) {
+      std::ostringstream text;
+      text << "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+           << "g (float[r, " << k << "] x) => (float[r, " << n << "] y) <float" << (trans_b ? "[64, 96]" : "[96, 64]")
+           << " w = {" << FloatList(trans_b ? w_t : w) << "}"
+           << (bias_shape.empty() ? "" : ", float" + bias_shape + " c = {" + FloatList(c) + "}") << "> {\n"
+           << "  y = Gemm<transB = " << trans_b << ">(x, w" << (bias_shape.empty() ? "" : ", c") << ")\n}\n";
+      auto parsed = text::ParseModel(text.str());
+      ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+      for (const int threads : {1, 2}) {
+        SessionOptions so;
+        so.intra_op_num_threads = threads;
+        auto s = Session::Create(*parsed, so);
+        ASSERT_TRUE(s.ok()) << s.status().message();
+        for (int64_t m : {3, 1, 40, 2, 1, 17}) {
+          const auto x = UniformFloats(static_cast<size_t>(m * k), 60 + static_cast<uint64_t>(m), -2.0f, 2.0f);
+          Tensor t = Tensor::Allocate(DataType::kFloat, {m, k});
+          std::copy(x.begin(), x.end(), t.data<float>());
+          std::vector<Value> out;
+          ASSERT_TRUE((*s)->Run({{"x", Value(std::move(t))}}, {}, &out).ok());
+          const Tensor& y = out[0].tensor();
+          SCOPED_TRACE("transB " + std::to_string(trans_b) + ", bias " + bias_shape + ", threads " +
+                       std::to_string(threads) + ", rows " + std::to_string(m));
+          ExpectMatches(m, k, n, x, w, bias_shape.empty() ? nullptr : c.data(), MatMulActivation::kNone,
+                        std::vector<float>(y.data<float>(), y.data<float>() + y.size()));
+        }
+      }
+    }
+  }
+}
+
 TEST(MatMulBiasFusion, SmallWeightsAndNonConstantBiasKeepTheirAdd) {
   // y: 3 x 2 weights (too small to pack); z: 3 x 2048 weights but a bias fed at run time (the product alone becomes a
   // MatMulBias without a bias).

@@ -34,16 +34,24 @@ std::vector<OrtSgemmPath> Paths() {
   return paths;
 }
 
-// Calls f(path, shape) for every shape on every vector path this CPU has, the path forced meanwhile.
+// Calls f(path) on every vector path this CPU has, the path forced meanwhile.
 template <typename F>
-void ForEachPathAndShape(F&& f) {
+void ForEachPath(F&& f) {
   struct RestorePath {
     ~RestorePath() { SetOrtSgemmPathForTesting(OrtSgemmPath::kAuto); }
   } restore;
   for (const OrtSgemmPath path : Paths()) {
     SetOrtSgemmPathForTesting(path);
-    for (const Shape3& s : kShapes) f(path, s);
+    f(path);
   }
+}
+
+// Calls f(path, shape) for every shape on every vector path this CPU has, the path forced meanwhile.
+template <typename F>
+void ForEachPathAndShape(F&& f) {
+  ForEachPath([&](OrtSgemmPath path) {
+    for (const Shape3& s : kShapes) f(path, s);
+  });
 }
 
 TEST(PackedSgemm, MatchesDoubleReferenceWithBiasAndGelu) {
@@ -137,6 +145,33 @@ TEST(PackedSgemm, AccumulatesIntoCInMlasOrder) {
       for (size_t i = 0; i < got.size(); ++i) {
         ASSERT_EQ(got[i], want[i]) << "path " << static_cast<int>(path) << ", " << s.m << "x" << s.k << "x" << s.n
                                    << ", threads " << threads << ", element " << i;
+      }
+    }
+  });
+}
+
+TEST(PackedSgemm, LongRowsPackedPassByPassKeepMlasSums) {
+  // A of 40 x 16484 (2.6 MB) outgrows a quarter of any L2, so the packed-rows tile copies A and runs the tasks pass
+  // by pass over K (sgemm_packed.cc): the sums must stay MLAS's, with and without C accumulated, on 1 and 2 threads.
+  ForEachPath([](OrtSgemmPath path) {
+    const int64_t m = 40, k = 64 * 256 + 100, n = 70;
+    const auto a = UniformFloats(static_cast<size_t>(m * k), 10);
+    const auto b = UniformFloats(static_cast<size_t>(k * n), 11);
+    const auto c0 = UniformFloats(static_cast<size_t>(m * n), 12, -3.0f, 3.0f);
+    const PackedSgemm product(k, n, b.data(), nullptr, MatMulActivation::kNone);
+    for (const bool accumulate : {false, true}) {
+      std::vector<float> want = c0;
+      OrtSgemmOptions packed;
+      packed.b_packed = true;
+      SgemmOrtOrder(false, false, m, n, k, 1.0f, a.data(), k, b.data(), n, accumulate ? 1.0f : 0.0f, want.data(), n,
+                    packed);
+      for (int threads : {1, 2}) {
+        std::vector<float> got = c0;
+        product.Run(m, a.data(), got.data(), threads, accumulate);
+        for (size_t i = 0; i < got.size(); ++i) {
+          ASSERT_EQ(got[i], want[i]) << "path " << static_cast<int>(path) << ", accumulate " << accumulate
+                                     << ", threads " << threads << ", element " << i;
+        }
       }
     }
   });
