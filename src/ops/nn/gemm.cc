@@ -44,12 +44,12 @@ class GemmKernel : public OpKernel {
       info.AdoptConstantInput(1);
     }
     // Y = A B + bias with B and the bias row constant (a PyTorch Linear on 2-D input: transformers' attention output
-    // projections, MLPs, classifier heads): every product runs as MatMulBias's does, B packed once per row count on
-    // the kernel timed fastest here (constant_product.h), one row included (its candidates include the packed
-    // single-row loop that sums as ONNX Runtime does). BERT-like's 128 x 768 x 768 projection: sgemm 0.92 ms, packed
-    // 0.80. The product then holds B: the plain copy goes (B as stored is adopted, the transposed copy dropped), so
-    // the weights are held once, as by MatMulBias. Small B (under 4096 values, the optimizer's MatMulBias threshold)
-    // keeps the paths below: a primitive call costs more there than packing saves.
+    // projections, MLPs, batched classifier heads): products of 2+ rows run as MatMulBias's do, B packed once per
+    // row count on the kernel timed fastest here (constant_product.h). BERT-like's 128 x 768 x 768 projection: sgemm
+    // 0.92 ms, packed 0.80. One row keeps the path below, which sums as ONNX Runtime does (tests/quant's float_heads
+    // checks it bit for bit at level all; the product's single-row loop adds the bias after the sums, ORT before),
+    // so B stays as stored for it too: the packed copy of a product that packs sits beside it. Small B (under 4096
+    // values, the optimizer's MatMulBias threshold) keeps sgemm: a primitive call costs more there than packing saves.
     const Tensor* c = info.has_input(2) ? info.ConstantInput(2) : nullptr;
     const bool bias_row = c != nullptr && c->type() == DataType::kFloat && beta_ == 1.0f &&
                           (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1));
@@ -57,13 +57,7 @@ class GemmKernel : public OpKernel {
     if (!ort_order_ && b != nullptr && b->type() == DataType::kFloat && b->rank() == 2 &&
         b->size() >= kMinPackedWeights && !trans_a_ && alpha_ == 1.0f && (!info.has_input(2) || bias_row) &&
         (!bias_row || c->size() == (trans_b_ ? b->dim(0) : b->dim(1)))) {
-      if (trans_b_) {
-        product_ = std::make_unique<ConstantFloatProduct>(std::move(b_as_stored_), kernels::MatMulActivation::kNone);
-        b_as_stored_ = Tensor();
-      } else {
-        product_ = std::make_unique<ConstantFloatProduct>(*b, kernels::MatMulActivation::kNone);
-        info.AdoptConstantInput(1);  // read through the product only from now on
-      }
+      product_ = std::make_unique<ConstantFloatProduct>(trans_b_ ? b_as_stored_ : *b, kernels::MatMulActivation::kNone);
     }
     return Status::Ok();
   }
@@ -106,8 +100,7 @@ class GemmKernel : public OpKernel {
       }
     }
     Tensor& y = ctx.AllocateOutput(0, a->type(), out_shape);
-    if (product_ != nullptr && a->type() == DataType::kFloat) {  // B is read through the product only
-      if (y.size() == 0) return Status::Ok();
+    if (product_ != nullptr && m > 1 && a->type() == DataType::kFloat && y.size() > 0) {
       return product_->Run(m, a->data<float>(), c != nullptr ? c->data<float>() : nullptr, y.data<float>(),
                            ctx.num_threads());
     }
@@ -213,10 +206,10 @@ class GemmKernel : public OpKernel {
   bool trans_b_ = false;
   float alpha_ = 1.0f;
   float beta_ = 1.0f;
-  Tensor b_as_stored_;  // the constant B, transposed to [K, N] once (float with transB, no product_ only)
+  Tensor b_as_stored_;  // the constant B, transposed to [K, N] once (float with transB only)
   std::once_flag row_product_once_;
   std::unique_ptr<const kernels::PackedSgemm> row_product_;  // the constant B packed, built by the first 1-row run
-  std::unique_ptr<ConstantFloatProduct> product_;            // float A B + bias row, both constant (else null): holds B
+  std::unique_ptr<ConstantFloatProduct> product_;            // float A B + bias row, both constant (else null): 2+ rows
 };
 
 }  // namespace
