@@ -52,8 +52,8 @@ def main():
     args = ap.parse_args()
     onyx_env, ort_env = {}, {}
     if args.vnni_only:
-        shim_dir = tempfile.mkdtemp(prefix="onyx-no-amx-")
-        shim = os.path.join(shim_dir, "libno_amx_shim.so")
+        shim_dir = tempfile.TemporaryDirectory(prefix="onyx-no-amx-")  # kept until main returns, then removed
+        shim = os.path.join(shim_dir.name, "libno_amx_shim.so")
         subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", shim, os.path.join(HERE, "no_amx_shim.c"), "-ldl"],
                        check=True)
         onyx_env = {"ONEDNN_MAX_CPU_ISA": "AVX512_CORE_VNNI"}

@@ -20,6 +20,10 @@ namespace onyx::kernels {
 
 enum class MatMulActivation { kNone, kGeluErf };
 
+// A constant B of fewer values than this stays on sgemm (no FloatMatMul): a primitive call costs more there than
+// packing and a fused bias save. The optimizer's MatMulBias rewrite and Gemm's packed products both follow it.
+inline constexpr int64_t kMinPackedProductWeights = 4096;
+
 class FloatMatMul {
  public:
   // b: [k, n] row-major, read in place where the primitive takes B as stored (then it must outlive the product),

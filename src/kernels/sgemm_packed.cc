@@ -204,11 +204,15 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
     if (scratch.size() < static_cast<size_t>(m * pass_k_max)) scratch.resize(static_cast<size_t>(m * pass_k_max));
     packed_a = scratch.data();
   }
-  auto run_task = [&](int64_t task, int64_t b0, int64_t b1) {
+  // One pass: K blocks [b0, b1), i.e. columns [k0, k0 + k) of A.
+  struct Pass {
+    int64_t b0, b1, k0, k;
+  };
+  auto run_task = [&](int64_t task, const Pass& pass) {
+    const int64_t b0 = pass.b0, b1 = pass.b1;
     const int64_t t0 = task / row_groups * task_tiles, t1 = std::min(tiles_n_, t0 + task_tiles);
     const int64_t m0 = task % row_groups * rows_per_group, m1 = std::min(m, m0 + rows_per_group);
     const int64_t count = tiles_of_group(m0);
-    const int64_t pass_k0 = b0 * kKBlock, pass_k = std::min(k_, b1 * kKBlock) - pass_k0;
     for (int64_t blk = b0; blk < b1; ++blk) {
       const int64_t k0 = blk * kKBlock, kc = std::min(kKBlock, k_ - k0);
       const bool first = blk == 0 && !accumulate;
@@ -228,7 +232,7 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
           const int64_t lines = std::min(share, next_lines - fetched);
           const SgemmPrefetch prefetch{next + fetched * kSgemmLineBytes, lines};
           if (rows_tile != nullptr) {
-            rows_tile(rows, packed_a + i0 * pass_k + (k0 - pass_k0) * rows, panel, panel_, kc, c + i0 * n_ + n0, n_,
+            rows_tile(rows, packed_a + i0 * pass.k + (k0 - pass.k0) * rows, panel, panel_, kc, c + i0 * n_ + n0, n_,
                       cols, first, prefetch);
           } else {
             tile_(rows, a + i0 * k_ + k0, k_, panel, panel_, kc, c + i0 * n_ + n0, n_, cols, 1.0f, first, prefetch);
@@ -244,17 +248,17 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
   };
   for (int64_t b0 = 0; b0 < blocks_k; b0 += pass_blocks) {
     const int64_t b1 = std::min(blocks_k, b0 + pass_blocks);
+    const Pass pass{b0, b1, b0 * kKBlock, std::min(k_, b1 * kKBlock) - b0 * kKBlock};
     if (rows_tile != nullptr) {
-      const int64_t pass_k0 = b0 * kKBlock, pass_k = std::min(k_, b1 * kKBlock) - pass_k0;
       RunTasks(row_groups * group_tiles, threads, [&](int64_t t) {
         const int64_t m0 = t / group_tiles * rows_per_group, count = tiles_of_group(m0), j = t % group_tiles;
         if (j >= count) return;
         const SgemmRowTile tile = row_tile(m0, count, j);
-        PackSgemmRows(static_cast<int>(tile.rows), a + tile.start * k_ + pass_k0, k_, pass_k,
-                      packed_a + tile.start * pass_k);
+        PackSgemmRows(static_cast<int>(tile.rows), a + tile.start * k_ + pass.k0, k_, pass.k,
+                      packed_a + tile.start * pass.k);
       });
     }
-    RunTasks(tasks, threads, [&](int64_t task) { run_task(task, b0, b1); });
+    RunTasks(tasks, threads, [&](int64_t task) { run_task(task, pass); });
   }
 }
 

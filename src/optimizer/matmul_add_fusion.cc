@@ -7,29 +7,29 @@
 // matmul.cc: B packed once, the bias added to each output tile while it is in cache); a Gelu (erf form) reading only
 // that product, or a dynamically quantized one (dynamic_quant_fusion.cc), then folds into it as its activation (the
 // pass runs again after the Gelu and dynamic quantization fusions each round). Small weights (under
-// kMinPackedWeights values) keep their Add: a primitive call costs more than the pass it saves. A bare MatMul of such
-// a constant matrix becomes a MatMulBias without a bias. These rewrites run at level all only (hardware-specific
-// kernels; quantization's preparation runs extended).
+// kernels::kMinPackedProductWeights values) keep their Add: a primitive call costs more than the pass it saves. A bare
+// MatMul of such a constant matrix becomes a MatMulBias without a bias. These rewrites run at level all only
+// (hardware-specific kernels; quantization's preparation runs extended).
 #include <string>
 #include <vector>
 
+#include "kernels/float_matmul.h"  // kMinPackedProductWeights
 #include "optimizer/graph_index.h"
 #include "optimizer/optimizer.h"
 
 namespace onyx::optimizer {
 namespace {
 
-constexpr int64_t kMinPackedWeights = 4096;
-
 bool IsInternalOp(const ir::Node& n, std::string_view op_type) {
   return n.domain == ir::kInternalDomain && n.op_type == op_type;
 }
 
-// Whether MatMul `mm` (B constant) is one MatMulBias packs: B a float matrix of kMinPackedWeights+ values, A float
-// or of unknown type.
+// Whether MatMul `mm` (B constant) is one MatMulBias packs: B a float matrix of kMinPackedProductWeights+ values, A
+// float or of unknown type.
 bool PackableProduct(const GraphIndex& index, const ir::Node& mm) {
   const Tensor* b = index.Constant(mm.inputs[1]);
-  if (b == nullptr || b->type() != DataType::kFloat || b->rank() != 2 || b->size() < kMinPackedWeights) return false;
+  if (b == nullptr || b->type() != DataType::kFloat || b->rank() != 2 || b->size() < kernels::kMinPackedProductWeights)
+    return false;
   const auto a_type = index.ElemType(mm.inputs[0]);
   return !a_type || *a_type == DataType::kFloat;
 }
@@ -45,8 +45,8 @@ ir::Node MatMulBiasNode(std::string name, std::vector<std::string> inputs, std::
 }
 
 // Add node i = MatMul(A, B) + bias with the MatMul on input `side`, B a constant matrix and bias a constant, its
-// MatMul read by the Add alone (the caller matched those): one MatMulBias when B is float with kMinPackedWeights+
-// values, bias float [N] and A of any rank but 2 (or unknown).
+// MatMul read by the Add alone (the caller matched those): one MatMulBias when B is float with
+// kMinPackedProductWeights+ values, bias float [N] and A of any rank but 2 (or unknown).
 bool FuseBatchedMatMulBias(ir::Graph& graph, const GraphIndex& index, int i, int side) {
   const ir::Node& add = graph.nodes[static_cast<size_t>(i)];
   const std::string& bias = add.inputs[static_cast<size_t>(1 - side)];
@@ -60,7 +60,7 @@ bool FuseBatchedMatMulBias(ir::Graph& graph, const GraphIndex& index, int i, int
   return true;
 }
 
-// Node i a bare MatMul(A, B) with B a constant float matrix of kMinPackedWeights+ values and A float: one
+// Node i a bare MatMul(A, B) with B a constant float matrix of kMinPackedProductWeights+ values and A float: one
 // MatMulBias(A, B) without a bias (LLaMA-style decoders' projections and language-model heads have none), which packs
 // B once and picks its kernel per shape (a 32-token prompt's 512 x 8192 head: oneDNN's sgemm ran it at 40% of the
 // FMA peak). Not where the product's only reader is an Add of a constant: that Add's visit fuses both.

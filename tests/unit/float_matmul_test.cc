@@ -272,17 +272,24 @@ std::unique_ptr<Session> AdoptedProductSession(const std::vector<float>& w, cons
 }
 
 // Runs the session on r x 5 rows of seeded values and checks x w + c.
-void RunAndCheckRows(Session& session, int64_t r, int64_t k, int64_t n, const std::vector<float>& w,
-                     const std::vector<float>& c) {
-  const int64_t m = r * 5;
-  const auto x = UniformFloats(static_cast<size_t>(m * k), 90 + static_cast<uint64_t>(m), -2.0f, 2.0f);
-  Tensor t = Tensor::Allocate(DataType::kFloat, {r, 5, k});
+// Runs `session` on an input x of `shape` (last dim k, values in [-2, 2] from `seed`) and checks its output against
+// x w + bias (w [k, n]; bias n values or null).
+void RunAndCheck(Session& session, const Shape& shape, uint64_t seed, int64_t k, int64_t n, const std::vector<float>& w,
+                 const float* bias) {
+  const int64_t m = NumElements(shape) / k;
+  const auto x = UniformFloats(static_cast<size_t>(m * k), seed, -2.0f, 2.0f);
+  Tensor t = Tensor::Allocate(DataType::kFloat, shape);
   std::copy(x.begin(), x.end(), t.data<float>());
   std::vector<Value> out;
   ASSERT_TRUE(session.Run({{"x", Value(std::move(t))}}, {}, &out).ok());
   const Tensor& y = out[0].tensor();
-  ExpectMatches(m, k, n, x, w, c.data(), MatMulActivation::kNone,
+  ExpectMatches(m, k, n, x, w, bias, MatMulActivation::kNone,
                 std::vector<float>(y.data<float>(), y.data<float>() + y.size()));
+}
+
+void RunAndCheckRows(Session& session, int64_t r, int64_t k, int64_t n, const std::vector<float>& w,
+                     const std::vector<float>& c) {
+  RunAndCheck(session, {r, 5, k}, 90 + static_cast<uint64_t>(r * 5), k, n, w, c.data());
 }
 
 TEST(MatMulBiasFusion, AdoptedWeightsLeaveTheSessionAndServeEveryRowCount) {
@@ -350,16 +357,7 @@ TEST(GemmAdoption, TransposedConstantWeightLeavesTheSessionAndEveryPathStillComp
     auto s = Session::Create(*parsed, so);
     ASSERT_TRUE(s.ok()) << s.status().message();
     EXPECT_EQ((*s)->model().graph.FindInitializer("w")->tensor.raw(), nullptr) << "W adopted by the Gemm";
-    for (int64_t m : {1, 3, 1, 17}) {
-      const auto x = UniformFloats(static_cast<size_t>(m * k), 40 + static_cast<uint64_t>(m), -2.0f, 2.0f);
-      Tensor t = Tensor::Allocate(DataType::kFloat, {m, k});
-      std::copy(x.begin(), x.end(), t.data<float>());
-      std::vector<Value> out;
-      ASSERT_TRUE((*s)->Run({{"x", Value(std::move(t))}}, {}, &out).ok());
-      const Tensor& y = out[0].tensor();
-      ExpectMatches(m, k, n, x, w_kn, c.data(), MatMulActivation::kNone,
-                    std::vector<float>(y.data<float>(), y.data<float>() + y.size()));
-    }
+    for (int64_t m : {1, 3, 1, 17}) RunAndCheck(**s, {m, k}, 40 + static_cast<uint64_t>(m), k, n, w_kn, c.data());
   }
 }
 
@@ -390,16 +388,9 @@ TEST(GemmConstantProduct, ManyRowsRunPackedOneRowKeepsItsPathForEveryBiasForm) {
         auto s = Session::Create(*parsed, so);
         ASSERT_TRUE(s.ok()) << s.status().message();
         for (int64_t m : {3, 1, 40, 2, 1, 17}) {
-          const auto x = UniformFloats(static_cast<size_t>(m * k), 60 + static_cast<uint64_t>(m), -2.0f, 2.0f);
-          Tensor t = Tensor::Allocate(DataType::kFloat, {m, k});
-          std::copy(x.begin(), x.end(), t.data<float>());
-          std::vector<Value> out;
-          ASSERT_TRUE((*s)->Run({{"x", Value(std::move(t))}}, {}, &out).ok());
-          const Tensor& y = out[0].tensor();
           SCOPED_TRACE("transB " + std::to_string(trans_b) + ", bias " + bias_shape + ", threads " +
                        std::to_string(threads) + ", rows " + std::to_string(m));
-          ExpectMatches(m, k, n, x, w, bias_shape.empty() ? nullptr : c.data(), MatMulActivation::kNone,
-                        std::vector<float>(y.data<float>(), y.data<float>() + y.size()));
+          RunAndCheck(**s, {m, k}, 60 + static_cast<uint64_t>(m), k, n, w, bias_shape.empty() ? nullptr : c.data());
         }
       }
     }

@@ -48,15 +48,14 @@ class GemmKernel : public OpKernel {
     // row count on the kernel timed fastest here (constant_product.h). BERT-like's 128 x 768 x 768 projection: sgemm
     // 0.92 ms, packed 0.80. One row keeps the path below, which sums as ONNX Runtime does (tests/quant's float_heads
     // checks it bit for bit at level all; the product's single-row loop adds the bias after the sums, ORT before),
-    // so B stays as stored for it too: the packed copy of a product that packs sits beside it. Small B (under 4096
-    // values, the optimizer's MatMulBias threshold) keeps sgemm: a primitive call costs more there than packing saves.
+    // so B stays as stored for it too: the packed copy of a product that packs sits beside it. Small B (under
+    // kernels::kMinPackedProductWeights values, as for MatMulBias) keeps sgemm.
     const Tensor* c = info.has_input(2) ? info.ConstantInput(2) : nullptr;
     const bool bias_row = c != nullptr && c->type() == DataType::kFloat && beta_ == 1.0f &&
                           (c->rank() == 1 || (c->rank() == 2 && c->dim(0) == 1));
-    constexpr int64_t kMinPackedWeights = 4096;
     if (!ort_order_ && b != nullptr && b->type() == DataType::kFloat && b->rank() == 2 &&
-        b->size() >= kMinPackedWeights && !trans_a_ && alpha_ == 1.0f && (!info.has_input(2) || bias_row) &&
-        (!bias_row || c->size() == (trans_b_ ? b->dim(0) : b->dim(1)))) {
+        b->size() >= kernels::kMinPackedProductWeights && !trans_a_ && alpha_ == 1.0f &&
+        (!info.has_input(2) || bias_row) && (!bias_row || c->size() == (trans_b_ ? b->dim(0) : b->dim(1)))) {
       product_ = std::make_unique<ConstantFloatProduct>(trans_b_ ? b_as_stored_ : *b, kernels::MatMulActivation::kNone);
     }
     return Status::Ok();
