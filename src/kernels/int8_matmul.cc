@@ -1,13 +1,19 @@
 #include "kernels/int8_matmul.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_gemm.h"
+#include "kernels/int8_gemm_vnni.h"
+#include "kernels/tuning_cache.h"
 
 namespace onyx::kernels {
 
@@ -15,7 +21,25 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 using Dt = memory::data_type;
 
+namespace {
+
+// ONYX_INT8_MATMUL_IMPL=dnnl|onyx forces one implementation (tests, measurements); unset: the timed choice.
+const char* ForcedImplementation() {
+  static const std::string value = [] {
+    const char* v = std::getenv("ONYX_INT8_MATMUL_IMPL");
+    return std::string(v != nullptr ? v : "");
+  }();
+  return value.empty() ? nullptr : value.c_str();
+}
+
+constexpr const char* kDnnl = "dnnl";
+constexpr const char* kOwn = "onyx";  // kernels/int8_gemm_vnni.h
+
+}  // namespace
+
 struct Int8MatMul::Impl {
+  std::unique_ptr<Int8VnniGemm> own;  // set: onyx's VNNI product runs instead of the primitive
+  std::string name;                   // oneDNN's implementation, or kOwn
   int64_t k = 0;
   int64_t padded_k = 0;  // > 0: B padded to this depth with zero rows, A's rows padded per run (Int8PadsDepth)
   bool split = false;  // weights stacked as [B_lo; B_hi] (kernels/int8_gemm.h): A is read twice, 2k columns
@@ -40,8 +64,8 @@ Int8MatMul::Int8MatMul(int64_t m, bool signed_a, int threads, std::unique_ptr<Im
 
 Int8MatMul::~Int8MatMul() = default;
 
-Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
-                                                       int threads) {
+Result<std::unique_ptr<Int8MatMul>> Int8MatMul::BuildDnnl(int64_t m, int64_t k, int64_t n, bool signed_a,
+                                                          const int8_t* b, int threads) {
   auto impl = std::make_unique<Impl>();
   impl->k = k;
   impl->split = !signed_a && Int8WeightsNeedSplit(b, k, n, n);
@@ -80,10 +104,89 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
     impl->FillArgs(impl->args);
   }));
   if (name.rfind("ref", 0) == 0) return Unsupported("oneDNN has only its reference int8 matmul (" + name + ")");
+  impl->name = name;
   return std::unique_ptr<Int8MatMul>(new Int8MatMul(m, signed_a, threads, std::move(impl)));
 }
 
+std::unique_ptr<Int8MatMul> Int8MatMul::BuildOwn(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
+                                                 int threads) {
+  auto impl = std::make_unique<Impl>();
+  impl->k = k;
+  impl->own = std::make_unique<Int8VnniGemm>(k, n, b);
+  impl->name = kOwn;
+  return std::unique_ptr<Int8MatMul>(new Int8MatMul(m, signed_a, threads, std::move(impl)));
+}
+
+Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
+                                                       int threads) {
+  // onyx's VNNI product computes the same exact sums; where oneDNN's would pair products in saturating int16 (no
+  // VNNI: int8_gemm.h) it does not run at all.
+  const bool own_runs =
+      Int8VnniGemm::Supported() && Int8GemmArithmetic() == Int8Arithmetic::kExact && m > 0 && k > 0 && n > 0;
+  const char* forced = ForcedImplementation();
+  if (forced != nullptr && own_runs && std::string(forced) == kOwn) return BuildOwn(m, k, n, signed_a, b, threads);
+  if (!own_runs || forced != nullptr) return BuildDnnl(m, k, n, signed_a, b, threads);
+  ONYX_ASSIGN_OR_RETURN(std::unique_ptr<Int8MatMul> dnnl, BuildDnnl(m, k, n, signed_a, b, threads));
+  const TuningMode mode = CurrentTuningMode();
+  if (mode == TuningMode::kOff) {
+    // The fixed rule: oneDNN's AMX kernels (2-3x the VNNI peak), else onyx's (measured faster than oneDNN's VNNI
+    // kernels on a BERT-like encoder's products, int8_gemm_vnni.h).
+    if (dnnl->implementation().find("amx") != std::string::npos) return dnnl;
+    return BuildOwn(m, k, n, signed_a, b, threads);
+  }
+  const auto cache = TuningCache::Process();
+  // oneDNN's pick is part of the key: its AMX and VNNI kernels share the cache's ISA prefix (avx512), and a choice
+  // against one says nothing about the other (ONEDNN_MAX_CPU_ISA may cap AMX away on the same CPU).
+  const std::string signature = "int8mm1/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
+                                "/s" + std::to_string(signed_a) + "/t" + std::to_string(threads) + "/" +
+                                dnnl->implementation();
+  if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
+    cache->NoteDecision(signature, *entry, false);
+    if (entry->choice == kOwn) return BuildOwn(m, k, n, signed_a, b, threads);
+    return dnnl;
+  }
+  if (mode == TuningMode::kCache && !cache->MissBudgetLeft()) return dnnl;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::unique_ptr<Int8MatMul>> built;
+  built.push_back(std::move(dnnl));
+  built.push_back(BuildOwn(m, k, n, signed_a, b, threads));
+  const std::vector<std::string> names{kDnnl, kOwn};
+  // Timed on a zero A into a scratch C, the weights evicted from the caches before each run, as a model whose weights
+  // outgrow them finds them (FloatMatMul's rule).
+  std::vector<uint8_t> a(static_cast<size_t>(m * k), 0);
+  std::vector<int32_t> c(static_cast<size_t>(m * n));
+  const std::function<void(size_t)> before = [&](size_t i) {
+    EvictTranslations();
+    const Impl& impl = *built[i]->impl_;
+    if (impl.own != nullptr) {
+      FlushFromCaches(impl.own->packed_data(), impl.own->packed_bytes());
+    } else {
+      FlushFromCaches(impl.weights.get_data_handle(), impl.weights.get_desc().get_size());
+    }
+  };
+  const std::vector<double> ms = TimeCandidates(
+      built.size(), [&](size_t i) { return built[i]->Run(a.data(), 0, c.data()); },
+      std::vector<int>(built.size(), threads), 20, 5, before);
+  TuningEntry entry{kDnnl, {}};
+  size_t pick = 0;
+  if (std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
+    pick = PickFastest(ms, 0);
+    entry.choice = names[pick];
+    for (size_t i = 0; i < names.size(); ++i) entry.times.push_back({names[i], ms[i]});
+    (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
+  }
+  cache->NoteDecision(signature, entry, true);
+  cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return std::move(built[pick]);
+}
+
+const std::string& Int8MatMul::implementation() const { return impl_->name; }
+
 Status Int8MatMul::Run(const void* a, int32_t a_zero_point, int32_t* c) const {
+  if (impl_->own != nullptr) {
+    impl_->own->Run(m_, a, signed_a_, a_zero_point, c, threads_);
+    return Status::Ok();
+  }
   const ScopedOmpThreads scoped(threads_);
   return DnnlCall("int8 matmul", [&] {
     int32_t zp = a_zero_point;

@@ -1,12 +1,15 @@
-// An 8-bit matrix product with a constant right operand on oneDNN's matmul primitive (AMX, VNNI or AVX2 kernels), int32
-// output: C[M, N] = sum_k (A[m, k] - a_zero_point) * B[k, N], A uint8 or int8 row-major, B int8 without zero point,
-// reordered once into the primitive's layout. Sums as kernels/int8_gemm.h's (callers check Int8GemmUsable()); the
-// primitive is built per row count and thread count.
+// An 8-bit matrix product with a constant right operand on oneDNN's matmul primitive (AMX, VNNI or AVX2 kernels) or,
+// where the CPU has AVX-512 VNNI and it is timed faster for the shape (tuning_cache.h; with tuning off, wherever
+// oneDNN's pick is not AMX), onyx's VNNI product (int8_gemm_vnni.h); int32 output: C[M, N] = sum_k (A[m, k] -
+// a_zero_point) * B[k, N], A uint8 or int8 row-major, B int8 without zero point, reordered once into the primitive's
+// layout. Sums as kernels/int8_gemm.h's (callers check Int8GemmUsable()); the primitive is built per row count and
+// thread count.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "core/status.h"
 
@@ -24,6 +27,9 @@ class Int8MatMul {
   // a: [m, k]; c: [m, n].
   Status Run(const void* a, int32_t a_zero_point, int32_t* c) const;
 
+  // oneDNN's implementation name, or "onyx" for onyx's VNNI product.
+  const std::string& implementation() const;
+
   int64_t m() const { return m_; }
   bool signed_a() const { return signed_a_; }
   int threads() const { return threads_; }
@@ -31,6 +37,10 @@ class Int8MatMul {
  private:
   struct Impl;
   Int8MatMul(int64_t m, bool signed_a, int threads, std::unique_ptr<Impl> impl);
+  static Result<std::unique_ptr<Int8MatMul>> BuildDnnl(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
+                                                       int threads);
+  static std::unique_ptr<Int8MatMul> BuildOwn(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
+                                              int threads);
   int64_t m_;
   bool signed_a_;
   int threads_;

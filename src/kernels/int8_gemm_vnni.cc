@@ -1,0 +1,246 @@
+#include "kernels/int8_gemm_vnni.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <utility>
+
+#include "kernels/cpu_isa.h"
+#include "kernels/parallel_tasks.h"
+#include "kernels/sgemm_tile.h"
+
+namespace onyx::kernels {
+namespace {
+
+constexpr int64_t kGroupBytes = 4;              // K rows per 32-bit lane
+constexpr int64_t kPanelColumns = 32;           // two vectors of 16 int32 sums
+constexpr int64_t kGroupRowBytes = 128;         // one group of a panel: 32 columns x 4 bytes
+constexpr int64_t kBlockGroups = 256;           // K block: 1024 rows, a panel's block 32 KB (L1)
+constexpr int64_t kTaskPanels = 4;              // columns per task: 128
+constexpr int kTileRows = kSgemmPackedRowsMax;  // 14: 28 sums in registers
+constexpr int64_t kLineBytes = kSgemmLineBytes;
+
+// The rows of A packed per tile, per calling thread: the tasks of one Run read the caller's copy.
+std::vector<uint8_t>& PackedRowsScratch() {
+  thread_local std::vector<uint8_t> buffer;
+  return buffer;
+}
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vnni")
+
+// rows x 32 int32 sums of a K block: ap = the tile's packed rows from the block's first group (group g of row r at
+// ap[(g * rows + r) * 4]), bp = the panel's block. Written to C (first block) or added to it; meanwhile `prefetch`'s
+// lines go to L2, one per group step.
+template <int kRows>
+void VnniTile(const uint8_t* ap, const int8_t* bp, int64_t groups, int32_t* c, int64_t ldc, int64_t cols, bool first,
+              const char* prefetch, int64_t prefetch_lines) {
+  using Unaligned32 = int32_t __attribute__((may_alias, aligned(1)));
+  __m512i acc[kRows][2];
+#pragma GCC unroll 14
+  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+  const auto step = [&](int64_t g) __attribute__((always_inline)) {
+    // The panel's groups 8 ahead into L1 (as the float tile: it streams from L2 for the first tile over it).
+    _mm_prefetch(reinterpret_cast<const char*>(bp + (g + 8) * kGroupRowBytes), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(bp + (g + 8) * kGroupRowBytes + 64), _MM_HINT_T0);
+    const __m512i b0 = _mm512_loadu_si512(bp + g * kGroupRowBytes);
+    const __m512i b1 = _mm512_loadu_si512(bp + g * kGroupRowBytes + 64);
+#pragma GCC unroll 14
+    for (int r = 0; r < kRows; ++r) {
+      // Broadcast straight from memory (a load-port operation; through a general register it took port 5, which the
+      // multiply-adds need).
+      const __m512i a = _mm512_set1_epi32(*reinterpret_cast<const Unaligned32*>(ap + (g * kRows + r) * kGroupBytes));
+      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], a, b0);
+      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a, b1);
+    }
+  };
+  int64_t g = 0;
+  for (const int64_t fetch = std::min(groups, prefetch_lines); g < fetch; ++g) {
+    _mm_prefetch(prefetch + g * kLineBytes, _MM_HINT_T1);
+    step(g);
+  }
+#pragma GCC unroll 2
+  for (; g < groups; ++g) step(g);
+  const __mmask16 mask0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+  const __mmask16 mask1 = cols >= 32 ? __mmask16(0xFFFF) : cols <= 16 ? 0 : __mmask16((1u << (cols - 16)) - 1);
+#pragma GCC unroll 14
+  for (int r = 0; r < kRows; ++r) {
+    int32_t* out = c + r * ldc;
+    if (first) {
+      _mm512_mask_storeu_epi32(out, mask0, acc[r][0]);
+      _mm512_mask_storeu_epi32(out + 16, mask1, acc[r][1]);
+    } else {
+      _mm512_mask_storeu_epi32(out, mask0, _mm512_add_epi32(acc[r][0], _mm512_maskz_loadu_epi32(mask0, out)));
+      _mm512_mask_storeu_epi32(out + 16, mask1, _mm512_add_epi32(acc[r][1], _mm512_maskz_loadu_epi32(mask1, out + 16)));
+    }
+  }
+}
+
+#pragma GCC pop_options
+
+using VnniTileFn = void (*)(const uint8_t*, const int8_t*, int64_t, int32_t*, int64_t, int64_t, bool, const char*,
+                            int64_t);
+
+template <int... kRows>
+constexpr std::array<VnniTileFn, sizeof...(kRows)> MakeTiles(std::integer_sequence<int, kRows...>) {
+  return {&VnniTile<kRows + 1>...};
+}
+constexpr auto kTiles = MakeTiles(std::make_integer_sequence<int, kTileRows>());
+
+// `rows` rows of A (row stride k bytes) into dst group-major: group g of row r at dst[(g * rows + r) * 4], zeros past
+// k; int8 rows shifted to uint8 (x ^ 0x80 = x + 128).
+void PackRows(int rows, const uint8_t* a, int64_t k, int64_t groups, bool signed_a, uint8_t* dst) {
+  if (k % kGroupBytes == 0) {
+    // A group is 4 bytes: the float tile's packing of 32-bit elements (a register transpose) moves them unchanged.
+    PackSgemmRows(rows, reinterpret_cast<const float*>(a), k / kGroupBytes, groups, reinterpret_cast<float*>(dst));
+  } else {
+    for (int64_t g = 0; g < groups; ++g) {
+      for (int r = 0; r < rows; ++r) {
+        for (int64_t q = 0; q < kGroupBytes; ++q) {
+          const int64_t kk = g * kGroupBytes + q;
+          dst[(g * rows + r) * kGroupBytes + q] = kk < k ? a[r * k + kk] : uint8_t{0};
+        }
+      }
+    }
+  }
+  if (signed_a) {
+    const int64_t bytes = groups * rows * kGroupBytes;
+    for (int64_t i = 0; i < bytes; ++i) dst[i] ^= 0x80;
+  }
+}
+
+}  // namespace
+
+bool Int8VnniGemm::Supported() {
+  static const bool supported = [] {
+    if (!__builtin_cpu_supports("avx512vnni") || EffectiveIsa() != Isa::kAvx512) return false;
+    try {
+      const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+      return isa == dnnl::cpu_isa::avx512_core_vnni || isa == dnnl::cpu_isa::avx512_core_bf16 ||
+             isa == dnnl::cpu_isa::avx512_core_amx;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return supported;
+}
+
+Int8VnniGemm::Int8VnniGemm(int64_t k, int64_t n, const int8_t* b)
+    : k_(k),
+      n_(n),
+      groups_((k + kGroupBytes - 1) / kGroupBytes),
+      panels_((n + kPanelColumns - 1) / kPanelColumns),
+      packed_(static_cast<size_t>(groups_ * panels_ * kGroupRowBytes), 0),
+      column_sums_(static_cast<size_t>(n), 0) {
+  for (int64_t kk = 0; kk < k; ++kk) {
+    const int64_t g = kk / kGroupBytes, blk = g / kBlockGroups;
+    const int8_t* row = b + kk * n;
+    for (int64_t j = 0; j < n; ++j) {
+      packed_[static_cast<size_t>(PanelOffset(blk, j / kPanelColumns) + (g - blk * kBlockGroups) * kGroupRowBytes +
+                                  j % kPanelColumns * kGroupBytes + kk % kGroupBytes)] = row[j];
+      column_sums_[static_cast<size_t>(j)] += row[j];
+    }
+  }
+}
+
+int64_t Int8VnniGemm::PanelOffset(int64_t blk, int64_t t) const {
+  const int64_t g0 = blk * kBlockGroups, gc = std::min(kBlockGroups, groups_ - g0);
+  return (g0 * panels_ + t * gc) * kGroupRowBytes;
+}
+
+void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zero_point, int32_t* c,
+                       int threads) const {
+  if (m <= 0 || n_ <= 0) return;
+  if (k_ == 0) {  // empty sums
+    std::fill(c, c + m * n_, 0);
+    return;
+  }
+  const auto* a = static_cast<const uint8_t*>(a_in);
+  const int64_t blocks = (groups_ + kBlockGroups - 1) / kBlockGroups;
+  // Tasks: column groups of kTaskPanels panels, times row groups (whole tiles) where there are fewer column groups
+  // than twice the threads, as the float product splits them.
+  const int64_t column_groups = (panels_ + kTaskPanels - 1) / kTaskPanels;
+  int64_t row_groups = 1;
+  if (threads > 1 && column_groups < 2 * threads) {
+    const int64_t row_tiles = (m + kTileRows - 1) / kTileRows;
+    row_groups = std::min(row_tiles, (2 * threads + column_groups - 1) / column_groups);
+  }
+  const int64_t rows_per_group = ((m + row_groups - 1) / row_groups + kTileRows - 1) / kTileRows * kTileRows;
+  row_groups = (m + rows_per_group - 1) / rows_per_group;
+  const int64_t group_tiles = rows_per_group / kTileRows;
+  auto tiles_of_group = [&](int64_t m0) { return (std::min(m, m0 + rows_per_group) - m0 + kTileRows - 1) / kTileRows; };
+  auto row_tile = [&](int64_t m0, int64_t count, int64_t j) {
+    SgemmRowTile tile = EvenRowTile(std::min(m, m0 + rows_per_group) - m0, count, j);
+    tile.start += m0;
+    return tile;
+  };
+  // A packed per tile (tile starting at row i0 at i0 * groups * 4), on the threads.
+  std::vector<uint8_t>& scratch = PackedRowsScratch();
+  const size_t packed_bytes = static_cast<size_t>(m * groups_ * kGroupBytes);
+  if (scratch.size() < packed_bytes) scratch.resize(packed_bytes);
+  uint8_t* packed_a = scratch.data();
+  RunTasks(row_groups * group_tiles, threads, [&](int64_t t) {
+    const int64_t m0 = t / group_tiles * rows_per_group, count = tiles_of_group(m0), j = t % group_tiles;
+    if (j >= count) return;
+    const SgemmRowTile tile = row_tile(m0, count, j);
+    PackRows(static_cast<int>(tile.rows), a + tile.start * k_, k_, groups_, signed_a,
+             packed_a + tile.start * groups_ * kGroupBytes);
+  });
+  const int32_t zero_point = a_zero_point + (signed_a ? 128 : 0);
+  const int64_t tasks = column_groups * row_groups;
+  RunTasks(tasks, threads, [&](int64_t task) {
+    const int64_t t0 = task / row_groups * kTaskPanels, t1 = std::min(panels_, t0 + kTaskPanels);
+    const int64_t m0 = task % row_groups * rows_per_group, m1 = std::min(m, m0 + rows_per_group);
+    const int64_t count = tiles_of_group(m0);
+    const int64_t next_task_t0 = task + 1 < tasks ? (task + 1) / row_groups * kTaskPanels : -1;
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      const int64_t g0 = blk * kBlockGroups, gc = std::min(kBlockGroups, groups_ - g0);
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t n0 = t * kPanelColumns, cols = std::min(kPanelColumns, n_ - n0);
+        // The panel read next (this task's next one, its next block's first, or the next task's first) comes into L2
+        // meanwhile, a share per tile of rows.
+        const int8_t* next = nullptr;
+        int64_t next_groups = gc;
+        if (t + 1 < t1) {
+          next = packed_.data() + PanelOffset(blk, t + 1);
+        } else if (blk + 1 < blocks) {
+          next = packed_.data() + PanelOffset(blk + 1, t0);
+          next_groups = std::min(kBlockGroups, groups_ - g0 - kBlockGroups);
+        } else if (next_task_t0 >= 0) {
+          next = packed_.data() + PanelOffset(0, next_task_t0);
+          next_groups = std::min(kBlockGroups, groups_);
+        }
+        const int64_t next_lines = next != nullptr ? next_groups * kGroupRowBytes / kLineBytes : 0;
+        const int64_t share = (next_lines + count - 1) / count;
+        int64_t fetched = 0;
+        const int8_t* panel = packed_.data() + PanelOffset(blk, t);
+        for (int64_t j = 0; j < count; ++j) {
+          const SgemmRowTile rt = row_tile(m0, count, j);
+          const int64_t lines = std::min(share, next_lines - fetched);
+          kTiles[static_cast<size_t>(rt.rows - 1)](
+              packed_a + rt.start * groups_ * kGroupBytes + g0 * rt.rows * kGroupBytes, panel, gc,
+              c + rt.start * n_ + n0, n_, cols, blk == 0, reinterpret_cast<const char*>(next) + fetched * kLineBytes,
+              lines);
+          fetched += lines;
+        }
+      }
+    }
+    // The zero point: minus zp * sum_k B[k][j] (wrapping as the reference's int32 sums).
+    if (zero_point != 0) {
+      const int64_t n0 = t0 * kPanelColumns, n1 = std::min(n_, t1 * kPanelColumns);
+      for (int64_t i = m0; i < m1; ++i) {
+        int32_t* row = c + i * n_;
+        for (int64_t j = n0; j < n1; ++j) {
+          row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) -
+                                        static_cast<uint32_t>(zero_point) *
+                                            static_cast<uint32_t>(column_sums_[static_cast<size_t>(j)]));
+        }
+      }
+    }
+  });
+}
+
+}  // namespace onyx::kernels
