@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,14 +59,8 @@ namespace {
 // ONYX_FLOAT_MATMUL_IMPL=<prefix of a oneDNN implementation name>
 // ("brg", "gemm:jit"), or "onyx" for onyx's own packed product (sgemm_packed.h: MLAS's blocking; on an AVX2 AMD
 // EPYC, where oneDNN offers no brgemm, it matched gemm:jit on BERT's shapes and beat it by 11% where GELU is fused),
-// forces one where it exists (where not: oneDNN's first choice). Read once.
-const char* ForcedImplementation() {
-  static const std::string value = [] {
-    const char* v = std::getenv("ONYX_FLOAT_MATMUL_IMPL");
-    return std::string(v != nullptr ? v : "");
-  }();
-  return value.empty() ? nullptr : value.c_str();
-}
+// forces one where it exists (where not: oneDNN's first choice).
+constexpr const char* kForceVariable = "ONYX_FLOAT_MATMUL_IMPL";
 
 constexpr const char* kInPlace = "gemm:jit";
 constexpr const char* kPacked = "brg";
@@ -146,8 +141,8 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
                                                          const float* bias, MatMulActivation activation, int threads,
                                                          const FloatMatMul* previous) {
   if (m <= 0 || k <= 0 || n <= 0) return Unsupported("empty float matmul");
-  if (const char* forced = ForcedImplementation())
-    return Build(m, k, n, b, bias, activation, threads, previous, forced);
+  if (const std::optional<std::string> forced = ForcedImplementation(kForceVariable))
+    return Build(m, k, n, b, bias, activation, threads, previous, forced->c_str());
   const TuningMode mode = CurrentTuningMode();
   if (mode == TuningMode::kOff) return Build(m, k, n, b, bias, activation, threads, previous, kInPlace);
   const auto cache = TuningCache::Process();
@@ -173,7 +168,7 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   const auto start = std::chrono::steady_clock::now();
   // The candidates: oneDNN's in-place gemm (the fixed choice), its packed brgemm where it offers one for this
   // shape, and onyx's packed product. Both packed ones copy the weights: beside a previous product's copy only
-  // where at least kPackedMinGain faster (see ForcedImplementation's comment).
+  // where at least kPackedMinGain faster (see kForceVariable's comment).
   std::vector<std::string> names{kInPlace};
   std::vector<std::unique_ptr<FloatMatMul>> built;
   ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> in_place,
@@ -213,16 +208,8 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   const std::vector<double> ms = TimeCandidates(
       built.size(), [&](size_t i) { return built[i]->Run(a.data(), c.data()); },
       std::vector<int>(built.size(), threads), 20, 5, before);
-  TuningEntry entry{kInPlace, {}};
-  size_t pick = 0;
-  if (std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
-    pick = PickFastest(ms, 0, previous == nullptr ? kTimingNoise : kPackedMinGain);
-    entry.choice = names[pick];
-    for (size_t i = 0; i < names.size(); ++i) entry.times.push_back({names[i], ms[i]});
-    (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
-  }
-  cache->NoteDecision(signature, entry, true);
-  cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  const size_t pick =
+      cache->DecideMeasured(signature, names, ms, 0, previous == nullptr ? kTimingNoise : kPackedMinGain, start);
   return std::move(built[pick]);
 }
 

@@ -160,23 +160,12 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
   }
   const auto* a = static_cast<const uint8_t*>(a_in);
   const int64_t blocks = (groups_ + kBlockGroups - 1) / kBlockGroups;
-  // Tasks: column groups of kTaskPanels panels, times row groups (whole tiles) where there are fewer column groups
-  // than twice the threads, as the float product splits them.
+  // Tasks: column groups of kTaskPanels panels, times row groups as the float product splits them.
   const int64_t column_groups = (panels_ + kTaskPanels - 1) / kTaskPanels;
-  int64_t row_groups = 1;
-  if (threads > 1 && column_groups < 2 * threads) {
-    const int64_t row_tiles = (m + kTileRows - 1) / kTileRows;
-    row_groups = std::min(row_tiles, (2 * threads + column_groups - 1) / column_groups);
-  }
-  const int64_t rows_per_group = ((m + row_groups - 1) / row_groups + kTileRows - 1) / kTileRows * kTileRows;
-  row_groups = (m + rows_per_group - 1) / rows_per_group;
-  const int64_t group_tiles = rows_per_group / kTileRows;
-  auto tiles_of_group = [&](int64_t m0) { return (std::min(m, m0 + rows_per_group) - m0 + kTileRows - 1) / kTileRows; };
-  auto row_tile = [&](int64_t m0, int64_t count, int64_t j) {
-    SgemmRowTile tile = EvenRowTile(std::min(m, m0 + rows_per_group) - m0, count, j);
-    tile.start += m0;
-    return tile;
-  };
+  const RowGroupPlan plan = PlanRowGroups(m, kTileRows, column_groups, threads);
+  const int64_t row_groups = plan.row_groups, rows_per_group = plan.rows_per_group, group_tiles = plan.group_tiles;
+  auto tiles_of_group = [&](int64_t m0) { return plan.TilesOfGroup(m0); };
+  auto row_tile = [&](int64_t m0, int64_t count, int64_t j) { return plan.Tile(m0, count, j); };
   // A packed per tile (tile starting at row i0 at i0 * groups * 4), on the threads.
   std::vector<uint8_t>& scratch = PackedRowsScratch();
   const size_t packed_bytes = static_cast<size_t>(m * groups_ * kGroupBytes);

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,13 +23,7 @@ using Dt = memory::data_type;
 namespace {
 
 // ONYX_INT8_MATMUL_IMPL=dnnl|onyx forces one implementation (tests, measurements); unset: the timed choice.
-const char* ForcedImplementation() {
-  static const std::string value = [] {
-    const char* v = std::getenv("ONYX_INT8_MATMUL_IMPL");
-    return std::string(v != nullptr ? v : "");
-  }();
-  return value.empty() ? nullptr : value.c_str();
-}
+constexpr const char* kForceVariable = "ONYX_INT8_MATMUL_IMPL";
 
 constexpr const char* kDnnl = "dnnl";
 constexpr const char* kOwn = "onyx";  // kernels/int8_gemm_vnni.h
@@ -123,9 +116,9 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
   // VNNI: int8_gemm.h) it does not run at all.
   const bool own_runs =
       Int8VnniGemm::Supported() && Int8GemmArithmetic() == Int8Arithmetic::kExact && m > 0 && k > 0 && n > 0;
-  const char* forced = ForcedImplementation();
-  if (forced != nullptr && own_runs && std::string(forced) == kOwn) return BuildOwn(m, k, n, signed_a, b, threads);
-  if (!own_runs || forced != nullptr) return BuildDnnl(m, k, n, signed_a, b, threads);
+  const std::optional<std::string> forced = ForcedImplementation(kForceVariable);
+  if (forced && own_runs && *forced == kOwn) return BuildOwn(m, k, n, signed_a, b, threads);
+  if (!own_runs || forced) return BuildDnnl(m, k, n, signed_a, b, threads);
   ONYX_ASSIGN_OR_RETURN(std::unique_ptr<Int8MatMul> dnnl, BuildDnnl(m, k, n, signed_a, b, threads));
   const TuningMode mode = CurrentTuningMode();
   if (mode == TuningMode::kOff) {
@@ -152,10 +145,15 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
   built.push_back(BuildOwn(m, k, n, signed_a, b, threads));
   const std::vector<std::string> names{kDnnl, kOwn};
   // Timed on a zero A into a scratch C, the weights evicted from the caches before each run, as a model whose weights
-  // outgrow them finds them (FloatMatMul's rule).
+  // outgrow them finds them, and with several threads A and C placed as other nodes' threads leave them (FloatMatMul's
+  // rules).
   std::vector<uint8_t> a(static_cast<size_t>(m * k), 0);
   std::vector<int32_t> c(static_cast<size_t>(m * n));
   const std::function<void(size_t)> before = [&](size_t i) {
+    if (threads > 1) {
+      PlaceAsWrittenBy(a.data(), nullptr, a.size(), threads);
+      PlaceAsWrittenBy(c.data(), nullptr, c.size() * sizeof(int32_t), threads);
+    }
     EvictTranslations();
     const Impl& impl = *built[i]->impl_;
     if (impl.own != nullptr) {
@@ -167,17 +165,7 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
   const std::vector<double> ms = TimeCandidates(
       built.size(), [&](size_t i) { return built[i]->Run(a.data(), 0, c.data()); },
       std::vector<int>(built.size(), threads), 20, 5, before);
-  TuningEntry entry{kDnnl, {}};
-  size_t pick = 0;
-  if (std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
-    pick = PickFastest(ms, 0);
-    entry.choice = names[pick];
-    for (size_t i = 0; i < names.size(); ++i) entry.times.push_back({names[i], ms[i]});
-    (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
-  }
-  cache->NoteDecision(signature, entry, true);
-  cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  return std::move(built[pick]);
+  return std::move(built[cache->DecideMeasured(signature, names, ms, 0, kTimingNoise, start)]);
 }
 
 const std::string& Int8MatMul::implementation() const { return impl_->name; }

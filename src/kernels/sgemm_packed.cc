@@ -170,22 +170,12 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
   // than twice the threads (a narrow, tall product).
   const int64_t task_tiles = std::max<int64_t>(1, kTaskColumns / panel_);
   const int64_t column_groups = (tiles_n_ + task_tiles - 1) / task_tiles;
-  int64_t row_groups = 1;
-  if (threads > 1 && column_groups < 2 * threads) {
-    const int64_t row_tiles = (m + tile_rows - 1) / tile_rows;
-    row_groups = std::min(row_tiles, (2 * threads + column_groups - 1) / column_groups);
-  }
-  const int64_t rows_per_group = ((m + row_groups - 1) / row_groups + tile_rows - 1) / tile_rows * tile_rows;
-  row_groups = (m + rows_per_group - 1) / rows_per_group;
+  const RowGroupPlan plan = PlanRowGroups(m, tile_rows, column_groups, threads);
+  const int64_t row_groups = plan.row_groups, rows_per_group = plan.rows_per_group, group_tiles = plan.group_tiles;
   const int64_t tasks = column_groups * row_groups;
-  const int64_t group_tiles = rows_per_group / tile_rows;  // tiles of every row group (the last may need fewer)
-  auto tiles_of_group = [&](int64_t m0) { return (std::min(m, m0 + rows_per_group) - m0 + tile_rows - 1) / tile_rows; };
+  auto tiles_of_group = [&](int64_t m0) { return plan.TilesOfGroup(m0); };
   // Tile j of the row group starting at m0, its first row absolute: the packing below and the tasks split alike.
-  auto row_tile = [&](int64_t m0, int64_t count, int64_t j) {
-    SgemmRowTile tile = EvenRowTile(std::min(m, m0 + rows_per_group) - m0, count, j);
-    tile.start += m0;
-    return tile;
-  };
+  auto row_tile = [&](int64_t m0, int64_t count, int64_t j) { return plan.Tile(m0, count, j); };
   // K passes: with the packed-rows tile, A's rows are copied pass by pass into the caller's scratch (the tile
   // starting at row i0 at i0 * pass_k, on the threads), then every task runs the pass's K blocks of its columns.
   // Why passes: a packed copy of the whole of a long A outgrows L2 and goes to L3 and back (BERT's 128 x 3072 A: 0.105

@@ -2,6 +2,7 @@
 // the prepacked product of sgemm_packed.h both run it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 namespace onyx::kernels {
@@ -39,6 +40,37 @@ struct SgemmRowTile {
 inline SgemmRowTile EvenRowTile(int64_t rows, int64_t count, int64_t j) {
   const int64_t q = rows / count, rem = rows % count;
   return {j * q + (j < rem ? j : rem), q + (j < rem ? 1 : 0)};
+}
+
+// The tasks of a packed product of m rows whose columns form `column_groups` groups: each task one column group times
+// one row group. Rows are split into groups (whole tiles of tile_rows) only where the column groups are fewer than
+// twice the threads (a narrow, tall product); each group's rows then into even tiles (EvenRowTile).
+struct RowGroupPlan {
+  int64_t m = 0, tile_rows = 1;
+  int64_t rows_per_group = 0, row_groups = 1;
+  int64_t group_tiles = 0;  // tiles of every row group (the last may need fewer)
+  // The tiles of the row group starting at row m0.
+  int64_t TilesOfGroup(int64_t m0) const { return (std::min(m, m0 + rows_per_group) - m0 + tile_rows - 1) / tile_rows; }
+  // Tile j of the `count` tiles of the row group starting at m0, its first row absolute.
+  SgemmRowTile Tile(int64_t m0, int64_t count, int64_t j) const {
+    SgemmRowTile tile = EvenRowTile(std::min(m, m0 + rows_per_group) - m0, count, j);
+    tile.start += m0;
+    return tile;
+  }
+};
+inline RowGroupPlan PlanRowGroups(int64_t m, int64_t tile_rows, int64_t column_groups, int threads) {
+  RowGroupPlan plan;
+  plan.m = m;
+  plan.tile_rows = tile_rows;
+  int64_t row_groups = 1;
+  if (threads > 1 && column_groups < 2 * threads) {
+    const int64_t row_tiles = (m + tile_rows - 1) / tile_rows;
+    row_groups = std::min(row_tiles, (2 * threads + column_groups - 1) / column_groups);
+  }
+  plan.rows_per_group = ((m + row_groups - 1) / row_groups + tile_rows - 1) / tile_rows * tile_rows;
+  plan.row_groups = (m + plan.rows_per_group - 1) / plan.rows_per_group;
+  plan.group_tiles = plan.rows_per_group / tile_rows;
+  return plan;
 }
 
 // The packed-rows tile where the active SGEMM path is AVX-512 (null elsewhere), and its largest row count.

@@ -514,6 +514,28 @@ void EvictTranslations() {
   for (size_t off = 0; off < kBytes; off += kPage) (void)pages[off];
 }
 
+std::optional<std::string> ForcedImplementation(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+size_t TuningCache::DecideMeasured(const std::string& signature, const std::vector<std::string>& names,
+                                   const std::vector<double>& ms, size_t fixed, double min_gain,
+                                   std::chrono::steady_clock::time_point start) {
+  TuningEntry entry{names[fixed], {}};
+  size_t pick = fixed;
+  if (std::all_of(ms.begin(), ms.end(), [](double t) { return std::isfinite(t); })) {
+    pick = PickFastest(ms, fixed, min_gain);
+    entry.choice = names[pick];
+    for (size_t i = 0; i < names.size(); ++i) entry.times.push_back({names[i], ms[i]});
+    (void)Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
+  }
+  NoteDecision(signature, entry, true);
+  SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return pick;
+}
+
 size_t PickFastest(const std::vector<double>& ms, size_t fixed, double min_gain) {
   if (ms.empty()) return fixed;
   size_t best = fixed < ms.size() ? fixed : 0;

@@ -12,6 +12,7 @@
 // wrote). A file that cannot be parsed, is too large or belongs to another CPU is ignored with one warning on stderr.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -107,6 +108,10 @@ constexpr double kTimingNoise = 0.03;
 // it by more than `min_gain` (a share of fixed's time): a smaller difference is within the noise of a few runs.
 size_t PickFastest(const std::vector<double>& ms, size_t fixed, double min_gain = kTimingNoise);
 
+// The value of environment variable `name` when set and not empty: an implementation a kernel is told to use instead
+// of its timed choice (ONYX_FLOAT_MATMUL_IMPL, ONYX_INT8_MATMUL_IMPL: tests and measurements).
+std::optional<std::string> ForcedImplementation(const char* name);
+
 // The cache of one CPU model and instruction-set cap, held in memory and mirrored to a JSON file. Thread-safe.
 class TuningCache {
  public:
@@ -130,6 +135,12 @@ class TuningCache {
   Status Record(const std::string& signature, const TuningEntry& entry);
   // Notes that `signature` was decided as `entry` (measured now, or found in the cache), for Decisions().
   void NoteDecision(const std::string& signature, const TuningEntry& entry, bool measured);
+  // Ends the timing of a miss that began at `start`: the index of the candidate to use (PickFastest over `ms`, or
+  // `fixed` where some candidate never ran), recorded with the times of all `names` when all ran, the decision noted
+  // and the time spent charged to the miss budget.
+  size_t DecideMeasured(const std::string& signature, const std::vector<std::string>& names,
+                        const std::vector<double>& ms, size_t fixed, double min_gain,
+                        std::chrono::steady_clock::time_point start);
   std::vector<TuningDecision> Decisions() const;
 
   // In mode cache, timing on a miss stops once this process has spent this long on it (creating the candidates'

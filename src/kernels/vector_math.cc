@@ -580,48 +580,6 @@ float SoftmaxRowMax(const float* in, int64_t n) {
   return any_nan ? std::numeric_limits<float>::quiet_NaN() : max;
 }
 
-// Sum of exp(in[i] - shift), storing each exponential in out when kStore. Float lanes accumulate blocks of
-// kSumBlock elements (bounded rounding error per block), the block sums add up in double. A NaN input makes the
-// sum NaN.
-constexpr int64_t kSumBlock = 1024;
-
-template <bool kStore>
-double SumExpShifted(const float* in, float* out, int64_t n, float shift) {
-  const hn::ScalableTag<float> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto vshift = hn::Set(d, shift);
-  double total = 0;
-  int64_t i = 0;
-  while (i + lanes <= n) {
-    const int64_t block_end = i + kSumBlock < n ? i + kSumBlock : n;
-    auto acc0 = hn::Zero(d);
-    auto acc1 = hn::Zero(d);
-    for (; i + 2 * lanes <= block_end; i += 2 * lanes) {
-      const auto e0 = ExpV(d, hn::Sub(hn::LoadU(d, in + i), vshift));
-      const auto e1 = ExpV(d, hn::Sub(hn::LoadU(d, in + i + lanes), vshift));
-      if constexpr (kStore) {
-        hn::StoreU(e0, d, out + i);
-        hn::StoreU(e1, d, out + i + lanes);
-      }
-      acc0 = hn::Add(acc0, e0);
-      acc1 = hn::Add(acc1, e1);
-    }
-    for (; i + lanes <= block_end; i += lanes) {
-      const auto e = ExpV(d, hn::Sub(hn::LoadU(d, in + i), vshift));
-      if constexpr (kStore) hn::StoreU(e, d, out + i);
-      acc0 = hn::Add(acc0, e);
-    }
-    total += static_cast<double>(hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1))));
-  }
-  const hn::CappedTag<float, 1> d1;
-  for (; i < n; ++i) {
-    const float e = hn::GetLane(ExpV(d1, hn::Sub(hn::LoadU(d1, in + i), hn::Set(d1, shift))));
-    if constexpr (kStore) out[i] = e;
-    total += static_cast<double>(e);
-  }
-  return total;
-}
-
 // e^x for x <= 0 (a softmax row's x - max; no NaN): arguments in (-2^-26, 0] give 1 (ExpV's reason: a tiny reduced
 // argument's polynomial terms go subnormal), those below kExpFlushBelow give 0 (their e^x is below FLT_MIN: the
 // callers flush such results anyway), the rest ExpBoundedV. About 20 vector operations against ExpV's general path,
@@ -634,13 +592,26 @@ HWY_INLINE V ExpNonPositiveV(D d, V x) {
   return hn::IfThenZeroElse(hn::Lt(x, floor), ExpBoundedV(d, hn::Max(near_zero, floor)));
 }
 
-// SumExpShifted for a softmax row: shift = the row's finite maximum, no NaN in the row (SoftmaxRowMax), so every
-// x - shift is at most 0 and ExpNonPositiveV serves. The same blocks and double accumulation.
-template <bool kStore>
-double SumExpBelowMax(const float* in, float* out, int64_t n, float max) {
+// Sum of exp(in[i] - shift), storing each exponential in out when kStore. Float lanes accumulate blocks of
+// kSumBlock elements (bounded rounding error per block), the block sums add up in double. A NaN input makes the
+// sum NaN, but with kNonPositive: the caller's shift is the row's finite maximum and the row holds no NaN
+// (SoftmaxRowMax), so every in[i] - shift is at most 0 and ExpNonPositiveV serves.
+constexpr int64_t kSumBlock = 1024;
+
+template <bool kNonPositive, class D, class V>
+HWY_INLINE V ShiftedExpV(D d, V x) {
+  if constexpr (kNonPositive) {
+    return ExpNonPositiveV(d, x);
+  } else {
+    return ExpV(d, x);
+  }
+}
+
+template <bool kStore, bool kNonPositive = false>
+double SumExpShifted(const float* in, float* out, int64_t n, float shift) {
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto vmax = hn::Set(d, max);
+  const auto vshift = hn::Set(d, shift);
   double total = 0;
   int64_t i = 0;
   while (i + lanes <= n) {
@@ -648,8 +619,8 @@ double SumExpBelowMax(const float* in, float* out, int64_t n, float max) {
     auto acc0 = hn::Zero(d);
     auto acc1 = hn::Zero(d);
     for (; i + 2 * lanes <= block_end; i += 2 * lanes) {
-      const auto e0 = ExpNonPositiveV(d, hn::Sub(hn::LoadU(d, in + i), vmax));
-      const auto e1 = ExpNonPositiveV(d, hn::Sub(hn::LoadU(d, in + i + lanes), vmax));
+      const auto e0 = ShiftedExpV<kNonPositive>(d, hn::Sub(hn::LoadU(d, in + i), vshift));
+      const auto e1 = ShiftedExpV<kNonPositive>(d, hn::Sub(hn::LoadU(d, in + i + lanes), vshift));
       if constexpr (kStore) {
         hn::StoreU(e0, d, out + i);
         hn::StoreU(e1, d, out + i + lanes);
@@ -658,7 +629,7 @@ double SumExpBelowMax(const float* in, float* out, int64_t n, float max) {
       acc1 = hn::Add(acc1, e1);
     }
     for (; i + lanes <= block_end; i += lanes) {
-      const auto e = ExpNonPositiveV(d, hn::Sub(hn::LoadU(d, in + i), vmax));
+      const auto e = ShiftedExpV<kNonPositive>(d, hn::Sub(hn::LoadU(d, in + i), vshift));
       if constexpr (kStore) hn::StoreU(e, d, out + i);
       acc0 = hn::Add(acc0, e);
     }
@@ -666,7 +637,7 @@ double SumExpBelowMax(const float* in, float* out, int64_t n, float max) {
   }
   const hn::CappedTag<float, 1> d1;
   for (; i < n; ++i) {
-    const float e = hn::GetLane(ExpNonPositiveV(d1, hn::Sub(hn::LoadU(d1, in + i), hn::Set(d1, max))));
+    const float e = hn::GetLane(ShiftedExpV<kNonPositive>(d1, hn::Sub(hn::LoadU(d1, in + i), hn::Set(d1, shift))));
     if constexpr (kStore) out[i] = e;
     total += static_cast<double>(e);
   }
@@ -899,7 +870,7 @@ void SoftmaxRowImpl(const float* in, float* out, int64_t n) {
   if (n <= 0) return;
   const float max = SoftmaxRowMax(in, n);
   if (!std::isfinite(max)) return FillNaN(out, n);
-  const double sum = SumExpBelowMax<true>(in, out, n, max);
+  const double sum = SumExpShifted<true, true>(in, out, n, max);
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const float scale = static_cast<float>(1.0 / sum);
@@ -920,7 +891,7 @@ void LogSoftmaxRowImpl(const float* in, float* out, int64_t n) {
   if (n <= 0) return;
   const float max = SoftmaxRowMax(in, n);
   if (!std::isfinite(max)) return FillNaN(out, n);
-  const double sum = SumExpBelowMax<false>(in, nullptr, n, max);
+  const double sum = SumExpShifted<false, true>(in, nullptr, n, max);
   const float log_sum = static_cast<float>(std::log(sum));
   const hn::ScalableTag<float> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
