@@ -35,37 +35,17 @@ std::vector<uint8_t>& PackedRowsScratch() {
 // rows x 32 int32 sums of a K block: ap = the tile's packed rows from the block's first group (group g of row r at
 // ap[(g * rows + r) * 4]), bp = the panel's block. Written to C (first block) or added to it; meanwhile `prefetch`'s
 // lines go to L2, one per group step.
+#include "kernels/int8_vnni_tile_sums.inc"
+
+// rows x 32 int32 sums of a K block: ap = the tile's packed rows from the block's first group (group g of row r at
+// ap[(g * rows + r) * 4]), bp = the panel's block. Written to C (first block) or added to it; meanwhile `prefetch`'s
+// lines go to L2, one per group step.
 template <int kRows>
 void VnniTile(const uint8_t* ap, const int8_t* bp, int64_t groups, int32_t* c, int64_t ldc, int64_t cols, bool first,
               const char* prefetch, int64_t prefetch_lines) {
-  using Unaligned32 = int32_t __attribute__((may_alias, aligned(1)));
   __m512i acc[kRows][2];
-#pragma GCC unroll 14
-  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
-  const auto step = [&](int64_t g) __attribute__((always_inline)) {
-    // The panel's groups 8 ahead into L1 (as the float tile: it streams from L2 for the first tile over it).
-    _mm_prefetch(reinterpret_cast<const char*>(bp + (g + 8) * kGroupRowBytes), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(bp + (g + 8) * kGroupRowBytes + 64), _MM_HINT_T0);
-    const __m512i b0 = _mm512_loadu_si512(bp + g * kGroupRowBytes);
-    const __m512i b1 = _mm512_loadu_si512(bp + g * kGroupRowBytes + 64);
-#pragma GCC unroll 14
-    for (int r = 0; r < kRows; ++r) {
-      // Broadcast straight from memory (a load-port operation; through a general register it took port 5, which the
-      // multiply-adds need).
-      const __m512i a = _mm512_set1_epi32(*reinterpret_cast<const Unaligned32*>(ap + (g * kRows + r) * kGroupBytes));
-      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], a, b0);
-      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a, b1);
-    }
-  };
-  int64_t g = 0;
-  for (const int64_t fetch = std::min(groups, prefetch_lines); g < fetch; ++g) {
-    _mm_prefetch(prefetch + g * kLineBytes, _MM_HINT_T1);
-    step(g);
-  }
-#pragma GCC unroll 2
-  for (; g < groups; ++g) step(g);
-  const __mmask16 mask0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
-  const __mmask16 mask1 = cols >= 32 ? __mmask16(0xFFFF) : cols <= 16 ? 0 : __mmask16((1u << (cols - 16)) - 1);
+  VnniTileSums<kRows>(acc, ap, bp, groups, prefetch, prefetch_lines);
+  const __mmask16 mask0 = VnniHalfMask(cols, 0), mask1 = VnniHalfMask(cols, 1);
 #pragma GCC unroll 14
   for (int r = 0; r < kRows; ++r) {
     int32_t* out = c + r * ldc;
@@ -90,18 +70,19 @@ constexpr std::array<VnniTileFn, sizeof...(kRows)> MakeTiles(std::integer_sequen
 }
 constexpr auto kTiles = MakeTiles(std::make_integer_sequence<int, kTileRows>());
 
-// `rows` rows of A (row stride k bytes) into dst group-major: group g of row r at dst[(g * rows + r) * 4], zeros past
-// k; int8 rows shifted to uint8 (x ^ 0x80 = x + 128).
-void PackRows(int rows, const uint8_t* a, int64_t k, int64_t groups, bool signed_a, uint8_t* dst) {
-  if (k % kGroupBytes == 0) {
+}  // namespace
+
+void PackInt8Rows(int rows, const uint8_t* a, int64_t lda, int64_t k, bool signed_a, uint8_t* dst) {
+  const int64_t groups = (k + kGroupBytes - 1) / kGroupBytes;
+  if (k % kGroupBytes == 0 && lda % kGroupBytes == 0) {
     // A group is 4 bytes: the float tile's packing of 32-bit elements (a register transpose) moves them unchanged.
-    PackSgemmRows(rows, reinterpret_cast<const float*>(a), k / kGroupBytes, groups, reinterpret_cast<float*>(dst));
+    PackSgemmRows(rows, reinterpret_cast<const float*>(a), lda / kGroupBytes, groups, reinterpret_cast<float*>(dst));
   } else {
     for (int64_t g = 0; g < groups; ++g) {
       for (int r = 0; r < rows; ++r) {
         for (int64_t q = 0; q < kGroupBytes; ++q) {
           const int64_t kk = g * kGroupBytes + q;
-          dst[(g * rows + r) * kGroupBytes + q] = kk < k ? a[r * k + kk] : uint8_t{0};
+          dst[(g * rows + r) * kGroupBytes + q] = kk < k ? a[r * lda + kk] : uint8_t{0};
         }
       }
     }
@@ -111,8 +92,6 @@ void PackRows(int rows, const uint8_t* a, int64_t k, int64_t groups, bool signed
     for (int64_t i = 0; i < bytes; ++i) dst[i] ^= 0x80;
   }
 }
-
-}  // namespace
 
 bool Int8VnniGemm::Supported() {
   static const bool supported = [] {
@@ -175,8 +154,8 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
     const int64_t m0 = t / group_tiles * rows_per_group, count = tiles_of_group(m0), j = t % group_tiles;
     if (j >= count) return;
     const SgemmRowTile tile = row_tile(m0, count, j);
-    PackRows(static_cast<int>(tile.rows), a + tile.start * k_, k_, groups_, signed_a,
-             packed_a + tile.start * groups_ * kGroupBytes);
+    PackInt8Rows(static_cast<int>(tile.rows), a + tile.start * k_, k_, k_, signed_a,
+                 packed_a + tile.start * groups_ * kGroupBytes);
   });
   const int32_t zero_point = a_zero_point + (signed_a ? 128 : 0);
   const int64_t tasks = column_groups * row_groups;

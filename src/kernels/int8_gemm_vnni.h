@@ -22,6 +22,10 @@
 
 namespace onyx::kernels {
 
+// `rows` rows of 8-bit A (row r at a + r * lda, k bytes) into dst group-major, as the VNNI tiles read them: group g
+// (bytes 4g..4g+3) of row r at dst[(g * rows + r) * 4], zeros past k; int8 rows shifted to uint8 (x ^ 0x80 = x + 128).
+void PackInt8Rows(int rows, const uint8_t* a, int64_t lda, int64_t k, bool signed_a, uint8_t* dst);
+
 class Int8VnniGemm {
  public:
   // Whether it runs here: AVX-512 VNNI on the CPU and in oneDNN's effective ISA (ONYX_MAX_ISA, ONEDNN_MAX_CPU_ISA).

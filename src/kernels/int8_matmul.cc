@@ -35,7 +35,7 @@ struct Int8MatMul::Impl {
   std::string name;                   // oneDNN's implementation, or kOwn
   int64_t k = 0;
   int64_t padded_k = 0;  // > 0: B padded to this depth with zero rows, A's rows padded per run (Int8PadsDepth)
-  bool split = false;  // weights stacked as [B_lo; B_hi] (kernels/int8_gemm.h): A is read twice, 2k columns
+  bool split = false;    // weights stacked as [B_lo; B_hi] (kernels/int8_gemm.h): A is read twice, 2k columns
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul primitive;
   memory weights;
@@ -128,9 +128,10 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
     return BuildOwn(m, k, n, signed_a, b, threads);
   }
   const auto cache = TuningCache::Process();
-  // oneDNN's pick is part of the key: its AMX and VNNI kernels share the cache's ISA prefix (avx512), and a choice
-  // against one says nothing about the other (ONEDNN_MAX_CPU_ISA may cap AMX away on the same CPU).
-  const std::string signature = "int8mm1/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
+  // "int8mm2": since A and C are placed as other threads leave them. oneDNN's pick is part of the key: its AMX and VNNI
+  // kernels share the cache's ISA prefix (avx512), and a choice against one says nothing about the other
+  // (ONEDNN_MAX_CPU_ISA may cap AMX away on the same CPU).
+  const std::string signature = "int8mm2/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
                                 "/s" + std::to_string(signed_a) + "/t" + std::to_string(threads) + "/" +
                                 dnnl->implementation();
   if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,6 +19,7 @@
 #include "kernels/int8_conv.h"
 #include "kernels/int8_depthwise_nhwc.h"
 #include "kernels/int8_gemm.h"
+#include "kernels/int8_pointwise_nhwc.h"
 #include "kernels/int8_requantize.h"
 #include "kernels/tuning_cache.h"
 #include "ops/common/parallel.h"
@@ -115,6 +117,11 @@ class QLinearConvNhwcKernel : public OpKernel {
       plan->depthwise->Run(x->raw(), y.raw(), ctx.num_threads());
       return Status::Ok();
     }
+    if (plan->pointwise != nullptr) {
+      Tensor& y = ctx.AllocateOutput(0, fused_output_type_, plan->y_shape);
+      plan->pointwise->Run(x->raw(), y.raw(), ctx.num_threads());
+      return Status::Ok();
+    }
     const std::shared_ptr<kernels::Int8Conv>& conv = plan->conv;
     if (conv != nullptr && conv->fused_requant()) {
       // Every quantization parameter is a constant, checked once (PrepareFusedRequant), and x has the type the
@@ -187,6 +194,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     Shape y_shape;
     std::shared_ptr<kernels::Int8Conv> conv;
     std::shared_ptr<const kernels::DepthwiseNhwcInt8> depthwise;  // instead of conv, where it applies
+    std::shared_ptr<const kernels::PointwiseNhwcInt8> pointwise;  // instead of conv, where it applies and is faster
   };
 
   Result<std::shared_ptr<const Plan>> PlanFor(const Tensor& x, int threads) {
@@ -204,12 +212,26 @@ class QLinearConvNhwcKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(plan->g, nn::ResolveConv(attrs_, group_, nchw, weights_.shape()));
     plan->y_shape = {plan->g.batch, plan->g.axes[0].out, plan->g.axes[1].out, plan->g.out_channels};
     plan->depthwise = Depthwise(plan->g, x.type());
+    plan->pointwise = Pointwise(plan->g, x.type());
     plan->conv = Primitive(plan->g, x.type(), threads);
     if (plan->depthwise != nullptr && plan->conv != nullptr) {
-      if (DepthwiseBeatsOneDnn(*plan->depthwise, *plan->conv, fused_x_zero_point_, threads)) {
+      const auto& dw = *plan->depthwise;
+      if (OwnBeatsOneDnn(
+              "int8dw_nhwc", [&](const void* src, void* dst) { dw.Run(src, dst, threads); }, dw.signed_input(),
+              *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/true)) {
         plan->conv = nullptr;
       } else {
         plan->depthwise = nullptr;
+      }
+    }
+    if (plan->pointwise != nullptr && plan->conv != nullptr) {
+      const auto& pw = *plan->pointwise;
+      if (OwnBeatsOneDnn(
+              "int8pw_nhwc", [&](const void* src, void* dst) { pw.Run(src, dst, threads); }, pw.signed_input(),
+              *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false)) {
+        plan->conv = nullptr;
+      } else {
+        plan->pointwise = nullptr;
       }
     }
     std::lock_guard<std::mutex> lock(mutex_);
@@ -247,28 +269,34 @@ class QLinearConvNhwcKernel : public OpKernel {
     return conv;
   }
 
-  // Whether onyx's depthwise kernel runs this shape faster than oneDNN's primitive (with its fused requantization:
-  // else oneDNN's int32 sums need a pass of their own and onyx's kernel is taken), timed on the CPU at hand and kept
-  // in the tuning cache (kernels/tuning_cache.h); with tuning off, or the process's budget for timing spent, onyx's
-  // (measured faster on AVX2 CPUs without VNNI: MobileNet-v2's depthwise layers ~10-25%).
-  static bool DepthwiseBeatsOneDnn(const kernels::DepthwiseNhwcInt8& dw, const kernels::Int8Conv& conv,
-                                   int32_t x_zero_point, int threads) {
+  // Whether onyx's kernel (`run_own`: the depthwise or the 1x1 one) runs this shape faster than oneDNN's primitive
+  // (with its fused requantization: else oneDNN's int32 sums need a pass of their own and onyx's kernel is taken),
+  // timed on the CPU at hand and kept in the tuning cache (kernels/tuning_cache.h) under `kind`; with tuning off, or
+  // the process's budget for timing spent, `own_without_timing` (the depthwise kernel: measured faster on AVX2 CPUs
+  // without VNNI, MobileNet-v2's depthwise layers ~10-25%; the 1x1 one is taken only where timed faster).
+  static bool OwnBeatsOneDnn(const char* kind, const std::function<void(const void*, void*)>& run_own,
+                             bool signed_input, const kernels::Int8Conv& conv, int32_t x_zero_point, int threads,
+                             bool own_without_timing) {
     if (!conv.fused_requant()) return true;
+    // ONYX_INT8_NHWC_IMPL=onyx|dnnl forces the choice (tests, measurements).
+    if (const std::optional<std::string> forced = kernels::ForcedImplementation("ONYX_INT8_NHWC_IMPL")) {
+      return *forced == "onyx";
+    }
     const kernels::TuningMode mode = kernels::CurrentTuningMode();
-    if (mode == kernels::TuningMode::kOff) return true;
+    if (mode == kernels::TuningMode::kOff) return own_without_timing;
     const kernels::Int8ConvDims& d = conv.dims();
     auto dim = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
     const std::string signature =
-        "int8dw_nhwc/" + std::string(dw.signed_input() ? "s8" : "u8") + "/n" + std::to_string(d.batch) + "/c" +
-        std::to_string(d.in_channels) + "/in" + dim(d.in_h, d.in_w) + "/k" + dim(d.kernel_h, d.kernel_w) + "/s" +
-        dim(d.stride_h, d.stride_w) + "/d" + dim(d.dilation_h, d.dilation_w) + "/p" + dim(d.pad_top, d.pad_left) + "-" +
-        dim(d.pad_bottom, d.pad_right) + "/t" + std::to_string(threads);
+        std::string(kind) + "/" + (signed_input ? "s8" : "u8") + "/n" + std::to_string(d.batch) + "/c" +
+        std::to_string(d.in_channels) + "/m" + std::to_string(d.out_channels) + "/in" + dim(d.in_h, d.in_w) + "/k" +
+        dim(d.kernel_h, d.kernel_w) + "/s" + dim(d.stride_h, d.stride_w) + "/d" + dim(d.dilation_h, d.dilation_w) +
+        "/p" + dim(d.pad_top, d.pad_left) + "-" + dim(d.pad_bottom, d.pad_right) + "/t" + std::to_string(threads);
     const auto cache = kernels::TuningCache::Process();
     if (auto entry = cache->Find(signature, mode == kernels::TuningMode::kAlways)) {
       cache->NoteDecision(signature, *entry, false);
       return entry->choice != "onednn";
     }
-    if (mode == kernels::TuningMode::kCache && !cache->MissBudgetLeft()) return true;
+    if (mode == kernels::TuningMode::kCache && !cache->MissBudgetLeft()) return own_without_timing;
     const auto start = std::chrono::steady_clock::now();
     // Scratch images (values do not change the time of integer products), with oneDNN's output margin.
     std::vector<uint8_t> src(static_cast<size_t>(d.batch * d.in_h * d.in_w * d.in_channels), 1);
@@ -276,7 +304,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     const std::vector<double> ms = kernels::TimeCandidates(2,
                                                            [&](size_t i) -> Status {
                                                              if (i == 0) {
-                                                               dw.Run(src.data(), dst.data(), threads);
+                                                               run_own(src.data(), dst.data());
                                                                return Status::Ok();
                                                              }
                                                              return conv.RunNhwc(src.data(), x_zero_point, dst.data());
@@ -324,6 +352,30 @@ class QLinearConvNhwcKernel : public OpKernel {
     const kernels::Int8ConvRequant& r = *requant_;
     return std::make_shared<const kernels::DepthwiseNhwcInt8>(
         d, weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales, fused_x_zero_point_,
+        fused_signed_source_, r.zero_point, r.signed_output);
+  }
+
+  // The channels-last 1x1 kernel (kernels/int8_pointwise_nhwc.h) for a 2-D convolution of one group with a 1x1
+  // window, no padding, no dilation and every quantization parameter constant, on AVX-512 VNNI; null elsewhere.
+  std::shared_ptr<const kernels::PointwiseNhwcInt8> Pointwise(const nn::ConvGeometry& g, DataType type) const {
+    if (!requant_ || !kernels::PointwiseNhwcInt8::Supported() || g.axes.size() != 2 || g.group != 1) return nullptr;
+    if ((type == DataType::kInt8) != fused_signed_source_) return nullptr;
+    for (const nn::WindowAxis& a : g.axes) {
+      if (a.kernel != 1 || a.dilation != 1 || a.pad_begin != 0 || a.out != (a.in - 1) / a.stride + 1) return nullptr;
+    }
+    kernels::PointwiseNhwcGeometry p;
+    p.batch = g.batch;
+    p.in_channels = g.in_channels;
+    p.out_channels = g.out_channels;
+    p.in_h = g.axes[0].in;
+    p.in_w = g.axes[1].in;
+    p.out_h = g.axes[0].out;
+    p.out_w = g.axes[1].out;
+    p.stride_h = g.axes[0].stride;
+    p.stride_w = g.axes[1].stride;
+    const kernels::Int8ConvRequant& r = *requant_;
+    return std::make_shared<const kernels::PointwiseNhwcInt8>(
+        p, weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales, fused_x_zero_point_,
         fused_signed_source_, r.zero_point, r.signed_output);
   }
 

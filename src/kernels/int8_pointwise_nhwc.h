@@ -1,0 +1,56 @@
+// An 8-bit 1x1 convolution (any stride, no padding, one group) on channels-last images with the requantization fused,
+// on AVX-512 VNNI, for the int8 path's [N, H, W, C] layout (ops/quant/qlinear_conv_nhwc.cc):
+//   y[n, oy, ox, m] = Requantize(bias[m] + sum_c (x[n, oy * sh, ox * sw, c] - x_zero_point) * w[m, c])
+// with RequantizeValue of kernels/int8_requantize.h (MLAS's float product, clamp, round half to even, zero point)
+// applied to the sums while they are in registers, so the results are QLinearConv's bit for bit.
+//
+// A matrix product of pixels by channels: tiles of up to 14 output pixels (their input rows packed group-major, 4
+// channels of each pixel in turn, as kernels/int8_gemm_vnni.h packs A) times panels of 32 output channels holding
+// all C (a dword per output channel and group of 4 input channels), every input channel summed in one tile call by
+// `vpdpbusd` into 28 int32 registers, then requantized and stored as bytes. int8 x is shifted to uint8 (+128); the
+// zero point's share, x_zero_point * sum_c w[m, c], and the bias are one int32 per output channel, added to the sums
+// (wrapping, as the reference's int32 sums and bias). Threads take contiguous ranges of output pixels.
+//
+// Why: oneDNN 2.6's VNNI 1x1 kernels ran ResNet-50's int8 1x1 layers at 42-68% of the VNNI peak on an Intel Xeon
+// (Sapphire Rapids) capped to VNNI (as AMD Zen 4 or Ice Lake run them), those with 64-256 input channels lowest:
+// the requantization of each output weighs as much as its sums there, and a pass over int32 sums in memory costs
+// more. QLinearConv times this kernel against oneDNN's per shape (tuning_cache.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace onyx::kernels {
+
+struct PointwiseNhwcGeometry {
+  int64_t batch = 1, in_channels = 1, out_channels = 1;
+  int64_t in_h = 1, in_w = 1, out_h = 1, out_w = 1;
+  int64_t stride_h = 1, stride_w = 1;
+};
+
+class PointwiseNhwcInt8 {
+ public:
+  // Whether it runs here: AVX-512 VNNI on the CPU and in oneDNN's effective ISA (Int8VnniGemm::Supported).
+  static bool Supported();
+  // weights: [M, C] int8 (the [M, C, 1, 1] tensor; zero points 0); bias: M int32 or null; scales: M floats (x_scale *
+  // w_scale[m] / y_scale, formed by the caller); the input type (int8 when signed_input) and zero point; the output
+  // zero point and type (int8 when signed_output, else uint8).
+  PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_t* weights, const int32_t* bias,
+                    const std::vector<float>& scales, int32_t x_zero_point, bool signed_input, int32_t y_zero_point,
+                    bool signed_output);
+  // x: [N, H, W, C], y: [N, OH, OW, M] (8-bit as constructed). On up to `threads` OpenMP threads.
+  void Run(const void* x, void* y, int threads) const;
+  bool signed_input() const { return signed_input_; }
+
+ private:
+  PointwiseNhwcGeometry g_;
+  int64_t groups_;               // ceil(C / 4)
+  int64_t panels_;               // ceil(M / 32)
+  std::vector<int8_t> packed_;   // [panel][group][32 output channels][4 input channels]
+  std::vector<int32_t> offset_;  // [panels * 32]: bias - x_zero_point' * sum_c w (x_zero_point' shifted for int8 x)
+  std::vector<float> scales_;    // [panels * 32]
+  int32_t y_zero_point_;
+  bool signed_input_, signed_output_;
+};
+
+}  // namespace onyx::kernels

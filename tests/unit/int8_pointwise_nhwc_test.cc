@@ -1,0 +1,101 @@
+// The channels-last 1x1 int8 convolution on VNNI (kernels/int8_pointwise_nhwc.h) against the exact sums requantized by
+// RequantizeValue (MLAS's formula): every tile height, partial panels, channel counts that are no multiple of 4,
+// strides, batches, both signednesses of input and output, zero points, per-channel scales, and sums and biases that
+// wrap.
+#include "kernels/int8_pointwise_nhwc.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "kernels/int8_requantize.h"
+
+namespace onyx::kernels {
+namespace {
+
+struct Case {
+  int64_t batch, c, m, h, w, stride;
+  bool signed_in, signed_out;
+  int32_t x_zp, y_zp;
+  bool per_channel;
+  int threads;
+};
+
+template <typename Q>
+std::vector<uint8_t> Reference(const Case& t, const PointwiseNhwcGeometry& g, const std::vector<uint8_t>& x,
+                               const std::vector<int8_t>& w, const std::vector<int32_t>& bias,
+                               const std::vector<float>& scales) {
+  std::vector<uint8_t> y(static_cast<size_t>(g.batch * g.out_h * g.out_w * g.out_channels));
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t oy = 0; oy < g.out_h; ++oy) {
+      for (int64_t ox = 0; ox < g.out_w; ++ox) {
+        const uint8_t* px = x.data() + ((n * g.in_h + oy * g.stride_h) * g.in_w + ox * g.stride_w) * g.in_channels;
+        for (int64_t o = 0; o < g.out_channels; ++o) {
+          uint32_t sum = static_cast<uint32_t>(bias[static_cast<size_t>(o)]);  // wraps as the int32 reference
+          for (int64_t i = 0; i < g.in_channels; ++i) {
+            const int32_t xv = t.signed_in ? static_cast<int8_t>(px[i]) : static_cast<int32_t>(px[i]);
+            sum += static_cast<uint32_t>((xv - t.x_zp) * w[static_cast<size_t>(o * g.in_channels + i)]);
+          }
+          const float scale = scales[t.per_channel ? static_cast<size_t>(o) : 0];
+          const Q q = RequantizeValue<Q>(static_cast<int32_t>(sum), scale, t.y_zp);
+          y[static_cast<size_t>(((n * g.out_h + oy) * g.out_w + ox) * g.out_channels + o)] = static_cast<uint8_t>(q);
+        }
+      }
+    }
+  }
+  return y;
+}
+
+void Check(const Case& t, uint32_t seed) {
+  std::mt19937 rng(seed);
+  PointwiseNhwcGeometry g;
+  g.batch = t.batch;
+  g.in_channels = t.c;
+  g.out_channels = t.m;
+  g.in_h = t.h;
+  g.in_w = t.w;
+  g.stride_h = g.stride_w = t.stride;
+  g.out_h = (t.h - 1) / t.stride + 1;
+  g.out_w = (t.w - 1) / t.stride + 1;
+  std::vector<uint8_t> x(static_cast<size_t>(t.batch * t.h * t.w * t.c));
+  std::vector<int8_t> w(static_cast<size_t>(t.m * t.c));
+  std::vector<int32_t> bias(static_cast<size_t>(t.m));
+  std::vector<float> scales(t.per_channel ? static_cast<size_t>(t.m) : 1);
+  for (auto& v : x) v = static_cast<uint8_t>(rng());
+  for (auto& v : w) v = static_cast<int8_t>(rng());
+  std::uniform_int_distribution<int32_t> bias_dist(-100000, 100000);
+  for (auto& v : bias) v = bias_dist(rng);
+  // Scales around 1 / (typical |sum|): outputs across the whole 8-bit range, clamped at both ends.
+  std::uniform_real_distribution<float> scale_dist(1e-4f, 2e-3f);
+  for (auto& v : scales) v = scale_dist(rng);
+  const PointwiseNhwcInt8 kernel(g, w.data(), bias.data(), scales, t.x_zp, t.signed_in, t.y_zp, t.signed_out);
+  std::vector<uint8_t> y(static_cast<size_t>(t.batch * g.out_h * g.out_w * t.m), 0xAB);
+  kernel.Run(x.data(), y.data(), t.threads);
+  const auto ref =
+      t.signed_out ? Reference<int8_t>(t, g, x, w, bias, scales) : Reference<uint8_t>(t, g, x, w, bias, scales);
+  for (size_t i = 0; i < y.size(); ++i) {
+    ASSERT_EQ(y[i], ref[i]) << "c=" << t.c << " m=" << t.m << " " << t.h << "x" << t.w << " stride=" << t.stride
+                            << " signed in/out=" << t.signed_in << t.signed_out << " threads=" << t.threads << " at "
+                            << i;
+  }
+}
+
+TEST(PointwiseNhwcInt8, MatchesRequantizedExactSums) {
+  if (!PointwiseNhwcInt8::Supported()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  uint32_t seed = 1;
+  // Pixel counts giving every tile height (1-14 and several tiles), output channels within and across panels.
+  for (int64_t hw : {1, 2, 3, 4, 5, 7, 11}) {
+    for (int64_t m : {1, 17, 32, 45}) Check({1, 64, m, hw, hw, 1, false, false, 3, 0, true, 1}, seed++);
+  }
+  // Input channels no multiple of 4, or long (several hundred groups), strides, batches, threads.
+  for (int64_t c : {1, 3, 6, 70, 1030}) Check({2, c, 40, 6, 5, 1, false, false, 128, 10, true, 1}, seed++);
+  Check({1, 256, 512, 14, 14, 2, false, false, 0, 0, true, 2}, seed++);
+  Check({2, 48, 24, 9, 7, 2, false, true, 7, -3, false, 2}, seed++);
+  Check({1, 32, 96, 16, 16, 1, true, false, -5, 20, true, 2}, seed++);
+  Check({1, 20, 33, 5, 5, 3, true, true, 0, 0, false, 1}, seed++);
+}
+
+}  // namespace
+}  // namespace onyx::kernels
