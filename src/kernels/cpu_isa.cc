@@ -84,6 +84,24 @@ Isa EffectiveIsa() {
   }
 }
 
+std::string TuningIsaName() {
+  std::string name = IsaName(EffectiveIsa());
+  try {
+    switch (dnnl::get_effective_cpu_isa()) {
+      case dnnl::cpu_isa::avx512_core_amx:
+        return name + "+amx";
+      case dnnl::cpu_isa::avx512_core_vnni:
+      case dnnl::cpu_isa::avx512_core_bf16:
+      case dnnl::cpu_isa::avx2_vnni:
+        return name + "+vnni";
+      default:
+        return name;
+    }
+  } catch (const dnnl::error&) {
+    return name;
+  }
+}
+
 const char* IsaName(Isa isa) {
   switch (isa) {
     case Isa::kAvx512:

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "core/status.h"
@@ -35,6 +36,12 @@ enum class Isa { kOther, kAvx2, kAvx512 };
 // oneDNN's effective ISA (the CPU's, limited by the cap), after ApplyIsaCap.
 Isa EffectiveIsa();
 const char* IsaName(Isa isa);  // "avx512", "avx2", "other"
+
+// The instruction sets a measured choice depends on, as the tuning cache keys its entries: IsaName(EffectiveIsa()),
+// plus "+amx" or "+vnni" where oneDNN's effective ISA has those int8 units. Without them the int8 kernels timed on one
+// would be replayed on the other: `ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI` on an AMX CPU (as on a Zen 4) then left VNNI
+// choices for the uncapped runs (ResNet-50 QDQ 7.9 -> 14.8 ms at 1 thread on a Sapphire Rapids Xeon).
+std::string TuningIsaName();
 
 // The channel block of the blocked layout (ir/nchwc_ops.h) for `isa`: 16 (nChw16c) with AVX-512, 8 (nChw8c) with
 // AVX2 (one vector register of floats either way, the layout oneDNN's JIT kernels for that ISA use); 0 where

@@ -220,12 +220,12 @@ std::shared_ptr<TuningCache>& ProcessCache() {
 std::shared_ptr<TuningCache> TuningCache::Process() {
   std::lock_guard<std::mutex> lock(ProcessMutex());
   auto& cache = ProcessCache();
-  if (!cache) cache = std::make_shared<TuningCache>(DefaultTuningDir(), CpuIdentity(), IsaName(EffectiveIsa()));
+  if (!cache) cache = std::make_shared<TuningCache>(DefaultTuningDir(), CpuIdentity(), TuningIsaName());
   return cache;
 }
 
 void TuningCache::ResetProcess(const std::string& dir) {
-  auto fresh = std::make_shared<TuningCache>(dir, CpuIdentity(), IsaName(EffectiveIsa()));
+  auto fresh = std::make_shared<TuningCache>(dir, CpuIdentity(), TuningIsaName());
   std::lock_guard<std::mutex> lock(ProcessMutex());
   ProcessCache() = std::move(fresh);
 }

@@ -1,9 +1,9 @@
 // Implementation choices measured on the CPU at hand, remembered between processes. A kernel with several ways to
 // compute one shape (oneDNN's direct or Winograd convolution, one thread or the session's) times them once on the
 // real shape and keeps the fastest; the result is stored per CPU model in
-// $XDG_CACHE_HOME/onyx/tuning/<cpu>.json (default ~/.cache/onyx/tuning/), keyed by the instruction-set cap
-// (kernels/cpu_isa.h) and a canonical signature of the operation (kind, shapes, strides, pads, post-ops, threads),
-// so that a rule measured on one CPU family is never applied to another.
+// $XDG_CACHE_HOME/onyx/tuning/<cpu>.json (default ~/.cache/onyx/tuning/), keyed by the instruction sets in effect
+// (kernels/cpu_isa.h TuningIsaName: the cap, and oneDNN's int8 units) and a canonical signature of the operation (kind,
+// shapes, strides, pads, post-ops, threads), so that a rule measured on one CPU family is never applied to another.
 //
 // ONYX_TUNING selects the behaviour: "off" (the kernels' fixed rules, nothing read or written), "cache" (default:
 // cached choices; a miss is timed and recorded while the process's budget for it lasts, kMissBudgetMs), "always" (every
@@ -121,7 +121,7 @@ class TuningCache {
   // until the first Find or Record.
   TuningCache(std::string dir, std::string cpu, std::string isa);
 
-  // The process's cache: DefaultTuningDir(), CpuIdentity() and oneDNN's effective ISA (created on first use).
+  // The process's cache: DefaultTuningDir(), CpuIdentity() and TuningIsaName() (created on first use).
   static std::shared_ptr<TuningCache> Process();
   // Replaces the process's cache by one over `dir` (tests; `onyx tune --cache-dir`). Kernels that hold the old one
   // finish with it.
