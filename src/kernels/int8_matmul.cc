@@ -151,17 +151,11 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
   std::vector<uint8_t> a(static_cast<size_t>(m * k), 0);
   std::vector<int32_t> c(static_cast<size_t>(m * n));
   const std::function<void(size_t)> before = [&](size_t i) {
-    if (threads > 1) {
-      PlaceAsWrittenBy(a.data(), nullptr, a.size(), threads);
-      PlaceAsWrittenBy(c.data(), nullptr, c.size() * sizeof(int32_t), threads);
-    }
-    EvictTranslations();
     const Impl& impl = *built[i]->impl_;
-    if (impl.own != nullptr) {
-      FlushFromCaches(impl.own->packed_data(), impl.own->packed_bytes());
-    } else {
-      FlushFromCaches(impl.weights.get_data_handle(), impl.weights.get_desc().get_size());
-    }
+    const bool own = impl.own != nullptr;
+    PrepareProductTiming(a.data(), a.size(), c.data(), c.size() * sizeof(int32_t),
+                         own ? static_cast<const void*>(impl.own->packed_data()) : impl.weights.get_data_handle(),
+                         own ? impl.own->packed_bytes() : impl.weights.get_desc().get_size(), threads);
   };
   const std::vector<double> ms = TimeCandidates(
       built.size(), [&](size_t i) { return built[i]->Run(a.data(), 0, c.data()); },

@@ -514,6 +514,16 @@ void EvictTranslations() {
   for (size_t off = 0; off < kBytes; off += kPage) (void)pages[off];
 }
 
+void PrepareProductTiming(void* a, size_t a_bytes, void* c, size_t c_bytes, const void* weights, size_t weight_bytes,
+                          int threads) {
+  if (threads > 1) {
+    PlaceAsWrittenBy(a, nullptr, a_bytes, threads);
+    PlaceAsWrittenBy(c, nullptr, c_bytes, threads);
+  }
+  EvictTranslations();
+  FlushFromCaches(weights, weight_bytes);
+}
+
 std::optional<std::string> ForcedImplementation(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') return std::nullopt;
