@@ -119,7 +119,9 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
   const std::optional<std::string> forced = ForcedImplementation(kForceVariable);
   if (forced && own_runs && *forced == kOwn) return BuildOwn(m, k, n, signed_a, b, threads);
   if (!own_runs || forced) return BuildDnnl(m, k, n, signed_a, b, threads);
-  ONYX_ASSIGN_OR_RETURN(std::unique_ptr<Int8MatMul> dnnl, BuildDnnl(m, k, n, signed_a, b, threads));
+  auto made = BuildDnnl(m, k, n, signed_a, b, threads);
+  if (!made.ok()) return BuildOwn(m, k, n, signed_a, b, threads);  // oneDNN offers only its reference kernel
+  std::unique_ptr<Int8MatMul> dnnl = std::move(*made);
   const TuningMode mode = CurrentTuningMode();
   if (mode == TuningMode::kOff) {
     // The fixed rule: oneDNN's AMX kernels (2-3x the VNNI peak), else onyx's (measured faster than oneDNN's VNNI
@@ -128,9 +130,8 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
     return BuildOwn(m, k, n, signed_a, b, threads);
   }
   const auto cache = TuningCache::Process();
-  // "int8mm2": since A and C are placed as other threads leave them. oneDNN's pick is part of the key: its AMX and VNNI
-  // kernels share the cache's ISA prefix (avx512), and a choice against one says nothing about the other
-  // (ONEDNN_MAX_CPU_ISA may cap AMX away on the same CPU).
+  // "int8mm2": since A and C are placed as other threads leave them. oneDNN's pick is part of the key (besides the
+  // cache's ISA prefix, TuningIsaName): a choice against one of its kernels says nothing about another.
   const std::string signature = "int8mm2/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
                                 "/s" + std::to_string(signed_a) + "/t" + std::to_string(threads) + "/" +
                                 dnnl->implementation();
