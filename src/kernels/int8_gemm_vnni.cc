@@ -15,13 +15,9 @@
 namespace onyx::kernels {
 namespace {
 
-constexpr int64_t kGroupBytes = 4;              // K rows per 32-bit lane
-constexpr int64_t kPanelColumns = 32;           // two vectors of 16 int32 sums
-constexpr int64_t kGroupRowBytes = 128;         // one group of a panel: 32 columns x 4 bytes
 constexpr int64_t kBlockGroups = 256;           // K block: 1024 rows, a panel's block 32 KB (L1)
 constexpr int64_t kTaskPanels = 4;              // columns per task: 128
 constexpr int kTileRows = kSgemmPackedRowsMax;  // 14: 28 sums in registers
-constexpr int64_t kLineBytes = kSgemmLineBytes;
 
 // The rows of A packed per tile, per calling thread: the tasks of one Run read the caller's copy.
 std::vector<uint8_t>& PackedRowsScratch() {
@@ -32,9 +28,6 @@ std::vector<uint8_t>& PackedRowsScratch() {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vnni")
 
-// rows x 32 int32 sums of a K block: ap = the tile's packed rows from the block's first group (group g of row r at
-// ap[(g * rows + r) * 4]), bp = the panel's block. Written to C (first block) or added to it; meanwhile `prefetch`'s
-// lines go to L2, one per group step.
 #include "kernels/int8_vnni_tile_sums.inc"
 
 // rows x 32 int32 sums of a K block: ap = the tile's packed rows from the block's first group (group g of row r at
@@ -73,22 +66,22 @@ constexpr auto kTiles = MakeTiles(std::make_integer_sequence<int, kTileRows>());
 }  // namespace
 
 void PackInt8Rows(int rows, const uint8_t* a, int64_t lda, int64_t k, bool signed_a, uint8_t* dst) {
-  const int64_t groups = (k + kGroupBytes - 1) / kGroupBytes;
-  if (k % kGroupBytes == 0 && lda % kGroupBytes == 0) {
+  const int64_t groups = (k + kVnniGroupBytes - 1) / kVnniGroupBytes;
+  if (k % kVnniGroupBytes == 0 && lda % kVnniGroupBytes == 0) {
     // A group is 4 bytes: the float tile's packing of 32-bit elements (a register transpose) moves them unchanged.
-    PackSgemmRows(rows, reinterpret_cast<const float*>(a), lda / kGroupBytes, groups, reinterpret_cast<float*>(dst));
+    PackSgemmRows(rows, reinterpret_cast<const float*>(a), lda / kVnniGroupBytes, groups, reinterpret_cast<float*>(dst));
   } else {
     for (int64_t g = 0; g < groups; ++g) {
       for (int r = 0; r < rows; ++r) {
-        for (int64_t q = 0; q < kGroupBytes; ++q) {
-          const int64_t kk = g * kGroupBytes + q;
-          dst[(g * rows + r) * kGroupBytes + q] = kk < k ? a[r * lda + kk] : uint8_t{0};
+        for (int64_t q = 0; q < kVnniGroupBytes; ++q) {
+          const int64_t kk = g * kVnniGroupBytes + q;
+          dst[(g * rows + r) * kVnniGroupBytes + q] = kk < k ? a[r * lda + kk] : uint8_t{0};
         }
       }
     }
   }
   if (signed_a) {
-    const int64_t bytes = groups * rows * kGroupBytes;
+    const int64_t bytes = groups * rows * kVnniGroupBytes;
     for (int64_t i = 0; i < bytes; ++i) dst[i] ^= 0x80;
   }
 }
@@ -110,16 +103,16 @@ bool Int8VnniGemm::Supported() {
 Int8VnniGemm::Int8VnniGemm(int64_t k, int64_t n, const int8_t* b)
     : k_(k),
       n_(n),
-      groups_((k + kGroupBytes - 1) / kGroupBytes),
-      panels_((n + kPanelColumns - 1) / kPanelColumns),
-      packed_(static_cast<size_t>(groups_ * panels_ * kGroupRowBytes), 0),
+      groups_((k + kVnniGroupBytes - 1) / kVnniGroupBytes),
+      panels_((n + kVnniPanelColumns - 1) / kVnniPanelColumns),
+      packed_(static_cast<size_t>(groups_ * panels_ * kVnniGroupRowBytes), 0),
       column_sums_(static_cast<size_t>(n), 0) {
   for (int64_t kk = 0; kk < k; ++kk) {
-    const int64_t g = kk / kGroupBytes, blk = g / kBlockGroups;
+    const int64_t g = kk / kVnniGroupBytes, blk = g / kBlockGroups;
     const int8_t* row = b + kk * n;
     for (int64_t j = 0; j < n; ++j) {
-      packed_[static_cast<size_t>(PanelOffset(blk, j / kPanelColumns) + (g - blk * kBlockGroups) * kGroupRowBytes +
-                                  j % kPanelColumns * kGroupBytes + kk % kGroupBytes)] = row[j];
+      packed_[static_cast<size_t>(PanelOffset(blk, j / kVnniPanelColumns) + (g - blk * kBlockGroups) * kVnniGroupRowBytes +
+                                  j % kVnniPanelColumns * kVnniGroupBytes + kk % kVnniGroupBytes)] = row[j];
       column_sums_[static_cast<size_t>(j)] += row[j];
     }
   }
@@ -127,7 +120,7 @@ Int8VnniGemm::Int8VnniGemm(int64_t k, int64_t n, const int8_t* b)
 
 int64_t Int8VnniGemm::PanelOffset(int64_t blk, int64_t t) const {
   const int64_t g0 = blk * kBlockGroups, gc = std::min(kBlockGroups, groups_ - g0);
-  return (g0 * panels_ + t * gc) * kGroupRowBytes;
+  return (g0 * panels_ + t * gc) * kVnniGroupRowBytes;
 }
 
 void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zero_point, int32_t* c,
@@ -147,7 +140,7 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
   auto row_tile = [&](int64_t m0, int64_t count, int64_t j) { return plan.Tile(m0, count, j); };
   // A packed per tile (tile starting at row i0 at i0 * groups * 4), on the threads.
   std::vector<uint8_t>& scratch = PackedRowsScratch();
-  const size_t packed_bytes = static_cast<size_t>(m * groups_ * kGroupBytes);
+  const size_t packed_bytes = static_cast<size_t>(m * groups_ * kVnniGroupBytes);
   if (scratch.size() < packed_bytes) scratch.resize(packed_bytes);
   uint8_t* packed_a = scratch.data();
   RunTasks(row_groups * group_tiles, threads, [&](int64_t t) {
@@ -155,7 +148,7 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
     if (j >= count) return;
     const SgemmRowTile tile = row_tile(m0, count, j);
     PackInt8Rows(static_cast<int>(tile.rows), a + tile.start * k_, k_, k_, signed_a,
-                 packed_a + tile.start * groups_ * kGroupBytes);
+                 packed_a + tile.start * groups_ * kVnniGroupBytes);
   });
   const int32_t zero_point = a_zero_point + (signed_a ? 128 : 0);
   const int64_t tasks = column_groups * row_groups;
@@ -167,7 +160,7 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
     for (int64_t blk = 0; blk < blocks; ++blk) {
       const int64_t g0 = blk * kBlockGroups, gc = std::min(kBlockGroups, groups_ - g0);
       for (int64_t t = t0; t < t1; ++t) {
-        const int64_t n0 = t * kPanelColumns, cols = std::min(kPanelColumns, n_ - n0);
+        const int64_t n0 = t * kVnniPanelColumns, cols = std::min(kVnniPanelColumns, n_ - n0);
         // The panel read next (this task's next one, its next block's first, or the next task's first) comes into L2
         // meanwhile, a share per tile of rows.
         const int8_t* next = nullptr;
@@ -181,7 +174,7 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
           next = packed_.data() + PanelOffset(0, next_task_t0);
           next_groups = std::min(kBlockGroups, groups_);
         }
-        const int64_t next_lines = next != nullptr ? next_groups * kGroupRowBytes / kLineBytes : 0;
+        const int64_t next_lines = next != nullptr ? next_groups * kVnniGroupRowBytes / kSgemmLineBytes : 0;
         const int64_t share = (next_lines + count - 1) / count;
         int64_t fetched = 0;
         const int8_t* panel = packed_.data() + PanelOffset(blk, t);
@@ -189,8 +182,8 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
           const SgemmRowTile rt = row_tile(m0, count, j);
           const int64_t lines = std::min(share, next_lines - fetched);
           kTiles[static_cast<size_t>(rt.rows - 1)](
-              packed_a + rt.start * groups_ * kGroupBytes + g0 * rt.rows * kGroupBytes, panel, gc,
-              c + rt.start * n_ + n0, n_, cols, blk == 0, reinterpret_cast<const char*>(next) + fetched * kLineBytes,
+              packed_a + rt.start * groups_ * kVnniGroupBytes + g0 * rt.rows * kVnniGroupBytes, panel, gc,
+              c + rt.start * n_ + n0, n_, cols, blk == 0, reinterpret_cast<const char*>(next) + fetched * kSgemmLineBytes,
               lines);
           fetched += lines;
         }
@@ -198,7 +191,7 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
     }
     // The zero point: minus zp * sum_k B[k][j] (wrapping as the reference's int32 sums).
     if (zero_point != 0) {
-      const int64_t n0 = t0 * kPanelColumns, n1 = std::min(n_, t1 * kPanelColumns);
+      const int64_t n0 = t0 * kVnniPanelColumns, n1 = std::min(n_, t1 * kVnniPanelColumns);
       for (int64_t i = m0; i < m1; ++i) {
         int32_t* row = c + i * n_;
         for (int64_t j = n0; j < n1; ++j) {

@@ -22,6 +22,13 @@
 
 namespace onyx::kernels {
 
+// The layout the VNNI tiles read (this product's and int8_pointwise_nhwc.h's): K in groups of 4 bytes (one 32-bit
+// lane: vpdpbusd sums 4 products per lane), B in panels of 32 columns (two vectors of 16 int32 sums), so one group of
+// a panel is 128 bytes.
+inline constexpr int64_t kVnniGroupBytes = 4;
+inline constexpr int64_t kVnniPanelColumns = 32;
+inline constexpr int64_t kVnniGroupRowBytes = kVnniGroupBytes * kVnniPanelColumns;
+
 // `rows` rows of 8-bit A (row r at a + r * lda, k bytes) into dst group-major, as the VNNI tiles read them: group g
 // (bytes 4g..4g+3) of row r at dst[(g * rows + r) * 4], zeros past k; int8 rows shifted to uint8 (x ^ 0x80 = x + 128).
 void PackInt8Rows(int rows, const uint8_t* a, int64_t lda, int64_t k, bool signed_a, uint8_t* dst);

@@ -15,9 +15,6 @@
 namespace onyx::kernels {
 namespace {
 
-constexpr int64_t kGroupBytes = 4;
-constexpr int64_t kPanelColumns = 32;
-constexpr int64_t kGroupRowBytes = 128;
 constexpr int kTileRows = kSgemmPackedRowsMax;  // 14 pixels: 28 sums in registers
 
 // What a tile's epilogue needs for one panel of output channels.
@@ -118,11 +115,11 @@ PointwiseNhwcInt8::PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_
                                      const std::vector<float>& scales, int32_t x_zero_point, bool signed_input,
                                      int32_t y_zero_point, bool signed_output)
     : g_(g),
-      groups_((g.in_channels + kGroupBytes - 1) / kGroupBytes),
-      panels_((g.out_channels + kPanelColumns - 1) / kPanelColumns),
-      packed_(static_cast<size_t>(panels_ * groups_ * kGroupRowBytes), 0),
-      offset_(static_cast<size_t>(panels_ * kPanelColumns), 0),
-      scales_(static_cast<size_t>(panels_ * kPanelColumns), 0.0f),
+      groups_((g.in_channels + kVnniGroupBytes - 1) / kVnniGroupBytes),
+      panels_((g.out_channels + kVnniPanelColumns - 1) / kVnniPanelColumns),
+      packed_(static_cast<size_t>(panels_ * groups_ * kVnniGroupRowBytes), 0),
+      offset_(static_cast<size_t>(panels_ * kVnniPanelColumns), 0),
+      scales_(static_cast<size_t>(panels_ * kVnniPanelColumns), 0.0f),
       y_zero_point_(y_zero_point),
       signed_input_(signed_input),
       signed_output_(signed_output) {
@@ -133,8 +130,8 @@ PointwiseNhwcInt8::PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_
     uint32_t sum = 0;
     for (int64_t i = 0; i < c; ++i) {
       const int8_t w = weights[o * c + i];
-      packed_[static_cast<size_t>((o / kPanelColumns * groups_ + i / kGroupBytes) * kGroupRowBytes +
-                                  o % kPanelColumns * kGroupBytes + i % kGroupBytes)] = w;
+      packed_[static_cast<size_t>((o / kVnniPanelColumns * groups_ + i / kVnniGroupBytes) * kVnniGroupRowBytes +
+                                  o % kVnniPanelColumns * kVnniGroupBytes + i % kVnniGroupBytes)] = w;
       sum += static_cast<uint32_t>(static_cast<int32_t>(w));
     }
     // bias - zero_point * sum_c w, wrapping as the reference's int32 sums.
@@ -160,7 +157,7 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads) const {
   const int64_t tasks = std::min<int64_t>(std::max(threads, 1), tile_count);
   RunTasks(tasks, threads, [&](int64_t task) {
     TileScratch& scratch = ThreadScratch();
-    scratch.packed.resize(static_cast<size_t>(kTileRows * groups_ * kGroupBytes));
+    scratch.packed.resize(static_cast<size_t>(kTileRows * groups_ * kVnniGroupBytes));
     if (!contiguous) scratch.gathered.resize(static_cast<size_t>(kTileRows * c));
     for (int64_t j = task * tile_count / tasks; j < (task + 1) * tile_count / tasks; ++j) {
       const SgemmRowTile tile = EvenRowTile(pixels, tile_count, j);
@@ -178,11 +175,11 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads) const {
       PackInt8Rows(rows, rows_at, c, c, signed_input_, scratch.packed.data());
       for (int64_t t = 0; t < panels_; ++t) {
         PanelRequant q = base;
-        q.offset = offset_.data() + t * kPanelColumns;
-        q.scale = scales_.data() + t * kPanelColumns;
-        kTiles[static_cast<size_t>(rows - 1)](scratch.packed.data(), packed_.data() + t * groups_ * kGroupRowBytes,
-                                              groups_, y + p0 * m + t * kPanelColumns, m,
-                                              std::min(kPanelColumns, m - t * kPanelColumns), q);
+        q.offset = offset_.data() + t * kVnniPanelColumns;
+        q.scale = scales_.data() + t * kVnniPanelColumns;
+        kTiles[static_cast<size_t>(rows - 1)](scratch.packed.data(), packed_.data() + t * groups_ * kVnniGroupRowBytes,
+                                              groups_, y + p0 * m + t * kVnniPanelColumns, m,
+                                              std::min(kVnniPanelColumns, m - t * kVnniPanelColumns), q);
       }
     }
   });
