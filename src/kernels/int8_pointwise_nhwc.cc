@@ -23,7 +23,15 @@ struct PanelRequant {
   const float* scale;     // 32 values
   float low, high;        // qmin - y_zero_point, qmax - y_zero_point
   int32_t zero_point;
+  // With a fused residual add (the tile's kAdd): the residual at the tile's first output, with y's row stride; the
+  // add's constants; the output type's range.
+  const uint8_t* residual;
+  PointwiseResidualAdd add;
+  int32_t q_low, q_high;
 };
+
+// The tile's epilogue: the requantized convolution alone, or added to a residual as QLinearAdd's A or B.
+enum class TileAdd { kNone, kConvIsA, kConvIsB };
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512vnni")
@@ -61,7 +69,23 @@ __attribute__((noinline)) void PointwiseSums(const uint8_t* ap, const int8_t* bp
   }
 }
 
-template <int kRows>
+// QLinearAdd's operations on 16 lanes (kernels/int8_qlinear_add.cc's AVX-512 loop): the inner multiply-add of B, the
+// outer of A, rounding half to even (the conversion under the default rounding mode), then Q's range.
+template <bool kSigned>
+inline __m128i ResidualAddLanes(__m512i conv, const uint8_t* residual, __mmask16 mask, bool conv_is_a,
+                                const PanelRequant& q) {
+  const __m128i bytes = _mm_maskz_loadu_epi8(mask, residual);
+  const __m512 r = _mm512_cvtepi32_ps(kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes));
+  const __m512 c = _mm512_cvtepi32_ps(conv);
+  const __m512 a = conv_is_a ? c : r, b = conv_is_a ? r : c;
+  const __m512 inner = _mm512_fmadd_ps(b, _mm512_set1_ps(q.add.params.ratio_b), _mm512_set1_ps(q.add.params.fixed));
+  const __m512 sum = _mm512_fmadd_ps(a, _mm512_set1_ps(q.add.params.ratio_a), inner);
+  const __m512i rounded = _mm512_cvtps_epi32(sum);
+  return _mm512_cvtepi32_epi8(
+      _mm512_min_epi32(_mm512_max_epi32(rounded, _mm512_set1_epi32(q.q_low)), _mm512_set1_epi32(q.q_high)));
+}
+
+template <int kRows, TileAdd kAdd, bool kSigned>
 void PointwiseTile(const uint8_t* ap, const int8_t* bp, int64_t groups, uint8_t* y, int64_t ldy, int64_t cols,
                    const PanelRequant& q) {
   __m512i acc[kRows][2];
@@ -80,8 +104,20 @@ void PointwiseTile(const uint8_t* ap, const int8_t* bp, int64_t groups, uint8_t*
   for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 2
     for (int v = 0; v < 2; ++v) {
-      const __m128i bytes = RequantizeLanes(_mm512_add_epi32(acc[r][v], offset[v]), scale[v], low, high, zero_point);
-      _mm_mask_storeu_epi8(y + r * ldy + 16 * v, mask[v], bytes);
+      if constexpr (kAdd == TileAdd::kNone) {
+        const __m128i bytes = RequantizeLanes(_mm512_add_epi32(acc[r][v], offset[v]), scale[v], low, high, zero_point);
+        _mm_mask_storeu_epi8(y + r * ldy + 16 * v, mask[v], bytes);
+      } else {
+        // The convolution's value as its own QLinearConv output (in Q's range: the clamp comes before the zero point),
+        // then the add.
+        __m512 c = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc[r][v], offset[v])), scale[v]);
+        c = _mm512_min_ps(_mm512_max_ps(c, low), high);
+        const __m512i conv =
+            _mm512_add_epi32(_mm512_cvt_roundps_epi32(c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zero_point);
+        const __m128i bytes =
+            ResidualAddLanes<kSigned>(conv, q.residual + r * ldy + 16 * v, mask[v], kAdd == TileAdd::kConvIsA, q);
+        _mm_mask_storeu_epi8(y + r * ldy + 16 * v, mask[v], bytes);
+      }
     }
   }
 }
@@ -92,11 +128,18 @@ void PointwiseTile(const uint8_t* ap, const int8_t* bp, int64_t groups, uint8_t*
 using PointwiseTileFn = void (*)(const uint8_t*, const int8_t*, int64_t, uint8_t*, int64_t, int64_t,
                                  const PanelRequant&);
 
-template <int... kRows>
+template <TileAdd kAdd, bool kSigned, int... kRows>
 constexpr std::array<PointwiseTileFn, sizeof...(kRows)> MakeTiles(std::integer_sequence<int, kRows...>) {
-  return {&PointwiseTile<kRows + 1>...};
+  return {&PointwiseTile<kRows + 1, kAdd, kSigned>...};
 }
-constexpr auto kTiles = MakeTiles(std::make_integer_sequence<int, kTileRows>());
+using TileTable = std::array<PointwiseTileFn, kTileRows>;
+constexpr TileTable kTiles = MakeTiles<TileAdd::kNone, false>(std::make_integer_sequence<int, kTileRows>());
+// [conv is B][signed output]: the tiles with a residual add.
+constexpr TileTable kAddTiles[2][2] = {
+    {MakeTiles<TileAdd::kConvIsA, false>(std::make_integer_sequence<int, kTileRows>()),
+     MakeTiles<TileAdd::kConvIsA, true>(std::make_integer_sequence<int, kTileRows>())},
+    {MakeTiles<TileAdd::kConvIsB, false>(std::make_integer_sequence<int, kTileRows>()),
+     MakeTiles<TileAdd::kConvIsB, true>(std::make_integer_sequence<int, kTileRows>())}};
 
 // Per calling thread: a tile's packed input rows, and its gathered rows where the stride skips pixels.
 struct TileScratch {
@@ -141,7 +184,8 @@ PointwiseNhwcInt8::PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_
   }
 }
 
-void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads) const {
+void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const void* residual,
+                            const PointwiseResidualAdd* add) const {
   const auto* x = static_cast<const uint8_t*>(x_in);
   auto* y = static_cast<uint8_t*>(y_in);
   const int64_t c = g_.in_channels, m = g_.out_channels;
@@ -149,8 +193,17 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads) const {
   if (pixels <= 0 || m <= 0) return;
   const bool contiguous = g_.stride_h == 1 && g_.stride_w == 1;
   const int32_t q_low = signed_output_ ? -128 : 0, q_high = signed_output_ ? 127 : 255;
-  PanelRequant base{nullptr, nullptr, static_cast<float>(q_low - y_zero_point_),
-                    static_cast<float>(q_high - y_zero_point_), y_zero_point_};
+  PanelRequant base{nullptr,
+                    nullptr,
+                    static_cast<float>(q_low - y_zero_point_),
+                    static_cast<float>(q_high - y_zero_point_),
+                    y_zero_point_,
+                    nullptr,
+                    add != nullptr ? *add : PointwiseResidualAdd{},
+                    q_low,
+                    q_high};
+  const bool with_add = add != nullptr && residual != nullptr;
+  const TileTable& tiles = with_add ? kAddTiles[add->conv_is_a ? 0 : 1][signed_output_ ? 1 : 0] : kTiles;
   // Tiles of output pixels as even as they go; each thread one contiguous range of them (the same share of the image
   // as the depthwise and pooling kernels around it take).
   const int64_t tile_count = (pixels + kTileRows - 1) / kTileRows;
@@ -177,9 +230,10 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads) const {
         PanelRequant q = base;
         q.offset = offset_.data() + t * kVnniPanelColumns;
         q.scale = scales_.data() + t * kVnniPanelColumns;
-        kTiles[static_cast<size_t>(rows - 1)](scratch.packed.data(), packed_.data() + t * groups_ * kVnniGroupRowBytes,
-                                              groups_, y + p0 * m + t * kVnniPanelColumns, m,
-                                              std::min(kVnniPanelColumns, m - t * kVnniPanelColumns), q);
+        if (with_add) q.residual = static_cast<const uint8_t*>(residual) + p0 * m + t * kVnniPanelColumns;
+        tiles[static_cast<size_t>(rows - 1)](scratch.packed.data(), packed_.data() + t * groups_ * kVnniGroupRowBytes,
+                                             groups_, y + p0 * m + t * kVnniPanelColumns, m,
+                                             std::min(kVnniPanelColumns, m - t * kVnniPanelColumns), q);
       }
     }
   });

@@ -20,9 +20,11 @@
 #include "kernels/deferred_tuning.h"
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_gemm.h"
+#include "kernels/int8_pointwise_nhwc.h"
 #include "kernels/tuning_cache.h"
 #include "optimizer/elementwise_chain_fusion.h"
 #include "optimizer/int8_nhwc_layout.h"
+#include "optimizer/int8_residual_fusion.h"
 #include "optimizer/nchwc_layout.h"
 #include "runtime/kernel_registry.h"
 #include "schema/op_versions.h"
@@ -439,7 +441,11 @@ Result<std::unique_ptr<Session>> Session::CreateAfterLoading(ir::Model model, co
       (int8 == kernels::Int8Arithmetic::kExact || int8 == kernels::Int8Arithmetic::kSaturatingPairs)) {
     // 8-bit activations channels last between the int8 convolutions, where oneDNN's int8 convolutions take any
     // weights (not under ONYX_INT8_EXACT=1 without VNNI: QLinearConv's im2col + split GEMM path runs there).
-    ONYX_RETURN_IF_ERROR(optimizer::ApplyInt8NhwcLayout(model).status());
+    ONYX_ASSIGN_OR_RETURN(const int channels_last_convs, optimizer::ApplyInt8NhwcLayout(model));
+    if (channels_last_convs > 0 && kernels::PointwiseNhwcInt8::Supported()) {
+      // Where onyx's 1x1 int8 kernel runs (AVX-512 VNNI), the residual adds after 1x1 convolutions go into it.
+      ONYX_RETURN_IF_ERROR(optimizer::FuseInt8ResidualAdds(model.graph).status());
+    }
   }
   if (options.optimization_level >= optimizer::OptLevel::kExtended) {
     // Last: the chains of elementwise operators the layout passes left (on blocked values or plain) run in one pass.

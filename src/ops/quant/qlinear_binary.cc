@@ -55,27 +55,11 @@ struct MulOp {
   }
 };
 
+// The operator on tensors whose parameters are read: a and b of one 8-bit type, the result in ctx's output 0.
 template <typename Op>
-Status QLinearBinaryCompute(const KernelInfo&, KernelContext& ctx) {
-  ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
-  ONYX_ASSIGN_OR_RETURN(const Tensor* a_scale, ctx.TensorInput(1));
-  ONYX_ASSIGN_OR_RETURN(const Tensor* a_zp, nn::OptionalTensorInput(ctx, 2));
-  ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(3));
-  ONYX_ASSIGN_OR_RETURN(const Tensor* b_scale, ctx.TensorInput(4));
-  ONYX_ASSIGN_OR_RETURN(const Tensor* b_zp, nn::OptionalTensorInput(ctx, 5));
-  ONYX_ASSIGN_OR_RETURN(const Tensor* c_scale, ctx.TensorInput(6));
-  ONYX_ASSIGN_OR_RETURN(const Tensor* c_zp, nn::OptionalTensorInput(ctx, 7));
+Status QLinearBinaryRun(const Tensor* a, float sa, int32_t za, const Tensor* b, float sb, int32_t zb, float sc,
+                        int32_t zc, KernelContext& ctx) {
   const DataType type = a->type();
-  if ((type != DataType::kUint8 && type != DataType::kInt8) || b->type() != type) {
-    return InvalidArgument("inputs 'A' and 'B' must both be uint8 or both int8, got " +
-                           std::string(DataTypeName(type)) + " and " + std::string(DataTypeName(b->type())));
-  }
-  ONYX_ASSIGN_OR_RETURN(float sa, ScalarScale(*a_scale, "input 'A_scale' (1)"));
-  ONYX_ASSIGN_OR_RETURN(float sb, ScalarScale(*b_scale, "input 'B_scale' (4)"));
-  ONYX_ASSIGN_OR_RETURN(float sc, ScalarScale(*c_scale, "input 'C_scale' (6)"));
-  ONYX_ASSIGN_OR_RETURN(int32_t za, ScalarZeroPoint(a_zp, type, "input 'A_zero_point' (2)"));
-  ONYX_ASSIGN_OR_RETURN(int32_t zb, ScalarZeroPoint(b_zp, type, "input 'B_zero_point' (5)"));
-  ONYX_ASSIGN_OR_RETURN(int32_t zc, ScalarZeroPoint(c_zp, type, "input 'C_zero_point' (7)"));
   if (a->shape() == b->shape()) {
     // Equal shapes (a residual connection): one run of both, without resolving any broadcast.
     Tensor& y = ctx.AllocateOutput(0, type, a->shape());
@@ -173,7 +157,40 @@ Status QLinearBinaryCompute(const KernelInfo&, KernelContext& ctx) {
   return Status::Ok();
 }
 
+template <typename Op>
+Status QLinearBinaryCompute(const KernelInfo&, KernelContext& ctx) {
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a, ctx.TensorInput(0));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a_scale, ctx.TensorInput(1));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* a_zp, nn::OptionalTensorInput(ctx, 2));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b, ctx.TensorInput(3));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b_scale, ctx.TensorInput(4));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* b_zp, nn::OptionalTensorInput(ctx, 5));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* c_scale, ctx.TensorInput(6));
+  ONYX_ASSIGN_OR_RETURN(const Tensor* c_zp, nn::OptionalTensorInput(ctx, 7));
+  const DataType type = a->type();
+  if ((type != DataType::kUint8 && type != DataType::kInt8) || b->type() != type) {
+    return InvalidArgument("inputs 'A' and 'B' must both be uint8 or both int8, got " +
+                           std::string(DataTypeName(type)) + " and " + std::string(DataTypeName(b->type())));
+  }
+  ONYX_ASSIGN_OR_RETURN(float sa, ScalarScale(*a_scale, "input 'A_scale' (1)"));
+  ONYX_ASSIGN_OR_RETURN(float sb, ScalarScale(*b_scale, "input 'B_scale' (4)"));
+  ONYX_ASSIGN_OR_RETURN(float sc, ScalarScale(*c_scale, "input 'C_scale' (6)"));
+  ONYX_ASSIGN_OR_RETURN(int32_t za, ScalarZeroPoint(a_zp, type, "input 'A_zero_point' (2)"));
+  ONYX_ASSIGN_OR_RETURN(int32_t zb, ScalarZeroPoint(b_zp, type, "input 'B_zero_point' (5)"));
+  ONYX_ASSIGN_OR_RETURN(int32_t zc, ScalarZeroPoint(c_zp, type, "input 'C_zero_point' (7)"));
+  return QLinearBinaryRun<Op>(a, sa, za, b, sb, zb, sc, zc, ctx);
+}
+
 }  // namespace
+
+Status QLinearAddTensors(const Tensor& a, float a_scale, int32_t a_zero_point, const Tensor& b, float b_scale,
+                         int32_t b_zero_point, float c_scale, int32_t c_zero_point, KernelContext& ctx) {
+  if ((a.type() != DataType::kUint8 && a.type() != DataType::kInt8) || b.type() != a.type()) {
+    return InvalidArgument("QLinearAdd's operands must both be uint8 or both int8, got " +
+                           std::string(DataTypeName(a.type())) + " and " + std::string(DataTypeName(b.type())));
+  }
+  return QLinearBinaryRun<AddOp>(&a, a_scale, a_zero_point, &b, b_scale, b_zero_point, c_scale, c_zero_point, ctx);
+}
 
 void RegisterQLinearAddOps(KernelRegistry& registry) {
   registry.AddFn(ir::kInternalDomain, "QLinearAdd", 1, kLatestVersion, QLinearBinaryCompute<AddOp>);

@@ -11,6 +11,10 @@
 #include "core/status.h"
 #include "core/tensor.h"
 
+namespace onyx {
+class KernelContext;
+}
+
 namespace onyx::ops::quant {
 
 // A scale input: one float32 value (a scalar or any shape of one element). `name` names the input in errors, e.g.
@@ -19,6 +23,11 @@ Result<float> ScalarScale(const Tensor& t, const char* name);
 
 // A zero point input of the data's 8-bit `type`: 0 when absent.
 Result<int32_t> ScalarZeroPoint(const Tensor* t, DataType type, const char* name);
+
+// QLinearAdd of tensors a and b (one 8-bit type, numpy broadcasting) with their parameters, into ctx's output 0
+// (qlinear_binary.cc; also the fused residual add of ai.onyx.internal.QLinearConv where the shapes differ).
+Status QLinearAddTensors(const Tensor& a, float a_scale, int32_t a_zero_point, const Tensor& b, float b_scale,
+                         int32_t b_zero_point, float c_scale, int32_t c_zero_point, KernelContext& ctx);
 
 // A byte's value as `type` (uint8 or int8).
 inline int32_t ByteValue(DataType type, int b) {

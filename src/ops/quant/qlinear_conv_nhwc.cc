@@ -5,6 +5,11 @@
 // as ONNX Runtime's MLAS computes it (kernels/int8_requantize.h), so the results are QLinearConv's bit for bit.
 // Weights must be constant int8 with zero points of 0 (the pass checks); where oneDNN has only its reference
 // kernel for a shape, direct loops compute the same sums.
+//
+// With inputs 9-13 (optimizer/int8_residual_fusion.h), the node also computes the QLinearAdd that read the
+// convolution's result: y = QLinearAdd(conv, residual) with input 9 the Add's other operand, 10 and 11 its scale and
+// zero point, 12 and 13 the sum's, and attribute sum_conv_operand the Add's input the convolution's result was (0: A,
+// 1: B). The 1x1 kernel adds while its results are in registers; the other paths add after (in place).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/dnnl_util.h"
@@ -20,11 +26,13 @@
 #include "kernels/int8_depthwise_nhwc.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_pointwise_nhwc.h"
+#include "kernels/int8_qlinear_add.h"
 #include "kernels/int8_requantize.h"
 #include "kernels/tuning_cache.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/conv_core.h"
 #include "ops/nn/nn_util.h"
+#include "ops/quant/qlinear_common.h"
 #include "ops/quant/quant_ops.h"
 #include "runtime/kernel_registry.h"
 
@@ -95,6 +103,7 @@ class QLinearConvNhwcKernel : public OpKernel {
       constant_x_zero_point_ = nn::Int32Values(*xz)[0];
     }
     PrepareFusedRequant(info);
+    if (info.has_input(9)) return PrepareResidualAdd(info);
     return Status::Ok();
   }
 
@@ -112,22 +121,43 @@ class QLinearConvNhwcKernel : public OpKernel {
     }
     ONYX_ASSIGN_OR_RETURN(const std::shared_ptr<const Plan> plan, PlanFor(*x, ctx.num_threads()));
     const nn::ConvGeometry& g = plan->g;
+    const Tensor* residual = nullptr;
+    if (residual_add_) {
+      ONYX_ASSIGN_OR_RETURN(residual, ctx.TensorInput(9));
+      if (residual->type() != DataType::kUint8 && residual->type() != DataType::kInt8) {
+        return InvalidArgument("input 'residual' (9) must be uint8 or int8, got " +
+                               std::string(DataTypeName(residual->type())));
+      }
+    }
+    // The convolution's 8-bit result goes to output 0, where the sum (if any) is then added in place; a residual of
+    // another shape (broadcast) sends it to a temporary that the general QLinearAdd reads.
+    std::optional<Tensor> conv_temp;
+    auto conv_output = [&](DataType type) -> Tensor& {
+      if (residual == nullptr || residual->shape() == plan->y_shape) return ctx.AllocateOutput(0, type, plan->y_shape);
+      conv_temp = Tensor::Allocate(type, plan->y_shape);
+      return *conv_temp;
+    };
     if (plan->depthwise != nullptr) {
-      Tensor& y = ctx.AllocateOutput(0, fused_output_type_, plan->y_shape);
+      Tensor& y = conv_output(fused_output_type_);
       plan->depthwise->Run(x->raw(), y.raw(), ctx.num_threads());
-      return Status::Ok();
+      return AddResidual(ctx, y, residual);
     }
     if (plan->pointwise != nullptr) {
-      Tensor& y = ctx.AllocateOutput(0, fused_output_type_, plan->y_shape);
+      Tensor& y = conv_output(fused_output_type_);
+      if (plan->pointwise_adds && residual->type() == y.type() && residual->shape() == y.shape()) {
+        plan->pointwise->Run(x->raw(), y.raw(), ctx.num_threads(), residual->raw(), &*residual_add_);
+        return Status::Ok();
+      }
       plan->pointwise->Run(x->raw(), y.raw(), ctx.num_threads());
-      return Status::Ok();
+      return AddResidual(ctx, y, residual);
     }
     const std::shared_ptr<kernels::Int8Conv>& conv = plan->conv;
     if (conv != nullptr && conv->fused_requant()) {
       // Every quantization parameter is a constant, checked once (PrepareFusedRequant), and x has the type the
       // primitive was fused for: nothing to read or resolve per run.
-      Tensor& y = ctx.AllocateOutput(0, fused_output_type_, plan->y_shape);
-      return conv->RunNhwc(x->raw(), fused_x_zero_point_, y.raw());
+      Tensor& y = conv_output(fused_output_type_);
+      ONYX_RETURN_IF_ERROR(conv->RunNhwc(x->raw(), fused_x_zero_point_, y.raw()));
+      return AddResidual(ctx, y, residual);
     }
     ONYX_RETURN_IF_ERROR(nn::CheckScalarParam(*x_scale, "input 'x_scale' (1)"));
     ONYX_RETURN_IF_ERROR(nn::CheckScalarParam(*y_scale, "input 'y_scale' (6)"));
@@ -170,9 +200,9 @@ class QLinearConvNhwcKernel : public OpKernel {
       DirectNhwcSums(g, x->data<int8_t>(), xz, weights_.data<int8_t>(), acc.get());
     }
     const std::vector<float> multiplier = nn::QLinearConvScales(*x_scale, *w_scale, *y_scale, g.out_channels);
-    Tensor& y = ctx.AllocateOutput(0, out_type, plan->y_shape);
+    Tensor& y = conv_output(out_type);
     const int32_t* b = bias != nullptr ? bias->data<int32_t>() : nullptr;
-    return Dispatch<nn::Quant8Types>(out_type, [&](auto tag) {
+    ONYX_RETURN_IF_ERROR(Dispatch<nn::Quant8Types>(out_type, [&](auto tag) {
       using Q = typename decltype(tag)::type;
       Q* out = y.data<Q>();
       ParallelFor(pixels, g.out_channels * 4, [&](int64_t lo, int64_t hi) {
@@ -180,7 +210,8 @@ class QLinearConvNhwcKernel : public OpKernel {
                                    yz, out + lo * g.out_channels);
       });
       return Status::Ok();
-    });
+    }));
+    return AddResidual(ctx, y, residual);
   }
 
  private:
@@ -188,6 +219,7 @@ class QLinearConvNhwcKernel : public OpKernel {
   // direct loops). Kept for the last input seen, so that the steady state of a session (one shape) resolves nothing.
   struct Plan {
     Shape x_shape;
+    bool pointwise_adds = false;  // the 1x1 kernel adds the residual in its epilogue (timed faster than after oneDNN)
     DataType x_type = DataType::kUndefined;
     int threads = 1;
     nn::ConvGeometry g;
@@ -226,13 +258,29 @@ class QLinearConvNhwcKernel : public OpKernel {
     }
     if (plan->pointwise != nullptr && plan->conv != nullptr) {
       const auto& pw = *plan->pointwise;
-      if (OwnBeatsOneDnn(
-              "int8pw_nhwc", [&](const void* src, void* dst) { pw.Run(src, dst, threads); }, pw.signed_input(),
-              *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false)) {
+      bool own = false;
+      if (residual_add_) {
+        // The 1x1 kernel with the add in its epilogue against oneDNN's convolution and the add after it.
+        const int64_t y_bytes = NumElements(plan->y_shape);
+        std::vector<uint8_t> residual(static_cast<size_t>(y_bytes), 1);
+        own = OwnBeatsOneDnn(
+            "int8pw_add_nhwc",
+            [&](const void* src, void* dst) { pw.Run(src, dst, threads, residual.data(), &*residual_add_); },
+            pw.signed_input(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false,
+            [&](void* dst) { AddSameShape(fused_output_type_, dst, residual.data(), y_bytes, dst); });
+      } else {
+        own = OwnBeatsOneDnn(
+            "int8pw_nhwc", [&](const void* src, void* dst) { pw.Run(src, dst, threads); }, pw.signed_input(),
+            *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false);
+      }
+      if (own) {
         plan->conv = nullptr;
+        plan->pointwise_adds = residual_add_.has_value();
       } else {
         plan->pointwise = nullptr;
       }
+    } else if (plan->pointwise != nullptr) {
+      plan->pointwise_adds = residual_add_.has_value();
     }
     std::lock_guard<std::mutex> lock(mutex_);
     plan_ = plan;
@@ -274,9 +322,11 @@ class QLinearConvNhwcKernel : public OpKernel {
   // timed on the CPU at hand and kept in the tuning cache (kernels/tuning_cache.h) under `kind`; with tuning off, or
   // the process's budget for timing spent, `own_without_timing` (the depthwise kernel: measured faster on AVX2 CPUs
   // without VNNI, MobileNet-v2's depthwise layers ~10-25%; the 1x1 one is taken only where timed faster).
+  // `after_onednn`, where given, runs on oneDNN's result as part of its candidate (the residual add the own kernel
+  // fuses).
   static bool OwnBeatsOneDnn(const char* kind, const std::function<void(const void*, void*)>& run_own,
                              bool signed_input, const kernels::Int8Conv& conv, int32_t x_zero_point, int threads,
-                             bool own_without_timing) {
+                             bool own_without_timing, const std::function<void(void*)>& after_onednn = {}) {
     if (!conv.fused_requant()) return true;
     // ONYX_INT8_NHWC_IMPL=onyx|dnnl forces the choice (tests, measurements).
     if (const std::optional<std::string> forced = kernels::ForcedImplementation("ONYX_INT8_NHWC_IMPL")) {
@@ -307,7 +357,10 @@ class QLinearConvNhwcKernel : public OpKernel {
                                                                run_own(src.data(), dst.data());
                                                                return Status::Ok();
                                                              }
-                                                             return conv.RunNhwc(src.data(), x_zero_point, dst.data());
+                                                             ONYX_RETURN_IF_ERROR(
+                                                                 conv.RunNhwc(src.data(), x_zero_point, dst.data()));
+                                                             if (after_onednn) after_onednn(dst.data());
+                                                             return Status::Ok();
                                                            },
                                                            {threads, conv.threads()});
     cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
@@ -422,6 +475,89 @@ class QLinearConvNhwcKernel : public OpKernel {
     requant_ = std::move(r);
   }
 
+  // The fused residual add's constants (inputs 10-13 with the convolution's own y_scale and y_zero_point, 6 and 7),
+  // as QLinearAdd's A and B in the order the Add had them.
+  Status PrepareResidualAdd(const KernelInfo& info) {
+    const int64_t operand = info.GetInt("sum_conv_operand", 0);
+    if (operand != 0 && operand != 1) {
+      return info.Error("attribute 'sum_conv_operand' must be 0 or 1, got " + std::to_string(operand));
+    }
+    auto scale = [&](size_t i, const char* name) -> Result<float> {
+      const Tensor* t = info.has_input(i) ? info.ConstantInput(i) : nullptr;
+      if (t == nullptr) return info.Error(std::string(name) + " must be a constant with the residual add");
+      return ScalarScale(*t, name);
+    };
+    auto zero_point = [&](size_t i, const char* name) -> Result<int32_t> {
+      if (!info.has_input(i)) return 0;
+      const Tensor* t = info.ConstantInput(i);
+      if (t == nullptr) return info.Error(std::string(name) + " must be a constant with the residual add");
+      return ScalarZeroPoint(t, t->type(), name);
+    };
+    ONYX_ASSIGN_OR_RETURN(const float conv_scale, scale(6, "input 'y_scale' (6)"));
+    ONYX_ASSIGN_OR_RETURN(const int32_t conv_zero_point, zero_point(7, "input 'y_zero_point' (7)"));
+    ONYX_ASSIGN_OR_RETURN(const float residual_scale, scale(10, "input 'residual_scale' (10)"));
+    ONYX_ASSIGN_OR_RETURN(const int32_t residual_zero_point, zero_point(11, "input 'residual_zero_point' (11)"));
+    ONYX_ASSIGN_OR_RETURN(const float sum_scale, scale(12, "input 'sum_scale' (12)"));
+    ONYX_ASSIGN_OR_RETURN(const int32_t sum_zero_point, zero_point(13, "input 'sum_zero_point' (13)"));
+    ResidualAdd r;
+    r.conv_is_a = operand == 0;
+    r.a_scale = r.conv_is_a ? conv_scale : residual_scale;
+    r.a_zero_point = r.conv_is_a ? conv_zero_point : residual_zero_point;
+    r.b_scale = r.conv_is_a ? residual_scale : conv_scale;
+    r.b_zero_point = r.conv_is_a ? residual_zero_point : conv_zero_point;
+    r.sum_scale = sum_scale;
+    r.sum_zero_point = sum_zero_point;
+    residual_add_ = kernels::PointwiseResidualAdd{
+        kernels::MakeQLinearAddParams(r.a_scale, r.a_zero_point, r.b_scale, r.b_zero_point, sum_scale, sum_zero_point),
+        r.conv_is_a};
+    residual_ = r;
+    return Status::Ok();
+  }
+
+  // out = QLinearAdd(conv, residual) of n same-shaped values of `type`, as the Add had its operands (out may be
+  // conv).
+  void AddSameShape(DataType type, const void* conv, const void* residual, int64_t n, void* out) const {
+    const kernels::QLinearAddParams& p = residual_add_->params;
+    const bool conv_is_a = residual_add_->conv_is_a;
+    auto run = [&](auto* o, const auto* c, const auto* r) {
+      using Q = std::remove_pointer_t<decltype(o)>;
+      ParallelFor(n, 4, [&](int64_t lo, int64_t hi) {
+        kernels::QLinearAddSpans<Q>(conv_is_a ? c + lo : r + lo, conv_is_a ? r + lo : c + lo, hi - lo, p, o + lo);
+      });
+    };
+    if (type == DataType::kUint8) {
+      run(static_cast<uint8_t*>(out), static_cast<const uint8_t*>(conv), static_cast<const uint8_t*>(residual));
+    } else {
+      run(static_cast<int8_t*>(out), static_cast<const int8_t*>(conv), static_cast<const int8_t*>(residual));
+    }
+  }
+
+  // The residual add after the convolution (none without one): in place in output 0 where the shapes match, else
+  // the general (broadcasting) QLinearAdd into output 0.
+  Status AddResidual(KernelContext& ctx, Tensor& conv, const Tensor* residual) const {
+    if (residual == nullptr) return Status::Ok();
+    if (residual->type() != conv.type()) {
+      return InvalidArgument("input 'residual' (9) is " + std::string(DataTypeName(residual->type())) +
+                             ", the convolution's result " + std::string(DataTypeName(conv.type())));
+    }
+    if (residual->shape() == conv.shape()) {
+      AddSameShape(conv.type(), conv.raw(), residual->raw(), conv.size(), conv.raw());
+      return Status::Ok();
+    }
+    const ResidualAdd& r = *residual_;
+    return r.conv_is_a ? QLinearAddTensors(conv, r.a_scale, r.a_zero_point, *residual, r.b_scale, r.b_zero_point,
+                                           r.sum_scale, r.sum_zero_point, ctx)
+                       : QLinearAddTensors(*residual, r.a_scale, r.a_zero_point, conv, r.b_scale, r.b_zero_point,
+                                           r.sum_scale, r.sum_zero_point, ctx);
+  }
+
+  // The residual add's parameters as QLinearAdd had them.
+  struct ResidualAdd {
+    bool conv_is_a = true;
+    float a_scale = 1, b_scale = 1, sum_scale = 1;
+    int32_t a_zero_point = 0, b_zero_point = 0, sum_zero_point = 0;
+  };
+
   struct Key {
     kernels::Int8ConvDims dims;
     bool is_signed = false;
@@ -443,6 +579,8 @@ class QLinearConvNhwcKernel : public OpKernel {
   int32_t fused_x_zero_point_ = 0;
   // x's zero point where it is a constant (absent: 0): the primitives are built for it (kernels::Int8Conv::Create).
   std::optional<int32_t> constant_x_zero_point_;
+  std::optional<ResidualAdd> residual_;                        // with inputs 9-13
+  std::optional<kernels::PointwiseResidualAdd> residual_add_;  // the same, for the kernels
 };
 
 // com.microsoft QLinearConv with channels_last = 1 whose weights the kernel above does not take (uint8 weights,

@@ -1,0 +1,132 @@
+// The residual-add fusion of the 8-bit layout (optimizer/int8_residual_fusion.h).
+#include "optimizer/int8_residual_fusion.h"
+
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/session_constants.h"
+
+namespace onyx::optimizer {
+namespace {
+
+bool IsInternal(const ir::Node& n, const char* op) { return n.domain == ir::kInternalDomain && n.op_type == op; }
+bool Has(const ir::Node& n, size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); }
+
+int64_t IntAttribute(const ir::Node& n, const char* name, int64_t fallback) {
+  const ir::Attribute* a = n.FindAttribute(name);
+  return a != nullptr ? a->i : fallback;
+}
+
+bool AllEqual(const ir::Node& n, const char* name, int64_t value) {
+  const ir::Attribute* a = n.FindAttribute(name);
+  if (a == nullptr) return true;
+  for (int64_t v : a->ints) {
+    if (v != value) return false;
+  }
+  return true;
+}
+
+class ResidualFuser {
+ public:
+  explicit ResidualFuser(ir::Graph& graph) : graph_(graph), constants_(ir::SessionConstants(graph)) {}
+
+  int Run() {
+    std::unordered_map<std::string, size_t> producer;
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      for (const auto& out : graph_.nodes[i].outputs) producer[out] = i;
+    }
+    for (const ir::Node& n : graph_.nodes) {
+      for (const auto& name : ir::NodeReads(n)) ++reads_[name];
+    }
+    for (const auto& out : graph_.outputs) ++reads_[out.name];
+    std::vector<bool> fused_away(graph_.nodes.size(), false);
+    std::vector<ir::Node> out;
+    out.reserve(graph_.nodes.size());
+    std::vector<std::pair<size_t, ir::Node>> replacements;  // Add's index -> the fused convolution
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      const ir::Node& add = graph_.nodes[i];
+      if (!AddEligible(add)) continue;
+      for (size_t operand = 0; operand < 2; ++operand) {
+        const std::string& value = add.inputs[operand * 3];
+        auto p = producer.find(value);
+        if (p == producer.end() || fused_away[p->second] || p->second > i) continue;
+        const ir::Node& conv = graph_.nodes[p->second];
+        if (!ConvEligible(conv) || reads_[value] != 1) continue;
+        const std::string& other = add.inputs[(1 - operand) * 3];
+        if (other == value) continue;
+        ir::Node fused = conv;
+        fused.inputs.resize(9);
+        const size_t o = (1 - operand) * 3;
+        for (size_t k : {o, o + 1, o + 2, size_t{6}, size_t{7}})
+          fused.inputs.push_back(Has(add, k) ? add.inputs[k] : "");
+        while (!fused.inputs.empty() && fused.inputs.back().empty()) fused.inputs.pop_back();
+        fused.attributes.push_back(ir::IntAttr("sum_conv_operand", static_cast<int64_t>(operand)));
+        fused.outputs = add.outputs;
+        fused_away[p->second] = true;
+        replacements.emplace_back(i, std::move(fused));
+        break;
+      }
+    }
+    if (replacements.empty()) return 0;
+    size_t next = 0;
+    for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+      if (next < replacements.size() && replacements[next].first == i) {
+        out.push_back(std::move(replacements[next].second));
+        ++next;
+      } else if (!fused_away[i]) {
+        out.push_back(std::move(graph_.nodes[i]));
+      }
+    }
+    graph_.nodes = std::move(out);
+    return static_cast<int>(replacements.size());
+  }
+
+ private:
+  bool Constant(const ir::Node& n, size_t i) const { return !Has(n, i) || constants_.count(n.inputs[i]) > 0; }
+
+  // The channels-last QLinearAdd of two operands, its scales and zero points constants.
+  bool AddEligible(const ir::Node& n) const {
+    if (!IsInternal(n, "QLinearAdd") || n.outputs.size() != 1 || !Has(n, 0) || !Has(n, 3) || n.inputs.size() > 8) {
+      return false;
+    }
+    for (size_t i : {1, 2, 4, 5, 6, 7}) {
+      if (!Constant(n, i)) return false;
+    }
+    return Has(n, 1) && Has(n, 4) && Has(n, 6);
+  }
+
+  // A channels-last 1x1 convolution of one group, no padding or dilation, with constant parameters (what the 1x1
+  // kernel takes), not fused already.
+  bool ConvEligible(const ir::Node& n) const {
+    if (!IsInternal(n, "QLinearConv") || IntAttribute(n, "channels_last", 0) != 1 || n.outputs.size() != 1 ||
+        n.inputs.size() > 9 || IntAttribute(n, "group", 1) != 1) {
+      return false;
+    }
+    if (const ir::Attribute* a = n.FindAttribute("auto_pad");
+        a != nullptr && !a->s.empty() && a->s != "NOTSET" && a->s != "VALID") {
+      return false;
+    }
+    if (!AllEqual(n, "pads", 0) || !AllEqual(n, "dilations", 1)) return false;
+    if (!Has(n, 3) || !Has(n, 1) || !Has(n, 4) || !Has(n, 6)) return false;
+    auto w = constants_.find(n.inputs[3]);
+    if (w == constants_.end() || w->second->rank() != 4 || w->second->dim(2) != 1 || w->second->dim(3) != 1) {
+      return false;
+    }
+    for (size_t i : {1, 2, 4, 5, 6, 7, 8}) {
+      if (!Constant(n, i)) return false;
+    }
+    return true;
+  }
+
+  ir::Graph& graph_;
+  std::unordered_map<std::string, const Tensor*> constants_;
+  std::unordered_map<std::string, int> reads_;
+};
+
+}  // namespace
+
+Result<int> FuseInt8ResidualAdds(ir::Graph& graph) { return ResidualFuser(graph).Run(); }
+
+}  // namespace onyx::optimizer

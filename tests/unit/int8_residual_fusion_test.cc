@@ -1,0 +1,264 @@
+// The residual-add fusion of the 8-bit layout (optimizer/int8_residual_fusion.h) and the fused node's kernel
+// (ops/quant/qlinear_conv_nhwc.cc, kernels/int8_pointwise_nhwc.h): which QLinearAdds go into the 1x1 convolution before
+// them, and that the fused node gives the bytes of the two operators one after the other, with the convolution's
+// result as the Add's A or B, uint8 and int8, stride 1 and 2, with onyx's 1x1 kernel (the add in its registers) and
+// with oneDNN's convolution (the add after it, in place), and with a residual that broadcasts.
+#include "optimizer/int8_residual_fusion.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ir/graph_edit.h"
+#include "kernels/int8_pointwise_nhwc.h"
+#include "optimizer/int8_nhwc_layout.h"
+#include "runtime/session.h"
+#include "text/parser.h"
+
+namespace onyx {
+namespace {
+
+// x [1,32,7,9] -> r = QLinearConv 3x3 (pad 1, stride S) and c = QLinearConv 1x1 (stride S) -> s = QLinearAdd(ADD)
+// -> output s, 40 output channels (one whole and one partial panel of 32), 7 x 9 or 4 x 5 pixels (partial tiles).
+const char* kModel = R"(
+<ir_version: 8, opset_import: ["" : 17, "ai.onyx.internal" : 1]>
+g (T[1,32,7,9] x) => (T s) {
+  xs = Constant<value = float {0.02}>()
+  xz = Constant<value = T {XZ}>()
+  wz = Constant<value = int8 {0}>()
+  w3 = Constant<value = int8[40,32,3,3] {W3}>()
+  w1 = Constant<value = int8[40,32,1,1] {W1}>()
+  ws = Constant<value = float[40] {WS}>()
+  b = Constant<value = int32[40] {B}>()
+  rs = Constant<value = float {0.7}>()
+  rz = Constant<value = T {RZ}>()
+  cs = Constant<value = float {0.4}>()
+  cz = Constant<value = T {CZ}>()
+  ss = Constant<value = float {0.55}>()
+  sz = Constant<value = T {SZ}>()
+  r = QLinearConv<pads = [1,1,1,1], strides = [S,S]>(x, xs, xz, w3, ws, wz, rs, rz, b)
+  c = QLinearConv<strides = [S,S]>(x, xs, xz, w1, ws, wz, cs, cz, b)
+  s = ai.onyx.internal.QLinearAdd(ADD, ss, sz)
+}
+)";
+
+std::string Values(int64_t n, int lo, int hi, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::string s;
+  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(d(rng));
+  return s;
+}
+
+void Put(std::string& t, const std::string& key, const std::string& v) {
+  for (size_t at = t.find(key); at != std::string::npos; at = t.find(key, at + v.size())) t.replace(at, key.size(), v);
+}
+
+struct Case {
+  bool is_signed = false;
+  bool conv_is_a = true;
+  int stride = 1;
+};
+
+std::string ModelText(const Case& c) {
+  std::string t = kModel;
+  Put(t, "{W3}", "{" + Values(40 * 32 * 9, -127, 127, 1) + "}");
+  Put(t, "{W1}", "{" + Values(40 * 32, -127, 127, 2) + "}");
+  Put(t, "{B}", "{" + Values(40, -3000, 3000, 3) + "}");
+  std::string ws;
+  for (int i = 0; i < 40; ++i) ws += (i ? "," : "") + std::to_string(0.0005 * (i + 1));
+  Put(t, "{WS}", "{" + ws + "}");
+  Put(t, "ADD", c.conv_is_a ? "c, cs, cz, r, rs, rz" : "r, rs, rz, c, cs, cz");
+  Put(t, "T[", c.is_signed ? "int8[" : "uint8[");
+  Put(t, "T s", c.is_signed ? "int8 s" : "uint8 s");
+  Put(t, "T {", c.is_signed ? "int8 {" : "uint8 {");
+  Put(t, "{XZ}", c.is_signed ? "{-3}" : "{5}");
+  Put(t, "{RZ}", c.is_signed ? "{-128}" : "{0}");
+  Put(t, "{CZ}", c.is_signed ? "{7}" : "{131}");
+  Put(t, "{SZ}", c.is_signed ? "{-20}" : "{100}");
+  Put(t, "S,S", std::to_string(c.stride) + "," + std::to_string(c.stride));
+  return t;
+}
+
+Tensor Input(bool is_signed) {
+  Tensor x = Tensor::Allocate(is_signed ? DataType::kInt8 : DataType::kUint8, {1, 32, 7, 9}, false);
+  std::mt19937 rng(7);
+  for (int64_t i = 0; i < x.size(); ++i) static_cast<uint8_t*>(x.raw())[i] = static_cast<uint8_t>(rng() % 256);
+  return x;
+}
+
+Tensor RunModel(const ir::Model& m, const Tensor& x, optimizer::OptLevel level) {
+  SessionOptions o;
+  o.optimization_level = level;
+  o.intra_op_num_threads = 2;
+  auto s = Session::Create(m, o);
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  if (!s.ok()) return Tensor();
+  std::vector<Value> out;
+  const Status st = (*s)->Run({{"x", Value(x)}}, {}, &out);
+  EXPECT_TRUE(st.ok()) << st.message();
+  if (!st.ok() || out.size() != 1) return Tensor();
+  return out[0].tensor();
+}
+
+int64_t Differing(const Tensor& e, const Tensor& g) {
+  EXPECT_EQ(e.shape(), g.shape());
+  EXPECT_EQ(e.type(), g.type());
+  if (e.shape() != g.shape() || e.type() != g.type()) return -1;
+  int64_t n = 0;
+  for (int64_t k = 0; k < e.size(); ++k) {
+    n += static_cast<const uint8_t*>(e.raw())[k] != static_cast<const uint8_t*>(g.raw())[k];
+  }
+  return n;
+}
+
+// The layout pass, then the fusion: the graph the session runs at level all on a CPU with AVX-512 VNNI.
+ir::Model Fused(const ir::Model& m, int* fused) {
+  ir::Model r = m;
+  auto layout = optimizer::ApplyInt8NhwcLayout(r);
+  EXPECT_TRUE(layout.ok());
+  auto n = optimizer::FuseInt8ResidualAdds(r.graph);
+  EXPECT_TRUE(n.ok());
+  *fused = n.ok() ? *n : -1;
+  return r;
+}
+
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (value != nullptr) setenv(name, value, 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+TEST(Int8ResidualFusion, FusesTheAddIntoTheOneByOneConvolution) {
+  for (bool conv_is_a : {true, false}) {
+    auto m = text::ParseModel(ModelText({false, conv_is_a, 1}));
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    int fused = 0;
+    const ir::Model r = Fused(*m, &fused);
+    EXPECT_EQ(fused, 1);
+    auto h = ir::OperatorHistogram(r.graph);
+    EXPECT_EQ(h["ai.onyx.internal.QLinearAdd"], 0);
+    EXPECT_EQ(h["ai.onyx.internal.QLinearConv"], 2);
+    int with_sum = 0;
+    for (const auto& node : r.graph.nodes) {
+      if (node.op_type != "QLinearConv" || node.inputs.size() <= 9) continue;
+      ++with_sum;
+      const auto* w = node.FindAttribute("sum_conv_operand");
+      ASSERT_NE(w, nullptr);
+      EXPECT_EQ(w->i, conv_is_a ? 0 : 1);
+      EXPECT_EQ(node.inputs.size(), 14u);
+    }
+    EXPECT_EQ(with_sum, 1);
+  }
+}
+
+TEST(Int8ResidualFusion, LeavesAddsOfWiderOrSharedConvolutions) {
+  // The Add of two 3x3 results: nothing to fuse (the 1x1 kernel alone fuses).
+  std::string t = ModelText({false, true, 1});
+  Put(t, "c = QLinearConv<strides = [1,1]>(x, xs, xz, w1,", "c = QLinearConv<pads = [1,1,1,1]>(x, xs, xz, w3,");
+  auto m = text::ParseModel(t);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  int fused = -1;
+  Fused(*m, &fused);
+  EXPECT_EQ(fused, 0);
+  // The 1x1 result read again (a graph output too): it must exist, so it stays.
+  t = ModelText({false, true, 1});
+  Put(t, "=> (uint8 s)", "=> (uint8 s, uint8 c)");
+  m = text::ParseModel(t);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  Fused(*m, &fused);
+  EXPECT_EQ(fused, 0);
+}
+
+TEST(Int8ResidualFusion, SameBytesAsConvolutionThenAdd) {
+  for (bool is_signed : {false, true}) {
+    for (bool conv_is_a : {true, false}) {
+      for (int stride : {1, 2}) {
+        const Case c{is_signed, conv_is_a, stride};
+        SCOPED_TRACE(std::string(is_signed ? "int8" : "uint8") + (conv_is_a ? " conv=A" : " conv=B") + " stride " +
+                     std::to_string(stride));
+        auto m = text::ParseModel(ModelText(c));
+        ASSERT_TRUE(m.ok()) << m.status().message();
+        const Tensor x = Input(is_signed);
+        const Tensor expected = RunModel(*m, x, optimizer::OptLevel::kDisabled);
+        int fused = 0;
+        const ir::Model r = Fused(*m, &fused);
+        ASSERT_EQ(fused, 1);
+        // The fused graph as given, with each implementation of the 1x1 convolution (onyx's where the CPU has VNNI),
+        // and the session's own optimization.
+        for (const char* impl : {"onyx", "dnnl"}) {
+          if (std::string(impl) == "onyx" && !kernels::PointwiseNhwcInt8::Supported()) continue;
+          ScopedEnv env("ONYX_INT8_NHWC_IMPL", impl);
+          EXPECT_EQ(Differing(expected, RunModel(r, x, optimizer::OptLevel::kDisabled)), 0) << impl;
+        }
+        EXPECT_EQ(Differing(expected, RunModel(*m, x, optimizer::OptLevel::kAll)), 0) << "level all";
+      }
+    }
+  }
+}
+
+// A fused node whose residual broadcasts ([1, 1, 1, M] channels last: one value per channel): the general QLinearAdd
+// after the convolution, the bytes of the two nodes.
+TEST(Int8ResidualFusion, BroadcastResidualAddsAfterTheConvolution) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 17, "ai.onyx.internal" : 1]>
+g (uint8[1,5,6,32] x, uint8[1,1,1,40] r) => (uint8 s) {
+  xs = Constant<value = float {0.02}>()
+  xz = Constant<value = uint8 {5}>()
+  wz = Constant<value = int8 {0}>()
+  w1 = Constant<value = int8[40,32,1,1] {W1}>()
+  ws = Constant<value = float {0.003}>()
+  rs = Constant<value = float {0.7}>()
+  rz = Constant<value = uint8 {9}>()
+  cs = Constant<value = float {0.4}>()
+  cz = Constant<value = uint8 {131}>()
+  ss = Constant<value = float {0.55}>()
+  sz = Constant<value = uint8 {100}>()
+  FUSED
+}
+)";
+  std::string separate = text, fused = text;
+  Put(separate, "FUSED",
+      "c = ai.onyx.internal.QLinearConv<channels_last = 1>(x, xs, xz, w1, ws, wz, cs, cz)\n"
+      "  s = ai.onyx.internal.QLinearAdd(r, rs, rz, c, cs, cz, ss, sz)");
+  Put(fused, "FUSED",
+      "s = ai.onyx.internal.QLinearConv<channels_last = 1, sum_conv_operand = 1>(x, xs, xz, w1, ws, wz, cs, cz, , r, "
+      "rs, rz, ss, sz)");
+  for (std::string* t : {&separate, &fused}) Put(*t, "{W1}", "{" + Values(40 * 32, -127, 127, 2) + "}");
+  auto a = text::ParseModel(separate);
+  auto b = text::ParseModel(fused);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  Tensor x = Tensor::Allocate(DataType::kUint8, {1, 5, 6, 32}, false);
+  Tensor r = Tensor::Allocate(DataType::kUint8, {1, 1, 1, 40}, false);
+  std::mt19937 rng(11);
+  for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
+  for (int64_t i = 0; i < r.size(); ++i) r.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
+  auto run = [&](const ir::Model& m) {
+    SessionOptions o;
+    o.optimization_level = optimizer::OptLevel::kDisabled;
+    auto s = Session::Create(m, o);
+    EXPECT_TRUE(s.ok()) << s.status().message();
+    std::vector<Value> out;
+    if (s.ok()) {
+      const Status st = (*s)->Run({{"x", Value(x)}, {"r", Value(r)}}, {}, &out);
+      EXPECT_TRUE(st.ok()) << st.message();
+    }
+    return out.size() == 1 ? out[0].tensor() : Tensor();
+  };
+  const Tensor e = run(*a);
+  const Tensor g = run(*b);
+  EXPECT_EQ(g.shape(), (Shape{1, 5, 6, 40}));
+  EXPECT_EQ(Differing(e, g), 0);
+}
+
+}  // namespace
+}  // namespace onyx
