@@ -17,22 +17,6 @@ namespace {
 
 constexpr int kTileRows = kSgemmPackedRowsMax;  // 14 pixels: 28 sums in registers
 
-// What a tile's epilogue needs for one panel of output channels.
-struct PanelRequant {
-  const int32_t* offset;  // 32 values: bias - zero point's share
-  const float* scale;     // 32 values
-  float low, high;        // qmin - y_zero_point, qmax - y_zero_point
-  int32_t zero_point;
-  // With a fused residual add (the tile's kAdd): the residual at the tile's first output, with y's row stride; the
-  // add's constants; the output type's range.
-  const uint8_t* residual;
-  PointwiseResidualAdd add;
-  int32_t q_low, q_high;
-};
-
-// The tile's epilogue: the requantized convolution alone, or added to a residual as QLinearAdd's A or B.
-enum class TileAdd { kNone, kConvIsA, kConvIsB };
-
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vl,avx512vnni")
 // GCC 12 warns inside its own AVX-512 headers here: their conversions and min/max pass a deliberately uninitialized
@@ -41,19 +25,8 @@ enum class TileAdd { kNone, kConvIsA, kConvIsB };
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
+#include "kernels/int8_vnni_conv_epilogue.inc"
 #include "kernels/int8_vnni_tile_sums.inc"
-
-// RequantizeValue of 16 sums (kernels/int8_requantize.h): float(acc) * scale, clamped (max keeps `low` for NaN, as
-// MLAS's), rounded half to even, plus the zero point; as bytes. The conversion's own round-to-nearest-even ({rn-sae})
-// gives what RequantizeValue's adding and subtracting 1.5 * 2^23 gives for the clamped |v| <= 510, in one operation
-// instead of three. Each float step rounds once, as RequantizeValue's: the clamp stands between the product and
-// anything after it, so nothing contracts into a fused multiply-add.
-inline __m128i RequantizeLanes(__m512i acc, __m512 scale, __m512 low, __m512 high, __m512i zero_point) {
-  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), scale);
-  v = _mm512_min_ps(_mm512_max_ps(v, low), high);
-  const __m512i rounded = _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  return _mm512_cvtepi32_epi8(_mm512_add_epi32(rounded, zero_point));
-}
 
 // The sums on their own, out through memory: inlined with the requantization's constants beside them, GCC kept the
 // sums' registers by copying them around every multiply-add (66 register moves per 48 of them in the loop).
@@ -69,57 +42,12 @@ __attribute__((noinline)) void PointwiseSums(const uint8_t* ap, const int8_t* bp
   }
 }
 
-// QLinearAdd's operations on 16 lanes (kernels/int8_qlinear_add.cc's AVX-512 loop): the inner multiply-add of B, the
-// outer of A, rounding half to even (the conversion under the default rounding mode), then Q's range.
-template <bool kSigned>
-inline __m128i ResidualAddLanes(__m512i conv, const uint8_t* residual, __mmask16 mask, bool conv_is_a,
-                                const PanelRequant& q) {
-  const __m128i bytes = _mm_maskz_loadu_epi8(mask, residual);
-  const __m512 r = _mm512_cvtepi32_ps(kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes));
-  const __m512 c = _mm512_cvtepi32_ps(conv);
-  const __m512 a = conv_is_a ? c : r, b = conv_is_a ? r : c;
-  const __m512 inner = _mm512_fmadd_ps(b, _mm512_set1_ps(q.add.params.ratio_b), _mm512_set1_ps(q.add.params.fixed));
-  const __m512 sum = _mm512_fmadd_ps(a, _mm512_set1_ps(q.add.params.ratio_a), inner);
-  const __m512i rounded = _mm512_cvtps_epi32(sum);
-  return _mm512_cvtepi32_epi8(
-      _mm512_min_epi32(_mm512_max_epi32(rounded, _mm512_set1_epi32(q.q_low)), _mm512_set1_epi32(q.q_high)));
-}
-
 template <int kRows, TileAdd kAdd, bool kSigned>
 void PointwiseTile(const uint8_t* ap, const int8_t* bp, int64_t groups, uint8_t* y, int64_t ldy, int64_t cols,
                    const PanelRequant& q) {
   __m512i acc[kRows][2];
   PointwiseSums<kRows>(ap, bp, groups, acc);
-  const __mmask16 mask[2] = {VnniHalfMask(cols, 0), VnniHalfMask(cols, 1)};
-  const __m512 low = _mm512_set1_ps(q.low), high = _mm512_set1_ps(q.high);
-  const __m512i zero_point = _mm512_set1_epi32(q.zero_point);
-  __m512i offset[2];
-  __m512 scale[2];
-#pragma GCC unroll 2
-  for (int v = 0; v < 2; ++v) {
-    offset[v] = _mm512_loadu_si512(q.offset + 16 * v);
-    scale[v] = _mm512_loadu_ps(q.scale + 16 * v);
-  }
-#pragma GCC unroll 14
-  for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 2
-    for (int v = 0; v < 2; ++v) {
-      if constexpr (kAdd == TileAdd::kNone) {
-        const __m128i bytes = RequantizeLanes(_mm512_add_epi32(acc[r][v], offset[v]), scale[v], low, high, zero_point);
-        _mm_mask_storeu_epi8(y + r * ldy + 16 * v, mask[v], bytes);
-      } else {
-        // The convolution's value as its own QLinearConv output (in Q's range: the clamp comes before the zero point),
-        // then the add.
-        __m512 c = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc[r][v], offset[v])), scale[v]);
-        c = _mm512_min_ps(_mm512_max_ps(c, low), high);
-        const __m512i conv =
-            _mm512_add_epi32(_mm512_cvt_roundps_epi32(c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zero_point);
-        const __m128i bytes =
-            ResidualAddLanes<kSigned>(conv, q.residual + r * ldy + 16 * v, mask[v], kAdd == TileAdd::kConvIsA, q);
-        _mm_mask_storeu_epi8(y + r * ldy + 16 * v, mask[v], bytes);
-      }
-    }
-  }
+  StoreConvTile<kRows, kAdd, kSigned>(acc, y, ldy, cols, q);
 }
 
 #pragma GCC diagnostic pop
@@ -185,7 +113,7 @@ PointwiseNhwcInt8::PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_
 }
 
 void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const void* residual,
-                            const PointwiseResidualAdd* add) const {
+                            const Int8ResidualAdd* add) const {
   const auto* x = static_cast<const uint8_t*>(x_in);
   auto* y = static_cast<uint8_t*>(y_in);
   const int64_t c = g_.in_channels, m = g_.out_channels;
@@ -193,15 +121,10 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
   if (pixels <= 0 || m <= 0) return;
   const bool contiguous = g_.stride_h == 1 && g_.stride_w == 1;
   const int32_t q_low = signed_output_ ? -128 : 0, q_high = signed_output_ ? 127 : 255;
-  PanelRequant base{nullptr,
-                    nullptr,
-                    static_cast<float>(q_low - y_zero_point_),
-                    static_cast<float>(q_high - y_zero_point_),
-                    y_zero_point_,
-                    nullptr,
-                    add != nullptr ? *add : PointwiseResidualAdd{},
-                    q_low,
-                    q_high};
+  PanelRequant base{
+      nullptr,       nullptr, static_cast<float>(q_low - y_zero_point_), static_cast<float>(q_high - y_zero_point_),
+      y_zero_point_, nullptr, add != nullptr ? *add : Int8ResidualAdd{}, q_low,
+      q_high};
   const bool with_add = add != nullptr && residual != nullptr;
   const TileTable& tiles = with_add ? kAddTiles[add->conv_is_a ? 0 : 1][signed_output_ ? 1 : 0] : kTiles;
   // Tiles of output pixels as even as they go; each thread one contiguous range of them (the same share of the image

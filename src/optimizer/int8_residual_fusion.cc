@@ -19,15 +19,6 @@ int64_t IntAttribute(const ir::Node& n, const char* name, int64_t fallback) {
   return a != nullptr ? a->i : fallback;
 }
 
-bool AllEqual(const ir::Node& n, const char* name, int64_t value) {
-  const ir::Attribute* a = n.FindAttribute(name);
-  if (a == nullptr) return true;
-  for (int64_t v : a->ints) {
-    if (v != value) return false;
-  }
-  return true;
-}
-
 class ResidualFuser {
  public:
   explicit ResidualFuser(ir::Graph& graph) : graph_(graph), constants_(ir::SessionConstants(graph)) {}
@@ -48,26 +39,37 @@ class ResidualFuser {
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
       const ir::Node& add = graph_.nodes[i];
       if (!AddEligible(add)) continue;
-      for (size_t operand = 0; operand < 2; ++operand) {
-        const std::string& value = add.inputs[operand * 3];
+      // Of two eligible operands, the one with the smaller window (a bottleneck block's 1x1 convolution rather than
+      // its projection's... both 1x1: A).
+      int best = -1;
+      int64_t best_window = 0;
+      for (int operand = 0; operand < 2; ++operand) {
+        const std::string& value = add.inputs[static_cast<size_t>(operand) * 3];
         auto p = producer.find(value);
         if (p == producer.end() || fused_away[p->second] || p->second > i) continue;
         const ir::Node& conv = graph_.nodes[p->second];
-        if (!ConvEligible(conv) || reads_[value] != 1) continue;
-        const std::string& other = add.inputs[(1 - operand) * 3];
-        if (other == value) continue;
-        ir::Node fused = conv;
-        fused.inputs.resize(9);
-        const size_t o = (1 - operand) * 3;
-        for (size_t k : {o, o + 1, o + 2, size_t{6}, size_t{7}})
-          fused.inputs.push_back(Has(add, k) ? add.inputs[k] : "");
-        while (!fused.inputs.empty() && fused.inputs.back().empty()) fused.inputs.pop_back();
-        fused.attributes.push_back(ir::IntAttr("sum_conv_operand", static_cast<int64_t>(operand)));
-        fused.outputs = add.outputs;
-        fused_away[p->second] = true;
-        replacements.emplace_back(i, std::move(fused));
-        break;
+        if (!ConvEligible(conv) || reads_[value] != 1 || value == add.inputs[static_cast<size_t>(1 - operand) * 3]) {
+          continue;
+        }
+        const Tensor* w = constants_.at(conv.inputs[3]);
+        const int64_t window = w->dim(2) * w->dim(3);
+        if (best < 0 || window < best_window) {
+          best = operand;
+          best_window = window;
+        }
       }
+      if (best < 0) continue;
+      const size_t operand = static_cast<size_t>(best);
+      const size_t conv_index = producer.at(add.inputs[operand * 3]);
+      ir::Node fused = graph_.nodes[conv_index];
+      fused.inputs.resize(9);
+      const size_t o = (1 - operand) * 3;
+      for (size_t k : {o, o + 1, o + 2, size_t{6}, size_t{7}}) fused.inputs.push_back(Has(add, k) ? add.inputs[k] : "");
+      while (!fused.inputs.empty() && fused.inputs.back().empty()) fused.inputs.pop_back();
+      fused.attributes.push_back(ir::IntAttr("sum_conv_operand", static_cast<int64_t>(operand)));
+      fused.outputs = add.outputs;
+      fused_away[conv_index] = true;
+      replacements.emplace_back(i, std::move(fused));
     }
     if (replacements.empty()) return 0;
     size_t next = 0;
@@ -97,23 +99,16 @@ class ResidualFuser {
     return Has(n, 1) && Has(n, 4) && Has(n, 6);
   }
 
-  // A channels-last 1x1 convolution of one group, no padding or dilation, with constant parameters (what the 1x1
-  // kernel takes), not fused already.
+  // A channels-last 2-D convolution of one group with constant parameters (what onyx's 1x1 and direct kernels take),
+  // not fused already.
   bool ConvEligible(const ir::Node& n) const {
     if (!IsInternal(n, "QLinearConv") || IntAttribute(n, "channels_last", 0) != 1 || n.outputs.size() != 1 ||
         n.inputs.size() > 9 || IntAttribute(n, "group", 1) != 1) {
       return false;
     }
-    if (const ir::Attribute* a = n.FindAttribute("auto_pad");
-        a != nullptr && !a->s.empty() && a->s != "NOTSET" && a->s != "VALID") {
-      return false;
-    }
-    if (!AllEqual(n, "pads", 0) || !AllEqual(n, "dilations", 1)) return false;
     if (!Has(n, 3) || !Has(n, 1) || !Has(n, 4) || !Has(n, 6)) return false;
     auto w = constants_.find(n.inputs[3]);
-    if (w == constants_.end() || w->second->rank() != 4 || w->second->dim(2) != 1 || w->second->dim(3) != 1) {
-      return false;
-    }
+    if (w == constants_.end() || w->second->rank() != 4) return false;
     for (size_t i : {1, 2, 4, 5, 6, 7, 8}) {
       if (!Constant(n, i)) return false;
     }

@@ -443,7 +443,7 @@ Result<std::unique_ptr<Session>> Session::CreateAfterLoading(ir::Model model, co
     // weights (not under ONYX_INT8_EXACT=1 without VNNI: QLinearConv's im2col + split GEMM path runs there).
     ONYX_ASSIGN_OR_RETURN(const int channels_last_convs, optimizer::ApplyInt8NhwcLayout(model));
     if (channels_last_convs > 0 && kernels::PointwiseNhwcInt8::Supported()) {
-      // Where onyx's 1x1 int8 kernel runs (AVX-512 VNNI), the residual adds after 1x1 convolutions go into it.
+      // Where onyx's int8 convolution kernels run (AVX-512 VNNI), residual adds go into the convolutions before them.
       ONYX_RETURN_IF_ERROR(optimizer::FuseInt8ResidualAdds(model.graph).status());
     }
   }

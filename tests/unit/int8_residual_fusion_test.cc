@@ -1,8 +1,9 @@
 // The residual-add fusion of the 8-bit layout (optimizer/int8_residual_fusion.h) and the fused node's kernel
-// (ops/quant/qlinear_conv_nhwc.cc, kernels/int8_pointwise_nhwc.h): which QLinearAdds go into the 1x1 convolution before
-// them, and that the fused node gives the bytes of the two operators one after the other, with the convolution's
-// result as the Add's A or B, uint8 and int8, stride 1 and 2, with onyx's 1x1 kernel (the add in its registers) and
-// with oneDNN's convolution (the add after it, in place), and with a residual that broadcasts.
+// (ops/quant/qlinear_conv_nhwc.cc, kernels/int8_pointwise_nhwc.h, kernels/int8_direct_conv_nhwc.h): which QLinearAdds
+// go into the convolution before them, and that the fused node gives the bytes of the two operators one after the
+// other, with the convolution's result as the Add's A or B, uint8 and int8, stride 1 and 2, 1x1 and 3x3 windows, with
+// onyx's kernels (the add in their registers) and with oneDNN's convolution (the add after it, in place), and with a
+// residual that broadcasts.
 #include "optimizer/int8_residual_fusion.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,7 @@
 #include <vector>
 
 #include "ir/graph_edit.h"
-#include "kernels/int8_pointwise_nhwc.h"
+#include "kernels/int8_direct_conv_nhwc.h"
 #include "optimizer/int8_nhwc_layout.h"
 #include "runtime/session.h"
 #include "text/parser.h"
@@ -61,6 +62,7 @@ struct Case {
   bool is_signed = false;
   bool conv_is_a = true;
   int stride = 1;
+  bool three_by_three = false;  // c is a 3x3 convolution (pad 1) instead of 1x1
 };
 
 std::string ModelText(const Case& c) {
@@ -80,6 +82,10 @@ std::string ModelText(const Case& c) {
   Put(t, "{CZ}", c.is_signed ? "{7}" : "{131}");
   Put(t, "{SZ}", c.is_signed ? "{-20}" : "{100}");
   Put(t, "S,S", std::to_string(c.stride) + "," + std::to_string(c.stride));
+  if (c.three_by_three) {
+    Put(t, "c = QLinearConv<strides", "c = QLinearConv<pads = [1,1,1,1], strides");
+    Put(t, "xz, w1, ws", "xz, w3, ws");
+  }
   return t;
 }
 
@@ -137,7 +143,7 @@ class ScopedEnv {
   const char* name_;
 };
 
-TEST(Int8ResidualFusion, FusesTheAddIntoTheOneByOneConvolution) {
+TEST(Int8ResidualFusion, FusesTheAddIntoTheConvolution) {
   for (bool conv_is_a : {true, false}) {
     auto m = text::ParseModel(ModelText({false, conv_is_a, 1}));
     ASSERT_TRUE(m.ok()) << m.status().message();
@@ -160,31 +166,58 @@ TEST(Int8ResidualFusion, FusesTheAddIntoTheOneByOneConvolution) {
   }
 }
 
-TEST(Int8ResidualFusion, LeavesAddsOfWiderOrSharedConvolutions) {
-  // The Add of two 3x3 results: nothing to fuse (the 1x1 kernel alone fuses).
-  std::string t = ModelText({false, true, 1});
-  Put(t, "c = QLinearConv<strides = [1,1]>(x, xs, xz, w1,", "c = QLinearConv<pads = [1,1,1,1]>(x, xs, xz, w3,");
-  auto m = text::ParseModel(t);
-  ASSERT_TRUE(m.ok()) << m.status().message();
-  int fused = -1;
-  Fused(*m, &fused);
-  EXPECT_EQ(fused, 0);
-  // The 1x1 result read again (a graph output too): it must exist, so it stays.
-  t = ModelText({false, true, 1});
-  Put(t, "=> (uint8 s)", "=> (uint8 s, uint8 c)");
-  m = text::ParseModel(t);
-  ASSERT_TRUE(m.ok()) << m.status().message();
-  Fused(*m, &fused);
-  EXPECT_EQ(fused, 0);
+// The model with r a graph output too (read twice, so it cannot fuse): c is the one operand that may.
+std::string WithResidualKept(std::string t) {
+  Put(t, "=> (uint8 s)", "=> (uint8 s, uint8 r)");
+  return t;
+}
+
+TEST(Int8ResidualFusion, PrefersTheSmallerWindow) {
+  // c (1x1) and r (3x3) both eligible: c fuses, whichever operand of the Add it is.
+  for (bool conv_is_a : {true, false}) {
+    auto m = text::ParseModel(ModelText({false, conv_is_a, 1}));
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    int fused = 0;
+    const ir::Model r = Fused(*m, &fused);
+    ASSERT_EQ(fused, 1);
+    for (const auto& node : r.graph.nodes) {
+      if (node.op_type == "QLinearConv" && node.inputs.size() > 9) {
+        EXPECT_EQ(node.inputs[3], "w1");
+      }
+    }
+  }
+}
+
+TEST(Int8ResidualFusion, LeavesAddsOfGroupedOrSharedConvolutions) {
+  auto count = [](const std::string& t) {
+    auto m = text::ParseModel(t);
+    EXPECT_TRUE(m.ok()) << m.status().message();
+    int fused = -1;
+    if (m.ok()) Fused(*m, &fused);
+    return fused;
+  };
+  const std::string base = WithResidualKept(ModelText({false, true, 1}));
+  EXPECT_EQ(count(base), 1);
+  // A convolution of 4 groups: onyx's kernels take one group only.
+  std::string t = base;
+  Put(t, "c = QLinearConv<strides = [1,1]>(x, xs, xz, w1,", "c = QLinearConv<group = 4>(x, xs, xz, w8,");
+  Put(t, "  w1 = Constant",
+      "  w8 = Constant<value = int8[40,8,1,1] {" + Values(40 * 8, -127, 127, 4) + "}>()\n  w1 = Constant");
+  EXPECT_EQ(count(t), 0);
+  // The result read again (a graph output too): it must exist, so it stays.
+  t = base;
+  Put(t, "=> (uint8 s, uint8 r)", "=> (uint8 s, uint8 r, uint8 c)");
+  EXPECT_EQ(count(t), 0);
 }
 
 TEST(Int8ResidualFusion, SameBytesAsConvolutionThenAdd) {
   for (bool is_signed : {false, true}) {
     for (bool conv_is_a : {true, false}) {
-      for (int stride : {1, 2}) {
-        const Case c{is_signed, conv_is_a, stride};
+      for (int variant = 0; variant < 3; ++variant) {
+        const int stride = variant == 1 ? 2 : 1;
+        const Case c{is_signed, conv_is_a, stride, variant == 2};
         SCOPED_TRACE(std::string(is_signed ? "int8" : "uint8") + (conv_is_a ? " conv=A" : " conv=B") + " stride " +
-                     std::to_string(stride));
+                     std::to_string(stride) + (c.three_by_three ? " 3x3" : " 1x1"));
         auto m = text::ParseModel(ModelText(c));
         ASSERT_TRUE(m.ok()) << m.status().message();
         const Tensor x = Input(is_signed);
@@ -195,7 +228,7 @@ TEST(Int8ResidualFusion, SameBytesAsConvolutionThenAdd) {
         // The fused graph as given, with each implementation of the 1x1 convolution (onyx's where the CPU has VNNI),
         // and the session's own optimization.
         for (const char* impl : {"onyx", "dnnl"}) {
-          if (std::string(impl) == "onyx" && !kernels::PointwiseNhwcInt8::Supported()) continue;
+          if (std::string(impl) == "onyx" && !kernels::DirectConvNhwcInt8::Supported()) continue;
           ScopedEnv env("ONYX_INT8_NHWC_IMPL", impl);
           EXPECT_EQ(Differing(expected, RunModel(r, x, optimizer::OptLevel::kDisabled)), 0) << impl;
         }

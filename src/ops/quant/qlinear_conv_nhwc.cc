@@ -24,6 +24,7 @@
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_conv.h"
 #include "kernels/int8_depthwise_nhwc.h"
+#include "kernels/int8_direct_conv_nhwc.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_pointwise_nhwc.h"
 #include "kernels/int8_qlinear_add.h"
@@ -142,13 +143,13 @@ class QLinearConvNhwcKernel : public OpKernel {
       plan->depthwise->Run(x->raw(), y.raw(), ctx.num_threads());
       return AddResidual(ctx, y, residual);
     }
-    if (plan->pointwise != nullptr) {
+    if (plan->own != nullptr) {
       Tensor& y = conv_output(fused_output_type_);
-      if (plan->pointwise_adds && residual->type() == y.type() && residual->shape() == y.shape()) {
-        plan->pointwise->Run(x->raw(), y.raw(), ctx.num_threads(), residual->raw(), &*residual_add_);
+      if (plan->own_adds && residual->type() == y.type() && residual->shape() == y.shape()) {
+        plan->own->Run(x->raw(), y.raw(), ctx.num_threads(), residual->raw(), &*residual_add_);
         return Status::Ok();
       }
-      plan->pointwise->Run(x->raw(), y.raw(), ctx.num_threads());
+      plan->own->Run(x->raw(), y.raw(), ctx.num_threads());
       return AddResidual(ctx, y, residual);
     }
     const std::shared_ptr<kernels::Int8Conv>& conv = plan->conv;
@@ -219,14 +220,15 @@ class QLinearConvNhwcKernel : public OpKernel {
   // direct loops). Kept for the last input seen, so that the steady state of a session (one shape) resolves nothing.
   struct Plan {
     Shape x_shape;
-    bool pointwise_adds = false;  // the 1x1 kernel adds the residual in its epilogue (timed faster than after oneDNN)
+    bool own_adds = false;  // `own` adds the residual in its epilogue
     DataType x_type = DataType::kUndefined;
     int threads = 1;
     nn::ConvGeometry g;
     Shape y_shape;
     std::shared_ptr<kernels::Int8Conv> conv;
     std::shared_ptr<const kernels::DepthwiseNhwcInt8> depthwise;  // instead of conv, where it applies
-    std::shared_ptr<const kernels::PointwiseNhwcInt8> pointwise;  // instead of conv, where it applies and is faster
+    // onyx's 1x1 or direct kernel instead of conv, where one applies and is faster (or oneDNN has no fast kernel)
+    std::shared_ptr<const kernels::Int8NhwcConvKernel> own;
   };
 
   Result<std::shared_ptr<const Plan>> PlanFor(const Tensor& x, int threads) {
@@ -244,7 +246,13 @@ class QLinearConvNhwcKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(plan->g, nn::ResolveConv(attrs_, group_, nchw, weights_.shape()));
     plan->y_shape = {plan->g.batch, plan->g.axes[0].out, plan->g.axes[1].out, plan->g.out_channels};
     plan->depthwise = Depthwise(plan->g, x.type());
-    plan->pointwise = Pointwise(plan->g, x.type());
+    // onyx's own kernel for the shape, if any: the 1x1 one, else the direct one.
+    const char* own_kind = "int8pw";
+    plan->own = Pointwise(plan->g, x.type());
+    if (plan->own == nullptr) {
+      own_kind = "int8direct";
+      plan->own = Direct(plan->g, x.type());
+    }
     plan->conv = Primitive(plan->g, x.type(), threads);
     if (plan->depthwise != nullptr && plan->conv != nullptr) {
       const auto& dw = *plan->depthwise;
@@ -256,32 +264,30 @@ class QLinearConvNhwcKernel : public OpKernel {
         plan->depthwise = nullptr;
       }
     }
-    if (plan->pointwise != nullptr && plan->conv != nullptr) {
-      const auto& pw = *plan->pointwise;
-      bool own = false;
+    if (plan->own != nullptr && plan->conv != nullptr) {
+      const kernels::Int8NhwcConvKernel& own = *plan->own;
+      bool own_wins = false;
       if (residual_add_) {
-        // The 1x1 kernel with the add in its epilogue against oneDNN's convolution and the add after it.
+        // onyx's kernel with the add in its epilogue against oneDNN's convolution and the add after it.
         const int64_t y_bytes = NumElements(plan->y_shape);
         std::vector<uint8_t> residual(static_cast<size_t>(y_bytes), 1);
-        own = OwnBeatsOneDnn(
-            "int8pw_add_nhwc",
-            [&](const void* src, void* dst) { pw.Run(src, dst, threads, residual.data(), &*residual_add_); },
-            pw.signed_input(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false,
+        own_wins = OwnBeatsOneDnn(
+            (std::string(own_kind) + "_add_nhwc").c_str(),
+            [&](const void* src, void* dst) { own.Run(src, dst, threads, residual.data(), &*residual_add_); },
+            own.signed_input(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false,
             [&](void* dst) { AddSameShape(fused_output_type_, dst, residual.data(), y_bytes, dst); });
       } else {
-        own = OwnBeatsOneDnn(
-            "int8pw_nhwc", [&](const void* src, void* dst) { pw.Run(src, dst, threads); }, pw.signed_input(),
-            *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false);
+        own_wins = OwnBeatsOneDnn((std::string(own_kind) + "_nhwc").c_str(),
+                                  [&](const void* src, void* dst) { own.Run(src, dst, threads); }, own.signed_input(),
+                                  *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false);
       }
-      if (own) {
+      if (own_wins) {
         plan->conv = nullptr;
-        plan->pointwise_adds = residual_add_.has_value();
       } else {
-        plan->pointwise = nullptr;
+        plan->own = nullptr;
       }
-    } else if (plan->pointwise != nullptr) {
-      plan->pointwise_adds = residual_add_.has_value();
     }
+    plan->own_adds = plan->own != nullptr && residual_add_.has_value();
     std::lock_guard<std::mutex> lock(mutex_);
     plan_ = plan;
     return std::shared_ptr<const Plan>(plan_);
@@ -410,7 +416,7 @@ class QLinearConvNhwcKernel : public OpKernel {
 
   // The channels-last 1x1 kernel (kernels/int8_pointwise_nhwc.h) for a 2-D convolution of one group with a 1x1
   // window, no padding, no dilation and every quantization parameter constant, on AVX-512 VNNI; null elsewhere.
-  std::shared_ptr<const kernels::PointwiseNhwcInt8> Pointwise(const nn::ConvGeometry& g, DataType type) const {
+  std::shared_ptr<const kernels::Int8NhwcConvKernel> Pointwise(const nn::ConvGeometry& g, DataType type) const {
     if (!requant_ || !kernels::PointwiseNhwcInt8::Supported() || g.axes.size() != 2 || g.group != 1) return nullptr;
     if ((type == DataType::kInt8) != fused_signed_source_) return nullptr;
     for (const nn::WindowAxis& a : g.axes) {
@@ -429,6 +435,35 @@ class QLinearConvNhwcKernel : public OpKernel {
     const kernels::Int8ConvRequant& r = *requant_;
     return std::make_shared<const kernels::PointwiseNhwcInt8>(
         p, weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales, fused_x_zero_point_,
+        fused_signed_source_, r.zero_point, r.signed_output);
+  }
+
+  // The channels-last direct kernel (kernels/int8_direct_conv_nhwc.h) for any other 2-D convolution of one group with
+  // every quantization parameter constant, on AVX-512 VNNI; null elsewhere.
+  std::shared_ptr<const kernels::Int8NhwcConvKernel> Direct(const nn::ConvGeometry& g, DataType type) const {
+    if (!requant_ || !kernels::DirectConvNhwcInt8::Supported() || g.axes.size() != 2 || g.group != 1) return nullptr;
+    if ((type == DataType::kInt8) != fused_signed_source_) return nullptr;
+    const nn::WindowAxis& ah = g.axes[0];
+    const nn::WindowAxis& aw = g.axes[1];
+    kernels::DirectConvNhwcGeometry d;
+    d.batch = g.batch;
+    d.in_channels = g.in_channels;
+    d.out_channels = g.out_channels;
+    d.in_h = ah.in;
+    d.in_w = aw.in;
+    d.out_h = ah.out;
+    d.out_w = aw.out;
+    d.kernel_h = ah.kernel;
+    d.kernel_w = aw.kernel;
+    d.stride_h = ah.stride;
+    d.stride_w = aw.stride;
+    d.dilation_h = ah.dilation;
+    d.dilation_w = aw.dilation;
+    d.pad_top = ah.pad_begin;
+    d.pad_left = aw.pad_begin;
+    const kernels::Int8ConvRequant& r = *requant_;
+    return std::make_shared<const kernels::DirectConvNhwcInt8>(
+        d, weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales, fused_x_zero_point_,
         fused_signed_source_, r.zero_point, r.signed_output);
   }
 
@@ -507,7 +542,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     r.b_zero_point = r.conv_is_a ? residual_zero_point : conv_zero_point;
     r.sum_scale = sum_scale;
     r.sum_zero_point = sum_zero_point;
-    residual_add_ = kernels::PointwiseResidualAdd{
+    residual_add_ = kernels::Int8ResidualAdd{
         kernels::MakeQLinearAddParams(r.a_scale, r.a_zero_point, r.b_scale, r.b_zero_point, sum_scale, sum_zero_point),
         r.conv_is_a};
     residual_ = r;
@@ -580,7 +615,7 @@ class QLinearConvNhwcKernel : public OpKernel {
   // x's zero point where it is a constant (absent: 0): the primitives are built for it (kernels::Int8Conv::Create).
   std::optional<int32_t> constant_x_zero_point_;
   std::optional<ResidualAdd> residual_;                        // with inputs 9-13
-  std::optional<kernels::PointwiseResidualAdd> residual_add_;  // the same, for the kernels
+  std::optional<kernels::Int8ResidualAdd> residual_add_;       // the same, for the kernels
 };
 
 // com.microsoft QLinearConv with channels_last = 1 whose weights the kernel above does not take (uint8 weights,
