@@ -31,8 +31,9 @@ constexpr int64_t kGroupRowBytes = kVnniGroupRowBytes;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
-#include "kernels/int8_vnni_conv_epilogue.inc"
 #include "kernels/int8_vnni_tile_sums.inc"
+// After the K loop (it uses its VnniHalfMask).
+#include "kernels/int8_vnni_conv_epilogue.inc"
 
 // io[r][v] (+)= sum over the `taps` taps t and groups g of the 4 bytes at rows[r] + tap_offsets[t] + 4 g times the 4
 // int8 of each of the 16 columns of the packed weights' group row (bp: [tap][group][32][4], half v), starting from

@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/aligned_vector.h"
+
 namespace onyx::kernels {
 
 // The layout the VNNI tiles read (this product's and int8_pointwise_nhwc.h's): K in groups of 4 bytes (one 32-bit
@@ -57,7 +59,7 @@ class Int8VnniGemm {
   int64_t k_, n_;
   int64_t groups_;  // ceil(k / 4)
   int64_t panels_;  // ceil(n / 32)
-  std::vector<int8_t> packed_;
+  AlignedVector<int8_t> packed_;      // 64-byte aligned: the tiles load whole lines of it
   std::vector<int32_t> column_sums_;  // sum over k of B[k][j], for the zero point
 };
 

@@ -25,8 +25,9 @@ constexpr int kTileRows = kSgemmPackedRowsMax;  // 14 pixels: 28 sums in registe
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
-#include "kernels/int8_vnni_conv_epilogue.inc"
 #include "kernels/int8_vnni_tile_sums.inc"
+// After the K loop (it uses its VnniHalfMask).
+#include "kernels/int8_vnni_conv_epilogue.inc"
 
 // The sums on their own, out through memory: inlined with the requantization's constants beside them, GCC kept the
 // sums' registers by copying them around every multiply-add (66 register moves per 48 of them in the loop).

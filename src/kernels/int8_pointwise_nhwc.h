@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/aligned_vector.h"
 #include "kernels/int8_nhwc_conv.h"
 
 namespace onyx::kernels {
@@ -48,7 +49,7 @@ class PointwiseNhwcInt8 final : public Int8NhwcConvKernel {
   PointwiseNhwcGeometry g_;
   int64_t groups_;               // ceil(C / 4)
   int64_t panels_;               // ceil(M / 32)
-  std::vector<int8_t> packed_;   // [panel][group][32 output channels][4 input channels]
+  AlignedVector<int8_t> packed_;  // [panel][group][32 output channels][4 input channels], 64-byte aligned
   std::vector<int32_t> offset_;  // [panels * 32]: bias - x_zero_point' * sum_c w (x_zero_point' shifted for int8 x)
   std::vector<float> scales_;    // [panels * 32]
   int32_t y_zero_point_;
