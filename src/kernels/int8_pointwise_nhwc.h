@@ -21,9 +21,19 @@
 #include <vector>
 
 #include "core/aligned_vector.h"
-#include "kernels/int8_nhwc_conv.h"
+#include "kernels/int8_qlinear_add.h"
 
 namespace onyx::kernels {
+
+// A QLinearAdd of the convolution's 8-bit result and a residual of the same layout, type and shape, fused into the
+// epilogue (ResNet's residual connections): with QLinearAdd's A and B as kernels/int8_qlinear_add.h names them and
+// its ratios and fixed term, c = saturate(round_half_even(fma(A, ratio_a, fma(B, ratio_b, fixed)))) per element, the
+// convolution's requantized value being A (`conv_is_a`) or B. The same operations as QLinearAddSpans, so the same
+// bits as the two operators one after the other.
+struct Int8ResidualAdd {
+  QLinearAddParams params;
+  bool conv_is_a = true;
+};
 
 struct PointwiseNhwcGeometry {
   int64_t batch = 1, in_channels = 1, out_channels = 1;
@@ -31,7 +41,7 @@ struct PointwiseNhwcGeometry {
   int64_t stride_h = 1, stride_w = 1;
 };
 
-class PointwiseNhwcInt8 final : public Int8NhwcConvKernel {
+class PointwiseNhwcInt8 {
  public:
   // Whether it runs here: AVX-512 VNNI on the CPU and in oneDNN's effective ISA (Int8VnniGemm::Supported).
   static bool Supported();
@@ -41,9 +51,11 @@ class PointwiseNhwcInt8 final : public Int8NhwcConvKernel {
   PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_t* weights, const int32_t* bias,
                     const std::vector<float>& scales, int32_t x_zero_point, bool signed_input, int32_t y_zero_point,
                     bool signed_output);
+  // x: [N, H, W, C], y: [N, OH, OW, M] (8-bit as constructed). On up to `threads` OpenMP threads. With `add`,
+  // y = QLinearAdd of the convolution's result and `residual` ([N, OH, OW, M], y's type; it may be y itself).
   void Run(const void* x, void* y, int threads, const void* residual = nullptr,
-           const Int8ResidualAdd* add = nullptr) const override;
-  bool signed_input() const override { return signed_input_; }
+           const Int8ResidualAdd* add = nullptr) const;
+  bool signed_input() const { return signed_input_; }
 
  private:
   PointwiseNhwcGeometry g_;

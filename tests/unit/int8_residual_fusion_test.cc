@@ -1,5 +1,5 @@
 // The residual-add fusion of the 8-bit layout (optimizer/int8_residual_fusion.h) and the fused node's kernel
-// (ops/quant/qlinear_conv_nhwc.cc, kernels/int8_pointwise_nhwc.h, kernels/int8_direct_conv_nhwc.h): which QLinearAdds
+// (ops/quant/qlinear_conv_nhwc.cc, kernels/int8_pointwise_nhwc.h): which QLinearAdds
 // go into the convolution before them, and that the fused node gives the bytes of the two operators one after the
 // other, with the convolution's result as the Add's A or B, uint8 and int8, stride 1 and 2, 1x1 and 3x3 windows, with
 // onyx's kernels (the add in their registers) and with oneDNN's convolution (the add after it, in place), and with a
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "ir/graph_edit.h"
-#include "kernels/int8_direct_conv_nhwc.h"
+#include "kernels/int8_pointwise_nhwc.h"
 #include "optimizer/int8_nhwc_layout.h"
 #include "runtime/session.h"
 #include "text/parser.h"
@@ -228,7 +228,7 @@ TEST(Int8ResidualFusion, SameBytesAsConvolutionThenAdd) {
         // The fused graph as given, with each implementation of the 1x1 convolution (onyx's where the CPU has VNNI),
         // and the session's own optimization.
         for (const char* impl : {"onyx", "dnnl"}) {
-          if (std::string(impl) == "onyx" && !kernels::DirectConvNhwcInt8::Supported()) continue;
+          if (std::string(impl) == "onyx" && !kernels::PointwiseNhwcInt8::Supported()) continue;
           ScopedEnv env("ONYX_INT8_NHWC_IMPL", impl);
           EXPECT_EQ(Differing(expected, RunModel(r, x, optimizer::OptLevel::kDisabled)), 0) << impl;
         }

@@ -24,7 +24,6 @@
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_conv.h"
 #include "kernels/int8_depthwise_nhwc.h"
-#include "kernels/int8_direct_conv_nhwc.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_pointwise_nhwc.h"
 #include "kernels/int8_qlinear_add.h"
@@ -227,8 +226,8 @@ class QLinearConvNhwcKernel : public OpKernel {
     Shape y_shape;
     std::shared_ptr<kernels::Int8Conv> conv;
     std::shared_ptr<const kernels::DepthwiseNhwcInt8> depthwise;  // instead of conv, where it applies
-    // onyx's 1x1 or direct kernel instead of conv, where one applies and is faster (or oneDNN has no fast kernel)
-    std::shared_ptr<const kernels::Int8NhwcConvKernel> own;
+    // onyx's 1x1 kernel instead of conv, where it applies and is faster (or oneDNN has no fast kernel)
+    std::shared_ptr<const kernels::PointwiseNhwcInt8> own;
   };
 
   Result<std::shared_ptr<const Plan>> PlanFor(const Tensor& x, int threads) {
@@ -246,13 +245,9 @@ class QLinearConvNhwcKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(plan->g, nn::ResolveConv(attrs_, group_, nchw, weights_.shape()));
     plan->y_shape = {plan->g.batch, plan->g.axes[0].out, plan->g.axes[1].out, plan->g.out_channels};
     plan->depthwise = Depthwise(plan->g, x.type());
-    // onyx's own kernel for the shape, if any: the 1x1 one, else the direct one.
+    // onyx's own kernel for the shape, if any (the 1x1 one).
     const char* own_kind = "int8pw";
     plan->own = Pointwise(plan->g, x.type());
-    if (plan->own == nullptr) {
-      own_kind = "int8direct";
-      plan->own = Direct(plan->g, x.type());
-    }
     plan->conv = Primitive(plan->g, x.type(), threads);
     if (plan->depthwise != nullptr && plan->conv != nullptr) {
       const auto& dw = *plan->depthwise;
@@ -265,7 +260,7 @@ class QLinearConvNhwcKernel : public OpKernel {
       }
     }
     if (plan->own != nullptr && plan->conv != nullptr) {
-      const kernels::Int8NhwcConvKernel& own = *plan->own;
+      const kernels::PointwiseNhwcInt8& own = *plan->own;
       bool own_wins = false;
       if (residual_add_) {
         // onyx's kernel with the add in its epilogue against oneDNN's convolution and the add after it.
@@ -416,7 +411,7 @@ class QLinearConvNhwcKernel : public OpKernel {
 
   // The channels-last 1x1 kernel (kernels/int8_pointwise_nhwc.h) for a 2-D convolution of one group with a 1x1
   // window, no padding, no dilation and every quantization parameter constant, on AVX-512 VNNI; null elsewhere.
-  std::shared_ptr<const kernels::Int8NhwcConvKernel> Pointwise(const nn::ConvGeometry& g, DataType type) const {
+  std::shared_ptr<const kernels::PointwiseNhwcInt8> Pointwise(const nn::ConvGeometry& g, DataType type) const {
     if (!requant_ || !kernels::PointwiseNhwcInt8::Supported() || g.axes.size() != 2 || g.group != 1) return nullptr;
     if ((type == DataType::kInt8) != fused_signed_source_) return nullptr;
     for (const nn::WindowAxis& a : g.axes) {
@@ -435,35 +430,6 @@ class QLinearConvNhwcKernel : public OpKernel {
     const kernels::Int8ConvRequant& r = *requant_;
     return std::make_shared<const kernels::PointwiseNhwcInt8>(
         p, weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales, fused_x_zero_point_,
-        fused_signed_source_, r.zero_point, r.signed_output);
-  }
-
-  // The channels-last direct kernel (kernels/int8_direct_conv_nhwc.h) for any other 2-D convolution of one group with
-  // every quantization parameter constant, on AVX-512 VNNI; null elsewhere.
-  std::shared_ptr<const kernels::Int8NhwcConvKernel> Direct(const nn::ConvGeometry& g, DataType type) const {
-    if (!requant_ || !kernels::DirectConvNhwcInt8::Supported() || g.axes.size() != 2 || g.group != 1) return nullptr;
-    if ((type == DataType::kInt8) != fused_signed_source_) return nullptr;
-    const nn::WindowAxis& ah = g.axes[0];
-    const nn::WindowAxis& aw = g.axes[1];
-    kernels::DirectConvNhwcGeometry d;
-    d.batch = g.batch;
-    d.in_channels = g.in_channels;
-    d.out_channels = g.out_channels;
-    d.in_h = ah.in;
-    d.in_w = aw.in;
-    d.out_h = ah.out;
-    d.out_w = aw.out;
-    d.kernel_h = ah.kernel;
-    d.kernel_w = aw.kernel;
-    d.stride_h = ah.stride;
-    d.stride_w = aw.stride;
-    d.dilation_h = ah.dilation;
-    d.dilation_w = aw.dilation;
-    d.pad_top = ah.pad_begin;
-    d.pad_left = aw.pad_begin;
-    const kernels::Int8ConvRequant& r = *requant_;
-    return std::make_shared<const kernels::DirectConvNhwcInt8>(
-        d, weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales, fused_x_zero_point_,
         fused_signed_source_, r.zero_point, r.signed_output);
   }
 
