@@ -13,6 +13,7 @@
 
 #include "ir/graph_edit.h"
 #include "kernels/int8_gemm.h"
+#include "op_test_helpers.h"
 #include "runtime/session.h"
 #include "text/parser.h"
 
@@ -47,22 +48,14 @@ g (uint8[1,8,9,9] x) => (uint8[1,16,9,9] c1, uint8[1,16,4,4] s, uint8[1,16,1,1] 
 }
 )";
 
-std::string Values(int64_t n, int lo, int hi, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::string s;
-  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(d(rng));
-  return s;
-}
-
 std::string ModelText() {
   std::string t = kModel;
   auto put = [&](const std::string& key, const std::string& v) {
     t.replace(t.find("{" + key + "}"), key.size() + 2, "{" + v + "}");
   };
-  put("W1", Values(16 * 8 * 9, -127, 127, 1));
-  put("W2", Values(16 * 16, -127, 127, 2));
-  put("B", Values(16, -3000, 3000, 3));
+  put("W1", testing::RandomIntsText(16 * 8 * 9, -127, 127, 1));
+  put("W2", testing::RandomIntsText(16 * 16, -127, 127, 2));
+  put("B", testing::RandomIntsText(16, -3000, 3000, 3));
   std::string ws;
   for (int i = 0; i < 16; ++i) ws += (i ? "," : "") + std::to_string(0.001 * (i + 1));
   put("WS", ws);

@@ -15,6 +15,7 @@
 
 #include "ir/graph_edit.h"
 #include "kernels/int8_pointwise_nhwc.h"
+#include "op_test_helpers.h"
 #include "optimizer/int8_nhwc_layout.h"
 #include "runtime/session.h"
 #include "text/parser.h"
@@ -46,14 +47,6 @@ g (T[1,32,7,9] x) => (T s) {
 }
 )";
 
-std::string Values(int64_t n, int lo, int hi, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> d(lo, hi);
-  std::string s;
-  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(d(rng));
-  return s;
-}
-
 void Put(std::string& t, const std::string& key, const std::string& v) {
   for (size_t at = t.find(key); at != std::string::npos; at = t.find(key, at + v.size())) t.replace(at, key.size(), v);
 }
@@ -67,9 +60,9 @@ struct Case {
 
 std::string ModelText(const Case& c) {
   std::string t = kModel;
-  Put(t, "{W3}", "{" + Values(40 * 32 * 9, -127, 127, 1) + "}");
-  Put(t, "{W1}", "{" + Values(40 * 32, -127, 127, 2) + "}");
-  Put(t, "{B}", "{" + Values(40, -3000, 3000, 3) + "}");
+  Put(t, "{W3}", "{" + testing::RandomIntsText(40 * 32 * 9, -127, 127, 1) + "}");
+  Put(t, "{W1}", "{" + testing::RandomIntsText(40 * 32, -127, 127, 2) + "}");
+  Put(t, "{B}", "{" + testing::RandomIntsText(40, -3000, 3000, 3) + "}");
   std::string ws;
   for (int i = 0; i < 40; ++i) ws += (i ? "," : "") + std::to_string(0.0005 * (i + 1));
   Put(t, "{WS}", "{" + ws + "}");
@@ -202,7 +195,8 @@ TEST(Int8ResidualFusion, LeavesAddsOfGroupedOrSharedConvolutions) {
   std::string t = base;
   Put(t, "c = QLinearConv<strides = [1,1]>(x, xs, xz, w1,", "c = QLinearConv<group = 4>(x, xs, xz, w8,");
   Put(t, "  w1 = Constant",
-      "  w8 = Constant<value = int8[40,8,1,1] {" + Values(40 * 8, -127, 127, 4) + "}>()\n  w1 = Constant");
+      "  w8 = Constant<value = int8[40,8,1,1] {" + testing::RandomIntsText(40 * 8, -127, 127, 4) +
+          "}>()\n  w1 = Constant");
   EXPECT_EQ(count(t), 0);
   // The result read again (a graph output too): it must exist, so it stays.
   t = base;
@@ -265,7 +259,8 @@ g (uint8[1,5,6,32] x, uint8[1,1,1,40] r) => (uint8 s) {
   Put(fused, "FUSED",
       "s = ai.onyx.internal.QLinearConv<channels_last = 1, sum_conv_operand = 1>(x, xs, xz, w1, ws, wz, cs, cz, , r, "
       "rs, rz, ss, sz)");
-  for (std::string* t : {&separate, &fused}) Put(*t, "{W1}", "{" + Values(40 * 32, -127, 127, 2) + "}");
+  for (std::string* t : {&separate, &fused})
+    Put(*t, "{W1}", "{" + testing::RandomIntsText(40 * 32, -127, 127, 2) + "}");
   auto a = text::ParseModel(separate);
   auto b = text::ParseModel(fused);
   ASSERT_TRUE(a.ok()) << a.status().message();

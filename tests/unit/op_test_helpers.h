@@ -30,6 +30,15 @@ inline std::string RandomFloatsText(int64_t n, unsigned seed, float scale) {
 }
 
 // n uniform values in [lo, hi) from `seed` (64-bit Mersenne twister).
+// n uniform integers in [lo, hi] from `seed`, comma-separated: an integer constant's data in the ONNX text syntax.
+inline std::string RandomIntsText(int64_t n, int lo, int hi, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> d(lo, hi);
+  std::string s;
+  for (int64_t i = 0; i < n; ++i) s += (i ? "," : "") + std::to_string(d(rng));
+  return s;
+}
+
 inline std::vector<float> UniformFloats(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> d(lo, hi);
