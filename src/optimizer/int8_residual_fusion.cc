@@ -11,7 +11,11 @@
 namespace onyx::optimizer {
 namespace {
 
-bool IsInternal(const ir::Node& n, const char* op) { return n.domain == ir::kInternalDomain && n.op_type == op; }
+// onyx's operator or ONNX Runtime's com.microsoft one of the same name and arithmetic (a model its optimizer saved at
+// level all holds channels-last com.microsoft QLinearConv and QLinearAdd already).
+bool IsQOp(const ir::Node& n, const char* op) {
+  return n.op_type == op && (n.domain == ir::kInternalDomain || n.domain == "com.microsoft");
+}
 bool Has(const ir::Node& n, size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); }
 
 int64_t IntAttribute(const ir::Node& n, const char* name, int64_t fallback) {
@@ -62,6 +66,7 @@ class ResidualFuser {
       const size_t operand = static_cast<size_t>(best);
       const size_t conv_index = producer.at(add.inputs[operand * 3]);
       ir::Node fused = graph_.nodes[conv_index];
+      fused.domain = ir::kInternalDomain;  // ONNX Runtime's com.microsoft form too: the same inputs and attributes
       fused.inputs.resize(9);
       const size_t o = (1 - operand) * 3;
       for (size_t k : {o, o + 1, o + 2, size_t{6}, size_t{7}}) fused.inputs.push_back(Has(add, k) ? add.inputs[k] : "");
@@ -88,9 +93,9 @@ class ResidualFuser {
  private:
   bool Constant(const ir::Node& n, size_t i) const { return !Has(n, i) || constants_.count(n.inputs[i]) > 0; }
 
-  // The channels-last QLinearAdd of two operands, its scales and zero points constants.
+  // A QLinearAdd of two operands (elementwise: the layout is its operands'), its scales and zero points constants.
   bool AddEligible(const ir::Node& n) const {
-    if (!IsInternal(n, "QLinearAdd") || n.outputs.size() != 1 || !Has(n, 0) || !Has(n, 3) || n.inputs.size() > 8) {
+    if (!IsQOp(n, "QLinearAdd") || n.outputs.size() != 1 || !Has(n, 0) || !Has(n, 3) || n.inputs.size() > 8) {
       return false;
     }
     for (size_t i : {1, 2, 4, 5, 6, 7}) {
@@ -99,10 +104,10 @@ class ResidualFuser {
     return Has(n, 1) && Has(n, 4) && Has(n, 6);
   }
 
-  // A channels-last 2-D convolution of one group with constant parameters (what onyx's 1x1 and direct kernels take),
-  // not fused already.
+  // A channels-last 2-D convolution of one group with constant parameters, not fused already: onyx's (the 8-bit layout
+  // pass's), or ONNX Runtime's with constant int8 weights of zero points 0 (what ai.onyx.internal.QLinearConv takes).
   bool ConvEligible(const ir::Node& n) const {
-    if (!IsInternal(n, "QLinearConv") || IntAttribute(n, "channels_last", 0) != 1 || n.outputs.size() != 1 ||
+    if (!IsQOp(n, "QLinearConv") || IntAttribute(n, "channels_last", 0) != 1 || n.outputs.size() != 1 ||
         n.inputs.size() > 9 || IntAttribute(n, "group", 1) != 1) {
       return false;
     }
@@ -111,6 +116,15 @@ class ResidualFuser {
     if (w == constants_.end() || w->second->rank() != 4) return false;
     for (size_t i : {1, 2, 4, 5, 6, 7, 8}) {
       if (!Constant(n, i)) return false;
+    }
+    if (n.domain == ir::kInternalDomain) return true;
+    if (w->second->type() != DataType::kInt8) return false;
+    if (Has(n, 5)) {
+      const Tensor* z = constants_.at(n.inputs[5]);
+      if (z->type() != DataType::kInt8) return false;
+      for (int64_t i = 0; i < z->size(); ++i) {
+        if (z->data<int8_t>()[i] != 0) return false;
+      }
     }
     return true;
   }
@@ -122,6 +136,11 @@ class ResidualFuser {
 
 }  // namespace
 
-Result<int> FuseInt8ResidualAdds(ir::Graph& graph) { return ResidualFuser(graph).Run(); }
+Result<int> FuseInt8ResidualAdds(ir::Model& model) {
+  const int fused = ResidualFuser(model.graph).Run();
+  // The fused nodes are onyx's (also where the convolution was ONNX Runtime's com.microsoft one).
+  if (fused > 0 && !model.OpsetVersion(ir::kInternalDomain)) model.opset_import.push_back({ir::kInternalDomain, 1});
+  return fused;
+}
 
 }  // namespace onyx::optimizer

@@ -441,10 +441,10 @@ Result<std::unique_ptr<Session>> Session::CreateAfterLoading(ir::Model model, co
       (int8 == kernels::Int8Arithmetic::kExact || int8 == kernels::Int8Arithmetic::kSaturatingPairs)) {
     // 8-bit activations channels last between the int8 convolutions, where oneDNN's int8 convolutions take any
     // weights (not under ONYX_INT8_EXACT=1 without VNNI: QLinearConv's im2col + split GEMM path runs there).
-    ONYX_ASSIGN_OR_RETURN(const int channels_last_convs, optimizer::ApplyInt8NhwcLayout(model));
-    if (channels_last_convs > 0 && kernels::PointwiseNhwcInt8::Supported()) {
+    ONYX_RETURN_IF_ERROR(optimizer::ApplyInt8NhwcLayout(model).status());
+    if (kernels::PointwiseNhwcInt8::Supported()) {
       // Where onyx's int8 convolution kernels run (AVX-512 VNNI), residual adds go into the convolutions before them.
-      ONYX_RETURN_IF_ERROR(optimizer::FuseInt8ResidualAdds(model.graph).status());
+      ONYX_RETURN_IF_ERROR(optimizer::FuseInt8ResidualAdds(model).status());
     }
   }
   if (options.optimization_level >= optimizer::OptLevel::kExtended) {

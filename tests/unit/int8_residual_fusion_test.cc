@@ -119,7 +119,7 @@ ir::Model Fused(const ir::Model& m, int* fused) {
   ir::Model r = m;
   auto layout = optimizer::ApplyInt8NhwcLayout(r);
   EXPECT_TRUE(layout.ok());
-  auto n = optimizer::FuseInt8ResidualAdds(r.graph);
+  auto n = optimizer::FuseInt8ResidualAdds(r);
   EXPECT_TRUE(n.ok());
   *fused = n.ok() ? *n : -1;
   return r;
@@ -229,6 +229,66 @@ TEST(Int8ResidualFusion, SameBytesAsConvolutionThenAdd) {
         EXPECT_EQ(Differing(expected, RunModel(*m, x, optimizer::OptLevel::kAll)), 0) << "level all";
       }
     }
+  }
+}
+
+// A model ONNX Runtime's optimizer saved at level all: com.microsoft QLinearConv (channels last, int8 weights) and
+// QLinearAdd. The Add fuses into onyx's node (its domain imported), with the same bytes; uint8 weights (zero point
+// 128) stay as they are.
+TEST(Int8ResidualFusion, FusesOnnxRuntimesChannelsLastForm) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (uint8[1,5,6,32] x, uint8[1,5,6,40] r) => (uint8 s) {
+  xs = Constant<value = float {0.02}>()
+  xz = Constant<value = uint8 {5}>()
+  wz = Constant<value = WT {WZ}>()
+  w1 = Constant<value = WT[40,32,1,1] {W1}>()
+  ws = Constant<value = float {0.003}>()
+  rs = Constant<value = float {0.7}>()
+  rz = Constant<value = uint8 {9}>()
+  cs = Constant<value = float {0.4}>()
+  cz = Constant<value = uint8 {131}>()
+  ss = Constant<value = float {0.55}>()
+  sz = Constant<value = uint8 {100}>()
+  c = com.microsoft.QLinearConv<channels_last = 1>(x, xs, xz, w1, ws, wz, cs, cz)
+  s = com.microsoft.QLinearAdd(c, cs, cz, r, rs, rz, ss, sz)
+}
+)";
+  for (bool uint8_weights : {false, true}) {
+    std::string t = text;
+    Put(t, "WT", uint8_weights ? "uint8" : "int8");
+    Put(t, "{WZ}", uint8_weights ? "{128}" : "{0}");
+    Put(t, "{W1}",
+        "{" + testing::RandomIntsText(40 * 32, uint8_weights ? 0 : -127, uint8_weights ? 255 : 127, 2) + "}");
+    auto m = text::ParseModel(t);
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    ir::Model fused_model = *m;
+    auto n = optimizer::FuseInt8ResidualAdds(fused_model);
+    ASSERT_TRUE(n.ok());
+    EXPECT_EQ(*n, uint8_weights ? 0 : 1);
+    if (uint8_weights) continue;
+    EXPECT_TRUE(fused_model.OpsetVersion(ir::kInternalDomain).has_value());
+    auto h = ir::OperatorHistogram(fused_model.graph);
+    EXPECT_EQ(h["ai.onyx.internal.QLinearConv"], 1);
+    EXPECT_EQ(h["com.microsoft.QLinearAdd"], 0);
+    Tensor x = Tensor::Allocate(DataType::kUint8, {1, 5, 6, 32}, false);
+    Tensor r = Tensor::Allocate(DataType::kUint8, {1, 5, 6, 40}, false);
+    std::mt19937 rng(13);
+    for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
+    for (int64_t i = 0; i < r.size(); ++i) r.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
+    auto run = [&](const ir::Model& model) {
+      SessionOptions o;
+      o.optimization_level = optimizer::OptLevel::kDisabled;
+      auto s = Session::Create(model, o);
+      EXPECT_TRUE(s.ok()) << s.status().message();
+      std::vector<Value> out;
+      if (s.ok()) {
+        const Status st = (*s)->Run({{"x", Value(x)}, {"r", Value(r)}}, {}, &out);
+        EXPECT_TRUE(st.ok()) << st.message();
+      }
+      return out.size() == 1 ? out[0].tensor() : Tensor();
+    };
+    EXPECT_EQ(Differing(run(*m), run(fused_model)), 0);
   }
 }
 
