@@ -142,13 +142,13 @@ class QLinearConvNhwcKernel : public OpKernel {
       plan->depthwise->Run(x->raw(), y.raw(), ctx.num_threads());
       return AddResidual(ctx, y, residual);
     }
-    if (plan->own != nullptr) {
+    if (plan->pointwise != nullptr) {
       Tensor& y = conv_output(fused_output_type_);
-      if (plan->own_adds && residual->type() == y.type() && residual->shape() == y.shape()) {
-        plan->own->Run(x->raw(), y.raw(), ctx.num_threads(), residual->raw(), &*residual_add_);
+      if (plan->pointwise_adds && residual->type() == y.type() && residual->shape() == y.shape()) {
+        plan->pointwise->Run(x->raw(), y.raw(), ctx.num_threads(), residual->raw(), &*residual_add_);
         return Status::Ok();
       }
-      plan->own->Run(x->raw(), y.raw(), ctx.num_threads());
+      plan->pointwise->Run(x->raw(), y.raw(), ctx.num_threads());
       return AddResidual(ctx, y, residual);
     }
     const std::shared_ptr<kernels::Int8Conv>& conv = plan->conv;
@@ -219,15 +219,14 @@ class QLinearConvNhwcKernel : public OpKernel {
   // direct loops). Kept for the last input seen, so that the steady state of a session (one shape) resolves nothing.
   struct Plan {
     Shape x_shape;
-    bool own_adds = false;  // `own` adds the residual in its epilogue
+    bool pointwise_adds = false;  // the 1x1 kernel adds the residual in its epilogue
     DataType x_type = DataType::kUndefined;
     int threads = 1;
     nn::ConvGeometry g;
     Shape y_shape;
     std::shared_ptr<kernels::Int8Conv> conv;
     std::shared_ptr<const kernels::DepthwiseNhwcInt8> depthwise;  // instead of conv, where it applies
-    // onyx's 1x1 kernel instead of conv, where it applies and is faster (or oneDNN has no fast kernel)
-    std::shared_ptr<const kernels::PointwiseNhwcInt8> own;
+    std::shared_ptr<const kernels::PointwiseNhwcInt8> pointwise;  // instead of conv, where it applies and is faster
   };
 
   Result<std::shared_ptr<const Plan>> PlanFor(const Tensor& x, int threads) {
@@ -245,9 +244,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(plan->g, nn::ResolveConv(attrs_, group_, nchw, weights_.shape()));
     plan->y_shape = {plan->g.batch, plan->g.axes[0].out, plan->g.axes[1].out, plan->g.out_channels};
     plan->depthwise = Depthwise(plan->g, x.type());
-    // onyx's own kernel for the shape, if any (the 1x1 one).
-    const char* own_kind = "int8pw";
-    plan->own = Pointwise(plan->g, x.type());
+    plan->pointwise = Pointwise(plan->g, x.type());
     plan->conv = Primitive(plan->g, x.type(), threads);
     if (plan->depthwise != nullptr && plan->conv != nullptr) {
       const auto& dw = *plan->depthwise;
@@ -259,30 +256,30 @@ class QLinearConvNhwcKernel : public OpKernel {
         plan->depthwise = nullptr;
       }
     }
-    if (plan->own != nullptr && plan->conv != nullptr) {
-      const kernels::PointwiseNhwcInt8& own = *plan->own;
-      bool own_wins = false;
+    if (plan->pointwise != nullptr && plan->conv != nullptr) {
+      const kernels::PointwiseNhwcInt8& pw = *plan->pointwise;
+      bool own = false;
       if (residual_add_) {
-        // onyx's kernel with the add in its epilogue against oneDNN's convolution and the add after it.
+        // The 1x1 kernel with the add in its epilogue against oneDNN's convolution and the add after it.
         const int64_t y_bytes = NumElements(plan->y_shape);
         std::vector<uint8_t> residual(static_cast<size_t>(y_bytes), 1);
-        own_wins = OwnBeatsOneDnn(
-            (std::string(own_kind) + "_add_nhwc").c_str(),
-            [&](const void* src, void* dst) { own.Run(src, dst, threads, residual.data(), &*residual_add_); },
-            own.signed_input(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false,
+        own = OwnBeatsOneDnn(
+            "int8pw_add_nhwc",
+            [&](const void* src, void* dst) { pw.Run(src, dst, threads, residual.data(), &*residual_add_); },
+            pw.signed_input(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false,
             [&](void* dst) { AddSameShape(fused_output_type_, dst, residual.data(), y_bytes, dst); });
       } else {
-        own_wins = OwnBeatsOneDnn((std::string(own_kind) + "_nhwc").c_str(),
-                                  [&](const void* src, void* dst) { own.Run(src, dst, threads); }, own.signed_input(),
-                                  *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false);
+        own = OwnBeatsOneDnn(
+            "int8pw_nhwc", [&](const void* src, void* dst) { pw.Run(src, dst, threads); }, pw.signed_input(),
+            *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false);
       }
-      if (own_wins) {
+      if (own) {
         plan->conv = nullptr;
       } else {
-        plan->own = nullptr;
+        plan->pointwise = nullptr;
       }
     }
-    plan->own_adds = plan->own != nullptr && residual_add_.has_value();
+    plan->pointwise_adds = plan->pointwise != nullptr && residual_add_.has_value();
     std::lock_guard<std::mutex> lock(mutex_);
     plan_ = plan;
     return std::shared_ptr<const Plan>(plan_);
