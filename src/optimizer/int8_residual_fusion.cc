@@ -3,7 +3,6 @@
 
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "ir/session_constants.h"
@@ -43,8 +42,8 @@ class ResidualFuser {
     for (size_t i = 0; i < graph_.nodes.size(); ++i) {
       const ir::Node& add = graph_.nodes[i];
       if (!AddEligible(add)) continue;
-      // Of two eligible operands, the one with the smaller window (a bottleneck block's 1x1 convolution rather than
-      // its projection's... both 1x1: A).
+      // Of two eligible operands, the one with the smaller window: the 1x1 kernel adds in its registers (a ResNet-18
+      // block's 1x1 projection rather than its 3x3 conv2; of equal windows, A).
       int best = -1;
       int64_t best_window = 0;
       for (int operand = 0; operand < 2; ++operand) {
