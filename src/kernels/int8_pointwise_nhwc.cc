@@ -26,86 +26,8 @@ constexpr int kTileRows = kSgemmPackedRowsMax;  // 14 pixels: 28 sums in registe
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
 #include "kernels/int8_vnni_tile_sums.inc"
-
-// What a tile's epilogue needs for one panel of output channels.
-struct PanelRequant {
-  const int32_t* offset;  // 32 values: bias - zero point's share
-  const float* scale;     // 32 values
-  float low, high;        // qmin - y_zero_point, qmax - y_zero_point
-  int32_t zero_point;
-  // With a fused residual add (the tile's kAdd): the residual at the tile's first output, with y's row stride; the
-  // add's constants; the output type's range.
-  const uint8_t* residual;
-  Int8ResidualAdd add;
-  int32_t q_low, q_high;
-};
-
-// The tile's epilogue: the requantized convolution alone, or added to a residual as QLinearAdd's A or B.
-enum class TileAdd { kNone, kConvIsA, kConvIsB };
-
-// RequantizeValue of 16 sums (kernels/int8_requantize.h): float(acc) * scale, clamped (max keeps `low` for NaN, as
-// MLAS's), rounded half to even, plus the zero point; as bytes. The conversion's own round-to-nearest-even ({rn-sae})
-// gives what RequantizeValue's adding and subtracting 1.5 * 2^23 gives for the clamped |v| <= 510, in one operation
-// instead of three. Each float step rounds once, as RequantizeValue's: the clamp stands between the product and
-// anything after it, so nothing contracts into a fused multiply-add.
-inline __m128i RequantizeLanes(__m512i acc, __m512 scale, __m512 low, __m512 high, __m512i zero_point) {
-  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), scale);
-  v = _mm512_min_ps(_mm512_max_ps(v, low), high);
-  const __m512i rounded = _mm512_cvt_roundps_epi32(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  return _mm512_cvtepi32_epi8(_mm512_add_epi32(rounded, zero_point));
-}
-
-// QLinearAdd's operations on 16 lanes (kernels/int8_qlinear_add.cc's AVX-512 loop): the inner multiply-add of B, the
-// outer of A, rounding half to even (the conversion under the default rounding mode), then Q's range.
-template <bool kSigned>
-inline __m128i ResidualAddLanes(__m512i conv, const uint8_t* residual, __mmask16 mask, bool conv_is_a,
-                                const PanelRequant& q) {
-  const __m128i bytes = _mm_maskz_loadu_epi8(mask, residual);
-  const __m512 r = _mm512_cvtepi32_ps(kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes));
-  const __m512 c = _mm512_cvtepi32_ps(conv);
-  const __m512 a = conv_is_a ? c : r, b = conv_is_a ? r : c;
-  const __m512 inner = _mm512_fmadd_ps(b, _mm512_set1_ps(q.add.params.ratio_b), _mm512_set1_ps(q.add.params.fixed));
-  const __m512 sum = _mm512_fmadd_ps(a, _mm512_set1_ps(q.add.params.ratio_a), inner);
-  const __m512i rounded = _mm512_cvtps_epi32(sum);
-  return _mm512_cvtepi32_epi8(
-      _mm512_min_epi32(_mm512_max_epi32(rounded, _mm512_set1_epi32(q.q_low)), _mm512_set1_epi32(q.q_high)));
-}
-
-// The tile's kRows x 32 sums (columns past `cols` not stored) to y (row stride ldy) as the epilogue asks.
-template <int kRows, TileAdd kAdd, bool kSigned>
-inline void StoreConvTile(const __m512i (&acc)[kRows][2], uint8_t* y, int64_t ldy, int64_t cols,
-                          const PanelRequant& q) {
-  const __mmask16 mask[2] = {VnniHalfMask(cols, 0), VnniHalfMask(cols, 1)};
-  const __m512 low = _mm512_set1_ps(q.low), high = _mm512_set1_ps(q.high);
-  const __m512i zero_point = _mm512_set1_epi32(q.zero_point);
-  __m512i offset[2];
-  __m512 scale[2];
-#pragma GCC unroll 2
-  for (int v = 0; v < 2; ++v) {
-    offset[v] = _mm512_loadu_si512(q.offset + 16 * v);
-    scale[v] = _mm512_loadu_ps(q.scale + 16 * v);
-  }
-#pragma GCC unroll 14
-  for (int r = 0; r < kRows; ++r) {
-#pragma GCC unroll 2
-    for (int v = 0; v < 2; ++v) {
-      if constexpr (kAdd == TileAdd::kNone) {
-        const __m128i bytes = RequantizeLanes(_mm512_add_epi32(acc[r][v], offset[v]), scale[v], low, high, zero_point);
-        _mm_mask_storeu_epi8(y + r * ldy + 16 * v, mask[v], bytes);
-      } else {
-        // The convolution's value as its own QLinearConv output (in Q's range: the clamp comes before the zero point),
-        // then the add.
-        __m512 c = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc[r][v], offset[v])), scale[v]);
-        c = _mm512_min_ps(_mm512_max_ps(c, low), high);
-        const __m512i conv =
-            _mm512_add_epi32(_mm512_cvt_roundps_epi32(c, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC), zero_point);
-        const __m128i bytes =
-            ResidualAddLanes<kSigned>(conv, q.residual + r * ldy + 16 * v, mask[v], kAdd == TileAdd::kConvIsA, q);
-        _mm_mask_storeu_epi8(y + r * ldy + 16 * v, mask[v], bytes);
-      }
-    }
-  }
-}
+// After the K loop (it uses its VnniHalfMask).
+#include "kernels/int8_vnni_conv_epilogue.inc"
 
 // The sums on their own, out through memory: inlined with the requantization's constants beside them, GCC kept the
 // sums' registers by copying them around every multiply-add (66 register moves per 48 of them in the loop).
