@@ -292,6 +292,57 @@ g (uint8[1,5,6,32] x, uint8[1,5,6,40] r) => (uint8 s) {
   }
 }
 
+// A 3x3 convolution of 512 channels whose int32 sums can pass 2^24 (uint8 x with zero point 0, weights up to 127):
+// oneDNN cannot requantize it exactly itself, so its int32 sums and a pass, or onyx's direct kernel (on VNNI, timed),
+// compute it, with the residual add fused. Every way gives the reference's bytes (level disabled: ONNX's QLinearConv
+// and the QLinearAdd).
+TEST(Int8ResidualFusion, WideConvolutionWithoutOneDnnsRequantization) {
+  std::string t = R"(
+<ir_version: 8, opset_import: ["" : 17, "ai.onyx.internal" : 1]>
+g (uint8[1,512,6,5] x, uint8[1,40,6,5] r) => (uint8 s) {
+  xs = Constant<value = float {0.02}>()
+  xz = Constant<value = uint8 {0}>()
+  wz = Constant<value = int8 {0}>()
+  w3 = Constant<value = int8[40,512,3,3] {W3}>()
+  ws = Constant<value = float {0.00002}>()
+  cs = Constant<value = float {0.4}>()
+  cz = Constant<value = uint8 {128}>()
+  rs = Constant<value = float {0.7}>()
+  rz = Constant<value = uint8 {9}>()
+  ss = Constant<value = float {0.55}>()
+  sz = Constant<value = uint8 {100}>()
+  c = QLinearConv<pads = [1,1,1,1]>(x, xs, xz, w3, ws, wz, cs, cz)
+  s = ai.onyx.internal.QLinearAdd(r, rs, rz, c, cs, cz, ss, sz)
+}
+)";
+  Put(t, "{W3}", "{" + testing::RandomIntsText(40 * 512 * 9, -127, 127, 5) + "}");
+  auto m = text::ParseModel(t);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  Tensor x = Tensor::Allocate(DataType::kUint8, {1, 512, 6, 5}, false);
+  Tensor r = Tensor::Allocate(DataType::kUint8, {1, 40, 6, 5}, false);
+  std::mt19937 rng(17);
+  for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
+  for (int64_t i = 0; i < r.size(); ++i) r.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
+  auto run = [&](optimizer::OptLevel level) {
+    SessionOptions o;
+    o.optimization_level = level;
+    o.intra_op_num_threads = 2;
+    auto session = Session::Create(*m, o);
+    EXPECT_TRUE(session.ok()) << session.status().message();
+    std::vector<Value> out;
+    if (session.ok()) {
+      const Status st = (*session)->Run({{"x", Value(x)}, {"r", Value(r)}}, {}, &out);
+      EXPECT_TRUE(st.ok()) << st.message();
+    }
+    return out.size() == 1 ? out[0].tensor() : Tensor();
+  };
+  const Tensor expected = run(optimizer::OptLevel::kDisabled);
+  for (const char* impl : {"onyx", "dnnl", ""}) {
+    ScopedEnv env("ONYX_INT8_NHWC_IMPL", *impl ? impl : nullptr);
+    EXPECT_EQ(Differing(expected, run(optimizer::OptLevel::kAll)), 0) << "'" << impl << "'";
+  }
+}
+
 // A fused node whose residual broadcasts ([1, 1, 1, M] channels last: one value per channel): the general QLinearAdd
 // after the convolution, the bytes of the two nodes.
 TEST(Int8ResidualFusion, BroadcastResidualAddsAfterTheConvolution) {
