@@ -142,28 +142,11 @@ DirectConvNhwcInt8::DirectConvNhwcInt8(const DirectConvNhwcGeometry& g, const in
                 signed_input || channels_ != g.in_channels;
   src_h_ = copy_input_ ? reach_h : g.in_h;
   src_w_ = copy_input_ ? reach_w : g.in_w;
-  const int64_t c = g.in_channels, m = g.out_channels;
   packed_.assign(static_cast<size_t>(panels_ * taps_ * tap_groups_ * kGroupRowBytes), 0);
   offset_.assign(static_cast<size_t>(panels_ * kPanelColumns), 0);
   scales_.assign(static_cast<size_t>(panels_ * kPanelColumns), 0.0f);
-  // int8 x runs as x + 128 (uint8), so its zero point moves by 128 with it.
-  const uint32_t zero_point = static_cast<uint32_t>(x_zero_point + (signed_input ? 128 : 0));
-  for (int64_t o = 0; o < m; ++o) {
-    uint32_t sum = 0;
-    for (int64_t i = 0; i < c; ++i) {
-      for (int64_t t = 0; t < taps_; ++t) {
-        const int8_t w = weights[(o * c + i) * taps_ + t];
-        const int64_t group_row = (o / kPanelColumns * taps_ + t) * tap_groups_ + i / kVnniGroupBytes;
-        packed_[static_cast<size_t>(group_row * kGroupRowBytes + o % kPanelColumns * kVnniGroupBytes +
-                                    i % kVnniGroupBytes)] = w;
-        sum += static_cast<uint32_t>(static_cast<int32_t>(w));
-      }
-    }
-    // bias - zero_point * sum w, wrapping as the reference's int32 sums.
-    const uint32_t b = bias != nullptr ? static_cast<uint32_t>(bias[o]) : 0u;
-    offset_[static_cast<size_t>(o)] = static_cast<int32_t>(b - zero_point * sum);
-    scales_[static_cast<size_t>(o)] = scales.size() == 1 ? scales[0] : scales[static_cast<size_t>(o)];
-  }
+  PackVnniConvWeights(weights, g.out_channels, g.in_channels, taps_, bias, scales, x_zero_point, signed_input,
+                      packed_.data(), offset_.data(), scales_.data());
 }
 
 void DirectConvNhwcInt8::Run(const void* x_in, void* y_in, int threads, const void* residual,
@@ -222,11 +205,7 @@ void DirectConvNhwcInt8::Run(const void* x_in, void* y_in, int threads, const vo
       tap_offsets[kh * g_.kernel_w + kw] = (kh * g_.dilation_h * src_w_ + kw * g_.dilation_w) * channels_;
     }
   }
-  const int32_t q_low = signed_output_ ? -128 : 0, q_high = signed_output_ ? 127 : 255;
-  PanelRequant base{
-      nullptr,       nullptr, static_cast<float>(q_low - y_zero_point_), static_cast<float>(q_high - y_zero_point_),
-      y_zero_point_, nullptr, add != nullptr ? *add : Int8ResidualAdd{}, q_low,
-      q_high};
+  const PanelRequant base = BasePanelRequant(signed_output_, y_zero_point_, add);
   const bool with_add = add != nullptr && residual != nullptr;
   const StoreTable& stores = with_add ? kAddStores[add->conv_is_a ? 0 : 1][signed_output_ ? 1 : 0] : kStores;
   const int64_t tile_count = (pixels + kTileRows - 1) / kTileRows;

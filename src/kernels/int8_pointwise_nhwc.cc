@@ -81,6 +81,27 @@ TileScratch& ThreadScratch() {
 
 }  // namespace
 
+void PackVnniConvWeights(const int8_t* weights, int64_t m, int64_t c, int64_t taps, const int32_t* bias,
+                         const std::vector<float>& scales, int32_t x_zero_point, bool signed_input, int8_t* packed,
+                         int32_t* offset, float* scale) {
+  const int64_t groups = (c + kVnniGroupBytes - 1) / kVnniGroupBytes;
+  const uint32_t zero_point = static_cast<uint32_t>(x_zero_point + (signed_input ? 128 : 0));
+  for (int64_t o = 0; o < m; ++o) {
+    uint32_t sum = 0;
+    for (int64_t i = 0; i < c; ++i) {
+      for (int64_t t = 0; t < taps; ++t) {
+        const int8_t w = weights[(o * c + i) * taps + t];
+        const int64_t group_row = (o / kVnniPanelColumns * taps + t) * groups + i / kVnniGroupBytes;
+        packed[group_row * kVnniGroupRowBytes + o % kVnniPanelColumns * kVnniGroupBytes + i % kVnniGroupBytes] = w;
+        sum += static_cast<uint32_t>(static_cast<int32_t>(w));
+      }
+    }
+    const uint32_t b = bias != nullptr ? static_cast<uint32_t>(bias[o]) : 0u;
+    offset[o] = static_cast<int32_t>(b - zero_point * sum);
+    scale[o] = scales.size() == 1 ? scales[0] : scales[static_cast<size_t>(o)];
+  }
+}
+
 bool PointwiseNhwcInt8::Supported() { return Int8VnniGemm::Supported(); }
 
 PointwiseNhwcInt8::PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_t* weights, const int32_t* bias,
@@ -95,22 +116,8 @@ PointwiseNhwcInt8::PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_
       y_zero_point_(y_zero_point),
       signed_input_(signed_input),
       signed_output_(signed_output) {
-  const int64_t c = g.in_channels, m = g.out_channels;
-  // int8 x runs as x + 128 (uint8), so its zero point moves by 128 with it.
-  const uint32_t zero_point = static_cast<uint32_t>(x_zero_point + (signed_input ? 128 : 0));
-  for (int64_t o = 0; o < m; ++o) {
-    uint32_t sum = 0;
-    for (int64_t i = 0; i < c; ++i) {
-      const int8_t w = weights[o * c + i];
-      packed_[static_cast<size_t>((o / kVnniPanelColumns * groups_ + i / kVnniGroupBytes) * kVnniGroupRowBytes +
-                                  o % kVnniPanelColumns * kVnniGroupBytes + i % kVnniGroupBytes)] = w;
-      sum += static_cast<uint32_t>(static_cast<int32_t>(w));
-    }
-    // bias - zero_point * sum_c w, wrapping as the reference's int32 sums.
-    const uint32_t b = bias != nullptr ? static_cast<uint32_t>(bias[o]) : 0u;
-    offset_[static_cast<size_t>(o)] = static_cast<int32_t>(b - zero_point * sum);
-    scales_[static_cast<size_t>(o)] = scales.size() == 1 ? scales[0] : scales[static_cast<size_t>(o)];
-  }
+  PackVnniConvWeights(weights, g.out_channels, g.in_channels, 1, bias, scales, x_zero_point, signed_input,
+                      packed_.data(), offset_.data(), scales_.data());
 }
 
 void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const void* residual,
@@ -121,11 +128,7 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
   const int64_t pixels = g_.batch * g_.out_h * g_.out_w;
   if (pixels <= 0 || m <= 0) return;
   const bool contiguous = g_.stride_h == 1 && g_.stride_w == 1;
-  const int32_t q_low = signed_output_ ? -128 : 0, q_high = signed_output_ ? 127 : 255;
-  PanelRequant base{
-      nullptr,       nullptr, static_cast<float>(q_low - y_zero_point_), static_cast<float>(q_high - y_zero_point_),
-      y_zero_point_, nullptr, add != nullptr ? *add : Int8ResidualAdd{}, q_low,
-      q_high};
+  const PanelRequant base = BasePanelRequant(signed_output_, y_zero_point_, add);
   const bool with_add = add != nullptr && residual != nullptr;
   const TileTable& tiles = with_add ? kAddTiles[add->conv_is_a ? 0 : 1][signed_output_ ? 1 : 0] : kTiles;
   // Tiles of output pixels as even as they go; each thread one contiguous range of them (the same share of the image

@@ -35,6 +35,15 @@ struct Int8ResidualAdd {
   bool conv_is_a = true;
 };
 
+// The VNNI convolution tiles' weights, for this 1x1 kernel and the direct one (int8_direct_conv_nhwc.h): weights
+// [M, C, taps] int8 into packed [ceil(M / 32) panels][taps][ceil(C / 4) groups][32 output channels][4] (zero-padded,
+// sized by the caller), and per output channel offset[o] = bias[o] - x_zero_point' * sum of w[o] (x_zero_point' =
+// x_zero_point + 128 for int8 x, which runs as uint8; wrapping as the reference's int32 sums) and scale[o] (scales: 1
+// or M values); offset and scale hold the panels' 32 entries each.
+void PackVnniConvWeights(const int8_t* weights, int64_t m, int64_t c, int64_t taps, const int32_t* bias,
+                         const std::vector<float>& scales, int32_t x_zero_point, bool signed_input, int8_t* packed,
+                         int32_t* offset, float* scale);
+
 struct PointwiseNhwcGeometry {
   int64_t batch = 1, in_channels = 1, out_channels = 1;
   int64_t in_h = 1, in_w = 1, out_h = 1, out_w = 1;

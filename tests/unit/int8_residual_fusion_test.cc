@@ -82,14 +82,17 @@ std::string ModelText(const Case& c) {
   return t;
 }
 
-Tensor Input(bool is_signed) {
-  Tensor x = Tensor::Allocate(is_signed ? DataType::kInt8 : DataType::kUint8, {1, 32, 7, 9}, false);
-  std::mt19937 rng(7);
-  for (int64_t i = 0; i < x.size(); ++i) static_cast<uint8_t*>(x.raw())[i] = static_cast<uint8_t>(rng() % 256);
-  return x;
+// `shape` of random bytes (uint8 or int8) from `seed`.
+Tensor RandomBytes(DataType type, Shape shape, unsigned seed) {
+  Tensor t = Tensor::Allocate(type, std::move(shape), false);
+  std::mt19937 rng(seed);
+  for (int64_t i = 0; i < t.size(); ++i) static_cast<uint8_t*>(t.raw())[i] = static_cast<uint8_t>(rng() % 256);
+  return t;
 }
 
-Tensor RunModel(const ir::Model& m, const Tensor& x, optimizer::OptLevel level) {
+// The model's one output for `feeds` at `level`, on 2 threads.
+Tensor RunModel(const ir::Model& m, const std::vector<std::pair<std::string, Value>>& feeds,
+                optimizer::OptLevel level) {
   SessionOptions o;
   o.optimization_level = level;
   o.intra_op_num_threads = 2;
@@ -97,10 +100,14 @@ Tensor RunModel(const ir::Model& m, const Tensor& x, optimizer::OptLevel level) 
   EXPECT_TRUE(s.ok()) << s.status().message();
   if (!s.ok()) return Tensor();
   std::vector<Value> out;
-  const Status st = (*s)->Run({{"x", Value(x)}}, {}, &out);
+  const Status st = (*s)->Run(feeds, {}, &out);
   EXPECT_TRUE(st.ok()) << st.message();
   if (!st.ok() || out.size() != 1) return Tensor();
   return out[0].tensor();
+}
+
+Tensor RunModel(const ir::Model& m, const Tensor& x, optimizer::OptLevel level) {
+  return RunModel(m, {{"x", Value(x)}}, level);
 }
 
 int64_t Differing(const Tensor& e, const Tensor& g) {
@@ -214,7 +221,7 @@ TEST(Int8ResidualFusion, SameBytesAsConvolutionThenAdd) {
                      std::to_string(stride) + (c.three_by_three ? " 3x3" : " 1x1"));
         auto m = text::ParseModel(ModelText(c));
         ASSERT_TRUE(m.ok()) << m.status().message();
-        const Tensor x = Input(is_signed);
+        const Tensor x = RandomBytes(is_signed ? DataType::kInt8 : DataType::kUint8, {1, 32, 7, 9}, 7);
         const Tensor expected = RunModel(*m, x, optimizer::OptLevel::kDisabled);
         int fused = 0;
         const ir::Model r = Fused(*m, &fused);
@@ -271,24 +278,12 @@ g (uint8[1,5,6,32] x, uint8[1,5,6,40] r) => (uint8 s) {
     auto h = ir::OperatorHistogram(fused_model.graph);
     EXPECT_EQ(h["ai.onyx.internal.QLinearConv"], 1);
     EXPECT_EQ(h["com.microsoft.QLinearAdd"], 0);
-    Tensor x = Tensor::Allocate(DataType::kUint8, {1, 5, 6, 32}, false);
-    Tensor r = Tensor::Allocate(DataType::kUint8, {1, 5, 6, 40}, false);
-    std::mt19937 rng(13);
-    for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
-    for (int64_t i = 0; i < r.size(); ++i) r.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
-    auto run = [&](const ir::Model& model) {
-      SessionOptions o;
-      o.optimization_level = optimizer::OptLevel::kDisabled;
-      auto s = Session::Create(model, o);
-      EXPECT_TRUE(s.ok()) << s.status().message();
-      std::vector<Value> out;
-      if (s.ok()) {
-        const Status st = (*s)->Run({{"x", Value(x)}, {"r", Value(r)}}, {}, &out);
-        EXPECT_TRUE(st.ok()) << st.message();
-      }
-      return out.size() == 1 ? out[0].tensor() : Tensor();
-    };
-    EXPECT_EQ(Differing(run(*m), run(fused_model)), 0);
+    const std::vector<std::pair<std::string, Value>> feeds = {
+        {"x", Value(RandomBytes(DataType::kUint8, {1, 5, 6, 32}, 13))},
+        {"r", Value(RandomBytes(DataType::kUint8, {1, 5, 6, 40}, 14))}};
+    EXPECT_EQ(Differing(RunModel(*m, feeds, optimizer::OptLevel::kDisabled),
+                        RunModel(fused_model, feeds, optimizer::OptLevel::kDisabled)),
+              0);
   }
 }
 
@@ -318,28 +313,13 @@ g (uint8[1,512,6,5] x, uint8[1,40,6,5] r) => (uint8 s) {
   Put(t, "{W3}", "{" + testing::RandomIntsText(40 * 512 * 9, -127, 127, 5) + "}");
   auto m = text::ParseModel(t);
   ASSERT_TRUE(m.ok()) << m.status().message();
-  Tensor x = Tensor::Allocate(DataType::kUint8, {1, 512, 6, 5}, false);
-  Tensor r = Tensor::Allocate(DataType::kUint8, {1, 40, 6, 5}, false);
-  std::mt19937 rng(17);
-  for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
-  for (int64_t i = 0; i < r.size(); ++i) r.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
-  auto run = [&](optimizer::OptLevel level) {
-    SessionOptions o;
-    o.optimization_level = level;
-    o.intra_op_num_threads = 2;
-    auto session = Session::Create(*m, o);
-    EXPECT_TRUE(session.ok()) << session.status().message();
-    std::vector<Value> out;
-    if (session.ok()) {
-      const Status st = (*session)->Run({{"x", Value(x)}, {"r", Value(r)}}, {}, &out);
-      EXPECT_TRUE(st.ok()) << st.message();
-    }
-    return out.size() == 1 ? out[0].tensor() : Tensor();
-  };
-  const Tensor expected = run(optimizer::OptLevel::kDisabled);
+  const std::vector<std::pair<std::string, Value>> feeds = {
+      {"x", Value(RandomBytes(DataType::kUint8, {1, 512, 6, 5}, 17))},
+      {"r", Value(RandomBytes(DataType::kUint8, {1, 40, 6, 5}, 18))}};
+  const Tensor expected = RunModel(*m, feeds, optimizer::OptLevel::kDisabled);
   for (const char* impl : {"onyx", "dnnl", ""}) {
     ScopedEnv env("ONYX_INT8_NHWC_IMPL", *impl ? impl : nullptr);
-    EXPECT_EQ(Differing(expected, run(optimizer::OptLevel::kAll)), 0) << "'" << impl << "'";
+    EXPECT_EQ(Differing(expected, RunModel(*m, feeds, optimizer::OptLevel::kAll)), 0) << "'" << impl << "'";
   }
 }
 
@@ -376,25 +356,11 @@ g (uint8[1,5,6,32] x, uint8[1,1,1,40] r) => (uint8 s) {
   auto b = text::ParseModel(fused);
   ASSERT_TRUE(a.ok()) << a.status().message();
   ASSERT_TRUE(b.ok()) << b.status().message();
-  Tensor x = Tensor::Allocate(DataType::kUint8, {1, 5, 6, 32}, false);
-  Tensor r = Tensor::Allocate(DataType::kUint8, {1, 1, 1, 40}, false);
-  std::mt19937 rng(11);
-  for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
-  for (int64_t i = 0; i < r.size(); ++i) r.data<uint8_t>()[i] = static_cast<uint8_t>(rng() % 256);
-  auto run = [&](const ir::Model& m) {
-    SessionOptions o;
-    o.optimization_level = optimizer::OptLevel::kDisabled;
-    auto s = Session::Create(m, o);
-    EXPECT_TRUE(s.ok()) << s.status().message();
-    std::vector<Value> out;
-    if (s.ok()) {
-      const Status st = (*s)->Run({{"x", Value(x)}, {"r", Value(r)}}, {}, &out);
-      EXPECT_TRUE(st.ok()) << st.message();
-    }
-    return out.size() == 1 ? out[0].tensor() : Tensor();
-  };
-  const Tensor e = run(*a);
-  const Tensor g = run(*b);
+  const std::vector<std::pair<std::string, Value>> feeds = {
+      {"x", Value(RandomBytes(DataType::kUint8, {1, 5, 6, 32}, 11))},
+      {"r", Value(RandomBytes(DataType::kUint8, {1, 1, 1, 40}, 12))}};
+  const Tensor e = RunModel(*a, feeds, optimizer::OptLevel::kDisabled);
+  const Tensor g = RunModel(*b, feeds, optimizer::OptLevel::kDisabled);
   EXPECT_EQ(g.shape(), (Shape{1, 5, 6, 40}));
   EXPECT_EQ(Differing(e, g), 0);
 }

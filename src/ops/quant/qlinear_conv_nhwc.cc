@@ -76,6 +76,27 @@ void DirectNhwcSums(const nn::ConvGeometry& g, const A* x, int32_t xz, const int
   });
 }
 
+// The batch and 2-D window of ResolveConv's geometry into a channels-last kernel's geometry (the depthwise and the
+// direct kernel's have the same fields for them).
+template <class Geometry>
+void SetWindow(const nn::ConvGeometry& g, Geometry& d) {
+  const nn::WindowAxis& ah = g.axes[0];
+  const nn::WindowAxis& aw = g.axes[1];
+  d.batch = g.batch;
+  d.in_h = ah.in;
+  d.in_w = aw.in;
+  d.out_h = ah.out;
+  d.out_w = aw.out;
+  d.kernel_h = ah.kernel;
+  d.kernel_w = aw.kernel;
+  d.stride_h = ah.stride;
+  d.stride_w = aw.stride;
+  d.dilation_h = ah.dilation;
+  d.dilation_w = aw.dilation;
+  d.pad_top = ah.pad_begin;
+  d.pad_left = aw.pad_begin;
+}
+
 class QLinearConvNhwcKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
@@ -441,23 +462,9 @@ class QLinearConvNhwcKernel : public OpKernel {
         (type == DataType::kInt8) != fused_signed_source_) {
       return nullptr;
     }
-    const nn::WindowAxis& ah = g.axes[0];
-    const nn::WindowAxis& aw = g.axes[1];
     kernels::DepthwiseNhwcGeometry d;
-    d.batch = g.batch;
+    SetWindow(g, d);
     d.channels = g.in_channels;
-    d.in_h = ah.in;
-    d.in_w = aw.in;
-    d.out_h = ah.out;
-    d.out_w = aw.out;
-    d.kernel_h = ah.kernel;
-    d.kernel_w = aw.kernel;
-    d.stride_h = ah.stride;
-    d.stride_w = aw.stride;
-    d.dilation_h = ah.dilation;
-    d.dilation_w = aw.dilation;
-    d.pad_top = ah.pad_begin;
-    d.pad_left = aw.pad_begin;
     const kernels::Int8ConvRequant& r = *requant_;
     return std::make_shared<const kernels::DepthwiseNhwcInt8>(
         d, weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales, fused_x_zero_point_,
@@ -493,24 +500,10 @@ class QLinearConvNhwcKernel : public OpKernel {
   std::shared_ptr<const kernels::DirectConvNhwcInt8> Direct(const nn::ConvGeometry& g, DataType type) const {
     if (!requant_ || !kernels::DirectConvNhwcInt8::Supported() || g.axes.size() != 2 || g.group != 1) return nullptr;
     if ((type == DataType::kInt8) != fused_signed_source_) return nullptr;
-    const nn::WindowAxis& ah = g.axes[0];
-    const nn::WindowAxis& aw = g.axes[1];
     kernels::DirectConvNhwcGeometry d;
-    d.batch = g.batch;
+    SetWindow(g, d);
     d.in_channels = g.in_channels;
     d.out_channels = g.out_channels;
-    d.in_h = ah.in;
-    d.in_w = aw.in;
-    d.out_h = ah.out;
-    d.out_w = aw.out;
-    d.kernel_h = ah.kernel;
-    d.kernel_w = aw.kernel;
-    d.stride_h = ah.stride;
-    d.stride_w = aw.stride;
-    d.dilation_h = ah.dilation;
-    d.dilation_w = aw.dilation;
-    d.pad_top = ah.pad_begin;
-    d.pad_left = aw.pad_begin;
     const kernels::Int8ConvRequant& r = *requant_;
     return std::make_shared<const kernels::DirectConvNhwcInt8>(
         d, weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales, fused_x_zero_point_,
