@@ -142,6 +142,11 @@ DirectConvNhwcInt8::DirectConvNhwcInt8(const DirectConvNhwcGeometry& g, const in
                 signed_input || channels_ != g.in_channels;
   src_h_ = copy_input_ ? reach_h : g.in_h;
   src_w_ = copy_input_ ? reach_w : g.in_w;
+  for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
+    for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
+      tap_offsets_.push_back((kh * g.dilation_h * src_w_ + kw * g.dilation_w) * channels_);
+    }
+  }
   packed_.assign(static_cast<size_t>(panels_ * taps_ * tap_groups_ * kGroupRowBytes), 0);
   offset_.assign(static_cast<size_t>(panels_ * kPanelColumns), 0);
   scales_.assign(static_cast<size_t>(panels_ * kPanelColumns), 0.0f);
@@ -193,18 +198,7 @@ void DirectConvNhwcInt8::Run(const void* x_in, void* y_in, int threads, const vo
     });
     src = padded;
   }
-  std::array<int64_t, 64> tap_small{};
-  std::vector<int64_t> tap_large;
-  int64_t* tap_offsets = tap_small.data();
-  if (taps_ > static_cast<int64_t>(tap_small.size())) {
-    tap_large.resize(static_cast<size_t>(taps_));
-    tap_offsets = tap_large.data();
-  }
-  for (int64_t kh = 0; kh < g_.kernel_h; ++kh) {
-    for (int64_t kw = 0; kw < g_.kernel_w; ++kw) {
-      tap_offsets[kh * g_.kernel_w + kw] = (kh * g_.dilation_h * src_w_ + kw * g_.dilation_w) * channels_;
-    }
-  }
+  const int64_t* tap_offsets = tap_offsets_.data();
   const PanelRequant base = BasePanelRequant(signed_output_, y_zero_point_, add);
   const bool with_add = add != nullptr && residual != nullptr;
   const StoreTable& stores = with_add ? kAddStores[add->conv_is_a ? 0 : 1][signed_output_ ? 1 : 0] : kStores;
@@ -223,19 +217,8 @@ void DirectConvNhwcInt8::Run(const void* x_in, void* y_in, int threads, const vo
       const int block = static_cast<int>(std::min<int64_t>(kBlockTiles, end - jb));
       for (int i = 0; i < block; ++i) {
         tiles[i] = EvenRowTile(pixels, tile_count, jb + i);
-        // Each output pixel's first input pixel (the window's top left tap), stepping along the output rows.
-        const int64_t p0 = tiles[i].start;
-        int64_t ox = p0 % g_.out_w, oy = p0 / g_.out_w % g_.out_h, n = p0 / (g_.out_w * g_.out_h);
-        for (int r = 0; r < tiles[i].rows; ++r) {
-          rows_at[i][r] = src + ((n * src_h_ + oy * g_.stride_h) * src_w_ + ox * g_.stride_w) * channels_;
-          if (++ox == g_.out_w) {
-            ox = 0;
-            if (++oy == g_.out_h) {
-              oy = 0;
-              ++n;
-            }
-          }
-        }
+        TileInputRows(src, tiles[i].start, static_cast<int>(tiles[i].rows), g_.out_h, g_.out_w, src_h_, src_w_,
+                      g_.stride_h, g_.stride_w, channels_, rows_at[i]);
       }
       for (int64_t t = 0; t < panels_; ++t) {
         const int8_t* panel = packed_.data() + t * panel_bytes;

@@ -61,6 +61,7 @@ class DirectConvNhwcInt8 {
   int64_t panels_;                // ceil(M / 32)
   bool copy_input_;               // the image goes through the padded uint8 buffer
   int64_t src_h_, src_w_;         // the image's rows and columns as the tiles read it (padded or not)
+  std::vector<int64_t> tap_offsets_;  // [KH * KW]: each tap's byte offset from a pixel's first input pixel
   AlignedVector<int8_t> packed_;  // [panel][tap][group][32 output channels][4 input channels], 64-byte aligned
   std::vector<int32_t> offset_;   // [panels * 32]: bias - x_zero_point' * sum w (x_zero_point' shifted for int8 x)
   std::vector<float> scales_;     // [panels * 32]

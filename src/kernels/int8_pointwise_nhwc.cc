@@ -102,6 +102,21 @@ void PackVnniConvWeights(const int8_t* weights, int64_t m, int64_t c, int64_t ta
   }
 }
 
+void TileInputRows(const uint8_t* image, int64_t p0, int count, int64_t out_h, int64_t out_w, int64_t in_h,
+                   int64_t in_w, int64_t stride_h, int64_t stride_w, int64_t pixel_bytes, const uint8_t** rows) {
+  int64_t ox = p0 % out_w, oy = p0 / out_w % out_h, n = p0 / (out_w * out_h);
+  for (int r = 0; r < count; ++r) {
+    rows[r] = image + ((n * in_h + oy * stride_h) * in_w + ox * stride_w) * pixel_bytes;
+    if (++ox == out_w) {
+      ox = 0;
+      if (++oy == out_h) {
+        oy = 0;
+        ++n;
+      }
+    }
+  }
+}
+
 bool PointwiseNhwcInt8::Supported() { return Int8VnniGemm::Supported(); }
 
 PointwiseNhwcInt8::PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_t* weights, const int32_t* bias,
@@ -145,10 +160,10 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
       const int rows = static_cast<int>(tile.rows);
       const uint8_t* rows_at = x + p0 * c;  // stride 1: output pixel p reads input pixel p
       if (!contiguous) {
+        const uint8_t* pixel[kTileRows];
+        TileInputRows(x, p0, rows, g_.out_h, g_.out_w, g_.in_h, g_.in_w, g_.stride_h, g_.stride_w, c, pixel);
         for (int r = 0; r < rows; ++r) {
-          const int64_t p = p0 + r, n = p / (g_.out_h * g_.out_w), oy = p / g_.out_w % g_.out_h, ox = p % g_.out_w;
-          std::memcpy(scratch.gathered.data() + r * c,
-                      x + ((n * g_.in_h + oy * g_.stride_h) * g_.in_w + ox * g_.stride_w) * c, static_cast<size_t>(c));
+          std::memcpy(scratch.gathered.data() + r * c, pixel[r], static_cast<size_t>(c));
         }
         rows_at = scratch.gathered.data();
       }

@@ -44,6 +44,12 @@ void PackVnniConvWeights(const int8_t* weights, int64_t m, int64_t c, int64_t ta
                          const std::vector<float>& scales, int32_t x_zero_point, bool signed_input, int8_t* packed,
                          int32_t* offset, float* scale);
 
+// For the VNNI convolution tiles (this kernel and the direct one): rows[r] = the first input pixel (the window's top
+// left) of output pixels p0 .. p0 + count - 1 of an [N, out_h, out_w] output over `image` [N, in_h, in_w] of
+// `pixel_bytes` per pixel, stepping along the output rows (no division per pixel).
+void TileInputRows(const uint8_t* image, int64_t p0, int count, int64_t out_h, int64_t out_w, int64_t in_h,
+                   int64_t in_w, int64_t stride_h, int64_t stride_w, int64_t pixel_bytes, const uint8_t** rows);
+
 struct PointwiseNhwcGeometry {
   int64_t batch = 1, in_channels = 1, out_channels = 1;
   int64_t in_h = 1, in_w = 1, out_h = 1, out_w = 1;

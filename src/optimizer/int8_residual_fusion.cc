@@ -1,6 +1,7 @@
 // The residual-add fusion of the 8-bit layout (optimizer/int8_residual_fusion.h).
 #include "optimizer/int8_residual_fusion.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -136,6 +137,9 @@ class ResidualFuser {
 }  // namespace
 
 Result<int> FuseInt8ResidualAdds(ir::Model& model) {
+  // Most graphs have no 8-bit add: no index of their values and constants for them.
+  const auto& nodes = model.graph.nodes;
+  if (std::none_of(nodes.begin(), nodes.end(), [](const ir::Node& n) { return IsQOp(n, "QLinearAdd"); })) return 0;
   const int fused = ResidualFuser(model.graph).Run();
   // The fused nodes are onyx's (also where the convolution was ONNX Runtime's com.microsoft one).
   if (fused > 0 && !model.OpsetVersion(ir::kInternalDomain)) model.opset_import.push_back({ir::kInternalDomain, 1});

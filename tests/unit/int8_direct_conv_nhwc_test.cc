@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
+#include "int8_conv_nhwc_reference.h"
 #include "kernels/int8_qlinear_add.h"
-#include "kernels/int8_requantize.h"
 
 namespace onyx::kernels {
 namespace {
@@ -25,40 +25,6 @@ struct Case {
   int threads;
   int add = 0;  // 0: none; 1: the convolution is QLinearAdd's A; 2: its B; 3: A, y in place of the residual
 };
-
-template <typename Q>
-std::vector<uint8_t> Reference(const Case& t, const DirectConvNhwcGeometry& g, const std::vector<uint8_t>& x,
-                               const std::vector<int8_t>& w, const std::vector<int32_t>& bias,
-                               const std::vector<float>& scales) {
-  std::vector<uint8_t> y(static_cast<size_t>(g.batch * g.out_h * g.out_w * g.out_channels));
-  for (int64_t n = 0; n < g.batch; ++n) {
-    for (int64_t oy = 0; oy < g.out_h; ++oy) {
-      for (int64_t ox = 0; ox < g.out_w; ++ox) {
-        for (int64_t o = 0; o < g.out_channels; ++o) {
-          uint32_t sum = static_cast<uint32_t>(bias[static_cast<size_t>(o)]);  // wraps as the int32 reference
-          for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
-            const int64_t iy = oy * g.stride_h - g.pad_top + kh * g.dilation_h;
-            if (iy < 0 || iy >= g.in_h) continue;
-            for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-              const int64_t ix = ox * g.stride_w - g.pad_left + kw * g.dilation_w;
-              if (ix < 0 || ix >= g.in_w) continue;
-              const uint8_t* px = x.data() + ((n * g.in_h + iy) * g.in_w + ix) * g.in_channels;
-              for (int64_t i = 0; i < g.in_channels; ++i) {
-                const int32_t xv = t.signed_in ? static_cast<int8_t>(px[i]) : static_cast<int32_t>(px[i]);
-                const int8_t wv = w[static_cast<size_t>(((o * g.in_channels + i) * g.kernel_h + kh) * g.kernel_w + kw)];
-                sum += static_cast<uint32_t>((xv - t.x_zp) * wv);
-              }
-            }
-          }
-          const float scale = scales[t.per_channel ? static_cast<size_t>(o) : 0];
-          const Q q = RequantizeValue<Q>(static_cast<int32_t>(sum), scale, t.y_zp);
-          y[static_cast<size_t>(((n * g.out_h + oy) * g.out_w + ox) * g.out_channels + o)] = static_cast<uint8_t>(q);
-        }
-      }
-    }
-  }
-  return y;
-}
 
 void Check(const Case& t, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -92,7 +58,8 @@ void Check(const Case& t, uint32_t seed) {
   const size_t out_size = static_cast<size_t>(t.batch * g.out_h * g.out_w * t.m);
   std::vector<uint8_t> y(out_size, 0xAB), residual(out_size);
   for (auto& v : residual) v = static_cast<uint8_t>(rng());
-  auto ref = t.signed_out ? Reference<int8_t>(t, g, x, w, bias, scales) : Reference<uint8_t>(t, g, x, w, bias, scales);
+  auto ref = t.signed_out ? ReferenceConvNhwc<int8_t>(g, t.signed_in, t.x_zp, t.y_zp, x, w, bias, scales)
+                          : ReferenceConvNhwc<uint8_t>(g, t.signed_in, t.x_zp, t.y_zp, x, w, bias, scales);
   Int8ResidualAdd add;
   if (t.add != 0) {
     const int32_t sum_zp = t.signed_out ? -7 : 120;

@@ -10,7 +10,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/int8_requantize.h"
+#include "int8_conv_nhwc_reference.h"
 
 namespace onyx::kernels {
 namespace {
@@ -22,31 +22,6 @@ struct Case {
   bool per_channel;
   int threads;
 };
-
-template <typename Q>
-std::vector<uint8_t> Reference(const Case& t, const PointwiseNhwcGeometry& g, const std::vector<uint8_t>& x,
-                               const std::vector<int8_t>& w, const std::vector<int32_t>& bias,
-                               const std::vector<float>& scales) {
-  std::vector<uint8_t> y(static_cast<size_t>(g.batch * g.out_h * g.out_w * g.out_channels));
-  for (int64_t n = 0; n < g.batch; ++n) {
-    for (int64_t oy = 0; oy < g.out_h; ++oy) {
-      for (int64_t ox = 0; ox < g.out_w; ++ox) {
-        const uint8_t* px = x.data() + ((n * g.in_h + oy * g.stride_h) * g.in_w + ox * g.stride_w) * g.in_channels;
-        for (int64_t o = 0; o < g.out_channels; ++o) {
-          uint32_t sum = static_cast<uint32_t>(bias[static_cast<size_t>(o)]);  // wraps as the int32 reference
-          for (int64_t i = 0; i < g.in_channels; ++i) {
-            const int32_t xv = t.signed_in ? static_cast<int8_t>(px[i]) : static_cast<int32_t>(px[i]);
-            sum += static_cast<uint32_t>((xv - t.x_zp) * w[static_cast<size_t>(o * g.in_channels + i)]);
-          }
-          const float scale = scales[t.per_channel ? static_cast<size_t>(o) : 0];
-          const Q q = RequantizeValue<Q>(static_cast<int32_t>(sum), scale, t.y_zp);
-          y[static_cast<size_t>(((n * g.out_h + oy) * g.out_w + ox) * g.out_channels + o)] = static_cast<uint8_t>(q);
-        }
-      }
-    }
-  }
-  return y;
-}
 
 void Check(const Case& t, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -73,8 +48,19 @@ void Check(const Case& t, uint32_t seed) {
   const PointwiseNhwcInt8 kernel(g, w.data(), bias.data(), scales, t.x_zp, t.signed_in, t.y_zp, t.signed_out);
   std::vector<uint8_t> y(static_cast<size_t>(t.batch * g.out_h * g.out_w * t.m), 0xAB);
   kernel.Run(x.data(), y.data(), t.threads);
-  const auto ref =
-      t.signed_out ? Reference<int8_t>(t, g, x, w, bias, scales) : Reference<uint8_t>(t, g, x, w, bias, scales);
+  // The same 1x1 convolution as the general reference takes it.
+  DirectConvNhwcGeometry d;
+  d.batch = g.batch;
+  d.in_channels = g.in_channels;
+  d.out_channels = g.out_channels;
+  d.in_h = g.in_h;
+  d.in_w = g.in_w;
+  d.out_h = g.out_h;
+  d.out_w = g.out_w;
+  d.stride_h = g.stride_h;
+  d.stride_w = g.stride_w;
+  const auto ref = t.signed_out ? ReferenceConvNhwc<int8_t>(d, t.signed_in, t.x_zp, t.y_zp, x, w, bias, scales)
+                                : ReferenceConvNhwc<uint8_t>(d, t.signed_in, t.x_zp, t.y_zp, x, w, bias, scales);
   for (size_t i = 0; i < y.size(); ++i) {
     ASSERT_EQ(y[i], ref[i]) << "c=" << t.c << " m=" << t.m << " " << t.h << "x" << t.w << " stride=" << t.stride
                             << " signed in/out=" << t.signed_in << t.signed_out << " threads=" << t.threads << " at "

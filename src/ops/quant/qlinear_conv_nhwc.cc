@@ -144,7 +144,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(const std::shared_ptr<const Plan> plan, PlanFor(*x, ctx.num_threads()));
     const nn::ConvGeometry& g = plan->g;
     const Tensor* residual = nullptr;
-    if (residual_add_) {
+    if (residual_) {
       ONYX_ASSIGN_OR_RETURN(residual, ctx.TensorInput(9));
       if (residual->type() != DataType::kUint8 && residual->type() != DataType::kInt8) {
         return InvalidArgument("input 'residual' (9) must be uint8 or int8, got " +
@@ -167,7 +167,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     if (plan->direct != nullptr) {
       Tensor& y = conv_output(fused_output_type_);
       if (residual != nullptr && residual->type() == y.type() && residual->shape() == y.shape()) {
-        plan->direct->Run(x->raw(), y.raw(), ctx.num_threads(), residual->raw(), &*residual_add_);
+        plan->direct->Run(x->raw(), y.raw(), ctx.num_threads(), residual->raw(), &residual_->kernel);
         return Status::Ok();
       }
       plan->direct->Run(x->raw(), y.raw(), ctx.num_threads());
@@ -176,7 +176,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     if (plan->pointwise != nullptr) {
       Tensor& y = conv_output(fused_output_type_);
       if (plan->pointwise_adds && residual->type() == y.type() && residual->shape() == y.shape()) {
-        plan->pointwise->Run(x->raw(), y.raw(), ctx.num_threads(), residual->raw(), &*residual_add_);
+        plan->pointwise->Run(x->raw(), y.raw(), ctx.num_threads(), residual->raw(), &residual_->kernel);
         return Status::Ok();
       }
       plan->pointwise->Run(x->raw(), y.raw(), ctx.num_threads());
@@ -292,13 +292,13 @@ class QLinearConvNhwcKernel : public OpKernel {
     if (plan->pointwise != nullptr && plan->conv != nullptr) {
       const kernels::PointwiseNhwcInt8& pw = *plan->pointwise;
       bool own = false;
-      if (residual_add_) {
+      if (residual_) {
         // The 1x1 kernel with the add in its epilogue against oneDNN's convolution and the add after it.
         const int64_t y_bytes = NumElements(plan->y_shape);
         std::vector<uint8_t> residual(static_cast<size_t>(y_bytes), 1);
         own = OwnBeatsOneDnn(
             "int8pw_add_nhwc",
-            [&](const void* src, void* dst) { pw.Run(src, dst, threads, residual.data(), &*residual_add_); },
+            [&](const void* src, void* dst) { pw.Run(src, dst, threads, residual.data(), &residual_->kernel); },
             pw.signed_input(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false,
             [&](void* dst) { AddSameShape(fused_output_type_, dst, residual.data(), y_bytes, dst); });
       } else {
@@ -312,7 +312,7 @@ class QLinearConvNhwcKernel : public OpKernel {
         plan->pointwise = nullptr;
       }
     }
-    plan->pointwise_adds = plan->pointwise != nullptr && residual_add_.has_value();
+    plan->pointwise_adds = plan->pointwise != nullptr && residual_.has_value();
     if (plan->pointwise == nullptr && plan->depthwise == nullptr &&
         (plan->conv == nullptr || !plan->conv->fused_requant())) {
       // oneDNN's primitive leaves int32 sums for a pass of their own (its float requantization would not be exact), or
@@ -334,15 +334,14 @@ class QLinearConvNhwcKernel : public OpKernel {
   // model 1.6-2.6% faster); with AMX, oneDNN's AMX sums and the pass win.
   bool DirectBeatsOneDnn(const kernels::DirectConvNhwcInt8& direct, const Plan& plan, int threads) const {
     const int64_t outputs = NumElements(plan.y_shape), m = plan.g.out_channels;
-    std::vector<uint8_t> out(static_cast<size_t>(outputs)),
-        residual(residual_add_ ? static_cast<size_t>(outputs) : 0, 1);
+    std::vector<uint8_t> out(static_cast<size_t>(outputs)), residual(residual_ ? static_cast<size_t>(outputs) : 0, 1);
     const kernels::Int8ConvRequant& r = *requant_;
     const int32_t* bias = r.bias.empty() ? nullptr : r.bias.data();
     return OwnBeatsOneDnn(
-        residual_add_ ? "int8direct_add_nhwc" : "int8direct_nhwc",
+        residual_ ? "int8direct_add_nhwc" : "int8direct_nhwc",
         [&](const void* src, void* dst) {
-          direct.Run(src, dst, threads, residual_add_ ? residual.data() : nullptr,
-                     residual_add_ ? &*residual_add_ : nullptr);
+          direct.Run(src, dst, threads, residual_ ? residual.data() : nullptr,
+                     residual_ ? &residual_->kernel : nullptr);
         },
         direct.signed_input(), *plan.conv, fused_x_zero_point_, threads, /*own_without_timing=*/false,
         [&](void* sums) {
@@ -356,7 +355,7 @@ class QLinearConvNhwcKernel : public OpKernel {
                                                r.zero_point, out.data() + lo * m);
             }
           });
-          if (residual_add_) AddSameShape(fused_output_type_, out.data(), residual.data(), outputs, out.data());
+          if (residual_) AddSameShape(fused_output_type_, out.data(), residual.data(), outputs, out.data());
         });
   }
 
@@ -577,17 +576,17 @@ class QLinearConvNhwcKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(const int32_t residual_zero_point, zero_point(11, "input 'residual_zero_point' (11)"));
     ONYX_ASSIGN_OR_RETURN(const float sum_scale, scale(12, "input 'sum_scale' (12)"));
     ONYX_ASSIGN_OR_RETURN(const int32_t sum_zero_point, zero_point(13, "input 'sum_zero_point' (13)"));
+    const bool conv_is_a = operand == 0;
     ResidualAdd r;
-    r.conv_is_a = operand == 0;
-    r.a_scale = r.conv_is_a ? conv_scale : residual_scale;
-    r.a_zero_point = r.conv_is_a ? conv_zero_point : residual_zero_point;
-    r.b_scale = r.conv_is_a ? residual_scale : conv_scale;
-    r.b_zero_point = r.conv_is_a ? residual_zero_point : conv_zero_point;
+    r.a_scale = conv_is_a ? conv_scale : residual_scale;
+    r.a_zero_point = conv_is_a ? conv_zero_point : residual_zero_point;
+    r.b_scale = conv_is_a ? residual_scale : conv_scale;
+    r.b_zero_point = conv_is_a ? residual_zero_point : conv_zero_point;
     r.sum_scale = sum_scale;
     r.sum_zero_point = sum_zero_point;
-    residual_add_ = kernels::Int8ResidualAdd{
+    r.kernel = kernels::Int8ResidualAdd{
         kernels::MakeQLinearAddParams(r.a_scale, r.a_zero_point, r.b_scale, r.b_zero_point, sum_scale, sum_zero_point),
-        r.conv_is_a};
+        conv_is_a};
     residual_ = r;
     return Status::Ok();
   }
@@ -595,8 +594,8 @@ class QLinearConvNhwcKernel : public OpKernel {
   // out = QLinearAdd(conv, residual) of n same-shaped values of `type`, as the Add had its operands (out may be
   // conv).
   void AddSameShape(DataType type, const void* conv, const void* residual, int64_t n, void* out) const {
-    const kernels::QLinearAddParams& p = residual_add_->params;
-    const bool conv_is_a = residual_add_->conv_is_a;
+    const kernels::QLinearAddParams& p = residual_->kernel.params;
+    const bool conv_is_a = residual_->kernel.conv_is_a;
     auto run = [&](auto* o, const auto* c, const auto* r) {
       using Q = std::remove_pointer_t<decltype(o)>;
       ParallelFor(n, 4, [&](int64_t lo, int64_t hi) {
@@ -623,17 +622,18 @@ class QLinearConvNhwcKernel : public OpKernel {
       return Status::Ok();
     }
     const ResidualAdd& r = *residual_;
-    return r.conv_is_a ? QLinearAddTensors(conv, r.a_scale, r.a_zero_point, *residual, r.b_scale, r.b_zero_point,
-                                           r.sum_scale, r.sum_zero_point, ctx)
-                       : QLinearAddTensors(*residual, r.a_scale, r.a_zero_point, conv, r.b_scale, r.b_zero_point,
-                                           r.sum_scale, r.sum_zero_point, ctx);
+    return r.kernel.conv_is_a ? QLinearAddTensors(conv, r.a_scale, r.a_zero_point, *residual, r.b_scale, r.b_zero_point,
+                                                  r.sum_scale, r.sum_zero_point, ctx)
+                              : QLinearAddTensors(*residual, r.a_scale, r.a_zero_point, conv, r.b_scale, r.b_zero_point,
+                                                  r.sum_scale, r.sum_zero_point, ctx);
   }
 
-  // The residual add's parameters as QLinearAdd had them.
+  // The residual add's parameters as QLinearAdd had them (for the general, broadcasting add), and in the form onyx's
+  // kernels fuse.
   struct ResidualAdd {
-    bool conv_is_a = true;
     float a_scale = 1, b_scale = 1, sum_scale = 1;
     int32_t a_zero_point = 0, b_zero_point = 0, sum_zero_point = 0;
+    kernels::Int8ResidualAdd kernel;
   };
 
   struct Key {
@@ -657,8 +657,7 @@ class QLinearConvNhwcKernel : public OpKernel {
   int32_t fused_x_zero_point_ = 0;
   // x's zero point where it is a constant (absent: 0): the primitives are built for it (kernels::Int8Conv::Create).
   std::optional<int32_t> constant_x_zero_point_;
-  std::optional<ResidualAdd> residual_;                        // with inputs 9-13
-  std::optional<kernels::Int8ResidualAdd> residual_add_;       // the same, for the kernels
+  std::optional<ResidualAdd> residual_;  // with inputs 9-13
 };
 
 // com.microsoft QLinearConv with channels_last = 1 whose weights the kernel above does not take (uint8 weights,
