@@ -37,11 +37,12 @@ constexpr int64_t kGroupRowBytes = kVnniGroupRowBytes;
 
 // io[r][v] (+)= sum over the `taps` taps t and groups g of the 4 bytes at rows[r] + tap_offsets[t] + 4 g times the 4
 // int8 of each of the 16 columns of the packed weights' group row (bp: [tap][group][32][4], half v), starting from
-// zero where `first`. Each byte group is broadcast straight from the image. Not inlined, as int8_pointwise_nhwc.cc's
-// PointwiseSums, so that the sums keep their registers through the loop.
+// start[16 v..] (the panel's offset) where `start` is not null, else from io. Each byte group is broadcast straight
+// from the image. Not inlined, as int8_pointwise_nhwc.cc's PointwiseSums, so that the sums keep their registers through
+// the loop.
 template <int kRows>
 __attribute__((noinline)) void DirectSums(const uint8_t* const* rows, const int64_t* tap_offsets, int64_t taps,
-                                          int64_t tap_groups, const int8_t* bp, void* io_at, bool first,
+                                          int64_t tap_groups, const int8_t* bp, void* io_at, const int32_t* start,
                                           const char* prefetch, int64_t prefetch_lines) {
   using Unaligned32 = int32_t __attribute__((may_alias, aligned(1)));
   auto& io = *reinterpret_cast<__m512i(*)[kRows][kVectors]>(io_at);
@@ -49,7 +50,7 @@ __attribute__((noinline)) void DirectSums(const uint8_t* const* rows, const int6
 #pragma GCC unroll 14
   for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 4
-    for (int v = 0; v < kVectors; ++v) acc[r][v] = first ? _mm512_setzero_si512() : io[r][v];
+    for (int v = 0; v < kVectors; ++v) acc[r][v] = start != nullptr ? _mm512_loadu_si512(start + 16 * v) : io[r][v];
   }
   for (int64_t t = 0; t < taps; ++t) {
     const int64_t offset = tap_offsets[t];
@@ -92,7 +93,7 @@ void DirectStore(const void* io_at, uint8_t* y, int64_t ldy, int64_t cols, const
 #pragma GCC pop_options
 
 // The sums' buffer goes as void* (a __m512i in a function pointer's type drops its alignment attribute).
-using SumsFn = void (*)(const uint8_t* const*, const int64_t*, int64_t, int64_t, const int8_t*, void*, bool,
+using SumsFn = void (*)(const uint8_t* const*, const int64_t*, int64_t, int64_t, const int8_t*, void*, const int32_t*,
                         const char*, int64_t);
 using StoreFn = void (*)(const void*, uint8_t*, int64_t, int64_t, const PanelRequant&);
 
@@ -232,7 +233,8 @@ void DirectConvNhwcInt8::Run(const void* x_in, void* y_in, int threads, const vo
           const int64_t next_lines = next != nullptr ? next_taps * tap_bytes / kSgemmLineBytes : 0;
           for (int i = 0; i < block; ++i) {
             kSums[static_cast<size_t>(tiles[i].rows - 1)](rows_at[i], tap_offsets + t0, n_taps, tap_groups_,
-                                                          panel + t0 * tap_bytes, sums[i], t0 == 0,
+                                                          panel + t0 * tap_bytes, sums[i],
+                                                          t0 == 0 ? offset_.data() + t * kPanelColumns : nullptr,
                                                           reinterpret_cast<const char*>(next), i == 0 ? next_lines : 0);
           }
         }

@@ -37,7 +37,7 @@ template <int kRows>
 void VnniTile(const uint8_t* ap, const int8_t* bp, int64_t groups, int32_t* c, int64_t ldc, int64_t cols, bool first,
               const char* prefetch, int64_t prefetch_lines) {
   __m512i acc[kRows][2];
-  VnniTileSums<kRows>(acc, ap, bp, groups, prefetch, prefetch_lines);
+  VnniTileSums<kRows>(acc, ap, bp, groups, nullptr, prefetch, prefetch_lines);
   const __mmask16 mask0 = VnniHalfMask(cols, 0), mask1 = VnniHalfMask(cols, 1);
 #pragma GCC unroll 14
   for (int r = 0; r < kRows; ++r) {

@@ -32,10 +32,10 @@ constexpr int kTileRows = kSgemmPackedRowsMax;  // 14 pixels: 28 sums in registe
 // The sums on their own, out through memory: inlined with the requantization's constants beside them, GCC kept the
 // sums' registers by copying them around every multiply-add (66 register moves per 48 of them in the loop).
 template <int kRows>
-__attribute__((noinline)) void PointwiseSums(const uint8_t* ap, const int8_t* bp, int64_t groups,
+__attribute__((noinline)) void PointwiseSums(const uint8_t* ap, const int8_t* bp, int64_t groups, const int32_t* start,
                                              __m512i (&out)[kRows][2]) {
   __m512i acc[kRows][2];
-  VnniTileSums<kRows>(acc, ap, bp, groups, nullptr, 0);
+  VnniTileSums<kRows>(acc, ap, bp, groups, start, nullptr, 0);
 #pragma GCC unroll 14
   for (int r = 0; r < kRows; ++r) {
     out[r][0] = acc[r][0];
@@ -47,7 +47,7 @@ template <int kRows, TileAdd kAdd, bool kSigned>
 void PointwiseTile(const uint8_t* ap, const int8_t* bp, int64_t groups, uint8_t* y, int64_t ldy, int64_t cols,
                    const PanelRequant& q) {
   __m512i acc[kRows][2];
-  PointwiseSums<kRows>(ap, bp, groups, acc);
+  PointwiseSums<kRows>(ap, bp, groups, q.offset, acc);
   StoreConvTile<kRows, kAdd, kSigned>(acc, y, ldy, cols, q);
 }
 
