@@ -120,6 +120,9 @@ constexpr int kBlockTiles = 4;
 
 int64_t RoundUp4(int64_t v) { return (v + kVnniGroupBytes - 1) / kVnniGroupBytes * kVnniGroupBytes; }
 
+// Bytes past the padded image's end: the last window row of a row tap reads up to 3 of them (times weights 0).
+constexpr int64_t kCopySlack = kVnniGroupBytes;
+
 }  // namespace
 
 bool DirectConvNhwcInt8::Supported() { return Int8VnniGemm::Supported(); }
@@ -128,9 +131,10 @@ DirectConvNhwcInt8::DirectConvNhwcInt8(const DirectConvNhwcGeometry& g, const in
                                        const std::vector<float>& scales, int32_t x_zero_point, bool signed_input,
                                        int32_t y_zero_point, bool signed_output)
     : g_(g),
-      channels_(RoundUp4(g.in_channels)),
-      tap_groups_(channels_ / kVnniGroupBytes),
-      taps_(g.kernel_h * g.kernel_w),
+      row_taps_(RowTapsPay(g)),
+      channels_(row_taps_ ? g.in_channels : RoundUp4(g.in_channels)),
+      tap_groups_(row_taps_ ? RoundUp4(g.kernel_w * g.in_channels) / kVnniGroupBytes : channels_ / kVnniGroupBytes),
+      taps_(row_taps_ ? g.kernel_h : g.kernel_h * g.kernel_w),
       panels_((g.out_channels + kPanelColumns - 1) / kPanelColumns),
       x_zero_point_(x_zero_point),
       y_zero_point_(y_zero_point),
@@ -139,20 +143,45 @@ DirectConvNhwcInt8::DirectConvNhwcInt8(const DirectConvNhwcGeometry& g, const in
   // The rows and columns of the image the windows reach (from the first padded one).
   const int64_t reach_h = (g.out_h - 1) * g.stride_h + (g.kernel_h - 1) * g.dilation_h + 1;
   const int64_t reach_w = (g.out_w - 1) * g.stride_w + (g.kernel_w - 1) * g.dilation_w + 1;
+  // Row taps read up to 3 bytes past a window's row (weights 0): always from the copy, which has room for them.
   copy_input_ = g.pad_top != 0 || g.pad_left != 0 || reach_h - g.pad_top > g.in_h || reach_w - g.pad_left > g.in_w ||
-                signed_input || channels_ != g.in_channels;
+                signed_input || channels_ != g.in_channels || row_taps_;
   src_h_ = copy_input_ ? reach_h : g.in_h;
   src_w_ = copy_input_ ? reach_w : g.in_w;
+  offset_.assign(static_cast<size_t>(panels_ * kPanelColumns), 0);
+  scales_.assign(static_cast<size_t>(panels_ * kPanelColumns), 0.0f);
+  packed_.assign(static_cast<size_t>(panels_ * taps_ * tap_groups_ * kGroupRowBytes), 0);
+  if (row_taps_) {
+    // A window row's KW pixels of C channels are KW * C consecutive bytes: one tap of KW * C "channels", weights
+    // reordered to [M][KW * C][KH] for the packing.
+    const int64_t m = g.out_channels, c = g.in_channels, kh_n = g.kernel_h, kw_n = g.kernel_w;
+    for (int64_t kh = 0; kh < kh_n; ++kh) tap_offsets_.push_back(kh * g.dilation_h * src_w_ * channels_);
+    std::vector<int8_t> rows(static_cast<size_t>(m * c * kh_n * kw_n));
+    for (int64_t o = 0; o < m; ++o) {
+      for (int64_t i = 0; i < c; ++i) {
+        for (int64_t kh = 0; kh < kh_n; ++kh) {
+          for (int64_t kw = 0; kw < kw_n; ++kw) {
+            rows[static_cast<size_t>((o * kw_n * c + kw * c + i) * kh_n + kh)] =
+                weights[((o * c + i) * kh_n + kh) * kw_n + kw];
+          }
+        }
+      }
+    }
+    PackVnniConvWeights(rows.data(), m, kw_n * c, kh_n, bias, scales, x_zero_point, signed_input, packed_.data(),
+                        offset_.data(), scales_.data());
+    return;
+  }
   for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
     for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
       tap_offsets_.push_back((kh * g.dilation_h * src_w_ + kw * g.dilation_w) * channels_);
     }
   }
-  packed_.assign(static_cast<size_t>(panels_ * taps_ * tap_groups_ * kGroupRowBytes), 0);
-  offset_.assign(static_cast<size_t>(panels_ * kPanelColumns), 0);
-  scales_.assign(static_cast<size_t>(panels_ * kPanelColumns), 0.0f);
   PackVnniConvWeights(weights, g.out_channels, g.in_channels, taps_, bias, scales, x_zero_point, signed_input,
                       packed_.data(), offset_.data(), scales_.data());
+}
+
+bool DirectConvNhwcInt8::RowTapsPay(const DirectConvNhwcGeometry& g) {
+  return g.in_channels % kVnniGroupBytes != 0 && g.dilation_w == 1 && g.kernel_w > 1;
 }
 
 void DirectConvNhwcInt8::Run(const void* x_in, void* y_in, int threads, const void* residual,
@@ -166,8 +195,9 @@ void DirectConvNhwcInt8::Run(const void* x_in, void* y_in, int threads, const vo
   if (copy_input_) {
     // The padded uint8 image: borders and the channels past C hold x's zero point (shifted with int8 x), so they add
     // nothing to any sum.
-    auto* padded = static_cast<uint8_t*>(
-        ThreadBuffer(ThreadBufferSlot::kKernelScratch, static_cast<size_t>(g_.batch * src_h_ * src_w_ * channels_)));
+    auto* padded = static_cast<uint8_t*>(ThreadBuffer(
+        ThreadBufferSlot::kKernelScratch, static_cast<size_t>(g_.batch * src_h_ * src_w_ * channels_ + kCopySlack)));
+    std::memset(padded + g_.batch * src_h_ * src_w_ * channels_, 0, kCopySlack);
     const uint8_t fill = static_cast<uint8_t>(x_zero_point_ + (signed_input_ ? 128 : 0));
     const uint8_t flip = signed_input_ ? 0x80 : 0;
     const int64_t rows = g_.batch * src_h_;

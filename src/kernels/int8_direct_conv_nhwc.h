@@ -15,7 +15,9 @@
 // while the first of them goes over a chunk the next chunk is prefetched into L2. Where the window reaches past the
 // border, or x is int8 (shifted to uint8 by +128), or C is not a multiple of 4, the image is first copied once per run
 // into a padded uint8 buffer (borders = x's zero point, so they add nothing). Threads take contiguous ranges of output
-// pixels.
+// pixels. Where C is no multiple of 4 (a first layer's 1-3 channels), a window row's KW pixels are one tap of KW * C
+// consecutive bytes (RowTapsPay): ResNet-50's first layer (7x7 x 3 channels, stride 2) 0.96 -> 0.60-0.64 ms in the
+// model at 1 thread capped to VNNI, as fast as oneDNN's fused kernel (0.63-0.66), which QLinearConv keeps there.
 //
 // Where it runs: QLinearConv takes it only where oneDNN's primitive cannot requantize exactly itself (the float sums
 // could pass 2^24: ResNet-50's 512-channel 3x3 layers, K = 4608) or oneDNN has no fast kernel, timed against oneDNN's
@@ -52,17 +54,25 @@ class DirectConvNhwcInt8 {
   void Run(const void* x, void* y, int threads, const void* residual = nullptr,
            const Int8ResidualAdd* add = nullptr) const;
   bool signed_input() const { return signed_input_; }
+  // Whether a window row is one tap (RowTapsPay).
+  bool row_taps() const { return row_taps_; }
+  // Whether the kernel reads each window row as one tap of KW * C consecutive bytes (C not a multiple of 4, no
+  // horizontal dilation, KW > 1): a first layer's 7 x 3 = 21 bytes as 6 groups of 4 instead of 7 pixels padded to 4
+  // channels each (14% fewer products, one tap's pointer arithmetic for 6 groups instead of 1).
+  static bool RowTapsPay(const DirectConvNhwcGeometry& g);
 
  private:
   DirectConvNhwcGeometry g_;
-  int64_t channels_;              // C rounded up to a multiple of 4: the image's channel stride as the tiles read it
-  int64_t tap_groups_;            // channels_ / 4
-  int64_t taps_;                  // KH * KW
+  bool row_taps_;                 // RowTapsPay: taps are window rows
+  int64_t channels_;              // the image's channel stride as the tiles read it: C for row taps, else C rounded up
+                                  // to a multiple of 4
+  int64_t tap_groups_;            // groups of 4 bytes per tap: ceil(KW * C / 4) for row taps, else channels_ / 4
+  int64_t taps_;                  // KH for row taps, else KH * KW
   int64_t panels_;                // ceil(M / 32)
   bool copy_input_;               // the image goes through the padded uint8 buffer
   int64_t src_h_, src_w_;         // the image's rows and columns as the tiles read it (padded or not)
-  std::vector<int64_t> tap_offsets_;  // [KH * KW]: each tap's byte offset from a pixel's first input pixel
-  AlignedVector<int8_t> packed_;  // [panel][tap][group][32 output channels][4 input channels], 64-byte aligned
+  std::vector<int64_t> tap_offsets_;  // [taps_]: each tap's byte offset from a pixel's first input pixel
+  AlignedVector<int8_t> packed_;      // [panel][tap][group][32 output channels][4 input bytes], 64-byte aligned
   std::vector<int32_t> offset_;   // [panels * 32]: bias - x_zero_point' * sum w (x_zero_point' shifted for int8 x)
   std::vector<float> scales_;     // [panels * 32]
   int32_t x_zero_point_, y_zero_point_;

@@ -55,6 +55,8 @@ void Check(const Case& t, uint32_t seed) {
   std::uniform_real_distribution<float> scale_dist(2e-5f / static_cast<float>(t.kernel), 6e-4f);
   for (auto& v : scales) v = scale_dist(rng);
   const DirectConvNhwcInt8 kernel(g, w.data(), bias.data(), scales, t.x_zp, t.signed_in, t.y_zp, t.signed_out);
+  // Window rows as taps exactly where C is no multiple of 4 and the row's pixels are consecutive.
+  EXPECT_EQ(kernel.row_taps(), t.c % 4 != 0 && t.dilation == 1 && t.kernel > 1);
   const size_t out_size = static_cast<size_t>(t.batch * g.out_h * g.out_w * t.m);
   std::vector<uint8_t> y(out_size, 0xAB), residual(out_size);
   for (auto& v : residual) v = static_cast<uint8_t>(rng());
@@ -109,6 +111,13 @@ TEST(DirectConvNhwcInt8, MatchesRequantizedExactSums) {
   Check({2, 12, 8, 9, 9, 3, 2, 1, 0, 0, 1, 1, true, false, 0, 255, true, 1}, seed++);
   Check({1, 8, 36, 5, 6, 1, 1, 1, 1, 2, 0, 1, false, false, 9, 1, false, 1}, seed++);
   Check({1, 5, 20, 10, 4, 5, 1, 1, 2, 2, 2, 2, true, true, 1, 1, true, 2}, seed++);
+  // Window rows as taps (C = 1, 2, 3, 7): no padding (the last row's window reads past the image's end), the first
+  // layer with a residual add; C = 3 with a dilation keeps a tap per pixel.
+  for (int64_t c : {1, 2, 3, 7}) {
+    Check({1, c, 33, 9, 11, 3, 1, 1, 0, 0, 0, 0, false, false, 200, 3, true, 1}, seed++);
+  }
+  Check({2, 3, 64, 16, 16, 7, 2, 1, 3, 3, 3, 3, true, false, -100, 20, true, 2, 1}, seed++);
+  Check({1, 3, 20, 12, 13, 3, 1, 2, 2, 2, 2, 2, false, false, 7, 9, true, 1}, seed++);
   // Residual adds: the convolution as A or B, in place, both signednesses.
   Check({1, 32, 40, 7, 9, 3, 1, 1, 1, 1, 1, 1, false, false, 5, 131, true, 1, 1}, seed++);
   Check({1, 32, 40, 7, 9, 3, 1, 1, 1, 1, 1, 1, true, true, -3, 7, true, 2, 2}, seed++);
