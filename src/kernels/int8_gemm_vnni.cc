@@ -25,19 +25,25 @@ std::vector<uint8_t>& PackedRowsScratch() {
   return buffer;
 }
 
+// The zero point's share of every column, per calling thread (as PackedRowsScratch).
+std::vector<int32_t>& ZeroPointScratch() {
+  thread_local std::vector<int32_t> buffer;
+  return buffer;
+}
+
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512bw,avx512vnni")
 
 #include "kernels/int8_vnni_tile_sums.inc"
 
 // rows x 32 int32 sums of a K block: ap = the tile's packed rows from the block's first group (group g of row r at
-// ap[(g * rows + r) * 4]), bp = the panel's block. Written to C (first block) or added to it; meanwhile `prefetch`'s
-// lines go to L2, one per group step.
+// ap[(g * rows + r) * 4]), bp = the panel's block. Written to C (first block, the sums starting from `start`'s 32
+// values where it is not null) or added to it; meanwhile `prefetch`'s lines go to L2, one per group step.
 template <int kRows>
 void VnniTile(const uint8_t* ap, const int8_t* bp, int64_t groups, int32_t* c, int64_t ldc, int64_t cols, bool first,
-              const char* prefetch, int64_t prefetch_lines) {
+              const int32_t* start, const char* prefetch, int64_t prefetch_lines) {
   __m512i acc[kRows][2];
-  VnniTileSums<kRows>(acc, ap, bp, groups, nullptr, prefetch, prefetch_lines);
+  VnniTileSums<kRows>(acc, ap, bp, groups, first ? start : nullptr, prefetch, prefetch_lines);
   const __mmask16 mask0 = VnniHalfMask(cols, 0), mask1 = VnniHalfMask(cols, 1);
 #pragma GCC unroll 14
   for (int r = 0; r < kRows; ++r) {
@@ -54,8 +60,8 @@ void VnniTile(const uint8_t* ap, const int8_t* bp, int64_t groups, int32_t* c, i
 
 #pragma GCC pop_options
 
-using VnniTileFn = void (*)(const uint8_t*, const int8_t*, int64_t, int32_t*, int64_t, int64_t, bool, const char*,
-                            int64_t);
+using VnniTileFn = void (*)(const uint8_t*, const int8_t*, int64_t, int32_t*, int64_t, int64_t, bool, const int32_t*,
+                            const char*, int64_t);
 
 template <int... kRows>
 constexpr std::array<VnniTileFn, sizeof...(kRows)> MakeTiles(std::integer_sequence<int, kRows...>) {
@@ -123,11 +129,12 @@ int64_t Int8VnniGemm::PanelOffset(int64_t blk, int64_t t) const {
   return (g0 * panels_ + t * gc) * kVnniGroupRowBytes;
 }
 
-void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zero_point, int32_t* c,
-                       int threads) const {
+void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zero_point, int32_t* c, int threads,
+                       const Int8BlockEpilogue* epilogue) const {
   if (m <= 0 || n_ <= 0) return;
   if (k_ == 0) {  // empty sums
     std::fill(c, c + m * n_, 0);
+    if (epilogue != nullptr) (*epilogue)(c, n_, 0, m, 0, n_);
     return;
   }
   const auto* a = static_cast<const uint8_t*>(a_in);
@@ -150,7 +157,19 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
     PackInt8Rows(static_cast<int>(tile.rows), a + tile.start * k_, k_, k_, signed_a,
                  packed_a + tile.start * groups_ * kVnniGroupBytes);
   });
+  // The zero point leaves as minus zp * sum_k B[k][j] (wrapping as the reference's int32 sums), where each column's
+  // sums start: no pass of its own over C.
   const int32_t zero_point = a_zero_point + (signed_a ? 128 : 0);
+  const int32_t* start = nullptr;
+  if (zero_point != 0) {
+    std::vector<int32_t>& shares = ZeroPointScratch();
+    shares.resize(static_cast<size_t>(panels_ * kVnniPanelColumns));  // no reallocation once the widest has run
+    for (int64_t j = 0; j < n_; ++j) {
+      shares[static_cast<size_t>(j)] = static_cast<int32_t>(
+          0u - static_cast<uint32_t>(zero_point) * static_cast<uint32_t>(column_sums_[static_cast<size_t>(j)]));
+    }
+    start = shares.data();
+  }
   const int64_t tasks = column_groups * row_groups;
   RunTasks(tasks, threads, [&](int64_t task) {
     const int64_t t0 = task / row_groups * kTaskPanels, t1 = std::min(panels_, t0 + kTaskPanels);
@@ -183,24 +202,13 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
           const int64_t lines = std::min(share, next_lines - fetched);
           kTiles[static_cast<size_t>(rt.rows - 1)](
               packed_a + rt.start * groups_ * kVnniGroupBytes + g0 * rt.rows * kVnniGroupBytes, panel, gc,
-              c + rt.start * n_ + n0, n_, cols, blk == 0, reinterpret_cast<const char*>(next) + fetched * kSgemmLineBytes,
-              lines);
+              c + rt.start * n_ + n0, n_, cols, blk == 0, start != nullptr ? start + n0 : nullptr,
+              reinterpret_cast<const char*>(next) + fetched * kSgemmLineBytes, lines);
           fetched += lines;
         }
       }
     }
-    // The zero point: minus zp * sum_k B[k][j] (wrapping as the reference's int32 sums).
-    if (zero_point != 0) {
-      const int64_t n0 = t0 * kVnniPanelColumns, n1 = std::min(n_, t1 * kVnniPanelColumns);
-      for (int64_t i = m0; i < m1; ++i) {
-        int32_t* row = c + i * n_;
-        for (int64_t j = n0; j < n1; ++j) {
-          row[j] = static_cast<int32_t>(static_cast<uint32_t>(row[j]) -
-                                        static_cast<uint32_t>(zero_point) *
-                                            static_cast<uint32_t>(column_sums_[static_cast<size_t>(j)]));
-        }
-      }
-    }
+    if (epilogue != nullptr) (*epilogue)(c, n_, m0, m1, t0 * kVnniPanelColumns, std::min(n_, t1 * kVnniPanelColumns));
   });
 }
 

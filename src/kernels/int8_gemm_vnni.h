@@ -9,7 +9,7 @@
 // 32-bit lane (128 bytes per group and panel); per run, A's rows per tile of up to 14 (the float tile's count) copied
 // group-major (4 bytes of each row in turn), so that the tile broadcasts them from one pointer and keeps 28 int32 sums
 // in registers. While a tile multiplies, it prefetches its share of the panel read next into L2 (the float product's
-// scheme, sgemm_packed.h).
+// scheme, sgemm_packed.h). The zero point's share (-zp * column sums of B) is where the first block's sums start.
 //
 // Why: on an Intel Xeon (Sapphire Rapids) capped to VNNI (what AMD Zen 4 and Ice Lake offer), oneDNN 2.6's int8
 // matmul ran a BERT-like encoder's 128-row products at 566-618 GOP/s with their weights from memory, 60-65% of the
@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/aligned_vector.h"
@@ -35,6 +36,10 @@ inline constexpr int64_t kVnniGroupRowBytes = kVnniGroupBytes * kVnniPanelColumn
 // (bytes 4g..4g+3) of row r at dst[(g * rows + r) * 4], zeros past k; int8 rows shifted to uint8 (x ^ 0x80 = x + 128).
 void PackInt8Rows(int rows, const uint8_t* a, int64_t lda, int64_t k, bool signed_a, uint8_t* dst);
 
+// Work on a finished block of C ([m0, m1) x [n0, n1) of C with row stride ldc), run by the thread that computed it
+// while the block is still in its cache: a dynamically quantized product's float tail (scale, bias, GELU).
+using Int8BlockEpilogue = std::function<void(int32_t* c, int64_t ldc, int64_t m0, int64_t m1, int64_t n0, int64_t n1)>;
+
 class Int8VnniGemm {
  public:
   // Whether it runs here: AVX-512 VNNI on the CPU and in oneDNN's effective ISA (ONYX_MAX_ISA, ONEDNN_MAX_CPU_ISA).
@@ -44,7 +49,9 @@ class Int8VnniGemm {
   Int8VnniGemm(int64_t k, int64_t n, const int8_t* b);
 
   // a: [m, k] row-major, uint8 or (signed_a) int8; c: [m, n]. On `threads` OpenMP threads; safe from several threads.
-  void Run(int64_t m, const void* a, bool signed_a, int32_t a_zero_point, int32_t* c, int threads) const;
+  // `epilogue` (may be null) runs on every block of C once its sums are final.
+  void Run(int64_t m, const void* a, bool signed_a, int32_t a_zero_point, int32_t* c, int threads,
+           const Int8BlockEpilogue* epilogue = nullptr) const;
 
   int64_t k() const { return k_; }
   int64_t n() const { return n_; }

@@ -12,6 +12,7 @@
 #include "kernels/dnnl_util.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_gemm_vnni.h"
+#include "kernels/parallel_tasks.h"
 #include "kernels/tuning_cache.h"
 
 namespace onyx::kernels {
@@ -33,7 +34,7 @@ constexpr const char* kOwn = "onyx";  // kernels/int8_gemm_vnni.h
 struct Int8MatMul::Impl {
   std::unique_ptr<Int8VnniGemm> own;  // set: onyx's VNNI product runs instead of the primitive
   std::string name;                   // oneDNN's implementation, or kOwn
-  int64_t k = 0;
+  int64_t k = 0, n = 0;
   int64_t padded_k = 0;  // > 0: B padded to this depth with zero rows, A's rows padded per run (Int8PadsDepth)
   bool split = false;    // weights stacked as [B_lo; B_hi] (kernels/int8_gemm.h): A is read twice, 2k columns
   dnnl::matmul::primitive_desc pd;
@@ -61,6 +62,7 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::BuildDnnl(int64_t m, int64_t k, 
                                                           const int8_t* b, int threads) {
   auto impl = std::make_unique<Impl>();
   impl->k = k;
+  impl->n = n;
   impl->split = !signed_a && Int8WeightsNeedSplit(b, k, n, n);
   // K padded with zero rows (kernels/int8_gemm.h Int8PadsDepth; A's rows padded per run).
   std::vector<int8_t> padded;
@@ -105,6 +107,7 @@ std::unique_ptr<Int8MatMul> Int8MatMul::BuildOwn(int64_t m, int64_t k, int64_t n
                                                  int threads) {
   auto impl = std::make_unique<Impl>();
   impl->k = k;
+  impl->n = n;
   impl->own = std::make_unique<Int8VnniGemm>(k, n, b);
   impl->name = kOwn;
   return std::unique_ptr<Int8MatMul>(new Int8MatMul(m, signed_a, threads, std::move(impl)));
@@ -166,11 +169,20 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
 
 const std::string& Int8MatMul::implementation() const { return impl_->name; }
 
-Status Int8MatMul::Run(const void* a, int32_t a_zero_point, int32_t* c) const {
+Status Int8MatMul::Run(const void* a, int32_t a_zero_point, int32_t* c, const Int8BlockEpilogue* epilogue) const {
   if (impl_->own != nullptr) {
-    impl_->own->Run(m_, a, signed_a_, a_zero_point, c, threads_);
+    impl_->own->Run(m_, a, signed_a_, a_zero_point, c, threads_, epilogue);
     return Status::Ok();
   }
+  ONYX_RETURN_IF_ERROR(RunDnnl(a, a_zero_point, c));
+  if (epilogue != nullptr) {
+    const int64_t n = impl_->n, tasks = std::min<int64_t>(std::max(threads_, 1), m_);
+    RunTasks(tasks, threads_, [&](int64_t t) { (*epilogue)(c, n, t * m_ / tasks, (t + 1) * m_ / tasks, 0, n); });
+  }
+  return Status::Ok();
+}
+
+Status Int8MatMul::RunDnnl(const void* a, int32_t a_zero_point, int32_t* c) const {
   const ScopedOmpThreads scoped(threads_);
   return DnnlCall("int8 matmul", [&] {
     int32_t zp = a_zero_point;

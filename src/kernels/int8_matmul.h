@@ -12,6 +12,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "kernels/int8_gemm_vnni.h"
 
 namespace onyx::kernels {
 
@@ -24,8 +25,9 @@ class Int8MatMul {
   Int8MatMul(const Int8MatMul&) = delete;
   Int8MatMul& operator=(const Int8MatMul&) = delete;
 
-  // a: [m, k]; c: [m, n].
-  Status Run(const void* a, int32_t a_zero_point, int32_t* c) const;
+  // a: [m, k]; c: [m, n]. `epilogue` (may be null) runs on blocks of C once their sums are final: within onyx's
+  // product, by the thread that computed each block while it is in its cache; after oneDNN's, on row ranges.
+  Status Run(const void* a, int32_t a_zero_point, int32_t* c, const Int8BlockEpilogue* epilogue = nullptr) const;
 
   // oneDNN's implementation name, or "onyx" for onyx's VNNI product.
   const std::string& implementation() const;
@@ -39,6 +41,7 @@ class Int8MatMul {
   Int8MatMul(int64_t m, bool signed_a, int threads, std::unique_ptr<Impl> impl);
   static Result<std::unique_ptr<Int8MatMul>> BuildDnnl(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
                                                        int threads);
+  Status RunDnnl(const void* a, int32_t a_zero_point, int32_t* c) const;
   static std::unique_ptr<Int8MatMul> BuildOwn(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
                                               int threads);
   int64_t m_;

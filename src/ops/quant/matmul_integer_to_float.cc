@@ -10,9 +10,10 @@
 // if given, is constant zeros; A is uint8 or int8 [..., K] with a one-value zero point.
 //
 // The int32 sums come from oneDNN's prepacked int8 matmul (kernels/int8_matmul.h, weights reordered once per row
-// count), written straight into Y's buffer (int32 and float have the same size); one pass over each row, while it is
-// still in cache, then turns them into floats in place (and, with attribute activation "Gelu", which the MatMul +
-// Add fusion sets when a Gelu reads the product alone, applies kernels::Gelu, the Gelu kernel's own function, to it).
+// count, or onyx's VNNI product), written straight into Y's buffer (int32 and float have the same size); each block of
+// sums, as soon as the product has finished it and while it is in cache, then turns into floats in place (and, with
+// attribute activation "Gelu", which the MatMul + Add fusion sets when a Gelu reads the product alone, gets
+// kernels::Gelu, the Gelu kernel's own function): no pass of its own over Y.
 // Where oneDNN's int8 products are not exact (no VNNI, or ONYX_INT8_REFERENCE=1) or it offers only its reference
 // kernel, plain loops compute the same sums.
 #include <immintrin.h>
@@ -226,13 +227,27 @@ class MatMulIntegerToFloatKernel : public OpKernel {
     Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, out_shape);
     if (m == 0 || n == 0) return Status::Ok();
     float* out = y.data<float>();
+    const bool per_column = scale.size() > 1;
+    const float* b = bias != nullptr ? bias->data<float>() : nullptr;
+    // The float tail on columns [n0, n1) of rows [m0, m1), their int32 sums in place: per element, so blocks give the
+    // whole rows' values.
+    auto tail = [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+      for (int64_t r = m0; r < m1; ++r) {
+        float* row = out + r * n + n0;
+        ScaleBiasRow(row, n1 - n0, scale.data() + (per_column ? n0 : 0), per_column, b != nullptr ? b + n0 : nullptr);
+        if (gelu_) kernels::Gelu(row, row, n1 - n0);
+      }
+    };
     if (k == 0) {
       std::memset(out, 0, static_cast<size_t>(m * n) * sizeof(float));  // int32 zeros
     } else if (const kernels::Int8Gemv* gemv = q_type == DataType::kUint8 ? gemv_.For(m) : nullptr) {
       // A decoder's step: one row (kernels/int8_gemv.h; the same sums as the primitive's).
       gemv->Run(m, static_cast<const uint8_t*>(a_data), k, az, reinterpret_cast<int32_t*>(out), ctx.num_threads());
     } else if (const std::shared_ptr<kernels::Int8MatMul> mm = Primitive(m, q_type, ctx.num_threads())) {
-      ONYX_RETURN_IF_ERROR(mm->Run(a_data, az, reinterpret_cast<int32_t*>(out)));
+      // The tail on each block of sums as soon as it is final, while it is in cache (not a pass of its own over Y).
+      const kernels::Int8BlockEpilogue epilogue = [&](int32_t*, int64_t, int64_t m0, int64_t m1, int64_t n0,
+                                                      int64_t n1) { tail(m0, m1, n0, n1); };
+      return mm->Run(a_data, az, reinterpret_cast<int32_t*>(out), &epilogue);
     } else {
       ParallelFor(m, k * n, [&](int64_t lo, int64_t hi) {
         if (q_type == DataType::kUint8) {
@@ -242,14 +257,7 @@ class MatMulIntegerToFloatKernel : public OpKernel {
         }
       });
     }
-    const bool per_column = scale.size() > 1;
-    const float* b = bias != nullptr ? bias->data<float>() : nullptr;
-    ParallelFor(m, n, [&](int64_t lo, int64_t hi) {
-      for (int64_t r = lo; r < hi; ++r) {
-        ScaleBiasRow(out + r * n, n, scale.data(), per_column, b);
-        if (gelu_) kernels::Gelu(out + r * n, out + r * n, n);
-      }
-    });
+    ParallelFor(m, n, [&](int64_t lo, int64_t hi) { tail(lo, hi, 0, n); });
     return Status::Ok();
   }
 
