@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/int8_matmul.h"
@@ -52,6 +54,25 @@ void Check(const Case& t, uint32_t seed) {
     ASSERT_EQ(c[i], ref[i]) << "m=" << t.m << " k=" << t.k << " n=" << t.n << " signed=" << t.signed_a << " zp=" << t.zp
                             << " threads=" << t.threads << " at " << i;
   }
+  // With an epilogue: every output in exactly one block, its sum final when the block comes.
+  std::vector<int32_t> covered(c.size(), 0), wrong(c.size(), 0);
+  const Int8BlockEpilogue epilogue = [&](int32_t* out, int64_t ldc, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+    for (int64_t i = m0; i < m1; ++i) {
+      for (int64_t j = n0; j < n1; ++j) {
+        const auto at = static_cast<size_t>(i * t.n + j);
+        covered[at] += 1;
+        wrong[at] = out[i * ldc + j] != ref[at];
+        out[i * ldc + j] = ~out[i * ldc + j];
+      }
+    }
+  };
+  std::fill(c.begin(), c.end(), 12345);
+  gemm.Run(t.m, a.data(), t.signed_a, t.zp, c.data(), t.threads, &epilogue);
+  for (size_t i = 0; i < c.size(); ++i) {
+    ASSERT_EQ(covered[i], 1) << "m=" << t.m << " k=" << t.k << " n=" << t.n << " at " << i;
+    ASSERT_EQ(wrong[i], 0) << "m=" << t.m << " k=" << t.k << " n=" << t.n << " at " << i;
+    ASSERT_EQ(c[i], ~ref[i]) << "m=" << t.m << " k=" << t.k << " n=" << t.n << " at " << i;
+  }
 }
 
 TEST(Int8VnniGemm, MatchesExactSumsForEveryTilingClass) {
@@ -82,6 +103,35 @@ TEST(Int8VnniGemm, SumsWrapAsTheReferenceLoops) {
   gemm.Run(m, a.data(), false, -200, c.data(), 1);
   const auto ref = Reference(m, k, n, a, false, -200, b);
   EXPECT_EQ(c, ref);
+}
+
+// Int8MatMul's epilogue after oneDNN's product (ONYX_INT8_MATMUL_IMPL=dnnl) and onyx's: whole rows, final sums.
+TEST(Int8MatMul, EpilogueSeesFinalSumsOnEitherProduct) {
+  const int64_t m = 37, k = 300, n = 70;
+  std::mt19937 rng(5);
+  std::vector<uint8_t> a(static_cast<size_t>(m * k));
+  std::vector<int8_t> b(static_cast<size_t>(k * n));
+  for (auto& v : a) v = static_cast<uint8_t>(rng() % 128);
+  for (auto& v : b) v = static_cast<int8_t>(static_cast<int>(rng() % 128) - 64);
+  const auto ref = Reference(m, k, n, a, false, 9, b);
+  for (const char* impl : {"dnnl", "onyx"}) {
+    if (std::string(impl) == "onyx" && !Int8VnniGemm::Supported()) continue;
+    ::setenv("ONYX_INT8_MATMUL_IMPL", impl, 1);
+    auto made = Int8MatMul::Create(m, k, n, false, b.data(), 2);
+    ::unsetenv("ONYX_INT8_MATMUL_IMPL");
+    ASSERT_TRUE(made.ok()) << impl;
+    std::vector<int32_t> c(static_cast<size_t>(m * n), 0), covered(c.size(), 0);
+    const Int8BlockEpilogue epilogue = [&](int32_t* out, int64_t ldc, int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+      for (int64_t i = m0; i < m1; ++i) {
+        for (int64_t j = n0; j < n1; ++j) {
+          covered[static_cast<size_t>(i * n + j)] += out[i * ldc + j] == ref[static_cast<size_t>(i * n + j)] ? 1 : 100;
+        }
+      }
+    };
+    ASSERT_TRUE((*made)->Run(a.data(), 9, c.data(), &epilogue).ok()) << impl;
+    EXPECT_EQ(c, ref) << impl;
+    EXPECT_EQ(covered, std::vector<int32_t>(c.size(), 1)) << impl;
+  }
 }
 
 TEST(Int8VnniGemm, EmptyDepthGivesZeros) {
