@@ -80,6 +80,9 @@ inline constexpr int kSgemmPackedRowsMax = 14;
 // Rows [0, rows) of A (element (r, kk) at a[r * lda + kk], kk < k) into dst in the packed-rows tile's order:
 // dst[kk * rows + r].
 void PackSgemmRows(int rows, const float* a, int64_t lda, int64_t k, float* dst);
+// The same with column kk of the rows at dst + kk * dst_stride (dst_stride >= rows): rows of B (keys of an
+// attention head) transposed into a panel of dst_stride columns, 16 rows at a time.
+void PackSgemmRowsStrided(int rows, const float* a, int64_t lda, int64_t k, float* dst, int64_t dst_stride);
 
 // Rows of A gathered 16 columns at a time into the same order: row r's columns [16 j, 16 j + 16) are the 16 floats at
 // blocks[j * rows + r] (a blocked tensor's block of channels at one pixel, or zeros), k = 16 * chunks.

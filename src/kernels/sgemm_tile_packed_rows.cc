@@ -94,7 +94,8 @@ inline void Transpose16x16(__m512 r[16]) {
 // cost a product of 256 columns a tenth of its time): row_at(i, k0) is row i's column k0, 16 columns of it (n of them
 // readable) from there on.
 template <typename RowAt>
-__attribute__((always_inline)) inline void PackRowsAvx512(int rows, int64_t k, float* dst, RowAt row_at) {
+__attribute__((always_inline)) inline void PackRowsAvx512(int rows, int64_t k, float* dst, RowAt row_at,
+                                                          int64_t dst_stride) {
   const __mmask16 row_mask = static_cast<__mmask16>((1u << rows) - 1);
   for (int64_t k0 = 0; k0 < k; k0 += 16) {
     const int64_t n = std::min<int64_t>(16, k - k0);
@@ -105,17 +106,19 @@ __attribute__((always_inline)) inline void PackRowsAvx512(int rows, int64_t k, f
     Transpose16x16(r);
 #pragma GCC unroll 16
     for (int j = 0; j < 16; ++j) {
-      if (j < n) _mm512_mask_storeu_ps(dst + (k0 + j) * rows, row_mask, r[j]);
+      if (j < n) _mm512_mask_storeu_ps(dst + (k0 + j) * dst_stride, row_mask, r[j]);
     }
   }
 }
 
-void PackRowsStrided(int rows, const float* a, int64_t lda, int64_t k, float* dst) {
-  PackRowsAvx512(rows, k, dst, [&](int i, int64_t k0) { return a + i * lda + k0; });
+void PackRowsStrided(int rows, const float* a, int64_t lda, int64_t k, float* dst, int64_t dst_stride) {
+  PackRowsAvx512(
+      rows, k, dst, [&](int i, int64_t k0) { return a + i * lda + k0; }, dst_stride);
 }
 
 void PackRowBlocks(int rows, const float* const* blocks, int64_t chunks, float* dst) {
-  PackRowsAvx512(rows, 16 * chunks, dst, [&](int i, int64_t k0) { return blocks[k0 / 16 * rows + i]; });
+  PackRowsAvx512(
+      rows, 16 * chunks, dst, [&](int i, int64_t k0) { return blocks[k0 / 16 * rows + i]; }, rows);
 }
 
 #pragma GCC pop_options
@@ -127,14 +130,18 @@ SgemmPackedRowsTileFn ActivePackedRowsTile() {
 }
 
 void PackSgemmRows(int rows, const float* a, int64_t lda, int64_t k, float* dst) {
+  PackSgemmRowsStrided(rows, a, lda, k, dst, rows);
+}
+
+void PackSgemmRowsStrided(int rows, const float* a, int64_t lda, int64_t k, float* dst, int64_t dst_stride) {
   if (ActivePackedRowsTile() != nullptr && rows <= 16) {
-    PackRowsStrided(rows, a, lda, k, dst);
+    PackRowsStrided(rows, a, lda, k, dst, dst_stride);
     return;
   }
   for (int r = 0; r < rows; ++r) {
     const float* row = a + r * lda;
     float* out = dst + r;
-    for (int64_t kk = 0; kk < k; ++kk) out[kk * rows] = row[kk];
+    for (int64_t kk = 0; kk < k; ++kk) out[kk * dst_stride] = row[kk];
   }
 }
 
