@@ -42,7 +42,7 @@ void TileProduct(kernels::SgemmTileFn tile, int64_t m, int64_t n, int64_t k, flo
     const int64_t kc = std::min(kDepthBlock, k - k0);
     for (int64_t q = 0; q < panels; ++q) {
       tile(static_cast<int>(m), a + k0, lda, panel_of(q) + k0 * ldbp, ldbp, kc, c + q * kPanel, ldc,
-           std::min(kPanel, n - q * kPanel), k0 == 0 ? alpha : 1.0f, k0 == 0, kernels::SgemmPrefetch{});
+           std::min(kPanel, n - q * kPanel), alpha, k0 == 0, kernels::SgemmPrefetch{});
     }
   }
 }
