@@ -18,8 +18,8 @@ namespace {
 
 constexpr int64_t kPanel = kernels::kSgemmTileN;  // columns per panel of B
 constexpr int64_t kDepthBlock = 256;              // K per pass of the tile (its sums start from C after the first)
-// Query rows from which a head's products run on the packed-rows tile: below, packing K^T costs more than it saves
-// (a decoder's step has one row).
+// Query rows from which a head's products run on onyx's FMA tile: below, packing K^T costs more than it saves (a
+// decoder's step has one row).
 constexpr int64_t kTileMinRows = 8;
 
 // One head's buffers, per executing thread, reused from call to call (no allocation per run).
@@ -65,9 +65,9 @@ void RunSdpa(const SdpaProblem& p) {
     HeadScratch& scratch = ThreadHeadScratch();
     std::vector<float>& scores = scratch.scores;
     if (scores.size() < static_cast<size_t>(p.q_len * n)) scores.resize(static_cast<size_t>(p.q_len * n));
-    // With AVX-512 and enough query rows, both products on onyx's packed-rows tile (K^T packed per head, V read in
-    // place where its rows fill whole panels): BERT-like's 128 x 128 x 64 heads ran at about half the FMA peak
-    // through oneDNN's sgemm, which packs both operands on every call.
+    // With AVX-512 and enough query rows, both products on onyx's FMA tile (Q's and P's rows read in place, K^T
+    // packed per head, V read in place where its rows fill whole panels): BERT-like's 128 x 128 x 64 heads ran at
+    // about half the FMA peak through oneDNN's sgemm, which packs both operands on every call.
     const kernels::SgemmTileFn tile =
         p.q_len >= kTileMinRows && kernels::SgemmTileRows() == 8 ? kernels::ActiveSgemmTile() : nullptr;
     const int64_t panels = (n + kPanel - 1) / kPanel;
