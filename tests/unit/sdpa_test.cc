@@ -1,5 +1,5 @@
 // The attention core (ops/contrib/sdpa.h) against a double-precision reference: one query row (oneDNN's sgemm) and
-// many (onyx's packed-rows tile where the CPU has AVX-512), keys in whole and partial panels of 32 and past one depth
+// many (onyx's FMA tile where the CPU has AVX-512), keys in whole and partial panels of 32 and past one depth
 // block of 256, head sizes that fill panels or not (V read in place or copied), K as stored or transposed, heads
 // sharing key/value heads, an additive bias and causal masking.
 #include "ops/contrib/sdpa.h"
