@@ -151,12 +151,13 @@ DirectConvNhwcInt8::DirectConvNhwcInt8(const DirectConvNhwcGeometry& g, const in
   offset_.assign(static_cast<size_t>(panels_ * kPanelColumns), 0);
   scales_.assign(static_cast<size_t>(panels_ * kPanelColumns), 0.0f);
   packed_.assign(static_cast<size_t>(panels_ * taps_ * tap_groups_ * kGroupRowBytes), 0);
+  const int64_t m = g.out_channels, c = g.in_channels, kh_n = g.kernel_h, kw_n = g.kernel_w;
+  // Row taps: a window row's KW pixels of C channels are KW * C consecutive bytes, one tap of KW * C "channels", the
+  // weights reordered to [M][KW * C][KH] for the packing.
+  std::vector<int8_t> rows;
   if (row_taps_) {
-    // A window row's KW pixels of C channels are KW * C consecutive bytes: one tap of KW * C "channels", weights
-    // reordered to [M][KW * C][KH] for the packing.
-    const int64_t m = g.out_channels, c = g.in_channels, kh_n = g.kernel_h, kw_n = g.kernel_w;
     for (int64_t kh = 0; kh < kh_n; ++kh) tap_offsets_.push_back(kh * g.dilation_h * src_w_ * channels_);
-    std::vector<int8_t> rows(static_cast<size_t>(m * c * kh_n * kw_n));
+    rows.resize(static_cast<size_t>(m * c * kh_n * kw_n));
     for (int64_t o = 0; o < m; ++o) {
       for (int64_t i = 0; i < c; ++i) {
         for (int64_t kh = 0; kh < kh_n; ++kh) {
@@ -167,17 +168,15 @@ DirectConvNhwcInt8::DirectConvNhwcInt8(const DirectConvNhwcGeometry& g, const in
         }
       }
     }
-    PackVnniConvWeights(rows.data(), m, kw_n * c, kh_n, bias, scales, x_zero_point, signed_input, packed_.data(),
-                        offset_.data(), scales_.data());
-    return;
-  }
-  for (int64_t kh = 0; kh < g.kernel_h; ++kh) {
-    for (int64_t kw = 0; kw < g.kernel_w; ++kw) {
-      tap_offsets_.push_back((kh * g.dilation_h * src_w_ + kw * g.dilation_w) * channels_);
+  } else {
+    for (int64_t kh = 0; kh < kh_n; ++kh) {
+      for (int64_t kw = 0; kw < kw_n; ++kw) {
+        tap_offsets_.push_back((kh * g.dilation_h * src_w_ + kw * g.dilation_w) * channels_);
+      }
     }
   }
-  PackVnniConvWeights(weights, g.out_channels, g.in_channels, taps_, bias, scales, x_zero_point, signed_input,
-                      packed_.data(), offset_.data(), scales_.data());
+  PackVnniConvWeights(row_taps_ ? rows.data() : weights, m, row_taps_ ? kw_n * c : c, taps_, bias, scales,
+                      x_zero_point, signed_input, packed_.data(), offset_.data(), scales_.data());
 }
 
 bool DirectConvNhwcInt8::RowTapsPay(const DirectConvNhwcGeometry& g) {
