@@ -26,6 +26,7 @@ struct FloatMatMul::Impl {
   // Set for onyx's own packed product (sgemm_packed.h) instead of a oneDNN primitive; shared by the products of the
   // same B built for other row or thread counts.
   std::shared_ptr<const PackedSgemm> own;
+  RowPrefetch row_prefetch = RowPrefetch::kSoftware;  // how `own` reads its panels for a single row
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul primitive;
   memory weights;           // B in the primitive's layout
@@ -66,6 +67,10 @@ constexpr const char* kInPlace = "gemm:jit";
 constexpr const char* kPacked = "brg";
 constexpr const char* kOwn = "onyx";  // onyx's packed product (sgemm_packed.h), also packing B into a copy
 constexpr const char* kOwnPackedName = "onyx:packed_sgemm";
+// onyx's packed product (the same copy of B) whose single-row loop leaves the streams to the hardware prefetchers
+// (RowPrefetch::kHardware): a candidate for single-row products only.
+constexpr const char* kOwnHardwarePrefetch = "onyx-hwpf";
+constexpr const char* kOwnHardwarePrefetchName = "onyx:packed_sgemm_hwpf";
 constexpr double kPackedMinGain = 0.10;  // a second copy of the weights for less than this is not worth it
 
 }  // namespace
@@ -79,13 +84,16 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Build(int64_t m, int64_t k, in
                                                         const float* bias, MatMulActivation activation, int threads,
                                                         const FloatMatMul* previous, const char* want) {
   auto impl = std::make_unique<Impl>();
-  if (std::string(want != nullptr ? want : "") == kOwn) {
+  const std::string wanted(want != nullptr ? want : "");
+  if (wanted == kOwn || wanted == kOwnHardwarePrefetch) {
     if (previous != nullptr && previous->impl_->own != nullptr) {
       impl->own = previous->impl_->own;
     } else {
       impl->own = std::make_shared<const PackedSgemm>(k, n, b, bias, activation);
     }
-    impl->name = kOwnPackedName;
+    const bool hardware = wanted == kOwnHardwarePrefetch;
+    impl->row_prefetch = hardware ? RowPrefetch::kHardware : RowPrefetch::kSoftware;
+    impl->name = hardware ? kOwnHardwarePrefetchName : kOwnPackedName;
     return std::unique_ptr<FloatMatMul>(new FloatMatMul(m, threads, std::move(impl)));
   }
   std::string name;
@@ -146,16 +154,20 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   const TuningMode mode = CurrentTuningMode();
   if (mode == TuningMode::kOff) return Build(m, k, n, b, bias, activation, threads, previous, kInPlace);
   const auto cache = TuningCache::Process();
-  // "floatmm9": since onyx's products copy a long A pass by pass over K; "floatmm8": since every product is timed with
-  // cold weights and, with several threads, A and C placed as in a model (below); "floatmm7": since onyx's AVX-512
-  // products pack A's rows for a 14-row tile; "floatmm6": 12 rows; "floatmm5": since onyx's packed product prefetches
-  // its next panel; "floatmm4": since a first product's packed copy is taken beyond the noise (entries of the keys
-  // before, chosen under a 10% rule, are timed again); "floatmm3": since few-row products are timed with cold weights.
-  const std::string signature = "floatmm9/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
+  // "floatmm10": since single-row products also time onyx's product without software prefetches; "floatmm9": since
+  // onyx's products copy a long A pass by pass over K; "floatmm8": since every product is timed with cold weights and,
+  // with several threads, A and C placed as in a model (below); "floatmm7": since onyx's AVX-512 products pack A's rows
+  // for a 14-row tile; "floatmm6": 12 rows; "floatmm5": since onyx's packed product prefetches its next panel;
+  // "floatmm4": since a first product's packed copy is taken beyond the noise (entries of the keys before, chosen under
+  // a 10% rule, are timed again); "floatmm3": since few-row products are timed with cold weights.
+  const std::string signature = "floatmm10/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
                                 "/b" + std::to_string(bias != nullptr) + "a" +
                                 std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
   auto build_choice = [&](const std::string& choice) {
-    const char* want = choice == kPacked ? kPacked : choice == kOwn ? kOwn : kInPlace;
+    const char* want = choice == kPacked                ? kPacked
+                       : choice == kOwn                 ? kOwn
+                       : choice == kOwnHardwarePrefetch ? kOwnHardwarePrefetch
+                                                        : kInPlace;
     return Build(m, k, n, b, bias, activation, threads, previous, want);
   };
   if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
@@ -182,6 +194,12 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> own, Build(m, k, n, b, bias, activation, threads, previous, kOwn));
   names.push_back(kOwn);
   built.push_back(std::move(own));
+  if (m == 1) {  // the same packed copy, read with the loads alone (RowPrefetch)
+    ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> hardware,
+                          Build(m, k, n, b, bias, activation, threads, built.back().get(), kOwnHardwarePrefetch));
+    names.push_back(kOwnHardwarePrefetch);
+    built.push_back(std::move(hardware));
+  }
   // Each timed on a zero A (a product's speed does not depend on the values) into a scratch C, with its weights
   // evicted from the caches and the TLBs before each run, as a model whose weights outgrow them finds them (the
   // convolutions' rule, NchwcConv's EvictWeights). Few-row products (a decoder's step) were timed so first: timed hot,
@@ -226,7 +244,7 @@ Status FloatMatMul::CopyWeightsTo(float* b) const {
 
 Status FloatMatMul::Run(const float* a, float* c) const {
   if (impl_->own != nullptr) {
-    impl_->own->Run(m_, a, c, threads_);
+    impl_->own->Run(m_, a, c, threads_, false, impl_->row_prefetch);
     return Status::Ok();
   }
   const ScopedOmpThreads scoped(threads_);

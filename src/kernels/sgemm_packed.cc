@@ -149,7 +149,8 @@ void PackedSgemm::Epilogue(float* c, int64_t m0, int64_t rows, int64_t n0, int64
   }
 }
 
-void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool accumulate) const {
+void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool accumulate,
+                      RowPrefetch row_prefetch) const {
   if (m <= 0 || n_ <= 0) return;
   if (k_ == 0) {
     if (!accumulate) {
@@ -160,7 +161,7 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
   }
   // The vector tiles (AVX2 or AVX-512) imply AVX2 + FMA, which the single-row loops use.
   if (m == 1 && tile_rows_ > 1) {
-    RunRow(a, c, threads, accumulate);
+    RunRow(a, c, threads, accumulate, row_prefetch);
     return;
   }
   const SgemmPackedRowsTileFn rows_tile = packed_rows_tile_;
@@ -252,11 +253,11 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
   }
 }
 
-void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate) const {
+void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate, RowPrefetch prefetch) const {
   const int64_t group_panels = std::max<int64_t>(1, kRowGroupColumns / panel_);
   const int64_t groups = (tiles_n_ + group_panels - 1) / group_panels;
   const int64_t blocks_k = (k_ + kKBlock - 1) / kKBlock;
-  auto run_group = [&](int64_t g) {
+  auto run_group = [&]<bool kPrefetch>(int64_t g) {
     const int64_t t0 = g * group_panels, panels = std::min(group_panels, tiles_n_ - t0);
     const int64_t n0 = t0 * panel_, cols = std::min(n_ - n0, panels * panel_);
     for (int64_t blk = 0; blk < blocks_k; ++blk) {
@@ -267,24 +268,28 @@ void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate)
       // loop runs in AVX-512 registers too; those of 16 the AVX2 tile's.
       if (panels == group_panels) {
         if (panel_ == 32) {
-          avx512_row::RowTimesPanels<32, 2>(a + k0, p, kc, c + n0, cols, first);
+          avx512_row::RowTimesPanels<32, 2, kPrefetch>(a + k0, p, kc, c + n0, cols, first);
         } else {
-          avx2_row::RowTimesPanels<16, 4>(a + k0, p, kc, c + n0, cols, first);
+          avx2_row::RowTimesPanels<16, 4, kPrefetch>(a + k0, p, kc, c + n0, cols, first);
         }
       } else {
         for (int64_t t = 0; t < panels; ++t) {
           const int64_t nt = n0 + t * panel_, ct = std::min(panel_, n_ - nt);
           if (panel_ == 32) {
-            avx512_row::RowTimesPanels<32, 1>(a + k0, p + t * kc * panel_, kc, c + nt, ct, first);
+            avx512_row::RowTimesPanels<32, 1, kPrefetch>(a + k0, p + t * kc * panel_, kc, c + nt, ct, first);
           } else {
-            avx2_row::RowTimesPanels<16, 1>(a + k0, p + t * kc * panel_, kc, c + nt, ct, first);
+            avx2_row::RowTimesPanels<16, 1, kPrefetch>(a + k0, p + t * kc * panel_, kc, c + nt, ct, first);
           }
         }
       }
     }
     if (!bias_.empty() || activation_ != MatMulActivation::kNone) Epilogue(c, 0, 1, n0, cols);
   };
-  RunTasks(groups, threads, run_group);
+  if (prefetch == RowPrefetch::kSoftware) {
+    RunTasks(groups, threads, [&](int64_t g) { run_group.operator()<true>(g); });
+  } else {
+    RunTasks(groups, threads, [&](int64_t g) { run_group.operator()<false>(g); });
+  }
 }
 
 }  // namespace onyx::kernels

@@ -91,14 +91,18 @@ TEST(PackedSgemm, SumsInMlasPackedOrder) {
     const auto a = UniformFloats(static_cast<size_t>(s.m * s.k), 4);
     const auto b = UniformFloats(static_cast<size_t>(s.k * s.n), 5);
     const PackedSgemm product(s.k, s.n, b.data(), nullptr, MatMulActivation::kNone);
-    std::vector<float> got(static_cast<size_t>(s.m * s.n)), want(got.size());
-    product.Run(s.m, a.data(), got.data(), 2);
+    std::vector<float> want(static_cast<size_t>(s.m * s.n));
     OrtSgemmOptions packed;
     packed.b_packed = true;
     SgemmOrtOrder(false, false, s.m, s.n, s.k, 1.0f, a.data(), s.k, b.data(), s.n, 0.0f, want.data(), s.n, packed);
-    for (size_t i = 0; i < got.size(); ++i) {
-      ASSERT_EQ(got[i], want[i]) << "path " << static_cast<int>(path) << ", " << s.m << "x" << s.k << "x" << s.n
-                                 << ", element " << i;
+    // A single row's two ways of reading the panels (RowPrefetch) give the same sums.
+    for (const RowPrefetch prefetch : {RowPrefetch::kSoftware, RowPrefetch::kHardware}) {
+      std::vector<float> got(want.size(), -3.0f);
+      product.Run(s.m, a.data(), got.data(), 2, false, prefetch);
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], want[i]) << "path " << static_cast<int>(path) << ", " << s.m << "x" << s.k << "x" << s.n
+                                   << ", element " << i << ", prefetch " << static_cast<int>(prefetch);
+      }
     }
   });
 }
