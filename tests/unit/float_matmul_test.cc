@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -160,6 +161,30 @@ TEST(FloatMatMul, WeightsCopiedBackAreB) {
     std::vector<float> back(b.size(), -1.0f);
     ASSERT_TRUE((*mm)->CopyWeightsTo(back.data()).ok()) << (*mm)->implementation();
     EXPECT_EQ(back, b) << (*mm)->implementation();
+  }
+}
+
+// The single-row candidate that leaves the weights' streams to the hardware prefetchers ("onyx-hwpf", timed beside
+// the others for m == 1): forced by name, it computes the product and gives B back like onyx's packed product.
+TEST(FloatMatMul, SingleRowWithoutSoftwarePrefetchesIsTheSameProduct) {
+  struct Restore {
+    ~Restore() { unsetenv("ONYX_FLOAT_MATMUL_IMPL"); }
+  } restore;
+  setenv("ONYX_FLOAT_MATMUL_IMPL", "onyx-hwpf", 1);
+  const int64_t k = 700, n = 300;
+  const auto b = UniformFloats(static_cast<size_t>(k * n), 81);
+  const auto bias = UniformFloats(static_cast<size_t>(n), 82);
+  const auto a = UniformFloats(static_cast<size_t>(k), 83);
+  for (int threads : {1, 2}) {
+    auto mm = FloatMatMul::Create(1, k, n, b.data(), bias.data(), MatMulActivation::kGeluErf, threads);
+    ASSERT_TRUE(mm.ok()) << mm.status().message();
+    EXPECT_EQ((*mm)->implementation(), "onyx:packed_sgemm_hwpf");
+    std::vector<float> c(static_cast<size_t>(n), -7.0f);
+    ASSERT_TRUE((*mm)->Run(a.data(), c.data()).ok());
+    ExpectMatches(1, k, n, a, b, bias.data(), MatMulActivation::kGeluErf, c);
+    std::vector<float> back(b.size(), -1.0f);
+    ASSERT_TRUE((*mm)->CopyWeightsTo(back.data()).ok());
+    EXPECT_EQ(back, b);
   }
 }
 
