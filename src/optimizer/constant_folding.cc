@@ -1,11 +1,15 @@
 // Constant folding: a node whose inputs are all constants runs once, now, through the runtime's own kernel (a
 // one-node Session), and its outputs become initializers under the same names. Also folds Shape and Size of main
-// graph inputs whose declared shape is fully static (a session rejects feeds of another shape).
+// graph inputs whose declared shape is fully static (a session rejects feeds of another shape), and of main-graph
+// values whose shape inference finds fully static (from such inputs and constants), as ONNX Runtime folds them: the
+// Shape -> Gather -> arithmetic chains torch exports around Reshape and Slice then fold to constants too (a
+// transformer's head splitting), which later passes need constant.
 #include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "optimizer/graph_index.h"
+#include "optimizer/inferred_types.h"
 
 namespace onyx::optimizer {
 namespace {
@@ -122,6 +126,17 @@ std::optional<Shape> StaticInputShape(const ir::Graph& graph, const GraphIndex& 
   return std::nullopt;
 }
 
+// The shape `type` gives where every dim is a number, else nullopt.
+std::optional<Shape> FullyStatic(const ir::TypeInfo* type) {
+  if (type == nullptr || !type->is_tensor() || !type->shape) return std::nullopt;
+  Shape s;
+  for (const auto& d : *type->shape) {
+    if (!d.is_value() || d.value < 0) return std::nullopt;
+    s.push_back(d.value);
+  }
+  return s;
+}
+
 // Shape (with opset 15's start/end) or Size of a statically shaped input.
 std::optional<Tensor> FoldShapeOf(const ir::Node& n, const Shape& shape) {
   if (IsOnnxOp(n, "Size")) return Tensor::Scalar<int64_t>(NumElements(shape));
@@ -146,6 +161,16 @@ Result<int> RunConstantFolding(ir::Graph& graph, const PassContext& ctx) {
     auto it = folded.find(name);
     return it != folded.end() ? &it->second : index.Constant(name);
   };
+  // The graph's inferred types, computed once per sweep where a Shape or Size of an intermediate value asks (main
+  // graph only: a body's values depend on its outer scope).
+  std::optional<std::optional<infer::GraphTypes>> inferred;
+  auto static_shape = [&](const std::string& name) -> std::optional<Shape> {
+    if (auto s = StaticInputShape(graph, index, name, ctx)) return s;
+    if (!ctx.is_main_graph || index.IsGraphInput(name)) return std::nullopt;
+    if (!inferred) inferred = InferOnCopy(graph, ctx);
+    if (!*inferred) return std::nullopt;
+    return FullyStatic(FindType(**inferred, name));
+  };
   std::vector<int> removed;
   std::vector<std::string> new_constants;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -154,7 +179,7 @@ Result<int> RunConstantFolding(ir::Graph& graph, const PassContext& ctx) {
     std::optional<std::vector<Tensor>> outputs;
     if ((IsOnnxOp(n, "Shape") || IsOnnxOp(n, "Size")) && n.inputs.size() == 1 && n.outputs.size() == 1 &&
         constant(n.inputs[0]) == nullptr) {
-      auto shape = StaticInputShape(graph, index, n.inputs[0], ctx);
+      auto shape = static_shape(n.inputs[0]);
       if (!shape) continue;
       auto t = FoldShapeOf(n, *shape);
       if (!t) continue;

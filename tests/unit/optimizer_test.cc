@@ -135,6 +135,33 @@ g (float[2, 3] x) => (float[2, 3] y, int64[2] s) {
   EXPECT_NE(o.graph.FindInitializer("s"), nullptr) << "Shape of a static input is a constant";
 }
 
+// Shape of an intermediate value whose shape inference finds static folds (torch's Shape -> Gather -> Div chains
+// around Slice and Reshape then fold to constants); with a symbolic input dim, nothing downstream folds.
+TEST(OptimizerConstantFolding, FoldsShapesOfStaticallyInferredValues) {
+  const std::string body = R"(
+  h = Add(x, x)
+  sh = Shape(h)
+  dim = Gather<axis = 0>(sh, last)
+  half = Div(dim, two)
+  y = Slice(h, zero, half, axes)
+}
+)";
+  const std::string inits = "<int64[1] last = {1}, int64[1] two = {2}, int64[1] zero = {0}, int64[1] axes = {1}> {";
+  ir::Model o = OptimizeAndCompare(OptLevel::kBasic,
+                                   "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+                                   "g (float[3, 8] x) => (float[3, 4] y) " +
+                                       inits + body);
+  EXPECT_EQ(Count(o, "Shape"), 0);
+  EXPECT_EQ(Count(o, "Gather"), 0);
+  EXPECT_EQ(Count(o, "Div"), 0);
+  EXPECT_EQ(Count(o, "Slice"), 1);
+  ir::Model symbolic = Optimized(
+      Parse("<ir_version: 8, opset_import: [\"\" : 13]>\ng (float[3, N] x) => (float[3, M] y) " + inits + body),
+      OptLevel::kBasic);
+  EXPECT_EQ(Count(symbolic, "Shape"), 1);
+  EXPECT_EQ(Count(symbolic, "Div"), 1);
+}
+
 TEST(OptimizerConstantFolding, LeavesRandomOpsHugeResultsAndFeedableInitializers) {
   ir::Model m = Parse(R"(
 <ir_version: 8, opset_import: ["" : 13]>
