@@ -214,8 +214,16 @@ Status QGemm(InferenceContext& ctx) {
   return Status::Ok();
 }
 
-// FusedAttention: Q's shape with V's last dim.
+// FusedAttention: Q's shape with V's last dim; with Q, K, V as columns of wider rows, [S, H, Dv] from column_rows and
+// column_heads.
 Status FusedAttention(InferenceContext& ctx) {
+  const auto heads = ctx.GetInts("column_heads");
+  const auto rows = ctx.GetInts("column_rows");
+  if (heads && rows && heads->size() == 3 && !rows->empty()) {
+    ctx.set_output_tensor(0, ctx.input_elem_type(0),
+                          Dims{ir::Dim::Value((*rows)[0]), ir::Dim::Value((*heads)[0]), ir::Dim::Value((*heads)[2])});
+    return Status::Ok();
+  }
   const Dims* q = ctx.input_shape(0);
   const Dims* v = ctx.input_shape(2);
   std::optional<Dims> out;

@@ -105,5 +105,65 @@ TEST(AttentionSeqFirst, HeadTransposesFoldAndResultsMatch) { CheckCase(false, 1)
 
 TEST(AttentionSeqFirst, OutputReadElsewhereKeepsTheTransposes) { CheckCase(true, 0); }
 
+// nn.MultiheadAttention's input projection: x [S, B, E] times W [E, 3E] plus a bias, Q, K and V sliced out of it
+// ([0, E), [E, 2E), [2E, 3E) of the last axis) and reshaped to [S, B*H, D]. With B = 1 the fused node reads the
+// projection in place (column_offsets); with B = 2 the heads of a row are not evenly spaced and the Slices stay.
+std::string ProjectedMhaModel(int64_t batch) {
+  const int64_t s = 6, h = 4, d = 8, e = h * d;
+  std::mt19937_64 rng(9);
+  std::uniform_real_distribution<float> real(-0.5f, 0.5f);
+  auto values = [&](int64_t n) {
+    std::string v;
+    for (int64_t i = 0; i < n; ++i) v += (i ? "," : "") + std::to_string(real(rng));
+    return v;
+  };
+  const std::string S = std::to_string(s), B = std::to_string(batch), E = std::to_string(e);
+  const std::string heads = "[" + S + ", " + std::to_string(batch * h) + ", " + std::to_string(d) + "]";
+  return "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+         "g (float[" +
+         S + ", " + B + ", " + E + "] x) => (float[" + S + ", " + std::to_string(batch * h) + ", " + std::to_string(d) +
+         "] y) <float[" + E + ", " + std::to_string(3 * e) + "] w = {" + values(e * 3 * e) + "}, float[" +
+         std::to_string(3 * e) + "] b = {" + values(3 * e) +
+         "}, int64[1] axes = {-1}, int64[1] c0 = {0}, int64[1] c1 = {" + E + "}, int64[1] c2 = {" +
+         std::to_string(2 * e) + "}, int64[1] c3 = {" + std::to_string(3 * e) + "}, int64[3] shape = {" +
+         heads.substr(1, heads.size() - 2) +
+         "}, float sc = {0.35355339}> {\n"
+         "  p = MatMul(x, w)\n  qkv = Add(p, b)\n"
+         "  qs = Slice(qkv, c0, c1, axes)\n  ks = Slice(qkv, c1, c2, axes)\n  vs = Slice(qkv, c2, c3, axes)\n"
+         "  q = Reshape(qs, shape)\n  k = Reshape(ks, shape)\n  v = Reshape(vs, shape)\n"
+         "  qt = Transpose<perm = [1, 0, 2]>(q)\n  kt = Transpose<perm = [1, 2, 0]>(k)\n"
+         "  vt = Transpose<perm = [1, 0, 2]>(v)\n  qsc = Mul(qt, sc)\n  sco = MatMul(qsc, kt)\n"
+         "  pr = Softmax<axis = -1>(sco)\n  o = MatMul(pr, vt)\n  y = Transpose<perm = [1, 0, 2]>(o)\n}\n";
+}
+
+void CheckProjected(int64_t batch, bool want_columns) {
+  auto model = text::ParseModel(ProjectedMhaModel(batch));
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  const std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(RandomTensor({6, batch, 32}, 4))}};
+  const auto want = RunAt(*model, feeds, optimizer::OptLevel::kDisabled, nullptr);
+  ir::Model fused;
+  const auto got = RunAt(*model, feeds, optimizer::OptLevel::kAll, &fused);
+  int columns = 0, slices = 0;
+  for (const auto& n : fused.graph.nodes) {
+    columns += n.op_type == "FusedAttention" && n.FindAttribute("column_offsets") != nullptr;
+    slices += n.op_type == "Slice";
+  }
+  EXPECT_EQ(columns, want_columns ? 1 : 0);
+  EXPECT_EQ(slices, want_columns ? 0 : 3);
+  ASSERT_EQ(want.size(), 1u);
+  ASSERT_EQ(got.size(), 1u);
+  const Tensor& a = want[0].tensor();
+  const Tensor& b = got[0].tensor();
+  ASSERT_EQ(a.shape(), b.shape());
+  for (int64_t i = 0; i < a.size(); ++i) {
+    ASSERT_NEAR(a.data<float>()[i], b.data<float>()[i], 1e-5 * std::max(1.0f, std::abs(a.data<float>()[i])))
+        << "element " << i;
+  }
+}
+
+TEST(AttentionSeqFirst, QkvSlicesOfOneProjectionAreReadInPlace) { CheckProjected(1, true); }
+
+TEST(AttentionSeqFirst, QkvSlicesOfABatchOfTwoStay) { CheckProjected(2, false); }
+
 }  // namespace
 }  // namespace onyx

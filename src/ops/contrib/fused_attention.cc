@@ -6,7 +6,10 @@
 // the heads' products through the shared sgemm, softmax rows vectorized (sdpa.h).
 // With seq_first = 1 (torch's sequence-first nn.MultiheadAttention, whose head transposes the fusion folds in), Q
 // is [S, H, D], K [T, H, D] (k_transposed 0), V [T, H, Dv] and Y [S, H, Dv], head h being the [:, h, :] slices:
-// the same products read and written with strides, no mask.
+// the same products read and written with strides, no mask. With `column_offsets` [oq, ok, ov], `column_heads`
+// [H, D, Dv] and `column_rows` [S, T] (torch's Q, K and V sliced out of one input projection, the Slices and Reshapes
+// folded in), each input is a tensor [..., F] of S (Q) or T (K, V) rows of F values, and head h of Q reads columns
+// oq + h D .. oq + (h + 1) D of every row: Q, K and V read in place from the projection, no copies.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -80,6 +83,61 @@ class FusedAttentionKernel : public OpKernel {
     if (seq_first_ && (k_transposed_ || info.has_input(3))) {
       return info.Error("seq_first = 1 takes K as stored (k_transposed 0) and no mask");
     }
+    column_offsets_ = info.GetInts("column_offsets");
+    column_heads_ = info.GetInts("column_heads");
+    column_rows_ = info.GetInts("column_rows");
+    if (!column_offsets_.empty() || !column_heads_.empty() || !column_rows_.empty()) {
+      bool valid = seq_first_ && column_offsets_.size() == 3 && column_heads_.size() == 3 && column_rows_.size() == 2;
+      for (const int64_t v : column_offsets_) valid = valid && v >= 0;
+      for (const int64_t v : column_heads_) valid = valid && v > 0;
+      for (const int64_t v : column_rows_) valid = valid && v >= 0;
+      if (!valid) {
+        return info.Error(
+            "column_offsets [oq, ok, ov] >= 0, column_heads [H, D, Dv] > 0 and column_rows [S, T] go "
+            "together, with seq_first = 1");
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Q, K and V as rows of a wider tensor each (column_offsets): see the file comment.
+  Status ComputeColumns(KernelContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v) const {
+    const int64_t h = column_heads_[0], d = column_heads_[1], dv = column_heads_[2];
+    const int64_t widths[3] = {h * d, h * d, h * dv};
+    const int64_t want_rows[3] = {column_rows_[0], column_rows_[1], column_rows_[1]};
+    const Tensor* inputs[3] = {&q, &k, &v};
+    const char* names[3] = {"Q", "K", "V"};
+    for (int i = 0; i < 3; ++i) {
+      const Tensor& x = *inputs[i];
+      const int64_t f = x.rank() > 0 ? x.dim(x.rank() - 1) : 0;
+      if (f <= 0 || x.size() / f != want_rows[i] || column_offsets_[static_cast<size_t>(i)] + widths[i] > f) {
+        return InvalidArgument(std::string(names[i]) + " " + ShapeToString(x.shape()) + " does not hold " +
+                               std::to_string(want_rows[i]) + " rows with columns " +
+                               std::to_string(column_offsets_[static_cast<size_t>(i)]) + " + " +
+                               std::to_string(widths[i]));
+      }
+    }
+    const int64_t s = column_rows_[0], t = column_rows_[1];
+    thread_local Shape thread_out_shape(3);
+    Shape& out_shape = thread_out_shape;
+    out_shape[0] = s;
+    out_shape[1] = h;
+    out_shape[2] = dv;
+    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, out_shape);
+    if (y.size() == 0) return Status::Ok();
+    SdpaProblem p;
+    p.batch = 1;
+    p.q_heads = p.kv_heads = h;
+    p.q_len = s;
+    p.kv_len = t;
+    p.head_size = d;
+    p.v_head_size = dv;
+    p.scale = scale_;
+    p.q = {q.data<float>() + column_offsets_[0], 0, d, q.dim(q.rank() - 1)};
+    p.k = {k.data<float>() + column_offsets_[1], 0, d, k.dim(k.rank() - 1)};
+    p.v = {v.data<float>() + column_offsets_[2], 0, dv, v.dim(v.rank() - 1)};
+    p.out = {y.data<float>(), 0, dv, h * dv};
+    RunSdpa(p);  // no keys (t = 0): zeros
     return Status::Ok();
   }
 
@@ -124,6 +182,7 @@ class FusedAttentionKernel : public OpKernel {
     ONYX_RETURN_IF_ERROR(RequireFloat("K", 1, *k));
     ONYX_RETURN_IF_ERROR(RequireFloat("V", 2, *v));
     if (mask != nullptr) ONYX_RETURN_IF_ERROR(RequireFloat("mask", 3, *mask));
+    if (!column_offsets_.empty()) return ComputeColumns(ctx, *q, *k, *v);
     if (seq_first_) return ComputeSeqFirst(ctx, *q, *k, *v);
     ONYX_ASSIGN_OR_RETURN(std::shared_ptr<const Layout> layout,
                           layout_.FindOrMake(
@@ -289,6 +348,7 @@ class FusedAttentionKernel : public OpKernel {
   float scale_ = 1.0f;
   bool k_transposed_ = false;
   bool seq_first_ = false;   // Q, K, V and Y are [S, H, D]: see the file comment
+  std::vector<int64_t> column_offsets_, column_heads_, column_rows_;  // empty, or Q, K, V as columns of wider rows
   KeptPlan<Layout> layout_;  // the last run's shapes and the layout they gave
 };
 
