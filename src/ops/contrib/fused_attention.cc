@@ -117,28 +117,10 @@ class FusedAttentionKernel : public OpKernel {
                                std::to_string(widths[i]));
       }
     }
-    const int64_t s = column_rows_[0], t = column_rows_[1];
-    thread_local Shape thread_out_shape(3);
-    Shape& out_shape = thread_out_shape;
-    out_shape[0] = s;
-    out_shape[1] = h;
-    out_shape[2] = dv;
-    Tensor& y = ctx.AllocateOutput(0, DataType::kFloat, out_shape);
-    if (y.size() == 0) return Status::Ok();
-    SdpaProblem p;
-    p.batch = 1;
-    p.q_heads = p.kv_heads = h;
-    p.q_len = s;
-    p.kv_len = t;
-    p.head_size = d;
-    p.v_head_size = dv;
-    p.scale = scale_;
-    p.q = {q.data<float>() + column_offsets_[0], 0, d, q.dim(q.rank() - 1)};
-    p.k = {k.data<float>() + column_offsets_[1], 0, d, k.dim(k.rank() - 1)};
-    p.v = {v.data<float>() + column_offsets_[2], 0, dv, v.dim(v.rank() - 1)};
-    p.out = {y.data<float>(), 0, dv, h * dv};
-    RunSdpa(p);  // no keys (t = 0): zeros
-    return Status::Ok();
+    return RunHeads(ctx, column_rows_[0], column_rows_[1], h, d, dv,
+                    {q.data<float>() + column_offsets_[0], 0, d, q.dim(q.rank() - 1)},
+                    {k.data<float>() + column_offsets_[1], 0, d, k.dim(k.rank() - 1)},
+                    {v.data<float>() + column_offsets_[2], 0, dv, v.dim(v.rank() - 1)});
   }
 
   // seq_first = 1: Q [S, H, D], K [T, H, D], V [T, H, Dv] -> Y [S, H, Dv], each head a strided [:, h, :] slice.
@@ -149,6 +131,13 @@ class FusedAttentionKernel : public OpKernel {
                              " and V " + ShapeToString(v.shape()) + " must be [S, H, D], [T, H, D] and [T, H, Dv]");
     }
     const int64_t s = q.dim(0), h = q.dim(1), d = q.dim(2), t = k.dim(0), dv = v.dim(2);
+    return RunHeads(ctx, s, t, h, d, dv, {q.data<float>(), 0, d, h * d}, {k.data<float>(), 0, d, h * d},
+                    {v.data<float>(), 0, dv, h * dv});
+  }
+
+  // The seq_first forms' products: Y [S, H, Dv] (head h at [:, h, :]) from heads read through q, k and v.
+  Status RunHeads(KernelContext& ctx, int64_t s, int64_t t, int64_t h, int64_t d, int64_t dv, StridedRows q,
+                  StridedRows k, StridedRows v) const {
     // [S, H, Dv] in a vector of the calling thread: no allocation per run.
     thread_local Shape thread_out_shape(3);
     Shape& out_shape = thread_out_shape;
@@ -165,9 +154,9 @@ class FusedAttentionKernel : public OpKernel {
     p.head_size = d;
     p.v_head_size = dv;
     p.scale = scale_;
-    p.q = {q.data<float>(), 0, d, h * d};
-    p.k = {k.data<float>(), 0, d, h * d};
-    p.v = {v.data<float>(), 0, dv, h * dv};
+    p.q = q;
+    p.k = k;
+    p.v = v;
     p.out = {y.data<float>(), 0, dv, h * dv};
     RunSdpa(p);  // no keys (t = 0): zeros
     return Status::Ok();
