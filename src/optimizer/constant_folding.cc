@@ -109,23 +109,6 @@ std::optional<std::vector<Tensor>> Evaluate(const ir::Node& node,
   return tensors;
 }
 
-// The fully static shape of a main-graph input, or nullopt.
-std::optional<Shape> StaticInputShape(const ir::Graph& graph, const GraphIndex& index, const std::string& name,
-                                      const PassContext& ctx) {
-  if (!ctx.is_main_graph || !index.IsGraphInput(name)) return std::nullopt;
-  for (const auto& in : graph.inputs) {
-    if (in.name != name) continue;
-    if (!in.type || !in.type->is_tensor() || !in.type->shape) return std::nullopt;
-    Shape s;
-    for (const auto& d : *in.type->shape) {
-      if (!d.is_value() || d.value < 0) return std::nullopt;
-      s.push_back(d.value);
-    }
-    return s;
-  }
-  return std::nullopt;
-}
-
 // The shape `type` gives where every dim is a number, else nullopt.
 std::optional<Shape> FullyStatic(const ir::TypeInfo* type) {
   if (type == nullptr || !type->is_tensor() || !type->shape) return std::nullopt;
@@ -135,6 +118,16 @@ std::optional<Shape> FullyStatic(const ir::TypeInfo* type) {
     s.push_back(d.value);
   }
   return s;
+}
+
+// The fully static shape of a main-graph input, or nullopt.
+std::optional<Shape> StaticInputShape(const ir::Graph& graph, const GraphIndex& index, const std::string& name,
+                                      const PassContext& ctx) {
+  if (!ctx.is_main_graph || !index.IsGraphInput(name)) return std::nullopt;
+  for (const auto& in : graph.inputs) {
+    if (in.name == name) return FullyStatic(in.type ? &*in.type : nullptr);
+  }
+  return std::nullopt;
 }
 
 // Shape (with opset 15's start/end) or Size of a statically shaped input.
