@@ -154,13 +154,14 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   const TuningMode mode = CurrentTuningMode();
   if (mode == TuningMode::kOff) return Build(m, k, n, b, bias, activation, threads, previous, kInPlace);
   const auto cache = TuningCache::Process();
+  // "floatmm11": since C is evicted before each timed run and onyx's product prefetches C's rows as it writes them;
   // "floatmm10": since single-row products also time onyx's product without software prefetches; "floatmm9": since
   // onyx's products copy a long A pass by pass over K; "floatmm8": since every product is timed with cold weights and,
   // with several threads, A and C placed as in a model (below); "floatmm7": since onyx's AVX-512 products pack A's rows
   // for a 14-row tile; "floatmm6": 12 rows; "floatmm5": since onyx's packed product prefetches its next panel;
   // "floatmm4": since a first product's packed copy is taken beyond the noise (entries of the keys before, chosen under
   // a 10% rule, are timed again); "floatmm3": since few-row products are timed with cold weights.
-  const std::string signature = "floatmm10/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
+  const std::string signature = "floatmm11/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
                                 "/b" + std::to_string(bias != nullptr) + "a" +
                                 std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
   auto build_choice = [&](const std::string& choice) {

@@ -133,9 +133,10 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
     return BuildOwn(m, k, n, signed_a, b, threads);
   }
   const auto cache = TuningCache::Process();
-  // "int8mm2": since A and C are placed as other threads leave them. oneDNN's pick is part of the key (besides the
-  // cache's ISA prefix, TuningIsaName): a choice against one of its kernels says nothing about another.
-  const std::string signature = "int8mm2/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
+  // "int8mm3": since C is evicted before each timed run (PrepareProductTiming); "int8mm2": since A and C are placed as
+  // other threads leave them. oneDNN's pick is part of the key (besides the cache's ISA prefix, TuningIsaName): a
+  // choice against one of its kernels says nothing about another.
+  const std::string signature = "int8mm3/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
                                 "/s" + std::to_string(signed_a) + "/t" + std::to_string(threads) + "/" +
                                 dnnl->implementation();
   if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {

@@ -42,6 +42,26 @@ inline SgemmRowTile EvenRowTile(int64_t rows, int64_t count, int64_t j) {
   return {j * q + (j < rem ? j : rem), q + (j < rem ? 1 : 0)};
 }
 
+// Brings `bytes` of each row of `tile` (rows row_stride bytes apart from `base`) into the cache, for writing where
+// `for_write`, while the caller computes another tile. A tile stores a panel's share of each output row; where the
+// output comes from memory (a model's output buffer, last written a whole run earlier) each store otherwise waits for
+// its line: an int8 1x1 convolution of few multiply-adds per output byte ran at half speed (ResNet-50's 64 -> 256
+// layers, AMD Zen 5), BERT's 128 x 768 x 3072 product (C written once, 1.5 MB) ~10% slower than with its rows
+// prefetched.
+inline void PrefetchTileRows(const SgemmRowTile& tile, const void* base, int64_t row_stride, int64_t bytes,
+                             bool for_write) {
+  const char* row = static_cast<const char*>(base) + tile.start * row_stride;
+  for (int64_t r = 0; r < tile.rows; ++r, row += row_stride) {
+    for (int64_t at = 0; at < bytes; at += kSgemmLineBytes) {
+      if (for_write) {
+        __builtin_prefetch(row + at, 1, 3);
+      } else {
+        __builtin_prefetch(row + at, 0, 3);
+      }
+    }
+  }
+}
+
 // The tasks of a packed product of m rows whose columns form `column_groups` groups: each task one column group times
 // one row group. Rows are split into groups (whole tiles of tile_rows) only where the column groups are fewer than
 // twice the threads (a narrow, tall product); each group's rows then into even tiles (EvenRowTile).

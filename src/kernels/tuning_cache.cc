@@ -522,6 +522,9 @@ void PrepareProductTiming(void* a, size_t a_bytes, void* c, size_t c_bytes, cons
   }
   EvictTranslations();
   FlushFromCaches(weights, weight_bytes);
+  // C comes from memory too: a model's output buffer was last written a whole run earlier (A, the previous node's
+  // output, is where its writers left it).
+  FlushFromCaches(c, c_bytes);
 }
 
 std::optional<std::string> ForcedImplementation(const char* name) {

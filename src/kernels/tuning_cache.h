@@ -103,7 +103,7 @@ void PlaceAsWrittenBy(void* dst, const void* src, size_t bytes, int threads);
 
 // Before a timed run of a matrix product with weights from memory, as a model runs it: A and C (bytes) rewritten by
 // `threads` threads as another node's would leave them (PlaceAsWrittenBy; threads > 1), the TLBs' translations
-// evicted, the weights flushed from every cache.
+// evicted, the weights and C flushed from every cache.
 void PrepareProductTiming(void* a, size_t a_bytes, void* c, size_t c_bytes, const void* weights, size_t weight_bytes,
                           int threads);
 
