@@ -70,6 +70,10 @@ Int8Conv::Int8Conv(const Int8ConvDims& dims, int threads, std::unique_ptr<Impl> 
 
 Int8Conv::~Int8Conv() = default;
 
+void Int8Conv::EvictWeights() const {
+  FlushFromCaches(impl_->weights.get_data_handle(), impl_->weights.get_desc().get_size());
+}
+
 const char* Int8Conv::implementation() const { return impl_->pd.impl_info_str(); }
 
 namespace {

@@ -112,6 +112,10 @@ class Int8Conv {
   // overrun lands in the next one's not yet written rows.
   int64_t OutputSlack() const { return 64 * dims_.out_channels; }
 
+  // Evicts the primitive's weights from every cache (FlushFromCaches), before a timed run that should find them as a
+  // model whose weights outgrow the caches does.
+  void EvictWeights() const;
+
   const Int8ConvDims& dims() const { return dims_; }
   int threads() const { return threads_; }
   const char* implementation() const;

@@ -8,6 +8,7 @@
 #include <limits>
 #include <utility>
 
+#include "kernels/cpu_isa.h"
 #include "kernels/int8_gemm_vnni.h"
 #include "kernels/parallel_tasks.h"
 #include "kernels/sgemm_tile.h"
@@ -33,9 +34,9 @@ constexpr int kTileRows = kSgemmPackedRowsMax;  // 14 pixels: 28 sums in registe
 // sums' registers by copying them around every multiply-add (66 register moves per 48 of them in the loop).
 template <int kRows>
 __attribute__((noinline)) void PointwiseSums(const uint8_t* ap, const int8_t* bp, int64_t groups, const int32_t* start,
-                                             __m512i (&out)[kRows][2]) {
+                                             const char* prefetch, int64_t prefetch_lines, __m512i (&out)[kRows][2]) {
   __m512i acc[kRows][2];
-  VnniTileSums<kRows>(acc, ap, bp, groups, start, nullptr, 0);
+  VnniTileSums<kRows>(acc, ap, bp, groups, start, prefetch, prefetch_lines);
 #pragma GCC unroll 14
   for (int r = 0; r < kRows; ++r) {
     out[r][0] = acc[r][0];
@@ -43,11 +44,12 @@ __attribute__((noinline)) void PointwiseSums(const uint8_t* ap, const int8_t* bp
   }
 }
 
+// Meanwhile `prefetch_lines` lines from `prefetch` go to L2 (the next panel's weights; none: 0).
 template <int kRows, TileAdd kAdd, bool kSigned>
 void PointwiseTile(const uint8_t* ap, const int8_t* bp, int64_t groups, uint8_t* y, int64_t ldy, int64_t cols,
-                   const PanelRequant& q) {
+                   const PanelRequant& q, const char* prefetch, int64_t prefetch_lines) {
   __m512i acc[kRows][2];
-  PointwiseSums<kRows>(ap, bp, groups, q.offset, acc);
+  PointwiseSums<kRows>(ap, bp, groups, q.offset, prefetch, prefetch_lines, acc);
   StoreConvTile<kRows, kAdd, kSigned>(acc, y, ldy, cols, q);
 }
 
@@ -55,7 +57,7 @@ void PointwiseTile(const uint8_t* ap, const int8_t* bp, int64_t groups, uint8_t*
 #pragma GCC pop_options
 
 using PointwiseTileFn = void (*)(const uint8_t*, const int8_t*, int64_t, uint8_t*, int64_t, int64_t,
-                                 const PanelRequant&);
+                                 const PanelRequant&, const char*, int64_t);
 
 template <TileAdd kAdd, bool kSigned, int... kRows>
 constexpr std::array<PointwiseTileFn, sizeof...(kRows)> MakeTiles(std::integer_sequence<int, kRows...>) {
@@ -150,38 +152,79 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
   // as the depthwise and pooling kernels around it take).
   const int64_t tile_count = (pixels + kTileRows - 1) / kTileRows;
   const int64_t tasks = std::min<int64_t>(std::max(threads, 1), tile_count);
+  const int64_t row_bytes = groups_ * kVnniGroupBytes;  // one pixel's packed input
+  const int64_t panel_bytes = groups_ * kVnniGroupRowBytes;
+  auto requant = [&](int64_t t, int64_t p0) {
+    PanelRequant q = base;
+    q.offset = offset_.data() + t * kVnniPanelColumns;
+    q.scale = scales_.data() + t * kVnniPanelColumns;
+    if (with_add) q.residual = static_cast<const uint8_t*>(residual) + p0 * m + t * kVnniPanelColumns;
+    return q;
+  };
+  // Tile j's input rows packed at `packed` (gathered first where the stride skips pixels).
+  auto pack_tile = [&](TileScratch& scratch, const SgemmRowTile& tile, uint8_t* packed) {
+    const int rows = static_cast<int>(tile.rows);
+    const uint8_t* rows_at = x + tile.start * c;  // stride 1: output pixel p reads input pixel p
+    if (!contiguous) {
+      const uint8_t* pixel[kTileRows];
+      TileInputRows(x, tile.start, rows, g_.out_h, g_.out_w, g_.in_h, g_.in_w, g_.stride_h, g_.stride_w, c, pixel);
+      for (int r = 0; r < rows; ++r) std::memcpy(scratch.gathered.data() + r * c, pixel[r], static_cast<size_t>(c));
+      rows_at = scratch.gathered.data();
+    }
+    PackInt8Rows(rows, rows_at, c, c, signed_input_, packed);
+  };
+  // Weights that do not stay in L2 from one tile to the next (ResNet-50's layer-4 1x1 convolutions, 1-2 MB, read
+  // from memory in a model): a chunk of tiles (their packed rows within a quarter of L2) goes over each panel in
+  // turn, so the weights stream once per chunk, the next panel's into L2 a share per tile; otherwise each tile goes
+  // over every panel (the weights stay in cache).
+  const bool panels_outer = panels_ * panel_bytes > L2CacheBytes() / 2;
   RunTasks(tasks, threads, [&](int64_t task) {
     TileScratch& scratch = ThreadScratch();
-    scratch.packed.resize(static_cast<size_t>(kTileRows * groups_ * kVnniGroupBytes));
     if (!contiguous) scratch.gathered.resize(static_cast<size_t>(kTileRows * c));
-    const int64_t j_end = (task + 1) * tile_count / tasks;
-    for (int64_t j = task * tile_count / tasks; j < j_end; ++j) {
-      const SgemmRowTile tile = EvenRowTile(pixels, tile_count, j);
-      const int64_t p0 = tile.start;
-      const int rows = static_cast<int>(tile.rows);
-      if (j + 1 < j_end) {  // the next tile's output (and residual) rows, while this one computes
-        const SgemmRowTile next = EvenRowTile(pixels, tile_count, j + 1);
-        PrefetchTileRows(next, y, m, m, true);
-        if (with_add) PrefetchTileRows(next, residual, m, m, false);
-      }
-      const uint8_t* rows_at = x + p0 * c;  // stride 1: output pixel p reads input pixel p
-      if (!contiguous) {
-        const uint8_t* pixel[kTileRows];
-        TileInputRows(x, p0, rows, g_.out_h, g_.out_w, g_.in_h, g_.in_w, g_.stride_h, g_.stride_w, c, pixel);
-        for (int r = 0; r < rows; ++r) {
-          std::memcpy(scratch.gathered.data() + r * c, pixel[r], static_cast<size_t>(c));
+    const int64_t j_begin = task * tile_count / tasks, j_end = (task + 1) * tile_count / tasks;
+    if (!panels_outer) {
+      scratch.packed.resize(static_cast<size_t>(kTileRows * row_bytes));
+      for (int64_t j = j_begin; j < j_end; ++j) {
+        const SgemmRowTile tile = EvenRowTile(pixels, tile_count, j);
+        const int64_t p0 = tile.start;
+        const int rows = static_cast<int>(tile.rows);
+        if (j + 1 < j_end) {  // the next tile's output (and residual) rows, while this one computes
+          const SgemmRowTile next = EvenRowTile(pixels, tile_count, j + 1);
+          PrefetchTileRows(next, y, m, m, true);
+          if (with_add) PrefetchTileRows(next, residual, m, m, false);
         }
-        rows_at = scratch.gathered.data();
+        pack_tile(scratch, tile, scratch.packed.data());
+        for (int64_t t = 0; t < panels_; ++t) {
+          tiles[static_cast<size_t>(rows - 1)](
+              scratch.packed.data(), packed_.data() + t * panel_bytes, groups_, y + p0 * m + t * kVnniPanelColumns, m,
+              std::min(kVnniPanelColumns, m - t * kVnniPanelColumns), requant(t, p0), nullptr, 0);
+        }
       }
-      PackInt8Rows(rows, rows_at, c, c, signed_input_, scratch.packed.data());
+      return;
+    }
+    const int64_t chunk =
+        std::clamp<int64_t>(L2CacheBytes() / 4 / (kTileRows * row_bytes), 1, std::max<int64_t>(1, j_end - j_begin));
+    scratch.packed.resize(static_cast<size_t>(chunk * kTileRows * row_bytes));
+    for (int64_t j0 = j_begin; j0 < j_end; j0 += chunk) {
+      const int64_t n_tiles = std::min(chunk, j_end - j0);
+      for (int64_t i = 0; i < n_tiles; ++i) {
+        const SgemmRowTile tile = EvenRowTile(pixels, tile_count, j0 + i);
+        PrefetchTileRows(tile, y, m, m, true);
+        if (with_add) PrefetchTileRows(tile, residual, m, m, false);
+        pack_tile(scratch, tile, scratch.packed.data() + i * kTileRows * row_bytes);
+      }
+      const int64_t lines = panel_bytes / kSgemmLineBytes, share = (lines + n_tiles - 1) / n_tiles;
       for (int64_t t = 0; t < panels_; ++t) {
-        PanelRequant q = base;
-        q.offset = offset_.data() + t * kVnniPanelColumns;
-        q.scale = scales_.data() + t * kVnniPanelColumns;
-        if (with_add) q.residual = static_cast<const uint8_t*>(residual) + p0 * m + t * kVnniPanelColumns;
-        tiles[static_cast<size_t>(rows - 1)](scratch.packed.data(), packed_.data() + t * groups_ * kVnniGroupRowBytes,
-                                             groups_, y + p0 * m + t * kVnniPanelColumns, m,
-                                             std::min(kVnniPanelColumns, m - t * kVnniPanelColumns), q);
+        const char* next =
+            t + 1 < panels_ ? reinterpret_cast<const char*>(packed_.data() + (t + 1) * panel_bytes) : nullptr;
+        for (int64_t i = 0; i < n_tiles; ++i) {
+          const SgemmRowTile tile = EvenRowTile(pixels, tile_count, j0 + i);
+          const int64_t fetch = next != nullptr ? std::clamp<int64_t>(lines - i * share, 0, share) : 0;
+          tiles[static_cast<size_t>(tile.rows - 1)](
+              scratch.packed.data() + i * kTileRows * row_bytes, packed_.data() + t * panel_bytes, groups_,
+              y + tile.start * m + t * kVnniPanelColumns, m, std::min(kVnniPanelColumns, m - t * kVnniPanelColumns),
+              requant(t, tile.start), fetch > 0 ? next + i * share * kSgemmLineBytes : nullptr, fetch);
+        }
       }
     }
   });

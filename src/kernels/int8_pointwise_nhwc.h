@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/aligned_vector.h"
@@ -71,6 +72,8 @@ class PointwiseNhwcInt8 {
   void Run(const void* x, void* y, int threads, const void* residual = nullptr,
            const Int8ResidualAdd* add = nullptr) const;
   bool signed_input() const { return signed_input_; }
+  // The packed weights (evicted before a timed run, as a model finds them).
+  std::span<const int8_t> packed_weights() const { return {packed_.data(), packed_.size()}; }
 
  private:
   PointwiseNhwcGeometry g_;

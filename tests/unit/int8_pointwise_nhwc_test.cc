@@ -83,5 +83,14 @@ TEST(PointwiseNhwcInt8, MatchesRequantizedExactSums) {
   Check({1, 20, 33, 5, 5, 3, true, true, 0, 0, false, 1}, seed++);
 }
 
+// Weights larger than half of any L2 (4.3 MB): chunks of tiles go over each panel in turn, the next panel's weights
+// prefetched a share per tile; more tiles than one chunk holds where C is long; strided, with threads.
+TEST(PointwiseNhwcInt8, WeightsBeyondL2RunPanelByPanel) {
+  if (!PointwiseNhwcInt8::Supported()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  Check({1, 2048, 2100, 7, 7, 1, false, false, 5, 3, true, 1}, 101);
+  Check({1, 2052, 2080, 13, 9, 2, true, false, -2, 0, true, 2}, 102);
+  Check({2, 4100, 1030, 9, 10, 1, false, true, 128, -1, false, 2}, 103);
+}
+
 }  // namespace
 }  // namespace onyx::kernels

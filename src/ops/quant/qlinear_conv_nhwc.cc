@@ -17,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -282,7 +283,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     if (plan->depthwise != nullptr && plan->conv != nullptr) {
       const auto& dw = *plan->depthwise;
       if (OwnBeatsOneDnn(
-              "int8dw_nhwc", [&](const void* src, void* dst) { dw.Run(src, dst, threads); }, dw.signed_input(),
+              "int8dw_nhwc", [&](const void* src, void* dst) { dw.Run(src, dst, threads); }, dw.signed_input(), {},
               *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/true)) {
         plan->conv = nullptr;
       } else {
@@ -299,12 +300,13 @@ class QLinearConvNhwcKernel : public OpKernel {
         own = OwnBeatsOneDnn(
             "int8pw_add_nhwc",
             [&](const void* src, void* dst) { pw.Run(src, dst, threads, residual.data(), &residual_->kernel); },
-            pw.signed_input(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false,
+            pw.signed_input(), pw.packed_weights(), *plan->conv, fused_x_zero_point_, threads,
+            /*own_without_timing=*/false,
             [&](void* dst) { AddSameShape(fused_output_type_, dst, residual.data(), y_bytes, dst); });
       } else {
         own = OwnBeatsOneDnn(
             "int8pw_nhwc", [&](const void* src, void* dst) { pw.Run(src, dst, threads); }, pw.signed_input(),
-            *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false);
+            pw.packed_weights(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false);
       }
       if (own) {
         plan->conv = nullptr;
@@ -343,7 +345,8 @@ class QLinearConvNhwcKernel : public OpKernel {
           direct.Run(src, dst, threads, residual_ ? residual.data() : nullptr,
                      residual_ ? &residual_->kernel : nullptr);
         },
-        direct.signed_input(), *plan.conv, fused_x_zero_point_, threads, /*own_without_timing=*/false,
+        direct.signed_input(), direct.packed_weights(), *plan.conv, fused_x_zero_point_, threads,
+        /*own_without_timing=*/false,
         [&](void* sums) {
           const auto* acc = static_cast<const int32_t*>(sums);
           ParallelFor(outputs / m, m * 4, [&](int64_t lo, int64_t hi) {
@@ -397,8 +400,9 @@ class QLinearConvNhwcKernel : public OpKernel {
   // `after_onednn`, where given, runs on oneDNN's result as part of its candidate (the residual add the own kernel
   // fuses).
   static bool OwnBeatsOneDnn(const char* kind, const std::function<void(const void*, void*)>& run_own,
-                             bool signed_input, const kernels::Int8Conv& conv, int32_t x_zero_point, int threads,
-                             bool own_without_timing, const std::function<void(void*)>& after_onednn = {}) {
+                             bool signed_input, std::span<const int8_t> own_weights, const kernels::Int8Conv& conv,
+                             int32_t x_zero_point, int threads, bool own_without_timing,
+                             const std::function<void(void*)>& after_onednn = {}) {
     // Without its fused requantization oneDNN's sums need a pass of their own: onyx's kernel, unless the caller times
     // the pass too (after_onednn).
     if (!conv.fused_requant() && !after_onednn) return true;
@@ -410,12 +414,11 @@ class QLinearConvNhwcKernel : public OpKernel {
     if (mode == kernels::TuningMode::kOff) return own_without_timing;
     const kernels::Int8ConvDims& d = conv.dims();
     auto dim = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
-    const std::string signature = std::string(kind) + "/" + (signed_input ? "s8" : "u8") + "/n" +
-                                  std::to_string(d.batch) + "/c" + std::to_string(d.in_channels) + "/m" +
-                                  std::to_string(d.out_channels) + "/in" + dim(d.in_h, d.in_w) + "/k" +
-                                  dim(d.kernel_h, d.kernel_w) + "/s" + dim(d.stride_h, d.stride_w) + "/d" +
-                                  dim(d.dilation_h, d.dilation_w) + "/p" + dim(d.pad_top, d.pad_left) + "-" +
-                                  dim(d.pad_bottom, d.pad_right) + "/colddst/t" + std::to_string(threads);
+    const std::string signature =
+        std::string(kind) + "/" + (signed_input ? "s8" : "u8") + "/n" + std::to_string(d.batch) + "/c" +
+        std::to_string(d.in_channels) + "/m" + std::to_string(d.out_channels) + "/in" + dim(d.in_h, d.in_w) + "/k" +
+        dim(d.kernel_h, d.kernel_w) + "/s" + dim(d.stride_h, d.stride_w) + "/d" + dim(d.dilation_h, d.dilation_w) +
+        "/p" + dim(d.pad_top, d.pad_left) + "-" + dim(d.pad_bottom, d.pad_right) + "/cold/t" + std::to_string(threads);
     const auto cache = kernels::TuningCache::Process();
     if (auto entry = cache->Find(signature, mode == kernels::TuningMode::kAlways)) {
       cache->NoteDecision(signature, *entry, false);
@@ -428,9 +431,11 @@ class QLinearConvNhwcKernel : public OpKernel {
     // (int32 sums where oneDNN does not requantize)
     std::vector<uint8_t> dst(static_cast<size_t>((d.batch * d.out_h * d.out_w * d.out_channels + conv.OutputSlack()) *
                                                  (conv.fused_requant() ? 1 : int64_t{sizeof(int32_t)})));
-    // The output is evicted before each timed run ("colddst" in the key): in a model a layer's output buffer was last
-    // written a whole run earlier and comes from memory. Timed warm, onyx's 1x1 kernel (before it prefetched its next
-    // tile's output) tied oneDNN's on ResNet-50's 64 -> 256 layers and then ran twice as long in the model (AMD Zen 5).
+    // The output and both candidates' weights are evicted before each timed run ("cold" in the key): in a model a
+    // layer's output buffer was last written a whole run earlier, and weights beyond the caches' share come from
+    // memory. Timed warm, onyx's 1x1 kernel (before it prefetched its next tile's output) tied oneDNN's on ResNet-50's
+    // 64 -> 256 layers and then ran twice as long in the model; layer 4's 1x1 and 3x3 layers (1-2.4 MB of weights)
+    // ran 40-50% longer in the model than timed warm (AMD Zen 5).
     const std::vector<double> ms = kernels::TimeCandidates(
         2,
         [&](size_t i) -> Status {
@@ -442,7 +447,15 @@ class QLinearConvNhwcKernel : public OpKernel {
           if (after_onednn) after_onednn(dst.data());
           return Status::Ok();
         },
-        {threads, conv.threads()}, 20, 5, [&](size_t) { kernels::FlushFromCaches(dst.data(), dst.size()); });
+        {threads, conv.threads()}, 20, 5,
+        [&](size_t i) {
+          kernels::FlushFromCaches(dst.data(), dst.size());
+          if (i == 0) {
+            kernels::FlushFromCaches(own_weights.data(), own_weights.size());
+          } else {
+            conv.EvictWeights();
+          }
+        });
     cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     kernels::TuningEntry entry;
     for (size_t i = 0; i < 2; ++i) {
