@@ -32,10 +32,13 @@ def original_names(model_path):
 
     def owner(node):
         # An activation (or residual add) is fused into the node computing its first input.
-        seen = 0
-        while node.op_type in folded and node.input and node.input[0] in producer and seen < 4:
-            node = producer[node.input[0]]
-            seen += 1
+        for _ in range(4):
+            if node.op_type not in folded:
+                break
+            computed = [i for i in node.input if i in producer]  # a bias or scale initializer has no producer
+            if not computed:
+                break
+            node = producer[computed[0]]
         return node.name
 
     names = {name: owner(node) for name, node in by_name.items()}
@@ -56,7 +59,11 @@ def parse(path, names, outputs, ort):
         for part in raw.split('+') if not ort else [raw]:
             cand = re.sub(r'_nchwc$', '', part)
             cand = re.sub(r'::.*$', '', cand)
-            key = names.get(cand) or outputs.get(cand)
+            # ONNX Runtime names some fused nodes after the first one's name plus a suffix
+            # ("/layers.0/linear1/MatMul/MatMulAddFusion"): drop trailing segments until a name matches.
+            while cand and not key:
+                key = names.get(cand) or outputs.get(cand)
+                cand = cand.rsplit('/', 1)[0] if '/' in cand.strip('/') else ''
             if key:
                 break
         key = key or 'unmatched'
