@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "kernels/parallel_tasks.h"
+#include "kernels/tuning_cache.h"
 
 namespace onyx::kernels {
 namespace {
@@ -221,6 +222,11 @@ DepthwiseNhwcInt8::DepthwiseNhwcInt8(const DepthwiseNhwcGeometry& g, const int8_
   for (int64_t c = 0; c < g.channels; ++c) {
     scales_[static_cast<size_t>(c)] = scales[scales.size() == 1 ? 0 : static_cast<size_t>(c)];
   }
+}
+
+void DepthwiseNhwcInt8::EvictWeights() const {
+  FlushFromCaches(w16_.data(), w16_.size() * sizeof(int16_t));
+  FlushFromCaches(w_pairs_.data(), w_pairs_.size() * sizeof(int16_t));
 }
 
 void DepthwiseNhwcInt8::Run(const void* x, void* y, int threads) const {

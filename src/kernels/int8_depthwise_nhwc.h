@@ -38,6 +38,9 @@ class DepthwiseNhwcInt8 {
   // threads.
   void Run(const void* x, void* y, int threads) const;
   bool signed_input() const { return signed_input_; }
+  // Evicts the packed weights from every cache (FlushFromCaches), before a timed run that should find them as a model
+  // whose weights outgrow the caches does (Int8Conv::EvictWeights, oneDNN's side of the same timing).
+  void EvictWeights() const;
 
  private:
   DepthwiseNhwcGeometry g_;

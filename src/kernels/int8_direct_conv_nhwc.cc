@@ -12,6 +12,7 @@
 #include "kernels/parallel_tasks.h"
 #include "kernels/sgemm_tile.h"
 #include "kernels/thread_buffers.h"
+#include "kernels/tuning_cache.h"
 
 namespace onyx::kernels {
 namespace {
@@ -126,6 +127,8 @@ constexpr int64_t kCopySlack = kVnniGroupBytes;
 }  // namespace
 
 bool DirectConvNhwcInt8::Supported() { return Int8VnniGemm::Supported(); }
+
+void DirectConvNhwcInt8::EvictWeights() const { FlushFromCaches(packed_.data(), packed_.size()); }
 
 DirectConvNhwcInt8::DirectConvNhwcInt8(const DirectConvNhwcGeometry& g, const int8_t* weights, const int32_t* bias,
                                        const std::vector<float>& scales, int32_t x_zero_point, bool signed_input,

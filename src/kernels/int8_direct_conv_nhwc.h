@@ -28,7 +28,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "core/aligned_vector.h"
@@ -55,8 +54,9 @@ class DirectConvNhwcInt8 {
   void Run(const void* x, void* y, int threads, const void* residual = nullptr,
            const Int8ResidualAdd* add = nullptr) const;
   bool signed_input() const { return signed_input_; }
-  // The packed weights (evicted before a timed run, as a model finds them).
-  std::span<const int8_t> packed_weights() const { return {packed_.data(), packed_.size()}; }
+  // Evicts the packed weights from every cache (FlushFromCaches), before a timed run that should find them as a model
+  // whose weights outgrow the caches does (Int8Conv::EvictWeights, oneDNN's side of the same timing).
+  void EvictWeights() const;
   // Whether a window row is one tap (RowTapsPay).
   bool row_taps() const { return row_taps_; }
   // Whether the kernel reads each window row as one tap of KW * C consecutive bytes (C not a multiple of 4, no

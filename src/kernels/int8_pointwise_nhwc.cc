@@ -12,6 +12,7 @@
 #include "kernels/int8_gemm_vnni.h"
 #include "kernels/parallel_tasks.h"
 #include "kernels/sgemm_tile.h"
+#include "kernels/tuning_cache.h"
 
 namespace onyx::kernels {
 namespace {
@@ -120,6 +121,8 @@ void TileInputRows(const uint8_t* image, int64_t p0, int count, int64_t out_h, i
 }
 
 bool PointwiseNhwcInt8::Supported() { return Int8VnniGemm::Supported(); }
+
+void PointwiseNhwcInt8::EvictWeights() const { FlushFromCaches(packed_.data(), packed_.size()); }
 
 PointwiseNhwcInt8::PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_t* weights, const int32_t* bias,
                                      const std::vector<float>& scales, int32_t x_zero_point, bool signed_input,

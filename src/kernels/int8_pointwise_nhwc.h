@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 #include "core/aligned_vector.h"
@@ -72,8 +71,9 @@ class PointwiseNhwcInt8 {
   void Run(const void* x, void* y, int threads, const void* residual = nullptr,
            const Int8ResidualAdd* add = nullptr) const;
   bool signed_input() const { return signed_input_; }
-  // The packed weights (evicted before a timed run, as a model finds them).
-  std::span<const int8_t> packed_weights() const { return {packed_.data(), packed_.size()}; }
+  // Evicts the packed weights from every cache (FlushFromCaches), before a timed run that should find them as a model
+  // whose weights outgrow the caches does (Int8Conv::EvictWeights, oneDNN's side of the same timing).
+  void EvictWeights() const;
 
  private:
   PointwiseNhwcGeometry g_;

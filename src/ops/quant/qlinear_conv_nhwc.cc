@@ -17,7 +17,6 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -283,8 +282,8 @@ class QLinearConvNhwcKernel : public OpKernel {
     if (plan->depthwise != nullptr && plan->conv != nullptr) {
       const auto& dw = *plan->depthwise;
       if (OwnBeatsOneDnn(
-              "int8dw_nhwc", [&](const void* src, void* dst) { dw.Run(src, dst, threads); }, dw.signed_input(), {},
-              *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/true)) {
+              "int8dw_nhwc", [&](const void* src, void* dst) { dw.Run(src, dst, threads); }, [&] { dw.EvictWeights(); },
+              dw.signed_input(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/true)) {
         plan->conv = nullptr;
       } else {
         plan->depthwise = nullptr;
@@ -300,13 +299,13 @@ class QLinearConvNhwcKernel : public OpKernel {
         own = OwnBeatsOneDnn(
             "int8pw_add_nhwc",
             [&](const void* src, void* dst) { pw.Run(src, dst, threads, residual.data(), &residual_->kernel); },
-            pw.signed_input(), pw.packed_weights(), *plan->conv, fused_x_zero_point_, threads,
+            [&] { pw.EvictWeights(); }, pw.signed_input(), *plan->conv, fused_x_zero_point_, threads,
             /*own_without_timing=*/false,
             [&](void* dst) { AddSameShape(fused_output_type_, dst, residual.data(), y_bytes, dst); });
       } else {
         own = OwnBeatsOneDnn(
-            "int8pw_nhwc", [&](const void* src, void* dst) { pw.Run(src, dst, threads); }, pw.signed_input(),
-            pw.packed_weights(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false);
+            "int8pw_nhwc", [&](const void* src, void* dst) { pw.Run(src, dst, threads); }, [&] { pw.EvictWeights(); },
+            pw.signed_input(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false);
       }
       if (own) {
         plan->conv = nullptr;
@@ -345,7 +344,7 @@ class QLinearConvNhwcKernel : public OpKernel {
           direct.Run(src, dst, threads, residual_ ? residual.data() : nullptr,
                      residual_ ? &residual_->kernel : nullptr);
         },
-        direct.signed_input(), direct.packed_weights(), *plan.conv, fused_x_zero_point_, threads,
+        [&] { direct.EvictWeights(); }, direct.signed_input(), *plan.conv, fused_x_zero_point_, threads,
         /*own_without_timing=*/false,
         [&](void* sums) {
           const auto* acc = static_cast<const int32_t*>(sums);
@@ -398,10 +397,10 @@ class QLinearConvNhwcKernel : public OpKernel {
   // the process's budget for timing spent, `own_without_timing` (the depthwise kernel: measured faster on AVX2 CPUs
   // without VNNI, MobileNet-v2's depthwise layers ~10-25%; the 1x1 one is taken only where timed faster).
   // `after_onednn`, where given, runs on oneDNN's result as part of its candidate (the residual add the own kernel
-  // fuses).
+  // fuses). `evict_own_weights` evicts onyx's kernel's weights before its timed runs, as conv.EvictWeights() oneDNN's.
   static bool OwnBeatsOneDnn(const char* kind, const std::function<void(const void*, void*)>& run_own,
-                             bool signed_input, std::span<const int8_t> own_weights, const kernels::Int8Conv& conv,
-                             int32_t x_zero_point, int threads, bool own_without_timing,
+                             const std::function<void()>& evict_own_weights, bool signed_input,
+                             const kernels::Int8Conv& conv, int32_t x_zero_point, int threads, bool own_without_timing,
                              const std::function<void(void*)>& after_onednn = {}) {
     // Without its fused requantization oneDNN's sums need a pass of their own: onyx's kernel, unless the caller times
     // the pass too (after_onednn).
@@ -451,7 +450,7 @@ class QLinearConvNhwcKernel : public OpKernel {
         [&](size_t i) {
           kernels::FlushFromCaches(dst.data(), dst.size());
           if (i == 0) {
-            kernels::FlushFromCaches(own_weights.data(), own_weights.size());
+            evict_own_weights();
           } else {
             conv.EvictWeights();
           }
