@@ -200,13 +200,12 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
         for (int64_t j = 0; j < count; ++j) {
           const SgemmRowTile rt = row_tile(m0, count, j);
           const int64_t lines = std::min(share, next_lines - fetched);
-          // The first block only writes C: the next tile's rows (the next panel's first) come in meanwhile.
-          constexpr int64_t kSum = sizeof(int32_t);
-          if (blk == 0 && j + 1 < count) {
-            PrefetchTileRows(row_tile(m0, count, j + 1), c + n0, n_ * kSum, cols * kSum, true);
-          } else if (blk == 0 && t + 1 < t1) {
-            PrefetchTileRows(row_tile(m0, count, 0), c + n0 + kVnniPanelColumns, n_ * kSum,
-                             std::min(kVnniPanelColumns, n_ - n0 - kVnniPanelColumns) * kSum, true);
+          if (blk == 0) {
+            constexpr int64_t kSum = sizeof(int32_t);
+            const bool next_panel = t + 1 < t1;
+            PrefetchNextOutputTile([&](int64_t jj) { return row_tile(m0, count, jj); }, j, count, n_ * kSum, c + n0,
+                                   cols * kSum, next_panel ? c + n0 + kVnniPanelColumns : nullptr,
+                                   next_panel ? std::min(kVnniPanelColumns, n_ - n0 - kVnniPanelColumns) * kSum : 0);
           }
           kTiles[static_cast<size_t>(rt.rows - 1)](
               packed_a + rt.start * groups_ * kVnniGroupBytes + g0 * rt.rows * kVnniGroupBytes, panel, gc,

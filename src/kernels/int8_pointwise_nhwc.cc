@@ -164,6 +164,11 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
     if (with_add) q.residual = static_cast<const uint8_t*>(residual) + p0 * m + t * kVnniPanelColumns;
     return q;
   };
+  // A tile's output rows (for writing) and residual rows.
+  auto prefetch_rows = [&](const SgemmRowTile& tile) {
+    PrefetchTileRows(tile, y, m, m, true);
+    if (with_add) PrefetchTileRows(tile, residual, m, m, false);
+  };
   // Tile j's input rows packed at `packed` (gathered first where the stride skips pixels).
   auto pack_tile = [&](TileScratch& scratch, const SgemmRowTile& tile, uint8_t* packed) {
     const int rows = static_cast<int>(tile.rows);
@@ -191,11 +196,7 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
         const SgemmRowTile tile = EvenRowTile(pixels, tile_count, j);
         const int64_t p0 = tile.start;
         const int rows = static_cast<int>(tile.rows);
-        if (j + 1 < j_end) {  // the next tile's output (and residual) rows, while this one computes
-          const SgemmRowTile next = EvenRowTile(pixels, tile_count, j + 1);
-          PrefetchTileRows(next, y, m, m, true);
-          if (with_add) PrefetchTileRows(next, residual, m, m, false);
-        }
+        if (j + 1 < j_end) prefetch_rows(EvenRowTile(pixels, tile_count, j + 1));  // while this tile computes
         pack_tile(scratch, tile, scratch.packed.data());
         for (int64_t t = 0; t < panels_; ++t) {
           tiles[static_cast<size_t>(rows - 1)](
@@ -212,8 +213,7 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
       const int64_t n_tiles = std::min(chunk, j_end - j0);
       for (int64_t i = 0; i < n_tiles; ++i) {
         const SgemmRowTile tile = EvenRowTile(pixels, tile_count, j0 + i);
-        PrefetchTileRows(tile, y, m, m, true);
-        if (with_add) PrefetchTileRows(tile, residual, m, m, false);
+        prefetch_rows(tile);
         pack_tile(scratch, tile, scratch.packed.data() + i * kTileRows * row_bytes);
       }
       const int64_t lines = panel_bytes / kSgemmLineBytes, share = (lines + n_tiles - 1) / n_tiles;

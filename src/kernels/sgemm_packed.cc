@@ -220,13 +220,12 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
           const SgemmRowTile rt = row_tile(m0, count, j);
           const int64_t i0 = rt.start;
           const int rows = static_cast<int>(rt.rows);
-          // The first K block only writes C: the next tile's rows (the next panel's first) come in meanwhile.
-          constexpr int64_t kFloat = sizeof(float);
-          if (first && j + 1 < count) {
-            PrefetchTileRows(row_tile(m0, count, j + 1), c + n0, n_ * kFloat, cols * kFloat, true);
-          } else if (first && t + 1 < t1) {
-            PrefetchTileRows(row_tile(m0, count, 0), c + n0 + panel_, n_ * kFloat,
-                             std::min(panel_, n_ - n0 - panel_) * kFloat, true);
+          if (first) {
+            constexpr int64_t kFloat = sizeof(float);
+            const bool next_panel = t + 1 < t1;
+            PrefetchNextOutputTile([&](int64_t jj) { return row_tile(m0, count, jj); }, j, count, n_ * kFloat, c + n0,
+                                   cols * kFloat, next_panel ? c + n0 + panel_ : nullptr,
+                                   next_panel ? std::min(panel_, n_ - n0 - panel_) * kFloat : 0);
           }
           const int64_t lines = std::min(share, next_lines - fetched);
           const SgemmPrefetch prefetch{next + fetched * kSgemmLineBytes, lines};

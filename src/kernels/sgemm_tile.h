@@ -62,6 +62,19 @@ inline void PrefetchTileRows(const SgemmRowTile& tile, const void* base, int64_t
   }
 }
 
+// In a product's first K block (which only writes C), while tile j of a panel's `count` row tiles is computed: the C
+// rows of the tile computed next, for writing: tile j + 1 (`row_tile(j + 1)`) of the same columns (`c`, `bytes` of
+// each row), or after the last the next panel's first tile (`next_c`, `next_bytes`; none where next_c is null).
+template <class RowTile>
+void PrefetchNextOutputTile(const RowTile& row_tile, int64_t j, int64_t count, int64_t row_stride, const void* c,
+                            int64_t bytes, const void* next_c, int64_t next_bytes) {
+  if (j + 1 < count) {
+    PrefetchTileRows(row_tile(j + 1), c, row_stride, bytes, true);
+  } else if (next_c != nullptr) {
+    PrefetchTileRows(row_tile(0), next_c, row_stride, next_bytes, true);
+  }
+}
+
 // The tasks of a packed product of m rows whose columns form `column_groups` groups: each task one column group times
 // one row group. Rows are split into groups (whole tiles of tile_rows) only where the column groups are fewer than
 // twice the threads (a narrow, tall product); each group's rows then into even tiles (EvenRowTile).
