@@ -151,7 +151,10 @@ struct V {
 namespace avx512_pool {
 struct V {
   using T = __m512;
-  using M = __mmask16;  // bits set where a tap was NaN
+  // The largest magnitude's bits among the taps (sign cleared): above infinity's where a tap was NaN. Two integer
+  // operations per tap: a compare into a mask register and a mask OR per tap made SqueezeNet's first max pooling
+  // ~1.5x slower than without any NaN check (Zen 5); integer maxima run beside the float ones.
+  using M = __m512i;
   static constexpr int kLanes = 16;
   static T Set1(float f) { return _mm512_set1_ps(f); }
   static T Load(const float* p) { return _mm512_loadu_ps(p); }
@@ -159,10 +162,13 @@ struct V {
   static T Max(T acc, T v) { return _mm512_max_ps(acc, v); }  // acc > v ? acc : v (v where either is NaN)
   static T Add(T a, T b) { return _mm512_add_ps(a, b); }
   static T Mul(T a, T b) { return _mm512_mul_ps(a, b); }
-  static M NoNan() { return 0; }
-  static M OrNan(M nan, T v) { return static_cast<M>(nan | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q)); }
+  static M NoNan() { return _mm512_setzero_si512(); }
+  static M OrNan(M nan, T v) {
+    return _mm512_max_epu32(nan, _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7fffffff)));
+  }
   static T WithNan(T acc, M nan) {
-    return _mm512_mask_mov_ps(acc, nan, _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN()));
+    return _mm512_mask_mov_ps(acc, _mm512_cmpgt_epi32_mask(nan, _mm512_set1_epi32(0x7f800000)),
+                              _mm512_set1_ps(std::numeric_limits<float>::quiet_NaN()));
   }
 };
 #include "ops/nchwc/nchwc_pool_rows.inc"
