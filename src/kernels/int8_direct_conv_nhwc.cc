@@ -257,7 +257,7 @@ void DirectConvNhwcInt8::Run(const void* x_in, void* y_in, int threads, const vo
         const int8_t* panel = packed_.data() + t * panel_bytes;
         for (int64_t t0 = 0; t0 < taps_; t0 += chunk_taps) {
           const int64_t n_taps = std::min(chunk_taps, taps_ - t0);
-          // While the first tile goes over this chunk's weights (from L3 or memory), the next chunk's go to L2.
+          // While the tiles go over this chunk's weights (from L3 or memory), the next chunk's go to L2.
           const int8_t* next = t0 + n_taps < taps_ ? panel + (t0 + n_taps) * tap_bytes
                                : t + 1 < panels_   ? panel + panel_bytes
                                                    : nullptr;
@@ -265,13 +265,11 @@ void DirectConvNhwcInt8::Run(const void* x_in, void* y_in, int threads, const vo
           const int64_t next_lines = next != nullptr ? next_taps * tap_bytes / kSgemmLineBytes : 0;
           // A share per tile: all of it during the first tile's pass asked for the lines faster than memory gives
           // them where the weights come from there (ResNet-50's layer 4, 2.4 MB a layer), and nothing meanwhile.
-          const int64_t share = (next_lines + block - 1) / block;
           for (int i = 0; i < block; ++i) {
-            const int64_t lines = std::clamp<int64_t>(next_lines - i * share, 0, share);
+            const SgemmPrefetch fetch = PrefetchShare(reinterpret_cast<const char*>(next), next_lines, i, block);
             kSums[static_cast<size_t>(tiles[i].rows - 1)](
                 rows_at[i], tap_offsets + t0, n_taps, tap_groups_, panel + t0 * tap_bytes, sums[i],
-                t0 == 0 ? offset_.data() + t * kPanelColumns : nullptr,
-                lines > 0 ? reinterpret_cast<const char*>(next) + i * share * kSgemmLineBytes : nullptr, lines);
+                t0 == 0 ? offset_.data() + t * kPanelColumns : nullptr, fetch.begin, fetch.lines);
           }
         }
         for (int i = 0; i < block; ++i) {

@@ -194,12 +194,10 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
           next_groups = std::min(kBlockGroups, groups_);
         }
         const int64_t next_lines = next != nullptr ? next_groups * kVnniGroupRowBytes / kSgemmLineBytes : 0;
-        const int64_t share = (next_lines + count - 1) / count;
-        int64_t fetched = 0;
         const int8_t* panel = packed_.data() + PanelOffset(blk, t);
         for (int64_t j = 0; j < count; ++j) {
           const SgemmRowTile rt = row_tile(m0, count, j);
-          const int64_t lines = std::min(share, next_lines - fetched);
+          const SgemmPrefetch fetch = PrefetchShare(reinterpret_cast<const char*>(next), next_lines, j, count);
           if (blk == 0) {
             constexpr int64_t kSum = sizeof(int32_t);
             const bool next_panel = t + 1 < t1;
@@ -209,9 +207,8 @@ void Int8VnniGemm::Run(int64_t m, const void* a_in, bool signed_a, int32_t a_zer
           }
           kTiles[static_cast<size_t>(rt.rows - 1)](
               packed_a + rt.start * groups_ * kVnniGroupBytes + g0 * rt.rows * kVnniGroupBytes, panel, gc,
-              c + rt.start * n_ + n0, n_, cols, blk == 0, start != nullptr ? start + n0 : nullptr,
-              reinterpret_cast<const char*>(next) + fetched * kSgemmLineBytes, lines);
-          fetched += lines;
+              c + rt.start * n_ + n0, n_, cols, blk == 0, start != nullptr ? start + n0 : nullptr, fetch.begin,
+              fetch.lines);
         }
       }
     }

@@ -216,17 +216,17 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
         prefetch_rows(tile);
         pack_tile(scratch, tile, scratch.packed.data() + i * kTileRows * row_bytes);
       }
-      const int64_t lines = panel_bytes / kSgemmLineBytes, share = (lines + n_tiles - 1) / n_tiles;
       for (int64_t t = 0; t < panels_; ++t) {
-        const char* next =
-            t + 1 < panels_ ? reinterpret_cast<const char*>(packed_.data() + (t + 1) * panel_bytes) : nullptr;
+        const bool last = t + 1 == panels_;
+        const char* next = last ? nullptr : reinterpret_cast<const char*>(packed_.data() + (t + 1) * panel_bytes);
+        const int64_t next_lines = last ? 0 : panel_bytes / kSgemmLineBytes;
         for (int64_t i = 0; i < n_tiles; ++i) {
           const SgemmRowTile tile = EvenRowTile(pixels, tile_count, j0 + i);
-          const int64_t fetch = next != nullptr ? std::clamp<int64_t>(lines - i * share, 0, share) : 0;
+          const SgemmPrefetch fetch = PrefetchShare(next, next_lines, i, n_tiles);
           tiles[static_cast<size_t>(tile.rows - 1)](
               scratch.packed.data() + i * kTileRows * row_bytes, packed_.data() + t * panel_bytes, groups_,
               y + tile.start * m + t * kVnniPanelColumns, m, std::min(kVnniPanelColumns, m - t * kVnniPanelColumns),
-              requant(t, tile.start), fetch > 0 ? next + i * share * kSgemmLineBytes : nullptr, fetch);
+              requant(t, tile.start), fetch.begin, fetch.lines);
         }
       }
     }

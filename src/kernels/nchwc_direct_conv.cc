@@ -10,6 +10,7 @@
 
 #include "kernels/cpu_isa.h"
 #include "kernels/parallel_tasks.h"
+#include "kernels/sgemm_tile.h"
 
 namespace onyx::kernels {
 namespace {
@@ -268,10 +269,9 @@ namespace {
 // Hands call `j` of `calls` its share of `next` (TileArgs::prefetch).
 template <typename Args>
 void ShareOf(const NchwcDirectConv::Region& next, int64_t j, int64_t calls, Args& a) {
-  const int64_t share = CeilDiv(next.lines, std::max<int64_t>(calls, 1));
-  const int64_t first = std::min(next.lines, j * share);
-  a.prefetch = next.begin == nullptr ? nullptr : next.begin + first * kLineBytes;
-  a.prefetch_lines = std::min(share, next.lines - first);
+  const SgemmPrefetch share = PrefetchShare(next.begin, next.lines, j, calls);
+  a.prefetch = share.begin;
+  a.prefetch_lines = share.lines;
 }
 
 }  // namespace

@@ -214,8 +214,6 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
         const float* panel = Panel(blk, t);
         const auto [next, next_lines] =
             NextPanel(blk, t, t0, t1, b0, b1, task + 1 < tasks ? (task + 1) / row_groups * task_tiles : -1);
-        const int64_t share = (next_lines + count - 1) / count;
-        int64_t fetched = 0;
         for (int64_t j = 0; j < count; ++j) {
           const SgemmRowTile rt = row_tile(m0, count, j);
           const int64_t i0 = rt.start;
@@ -227,15 +225,13 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
                                    cols * kFloat, next_panel ? c + n0 + panel_ : nullptr,
                                    next_panel ? std::min(panel_, n_ - n0 - panel_) * kFloat : 0);
           }
-          const int64_t lines = std::min(share, next_lines - fetched);
-          const SgemmPrefetch prefetch{next + fetched * kSgemmLineBytes, lines};
+          const SgemmPrefetch prefetch = PrefetchShare(next, next_lines, j, count);
           if (rows_tile != nullptr) {
             rows_tile(rows, packed_a + i0 * pass.k + (k0 - pass.k0) * rows, panel, panel_, kc, c + i0 * n_ + n0, n_,
                       cols, first, prefetch);
           } else {
             tile_(rows, a + i0 * k_ + k0, k_, panel, panel_, kc, c + i0 * n_ + n0, n_, cols, 1.0f, first, prefetch);
           }
-          fetched += lines;
         }
       }
     }

@@ -42,6 +42,15 @@ inline SgemmRowTile EvenRowTile(int64_t rows, int64_t count, int64_t j) {
   return {j * q + (j < rem ? j : rem), q + (j < rem ? 1 : 0)};
 }
 
+// Call `i` of `count`'s even share of the `lines` cache lines from `next` (the weights read next, brought into L2 a
+// share per tile while the tiles compute, so that the requests arrive spread over them): the last calls get none once
+// the lines run out.
+inline SgemmPrefetch PrefetchShare(const char* next, int64_t lines, int64_t i, int64_t count) {
+  const int64_t share = (lines + count - 1) / std::max<int64_t>(count, 1);
+  const int64_t first = std::min(lines, i * share);
+  return {next == nullptr ? nullptr : next + first * kSgemmLineBytes, std::min(share, lines - first)};
+}
+
 // Brings `bytes` of each row of `tile` (rows row_stride bytes apart from `base`) into the cache, for writing where
 // `for_write`, while the caller computes another tile. A tile stores a panel's share of each output row; where the
 // output comes from memory (a model's output buffer, last written a whole run earlier) each store otherwise waits for
