@@ -4,8 +4,9 @@
 // with RequantizeValue of kernels/int8_requantize.h (MLAS's float product, clamp, round half to even, zero point)
 // applied to the sums while they are in registers, so the results are QLinearConv's bit for bit.
 //
-// A matrix product of pixels by channels: tiles of up to 14 output pixels (their input rows packed group-major, 4
-// channels of each pixel in turn, as kernels/int8_gemm_vnni.h packs A) times panels of 32 output channels holding
+// A matrix product of pixels by channels: tiles of up to 14 output pixels (uint8 rows of a stride-1 image with C a
+// multiple of 4 read where they lie; others packed group-major, 4 channels of each pixel in turn, as
+// kernels/int8_gemm_vnni.h packs A) times panels of 32 output channels holding
 // all C (a dword per output channel and group of 4 input channels), every input channel summed in one tile call by
 // `vpdpbusd` into 28 int32 registers, then requantized and stored as bytes. int8 x is shifted to uint8 (+128); the
 // zero point's share, x_zero_point * sum_c w[m, c], and the bias are one int32 per output channel, added to the sums
