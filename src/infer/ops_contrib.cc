@@ -402,6 +402,7 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add("ai.onyx.internal", "FusedAttention", FusedAttention);
   r.Add("ai.onyx.internal", "MatMulBias", MatMulBias);
   r.Add("ai.onyx.internal", "FusedElementwise", FusedElementwise);
+  r.Add("ai.onyx.internal", "QLinearLookupMul", SameAsInput0);
   r.Add("ai.onyx.internal", "DynamicQuantizeMatMul", MatMulToFloat);
   r.Add("ai.onyx.internal", "MatMulIntegerToFloat", MatMulToFloat);
   // The optimizer's stand-ins for operators the model's opset lacks: the standard operators' first output.

@@ -19,6 +19,7 @@
   /* extended: several nodes become one operator */                                                       \
   X(ConvertQdqS8ToU8, kExtended)     /* int8 Q -> DQ pairs to uint8, as ONNX Runtime's x86-64 build */    \
   X(FuseQdqGroups, kExtended)        /* before the float fusions: QDQ groups to integer operators */      \
+  X(FuseQLinearLookupMul, kExtended) /* after it: x * f(x) of 8-bit tables as one table */                \
   X(FuseWeightOnlyMatMul, kExtended) /* level all inside: DequantizeLinear + MatMul -> MatMulNBits */     \
   X(FusePadConv, kExtended)                                                                               \
   X(TrimConvTaps, kExtended) /* after FusePadConv: taps of dilated Convs that never reach the input */    \
