@@ -4,6 +4,7 @@
 // attributes giving errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -153,6 +154,60 @@ TEST(ImageResizeTest, FloatPlanePathMatchesGeneralPath) {
     const auto vd = Values<double>(yd);
     for (size_t i = 0; i < vf.size(); ++i) {
       EXPECT_NEAR(vf[i], vd[i], 1e-5 * (1 + std::fabs(vd[i]))) << c.mode << " " << c.coord << " at " << i;
+    }
+  }
+}
+
+// Nearest resizing of 8-bit planes (a quantized model's upsampling): the rows copied from the previous output row and
+// the doubled columns of a 2x upsampling give the elements ONNX's formula picks, for 2x along both axes or one, 3x,
+// a downsampling and several planes, in the asymmetric / floor and the default half_pixel / round_prefer_floor modes.
+TEST(ImageResizeTest, NearestUint8PlanesPickTheFormulasElements) {
+  struct Case {
+    Shape in, out;
+    bool asymmetric;
+  };
+  const std::vector<Case> cases = {{{1, 3, 5, 7}, {1, 3, 10, 14}, true}, {{2, 2, 4, 6}, {2, 2, 4, 12}, true},
+                                   {{1, 2, 3, 4}, {1, 2, 9, 12}, true},  {{2, 3, 6, 8}, {2, 3, 12, 16}, false},
+                                   {{1, 2, 8, 10}, {1, 2, 3, 5}, false}, {{3, 1, 2, 2}, {3, 1, 4, 4}, false},
+                                   {{2, 2, 1, 3}, {2, 2, 2, 6}, true}};  // one source row: no copy across planes
+  for (const Case& c : cases) {
+    const int64_t n = c.in[0] * c.in[1] * c.in[2] * c.in[3];
+    std::vector<uint8_t> x(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = static_cast<uint8_t>((i * 101 + 7) % 256);
+    auto t = Op("Resize", 19);
+    t.Attr("mode", std::string("nearest"));
+    if (c.asymmetric) {
+      t.Attr("coordinate_transformation_mode", std::string("asymmetric")).Attr("nearest_mode", std::string("floor"));
+    }
+    t.Input(U8(x, c.in))
+        .Input(Value())
+        .Input(Value())
+        .Input(I64(std::vector<int64_t>(c.out.begin(), c.out.end()), {4}));
+    const Tensor y = RunOk(t);
+    ASSERT_EQ(y.shape(), c.out);
+    // ONNX's nearest source index along an axis of `in` -> `out` elements (scale out / in).
+    auto source = [&](int64_t o, int64_t in, int64_t out) {
+      const double scale = static_cast<double>(out) / static_cast<double>(in);
+      double v;
+      if (c.asymmetric) {
+        v = std::floor(static_cast<double>(o) / scale);
+      } else {
+        const double xo = (static_cast<double>(o) + 0.5) / scale - 0.5;
+        v = xo - std::floor(xo) == 0.5 ? std::floor(xo) : std::round(xo);  // round_prefer_floor
+      }
+      return std::clamp<int64_t>(static_cast<int64_t>(v), 0, in - 1);
+    };
+    const std::vector<uint8_t> got = Values<uint8_t>(y);
+    const int64_t planes = c.in[0] * c.in[1];
+    for (int64_t p = 0; p < planes; ++p) {
+      for (int64_t i = 0; i < c.out[2]; ++i) {
+        for (int64_t j = 0; j < c.out[3]; ++j) {
+          const int64_t src = (p * c.in[2] + source(i, c.in[2], c.out[2])) * c.in[3] + source(j, c.in[3], c.out[3]);
+          ASSERT_EQ(got[static_cast<size_t>((p * c.out[2] + i) * c.out[3] + j)], x[static_cast<size_t>(src)])
+              << ShapeToString(c.in) << " -> " << ShapeToString(c.out) << " at plane " << p << " (" << i << ", " << j
+              << ")";
+        }
+      }
     }
   }
 }
