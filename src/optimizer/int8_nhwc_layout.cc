@@ -206,6 +206,22 @@ class Int8NhwcRewriter {
       out_.push_back(std::move(m));
       return true;
     }
+    // A split along the channels (axis 1) of a value that exists channels last only (8-bit data: a Split whose QDQ
+    // was dropped): the same split along axis 3 of the channels-last value, its outputs channels last only.
+    if (IsOnnx(n) && n.op_type == "Split" && Has(n, 0) && OnlyChannelsLast(n.inputs[0]) && !n.outputs.empty()) {
+      const auto* axis = n.FindAttribute("axis");
+      if (axis == nullptr || (axis->i != 1 && axis->i != -3)) return false;
+      ir::Node m = n;
+      m.inputs[0] = channels_last_.at(n.inputs[0]);
+      for (auto& a : m.attributes) {
+        if (a.name == "axis") a = ir::IntAttr("axis", 3);
+      }
+      for (auto& out : m.outputs) {
+        if (!out.empty()) out = NewChannelsLast(out);
+      }
+      out_.push_back(std::move(m));
+      return true;
+    }
     // A byte-table operator (elementwise, any layout) of a value that exists channels last only.
     const bool table_op =
         (n.domain == "com.microsoft" && (n.op_type == "QLinearSigmoid" || n.op_type == "QLinearLeakyRelu")) ||

@@ -28,10 +28,12 @@
 // kernels then read them per run or fail), which onyx does not reproduce. Fusing some groups of a graph and not
 // others would match neither ONNX Runtime's unfused results nor its fused ones, so a graph holding such a group (or
 // one onyx cannot express: 16-bit types) is left entirely as it is: its results then stay those of ONNX Runtime at
-// level disabled (docs/quantization.md). Its other QDQ rewrites change no byte and need no twin here: it drops the QDQ
-// of ArgMax/ReduceMax/ReduceMin (positive scale) and of Split (every output's Q with the DQ's parameters): the maximum
-// and its index commute with a positive-scale dequantization, and a value requantized with its own parameters rounds
-// back to itself; it fuses no Einsum or Reciprocal group (ONNX Runtime 1.30's optimized models, checked).
+// level disabled (docs/quantization.md). Its other QDQ rewrites change no byte and need no twin for exactness: it
+// drops the QDQ of ArgMax/ReduceMax/ReduceMin (positive scale) and of Split (every output's Q with the DQ's
+// parameters): the maximum and its index commute with a positive-scale dequantization, and a value requantized with
+// its own parameters rounds back to itself; it fuses no Einsum or Reciprocal group (ONNX Runtime 1.30's optimized
+// models, checked). onyx drops the Split's too, for speed (RunDropSplitQdq below: the split then stays 8-bit and
+// channels last).
 #include "optimizer/qdq_fusion.h"
 
 #include <algorithm>
@@ -98,7 +100,13 @@ std::optional<DataType> QuantType(const GraphIndex& index, const std::string& va
       if (auto t = zero_point_type(n, 1)) return t;
       return QuantType(index, n.inputs[2], depth + 1);
     }
-    if ((IsDropOp(n) || (internal && n.op_type == "MaxPool")) && !n.inputs.empty() && n.outputs[0] == value) {
+    if (internal && n.op_type == "QLinearLookupMul" && !n.inputs.empty()) {
+      if (auto t = zero_point_type(n, 10)) return t;
+      return QuantType(index, n.inputs[0], depth + 1);
+    }
+    // A dropped group's op; a Split of 8-bit data (DropSplitQdq), any of its outputs.
+    if (((IsDropOp(n) || (internal && n.op_type == "MaxPool")) && !n.inputs.empty() && n.outputs[0] == value) ||
+        (IsOnnxOp(n, "Split") && !n.inputs.empty())) {
       if (auto t = QuantType(index, n.inputs[0], depth + 1); t == DataType::kUint8 || t == DataType::kInt8) return t;
     }
   }
@@ -610,6 +618,47 @@ Result<int> FuseGroups(ir::Graph& graph, const PassContext& ctx, bool all_or_not
 }  // namespace
 
 Result<int> RunFuseQdqGroups(ir::Graph& graph, const PassContext& ctx) { return FuseGroups(graph, ctx, true); }
+
+// DQ -> Split -> Q on every output, each Q the only reader of its output with the DQ's constant per-tensor type,
+// positive scale and zero point: the Split on the 8-bit data, as ONNX Runtime drops this QDQ too. A value requantized
+// with its own parameters rounds back to itself ((x - zp) * s / s is within float rounding of x - zp), so the bytes
+// are the same; the Q nodes go, and the 8-bit layout pass can keep the split channels last (YOLO's C2f blocks).
+Result<int> RunDropSplitQdq(ir::Graph& graph, const PassContext& ctx) {
+  return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
+    const ir::Node& split = graph.nodes[static_cast<size_t>(i)];
+    if (!IsOnnxOp(split, "Split") || split.inputs.empty() || split.outputs.empty()) return false;
+    const ir::Node* dq = index.ProducerOp(split.inputs[0], "DequantizeLinear");
+    if (dq == nullptr || dq->inputs.empty()) return false;
+    const QParams dp = ParamsOf(index, *dq, true);
+    if (!Is8Bit(dp.type) || dp.has_block_size) return false;
+    const std::optional<float> ds = ConstantScale(index, dp.scale);
+    const std::optional<int32_t> dz = ConstantZeroPoint(index, dp.zero_point, *dp.type);
+    if (!ds || !dz || !(*ds > 0.0f) || !std::isfinite(*ds)) return false;
+    std::vector<int> quantizes;
+    for (const std::string& out : split.outputs) {
+      if (out.empty() || !index.HasSingleReader(out)) return false;
+      const int reader = index.Consumers(out)[0];
+      const ir::Node& q = graph.nodes[static_cast<size_t>(reader)];
+      if (!IsOnnxOp(q, "QuantizeLinear") || q.inputs.size() < 2 || q.inputs[0] != out || q.outputs.size() != 1) {
+        return false;
+      }
+      const QParams qp = ParamsOf(index, q, false);
+      if (qp.type != dp.type || qp.has_block_size) return false;
+      const std::optional<float> qs = ConstantScale(index, qp.scale);
+      const std::optional<int32_t> qz = ConstantZeroPoint(index, qp.zero_point, *qp.type);
+      if (!qs || !qz || *qs != *ds || *qz != *dz) return false;
+      quantizes.push_back(reader);
+    }
+    ir::Node m = split;
+    m.inputs[0] = dq->inputs[0];
+    for (size_t k = 0; k < quantizes.size(); ++k) {
+      m.outputs[k] = graph.nodes[static_cast<size_t>(quantizes[k])].outputs[0];
+    }
+    graph.nodes[static_cast<size_t>(i)] = std::move(m);
+    EraseNodes(graph, std::move(quantizes));
+    return true;
+  });
+}
 
 Result<int> ConvertQdqToQOperator(ir::Model& model) {
   OptimizerOptions options;

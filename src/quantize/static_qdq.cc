@@ -267,25 +267,31 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
     ++report->quantized_nodes[n.op_type + " (folded)"];
   }
 
-  // 3b. MaxPool and nearest Resize output values of their input: their output takes the input's parameters (and its
-  // measured QDQ error: the same values), as ONNX Runtime's QDQ quantizer writes them, so that both engines drop the
-  // DQ -> op -> Q group and run the op on the 8-bit data (exactly the same values) instead of dequantizing, pooling in
-  // float and requantizing. In graph order, so chains (SPPF's pools) share one range.
+  // 3b. MaxPool, nearest Resize and Split output values of their input: their outputs take the input's parameters
+  // (and its measured QDQ error: the same values), as ONNX Runtime's QDQ quantizer writes them, so that both engines
+  // drop the DQ -> op -> Q group and run the op on the 8-bit data (exactly the same values) instead of dequantizing,
+  // pooling or splitting in float and requantizing. In graph order, so chains (SPPF's pools) share one range.
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const ir::Node& n = g.nodes[i];
-    if (!selected[i] || removed[i] || n.outputs.size() != 1) continue;
+    if (!selected[i] || removed[i] || n.inputs.empty() || n.outputs.empty()) continue;
     const ir::Attribute* mode = n.FindAttribute("mode");
     const bool nearest = n.op_type == "Resize" && (mode == nullptr || mode->s == "nearest");
-    if (n.op_type != "MaxPool" && !nearest) continue;
+    const bool split = n.op_type == "Split";
+    if ((n.op_type != "MaxPool" && !nearest && !split) || (!split && n.outputs.size() != 1)) continue;
     const std::string& x = n.inputs[0];
-    const std::string& y = n.outputs[0];
-    if (!quantized(x) || !quantized(y) || graph_outputs.count(y) > 0) continue;
+    if (!quantized(x)) continue;
+    const bool all_outputs = std::all_of(n.outputs.begin(), n.outputs.end(), [&](const std::string& y) {
+      return !y.empty() && quantized(y) && graph_outputs.count(y) == 0;
+    });
+    if (!all_outputs) continue;
     const ObservedTensor& in = observed.at(x);
-    ObservedTensor& out = observed.at(y);
-    out.scale = in.scale;
-    out.zero_point = in.zero_point;
-    out.range = in.range;
-    out.error = in.error;
+    for (const std::string& y : n.outputs) {
+      ObservedTensor& out = observed.at(y);
+      out.scale = in.scale;
+      out.zero_point = in.zero_point;
+      out.range = in.range;
+      out.error = in.error;
+    }
   }
 
   // 4. Rewrite: Q/DQ pairs, quantized weights and biases.

@@ -613,6 +613,56 @@ def test_python(python_dir, d, tmp):
         check(True, "onyx.quantize rejects an unknown mode")
 
 
+def test_split_takes_input_parameters(onyx, tmp):
+    """A quantized Split's outputs take its input's scale and zero point (as ONNX Runtime's quantizer writes them), so
+    that the optimizer drops the DQ -> Split -> Q group (pass DropSplitQdq) and splits the 8-bit data."""
+    from onnx import helper, TensorProto
+    rng = np.random.default_rng(3)
+    w1 = numpy_helper.from_array(rng.normal(0, 0.3, (8, 8, 3, 3)).astype(np.float32), "w1")
+    wa = numpy_helper.from_array(rng.normal(0, 0.3, (4, 4, 1, 1)).astype(np.float32), "wa")
+    wb = numpy_helper.from_array(rng.normal(0, 0.3, (4, 4, 1, 1)).astype(np.float32), "wb")
+    nodes = [helper.make_node("Conv", ["x", "w1"], ["c"], pads=[1, 1, 1, 1], name="conv"),
+             helper.make_node("Relu", ["c"], ["r"], name="relu"),
+             helper.make_node("Split", ["r"], ["s0", "s1"], axis=1, name="split"),
+             helper.make_node("Conv", ["s0", "wa"], ["a"], name="conv_a"),
+             helper.make_node("Conv", ["s1", "wb"], ["b"], name="conv_b"),
+             helper.make_node("Concat", ["a", "b"], ["y"], axis=1, name="concat")]
+    graph = helper.make_graph(nodes, "split", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 6, 6])], [w1, wa, wb])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    src = os.path.join(tmp, "split.onnx")
+    onnx.save(model, src)
+    cal = os.path.join(tmp, "split_cal")
+    os.makedirs(cal, exist_ok=True)
+    for i in range(4):
+        np.save(os.path.join(cal, "s%d.npy" % i), rng.uniform(-1, 1, (1, 8, 6, 6)).astype(np.float32))
+    out = os.path.join(tmp, "split_qdq.onnx")
+    quantize(onyx, src, out, "--mode", "static", "--calibration", cal, "--op-types", "Conv,Relu,Split,Concat")
+    m = onnx.load(out)
+    inits = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    producer = {o: n for n in m.graph.node for o in n.output}
+    split = [n for n in m.graph.node if n.op_type == "Split"][0]
+    dq = producer.get(split.input[0])
+    readers = [n for n in m.graph.node if any(i in split.output for i in n.input)]
+    same = dq is not None and dq.op_type == "DequantizeLinear" and len(readers) == 2 and all(
+        q.op_type == "QuantizeLinear" and inits[q.input[1]] == inits[dq.input[1]] and
+        inits[q.input[2]] == inits[dq.input[2]] for q in readers)
+    check(same, "static: the Split's outputs quantized with its input's scale and zero point")
+    optimized = os.path.join(tmp, "split_opt.onnx")
+    x = os.path.join(tmp, "split_x.npy")
+    np.save(x, rng.uniform(-1, 1, (1, 8, 6, 6)).astype(np.float32))
+    r = run([onyx, "run", out, "--input", "x=" + x, "--optimized-model", optimized, "--output-dir",
+             os.path.join(tmp, "split_out")])
+    check(r.returncode == 0, "the quantized Split model runs" + ("" if r.returncode == 0 else ": " + r.stderr[-300:]))
+    if r.returncode == 0:
+        o = onnx.load(optimized)
+        producer = {out_name: n for n in o.graph.node for out_name in n.output}
+        splits = [n for n in o.graph.node if n.op_type == "Split"]
+        check(len(splits) == 1 and producer[splits[0].input[0]].op_type != "DequantizeLinear" and
+              not any(n.op_type == "QuantizeLinear" and n.input[0] in splits[0].output for n in o.graph.node),
+              "optimized: the Split reads the 8-bit value (DQ -> Split -> Q dropped)")
+
+
 def main():
     onyx, source = sys.argv[1], sys.argv[2]
     shared = sys.argv[3] if len(sys.argv) > 3 else ""
@@ -629,7 +679,7 @@ def main():
                      lambda: test_memory_bounded(onyx, d, tmp), lambda: test_one_pass(onyx, d, tmp),
                      lambda: test_progress_and_usage(onyx, d, tmp), lambda: test_npy_calibration(onyx, d, tmp),
                      lambda: test_real_model(onyx, shared, tmp), lambda: test_ort_reference(onyx, source, tmp),
-                     lambda: test_python(python_dir, d, tmp)):
+                     lambda: test_python(python_dir, d, tmp), lambda: test_split_takes_input_parameters(onyx, tmp)):
             try:
                 test()
             except Exception as e:  # a crash in one part fails it, the rest still run

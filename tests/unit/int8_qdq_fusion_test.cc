@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "ir/graph_edit.h"
 #include "optimizer/optimizer.h"
@@ -383,6 +384,63 @@ TEST(QdqFusion, QdqToQOperatorWritesStandardAndComMicrosoftOperators) {
   EXPECT_TRUE(m->OpsetVersion("com.microsoft").has_value());
   auto session = Session::Create(*m, SessionOptions{});
   EXPECT_TRUE(session.ok()) << session.status().message();
+}
+
+// DQ -> Split -> Q with the DQ's parameters on every output (pass DropSplitQdq): the Split on the 8-bit data, the same
+// bytes as the float round trip, and channels last after a QLinearConv at level all; an output requantized to other
+// parameters keeps the group.
+TEST(QdqFusion, DropsTheQdqOfASplitWithEqualParameters) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (uint8[1,3,6,6] x) => (uint8 y0, uint8 y1) {
+  xs = Constant<value = float {0.05}>()
+  xz = Constant<value = uint8 {7}>()
+  w = Constant<value = int8[8,3,3,3] {W}>()
+  ws = Constant<value = float {0.01}>()
+  wz = Constant<value = int8 {0}>()
+  s = Constant<value = float {0.031}>()
+  z = Constant<value = uint8 {120}>()
+  s1 = Constant<value = float {S1}>()
+  c = QLinearConv<pads = [1,1,1,1]>(x, xs, xz, w, ws, wz, s, z)
+  d = DequantizeLinear(c, s, z)
+  p0, p1 = Split<axis = 1>(d)
+  y0 = QuantizeLinear(p0, s, z)
+  y1 = QuantizeLinear(p1, s1, z)
+}
+)";
+  std::string w;
+  for (int i = 0; i < 8 * 3 * 9; ++i) w += (i ? "," : "") + std::to_string((i * 53) % 255 - 127);
+  Tensor x = Tensor::Allocate(DataType::kUint8, {1, 3, 6, 6});
+  for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
+  for (const bool equal : {true, false}) {
+    std::string t = text;
+    t.replace(t.find("{W}"), 3, "{" + w + "}");
+    t.replace(t.find("{S1}"), 4, equal ? "{0.031}" : "{0.04}");
+    auto model = text::ParseModel(t);
+    ASSERT_TRUE(model.ok()) << model.status().message();
+    ir::Model m = Optimized(t);
+    int split_reads_bytes = 0;
+    for (const auto& n : m.graph.nodes) split_reads_bytes += n.op_type == "Split" && n.inputs[0] == "c";
+    EXPECT_EQ(split_reads_bytes, equal ? 1 : 0);
+    EXPECT_EQ(Count(m, "QuantizeLinear"), equal ? 0 : 2);
+    std::vector<std::vector<uint8_t>> outputs;
+    for (auto level : {optimizer::OptLevel::kBasic, optimizer::OptLevel::kAll}) {
+      SessionOptions o;
+      o.optimization_level = level;
+      auto session = Session::Create(*model, o);
+      ASSERT_TRUE(session.ok()) << session.status().message();
+      std::vector<Value> out;
+      ASSERT_TRUE((*session)->Run({{"x", Value(x)}}, {}, &out).ok());
+      ASSERT_EQ(out.size(), 2u);
+      std::vector<uint8_t> bytes;
+      for (const Value& v : out) {
+        ASSERT_EQ(v.tensor().shape(), (Shape{1, 4, 6, 6}));
+        bytes.insert(bytes.end(), v.tensor().data<uint8_t>(), v.tensor().data<uint8_t>() + v.tensor().size());
+      }
+      outputs.push_back(std::move(bytes));
+    }
+    EXPECT_EQ(outputs[0], outputs[1]) << "equal parameters: " << equal;
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -12,6 +13,14 @@
 #include "ops/common/parallel.h"
 
 namespace onyx::ops {
+
+// Copies a short run of bytes (one pixel's channels of a channels-last Split or Concat: tens of bytes) in 16-byte
+// moves: a memcpy call of a run-time size cost more than the copy itself, run after run.
+inline void CopyShortRun(uint8_t* to, const uint8_t* from, size_t bytes) {
+  size_t k = 0;
+  for (; k + 16 <= bytes; k += 16) std::memcpy(to + k, from + k, 16);
+  for (; k < bytes; ++k) to[k] = from[k];
+}
 
 // Maps a possibly negative axis into [0, rank); error when out of range.
 Result<int64_t> NormalizeAxis(int64_t axis, int64_t rank);

@@ -164,7 +164,11 @@ class QLinearConcatKernel : public OpKernel {
           const uint8_t* in = static_cast<const uint8_t*>(xs[i]->raw()) + r0 * pitch;
           if (requant[i]->copy) {
             for (int64_t r = 0; r < count; ++r) {
-              std::memcpy(o + r * out_pitch, in + r * pitch, static_cast<size_t>(pitch));
+              if (pitch <= 512) {
+                CopyShortRun(o + r * out_pitch, in + r * pitch, static_cast<size_t>(pitch));
+              } else {
+                std::memcpy(o + r * out_pitch, in + r * pitch, static_cast<size_t>(pitch));
+              }
             }
           } else {
             kernels::LookupBytes(requant[i]->table.data(), in, pitch, o, out_pitch, count, pitch);

@@ -245,6 +245,20 @@ void StridedCopy(const Tensor& src, int64_t src_offset, const std::vector<int64_
     }
     const std::vector<int64_t>(&strides)[2] = scratch.outer_strides;
     const int64_t outer_count = NumElements(outer);
+    if (outer.size() == 1 && bytes <= 512) {
+      // Short runs at one stride (a channels-last Split or Concat: each pixel's channels) in 16-byte moves instead of a
+      // memcpy call per run (four 1600-pixel splits of 64-byte runs: 71 -> 37-43 us).
+      const int64_t step_in = outer_src[0] * static_cast<int64_t>(elem),
+                    step_out = outer_dst[0] * static_cast<int64_t>(elem);
+      ParallelFor(outer_count, static_cast<int64_t>(bytes) / 8 + 1, [&](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) {
+          const uint8_t* from = in + i * step_in;
+          uint8_t* to = out + i * step_out;
+          CopyShortRun(to, from, bytes);
+        }
+      });
+      return;
+    }
     if (outer_count > 1 && static_cast<int64_t>(bytes) * outer_count >= (int64_t{1} << 17)) {
       // Many runs (a Concat of several images or rows): split them across the threads.
       ParallelFor(outer_count, static_cast<int64_t>(bytes) / 8 + 1, [&](int64_t lo, int64_t hi) {
