@@ -176,6 +176,22 @@ void QLinearMulScalar(const Q* a, Q b, int64_t n, const QLinearMulParams& p, Q* 
   MulLoop<Q, true>(a, &b, n, p, out);
 }
 
+template <typename Q>
+void QLinearMulRowsRepeatedB(const Q* a, const Q* b, int64_t rows, int64_t span, const QLinearMulParams& p, Q* out) {
+  static const Isa isa = EffectiveIsa();
+  if (isa == Isa::kAvx512 && span % 16 == 0) {
+    avx512_mul::LoopRowsRepeatedB<Q>(a, b, rows, span, p, out);
+  } else if (isa == Isa::kAvx2 && span % 8 == 0) {
+    avx2_mul::LoopRowsRepeatedB<Q>(a, b, rows, span, p, out);
+  } else {
+    for (int64_t r = 0; r < rows; ++r) MulLoop<Q, false>(a + r * span, b, span, p, out + r * span);
+  }
+}
+
+template void QLinearMulRowsRepeatedB<uint8_t>(const uint8_t*, const uint8_t*, int64_t, int64_t,
+                                               const QLinearMulParams&, uint8_t*);
+template void QLinearMulRowsRepeatedB<int8_t>(const int8_t*, const int8_t*, int64_t, int64_t, const QLinearMulParams&,
+                                              int8_t*);
 template void QLinearMulSpans<uint8_t>(const uint8_t*, const uint8_t*, int64_t, const QLinearMulParams&, uint8_t*);
 template void QLinearMulSpans<int8_t>(const int8_t*, const int8_t*, int64_t, const QLinearMulParams&, int8_t*);
 template void QLinearMulScalar<uint8_t>(const uint8_t*, uint8_t, int64_t, const QLinearMulParams&, uint8_t*);

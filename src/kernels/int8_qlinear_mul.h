@@ -22,6 +22,11 @@ QLinearMulParams MakeQLinearMulParams(float a_scale, int32_t a_zero_point, float
 template <typename Q>
 void QLinearMulSpans(const Q* a, const Q* b, int64_t n, const QLinearMulParams& p, Q* out);
 
+// out[r * span + i] = a[r * span + i] (*) b[i] for r < rows, i < span: every row of a times the same span of b (the
+// same per-lane arithmetic as QLinearMulSpans, its set-up once for all rows).
+template <typename Q>
+void QLinearMulRowsRepeatedB(const Q* a, const Q* b, int64_t rows, int64_t span, const QLinearMulParams& p, Q* out);
+
 // out[i] = a[i] (*) b for i < n (b one value).
 template <typename Q>
 void QLinearMulScalar(const Q* a, Q b, int64_t n, const QLinearMulParams& p, Q* out);

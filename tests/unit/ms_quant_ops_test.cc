@@ -60,6 +60,62 @@ TEST(MsQuantOps, QLinearMulRejectsAPerChannelScale) {
   EXPECT_NE(r.compute.message().find("A_scale"), std::string::npos) << r.compute.message();
 }
 
+// QLinearMul's output for these inputs (named a, as, az, b, bs, bz, cs, cz), or an empty tensor on error.
+Tensor MulOutput(std::vector<Value*> inputs) {
+  ir::Node node;
+  node.op_type = "QLinearMul";
+  node.domain = "com.microsoft";
+  node.inputs = {"a", "as", "az", "b", "bs", "bz", "cs", "cz"};
+  node.outputs = {"y"};
+  const KernelFactory* factory = KernelRegistry::Global().Find("com.microsoft", "QLinearMul", 1);
+  if (factory == nullptr) return Tensor();
+  KernelInfo info(node, 1, 1, {});
+  auto kernel = (*factory)(info);
+  if (!kernel.ok()) return Tensor();
+  std::vector<const Value*> in(inputs.begin(), inputs.end());
+  std::vector<Value> out(1);
+  KernelContext ctx(in, &out, nullptr, 2);
+  if (!(*kernel)->Compute(ctx).ok()) return Tensor();
+  return out[0].tensor();
+}
+
+// A gate of C values broadcast over the pixels of a channels-last image ([1, H, W, C] times [1, 1, 1, C], either
+// operand the gate): the bytes of the same product with the gate written out for every pixel (equal shapes), for C a
+// multiple of the vector width and not, uint8 and int8.
+TEST(MsQuantOps, QLinearMulOfAGateOverPixelsEqualsTheProductWrittenOut) {
+  for (DataType type : {DataType::kUint8, DataType::kInt8}) {
+    for (int64_t c : {16, 32, 40, 48, 7}) {
+      const int64_t pixels = 5 * 9;
+      Value image = Bytes(type, {1, 5, 9, c}), gate = Bytes(type, {1, 1, 1, c}), full = Bytes(type, {1, 5, 9, c});
+      auto* im = static_cast<uint8_t*>(image.tensor().raw());
+      auto* g = static_cast<uint8_t*>(gate.tensor().raw());
+      auto* f = static_cast<uint8_t*>(full.tensor().raw());
+      for (int64_t i = 0; i < pixels * c; ++i) im[i] = static_cast<uint8_t>((i * 73 + 5) % 256);
+      for (int64_t i = 0; i < c; ++i) g[i] = static_cast<uint8_t>((i * 29 + 200) % 256);
+      for (int64_t i = 0; i < pixels * c; ++i) f[i] = g[i % c];
+      Value as = Scalar(0.021f), bs = Scalar(0.0037f), cs = Scalar(0.013f);
+      Value az = Bytes(type, {}), bz = Bytes(type, {}), cz = Bytes(type, {});
+      static_cast<uint8_t*>(az.tensor().raw())[0] = 9;
+      static_cast<uint8_t*>(bz.tensor().raw())[0] = 130;
+      static_cast<uint8_t*>(cz.tensor().raw())[0] = 17;
+      for (bool gate_is_a : {false, true}) {
+        Value* ga = gate_is_a ? &gate : &image;
+        Value* gb = gate_is_a ? &image : &gate;
+        Value* fa = gate_is_a ? &full : &image;
+        Value* fb = gate_is_a ? &image : &full;
+        const Tensor got = MulOutput({ga, &as, &az, gb, &bs, &bz, &cs, &cz});
+        const Tensor want = MulOutput({fa, &as, &az, fb, &bs, &bz, &cs, &cz});
+        ASSERT_EQ(got.size(), pixels * c);
+        ASSERT_EQ(want.size(), pixels * c);
+        const auto* x = static_cast<const uint8_t*>(got.raw());
+        const auto* y = static_cast<const uint8_t*>(want.raw());
+        EXPECT_EQ(std::vector<uint8_t>(x, x + got.size()), std::vector<uint8_t>(y, y + want.size()))
+            << DataTypeName(type) << " C=" << c << " gate is A: " << gate_is_a;
+      }
+    }
+  }
+}
+
 TEST(MsQuantOps, QLinearAddRejectsMixedTypesAndUnbroadcastableShapes) {
   Value a = Bytes(DataType::kUint8, {2, 4}), b8 = Bytes(DataType::kInt8, {2, 4}), b3 = Bytes(DataType::kUint8, {3});
   Value s = Scalar(0.1f), z = Bytes(DataType::kUint8, {});

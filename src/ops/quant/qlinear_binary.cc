@@ -27,6 +27,9 @@ enum class Run { kBoth, kAScalar, kBScalar };
 // The two operators' arithmetic, for the broadcasting loop below.
 struct AddOp {
   using Params = kernels::QLinearAddParams;
+  // Whether swapping the operands (and their parameters) gives the same bytes: not for the sum (its two multiply-adds
+  // nest in one order).
+  static constexpr bool kCommutes = false;
   static Params Make(float sa, int32_t za, float sb, int32_t zb, float sc, int32_t zc) {
     return kernels::MakeQLinearAddParams(sa, za, sb, zb, sc, zc);
   }
@@ -38,10 +41,16 @@ struct AddOp {
   static void Scalar(const Q* a, Q b, int64_t n, const Params& p, Q* out) {
     kernels::QLinearAddScalar<Q>(a, b, n, p, out);
   }
+  template <typename Q>
+  static void RowsRepeatedB(const Q* a, const Q* b, int64_t rows, int64_t span, const Params& p, Q* out) {
+    for (int64_t r = 0; r < rows; ++r) kernels::QLinearAddSpans<Q>(a + r * span, b, span, p, out + r * span);
+  }
 };
 
 struct MulOp {
   using Params = kernels::QLinearMulParams;
+  // The exact integer product and a_scale * b_scale (one float product) do not depend on the operands' order.
+  static constexpr bool kCommutes = true;
   static Params Make(float sa, int32_t za, float sb, int32_t zb, float sc, int32_t zc) {
     return kernels::MakeQLinearMulParams(sa, za, sb, zb, sc, zc);
   }
@@ -52,6 +61,10 @@ struct MulOp {
   template <typename Q>
   static void Scalar(const Q* a, Q b, int64_t n, const Params& p, Q* out) {
     kernels::QLinearMulScalar<Q>(a, b, n, p, out);
+  }
+  template <typename Q>
+  static void RowsRepeatedB(const Q* a, const Q* b, int64_t rows, int64_t span, const Params& p, Q* out) {
+    kernels::QLinearMulRowsRepeatedB<Q>(a, b, rows, span, p, out);
   }
 };
 
@@ -123,6 +136,13 @@ Status QLinearBinaryRun(const Tensor* a, float sa, int32_t za, const Tensor* b, 
   }
   const typename Op::Params ab = Op::Make(sa, za, sb, zb, sc, zc);
   const typename Op::Params ba = Op::Make(sb, zb, sa, za, sc, zc);
+  // Runs of one operand one after the other, each with the same run of the other (which repeats).
+  bool repeated_b = true, repeated_a = true;
+  for (int64_t r = 0; (repeated_a || repeated_b) && r < runs; ++r) {
+    const int64_t a = a_off[static_cast<size_t>(r)], b = b_off[static_cast<size_t>(r)];
+    repeated_b = repeated_b && a == r * span && b == b_off[0];
+    repeated_a = repeated_a && b == r * span && a == a_off[0];
+  }
   auto run = [&](auto* out_data, const auto* ad, const auto* bd) {
     using Q = std::remove_pointer_t<decltype(out_data)>;
     auto one_run = [&](int64_t r, int64_t lo, int64_t hi) {
@@ -143,6 +163,16 @@ Status QLinearBinaryRun(const Tensor* a, float sa, int32_t za, const Tensor* b, 
     };
     if (runs == 1) {
       ParallelFor(span, 4, [&](int64_t lo, int64_t hi) { one_run(0, lo, hi); });
+    } else if (kind == Run::kBoth && repeated_b) {
+      // a's runs one after the other, each with the same run of b (a squeeze-and-excitation gate over a
+      // channels-last image's pixels): whole blocks of runs per call instead of a call per run of a few channels.
+      ParallelFor(runs, span * 4, [&](int64_t lo, int64_t hi) {
+        Op::template RowsRepeatedB<Q>(ad + lo * span, bd + b_off[0], hi - lo, span, ab, out_data + lo * span);
+      });
+    } else if (kind == Run::kBoth && repeated_a && Op::kCommutes) {
+      ParallelFor(runs, span * 4, [&](int64_t lo, int64_t hi) {
+        Op::template RowsRepeatedB<Q>(bd + lo * span, ad + a_off[0], hi - lo, span, ba, out_data + lo * span);
+      });
     } else {
       ParallelFor(runs, span * 4, [&](int64_t lo, int64_t hi) {
         for (int64_t r = lo; r < hi; ++r) one_run(r, 0, span);
