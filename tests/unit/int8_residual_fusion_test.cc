@@ -47,9 +47,7 @@ g (T[1,32,7,9] x) => (T s) {
 }
 )";
 
-void Put(std::string& t, const std::string& key, const std::string& v) {
-  for (size_t at = t.find(key); at != std::string::npos; at = t.find(key, at + v.size())) t.replace(at, key.size(), v);
-}
+using testing::ReplaceAll;
 
 struct Case {
   bool is_signed = false;
@@ -60,24 +58,24 @@ struct Case {
 
 std::string ModelText(const Case& c) {
   std::string t = kModel;
-  Put(t, "{W3}", "{" + testing::RandomIntsText(40 * 32 * 9, -127, 127, 1) + "}");
-  Put(t, "{W1}", "{" + testing::RandomIntsText(40 * 32, -127, 127, 2) + "}");
-  Put(t, "{B}", "{" + testing::RandomIntsText(40, -3000, 3000, 3) + "}");
+  ReplaceAll(t, "{W3}", "{" + testing::RandomIntsText(40 * 32 * 9, -127, 127, 1) + "}");
+  ReplaceAll(t, "{W1}", "{" + testing::RandomIntsText(40 * 32, -127, 127, 2) + "}");
+  ReplaceAll(t, "{B}", "{" + testing::RandomIntsText(40, -3000, 3000, 3) + "}");
   std::string ws;
   for (int i = 0; i < 40; ++i) ws += (i ? "," : "") + std::to_string(0.0005 * (i + 1));
-  Put(t, "{WS}", "{" + ws + "}");
-  Put(t, "ADD", c.conv_is_a ? "c, cs, cz, r, rs, rz" : "r, rs, rz, c, cs, cz");
-  Put(t, "T[", c.is_signed ? "int8[" : "uint8[");
-  Put(t, "T s", c.is_signed ? "int8 s" : "uint8 s");
-  Put(t, "T {", c.is_signed ? "int8 {" : "uint8 {");
-  Put(t, "{XZ}", c.is_signed ? "{-3}" : "{5}");
-  Put(t, "{RZ}", c.is_signed ? "{-128}" : "{0}");
-  Put(t, "{CZ}", c.is_signed ? "{7}" : "{131}");
-  Put(t, "{SZ}", c.is_signed ? "{-20}" : "{100}");
-  Put(t, "S,S", std::to_string(c.stride) + "," + std::to_string(c.stride));
+  ReplaceAll(t, "{WS}", "{" + ws + "}");
+  ReplaceAll(t, "ADD", c.conv_is_a ? "c, cs, cz, r, rs, rz" : "r, rs, rz, c, cs, cz");
+  ReplaceAll(t, "T[", c.is_signed ? "int8[" : "uint8[");
+  ReplaceAll(t, "T s", c.is_signed ? "int8 s" : "uint8 s");
+  ReplaceAll(t, "T {", c.is_signed ? "int8 {" : "uint8 {");
+  ReplaceAll(t, "{XZ}", c.is_signed ? "{-3}" : "{5}");
+  ReplaceAll(t, "{RZ}", c.is_signed ? "{-128}" : "{0}");
+  ReplaceAll(t, "{CZ}", c.is_signed ? "{7}" : "{131}");
+  ReplaceAll(t, "{SZ}", c.is_signed ? "{-20}" : "{100}");
+  ReplaceAll(t, "S,S", std::to_string(c.stride) + "," + std::to_string(c.stride));
   if (c.three_by_three) {
-    Put(t, "c = QLinearConv<strides", "c = QLinearConv<pads = [1,1,1,1], strides");
-    Put(t, "xz, w1, ws", "xz, w3, ws");
+    ReplaceAll(t, "c = QLinearConv<strides", "c = QLinearConv<pads = [1,1,1,1], strides");
+    ReplaceAll(t, "xz, w1, ws", "xz, w3, ws");
   }
   return t;
 }
@@ -168,7 +166,7 @@ TEST(Int8ResidualFusion, FusesTheAddIntoTheConvolution) {
 
 // The model with r a graph output too (read twice, so it cannot fuse): c is the one operand that may.
 std::string WithResidualKept(std::string t) {
-  Put(t, "=> (uint8 s)", "=> (uint8 s, uint8 r)");
+  ReplaceAll(t, "=> (uint8 s)", "=> (uint8 s, uint8 r)");
   return t;
 }
 
@@ -200,14 +198,14 @@ TEST(Int8ResidualFusion, LeavesAddsOfGroupedOrSharedConvolutions) {
   EXPECT_EQ(count(base), 1);
   // A convolution of 4 groups: onyx's kernels take one group only.
   std::string t = base;
-  Put(t, "c = QLinearConv<strides = [1,1]>(x, xs, xz, w1,", "c = QLinearConv<group = 4>(x, xs, xz, w8,");
-  Put(t, "  w1 = Constant",
-      "  w8 = Constant<value = int8[40,8,1,1] {" + testing::RandomIntsText(40 * 8, -127, 127, 4) +
-          "}>()\n  w1 = Constant");
+  ReplaceAll(t, "c = QLinearConv<strides = [1,1]>(x, xs, xz, w1,", "c = QLinearConv<group = 4>(x, xs, xz, w8,");
+  ReplaceAll(t, "  w1 = Constant",
+             "  w8 = Constant<value = int8[40,8,1,1] {" + testing::RandomIntsText(40 * 8, -127, 127, 4) +
+                 "}>()\n  w1 = Constant");
   EXPECT_EQ(count(t), 0);
   // The result read again (a graph output too): it must exist, so it stays.
   t = base;
-  Put(t, "=> (uint8 s, uint8 r)", "=> (uint8 s, uint8 r, uint8 c)");
+  ReplaceAll(t, "=> (uint8 s, uint8 r)", "=> (uint8 s, uint8 r, uint8 c)");
   EXPECT_EQ(count(t), 0);
 }
 
@@ -263,10 +261,10 @@ g (uint8[1,5,6,32] x, uint8[1,5,6,40] r) => (uint8 s) {
 )";
   for (bool uint8_weights : {false, true}) {
     std::string t = text;
-    Put(t, "WT", uint8_weights ? "uint8" : "int8");
-    Put(t, "{WZ}", uint8_weights ? "{128}" : "{0}");
-    Put(t, "{W1}",
-        "{" + testing::RandomIntsText(40 * 32, uint8_weights ? 0 : -127, uint8_weights ? 255 : 127, 2) + "}");
+    ReplaceAll(t, "WT", uint8_weights ? "uint8" : "int8");
+    ReplaceAll(t, "{WZ}", uint8_weights ? "{128}" : "{0}");
+    ReplaceAll(t, "{W1}",
+               "{" + testing::RandomIntsText(40 * 32, uint8_weights ? 0 : -127, uint8_weights ? 255 : 127, 2) + "}");
     auto m = text::ParseModel(t);
     ASSERT_TRUE(m.ok()) << m.status().message();
     ir::Model fused_model = *m;
@@ -310,7 +308,7 @@ g (uint8[1,512,6,5] x, uint8[1,40,6,5] r) => (uint8 s) {
   s = ai.onyx.internal.QLinearAdd(r, rs, rz, c, cs, cz, ss, sz)
 }
 )";
-  Put(t, "{W3}", "{" + testing::RandomIntsText(40 * 512 * 9, -127, 127, 5) + "}");
+  ReplaceAll(t, "{W3}", "{" + testing::RandomIntsText(40 * 512 * 9, -127, 127, 5) + "}");
   auto m = text::ParseModel(t);
   ASSERT_TRUE(m.ok()) << m.status().message();
   const std::vector<std::pair<std::string, Value>> feeds = {
@@ -344,14 +342,15 @@ g (uint8[1,5,6,32] x, uint8[1,1,1,40] r) => (uint8 s) {
 }
 )";
   std::string separate = text, fused = text;
-  Put(separate, "FUSED",
-      "c = ai.onyx.internal.QLinearConv<channels_last = 1>(x, xs, xz, w1, ws, wz, cs, cz)\n"
-      "  s = ai.onyx.internal.QLinearAdd(r, rs, rz, c, cs, cz, ss, sz)");
-  Put(fused, "FUSED",
+  ReplaceAll(separate, "FUSED",
+             "c = ai.onyx.internal.QLinearConv<channels_last = 1>(x, xs, xz, w1, ws, wz, cs, cz)\n"
+             "  s = ai.onyx.internal.QLinearAdd(r, rs, rz, c, cs, cz, ss, sz)");
+  ReplaceAll(
+      fused, "FUSED",
       "s = ai.onyx.internal.QLinearConv<channels_last = 1, sum_conv_operand = 1>(x, xs, xz, w1, ws, wz, cs, cz, , r, "
       "rs, rz, ss, sz)");
   for (std::string* t : {&separate, &fused})
-    Put(*t, "{W1}", "{" + testing::RandomIntsText(40 * 32, -127, 127, 2) + "}");
+    ReplaceAll(*t, "{W1}", "{" + testing::RandomIntsText(40 * 32, -127, 127, 2) + "}");
   auto a = text::ParseModel(separate);
   auto b = text::ParseModel(fused);
   ASSERT_TRUE(a.ok()) << a.status().message();

@@ -39,6 +39,13 @@ inline std::string RandomIntsText(int64_t n, int lo, int hi, unsigned seed) {
   return s;
 }
 
+// Replaces every `key` in `text` with `value` (filling a model template of the ONNX text syntax).
+inline void ReplaceAll(std::string& text, const std::string& key, const std::string& value) {
+  for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
+    text.replace(at, key.size(), value);
+  }
+}
+
 inline std::vector<float> UniformFloats(size_t n, uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> d(lo, hi);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ir/graph_edit.h"
+#include "op_test_helpers.h"
 #include "optimizer/optimizer.h"
 #include "runtime/session.h"
 #include "text/parser.h"
@@ -31,21 +32,19 @@ g (T[2,8,4,4] x) => (T y) {
 }
 )";
 
-void Put(std::string& t, const std::string& key, const std::string& v) {
-  for (size_t at = t.find(key); at != std::string::npos; at = t.find(key, at + v.size())) t.replace(at, key.size(), v);
-}
+using testing::ReplaceAll;
 
 std::string ModelText(bool is_signed, const std::string& f, bool f_is_a) {
   std::string t = kModel;
   const std::string type = is_signed ? "int8" : "uint8";
-  Put(t, "T[", type + "[");
-  Put(t, "T y", type + " y");
-  Put(t, "T {", type + " {");
-  Put(t, "{XZ}", is_signed ? "{-9}" : "{121}");
-  Put(t, "{FZ}", is_signed ? "{-128}" : "{3}");
-  Put(t, "{YZ}", is_signed ? "{11}" : "{140}");
-  Put(t, "com.microsoft.F", "com.microsoft." + f);
-  Put(t, "MUL", f_is_a ? "f, fs, fz, x, xs, xz" : "x, xs, xz, f, fs, fz");
+  ReplaceAll(t, "T[", type + "[");
+  ReplaceAll(t, "T y", type + " y");
+  ReplaceAll(t, "T {", type + " {");
+  ReplaceAll(t, "{XZ}", is_signed ? "{-9}" : "{121}");
+  ReplaceAll(t, "{FZ}", is_signed ? "{-128}" : "{3}");
+  ReplaceAll(t, "{YZ}", is_signed ? "{11}" : "{140}");
+  ReplaceAll(t, "com.microsoft.F", "com.microsoft." + f);
+  ReplaceAll(t, "MUL", f_is_a ? "f, fs, fz, x, xs, xz" : "x, xs, xz, f, fs, fz");
   return t;
 }
 
@@ -103,7 +102,7 @@ TEST(QLinearLookupMulFusion, GivesTheBytesOfTheTwoOperators) {
 
 TEST(QLinearLookupMulFusion, KeepsATableReadElsewhere) {
   std::string t = ModelText(false, "QLinearSigmoid", false);
-  Put(t, "=> (uint8 y)", "=> (uint8 y, uint8 f)");
+  ReplaceAll(t, "=> (uint8 y)", "=> (uint8 y, uint8 f)");
   auto m = text::ParseModel(t);
   ASSERT_TRUE(m.ok()) << m.status().message();
   const ir::Model fused = Optimized(*m, optimizer::OptLevel::kExtended);
@@ -114,11 +113,11 @@ TEST(QLinearLookupMulFusion, KeepsATableReadElsewhere) {
 TEST(QLinearLookupMulFusion, LeavesOtherProducts) {
   // The table of another value than the product's other operand, a scale that is not a constant, and level basic.
   std::string other = ModelText(false, "QLinearSigmoid", false);
-  Put(other, "g (uint8[2,8,4,4] x)", "g (uint8[2,8,4,4] x, uint8[2,8,4,4] w)");
-  Put(other, "QLinearMul(x, xs", "QLinearMul(w, xs");
+  ReplaceAll(other, "g (uint8[2,8,4,4] x)", "g (uint8[2,8,4,4] x, uint8[2,8,4,4] w)");
+  ReplaceAll(other, "QLinearMul(x, xs", "QLinearMul(w, xs");
   std::string fed_scale = ModelText(false, "QLinearSigmoid", false);
-  Put(fed_scale, "g (uint8[2,8,4,4] x)", "g (uint8[2,8,4,4] x, float ys)");
-  Put(fed_scale, "  ys = Constant<value = float {0.021}>()\n", "");
+  ReplaceAll(fed_scale, "g (uint8[2,8,4,4] x)", "g (uint8[2,8,4,4] x, float ys)");
+  ReplaceAll(fed_scale, "  ys = Constant<value = float {0.021}>()\n", "");
   for (const std::string& text : {other, fed_scale}) {
     auto m = text::ParseModel(text);
     ASSERT_TRUE(m.ok()) << m.status().message();
