@@ -139,9 +139,9 @@ Status QLinearBinaryRun(const Tensor* a, float sa, int32_t za, const Tensor* b, 
   // Runs of one operand one after the other, each with the same run of the other (which repeats).
   bool repeated_b = true, repeated_a = true;
   for (int64_t r = 0; (repeated_a || repeated_b) && r < runs; ++r) {
-    const int64_t a = a_off[static_cast<size_t>(r)], b = b_off[static_cast<size_t>(r)];
-    repeated_b = repeated_b && a == r * span && b == b_off[0];
-    repeated_a = repeated_a && b == r * span && a == a_off[0];
+    const int64_t at_a = a_off[static_cast<size_t>(r)], at_b = b_off[static_cast<size_t>(r)];
+    repeated_b = repeated_b && at_a == r * span && at_b == b_off[0];
+    repeated_a = repeated_a && at_b == r * span && at_a == a_off[0];
   }
   auto run = [&](auto* out_data, const auto* ad, const auto* bd) {
     using Q = std::remove_pointer_t<decltype(out_data)>;
