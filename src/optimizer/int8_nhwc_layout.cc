@@ -1,6 +1,7 @@
 // The 8-bit layout pass (optimizer/int8_nhwc_layout.h).
 #include "optimizer/int8_nhwc_layout.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -48,6 +49,7 @@ class Int8NhwcRewriter {
     if (converted == 0) return 0;
     for (const auto& out : graph_.outputs) EnsureChannelsFirst(out.name);
     graph_.nodes = std::move(out_);
+    for (auto& t : new_initializers_) graph_.initializers.push_back(std::move(t));
     ir::RemoveDeadNodes(graph_);
     return converted;
   }
@@ -171,6 +173,16 @@ class Int8NhwcRewriter {
 
   bool OnlyChannelsLast(const std::string& name) const { return first_missing_.count(name) > 0; }
 
+  // A constant the rewritten graph needs, named `name`; added to the graph when the walk ends (constants_ points into
+  // the graph's initializers until then).
+  std::string NewInitializer(const std::string& name, Tensor value) {
+    ir::NamedTensor t;
+    t.name = name;
+    t.tensor = std::move(value);
+    new_initializers_.push_back(std::move(t));
+    return name;
+  }
+
   bool TryPassThrough(const ir::Node& n) {
     // A pooling of a value that exists channels last only.
     // A standard MaxPool here reads 8-bit data (values exist channels last only when an 8-bit operator made them):
@@ -219,6 +231,47 @@ class Int8NhwcRewriter {
       for (auto& out : m.outputs) {
         if (!out.empty()) out = NewChannelsLast(out);
       }
+      out_.push_back(std::move(m));
+      return true;
+    }
+    // A nearest Resize (opset 11+, no axes attribute) of a value that exists channels last only, with constant
+    // scales [1, 1, sh, sw] or sizes [N, C, H, W]: the same resize of the channels-last value with scales [1, sh, sw,
+    // 1] or sizes [N, H, W, C] (the roi, read only by tf_crop_and_resize, dropped). An FPN's upsampling between 8-bit
+    // convolutions then needs no Transpose on either side.
+    if (IsOnnx(n) && n.op_type == "Resize" && n.inputs.size() >= 3 && Has(n, 0) && OnlyChannelsLast(n.inputs[0]) &&
+        n.outputs.size() == 1 && n.FindAttribute("axes") == nullptr) {
+      const auto* mode = n.FindAttribute("mode");
+      const auto* coord = n.FindAttribute("coordinate_transformation_mode");
+      const auto* policy = n.FindAttribute("keep_aspect_ratio_policy");
+      if ((mode != nullptr && mode->s != "nearest") || (coord != nullptr && coord->s == "tf_crop_and_resize") ||
+          (policy != nullptr && policy->s != "stretch")) {
+        return false;
+      }
+      ir::Node m = n;
+      m.inputs[0] = channels_last_.at(n.inputs[0]);
+      m.inputs[1].clear();
+      const Tensor* scales = Has(n, 2) ? Constant(n.inputs[2]) : nullptr;
+      const Tensor* sizes = Has(n, 3) ? Constant(n.inputs[3]) : nullptr;
+      if (scales != nullptr && scales->type() == DataType::kFloat && scales->size() == 4 && !Has(n, 3)) {
+        const float* v = scales->data<float>();
+        if (v[0] != 1.0f || v[1] != 1.0f) return false;
+        Tensor t = Tensor::Allocate(DataType::kFloat, {4});
+        const float nhwc[4] = {v[0], v[2], v[3], v[1]};
+        std::copy(nhwc, nhwc + 4, t.data<float>());
+        m.inputs[2] = NewInitializer(n.outputs[0] + "::nhwc_scales", std::move(t));
+      } else if (sizes != nullptr && sizes->type() == DataType::kInt64 && sizes->size() == 4 &&
+                 (!Has(n, 2) || (Constant(n.inputs[2]) != nullptr && Constant(n.inputs[2])->size() == 0))) {
+        const int64_t* v = sizes->data<int64_t>();
+        Tensor t = Tensor::Allocate(DataType::kInt64, {4});
+        const int64_t nhwc[4] = {v[0], v[2], v[3], v[1]};
+        std::copy(nhwc, nhwc + 4, t.data<int64_t>());
+        m.inputs[2].clear();
+        m.inputs.resize(4);
+        m.inputs[3] = NewInitializer(n.outputs[0] + "::nhwc_sizes", std::move(t));
+      } else {
+        return false;
+      }
+      m.outputs = {NewChannelsLast(n.outputs[0])};
       out_.push_back(std::move(m));
       return true;
     }
@@ -276,6 +329,7 @@ class Int8NhwcRewriter {
   std::unordered_map<std::string, std::string> channels_last_;  // value -> its channels-last copy
   std::unordered_set<std::string> first_missing_;               // values that exist channels last only
   std::vector<ir::Node> out_;
+  std::vector<ir::NamedTensor> new_initializers_;
 };
 
 }  // namespace

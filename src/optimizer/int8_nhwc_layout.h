@@ -4,11 +4,11 @@
 // transposition of its output. The pass rewrites QLinearConv with constant int8 weights (zero points 0) into
 // ai.onyx.internal.QLinearConv with channels_last = 1, and the 8-bit operators between them (ai.onyx.internal
 // QLinearAdd of two channels-last values, QLinearConcat and 8-bit Split along the channels, MaxPool,
-// QLinearGlobalAveragePool, the byte-table operators) to read channels-last values; a Transpose goes in only where a
-// value enters the channels-last region or a channels-first reader (or a graph output) needs it; where the value
-// entering is a float QuantizeLinear's result (a model's input), the quantization itself writes channels last instead
-// (ai.onyx.internal.QuantizeLinear with channels_last = 1). Every operator computes exactly what it computed channels
-// first (integer sums, the same requantization), so results stay bit-identical.
+// QLinearGlobalAveragePool, the byte-table operators, nearest Resize) to read channels-last values; a Transpose goes in
+// only where a value enters the channels-last region or a channels-first reader (or a graph output) needs it; where the
+// value entering is a float QuantizeLinear's result (a model's input), the quantization itself writes channels last
+// instead (ai.onyx.internal.QuantizeLinear with channels_last = 1). Every operator computes exactly what it computed
+// channels first (integer sums, the same requantization), so results stay bit-identical.
 #pragma once
 
 #include "core/status.h"

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "format/model_io.h"
 #include "ir/graph_edit.h"
+#include "op_test_helpers.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/qdq_fusion.h"
 #include "runtime/session.h"
@@ -440,6 +442,67 @@ g (uint8[1,3,6,6] x) => (uint8 y0, uint8 y1) {
       outputs.push_back(std::move(bytes));
     }
     EXPECT_EQ(outputs[0], outputs[1]) << "equal parameters: " << equal;
+  }
+}
+
+// A nearest upsampling between two 8-bit convolutions stays channels last at level all (constant scales or sizes
+// permuted to [N, H, W, C] order): no Transpose, and the bytes of level basic.
+TEST(QdqFusion, NearestResizeBetweenInt8ConvolutionsStaysChannelsLast) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (uint8[1,4,5,6] x) => (uint8 y) {
+  xs = Constant<value = float {0.05}>()
+  xz = Constant<value = uint8 {7}>()
+  w = Constant<value = int8[8,4,1,1] {W}>()
+  w2 = Constant<value = int8[8,8,1,1] {W2}>()
+  ws = Constant<value = float {0.01}>()
+  wz = Constant<value = int8 {0}>()
+  s = Constant<value = float {0.031}>()
+  z = Constant<value = uint8 {120}>()
+  TARGET
+  c = QLinearConv(x, xs, xz, w, ws, wz, s, z)
+  u = RESIZE
+  y = QLinearConv(u, s, z, w2, ws, wz, s, z)
+}
+)";
+  std::string w, w2;
+  for (int i = 0; i < 8 * 4; ++i) w += (i ? "," : "") + std::to_string((i * 53) % 255 - 127);
+  for (int i = 0; i < 8 * 8; ++i) w2 += (i ? "," : "") + std::to_string((i * 29) % 255 - 127);
+  Tensor x = Tensor::Allocate(DataType::kUint8, {1, 4, 5, 6});
+  for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
+  const std::pair<const char*, const char*> forms[] = {
+      {"sc = Constant<value = float[4] {1, 1, 2, 2}>()", "Resize<mode = \"nearest\">(c, , sc)"},
+      {"sz = Constant<value = int64[4] {1, 8, 15, 12}>()",
+       "Resize<mode = \"nearest\", coordinate_transformation_mode = \"asymmetric\", nearest_mode = \"floor\">(c, , , "
+       "sz)"}};
+  for (const auto& [target, resize] : forms) {
+    std::string t = text;
+    testing::ReplaceAll(t, "{W}", "{" + w + "}");
+    testing::ReplaceAll(t, "{W2}", "{" + w2 + "}");
+    testing::ReplaceAll(t, "TARGET", target);
+    testing::ReplaceAll(t, "RESIZE", resize);
+    auto model = text::ParseModel(t);
+    ASSERT_TRUE(model.ok()) << model.status().message();
+    std::vector<std::vector<uint8_t>> outputs;
+    for (auto level : {optimizer::OptLevel::kBasic, optimizer::OptLevel::kAll}) {
+      SessionOptions o;
+      o.optimization_level = level;
+      o.optimized_model_path = level == optimizer::OptLevel::kAll ? ::testing::TempDir() + "/resize_nhwc.onnx" : "";
+      auto session = Session::Create(*model, o);
+      ASSERT_TRUE(session.ok()) << session.status().message();
+      std::vector<Value> out;
+      ASSERT_TRUE((*session)->Run({{"x", Value(x)}}, {}, &out).ok());
+      ASSERT_EQ(out.size(), 1u);
+      const Tensor& y = out[0].tensor();
+      outputs.emplace_back(y.data<uint8_t>(), y.data<uint8_t>() + y.size());
+    }
+    EXPECT_EQ(outputs[0], outputs[1]) << resize;
+    auto saved = format::LoadModel(::testing::TempDir() + "/resize_nhwc.onnx");
+    ASSERT_TRUE(saved.ok()) << saved.status().message();
+    if (Count(*saved, "ai.onyx.internal.QLinearConv") > 0) {  // where the 8-bit layout runs (an int8-capable CPU)
+      EXPECT_EQ(Count(*saved, "Transpose"), 2) << resize << ": only the graph input's and output's";
+      EXPECT_EQ(Count(*saved, "Resize"), 1);
+    }
   }
 }
 

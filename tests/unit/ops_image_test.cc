@@ -212,6 +212,47 @@ TEST(ImageResizeTest, NearestUint8PlanesPickTheFormulasElements) {
   }
 }
 
+// Nearest resizing of a channels-last image's middle axes (the 8-bit layout pass's upsamplings: [N, H, W, C] with
+// scales [1, sh, sw, 1]): each output pixel's channels are its source pixel's, rows repeated by copy.
+TEST(ImageResizeTest, NearestChannelsLastPixelsPickTheFormulasElements) {
+  struct Case {
+    Shape in, out;
+  };
+  const std::vector<Case> cases = {{{2, 3, 5, 7}, {2, 6, 10, 7}},
+                                   {{1, 4, 4, 64}, {1, 8, 8, 64}},
+                                   {{1, 5, 3, 3}, {1, 15, 6, 3}},
+                                   {{1, 1, 2, 600}, {1, 2, 4, 600}}};
+  for (const Case& c : cases) {
+    const int64_t n = c.in[0] * c.in[1] * c.in[2] * c.in[3];
+    std::vector<uint8_t> x(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = static_cast<uint8_t>((i * 101 + 7) % 256);
+    auto t = Op("Resize", 19);
+    t.Attr("mode", std::string("nearest"))
+        .Attr("coordinate_transformation_mode", std::string("asymmetric"))
+        .Attr("nearest_mode", std::string("floor"));
+    t.Input(U8(x, c.in))
+        .Input(Value())
+        .Input(Value())
+        .Input(I64(std::vector<int64_t>(c.out.begin(), c.out.end()), {4}));
+    const Tensor y = RunOk(t);
+    ASSERT_EQ(y.shape(), c.out);
+    const std::vector<uint8_t> got = Values<uint8_t>(y);
+    for (int64_t b = 0; b < c.out[0]; ++b) {
+      for (int64_t i = 0; i < c.out[1]; ++i) {
+        for (int64_t j = 0; j < c.out[2]; ++j) {
+          const int64_t si = i * c.in[1] / c.out[1], sj = j * c.in[2] / c.out[2];  // floor(o / scale)
+          for (int64_t ch = 0; ch < c.out[3]; ++ch) {
+            ASSERT_EQ(got[static_cast<size_t>(((b * c.out[1] + i) * c.out[2] + j) * c.out[3] + ch)],
+                      x[static_cast<size_t>(((b * c.in[1] + si) * c.in[2] + sj) * c.in[3] + ch)])
+                << ShapeToString(c.in) << " -> " << ShapeToString(c.out) << " at " << b << "," << i << "," << j << ","
+                << ch;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(ImageResizeTest, NegativeAxes) {
   auto t = Op("Resize", 19);
   t.Attr("axes", std::vector<int64_t>{-1})

@@ -7,6 +7,7 @@
 // works for every element type; linear and cubic compute in double.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -559,6 +560,59 @@ bool TryResizeNearestPlanes(const std::vector<AxisPlan>& plans, const Tensor& x,
   return true;
 }
 
+// Nearest-neighbour resizing of the middle axes of a channels-last image ([N, H, W, C]: the 8-bit layout pass's
+// upsamplings, optimizer/int8_nhwc_layout.cc), the first and last axes kept, no output outside the input: each output
+// pixel copies its source pixel's C values, and an output row whose source row is the previous row's copies that row.
+bool TryResizeNearestPixels(const std::vector<AxisPlan>& plans, const Tensor& x, Tensor& y) {
+  const int bits = DataTypeBits(x.type());
+  if (plans.size() != 4 || x.type() == DataType::kString || (bits != 8 && bits != 16 && bits != 32 && bits != 64)) {
+    return false;
+  }
+  for (size_t d : {size_t{0}, size_t{3}}) {
+    if (x.dim(static_cast<int64_t>(d)) != y.dim(static_cast<int64_t>(d))) return false;
+    for (size_t o = 0; o < plans[d].taps.size(); ++o) {
+      if (plans[d].outside[o] || plans[d].taps[o].size() != 1 || plans[d].taps[o][0].index != static_cast<int64_t>(o)) {
+        return false;
+      }
+    }
+  }
+  std::vector<int64_t> rows, cols;
+  for (size_t d : {size_t{1}, size_t{2}}) {
+    std::vector<int64_t>& idx = d == 1 ? rows : cols;
+    for (size_t o = 0; o < plans[d].taps.size(); ++o) {
+      if (plans[d].outside[o] || plans[d].taps[o].empty()) return false;
+      idx.push_back(plans[d].taps[o][0].index);
+    }
+  }
+  const int64_t h_in = x.dim(1), w_in = x.dim(2);
+  const auto h_out = static_cast<int64_t>(rows.size()), w_out = static_cast<int64_t>(cols.size());
+  const auto pixel_bytes = static_cast<size_t>(x.dim(3) * bits / 8);
+  const size_t row_bytes = pixel_bytes * static_cast<size_t>(w_out);
+  const auto* in = static_cast<const uint8_t*>(x.raw());
+  auto* out = static_cast<uint8_t*>(y.raw());
+  ParallelFor(x.dim(0) * h_out, static_cast<int64_t>(row_bytes) / 4 + 1, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      const int64_t oy = r % h_out;
+      uint8_t* dst = out + static_cast<size_t>(r) * row_bytes;
+      if (r > lo && oy != 0 && rows[static_cast<size_t>(oy - 1)] == rows[static_cast<size_t>(oy)]) {
+        std::memcpy(dst, dst - row_bytes, row_bytes);
+        continue;
+      }
+      const uint8_t* src = in + static_cast<size_t>((r / h_out) * h_in + rows[static_cast<size_t>(oy)]) *
+                                    static_cast<size_t>(w_in) * pixel_bytes;
+      for (int64_t ox = 0; ox < w_out; ++ox) {
+        const uint8_t* from = src + static_cast<size_t>(cols[static_cast<size_t>(ox)]) * pixel_bytes;
+        if (pixel_bytes <= 512) {
+          CopyShortRun(dst + static_cast<size_t>(ox) * pixel_bytes, from, pixel_bytes);
+        } else {
+          std::memcpy(dst + static_cast<size_t>(ox) * pixel_bytes, from, pixel_bytes);
+        }
+      }
+    }
+  });
+  return true;
+}
+
 // Computes Y from X given per-axis scales and output shape (all full-rank), ROI start/end per axis.
 Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<double>& scales, const Shape& out_shape,
                  const std::vector<double>& roi_start, const std::vector<double>& roi_end, KernelContext& ctx) {
@@ -580,6 +634,7 @@ Status RunResize(const ResizeParams& p, const Tensor& x, const std::vector<doubl
   if (p.mode != Mode::kNearest && TryResizeFloatPlanes(plans, x, y)) return Status::Ok();
   if (p.mode != Mode::kNearest && TryResizeFloatSeparable(plans, x, y)) return Status::Ok();
   if (p.mode == Mode::kNearest && TryResizeNearestPlanes(plans, x, y)) return Status::Ok();
+  if (p.mode == Mode::kNearest && TryResizeNearestPixels(plans, x, y)) return Status::Ok();
   const std::vector<int64_t> in_strides = RowMajorStrides(x.shape());
   const int64_t total = y.size();
   std::vector<int64_t> idx(rank, 0);
