@@ -235,9 +235,9 @@ class Int8NhwcRewriter {
       return true;
     }
     // A nearest Resize (opset 11+, no axes attribute) of a value that exists channels last only, with constant
-    // scales [1, 1, sh, sw] or sizes [N, C, H, W]: the same resize of the channels-last value with scales [1, sh, sw,
-    // 1] or sizes [N, H, W, C] (the roi, read only by tf_crop_and_resize, dropped). An FPN's upsampling between 8-bit
-    // convolutions then needs no Transpose on either side.
+    // scales [1, 1, sh, sw] or sizes [N, C, H, W]: the same resize of the channels-last value with scales
+    // [1, sh, sw, 1] or sizes [N, H, W, C] (the roi, read only by tf_crop_and_resize, left as it is). An FPN's
+    // upsampling between 8-bit convolutions then needs no Transpose on either side.
     if (IsOnnx(n) && n.op_type == "Resize" && n.inputs.size() >= 3 && Has(n, 0) && OnlyChannelsLast(n.inputs[0]) &&
         n.outputs.size() == 1 && n.FindAttribute("axes") == nullptr) {
       const auto* mode = n.FindAttribute("mode");
@@ -249,7 +249,6 @@ class Int8NhwcRewriter {
       }
       ir::Node m = n;
       m.inputs[0] = channels_last_.at(n.inputs[0]);
-      m.inputs[1].clear();
       const Tensor* scales = Has(n, 2) ? Constant(n.inputs[2]) : nullptr;
       const Tensor* sizes = Has(n, 3) ? Constant(n.inputs[3]) : nullptr;
       if (scales != nullptr && scales->type() == DataType::kFloat && scales->size() == 4 && !Has(n, 3)) {
