@@ -232,6 +232,14 @@ void ErfArray(const float* in, float* out, int64_t n) {
 void ReluArray(const float* in, float* out, int64_t n) {
   MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return hn::IfThenZeroElse(hn::Lt(v, hn::Zero(d)), v); });
 }
+void HardSwishArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto x) HWY_ATTR {
+    const auto t = hn::Add(hn::Div(x, hn::Set(d, 6.0f)), hn::Set(d, 0.5f));
+    const auto clamped = hn::IfThenElse(hn::Lt(t, hn::Zero(d)), hn::Zero(d),
+                                        hn::IfThenElse(hn::Gt(t, hn::Set(d, 1.0f)), hn::Set(d, 1.0f), t));
+    return hn::Mul(x, clamped);
+  });
+}
 void LeakyReluArray(const float* in, float* out, int64_t n, float alpha) {
   MapArray(in, out, n, [alpha](auto d, auto v) HWY_ATTR {
     return hn::IfThenElse(hn::Lt(v, hn::Zero(d)), hn::Mul(v, hn::Set(d, alpha)), v);
@@ -1081,6 +1089,7 @@ HWY_EXPORT(SigmoidArray);
 HWY_EXPORT(ErfArray);
 HWY_EXPORT(ReluArray);
 HWY_EXPORT(LeakyReluArray);
+HWY_EXPORT(HardSwishArray);
 HWY_EXPORT(ExpLinearArray);
 HWY_EXPORT(SoftplusArray);
 HWY_EXPORT(MishArray);
@@ -1134,6 +1143,7 @@ void Relu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ReluArr
 void LeakyRelu(const float* in, float* out, int64_t n, float alpha) {
   HWY_DYNAMIC_DISPATCH(LeakyReluArray)(in, out, n, alpha);
 }
+void HardSwish(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(HardSwishArray)(in, out, n); }
 void ExpLinear(const float* in, float* out, int64_t n, float positive_scale, float negative_scale,
                float input_divisor) {
   HWY_DYNAMIC_DISPATCH(ExpLinearArray)(in, out, n, positive_scale, negative_scale, input_divisor);

@@ -38,6 +38,11 @@ void LeakyRelu(const float* in, float* out, int64_t n, float alpha);
 // 0.52 -> 0.25 ms.
 void Relu(const float* in, float* out, int64_t n);
 
+// x * clamp(x / 6 + 0.5, 0, 1) (ONNX HardSwish), exactly the scalar expression's float operations (a division, an add,
+// the clamp keeping NaN, a product): a quantized MobileNet-v3's float HardSwish between its 8-bit layers, standalone
+// over 200k values 0.144 -> ~0.02 ms.
+void HardSwish(const float* in, float* out, int64_t n);
+
 // x > 0 ? positive_scale x : negative_scale (e^(x / input_divisor) - 1), the exponential linear units: Elu (1,
 // alpha, 1), Selu (gamma, gamma alpha, 1), Celu (1, alpha, alpha); at 0 and NaN positive_scale x. rel <= 3e-7
 // (Highway's expm1 above -87, -1 below; x + x^2 / 2 below 2^-13 in magnitude).

@@ -213,6 +213,34 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
       if (tensor_set.insert(g.nodes[i].inputs[k]).second) tensors.push_back(g.nodes[i].inputs[k]);
     }
   }
+  // A quantized Conv's output that a float operator reads (MobileNet-v3's Conv -> HardSwish) is quantized too, as
+  // ONNX Runtime's QDQ quantizer quantizes every quantized node's output: the Conv then runs in 8 bits (QLinearConv)
+  // and the float operator reads the dequantized value. Behind a Relu/Clip that folds into it, that one's output.
+  std::set<std::string> float_read_outputs;
+  auto reads_as_quantized_activation = [&](int c, const std::string& t) {
+    if (!selected[static_cast<size_t>(c)]) return false;
+    const ir::Node& r = g.nodes[static_cast<size_t>(c)];
+    for (size_t k : ActivationInputs(r, g)) {
+      if (r.inputs[k] == t) return true;
+    }
+    return false;
+  };
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const ir::Node& n = g.nodes[i];
+    if (!selected[i] || n.op_type != "Conv" || n.outputs.size() != 1) continue;
+    std::string t = n.outputs[0];
+    if (const std::vector<int> readers = ir::FindConsumers(g, t); readers.size() == 1) {
+      const auto r = static_cast<size_t>(readers[0]);
+      if (selected[r] && ClipsAtZero(g.nodes[r], g) && foldable(r)) t = g.nodes[r].outputs[0];
+    }
+    if (graph_outputs.count(t) > 0) continue;
+    const std::vector<int> readers = ir::FindConsumers(g, t);
+    if (std::all_of(readers.begin(), readers.end(), [&](int c) { return reads_as_quantized_activation(c, t); })) {
+      continue;
+    }
+    float_read_outputs.insert(t);
+    if (tensor_set.insert(t).second) tensors.push_back(t);
+  }
 
   // 2. Calibrate them on the float model.
   ONYX_ASSIGN_OR_RETURN(CalibrationSet data, CalibrationSet::Open(options.calibration_dir, g, options.max_samples));
@@ -394,6 +422,16 @@ Result<ir::Model> QuantizeStatic(const ir::Model& input, const QuantizeOptions& 
       }
     }
     if (any) ++report->quantized_nodes[g.nodes[i].op_type];
+  }
+  // The float readers of a quantized Conv's output read its dequantized value (the selected ones were rewired above).
+  for (const std::string& t : float_read_outputs) {
+    if (!quantized(t)) continue;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      if (removed[i]) continue;
+      for (auto& in : g.nodes[i].inputs) {
+        if (in == t) in = activation(t);
+      }
+    }
   }
   std::vector<ir::Node> nodes;
   for (size_t i = 0; i < g.nodes.size(); ++i) {

@@ -94,6 +94,7 @@ struct HardSwishFn : NoAttributes {
   C operator()(C x) const {
     return x * Clamp01(x / C(6) + C(0.5));
   }
+  void ApplyFloatArray(const float* in, float* out, int64_t n) const { kernels::HardSwish(in, out, n); }
 };
 
 struct TanhFn : NoAttributes {
