@@ -30,7 +30,9 @@ class Int8NhwcRewriter {
     constants_ = ir::SessionConstants(graph_);
     for (const ir::Node& n : graph_.nodes) {
       for (const auto& out : n.outputs) producers_[out] = &n;
+      for (const auto& name : ir::NodeReads(n)) readers_[name].push_back(&n);
     }
+    for (const auto& out : graph_.outputs) graph_outputs_.insert(out.name);
     for (const auto* infos : {&graph_.inputs, &graph_.value_info}) {
       for (const auto& v : *infos) {
         if (v.type && v.type->is_tensor()) types_[v.name] = v.type->elem_type;
@@ -173,6 +175,41 @@ class Int8NhwcRewriter {
 
   bool OnlyChannelsLast(const std::string& name) const { return first_missing_.count(name) > 0; }
 
+  // Whether `value` is read only as input 0 of operators that ElementwiseAnyLayout takes (not a graph output).
+  bool ReadOnlyElementwise(const std::string& value) const {
+    if (graph_outputs_.count(value)) return false;
+    auto it = readers_.find(value);
+    if (it == readers_.end()) return false;
+    for (const ir::Node* r : it->second) {
+      if (!ElementwiseAnyLayout(*r) || r->inputs[0] != value) return false;
+    }
+    return true;
+  }
+
+  // Whether every input of `n` but the first is absent or a one-element constant.
+  bool OtherInputsScalarConstants(const ir::Node& n) const {
+    for (size_t i = 1; i < n.inputs.size(); ++i) {
+      if (n.inputs[i].empty()) continue;
+      const Tensor* t = Constant(n.inputs[i]);
+      if (t == nullptr || t->size() != 1) return false;
+    }
+    return true;
+  }
+
+  // An operator computing each element of its one output from the same element of input 0 alone (its other inputs
+  // one-element constants): the standard quantization with per-tensor parameters, and the unary activations.
+  bool ElementwiseAnyLayout(const ir::Node& n) const {
+    if (!IsOnnx(n) && !IsInternal(n, "HardSwish")) return false;
+    static const std::unordered_set<std::string> kUnary = {
+        "HardSwish", "HardSigmoid", "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu",      "Selu",  "Softplus",
+        "Softsign",  "Mish",        "Gelu", "Erf",       "Abs",     "Neg",  "Identity", "Swish", "Clip"};
+    if (n.op_type == "DequantizeLinear" || n.op_type == "QuantizeLinear") {
+      if (n.FindAttribute("block_size") != nullptr || n.FindAttribute("output_dtype") != nullptr) return false;
+      return n.inputs.size() >= 2 && OtherInputsScalarConstants(n);
+    }
+    return kUnary.count(n.op_type) > 0 && OtherInputsScalarConstants(n);
+  }
+
   // A constant the rewritten graph needs, named `name`; added to the graph when the walk ends (constants_ points into
   // the graph's initializers until then).
   std::string NewInitializer(const std::string& name, Tensor value) {
@@ -274,6 +311,19 @@ class Int8NhwcRewriter {
       out_.push_back(std::move(m));
       return true;
     }
+    // Per-tensor DequantizeLinear / QuantizeLinear and unary elementwise operators (a float activation between two
+    // 8-bit layers: MobileNet-v3's DQ -> HardSwish -> Q) of a value that exists channels last only: elementwise, so the
+    // same operator on the channels-last value, whose result then exists channels last only.
+    // A float result goes channels last only where every reader takes it so (transposing a float image moves four
+    // times the bytes of transposing the 8-bit one before the DequantizeLinear).
+    if (ElementwiseAnyLayout(n) && Has(n, 0) && OnlyChannelsLast(n.inputs[0]) && n.outputs.size() == 1 &&
+        (n.op_type == "QuantizeLinear" || ReadOnlyElementwise(n.outputs[0]))) {
+      ir::Node m = n;
+      m.inputs[0] = channels_last_.at(n.inputs[0]);
+      m.outputs = {NewChannelsLast(n.outputs[0])};
+      out_.push_back(std::move(m));
+      return true;
+    }
     // A byte-table operator (elementwise, any layout) of a value that exists channels last only.
     const bool table_op =
         (n.domain == "com.microsoft" && (n.op_type == "QLinearSigmoid" || n.op_type == "QLinearLeakyRelu")) ||
@@ -324,6 +374,8 @@ class Int8NhwcRewriter {
   ir::Graph& graph_;
   std::unordered_map<std::string, const Tensor*> constants_;
   std::unordered_map<std::string, const ir::Node*> producers_;  // into graph_.nodes, unchanged until the end of Run
+  std::unordered_map<std::string, std::vector<const ir::Node*>> readers_;  // the same nodes, by the values they read
+  std::unordered_set<std::string> graph_outputs_;
   std::unordered_map<std::string, DataType> types_;             // element types the graph declares
   std::unordered_map<std::string, std::string> channels_last_;  // value -> its channels-last copy
   std::unordered_set<std::string> first_missing_;               // values that exist channels last only

@@ -4,7 +4,9 @@
 // transposition of its output. The pass rewrites QLinearConv with constant int8 weights (zero points 0) into
 // ai.onyx.internal.QLinearConv with channels_last = 1, and the 8-bit operators between them (ai.onyx.internal
 // QLinearAdd of two channels-last values, QLinearConcat and 8-bit Split along the channels, MaxPool,
-// QLinearGlobalAveragePool, the byte-table operators, nearest Resize) to read channels-last values; a Transpose goes in
+// QLinearGlobalAveragePool, the byte-table operators, nearest Resize; per-tensor DequantizeLinear, unary activations
+// and QuantizeLinear where the float values between them are read by such operators alone) to read channels-last
+// values; a Transpose goes in
 // only where a value enters the channels-last region or a channels-first reader (or a graph output) needs it; where the
 // value entering is a float QuantizeLinear's result (a model's input), the quantization itself writes channels last
 // instead (ai.onyx.internal.QuantizeLinear with channels_last = 1). Every operator computes exactly what it computed

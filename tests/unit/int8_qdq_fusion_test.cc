@@ -446,7 +446,8 @@ g (uint8[1,3,6,6] x) => (uint8 y0, uint8 y1) {
 }
 
 // A nearest upsampling between two 8-bit convolutions stays channels last at level all (constant scales or sizes
-// permuted to [N, H, W, C] order): no Transpose, and the bytes of level basic.
+// permuted to [N, H, W, C] order), as does a float activation between them: no Transpose, and the bytes of level
+// basic.
 TEST(QdqFusion, NearestResizeBetweenInt8ConvolutionsStaysChannelsLast) {
   const char* text = R"(
 <ir_version: 8, opset_import: ["" : 17]>
@@ -461,7 +462,7 @@ g (uint8[1,4,5,6] x) => (uint8 y) {
   z = Constant<value = uint8 {120}>()
   TARGET
   c = QLinearConv(x, xs, xz, w, ws, wz, s, z)
-  u = RESIZE
+  BODY
   y = QLinearConv(u, s, z, w2, ws, wz, s, z)
 }
 )";
@@ -471,16 +472,20 @@ g (uint8[1,4,5,6] x) => (uint8 y) {
   Tensor x = Tensor::Allocate(DataType::kUint8, {1, 4, 5, 6});
   for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
   const std::pair<const char*, const char*> forms[] = {
-      {"sc = Constant<value = float[4] {1, 1, 2, 2}>()", "Resize<mode = \"nearest\">(c, , sc)"},
+      // A float activation between the 8-bit layers (MobileNet-v3): DequantizeLinear, HardSwish and QuantizeLinear
+      // channels last too.
+      {"hs = Constant<value = float {0.02}>()",
+       "d = DequantizeLinear(c, s, z)\n  h = HardSwish(d)\n  u = QuantizeLinear(h, hs, z)"},
+      {"sc = Constant<value = float[4] {1, 1, 2, 2}>()", "u = Resize<mode = \"nearest\">(c, , sc)"},
       {"sz = Constant<value = int64[4] {1, 8, 15, 12}>()",
-       "Resize<mode = \"nearest\", coordinate_transformation_mode = \"asymmetric\", nearest_mode = \"floor\">(c, , , "
-       "sz)"}};
+       "u = Resize<mode = \"nearest\", coordinate_transformation_mode = \"asymmetric\", nearest_mode = \"floor\">(c, , "
+       ", sz)"}};
   for (const auto& [target, resize] : forms) {
     std::string t = text;
     testing::ReplaceAll(t, "{W}", "{" + w + "}");
     testing::ReplaceAll(t, "{W2}", "{" + w2 + "}");
     testing::ReplaceAll(t, "TARGET", target);
-    testing::ReplaceAll(t, "RESIZE", resize);
+    testing::ReplaceAll(t, "BODY", resize);
     auto model = text::ParseModel(t);
     ASSERT_TRUE(model.ok()) << model.status().message();
     std::vector<std::vector<uint8_t>> outputs;
@@ -501,7 +506,7 @@ g (uint8[1,4,5,6] x) => (uint8 y) {
     ASSERT_TRUE(saved.ok()) << saved.status().message();
     if (Count(*saved, "ai.onyx.internal.QLinearConv") > 0) {  // where the 8-bit layout runs (an int8-capable CPU)
       EXPECT_EQ(Count(*saved, "Transpose"), 2) << resize << ": only the graph input's and output's";
-      EXPECT_EQ(Count(*saved, "Resize"), 1);
+      EXPECT_EQ(Count(*saved, "Resize") + Count(*saved, "HardSwish"), 1);
     }
   }
 }
