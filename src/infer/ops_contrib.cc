@@ -403,6 +403,12 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add("ai.onyx.internal", "MatMulBias", MatMulBias);
   r.Add("ai.onyx.internal", "FusedElementwise", FusedElementwise);
   r.Add("ai.onyx.internal", "QLinearLookupMul", SameAsInput0);
+  r.Add("ai.onyx.internal", "ByteLookup", [](InferenceContext& ctx) {
+    // X's shape, the table's type
+    const Dims* shape = ctx.input_shape(0);
+    ctx.set_output_tensor(0, ctx.input_elem_type(1), shape != nullptr ? std::optional<Dims>(*shape) : std::nullopt);
+    return Status::Ok();
+  });
   r.Add("ai.onyx.internal", "DynamicQuantizeMatMul", MatMulToFloat);
   r.Add("ai.onyx.internal", "MatMulIntegerToFloat", MatMulToFloat);
   // The optimizer's stand-ins for operators the model's opset lacks: the standard operators' first output.

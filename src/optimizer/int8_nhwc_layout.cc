@@ -327,7 +327,7 @@ class Int8NhwcRewriter {
     // A byte-table operator (elementwise, any layout) of a value that exists channels last only.
     const bool table_op =
         (n.domain == "com.microsoft" && (n.op_type == "QLinearSigmoid" || n.op_type == "QLinearLeakyRelu")) ||
-        (n.domain == ir::kInternalDomain && n.op_type == "QLinearLookupMul");
+        (n.domain == ir::kInternalDomain && (n.op_type == "QLinearLookupMul" || n.op_type == "ByteLookup"));
     if (table_op && Has(n, 0) && OnlyChannelsLast(n.inputs[0]) && n.outputs.size() == 1) {
       ir::Node m = n;
       m.inputs[0] = channels_last_.at(n.inputs[0]);

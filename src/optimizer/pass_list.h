@@ -21,6 +21,7 @@
   X(FuseQdqGroups, kExtended)        /* before the float fusions: QDQ groups to integer operators */       \
   X(FuseQLinearLookupMul, kExtended) /* after it: x * f(x) of 8-bit tables as one table */                 \
   X(DropSplitQdq, kExtended)         /* DQ -> Split -> Q with equal parameters: the Split on 8-bit data */ \
+  X(FuseQdqUnaryTable, kExtended)    /* DQ -> activation -> Q on 8-bit data: one byte table */             \
   X(FuseWeightOnlyMatMul, kExtended) /* level all inside: DequantizeLinear + MatMul -> MatMulNBits */      \
   X(FusePadConv, kExtended)                                                                                \
   X(TrimConvTaps, kExtended) /* after FusePadConv: taps of dilated Convs that never reach the input */     \

@@ -472,8 +472,8 @@ g (uint8[1,4,5,6] x) => (uint8 y) {
   Tensor x = Tensor::Allocate(DataType::kUint8, {1, 4, 5, 6});
   for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
   const std::pair<const char*, const char*> forms[] = {
-      // A float activation between the 8-bit layers (MobileNet-v3): DequantizeLinear, HardSwish and QuantizeLinear
-      // channels last too.
+      // A float activation between the 8-bit layers (MobileNet-v3): DequantizeLinear -> HardSwish -> QuantizeLinear,
+      // channels last too (as the byte table it becomes).
       {"hs = Constant<value = float {0.02}>()",
        "d = DequantizeLinear(c, s, z)\n  h = HardSwish(d)\n  u = QuantizeLinear(h, hs, z)"},
       {"sc = Constant<value = float[4] {1, 1, 2, 2}>()", "u = Resize<mode = \"nearest\">(c, , sc)"},
@@ -506,8 +506,62 @@ g (uint8[1,4,5,6] x) => (uint8 y) {
     ASSERT_TRUE(saved.ok()) << saved.status().message();
     if (Count(*saved, "ai.onyx.internal.QLinearConv") > 0) {  // where the 8-bit layout runs (an int8-capable CPU)
       EXPECT_EQ(Count(*saved, "Transpose"), 2) << resize << ": only the graph input's and output's";
-      EXPECT_EQ(Count(*saved, "Resize") + Count(*saved, "HardSwish"), 1);
+      // (The DQ -> HardSwish -> Q chain is one byte table there: ai.onyx.internal.ByteLookup, channels last too.)
+      EXPECT_EQ(Count(*saved, "Resize") + Count(*saved, "ai.onyx.internal.ByteLookup"), 1);
     }
+  }
+}
+
+// A float activation read by two QuantizeLinears (no single byte table): DequantizeLinear, the activation and both
+// QuantizeLinears still run channels last between the 8-bit operators; the bytes of level basic.
+TEST(QdqFusion, FloatActivationBetweenInt8OperatorsStaysChannelsLast) {
+  std::string w;
+  for (int i = 0; i < 8 * 4; ++i) w += (i ? "," : "") + std::to_string((i * 53) % 255 - 127);
+  const std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17, "com.microsoft" : 1]>
+g (uint8[1,4,5,6] x) => (uint8 y) {
+  xs = Constant<value = float {0.05}>()
+  xz = Constant<value = uint8 {7}>()
+  w = Constant<value = int8[8,4,1,1] {)" +
+                           w + R"(}>()
+  ws = Constant<value = float {0.01}>()
+  wz = Constant<value = int8 {0}>()
+  s = Constant<value = float {0.031}>()
+  z = Constant<value = uint8 {120}>()
+  hs = Constant<value = float {0.02}>()
+  c = QLinearConv(x, xs, xz, w, ws, wz, s, z)
+  d = DequantizeLinear(c, s, z)
+  h = HardSwish(d)
+  u1 = QuantizeLinear(h, s, z)
+  u2 = QuantizeLinear(h, hs, z)
+  y = com.microsoft.QLinearAdd(u1, s, z, u2, hs, z, s, z)
+}
+)";
+  auto model = text::ParseModel(text);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  Tensor x = Tensor::Allocate(DataType::kUint8, {1, 4, 5, 6});
+  for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
+  std::vector<std::vector<uint8_t>> outputs;
+  for (auto level : {optimizer::OptLevel::kBasic, optimizer::OptLevel::kAll}) {
+    SessionOptions o;
+    o.optimization_level = level;
+    o.optimized_model_path = level == optimizer::OptLevel::kAll ? ::testing::TempDir() + "/activation_nhwc.onnx" : "";
+    auto session = Session::Create(*model, o);
+    ASSERT_TRUE(session.ok()) << session.status().message();
+    std::vector<Value> out;
+    ASSERT_TRUE((*session)->Run({{"x", Value(x)}}, {}, &out).ok());
+    const Tensor& y = out[0].tensor();
+    outputs.emplace_back(y.data<uint8_t>(), y.data<uint8_t>() + y.size());
+  }
+  EXPECT_EQ(outputs[0], outputs[1]);
+  auto saved = format::LoadModel(::testing::TempDir() + "/activation_nhwc.onnx");
+  ASSERT_TRUE(saved.ok()) << saved.status().message();
+  if (Count(*saved, "ai.onyx.internal.QLinearConv") > 0) {
+    EXPECT_EQ(Count(*saved, "HardSwish"), 1);
+    // The sum reads both quantizations channels last (onyx's QLinearAdd), and the Transposes are the graph input's
+    // and output's.
+    EXPECT_EQ(Count(*saved, "ai.onyx.internal.QLinearAdd"), 1);
+    EXPECT_EQ(Count(*saved, "Transpose"), 2);
   }
 }
 

@@ -130,5 +130,64 @@ TEST(QLinearLookupMulFusion, LeavesOtherProducts) {
   EXPECT_EQ(Count(Optimized(*m, optimizer::OptLevel::kBasic), "ai.onyx.internal.QLinearLookupMul"), 0);
 }
 
+// DQ -> unary activation -> Q (pass FuseQdqUnaryTable): one ai.onyx.internal.ByteLookup with the bytes the three
+// operators give for every byte value, uint8 or int8 in and out (the output type the Q's zero point's), Clip's
+// constant bounds and HardSwish/Gelu/HardSigmoid alike; a float value read twice keeps the chain.
+TEST(QdqUnaryTable, GivesTheBytesOfTheChain) {
+  const char* text = R"(
+<ir_version: 8, opset_import: ["" : 20]>
+g (TX[2,8,4,4] x) => (TY y) {
+  xs = Constant<value = float {0.047}>()
+  xz = Constant<value = TX {XZ}>()
+  ys = Constant<value = float {0.021}>()
+  yz = Constant<value = TY {YZ}>()
+  lo = Constant<value = float {-0.5}>()
+  hi = Constant<value = float {2.25}>()
+  d = DequantizeLinear(x, xs, xz)
+  a = ACT
+  y = QuantizeLinear(a, ys, yz)
+}
+)";
+  struct Case {
+    bool x_signed, y_signed;
+    const char* act;
+  };
+  const Case cases[] = {{false, false, "HardSwish(d)"},
+                        {true, true, "Gelu<approximate = \"tanh\">(d)"},
+                        {false, true, "Clip(d, lo, hi)"},
+                        {true, false, "HardSigmoid<alpha = 0.3, beta = 0.4>(d)"}};
+  for (const Case& c : cases) {
+    std::string t = text;
+    ReplaceAll(t, "TX[", c.x_signed ? "int8[" : "uint8[");
+    ReplaceAll(t, "TX {", c.x_signed ? "int8 {" : "uint8 {");
+    ReplaceAll(t, "TY y)", c.y_signed ? "int8 y)" : "uint8 y)");
+    ReplaceAll(t, "TY {", c.y_signed ? "int8 {" : "uint8 {");
+    ReplaceAll(t, "{XZ}", c.x_signed ? "{-9}" : "{121}");
+    ReplaceAll(t, "{YZ}", c.y_signed ? "{5}" : "{30}");
+    ReplaceAll(t, "ACT", c.act);
+    auto m = text::ParseModel(t);
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    const ir::Model fused = Optimized(*m, optimizer::OptLevel::kExtended);
+    EXPECT_EQ(Count(fused, "ai.onyx.internal.ByteLookup"), 1) << c.act;
+    EXPECT_EQ(Count(fused, "QuantizeLinear") + Count(fused, "DequantizeLinear"), 0) << c.act;
+    const std::vector<uint8_t> want = RunBytes(*m, c.x_signed, optimizer::OptLevel::kBasic);
+    const std::vector<uint8_t> got = RunBytes(*m, c.x_signed, optimizer::OptLevel::kAll);
+    ASSERT_EQ(want.size(), 256u);
+    EXPECT_EQ(got, want) << c.act;
+  }
+  // The activation's input also a graph output: the chain stays.
+  std::string t = text;
+  ReplaceAll(t, "TX[", "uint8[");
+  ReplaceAll(t, "TX {", "uint8 {");
+  ReplaceAll(t, "TY y)", "uint8 y, float d)");
+  ReplaceAll(t, "TY {", "uint8 {");
+  ReplaceAll(t, "{XZ}", "{121}");
+  ReplaceAll(t, "{YZ}", "{30}");
+  ReplaceAll(t, "ACT", "HardSwish(d)");
+  auto m = text::ParseModel(t);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(Count(Optimized(*m, optimizer::OptLevel::kExtended), "ai.onyx.internal.ByteLookup"), 0);
+}
+
 }  // namespace
 }  // namespace onyx

@@ -280,6 +280,38 @@ class QLinearLookupMulKernel : public OpKernel {
   std::optional<Table> tables_[2];  // uint8, int8
 };
 
+// ai.onyx.internal.ByteLookup(X, table) (optimizer/qdq_unary_table.cc): y[i] = table[x[i]] for 8-bit X and a constant
+// table of 256 8-bit values, y of the table's type.
+class ByteLookupKernel : public OpKernel {
+ public:
+  Status Init(const KernelInfo& info) override {
+    const Tensor* table = info.num_inputs() == 2 ? info.ConstantInput(1) : nullptr;
+    if (table == nullptr || !IsByteType(table->type()) || table->size() != 256) {
+      return info.Error("input 'table' (1) must be a constant of 256 uint8 or int8 values");
+    }
+    table_ = *table;
+    return Status::Ok();
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
+    if (!IsByteType(x->type())) {
+      return InvalidArgument("input 'X' (0) must be uint8 or int8, got " + std::string(DataTypeName(x->type())));
+    }
+    Tensor& y = ctx.AllocateOutput(0, table_.type(), x->shape());
+    const auto* in = static_cast<const uint8_t*>(x->raw());
+    auto* out = static_cast<uint8_t*>(y.raw());
+    const auto* t = static_cast<const uint8_t*>(table_.raw());
+    ParallelFor(x->size(), 1, [&](int64_t lo, int64_t hi) {
+      kernels::LookupBytes(t, in + lo, hi - lo, out + lo, hi - lo, 1, hi - lo);
+    });
+    return Status::Ok();
+  }
+
+ private:
+  Tensor table_;
+};
+
 class QLinearWhereKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
@@ -356,6 +388,7 @@ void RegisterQLinearLookupOps(KernelRegistry& registry) {
                MakeFactory<QLinearUnaryLookupKernel<Mapping::kLeakyRelu>>());
   registry.Add("com.microsoft", "QLinearWhere", 1, kLatestVersion, MakeFactory<QLinearWhereKernel>());
   registry.Add(ir::kInternalDomain, "QLinearLookupMul", 1, kLatestVersion, MakeFactory<QLinearLookupMulKernel>());
+  registry.Add(ir::kInternalDomain, "ByteLookup", 1, kLatestVersion, MakeFactory<ByteLookupKernel>());
 }
 
 }  // namespace onyx::ops::quant
