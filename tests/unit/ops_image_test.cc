@@ -158,6 +158,17 @@ TEST(ImageResizeTest, FloatPlanePathMatchesGeneralPath) {
   }
 }
 
+// A nearest Resize-19 of uint8 `x` (shape `in`) to sizes `out`, asymmetric / floor or the default modes.
+Tensor NearestResizeU8(const std::vector<uint8_t>& x, const Shape& in, const Shape& out, bool asymmetric) {
+  auto t = Op("Resize", 19);
+  t.Attr("mode", std::string("nearest"));
+  if (asymmetric) {
+    t.Attr("coordinate_transformation_mode", std::string("asymmetric")).Attr("nearest_mode", std::string("floor"));
+  }
+  t.Input(U8(x, in)).Input(Value()).Input(Value()).Input(I64(std::vector<int64_t>(out.begin(), out.end()), {4}));
+  return RunOk(t);
+}
+
 // Nearest resizing of 8-bit planes (a quantized model's upsampling): the rows copied from the previous output row and
 // the doubled columns of a 2x upsampling give the elements ONNX's formula picks, for 2x along both axes or one, 3x,
 // a downsampling and several planes, in the asymmetric / floor and the default half_pixel / round_prefer_floor modes.
@@ -174,16 +185,7 @@ TEST(ImageResizeTest, NearestUint8PlanesPickTheFormulasElements) {
     const int64_t n = c.in[0] * c.in[1] * c.in[2] * c.in[3];
     std::vector<uint8_t> x(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = static_cast<uint8_t>((i * 101 + 7) % 256);
-    auto t = Op("Resize", 19);
-    t.Attr("mode", std::string("nearest"));
-    if (c.asymmetric) {
-      t.Attr("coordinate_transformation_mode", std::string("asymmetric")).Attr("nearest_mode", std::string("floor"));
-    }
-    t.Input(U8(x, c.in))
-        .Input(Value())
-        .Input(Value())
-        .Input(I64(std::vector<int64_t>(c.out.begin(), c.out.end()), {4}));
-    const Tensor y = RunOk(t);
+    const Tensor y = NearestResizeU8(x, c.in, c.out, c.asymmetric);
     ASSERT_EQ(y.shape(), c.out);
     // ONNX's nearest source index along an axis of `in` -> `out` elements (scale out / in).
     auto source = [&](int64_t o, int64_t in, int64_t out) {
@@ -226,15 +228,7 @@ TEST(ImageResizeTest, NearestChannelsLastPixelsPickTheFormulasElements) {
     const int64_t n = c.in[0] * c.in[1] * c.in[2] * c.in[3];
     std::vector<uint8_t> x(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = static_cast<uint8_t>((i * 101 + 7) % 256);
-    auto t = Op("Resize", 19);
-    t.Attr("mode", std::string("nearest"))
-        .Attr("coordinate_transformation_mode", std::string("asymmetric"))
-        .Attr("nearest_mode", std::string("floor"));
-    t.Input(U8(x, c.in))
-        .Input(Value())
-        .Input(Value())
-        .Input(I64(std::vector<int64_t>(c.out.begin(), c.out.end()), {4}));
-    const Tensor y = RunOk(t);
+    const Tensor y = NearestResizeU8(x, c.in, c.out, true);
     ASSERT_EQ(y.shape(), c.out);
     const std::vector<uint8_t> got = Values<uint8_t>(y);
     for (int64_t b = 0; b < c.out[0]; ++b) {

@@ -156,16 +156,20 @@ g (TX[2,8,4,4] x) => (TY y) {
                         {true, true, "Gelu<approximate = \"tanh\">(d)"},
                         {false, true, "Clip(d, lo, hi)"},
                         {true, false, "HardSigmoid<alpha = 0.3, beta = 0.4>(d)"}};
-  for (const Case& c : cases) {
+  // The template with the types, zero points and activation of `c` (and `d` a graph output too where asked).
+  auto fill = [&](const Case& c, bool d_output) {
     std::string t = text;
     ReplaceAll(t, "TX[", c.x_signed ? "int8[" : "uint8[");
     ReplaceAll(t, "TX {", c.x_signed ? "int8 {" : "uint8 {");
-    ReplaceAll(t, "TY y)", c.y_signed ? "int8 y)" : "uint8 y)");
+    ReplaceAll(t, "TY y)", std::string(c.y_signed ? "int8 y" : "uint8 y") + (d_output ? ", float d)" : ")"));
     ReplaceAll(t, "TY {", c.y_signed ? "int8 {" : "uint8 {");
     ReplaceAll(t, "{XZ}", c.x_signed ? "{-9}" : "{121}");
     ReplaceAll(t, "{YZ}", c.y_signed ? "{5}" : "{30}");
     ReplaceAll(t, "ACT", c.act);
-    auto m = text::ParseModel(t);
+    return t;
+  };
+  for (const Case& c : cases) {
+    auto m = text::ParseModel(fill(c, false));
     ASSERT_TRUE(m.ok()) << m.status().message();
     const ir::Model fused = Optimized(*m, optimizer::OptLevel::kExtended);
     EXPECT_EQ(Count(fused, "ai.onyx.internal.ByteLookup"), 1) << c.act;
@@ -176,15 +180,7 @@ g (TX[2,8,4,4] x) => (TY y) {
     EXPECT_EQ(got, want) << c.act;
   }
   // The activation's input also a graph output: the chain stays.
-  std::string t = text;
-  ReplaceAll(t, "TX[", "uint8[");
-  ReplaceAll(t, "TX {", "uint8 {");
-  ReplaceAll(t, "TY y)", "uint8 y, float d)");
-  ReplaceAll(t, "TY {", "uint8 {");
-  ReplaceAll(t, "{XZ}", "{121}");
-  ReplaceAll(t, "{YZ}", "{30}");
-  ReplaceAll(t, "ACT", "HardSwish(d)");
-  auto m = text::ParseModel(t);
+  auto m = text::ParseModel(fill(cases[0], true));
   ASSERT_TRUE(m.ok()) << m.status().message();
   EXPECT_EQ(Count(Optimized(*m, optimizer::OptLevel::kExtended), "ai.onyx.internal.ByteLookup"), 0);
 }
