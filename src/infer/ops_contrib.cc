@@ -402,7 +402,6 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add("ai.onyx.internal", "FusedAttention", FusedAttention);
   r.Add("ai.onyx.internal", "MatMulBias", MatMulBias);
   r.Add("ai.onyx.internal", "FusedElementwise", FusedElementwise);
-  r.Add("ai.onyx.internal", "QLinearLookupMul", SameAsInput0);
   r.Add("ai.onyx.internal", "ByteLookup", [](InferenceContext& ctx) {
     // X's shape, the table's type
     const Dims* shape = ctx.input_shape(0);

@@ -9,6 +9,7 @@
 
 #include "ir/graph_edit.h"
 #include "ir/session_constants.h"
+#include "optimizer/byte_table.h"
 
 namespace onyx::optimizer {
 namespace {
@@ -200,14 +201,12 @@ class Int8NhwcRewriter {
   // one-element constants): the standard quantization with per-tensor parameters, and the unary activations.
   bool ElementwiseAnyLayout(const ir::Node& n) const {
     if (!IsOnnx(n) && !IsInternal(n, "HardSwish")) return false;
-    static const std::unordered_set<std::string> kUnary = {
-        "HardSwish", "HardSigmoid", "Relu", "LeakyRelu", "Sigmoid", "Tanh", "Elu",      "Selu",  "Softplus",
-        "Softsign",  "Mish",        "Gelu", "Erf",       "Abs",     "Neg",  "Identity", "Swish", "Clip"};
     if (n.op_type == "DequantizeLinear" || n.op_type == "QuantizeLinear") {
       if (n.FindAttribute("block_size") != nullptr || n.FindAttribute("output_dtype") != nullptr) return false;
       return n.inputs.size() >= 2 && OtherInputsScalarConstants(n);
     }
-    return kUnary.count(n.op_type) > 0 && OtherInputsScalarConstants(n);
+    return (IsUnaryActivation(n) || (IsInternal(n, "HardSwish") && n.outputs.size() == 1)) &&
+           OtherInputsScalarConstants(n);
   }
 
   // A constant the rewritten graph needs, named `name`; added to the graph when the walk ends (constants_ points into
@@ -327,7 +326,7 @@ class Int8NhwcRewriter {
     // A byte-table operator (elementwise, any layout) of a value that exists channels last only.
     const bool table_op =
         (n.domain == "com.microsoft" && (n.op_type == "QLinearSigmoid" || n.op_type == "QLinearLeakyRelu")) ||
-        (n.domain == ir::kInternalDomain && (n.op_type == "QLinearLookupMul" || n.op_type == "ByteLookup"));
+        (n.domain == ir::kInternalDomain && n.op_type == "ByteLookup");
     if (table_op && Has(n, 0) && OnlyChannelsLast(n.inputs[0]) && n.outputs.size() == 1) {
       ir::Node m = n;
       m.inputs[0] = channels_last_.at(n.inputs[0]);

@@ -100,9 +100,8 @@ std::optional<DataType> QuantType(const GraphIndex& index, const std::string& va
       if (auto t = zero_point_type(n, 1)) return t;
       return QuantType(index, n.inputs[2], depth + 1);
     }
-    if (internal && n.op_type == "QLinearLookupMul" && !n.inputs.empty()) {
-      if (auto t = zero_point_type(n, 10)) return t;
-      return QuantType(index, n.inputs[0], depth + 1);
+    if (internal && n.op_type == "ByteLookup" && n.inputs.size() == 2) {  // the table's type
+      if (const Tensor* table = index.Constant(n.inputs[1])) return table->type();
     }
     // A dropped group's op; a Split of 8-bit data (DropSplitQdq), any of its outputs.
     if (((IsDropOp(n) || (internal && n.op_type == "MaxPool")) && !n.inputs.empty() && n.outputs[0] == value) ||

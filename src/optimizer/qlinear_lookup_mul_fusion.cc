@@ -1,36 +1,32 @@
 // x * f(x) on 8-bit data as one byte table: com.microsoft QLinearMul(X, QLinearSigmoid(X)) (SiLU / Swish, what the QDQ
 // fusion makes of EfficientNet's and YOLO's DQ -> Sigmoid -> Q, DQ -> Mul -> Q groups) or QLinearMul(X,
-// QLinearLeakyRelu(X)), operands in either order, becomes ai.onyx.internal.QLinearLookupMul:
-//   Y = QLinearLookupMul(X, f_X_scale, f_X_zero_point, f_Y_scale, f_Y_zero_point,
-//                        A_scale, A_zero_point, B_scale, B_zero_point, C_scale, C_zero_point)
-//       <lookup = "Sigmoid" | "LeakyRelu", alpha, lookup_is_a>
-// whose kernel (ops/quant/qlinear_lookup.cc) evaluates the two operators' own arithmetic on the 256 byte values once
-// and then looks each byte up: the product of a byte and its table entry depends on that byte alone, so the bytes are
-// those of the two operators one after the other, and the run reads X once instead of X twice plus f(X) (the
-// product's exact integer arithmetic took 15% of EfficientNet-B0 QDQ's time). Every quantization parameter must be a
-// one-element constant (zero points may be absent). The table operator stays where others read its result; dead-code
-// elimination drops it otherwise.
-#include <string>
-
-#include "optimizer/graph_index.h"
+// QLinearLeakyRelu(X)), operands in either order, every quantization parameter a one-element constant (zero points may
+// be absent), becomes ai.onyx.internal.ByteLookup (optimizer/byte_table.h): the product of a byte and its table entry
+// depends on that byte alone, so the two operators run once on the 256 byte values give the bytes they give, and the
+// run reads X once instead of X twice plus f(X) (the product's exact integer arithmetic took 15% of EfficientNet-B0
+// QDQ's time). The table operator stays where others read its result; dead-code elimination drops it otherwise.
+#include "optimizer/byte_table.h"
 
 namespace onyx::optimizer {
 namespace {
 
 bool IsMsOp(const ir::Node& n, std::string_view op) { return n.domain == "com.microsoft" && n.op_type == op; }
 
-// Input i of n is a one-element constant, or (for an optional zero point) absent.
-bool ScalarParam(const GraphIndex& index, const ir::Node& n, size_t i, bool optional) {
-  if (i >= n.inputs.size() || n.inputs[i].empty()) return optional;
-  const Tensor* t = index.Constant(n.inputs[i]);
-  return t != nullptr && t->size() == 1;
+// The 8-bit type of X: a zero point constant's among the two operators' (their types agree, or the kernels reject
+// them), else the graph's declared type; nullopt when neither says.
+std::optional<DataType> ByteType(const GraphIndex& index, const ir::Node& f, const ir::Node& mul,
+                                 const std::string& x) {
+  for (const auto& [n, i] :
+       {std::pair{&f, size_t{2}}, {&f, size_t{4}}, {&mul, size_t{2}}, {&mul, size_t{5}}, {&mul, size_t{7}}}) {
+    if (i < n->inputs.size() && !n->inputs[i].empty()) return index.Constant(n->inputs[i])->type();
+  }
+  return index.ElemType(x);
 }
-
-std::string InputOrEmpty(const ir::Node& n, size_t i) { return i < n.inputs.size() ? n.inputs[i] : std::string(); }
 
 }  // namespace
 
 Result<int> RunFuseQLinearLookupMul(ir::Graph& graph, const PassContext& ctx) {
+  if (!ctx.options.run_constant_model) return 0;
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
     const ir::Node& mul = graph.nodes[static_cast<size_t>(i)];
     if (!IsMsOp(mul, "QLinearMul") || mul.inputs.size() < 7 || mul.outputs.size() != 1 || mul.inputs[0].empty() ||
@@ -38,7 +34,13 @@ Result<int> RunFuseQLinearLookupMul(ir::Graph& graph, const PassContext& ctx) {
       return false;
     }
     for (size_t k : {1, 2, 4, 5, 6, 7}) {
-      if (!ScalarParam(index, mul, k, k == 2 || k == 5 || k == 7)) return false;
+      const bool optional = k == 2 || k == 5 || k == 7;
+      if (k >= mul.inputs.size() || mul.inputs[k].empty()) {
+        if (!optional) return false;
+        continue;
+      }
+      const Tensor* t = index.Constant(mul.inputs[k]);
+      if (t == nullptr || t->size() != 1) return false;
     }
     for (size_t side = 0; side < 2; ++side) {  // side: the operand that is f(X)
       const std::string& fx = mul.inputs[side * 3];
@@ -46,32 +48,15 @@ Result<int> RunFuseQLinearLookupMul(ir::Graph& graph, const PassContext& ctx) {
       const int p = index.Producer(fx);
       if (p < 0) continue;
       const ir::Node& f = graph.nodes[static_cast<size_t>(p)];
-      const bool sigmoid = IsMsOp(f, "QLinearSigmoid");
-      if ((!sigmoid && !IsMsOp(f, "QLinearLeakyRelu")) || f.inputs.size() < 4 || f.inputs[0] != x ||
-          f.outputs.size() != 1 || !ScalarParam(index, f, 1, false) || !ScalarParam(index, f, 2, true) ||
-          !ScalarParam(index, f, 3, false) || !ScalarParam(index, f, 4, true)) {
+      if ((!IsMsOp(f, "QLinearSigmoid") && !IsMsOp(f, "QLinearLeakyRelu")) || f.inputs.size() < 4 || f.inputs[0] != x ||
+          f.outputs.size() != 1 || f.inputs[1].empty() || f.inputs[3].empty() || !ScalarConstantInputs(index, f)) {
         continue;
       }
-      ir::Node fused;
-      fused.name = mul.name;
-      fused.op_type = "QLinearLookupMul";
-      fused.domain = ir::kInternalDomain;
-      fused.inputs = {x,
-                      f.inputs[1],
-                      InputOrEmpty(f, 2),
-                      f.inputs[3],
-                      InputOrEmpty(f, 4),
-                      mul.inputs[1],
-                      InputOrEmpty(mul, 2),
-                      mul.inputs[4],
-                      InputOrEmpty(mul, 5),
-                      mul.inputs[6],
-                      InputOrEmpty(mul, 7)};
-      fused.attributes.push_back(ir::StringAttr("lookup", sigmoid ? "Sigmoid" : "LeakyRelu"));
-      if (!sigmoid) fused.attributes.push_back(ir::FloatAttr("alpha", AttrFloat(f, "alpha", 0.01f)));
-      fused.attributes.push_back(ir::IntAttr("lookup_is_a", side == 0 ? 1 : 0));
-      fused.outputs = mul.outputs;
-      graph.nodes[static_cast<size_t>(i)] = std::move(fused);
+      const std::optional<DataType> x_type = ByteType(index, f, mul, x);
+      if (!x_type) continue;
+      std::optional<Tensor> table = EvaluateOnEveryByte({&f, &mul}, x, *x_type, mul.outputs[0], index, ctx);
+      if (!table) continue;
+      graph.nodes[static_cast<size_t>(i)] = ByteLookupNode(graph, mul.name, x, std::move(*table), mul.outputs[0]);
       return true;
     }
     return false;

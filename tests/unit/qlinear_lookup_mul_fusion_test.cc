@@ -1,8 +1,8 @@
-// x * f(x) on 8-bit data as one table (src/optimizer/qlinear_lookup_mul_fusion.cc, the
-// ai.onyx.internal.QLinearLookupMul kernel in src/ops/quant/qlinear_lookup.cc): which QLinearMul nodes fuse with the
-// QLinearSigmoid / QLinearLeakyRelu of their other operand, and that the fused node gives every one of the 256 byte
-// values the bytes of the two operators run one after the other (level basic runs them unfused), uint8 and int8, either
-// operand order.
+// 8-bit byte tables (src/optimizer/byte_table.h, the ai.onyx.internal.ByteLookup kernel in
+// src/ops/quant/qlinear_lookup.cc). x * f(x) (src/optimizer/qlinear_lookup_mul_fusion.cc): which QLinearMul nodes fuse
+// with the QLinearSigmoid / QLinearLeakyRelu of their other operand, and that the fused node gives every one of the
+// 256 byte values the bytes of the two operators run one after the other (level basic runs them unfused), uint8 and
+// int8, either operand order.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -88,7 +88,7 @@ TEST(QLinearLookupMulFusion, GivesTheBytesOfTheTwoOperators) {
         auto m = text::ParseModel(ModelText(is_signed, f, f_is_a));
         ASSERT_TRUE(m.ok()) << m.status().message();
         const ir::Model fused = Optimized(*m, optimizer::OptLevel::kExtended);
-        EXPECT_EQ(Count(fused, "ai.onyx.internal.QLinearLookupMul"), 1) << f;
+        EXPECT_EQ(Count(fused, "ai.onyx.internal.ByteLookup"), 1) << f;
         EXPECT_EQ(Count(fused, "com.microsoft.QLinearMul"), 0) << f;
         EXPECT_EQ(Count(fused, std::string("com.microsoft.") + f), 0) << f << ": read by nothing else, it goes";
         const std::vector<uint8_t> want = RunBytes(*m, is_signed, optimizer::OptLevel::kBasic);
@@ -106,7 +106,7 @@ TEST(QLinearLookupMulFusion, KeepsATableReadElsewhere) {
   auto m = text::ParseModel(t);
   ASSERT_TRUE(m.ok()) << m.status().message();
   const ir::Model fused = Optimized(*m, optimizer::OptLevel::kExtended);
-  EXPECT_EQ(Count(fused, "ai.onyx.internal.QLinearLookupMul"), 1);
+  EXPECT_EQ(Count(fused, "ai.onyx.internal.ByteLookup"), 1);
   EXPECT_EQ(Count(fused, "com.microsoft.QLinearSigmoid"), 1);
 }
 
@@ -122,12 +122,12 @@ TEST(QLinearLookupMulFusion, LeavesOtherProducts) {
     auto m = text::ParseModel(text);
     ASSERT_TRUE(m.ok()) << m.status().message();
     const ir::Model r = Optimized(*m, optimizer::OptLevel::kExtended);
-    EXPECT_EQ(Count(r, "ai.onyx.internal.QLinearLookupMul"), 0);
+    EXPECT_EQ(Count(r, "ai.onyx.internal.ByteLookup"), 0);
     EXPECT_EQ(Count(r, "com.microsoft.QLinearMul"), 1);
   }
   auto m = text::ParseModel(ModelText(false, "QLinearSigmoid", false));
   ASSERT_TRUE(m.ok());
-  EXPECT_EQ(Count(Optimized(*m, optimizer::OptLevel::kBasic), "ai.onyx.internal.QLinearLookupMul"), 0);
+  EXPECT_EQ(Count(Optimized(*m, optimizer::OptLevel::kBasic), "ai.onyx.internal.ByteLookup"), 0);
 }
 
 // DQ -> unary activation -> Q (pass FuseQdqUnaryTable): one ai.onyx.internal.ByteLookup with the bytes the three

@@ -3,8 +3,7 @@
 //   QLinearLeakyRelu(X, X_scale, X_zero_point, Y_scale, Y_zero_point)    table of v >= 0 ? v : alpha * v
 //   QLinearWhere(condition, X, x_scale, x_zero_point, Y, y_scale, y_zero_point, z_scale, z_zero_point)
 //                     condition ? X requantized to Z : Y requantized to Z (numpy broadcasting of the three)
-// and onyx's ai.onyx.internal.QLinearLookupMul (optimizer/qlinear_lookup_mul_fusion.cc): QLinearMul of X and
-// QLinearSigmoid(X) or QLinearLeakyRelu(X), one table of the 256 bytes' products (kernels/int8_qlinear_mul.h).
+// and onyx's ai.onyx.internal.ByteLookup(X, table): a byte table the optimizer computed (optimizer/byte_table.h).
 // Each byte value's result is one table entry (qlinear_common.h: dequantized, mapped, quantized to Y's parameters),
 // built once where the parameters are constants, else per run; the data is then looked up byte by byte
 // (kernels::LookupBytes, vectorized). QLinearWhere copies an operand whose scale and zero point equal Z's.
@@ -15,7 +14,6 @@
 #include <vector>
 
 #include "kernels/int8_lookup.h"
-#include "kernels/int8_qlinear_mul.h"
 #include "kernels/ort_order_math.h"
 #include "ops/common/op_util.h"
 #include "ops/common/parallel.h"
@@ -172,115 +170,7 @@ class QLinearUnaryLookupKernel : public OpKernel {
       {"input 'X_scale' (1)", "input 'X_zero_point' (2)", "input 'Y_scale' (3)", "input 'Y_zero_point' (4)"}};
 };
 
-// QLinearLookupMul(X, f_X_scale, f_X_zero_point, f_Y_scale, f_Y_zero_point, A_scale, A_zero_point, B_scale,
-// B_zero_point, C_scale, C_zero_point) <lookup, alpha, lookup_is_a>: QLinearMul's A and B are f(X) and X (lookup_is_a)
-// or X and f(X). Every parameter is a constant: at creation, the table operator's table and QLinearMul's own spans on
-// the 256 byte values give the product's table, for each 8-bit type the zero points allow.
-class QLinearLookupMulKernel : public OpKernel {
- public:
-  Status Init(const KernelInfo& info) override {
-    if (info.num_inputs() != 11) {
-      return info.Error("expected 11 inputs (X, the table operator's 4 parameters, QLinearMul's 6), got " +
-                        std::to_string(info.num_inputs()));
-    }
-    const std::string lookup = info.GetString("lookup", "Sigmoid");
-    FloatMapping f;
-    if (lookup == "Sigmoid") {
-      f = [](const float* in, float* out, int64_t n) { kernels::OrtLogistic(in, out, n); };
-    } else if (lookup == "LeakyRelu") {
-      const float alpha = info.GetFloat("alpha", 0.01f);
-      f = [alpha](const float* in, float* out, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) out[i] = in[i] >= 0.0f ? in[i] : alpha * in[i];
-      };
-    } else {
-      return info.Error("attribute 'lookup' must be \"Sigmoid\" or \"LeakyRelu\", got \"" + lookup + "\"");
-    }
-    const bool lookup_is_a = info.GetInt("lookup_is_a", 1) != 0;
-    for (size_t i = 1; i < 11; ++i) {
-      const bool zero_point = i % 2 == 0;
-      if ((!zero_point || info.has_input(i)) && info.ConstantInput(i) == nullptr) {
-        return info.Error("input " + std::to_string(i) + " ('" + kNames[i] + "') must be a constant");
-      }
-    }
-    Status last = Status::Ok();
-    for (const DataType type : {DataType::kUint8, DataType::kInt8}) {
-      auto table = MakeTable(info, type, f, lookup_is_a);
-      if (table.ok()) {
-        tables_[type == DataType::kInt8 ? 1 : 0] = *table;
-      } else {
-        last = table.status();
-      }
-    }
-    if (!tables_[0] && !tables_[1]) return info.Error(last.message());
-    return Status::Ok();
-  }
-
-  Status Compute(KernelContext& ctx) override {
-    ONYX_ASSIGN_OR_RETURN(const Tensor* x, ctx.TensorInput(0));
-    if (!IsByteType(x->type())) {
-      return InvalidArgument("input 'X' (0) must be uint8 or int8, got " + std::string(DataTypeName(x->type())));
-    }
-    const std::optional<Table>& table = tables_[x->type() == DataType::kInt8 ? 1 : 0];
-    if (!table) {
-      return InvalidArgument("input 'X' (0) is " + std::string(DataTypeName(x->type())) +
-                             ", which the zero points' type excludes");
-    }
-    Tensor& y = ctx.AllocateOutput(0, x->type(), x->shape());
-    const auto* in = static_cast<const uint8_t*>(x->raw());
-    auto* out = static_cast<uint8_t*>(y.raw());
-    const uint8_t* t = table->data();
-    ParallelFor(x->size(), 1, [&](int64_t lo, int64_t hi) {
-      kernels::LookupBytes(t, in + lo, hi - lo, out + lo, hi - lo, 1, hi - lo);
-    });
-    return Status::Ok();
-  }
-
- private:
-  static constexpr const char* kNames[11] = {
-      "X",       "f_X_scale",    "f_X_zero_point", "f_Y_scale",   "f_Y_zero_point", "A_scale", "A_zero_point",
-      "B_scale", "B_zero_point", "C_scale",        "C_zero_point"};
-
-  // The parameter pair (scale i, zero point i + 1) for 8-bit type `type`.
-  static Result<std::pair<float, int32_t>> Params(const KernelInfo& info, size_t i, DataType type) {
-    ONYX_ASSIGN_OR_RETURN(float scale, ScalarScale(*info.ConstantInput(i), kNames[i]));
-    ONYX_ASSIGN_OR_RETURN(
-        int32_t zero_point,
-        ScalarZeroPoint(info.has_input(i + 1) ? info.ConstantInput(i + 1) : nullptr, type, kNames[i + 1]));
-    return std::pair<float, int32_t>{scale, zero_point};
-  }
-
-  template <typename Q>
-  static Table Products(const Table& looked_up, bool lookup_is_a, const kernels::QLinearMulParams& p) {
-    std::array<Q, 256> x, fx, product;
-    for (int v = 0; v < 256; ++v) {
-      x[static_cast<size_t>(v)] = static_cast<Q>(static_cast<uint8_t>(v));
-      fx[static_cast<size_t>(v)] = static_cast<Q>(looked_up[static_cast<size_t>(v)]);
-    }
-    kernels::QLinearMulSpans<Q>(lookup_is_a ? fx.data() : x.data(), lookup_is_a ? x.data() : fx.data(), 256, p,
-                                product.data());
-    Table t;
-    for (size_t v = 0; v < 256; ++v) t[v] = static_cast<uint8_t>(product[v]);
-    return t;
-  }
-
-  static Result<Table> MakeTable(const KernelInfo& info, DataType type, const FloatMapping& f, bool lookup_is_a) {
-    ONYX_ASSIGN_OR_RETURN(auto fx, Params(info, 1, type));
-    ONYX_ASSIGN_OR_RETURN(auto fy, Params(info, 3, type));
-    ONYX_ASSIGN_OR_RETURN(auto a, Params(info, 5, type));
-    ONYX_ASSIGN_OR_RETURN(auto b, Params(info, 7, type));
-    ONYX_ASSIGN_OR_RETURN(auto c, Params(info, 9, type));
-    Table looked_up;
-    BuildQLinearTable(type, fx.first, fx.second, fy.first, fy.second, f, looked_up.data());
-    const kernels::QLinearMulParams p =
-        kernels::MakeQLinearMulParams(a.first, a.second, b.first, b.second, c.first, c.second);
-    return type == DataType::kUint8 ? Products<uint8_t>(looked_up, lookup_is_a, p)
-                                    : Products<int8_t>(looked_up, lookup_is_a, p);
-  }
-
-  std::optional<Table> tables_[2];  // uint8, int8
-};
-
-// ai.onyx.internal.ByteLookup(X, table) (optimizer/qdq_unary_table.cc): y[i] = table[x[i]] for 8-bit X and a constant
+// ai.onyx.internal.ByteLookup(X, table) (optimizer/byte_table.h): y[i] = table[x[i]] for 8-bit X and a constant
 // table of 256 8-bit values, y of the table's type.
 class ByteLookupKernel : public OpKernel {
  public:
@@ -387,7 +277,6 @@ void RegisterQLinearLookupOps(KernelRegistry& registry) {
   registry.Add("com.microsoft", "QLinearLeakyRelu", 1, kLatestVersion,
                MakeFactory<QLinearUnaryLookupKernel<Mapping::kLeakyRelu>>());
   registry.Add("com.microsoft", "QLinearWhere", 1, kLatestVersion, MakeFactory<QLinearWhereKernel>());
-  registry.Add(ir::kInternalDomain, "QLinearLookupMul", 1, kLatestVersion, MakeFactory<QLinearLookupMulKernel>());
   registry.Add(ir::kInternalDomain, "ByteLookup", 1, kLatestVersion, MakeFactory<ByteLookupKernel>());
 }
 
