@@ -108,6 +108,29 @@ inline void StoreWithEpilogue(__m256 v, __m256 bias, const ConvEpilogue& e, floa
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx2,fma")
 
+// ExpApprox on 16 values: the same operations in the same order, so the same bits lane for lane.
+inline __m512 ExpApprox16(__m512 x) {
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.33654f)), _mm512_set1_ps(88.37626f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+  const __m512i k = _mm512_cvtps_epi32(n);
+  const __m512i k1 = _mm512_min_epi32(k, _mm512_set1_epi32(127));
+  const __m512 scale = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k1, _mm512_set1_epi32(127)), 23));
+  p = _mm512_mul_ps(p, scale);
+  const __m512 extra =
+      _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(k, k1), _mm512_set1_epi32(127)), 23));
+  return _mm512_mul_ps(p, extra);
+}
+
 // e's activation applied to 16 outputs, as ApplyActivation to 8.
 inline __m512 ApplyActivation16(__m512 v, const ConvEpilogue& e) {
   switch (e.activation) {
@@ -122,7 +145,13 @@ inline __m512 ApplyActivation16(__m512 v, const ConvEpilogue& e) {
     case ConvEpilogue::Activation::kClip:
       v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(e.alpha)), _mm512_set1_ps(e.beta));
       break;
-    case ConvEpilogue::Activation::kSwish:
+    case ConvEpilogue::Activation::kSwish: {
+      // As ApplyActivation, in one 16-lane pass (two 8-lane halves took twice the instructions).
+      const __m512 denominator =
+          _mm512_add_ps(_mm512_set1_ps(1.0f), ExpApprox16(_mm512_sub_ps(_mm512_setzero_ps(), v)));
+      v = _mm512_div_ps(v, denominator);
+      break;
+    }
     case ConvEpilogue::Activation::kHardSwish: {
       // ApplyActivation on each half: one formula for both vector widths.
       const __m256 low = ApplyActivation(_mm512_castps512_ps256(v), e);
