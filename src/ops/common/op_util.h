@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "core/status.h"
 #include "core/tensor.h"
+#include "kernels/binary_arithmetic.h"
 #include "ops/common/parallel.h"
 
 namespace onyx::ops {
@@ -124,6 +126,11 @@ class RowOffsets {
   int64_t idx_[kMaxRank] = {};
 };
 
+// Whether BroadcastBinary's operands and output are all float32 (where kernels::BinaryArrays can serve).
+template <typename TA, typename TB, typename TO>
+inline constexpr bool kFloatOperands =
+    std::is_same_v<TA, float>&& std::is_same_v<TB, float>&& std::is_same_v<TO, float>;
+
 // A case of BroadcastBinary: rows of one channel block (8 or 16 contiguous values: the blocked layouts' channel
 // blocks) where one operand walks the rows and the other repeats one block over them (a squeeze-and-excitation gate
 // [N, C/b, 1, 1, b] times a feature map [N, C/b, H, W, b]). The block length is a compile-time constant here, so the
@@ -131,7 +138,7 @@ class RowOffsets {
 // Returns false (doing nothing) for other shapes.
 template <typename TA, typename TB, typename TO, typename F>
 bool BroadcastBlockRows(const TA* pa, const TB* pb, TO* po, const Shape& dims, const std::vector<int64_t>& sa,
-                        const std::vector<int64_t>& sb, int64_t rows, F& f) {
+                        const std::vector<int64_t>& sb, int64_t rows, F& f, std::optional<kernels::BinaryOp> float_op) {
   const size_t rank = dims.size();
   if (rank < 2 || sa[rank - 1] != 1 || sb[rank - 1] != 1) return false;
   const int64_t inner = dims[rank - 1];
@@ -149,6 +156,17 @@ bool BroadcastBlockRows(const TA* pa, const TB* pb, TO* po, const Shape& dims, c
       for (int64_t r = lo; r < hi;) {
         const int64_t count = std::min(m - i, hi - r);
         TO* ro = po + r * kBlock;
+        if constexpr (kFloatOperands<TA, TB, TO>) {
+          if (float_op.has_value()) {
+            const TA* ra = pa + outer.a + (a_walks ? i * kBlock : 0);
+            const TB* rb = pb + outer.b + (a_walks ? 0 : i * kBlock);
+            kernels::BinaryBlockRows(*float_op, ra, rb, ro, count, kBlock, a_walks);
+            r += count;
+            i = 0;
+            outer.Next();
+            continue;
+          }
+        }
         if (a_walks) {
           const TA* ra = pa + outer.a + i * kBlock;
           const TB* rb = pb + outer.b;
@@ -182,30 +200,47 @@ bool BroadcastBlockRows(const TA* pa, const TB* pb, TO* po, const Shape& dims, c
 // shapes are collapsed to rows of a contiguous inner run in which each input either advances or stays put (a
 // bias over the last axis, a per-row statistic), so the inner loops vectorize; rows are split across threads.
 // f must be a pure function of its arguments. `out` is a tensor of its own or `a` itself (then a has out's shape).
+// `float_op`, for float32 operands, names the arithmetic f computes: the runs then go through the vectorized
+// kernels::BinaryArrays / BinaryBlockRows (the same bits, one IEEE operation per element).
 template <typename TA, typename TB, typename TO, typename F>
-void BroadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
+void BroadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F&& f,
+                     std::optional<kernels::BinaryOp> float_op = std::nullopt) {
   const TA* pa = a.data<TA>();
   const TB* pb = b.data<TB>();
   TO* po = out.data<TO>();
   const int64_t n = out.size();
   if (n == 0) return;
-  if (a.shape() == out.shape() && b.shape() == out.shape()) {
+  // out[lo, hi) from a and b stepping 0 or 1 per element: the vector kernel, or f.
+  auto run = [&](const TA* ra, int64_t a_step, const TB* rb, int64_t b_step, TO* ro, int64_t len) {
+    if constexpr (kFloatOperands<TA, TB, TO>) {
+      if (float_op.has_value()) {
+        kernels::BinaryArrays(*float_op, ra, a_step, rb, b_step, ro, len);
+        return;
+      }
+    }
+    if (a_step == 1 && b_step == 1) {
+#pragma GCC ivdep
+      for (int64_t j = 0; j < len; ++j) ro[j] = f(ra[j], rb[j]);
+    } else if (a_step == 1) {
+      const TB v = rb[0];
+#pragma GCC ivdep
+      for (int64_t j = 0; j < len; ++j) ro[j] = f(ra[j], v);
+    } else if (b_step == 1) {
+      const TA v = ra[0];
+#pragma GCC ivdep
+      for (int64_t j = 0; j < len; ++j) ro[j] = f(v, rb[j]);
+    } else {
+      const TO v = f(ra[0], rb[0]);
+      for (int64_t j = 0; j < len; ++j) ro[j] = v;
+    }
+  };
+  const bool a_full = a.shape() == out.shape();
+  const bool b_full = b.shape() == out.shape();
+  if ((a_full && (b_full || b.size() == 1)) || (b_full && a.size() == 1)) {
+    const int64_t a_step = a_full ? 1 : 0;
+    const int64_t b_step = b_full ? 1 : 0;
     ParallelFor(n, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) po[i] = f(pa[i], pb[i]);
-    });
-    return;
-  }
-  if (a.shape() == out.shape() && b.size() == 1) {
-    const TB v = pb[0];
-    ParallelFor(n, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) po[i] = f(pa[i], v);
-    });
-    return;
-  }
-  if (b.shape() == out.shape() && a.size() == 1) {
-    const TA v = pa[0];
-    ParallelFor(n, 1, [&](int64_t lo, int64_t hi) {
-      for (int64_t i = lo; i < hi; ++i) po[i] = f(v, pb[i]);
+      run(pa + lo * a_step, a_step, pb + lo * b_step, b_step, po + lo, hi - lo);
     });
     return;
   }
@@ -245,31 +280,13 @@ void BroadcastBinary(const Tensor& a, const Tensor& b, Tensor& out, F&& f) {
   }
   const size_t outer_rank = dims.size() - 1;
   const int64_t rows = n / inner;
-  if (BroadcastBlockRows<TA, TB, TO>(pa, pb, po, dims, sa, sb, rows, f)) return;
+  if (BroadcastBlockRows<TA, TB, TO>(pa, pb, po, dims, sa, sb, rows, f, float_op)) return;
   ParallelFor(rows, inner, [&](int64_t lo, int64_t hi) {
     RowOffsets offsets(dims, sa, sb, outer_rank, lo);
-    for (int64_t r = lo; r < hi; ++r, offsets.Next()) {
-      const TA* ra = pa + offsets.a;
-      const TB* rb = pb + offsets.b;
-      TO* ro = po + r * inner;
-      // ivdep: the output is a fresh tensor or `a` itself (Sum accumulates in place), element for element, so no
-      // iteration reads what another writes; without it GCC assumes overlap and keeps the short rows scalar.
-      if (ia == 1 && ib == 1) {
-#pragma GCC ivdep
-        for (int64_t j = 0; j < inner; ++j) ro[j] = f(ra[j], rb[j]);
-      } else if (ia == 1) {
-        const TB v = rb[0];
-#pragma GCC ivdep
-        for (int64_t j = 0; j < inner; ++j) ro[j] = f(ra[j], v);
-      } else if (ib == 1) {
-        const TA v = ra[0];
-#pragma GCC ivdep
-        for (int64_t j = 0; j < inner; ++j) ro[j] = f(v, rb[j]);
-      } else {
-        const TO v = f(ra[0], rb[0]);
-        for (int64_t j = 0; j < inner; ++j) ro[j] = v;
-      }
-    }
+    // ivdep (in run): the output is a fresh tensor or `a` itself (Sum accumulates in place), element for element, so
+    // no iteration reads what another writes; without it GCC assumes overlap and keeps the short rows scalar.
+    for (int64_t r = lo; r < hi; ++r, offsets.Next())
+      run(pa + offsets.a, ia, pb + offsets.b, ib, po + r * inner, inner);
   });
 }
 

@@ -2,6 +2,7 @@
 // truncates toward zero like C; a zero integer divisor is an error.
 #include <cmath>
 
+#include "kernels/binary_arithmetic.h"
 #include "kernels/vector_math.h"
 #include "ops/elementwise/elementwise.h"
 
@@ -14,6 +15,7 @@ struct ArithmeticFn : NoAttributes {
 };
 
 struct AddFn : ArithmeticFn {
+  static constexpr kernels::BinaryOp kFloatOp = kernels::BinaryOp::kAdd;
   template <typename C>
   C operator()(C a, C b) const {
     return WrapAdd(a, b);
@@ -21,6 +23,7 @@ struct AddFn : ArithmeticFn {
 };
 
 struct SubFn : ArithmeticFn {
+  static constexpr kernels::BinaryOp kFloatOp = kernels::BinaryOp::kSub;
   template <typename C>
   C operator()(C a, C b) const {
     return WrapSub(a, b);
@@ -28,6 +31,7 @@ struct SubFn : ArithmeticFn {
 };
 
 struct MulFn : ArithmeticFn {
+  static constexpr kernels::BinaryOp kFloatOp = kernels::BinaryOp::kMul;
   template <typename C>
   C operator()(C a, C b) const {
     return WrapMul(a, b);
@@ -36,6 +40,7 @@ struct MulFn : ArithmeticFn {
 
 struct DivFn : ArithmeticFn {
   static constexpr bool kDivides = true;
+  static constexpr kernels::BinaryOp kFloatOp = kernels::BinaryOp::kDiv;
   template <typename C>
   C operator()(C a, C b) const {
     if constexpr (std::is_integral_v<C> && std::is_signed_v<C>) {

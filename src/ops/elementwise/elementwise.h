@@ -257,8 +257,12 @@ class BinaryKernel : public OpKernel {
           }
         }
       }
+      // Float arithmetic (Fn::kFloatOp) through the vectorized kernels, the same bits as fn_.
+      std::optional<kernels::BinaryOp> float_op;
+      if constexpr (std::is_same_v<T, float> && requires { Fn::kFloatOp; }) float_op = Fn::kFloatOp;
       BroadcastBinary<T, T, Out>(
-          *a, *bp, out, [this](const T& x, const T& y) { return static_cast<Out>(fn_(ToCompute(x), ToCompute(y))); });
+          *a, *bp, out, [this](const T& x, const T& y) { return static_cast<Out>(fn_(ToCompute(x), ToCompute(y))); },
+          float_op);
       return Status::Ok();
     });
   }

@@ -72,10 +72,15 @@ class VariadicKernel : public OpKernel {
         }
       }
       BroadcastCopy<T>(*inputs[0], out);
+      // Float sums through the vectorized additions (the same bits as Combine's).
+      std::optional<kernels::BinaryOp> float_op;
+      if constexpr (std::is_same_v<T, float> && (kOp == Variadic::kSum || kOp == Variadic::kMean)) {
+        float_op = kernels::BinaryOp::kAdd;
+      }
       for (size_t i = 1; i < n; ++i) {
-        BroadcastBinary<T, T, T>(out, *inputs[i], out, [](const T& a, const T& b) {
-          return static_cast<T>(Combine(kOp, ToCompute(a), ToCompute(b)));
-        });
+        BroadcastBinary<T, T, T>(
+            out, *inputs[i], out,
+            [](const T& a, const T& b) { return static_cast<T>(Combine(kOp, ToCompute(a), ToCompute(b))); }, float_op);
       }
       if constexpr (kOp == Variadic::kMean) {
         using C = ComputeType<T>;
