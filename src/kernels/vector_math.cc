@@ -241,6 +241,9 @@ void TanhArray(const float* in, float* out, int64_t n) {
 void SigmoidArray(const float* in, float* out, int64_t n) {
   MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return SigmoidV(d, v); });
 }
+void SwishArray(const float* in, float* out, int64_t n) {
+  MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return hn::Mul(v, SigmoidV(d, v)); });
+}
 void ErfArray(const float* in, float* out, int64_t n) {
   MapArray(in, out, n, [](auto d, auto v) HWY_ATTR { return ErfV(d, v); });
 }
@@ -1089,6 +1092,7 @@ namespace onyx::kernels {
 HWY_EXPORT(ExpArray);
 HWY_EXPORT(TanhArray);
 HWY_EXPORT(SigmoidArray);
+HWY_EXPORT(SwishArray);
 HWY_EXPORT(ErfArray);
 HWY_EXPORT(ReluArray);
 HWY_EXPORT(LeakyReluArray);
@@ -1141,6 +1145,7 @@ HWY_EXPORT(TargetNameImpl);
 void Exp(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ExpArray)(in, out, n); }
 void Tanh(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(TanhArray)(in, out, n); }
 void Sigmoid(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SigmoidArray)(in, out, n); }
+void Swish(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(SwishArray)(in, out, n); }
 void Erf(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ErfArray)(in, out, n); }
 void Relu(const float* in, float* out, int64_t n) { HWY_DYNAMIC_DISPATCH(ReluArray)(in, out, n); }
 void LeakyRelu(const float* in, float* out, int64_t n, float alpha) {

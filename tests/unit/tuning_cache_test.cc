@@ -893,6 +893,56 @@ g (float[1,32,20,20] x, float[48,32,1,1] w, float[48] b, float[48,1,3,3] dw, flo
   }
 }
 
+TEST_F(TunedConv, SwishOnEveryCandidateComputesTheSameConvolutions) {
+  // SiLU (Mul(x, Sigmoid(x)), fused as the Swish activation) after each kind of convolution: a 1x1 expansion with a
+  // stride-2 depthwise one fused after it (both with SiLU: oneDNN keeps the first as a post-op before its depthwise
+  // post-op and leaves the second to onyx; the separate candidates leave both), a 3x3 of 40 channels (a partial block),
+  // and a 5x5 depthwise one of its own. Every candidate each tuning timed is forced in turn through the cache, at 1
+  // and 2 threads (the split candidate); each must give the unoptimized session's result.
+  constexpr const char* kSiluModel = R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,32,20,20] x, float[64,32,1,1] w, float[64] b, float[64,1,3,3] dw, float[64] db, float[40,64,3,3] w2,
+   float[40] b2, float[40,1,5,5] dw2) => (float[1,40,10,10] y) {
+  e = Conv(x, w, b)
+  es = Sigmoid(e)
+  em = Mul(e, es)
+  d = Conv<group = 64, pads = [1,1,1,1], strides = [2,2]>(em, dw, db)
+  ds = Sigmoid(d)
+  dm = Mul(ds, d)
+  c = Conv<pads = [1,1,1,1]>(dm, w2, b2)
+  cs = Sigmoid(c)
+  cm = Mul(c, cs)
+  f = Conv<group = 40, pads = [2,2,2,2], kernel_shape = [5,5]>(cm, dw2)
+  fs = Sigmoid(f)
+  y = Mul(f, fs)
+}
+)";
+  const Tensor want = Reference(kSiluModel);
+  for (const int threads : {1, 2}) {
+    fs::remove_all(dir_);
+    // The pair and the 3x3 convolution have choices (the 5x5 depthwise one runs on oneDNN's kernel alone).
+    const auto tuned = TuneUntil(threads, 2, want, kSiluModel);
+    if (tuned.size() < 2) GTEST_SKIP() << "timings disturbed by other processes in every try: " << tuned.size();
+    size_t forced = 0;
+    for (const auto& target : tuned) {
+      EXPECT_NE(target.signature.find("Swish2"), std::string::npos) << target.signature;
+      for (const auto& candidate : target.entry.times) {
+        SCOPED_TRACE(target.signature + " forced onto " + candidate.candidate);
+        TuningCache::ResetProcess(dir_.string());
+        for (const auto& d : tuned) {
+          const std::string& choice = &d == &target ? candidate.candidate : d.entry.choice;
+          ASSERT_TRUE(TuningCache::Process()->Record(d.signature, {choice, {}}).ok());
+        }
+        TuningCache::ResetProcess(dir_.string());
+        kernels::SetTuningModeOverride(TuningMode::kCache);
+        ExpectClose(want, RunConv(threads, kSiluModel));
+        ++forced;
+      }
+    }
+    EXPECT_GE(forced, 4u);  // at least oneDNN's and the separate depthwise for the pair, two for the 3x3
+  }
+}
+
 TEST_F(TunedConv, OffModeChangesNothing) {
   if (!HasWinograd()) GTEST_SKIP() << "no Winograd candidate: no choice at 1 thread";
   kernels::SetTuningModeOverride(TuningMode::kOff);

@@ -155,6 +155,8 @@ std::vector<Case> Cases() {
       {"Exp", Exp, [](double x) { return std::exp(x); }, kFltMin, 2e-7, kFltMin, 2e-7},
       {"Tanh", Tanh, [](double x) { return std::tanh(x); }, 1e-45, 5e-7, kFltMin, 5e-7},
       {"Sigmoid", Sigmoid, SigmoidRef, kFltMin, 3e-7, kFltMin, 3e-7},
+      // Swish: x * sigmoid(x); where sigmoid flushes to 0 (x < -87.34) the result is 0 against ~-1e-36.
+      {"Swish", Swish, [](double x) { return x * SigmoidRef(x); }, 1.1e-36, 4e-7, 1.1e-36, 4e-7},
       // Erf: absolute 2e-7 overall; relative 3e-7 where |x| < 0.92 (erf < 0.81) is checked separately below.
       {"Erf", Erf, [](double x) { return std::erf(x); }, 2e-7, 0, 1.0, 0},
       // The GELUs: within 5e-8 + 5e-7 |ref| everywhere (results below 5e-8 in magnitude, x < -5.6, may flush to
@@ -558,6 +560,7 @@ TEST(VectorMath, NoSubnormalsOnLargeInputs) {
   ForEachTarget([&](const std::string& target) {
     for (auto [name, fn, xs] : {std::tuple<const char*, ArrayFn, const std::vector<float>*>{"Exp", Exp, &exp_in},
                                 {"Sigmoid", Sigmoid, &big},
+                                {"Swish", Swish, &big},
                                 {"Tanh", Tanh, &big},
                                 {"Gelu", Gelu, &big},
                                 {"GeluTanh", GeluTanh, &big},
