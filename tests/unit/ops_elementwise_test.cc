@@ -542,6 +542,50 @@ TEST(ElementwiseBinaryTest, ChannelBlockRowsBroadcastAgainstARepeatedBlock) {
   ExpectFloats(RunOk(sum), {2, 4, 8}, want, 0.0f);
 }
 
+// Rows of fewer than 8 values, one operand walking all of them and the other one row repeated (a converted
+// TensorFlow model's per-channel mean over channels-last pixels, [1, H, W, 3] - [1, 1, 1, 3]; a path of its own in
+// BroadcastBinary): every row length 1-7, both operand orders, more rows than one 64-row chunk and a partial one,
+// two threads; float Sub (vectorized) and int32 Sub (element by element), exact.
+TEST(ElementwiseBinaryTest, ShortRowsAgainstOneRepeatedRow) {
+  for (int64_t inner = 1; inner < 8; ++inner) {
+    for (int threads : {1, 2}) {
+      for (bool row_first : {false, true}) {
+        const int64_t h = 9, w = 17;  // 153 rows
+        const Shape big{1, h, w, inner}, row{1, 1, 1, inner};
+        std::vector<float> x(static_cast<size_t>(h * w * inner)), r(static_cast<size_t>(inner));
+        std::vector<int32_t> xi(x.size()), ri(r.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+          x[i] = static_cast<float>(i % 101) * 0.37f - 11.0f;
+          xi[i] = static_cast<int32_t>(i % 101) - 50;
+        }
+        for (size_t i = 0; i < r.size(); ++i) {
+          r[i] = static_cast<float>(i) * 1.5f - 2.25f;
+          ri[i] = static_cast<int32_t>(i * 3) - 7;
+        }
+        std::vector<float> want(x.size());
+        std::vector<int32_t> want_i(x.size());
+        for (size_t i = 0; i < x.size(); ++i) {
+          const size_t c = i % static_cast<size_t>(inner);
+          want[i] = row_first ? r[c] - x[i] : x[i] - r[c];
+          want_i[i] = row_first ? ri[c] - xi[i] : xi[i] - ri[c];
+        }
+        auto t = Op("Sub", 14);
+        auto ti = Op("Sub", 14);
+        t.options.intra_op_num_threads = ti.options.intra_op_num_threads = threads;
+        if (row_first) {
+          t.Input(F(r, row)).Input(F(x, big));
+          ti.Input(I32(ri, row)).Input(I32(xi, big));
+        } else {
+          t.Input(F(x, big)).Input(F(r, row));
+          ti.Input(I32(xi, big)).Input(I32(ri, row));
+        }
+        ExpectFloats(RunOk(t), big, want, 0.0f);
+        EXPECT_EQ(Values<int32_t>(RunOk(ti)), want_i) << "inner " << inner;
+      }
+    }
+  }
+}
+
 TEST(ElementwiseVariadicTest, BroadcastAcrossAllInputs) {
   auto sum = Op("Sum", 13);
   sum.Input(F({1, 2, 3}, {3})).Input(F({10, 20}, {2, 1})).Input(F({100}, {}));
