@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -18,6 +20,14 @@ namespace {
 // e's activation on 8 values, through memory (no vector crosses a call).
 void Apply8(const float* in, float* out, const ConvEpilogue& e) {
   _mm256_storeu_ps(out, ApplyActivation(_mm256_loadu_ps(in), e));
+}
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+// e's activation on 16 values (the AVX-512 kernels' form).
+void Apply16(const float* in, float* out, const ConvEpilogue& e) {
+  _mm512_storeu_ps(out, ApplyActivation16(_mm512_loadu_ps(in), e));
 }
 #pragma GCC pop_options
 
@@ -54,6 +64,32 @@ TEST(ConvEpilogue, SwishMatchesItsDefinition) {
       Apply({inf, std::numeric_limits<float>::quiet_NaN()}, {false, ConvEpilogue::Activation::kSwish, 0, 0});
   EXPECT_EQ(special[0], inf);
   EXPECT_TRUE(std::isnan(special[1]));
+}
+
+// The 16-lane form (AVX-512 kernels) gives the 8-lane one's bits, so that a choice between kernels of either width
+// never changes a value: Swish (its own 16-lane code) and HardSwish, over the sweep and the special values.
+TEST(ConvEpilogue, SixteenLanesGiveTheEightLaneBits) {
+  if (!Avx2Here() || !__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "needs AVX-512F";
+  std::vector<float> x;
+  for (float v = -120.0f; v <= 120.0f; v += 0.0137f) x.push_back(v);
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 88.5f, -88.5f, std::numeric_limits<float>::infinity(),
+                  -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    x.push_back(v);
+  }
+  x.resize((x.size() + 15) / 16 * 16, 1.0f);
+  for (auto act : {ConvEpilogue::Activation::kSwish, ConvEpilogue::Activation::kHardSwish}) {
+    const ConvEpilogue e{false, act, 0, 0};
+    const std::vector<float> eight = Apply(x, e);
+    std::vector<float> sixteen(x.size());
+    for (size_t i = 0; i < x.size(); i += 16) Apply16(x.data() + i, sixteen.data() + i, e);
+    for (size_t i = 0; i < x.size(); ++i) {
+      if (std::isnan(eight[i])) {
+        EXPECT_TRUE(std::isnan(sixteen[i])) << x[i];
+      } else {
+        EXPECT_EQ(std::bit_cast<uint32_t>(eight[i]), std::bit_cast<uint32_t>(sixteen[i])) << x[i];
+      }
+    }
+  }
 }
 
 TEST(ConvEpilogue, HardSwishMatchesOnnx) {
