@@ -55,8 +55,13 @@ Result<int64_t> OptimizeGraphOnce(ir::Graph& graph, const ir::Model& model, cons
   PassContext ctx{model, options, is_main};
   for (const auto& pass : Passes()) {
     if (static_cast<int>(pass.level) > static_cast<int>(options.level)) continue;
+    const auto pass_start = std::chrono::steady_clock::now();
     auto n = pass.run(graph, ctx);
     if (!n.ok()) return n.status().WithContext(std::string("optimizer pass ") + pass.name);
+    if (stats != nullptr) {
+      stats->ms_by_pass[pass.name] +=
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - pass_start).count();
+    }
     if (*n > 0 && stats != nullptr) stats->rewrites_by_pass[pass.name] += *n;
     total += *n;
   }

@@ -46,6 +46,7 @@ struct OptimizerStats {
   int64_t nodes_before = 0;  // subgraphs included
   int64_t nodes_after = 0;
   std::map<std::string, int64_t> rewrites_by_pass;  // pass name -> how many rewrites it made
+  std::map<std::string, double> ms_by_pass;         // pass name -> time spent in it, every round summed
   double milliseconds = 0;                          // time spent optimizing
 };
 

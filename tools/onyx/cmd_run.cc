@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "cli.h"
 #include "feeds.h"
@@ -186,6 +189,21 @@ int RunMain(const std::vector<std::string>& args) {
     std::string passes;
     for (const auto& [pass, n] : stats.rewrites_by_pass) passes += " " + pass + " " + std::to_string(n);
     std::printf("rewrites:%s\n", passes.c_str());
+  }
+  // The passes that took longest (session creation on graphs of thousands of nodes is mostly the optimizer's).
+  std::vector<std::pair<double, std::string>> slow;
+  for (const auto& [pass, pass_ms] : stats.ms_by_pass) {
+    if (pass_ms >= 1.0) slow.emplace_back(pass_ms, pass);
+  }
+  std::sort(slow.rbegin(), slow.rend());
+  if (!slow.empty()) {
+    std::string passes;
+    for (size_t i = 0; i < slow.size() && i < 6; ++i) {
+      char buf[96];
+      std::snprintf(buf, sizeof(buf), " %s %.1f ms", slow[i].second.c_str(), slow[i].first);
+      passes += buf;
+    }
+    std::printf("slowest passes:%s\n", passes.c_str());
   }
   std::printf("time: session %.1f ms, run %.1f ms\n", ms(t0, t1), ms(t2, t3));
   return kExitOk;
