@@ -148,6 +148,9 @@ struct Primitives {
   memory::desc blocked_dst;
   Shape between_shape;  // set when a separate depthwise primitive reads the 1x1 result from a buffer of this shape
   int threads = 1;      // the thread count it was built for and runs with
+  // oneDNN's primitives keep a Swish activation as their post-op (the `pop` candidates) instead of leaving it to
+  // onyx after them (AppliedAfterPrimitive).
+  bool swish_in_primitive = false;
   bool winograd = false;
   // Set when a convolution dilated along W runs undilated along W over its input's dilation phases
   // (dilation_phases.h): pd is that convolution, reading and writing phase tensors of these shapes and layouts.
@@ -428,7 +431,7 @@ class NchwcConvKernel : public OpKernel {
       });
       for (const Status& status : state.split_status) ONYX_RETURN_IF_ERROR(status);
       // The parts ran MakeAttr(has_dw_): the activation of the output left to onyx, where it is Swish.
-      ApplyAfterPrimitive(has_dw_ ? dw_activation_ : activation_, y.data<float>(), y.size(), p.threads);
+      ApplyAfterPrimitive(p, has_dw_ ? dw_activation_ : activation_, y.data<float>(), y.size());
       return Status::Ok();
     }
     // Temporaries come from the thread's buffers (kernels/thread_buffers.h), not from the node.
@@ -457,7 +460,7 @@ class NchwcConvKernel : public OpKernel {
         state.dw.Set(DNNL_ARG_DST, y.data<float>());
         state.dw.Execute(p.dw_primitive);
       }));
-      ApplyAfterPrimitive(dw_activation_, y.data<float>(), y.size(), p.threads);
+      ApplyAfterPrimitive(p, dw_activation_, y.data<float>(), y.size());
       return Status::Ok();
     }
     if (p.phases) {
@@ -471,31 +474,32 @@ class NchwcConvKernel : public OpKernel {
         state.conv.Execute(p.primitive);
       }));
       ScatterOutputPhases(p.phase_out, phase_dst, y.data<float>());
-      ApplyAfterPrimitive(activation_, y.data<float>(), y.size(), p.threads);
+      ApplyAfterPrimitive(p, activation_, y.data<float>(), y.size());
       return Status::Ok();
     }
     // The 1x1 convolution's activation on the buffer between it and a separate depthwise one: the convolution must
     // have finished first.
-    const bool between_activation = between != nullptr && AppliedAfterPrimitive(activation_);
+    const bool between_activation = between != nullptr && !p.swish_in_primitive && AppliedAfterPrimitive(activation_);
     ONYX_RETURN_IF_ERROR(DnnlCall("NchwcConv", [&] {
       state.conv.Set(DNNL_ARG_SRC, x.data<float>());
       state.conv.Set(DNNL_ARG_DST, between != nullptr ? between : y.data<float>());
       state.conv.Execute(p.primitive, /*wait=*/between == nullptr || between_activation);
       if (between != nullptr) {
-        if (between_activation) ApplyAfterPrimitive(activation_, between, NumElements(p.between_shape), p.threads);
+        if (between_activation) ApplyAfterPrimitive(p, activation_, between, NumElements(p.between_shape));
         state.dw.Set(DNNL_ARG_SRC, between);
         state.dw.Set(DNNL_ARG_DST, y.data<float>());
         state.dw.Execute(p.dw_primitive);
       }
     }));
-    ApplyAfterPrimitive(has_dw_ ? dw_activation_ : activation_, y.data<float>(), y.size(), p.threads);
+    ApplyAfterPrimitive(p, has_dw_ ? dw_activation_ : activation_, y.data<float>(), y.size());
     return Status::Ok();
   }
 
   // `a` over data[0, n) where AppliedAfterPrimitive(a) (the primitive that wrote the data left it out), on `threads`
   // threads in whole cache lines. Padding channels hold zeros, which Swish keeps.
-  static void ApplyAfterPrimitive(const Activation& a, float* data, int64_t n, int threads) {
-    if (!AppliedAfterPrimitive(a)) return;
+  static void ApplyAfterPrimitive(const Primitives& p, const Activation& a, float* data, int64_t n) {
+    if (p.swish_in_primitive || !AppliedAfterPrimitive(a)) return;
+    const int threads = p.threads;
     const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(threads, n / 4096));
     kernels::RunTasks(parts, static_cast<int>(parts), [&](int64_t i) {
       const int64_t lo = n * i / parts / 16 * 16, hi = i + 1 == parts ? n : n * (i + 1) / parts / 16 * 16;
@@ -523,7 +527,7 @@ class NchwcConvKernel : public OpKernel {
       p.primitive.execute(stream, args);
       dnnl::reorder(dst, y_mem).execute(stream, dst, y_mem);
       stream.wait();
-      ApplyAfterPrimitive(activation_, y.data<float>(), y.size(), p.threads);
+      ApplyAfterPrimitive(p, activation_, y.data<float>(), y.size());
     });
   }
 
@@ -579,6 +583,9 @@ class NchwcConvKernel : public OpKernel {
     // With own_direct: its gathered order (output pixels in tiles of 6 across row ends, on a padded copy of the input).
     bool gathered = false;
     bool own_gemm = false;  // onyx's convolution as a matrix product (kernels/nchwc_gemm_conv.h)
+    // oneDNN's direct convolution with its Swish post-op kept (AppliedAfterPrimitive says why onyx applies it by
+    // default; which is faster depends on the CPU and on whether the output stays in cache: timed).
+    bool swish_post_op = false;
     std::string Name() const {
       std::string kind = phases         ? "phases"
                          : winograd     ? "winograd"
@@ -589,6 +596,7 @@ class NchwcConvKernel : public OpKernel {
                          : own_gemm     ? "ogemm"
                                         : "direct";
       if (separate_dw) kind = own_direct ? "sepodirect" : own_gemm ? "sepogemm" : "sepdw";
+      if (swish_post_op) kind += "pop";
       return kind + "/t" + std::to_string(threads);
     }
     // The kind of algorithm, Name() without the thread count, the Winograd tile and the own kernel's order.
@@ -648,14 +656,16 @@ class NchwcConvKernel : public OpKernel {
                              s.dilations, s.pad_l, s.pad_r);
   }
 
-  dnnl::primitive_attr MakeAttr(bool with_dw) const {
+  // The post-ops: the residual sum, the activation (a Swish one only with `swish_in_primitive` or before a fused
+  // depthwise post-op), the depthwise convolution and its activation.
+  dnnl::primitive_attr MakeAttr(bool with_dw, bool swish_in_primitive = false) const {
     dnnl::post_ops ops;
     if (has_sum_) ops.append_sum(1.0f);
-    if (with_dw || !AppliedAfterPrimitive(activation_)) AppendActivation(ops, activation_);
+    if (with_dw || swish_in_primitive || !AppliedAfterPrimitive(activation_)) AppendActivation(ops, activation_);
     if (with_dw) {
       ops.append_dw(memory::data_type::f32, dw_bias_.size() > 0 ? memory::data_type::f32 : memory::data_type::undef,
                     memory::data_type::f32, 3, dw_stride_, 1, 0, {});
-      if (!AppliedAfterPrimitive(dw_activation_)) AppendActivation(ops, dw_activation_);
+      if (swish_in_primitive || !AppliedAfterPrimitive(dw_activation_)) AppendActivation(ops, dw_activation_);
     }
     dnnl::primitive_attr attr = kernels::UserScratchpadAttr();
     attr.set_post_ops(ops);
@@ -951,6 +961,15 @@ class NchwcConvKernel : public OpKernel {
     if (OwnGemmGeometry(s)) {
       for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, false, false, false, true});
     }
+    if (AppliedAfterPrimitive(activation_) || (has_dw_ && AppliedAfterPrimitive(dw_activation_))) {
+      // oneDNN's direct convolution with its Swish post-op kept, beside the default that leaves it to onyx.
+      for (const int t : thread_counts) {
+        Choice pop;
+        pop.threads = t;
+        pop.swish_post_op = true;
+        candidates.push_back(pop);
+      }
+    }
     if (has_dw_) {
       for (const int t : thread_counts) candidates.push_back({false, false, t, 0, false, false, true});
       if (OwnDirectGeometry(s, true)) {
@@ -1140,6 +1159,7 @@ class NchwcConvKernel : public OpKernel {
     const ScopedOmpThreads threads(c.threads);
     Primitives p;
     p.threads = c.threads;
+    p.swish_in_primitive = c.swish_post_op;
     if (c.own_winograd != 0) {
       p.own_winograd = OwnWinograd(c.own_winograd, c.threads);
       p.own_shape = *OwnWinogradGeometry(s);
@@ -1176,7 +1196,7 @@ class NchwcConvKernel : public OpKernel {
         if (!c.separate_dw) {
           try {
             p.pd = dnnl::convolution_forward::primitive_desc(MakeDesc(s, dnnl::algorithm::convolution_direct),
-                                                             MakeAttr(true), DnnlEngine());
+                                                             MakeAttr(true, c.swish_post_op), DnnlEngine());
             p.dw_fused = p.pd.dst_desc().dims() == memory::dims{s.y_shape[0], m, s.y_shape[2], s.y_shape[3]};
           } catch (const dnnl::error&) {
             p.dw_fused = false;
@@ -1194,7 +1214,7 @@ class NchwcConvKernel : public OpKernel {
         if (c.winograd) {
           try {
             p.pd = dnnl::convolution_forward::primitive_desc(MakeDesc(s, dnnl::algorithm::convolution_winograd),
-                                                             MakeAttr(false), DnnlEngine());
+                                                             MakeAttr(false, c.swish_post_op), DnnlEngine());
             built = true;
           } catch (const dnnl::error&) {
             built = false;
@@ -1203,7 +1223,7 @@ class NchwcConvKernel : public OpKernel {
         p.winograd = built;
         if (!built) {
           p.pd = dnnl::convolution_forward::primitive_desc(MakeDesc(s, dnnl::algorithm::convolution_direct),
-                                                           MakeAttr(false), DnnlEngine());
+                                                           MakeAttr(false, c.swish_post_op), DnnlEngine());
         }
         if (IsReference(p.pd)) {
           // Let oneDNN choose the layouts (its GEMM-based convolution, say); keep that unless it is the reference too.
@@ -1212,7 +1232,7 @@ class NchwcConvKernel : public OpKernel {
           const auto desc = InferenceConvDesc(dnnl::algorithm::convolution_direct, src_any, s.w_any,
                                               bias_.size() > 0 ? &s.b_md : nullptr, dst_any, s.strides, s.dilations,
                                               s.pad_l, s.pad_r);
-          dnnl::convolution_forward::primitive_desc any_pd(desc, MakeAttr(false), DnnlEngine(), true);
+          dnnl::convolution_forward::primitive_desc any_pd(desc, MakeAttr(false, c.swish_post_op), DnnlEngine(), true);
           if (any_pd && !IsReference(any_pd)) {
             p.pd = any_pd;
             p.relayout = true;
@@ -1322,6 +1342,7 @@ class NchwcConvKernel : public OpKernel {
 
   // The depthwise convolution as a primitive of its own, reading the 1x1 convolution's blocked output.
   void BuildSeparateDepthwise(Primitives& p, const memory::dims& between_dims, const Shape& y_shape) {
+    // (p.swish_in_primitive: the `pop` candidate, whose fused depthwise post-op oneDNN declined.)
     const int64_t m = weights_.dim(0);
     const memory::desc src_md(between_dims, memory::data_type::f32, BlockedTag(block_));
     const memory::desc dst_md({y_shape[0], m, y_shape[2], y_shape[3]}, memory::data_type::f32, BlockedTag(block_));
@@ -1329,7 +1350,7 @@ class NchwcConvKernel : public OpKernel {
     const memory::desc w_any(dw_dims, memory::data_type::f32, Tag::any);
     const memory::dims strides{dw_stride_, dw_stride_}, dilations{0, 0}, pads{1, 1};
     dnnl::post_ops ops;
-    if (!AppliedAfterPrimitive(dw_activation_)) AppendActivation(ops, dw_activation_);
+    if (p.swish_in_primitive || !AppliedAfterPrimitive(dw_activation_)) AppendActivation(ops, dw_activation_);
     dnnl::primitive_attr attr = kernels::UserScratchpadAttr();
     attr.set_post_ops(ops);
     const memory::desc b_md({m}, memory::data_type::f32, Tag::x);
