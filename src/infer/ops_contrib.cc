@@ -408,6 +408,13 @@ void RegisterContribInference(OpInferenceRegistry& r) {
     ctx.set_output_tensor(0, ctx.input_elem_type(1), shape != nullptr ? std::optional<Dims>(*shape) : std::nullopt);
     return Status::Ok();
   });
+  r.Add("ai.onyx.internal", "RequantizeInt32", [](InferenceContext& ctx) {
+    // acc's shape, the zero point's type (uint8 without one)
+    const Dims* shape = ctx.input_shape(0);
+    const DataType type = ctx.has_input(4) ? ctx.input_elem_type(4) : DataType::kUint8;
+    ctx.set_output_tensor(0, type, shape != nullptr ? std::optional<Dims>(*shape) : std::nullopt);
+    return Status::Ok();
+  });
   r.Add("ai.onyx.internal", "DynamicQuantizeMatMul", MatMulToFloat);
   r.Add("ai.onyx.internal", "MatMulIntegerToFloat", MatMulToFloat);
   // The optimizer's stand-ins for operators the model's opset lacks: the standard operators' first output.

@@ -241,7 +241,8 @@ std::optional<int64_t> GraphIndex::RankImpl(const std::string& value, int depth)
     auto b = RankImpl(n.inputs[1], depth + 1);
     if (a && b) return std::max(*a, *b);
   }
-  if (IsOnnxOp(n, "Conv") && n.inputs.size() > 1) return RankImpl(n.inputs[1], depth + 1);
+  if ((IsOnnxOp(n, "Conv") || IsOnnxOp(n, "ConvInteger")) && n.inputs.size() > 1)
+    return RankImpl(n.inputs[1], depth + 1);
   if (IsOnnxOp(n, "Concat")) {  // every input has the output's rank
     for (const std::string& in : n.inputs) {
       if (auto r = RankImpl(in, depth + 1)) return r;

@@ -21,5 +21,6 @@ void RegisterQLinearConcatOps(KernelRegistry& registry);
 void RegisterQLinearLookupOps(KernelRegistry& registry);
 void RegisterQLinearSoftmaxOps(KernelRegistry& registry);
 void RegisterQLinearAveragePoolOps(KernelRegistry& registry);
+void RegisterRequantizeInt32Ops(KernelRegistry& registry);
 
 }  // namespace onyx::ops::quant

@@ -16,6 +16,7 @@ void RegisterQuantizedOps(KernelRegistry& registry) {
   quant::RegisterQLinearLookupOps(registry);
   quant::RegisterQLinearSoftmaxOps(registry);
   quant::RegisterQLinearAveragePoolOps(registry);
+  quant::RegisterRequantizeInt32Ops(registry);
 }
 
 }  // namespace onyx::ops
