@@ -495,8 +495,8 @@ class NchwcConvKernel : public OpKernel {
     return Status::Ok();
   }
 
-  // `a` over data[0, n) where AppliedAfterPrimitive(a) (the primitive that wrote the data left it out), on `threads`
-  // threads in whole cache lines. Padding channels hold zeros, which Swish keeps.
+  // `a` over data[0, n) where AppliedAfterPrimitive(a) and p's primitives left it out, on p's threads in whole cache
+  // lines. Padding channels hold zeros, which Swish keeps.
   static void ApplyAfterPrimitive(const Primitives& p, const Activation& a, float* data, int64_t n) {
     if (p.swish_in_primitive || !AppliedAfterPrimitive(a)) return;
     const int threads = p.threads;
