@@ -227,7 +227,59 @@ bool LayoutRewriter::TryBlockedQdqPair(const ir::Node& q) {
   return true;
 }
 
+// A Split of a blocked value along its channels into parts of whole blocks (YOLOv8's C2f modules chunk a convolution's
+// output into two halves for the next ones): the same Split on the blocked buffer, along its block axis with the
+// sizes counted in blocks, instead of a reorder to the plain layout and one back per part.
+bool LayoutRewriter::TryBlockedSplit(const ir::Node& n) {
+  const Blocked* b = BlockedOf(n.inputs.empty() ? std::string() : n.inputs[0]);
+  if (b == nullptr || plain_missing_.count(n.inputs[0]) == 0 || n.outputs.empty()) return false;
+  const auto* axis = n.FindAttribute("axis");
+  if (axis == nullptr || (axis->i != 1 && axis->i != -3)) return false;
+  for (const auto& out : n.outputs) {
+    if (out.empty()) return false;
+  }
+  // The channel counts of the parts: the `split` input (opset 13 on) or attribute, else equal parts.
+  std::vector<int64_t> sizes;
+  if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+    const Tensor* t = Constant(n.inputs[1]);
+    if (t == nullptr || t->type() != DataType::kInt64) return false;
+    sizes.assign(t->data<int64_t>(), t->data<int64_t>() + t->size());
+  } else if (const auto* attr = n.FindAttribute("split"); attr != nullptr) {
+    sizes = attr->ints;
+  } else {
+    const int64_t parts = static_cast<int64_t>(n.outputs.size());
+    if (b->channels % parts != 0) return false;
+    sizes.assign(static_cast<size_t>(parts), b->channels / parts);
+  }
+  if (sizes.size() != n.outputs.size()) return false;
+  int64_t total = 0;
+  std::vector<int64_t> blocks;
+  for (int64_t size : sizes) {
+    if (size <= 0 || size % block_ != 0) return false;
+    total += size;
+    blocks.push_back(size / block_);
+  }
+  if (total != b->channels) return false;
+  ir::Node m;
+  m.name = n.name;
+  m.op_type = "Split";
+  m.inputs = {b->name};
+  m.attributes = {IntAttr("axis", 1)};
+  if (opset_ >= 13) {  // the sizes as an input from opset 13, an attribute before
+    const std::string sizes_name = n.outputs[0] + "::block_split";
+    new_initializers_.push_back(ir::NamedTensor{
+        sizes_name, "", Tensor::FromVector<int64_t>(blocks, {static_cast<int64_t>(blocks.size())}), {}, {}});
+    m.inputs.push_back(sizes_name);
+  } else {
+    m.attributes.push_back(ir::IntsAttr("split", blocks));
+  }
+  for (size_t k = 0; k < n.outputs.size(); ++k) m.outputs.push_back(NewBlocked(n.outputs[k], sizes[k]));
+  out_.push_back(std::move(m));
+  return true;
+}
+
 bool LayoutRewriter::TryBlockedPassThrough(const ir::Node& n) {
+  if (IsOnnx(n) && n.op_type == "Split") return TryBlockedSplit(n);
   if ((!IsOnnx(n) && !IsHardSwish(n) && !IsGelu(n)) || n.outputs.size() != 1 || n.inputs.empty()) return false;
   const std::string& op = n.op_type;
   auto only_blocked = [&](const std::string& name) { return plain_missing_.count(name) > 0; };

@@ -115,6 +115,7 @@ class LayoutRewriter {
   bool TryBlockedQdqPair(const ir::Node& q);
   // Runs n on blocked values when its inputs exist only blocked and it keeps the layout; false otherwise.
   bool TryBlockedPassThrough(const ir::Node& n);
+  bool TryBlockedSplit(const ir::Node& n);
 
   ir::Model& model_;
   ir::Graph& graph_;

@@ -245,6 +245,51 @@ g (float[1,16,9,9] x, float[16,16,1,1] ws, float[32,16,1,1] we1, float[32,16,3,3
             3);
 }
 
+TEST(Nchwc, SplitIntoWholeBlocksStaysBlocked) {
+  if (!kernels::BlockedConvolutionIsFast())
+    GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
+  // YOLOv8's C2f module: a 1x1 convolution's 64 channels split into two halves, one half through a 3x3 convolution,
+  // both concatenated with it; with the sizes as an input (opset 13) and as an attribute (opset 11), and as equal
+  // parts without sizes. Only the output's reorder is left (and the input's).
+  for (const char* form : {"13: split = Constant<value = int64[2] {32, 32}>()\n  a, b = Split<axis = 1>(c, split)",
+                           "11: a, b = Split<axis = 1, split = [32, 32]>(c)", "13: a, b = Split<axis = 1>(c)"}) {
+    std::string text = R"(
+<ir_version: 7, opset_import: ["" : OPSET]>
+g (float[1,16,9,9] x, float[64,16,1,1] w, float[32,32,3,3] w3, float[48,96,1,1] wo) => (float[1,48,9,9] y) {
+  c = Conv(x, w)
+  SPLIT
+  d = Conv<pads = [1,1,1,1]>(b, w3)
+  cat = Concat<axis = 1>(a, b, d)
+  y = Conv(cat, wo)
+}
+)";
+    const std::string f = form;
+    text.replace(text.find("OPSET"), 5, f.substr(0, 2));
+    text.replace(text.find("SPLIT"), 5, f.substr(4));
+    SCOPED_TRACE(f);
+    int reorders = -1;
+    std::map<std::string, int> ops;
+    EXPECT_EQ(ExpectSameAsReference(text, 1, &reorders, &ops), 3);
+    EXPECT_EQ(reorders, 2);  // x in, y out
+    EXPECT_EQ(ops["Split"], 1);
+  }
+  // Parts that are not whole blocks (24 + 40) stay in the plain layout, and still agree.
+  int reorders = -1;
+  EXPECT_EQ(ExpectSameAsReference(R"(
+<ir_version: 8, opset_import: ["" : 13]>
+g (float[1,16,9,9] x, float[64,16,1,1] w, float[24,24,1,1] w1, float[40,40,1,1] w2) => (float[1,24,9,9] p, float[1,40,9,9] q) {
+  c = Conv(x, w)
+  split = Constant<value = int64[2] {24, 40}>()
+  a, b = Split<axis = 1>(c, split)
+  p = Conv(a, w1)
+  q = Conv(b, w2)
+}
+)",
+                                  1, &reorders),
+            3);
+  EXPECT_GT(reorders, 3);
+}
+
 TEST(Nchwc, ValueReadByConvAndGraphOutput) {
   if (!kernels::BlockedConvolutionIsFast())
     GTEST_SKIP() << "no blocked layout on this CPU: sessions keep the plain layout";
