@@ -273,13 +273,13 @@ g (float[1,16,9,9] x, float[64,16,1,1] w, float[32,32,3,3] w3, float[48,96,1,1] 
     EXPECT_EQ(reorders, 2);  // x in, y out
     EXPECT_EQ(ops["Split"], 1);
   }
-  // Parts that are not whole blocks (24 + 40) stay in the plain layout, and still agree.
+  // Parts that are not whole blocks (20 + 44: neither 8 nor 16 divides them) stay in the plain layout, and still agree.
   int reorders = -1;
   EXPECT_EQ(ExpectSameAsReference(R"(
 <ir_version: 8, opset_import: ["" : 13]>
-g (float[1,16,9,9] x, float[64,16,1,1] w, float[24,24,1,1] w1, float[40,40,1,1] w2) => (float[1,24,9,9] p, float[1,40,9,9] q) {
+g (float[1,16,9,9] x, float[64,16,1,1] w, float[20,20,1,1] w1, float[44,44,1,1] w2) => (float[1,20,9,9] p, float[1,44,9,9] q) {
   c = Conv(x, w)
-  split = Constant<value = int64[2] {24, 40}>()
+  split = Constant<value = int64[2] {20, 44}>()
   a, b = Split<axis = 1>(c, split)
   p = Conv(a, w1)
   q = Conv(b, w2)
