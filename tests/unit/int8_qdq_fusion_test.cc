@@ -38,6 +38,36 @@ int64_t Count(const ir::Model& m, const std::string& op) {
   return h.count(op) ? h[op] : 0;
 }
 
+// The outputs of `model` on uint8 input `x` through a session at level basic and one at level all, in that order; the
+// second's optimized model is saved to `saved` when given. Empty where a session fails (the failure is reported).
+std::vector<std::vector<Value>> RunAtBasicAndAll(const ir::Model& model, const Tensor& x,
+                                                 const std::string& saved = "") {
+  std::vector<std::vector<Value>> runs;
+  for (auto level : {optimizer::OptLevel::kBasic, optimizer::OptLevel::kAll}) {
+    SessionOptions o;
+    o.optimization_level = level;
+    if (level == optimizer::OptLevel::kAll) o.optimized_model_path = saved;
+    auto session = Session::Create(model, o);
+    EXPECT_TRUE(session.ok()) << session.status().message();
+    if (!session.ok()) return {};
+    std::vector<Value> out;
+    const Status st = (*session)->Run({{"x", Value(x)}}, {}, &out);
+    EXPECT_TRUE(st.ok()) << st.message();
+    if (!st.ok()) return {};
+    runs.push_back(std::move(out));
+  }
+  return runs;
+}
+
+// The bytes of uint8 outputs, one after another.
+std::vector<uint8_t> Bytes(const std::vector<Value>& outputs) {
+  std::vector<uint8_t> bytes;
+  for (const Value& v : outputs) {
+    bytes.insert(bytes.end(), v.tensor().data<uint8_t>(), v.tensor().data<uint8_t>() + v.tensor().size());
+  }
+  return bytes;
+}
+
 // x -> Q(u8) -> DQ -> Conv(DQ(int8 w), DQ(int32 b)) -> ACT -> Q(zp Y_ZP) -> DQ -> y, with ACT and the output zero
 // point chosen by the test; NODE_BETWEEN replaces the tail when given.
 std::string ConvModel(const std::string& act, int y_zp, const std::string& x_type = "uint8") {
@@ -425,23 +455,13 @@ g (uint8[1,3,6,6] x) => (uint8 y0, uint8 y1) {
     for (const auto& n : m.graph.nodes) split_reads_bytes += n.op_type == "Split" && n.inputs[0] == "c";
     EXPECT_EQ(split_reads_bytes, equal ? 1 : 0);
     EXPECT_EQ(Count(m, "QuantizeLinear"), equal ? 0 : 2);
-    std::vector<std::vector<uint8_t>> outputs;
-    for (auto level : {optimizer::OptLevel::kBasic, optimizer::OptLevel::kAll}) {
-      SessionOptions o;
-      o.optimization_level = level;
-      auto session = Session::Create(*model, o);
-      ASSERT_TRUE(session.ok()) << session.status().message();
-      std::vector<Value> out;
-      ASSERT_TRUE((*session)->Run({{"x", Value(x)}}, {}, &out).ok());
+    const auto runs = RunAtBasicAndAll(*model, x);
+    ASSERT_EQ(runs.size(), 2u);
+    for (const auto& out : runs) {
       ASSERT_EQ(out.size(), 2u);
-      std::vector<uint8_t> bytes;
-      for (const Value& v : out) {
-        ASSERT_EQ(v.tensor().shape(), (Shape{1, 4, 6, 6}));
-        bytes.insert(bytes.end(), v.tensor().data<uint8_t>(), v.tensor().data<uint8_t>() + v.tensor().size());
-      }
-      outputs.push_back(std::move(bytes));
+      for (const Value& v : out) ASSERT_EQ(v.tensor().shape(), (Shape{1, 4, 6, 6}));
     }
-    EXPECT_EQ(outputs[0], outputs[1]) << "equal parameters: " << equal;
+    EXPECT_EQ(Bytes(runs[0]), Bytes(runs[1])) << "equal parameters: " << equal;
   }
 }
 
@@ -488,20 +508,10 @@ g (uint8[1,4,5,6] x) => (uint8 y) {
     testing::ReplaceAll(t, "BODY", resize);
     auto model = text::ParseModel(t);
     ASSERT_TRUE(model.ok()) << model.status().message();
-    std::vector<std::vector<uint8_t>> outputs;
-    for (auto level : {optimizer::OptLevel::kBasic, optimizer::OptLevel::kAll}) {
-      SessionOptions o;
-      o.optimization_level = level;
-      o.optimized_model_path = level == optimizer::OptLevel::kAll ? ::testing::TempDir() + "/resize_nhwc.onnx" : "";
-      auto session = Session::Create(*model, o);
-      ASSERT_TRUE(session.ok()) << session.status().message();
-      std::vector<Value> out;
-      ASSERT_TRUE((*session)->Run({{"x", Value(x)}}, {}, &out).ok());
-      ASSERT_EQ(out.size(), 1u);
-      const Tensor& y = out[0].tensor();
-      outputs.emplace_back(y.data<uint8_t>(), y.data<uint8_t>() + y.size());
-    }
-    EXPECT_EQ(outputs[0], outputs[1]) << resize;
+    const auto runs = RunAtBasicAndAll(*model, x, ::testing::TempDir() + "/resize_nhwc.onnx");
+    ASSERT_EQ(runs.size(), 2u);
+    for (const auto& out : runs) ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(Bytes(runs[0]), Bytes(runs[1])) << resize;
     auto saved = format::LoadModel(::testing::TempDir() + "/resize_nhwc.onnx");
     ASSERT_TRUE(saved.ok()) << saved.status().message();
     if (Count(*saved, "ai.onyx.internal.QLinearConv") > 0) {  // where the 8-bit layout runs (an int8-capable CPU)
@@ -541,19 +551,10 @@ g (uint8[1,4,5,6] x) => (uint8 y) {
   ASSERT_TRUE(model.ok()) << model.status().message();
   Tensor x = Tensor::Allocate(DataType::kUint8, {1, 4, 5, 6});
   for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
-  std::vector<std::vector<uint8_t>> outputs;
-  for (auto level : {optimizer::OptLevel::kBasic, optimizer::OptLevel::kAll}) {
-    SessionOptions o;
-    o.optimization_level = level;
-    o.optimized_model_path = level == optimizer::OptLevel::kAll ? ::testing::TempDir() + "/activation_nhwc.onnx" : "";
-    auto session = Session::Create(*model, o);
-    ASSERT_TRUE(session.ok()) << session.status().message();
-    std::vector<Value> out;
-    ASSERT_TRUE((*session)->Run({{"x", Value(x)}}, {}, &out).ok());
-    const Tensor& y = out[0].tensor();
-    outputs.emplace_back(y.data<uint8_t>(), y.data<uint8_t>() + y.size());
-  }
-  EXPECT_EQ(outputs[0], outputs[1]);
+  const auto runs = RunAtBasicAndAll(*model, x, ::testing::TempDir() + "/activation_nhwc.onnx");
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& out : runs) ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(Bytes(runs[0]), Bytes(runs[1]));
   auto saved = format::LoadModel(::testing::TempDir() + "/activation_nhwc.onnx");
   ASSERT_TRUE(saved.ok()) << saved.status().message();
   if (Count(*saved, "ai.onyx.internal.QLinearConv") > 0) {
