@@ -50,7 +50,7 @@ function encodeTensor(name, tensor) {
   return Buffer.concat([Buffer.from(parts), Buffer.from([...field(9, 2), ...varint(raw.length)]), raw]);
 }
 
-// A float32, uint8 or int8 TensorProto with raw_data (the types of the models' inputs).
+// A TensorProto with raw_data of one of TYPES (token ids of sequence models are int64).
 function decodeTensor(file) {
   const buf = fs.readFileSync(file);
   let pos = 0;
@@ -80,7 +80,7 @@ function decodeTensor(file) {
     } else throw new Error('unexpected wire type ' + wire);
   }
   const entry = Object.entries(TYPES).find(([, [c]]) => c === code);
-  if (!entry || code === 6 || code === 7) throw new Error('input element type ' + code + ' is not handled');
+  if (!entry || raw === null) throw new Error('input element type ' + code + ' is not handled');
   const [type, [, Array_]] = entry;
   return new ort.Tensor(type, new Array_(new Uint8Array(raw).buffer), dims);
 }
