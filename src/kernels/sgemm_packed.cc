@@ -28,10 +28,12 @@ std::vector<float>& PackedRowsScratch() {
   return buffer;
 }
 
-// Columns of C one single-row task computes: several panels read side by side, so that each thread streams a few
-// contiguous regions of the weights at once (measured on a decoder's weights from memory, AMD Zen 3: 20-35% more
-// bandwidth than one panel at a time or oneDNN's gemv on B as stored).
-constexpr int64_t kRowGroupColumns = 64;
+// Panels one single-row task computes: several read side by side, so that each thread streams a few contiguous
+// regions of the weights at once (measured on a decoder's weights from memory, AMD Zen 3: 20-35% more bandwidth than
+// one panel at a time or oneDNN's gemv on B as stored), and eight accumulators (two vectors per panel in both
+// widths), so that the eight independent FMA chains cover the FMA latency where B comes from L2 (with four, 128 or
+// 256 columns of B, the loop waited on its chains: an LSTM's 1 MB of recurrent weights split over two cores' L2).
+constexpr int64_t kRowGroupPanels = 4;
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
@@ -257,7 +259,7 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
 }
 
 void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate, RowPrefetch prefetch) const {
-  const int64_t group_panels = std::max<int64_t>(1, kRowGroupColumns / panel_);
+  const int64_t group_panels = kRowGroupPanels;
   const int64_t groups = (tiles_n_ + group_panels - 1) / group_panels;
   const int64_t blocks_k = (k_ + kKBlock - 1) / kKBlock;
   auto run_group = [&]<bool kPrefetch>(int64_t g) {
@@ -267,13 +269,13 @@ void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate,
       const int64_t k0 = blk * kKBlock, kc = std::min(kKBlock, k_ - k0);
       const bool first = blk == 0 && !accumulate;
       const float* p = Panel(blk, t0);  // the group's panels follow each other within the block
-      // A whole group: kRowGroupColumns / panel_ panels. Panels of 32 are the AVX-512 tile's (PanelWidth), so their
+      // A whole group: kRowGroupPanels panels. Panels of 32 are the AVX-512 tile's (PanelWidth), so their
       // loop runs in AVX-512 registers too; those of 16 the AVX2 tile's.
       if (panels == group_panels) {
         if (panel_ == 32) {
-          avx512_row::RowTimesPanels<32, 2, kPrefetch>(a + k0, p, kc, c + n0, cols, first);
+          avx512_row::RowTimesPanels<32, kRowGroupPanels, kPrefetch>(a + k0, p, kc, c + n0, cols, first);
         } else {
-          avx2_row::RowTimesPanels<16, 4, kPrefetch>(a + k0, p, kc, c + n0, cols, first);
+          avx2_row::RowTimesPanels<16, kRowGroupPanels, kPrefetch>(a + k0, p, kc, c + n0, cols, first);
         }
       } else {
         for (int64_t t = 0; t < panels; ++t) {
