@@ -1,7 +1,7 @@
-// kernels::Gelu gives an element the same bits whatever the other lanes of its vector hold (a vector whose lanes
-// all lie in erf's small range skips the erfc branch: src/kernels/vector_math.cc GeluFastV) and wherever it lies in
-// the array (the tail runs as one more whole vector), within the documented error of the exact GELU
-// (tests/unit/vector_math_test.cc sweeps the whole range).
+// kernels::Gelu gives an element the same bits whatever the other lanes of its vector hold (vectors without NaN or
+// tiny lanes skip those lanes' fix-ups: src/kernels/vector_math.cc GeluArray) and wherever it lies in the array (the
+// tail runs as one more whole vector), within the documented error of the exact GELU (tests/unit/vector_math_test.cc
+// sweeps the whole range).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -16,24 +16,34 @@
 namespace onyx {
 namespace {
 
-TEST(GeluLanes, FastPathGivesTheFullPathsBits) {
+TEST(GeluLanes, FixUpPathGivesTheCommonPathsBits) {
   std::mt19937_64 rng(5);
-  std::uniform_real_distribution<float> small(-1.29f, 1.29f);  // |x / sqrt 2| < 0.921875
-  const size_t n = 4099;                                       // odd: the scalar tail too
+  std::normal_distribution<float> normal(0.0f, 2.0f);  // both signs, past the clamp at 4 sqrt 2 now and then
+  const size_t n = 4099;                               // odd: the scalar tail too
   std::vector<float> x(n);
-  for (auto& v : x) v = small(rng);
+  for (auto& v : x) v = normal(rng);
   x[7] = 0.0f;
   x[9] = -0.0f;
-  x[11] = std::numeric_limits<float>::denorm_min();
-  // Every fourth value large: every vector of 4 or more lanes then has a lane outside the small range and runs the
-  // full path for all its lanes.
+  x[13] = 9.0f;
+  x[14] = -9.0f;
+  // Every fourth value NaN or below 2^-40 in magnitude: every vector of 4 or more lanes then holds one and takes the
+  // fix-up path for all its lanes.
   std::vector<float> mixed = x;
-  for (size_t i = 0; i < n; i += 4) mixed[i] = (i % 8 == 0) ? 3.0f : -2.5f;
+  for (size_t i = 0; i < n; i += 4) {
+    mixed[i] = (i % 8 == 0) ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::denorm_min();
+  }
   std::vector<float> alone(n), mixed_out(n);
   kernels::Gelu(x.data(), alone.data(), static_cast<int64_t>(n));
   kernels::Gelu(mixed.data(), mixed_out.data(), static_cast<int64_t>(n));
   for (size_t i = 0; i < n; ++i) {
-    if (i % 4 == 0) continue;
+    if (i % 4 == 0) {
+      if (i % 8 == 0) {
+        EXPECT_TRUE(std::isnan(mixed_out[i])) << i;
+      } else {
+        EXPECT_EQ(mixed_out[i], 0.5f * std::numeric_limits<float>::denorm_min()) << i;
+      }
+      continue;
+    }
     uint32_t a, b;
     std::memcpy(&a, &alone[i], 4);
     std::memcpy(&b, &mixed_out[i], 4);
@@ -67,7 +77,7 @@ TEST(GeluLanes, TailSameBitsAsTheVectorBody) {
   }
 }
 
-TEST(GeluLanes, NaNLanesTakeTheFullPath) {
+TEST(GeluLanes, NaNLanesTakeTheFixUpPath) {
   std::vector<float> x(64, 0.5f);
   x[3] = std::numeric_limits<float>::quiet_NaN();
   std::vector<float> y(64);
