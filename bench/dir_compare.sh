@@ -3,7 +3,7 @@
 # one random input (onyx compare --reference, rtol 1e-3 / atol 1e-5; ORT's reference written once into DIR/ref/NAME
 # by tests/quant/ort_reference.mjs at level all), then the latency side by side (bench/compare.py, which alternates
 # the two engines). Float inputs are standard normal, integer inputs (token ids) uniform in [0, 1000); dynamic
-# dimensions are taken as 1. Used by bench/torchvision/compare.sh and bench/sequence/compare.sh.
+# dimensions are taken as 1. Used by bench/torchvision/compare.sh and bench/breadth/compare.sh.
 #
 # usage: bench/dir_compare.sh ONYX_BINARY DIR [compare.py options...]   (e.g. --threads 1,2 --rounds 2 --runs 10)
 #   MODELS=a,b picks models by name. Needs node with onnxruntime-node (NODE_PATH) and python3-onnx.

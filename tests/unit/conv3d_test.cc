@@ -1,10 +1,12 @@
 // 3-D float convolutions, which run on oneDNN's blocked kernels (kernels/dnnl_float_conv.h) where it has them: the
 // kernel alone (weights read back after the reorder), then Conv nodes in a session against a convolution computed in
 // double, with padding, strides, dilations and groups, at 1 and 2 threads, over runs whose input shape changes (each
-// new shape builds a convolution from weights the kernel adopted and read back from oneDNN's layout).
+// new shape builds a convolution from weights the kernel adopted and read back from oneDNN's layout). And 1-D ones,
+// which take oneDNN or im2col + GEMM as measured (both forced here), against the same reference (as D = H = 1).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <string>
@@ -181,6 +183,81 @@ TEST(Conv3d, StridedDilatedGroupedAndAsymmetricPads) {
   c.pad_end[0] = 0;
   c.pad_end[2] = 2;
   ExpectSessionMatches(c, {{1, 8, 3, 11, 12}, {1, 8, 2, 7, 9}}, 2);
+}
+
+// A one-Conv model of 1-D convolution `c` (its last axis; the first two axes' kernel 1 and no padding), run on
+// inputs of `widths` in turn with the implementation `impl` forced, at `threads`, against Reference as 3-D.
+void ExpectConv1dMatches(const Conv3d& c, const std::vector<int64_t>& widths, const char* impl, int threads) {
+  ::setenv("ONYX_FLOAT_CONV1D_IMPL", impl, 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("ONYX_FLOAT_CONV1D_IMPL"); }
+  } unset;
+  std::mt19937 rng(13);
+  const int64_t k = c.k[2];
+  const std::vector<float> w = Random(static_cast<size_t>(c.m * (c.c / c.group) * k), rng);
+  const std::vector<float> b = Random(static_cast<size_t>(c.m), rng);
+  const std::string text =
+      "<ir_version: 8, opset_import: [\"\" : 17]>\ng (float[1, " + std::to_string(c.c) + ", W] x) => (float[1, " +
+      std::to_string(c.m) + ", ?] y) <float[" + std::to_string(c.m) + ", " + std::to_string(c.c / c.group) + ", " +
+      std::to_string(k) + "] w = {" + Floats(w) + "}, float[" + std::to_string(c.m) + "] b = {" + Floats(b) +
+      "}> { y = Conv <group = " + std::to_string(c.group) + ", strides = [" + std::to_string(c.stride[2]) +
+      "], dilations = [" + std::to_string(c.dilation[2]) + "], pads = [" + std::to_string(c.pad_begin[2]) + ", " +
+      std::to_string(c.pad_end[2]) + "]> (x, w, b) }";
+  auto model = text::ParseModel(text);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  SessionOptions options;
+  options.intra_op_num_threads = threads;
+  auto session = Session::Create(*model, options);
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  for (int round = 0; round < 2; ++round) {
+    for (int64_t width : widths) {
+      const std::vector<float> x = Random(static_cast<size_t>(c.c * width), rng);
+      Tensor xt = Tensor::Allocate(DataType::kFloat, {1, c.c, width});
+      std::copy(x.begin(), x.end(), xt.data<float>());
+      std::vector<Value> got;
+      const Status st = (*session)->Run({{"x", xt}}, {}, &got);
+      ASSERT_TRUE(st.ok()) << st.message();
+      Shape ys;
+      const std::vector<double> want = Reference(c, x, {1, c.c, 1, 1, width}, w, b, &ys);
+      const Tensor& y = got[0].tensor();
+      ASSERT_EQ(y.shape(), (Shape{1, c.m, ys[4]}));
+      for (int64_t i = 0; i < y.size(); ++i) {
+        ASSERT_NEAR(y.data<float>()[i], want[static_cast<size_t>(i)], 1e-4)
+            << impl << ", width " << width << ", threads " << threads << ", output " << i;
+      }
+    }
+  }
+}
+
+Conv3d Conv1d(int64_t c, int64_t m, int64_t k) {
+  Conv3d conv;
+  conv.c = c;
+  conv.m = m;
+  conv.k[0] = conv.k[1] = 1;
+  conv.k[2] = k;
+  conv.pad_begin[0] = conv.pad_begin[1] = conv.pad_end[0] = conv.pad_end[1] = 0;
+  return conv;
+}
+
+TEST(Conv1d, BothImplementationsMatchTheReference) {
+  Conv3d strided = Conv1d(32, 48, 3);  // a speech front end's layers: kernel 3, stride 2, no padding
+  strided.stride[2] = 2;
+  strided.pad_begin[2] = strided.pad_end[2] = 0;
+  Conv3d first = Conv1d(1, 16, 10);  // its first: one input channel, kernel 10, stride 5
+  first.stride[2] = 5;
+  first.pad_begin[2] = first.pad_end[2] = 0;
+  Conv3d grouped = Conv1d(16, 32, 5);  // grouped, dilated, asymmetric padding
+  grouped.group = 4;
+  grouped.dilation[2] = 2;
+  grouped.pad_begin[2] = 3;
+  grouped.pad_end[2] = 1;
+  for (const char* impl : {"dnnl", "im2col"}) {
+    for (int threads : {1, 2}) {
+      ExpectConv1dMatches(strided, {41, 100}, impl, threads);
+      ExpectConv1dMatches(first, {200, 57}, impl, threads);
+      ExpectConv1dMatches(grouped, {33, 64}, impl, threads);
+    }
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Conv, ConvInteger and QLinearConv: one convolution core (conv_core.h) computed in float/double for the float
 // types and in int32 for the quantized ones.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "kernels/int8_exact_gemm.h"
 #include "kernels/int8_gemm.h"
 #include "kernels/int8_requantize.h"
+#include "kernels/tuning_cache.h"
 #include "ops/common/parallel.h"
 #include "ops/nn/conv_core.h"
 #include "ops/nn/conv_ort_order.h"
@@ -45,12 +47,13 @@ class ConvKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
     ort_order_ = info.ort_summation_order();
-    // Constant float weights (and bias) of a 3-D convolution: it may run on oneDNN (kernels/dnnl_float_conv.h), which
-    // keeps them reordered. The kernel then adopts them (the session keeps a shell) and drops its plain copy once
-    // oneDNN has its own: two copies of R3D-18's 133 MB of weights put its peak RSS 1.27x ONNX Runtime's.
+    // Constant float weights (and bias) of a 3-D or 1-D convolution: it may run on oneDNN (kernels/dnnl_float_conv.h),
+    // which keeps them reordered. The kernel then adopts them (the session keeps a shell) and drops its plain copy
+    // once oneDNN has its own: two copies of R3D-18's 133 MB of weights put its peak RSS 1.27x ONNX Runtime's. (2-D
+    // ones run blocked after the layout pass, optimizer/nchwc_layout.)
     const Tensor* w = info.ConstantInput(1);
     const Tensor* b = info.has_input(2) ? info.ConstantInput(2) : nullptr;
-    if (!ort_order_ && w != nullptr && w->type() == DataType::kFloat && w->rank() == 5 &&
+    if (!ort_order_ && w != nullptr && w->type() == DataType::kFloat && (w->rank() == 5 || w->rank() == 3) &&
         (!info.has_input(2) || b != nullptr)) {
       constant_weights_ = *w;
       plain_weights_kept_ = true;
@@ -76,7 +79,7 @@ class ConvKernel : public OpKernel {
     }
     Tensor& y = ctx.AllocateOutput(0, x->type(), g.out_shape);
     if (adopted()) {
-      if (x->type() == DataType::kFloat && g.axes.size() == 3) {
+      if (x->type() == DataType::kFloat && (g.axes.size() == 3 || g.axes.size() == 1)) {
         ONYX_ASSIGN_OR_RETURN(const kernels::DnnlFloatConv* conv, OneDnnConv(g, x->shape(), ctx.num_threads()));
         if (conv != nullptr) return conv->Run(x->data<float>(), y.data<float>());
       }
@@ -112,8 +115,11 @@ class ConvKernel : public OpKernel {
   }
 
  private:
-  // Whether the kernel adopted its weights (a 3-D convolution's constant float weights).
-  bool adopted() const { return constant_weights_.type() == DataType::kFloat && constant_weights_.rank() == 5; }
+  // Whether the kernel adopted its weights (a 3-D or 1-D convolution's constant float weights).
+  bool adopted() const {
+    return constant_weights_.type() == DataType::kFloat &&
+           (constant_weights_.rank() == 5 || constant_weights_.rank() == 3);
+  }
 
   // The adopted weights in their plain layout: the kernel's copy, or (once dropped) read back from a oneDNN
   // convolution's reordered ones and kept from then on. Under mutex_ or from Compute.
@@ -133,7 +139,7 @@ class ConvKernel : public OpKernel {
   }
 
   // The oneDNN convolution for input shape `x` at `threads`, built on first use; null where oneDNN has no fast
-  // kernel for it (the im2col + GEMM path then runs).
+  // kernel for it, or (1-D) where the im2col + GEMM path measured faster: then that path runs.
   Result<const kernels::DnnlFloatConv*> OneDnnConv(const ConvGeometry& g, const Shape& x, int threads) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<int64_t> key = x;
@@ -157,6 +163,7 @@ class ConvKernel : public OpKernel {
       const float* bias = constant_bias_.size() > 0 ? constant_bias_.data<float>() : nullptr;
       ONYX_ASSIGN_OR_RETURN(const Tensor* plain, PlainWeightsLocked());
       ONYX_ASSIGN_OR_RETURN(auto conv, kernels::DnnlFloatConv::Create(s, plain->data<float>(), bias, threads));
+      if (conv != nullptr && g.axes.size() == 1 && !OneDnnMeasuredFaster(g, *conv, *plain, threads)) conv.reset();
       const bool made = conv != nullptr;
       it = dnnl_convs_.emplace(std::move(key), std::move(conv)).first;
       // oneDNN holds the weights now: the plain copy goes (read back if a later shape needs it).
@@ -167,6 +174,47 @@ class ConvKernel : public OpKernel {
       }
     }
     return it->second.get();
+  }
+
+  // Whether oneDNN's blocked convolution `conv` runs 1-D geometry `g` faster than im2col + GEMM: timed on the CPU at
+  // hand and cached (kernels/tuning_cache.h). Measured on an AMD EPYC Zen 5, a speech front end's 256 -> 256
+  // channels, kernel 3, stride 2 over 6399 steps took 5.96 ms in oneDNN against 6.68 (1 thread) and 3.39 against
+  // 4.24 (2), while its first layer (1 input channel, kernel 10, stride 5) took 0.97 against 0.60: no rule on the
+  // shape covers both. With tuning off, im2col + GEMM; ONYX_FLOAT_CONV1D_IMPL=dnnl|im2col forces one (tests).
+  bool OneDnnMeasuredFaster(const ConvGeometry& g, const kernels::DnnlFloatConv& conv, const Tensor& plain,
+                            int threads) {
+    using kernels::TuningCache, kernels::TuningMode;
+    static constexpr const char* kDnnl = "dnnl";
+    static constexpr const char* kIm2col = "im2col";
+    if (const auto forced = kernels::ForcedImplementation("ONYX_FLOAT_CONV1D_IMPL")) return *forced == kDnnl;
+    const TuningMode mode = kernels::CurrentTuningMode();
+    if (mode == TuningMode::kOff) return false;
+    const WindowAxis& a = g.axes[0];
+    const std::string signature =
+        "fconv1d/n" + std::to_string(g.batch) + "c" + std::to_string(g.in_channels) + "m" +
+        std::to_string(g.out_channels) + "g" + std::to_string(g.group) + "w" + std::to_string(a.in) + "k" +
+        std::to_string(a.kernel) + "s" + std::to_string(a.stride) + "d" + std::to_string(a.dilation) + "p" +
+        std::to_string(a.pad_begin) + "_" + std::to_string(a.pad_end) + "/t" + std::to_string(threads);
+    const auto cache = TuningCache::Process();
+    if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
+      cache->NoteDecision(signature, *entry, false);
+      return entry->choice == kDnnl;
+    }
+    if (mode == TuningMode::kCache && !cache->MissBudgetLeft()) return false;
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<float> x(static_cast<size_t>(g.batch * g.in_channels * a.in), 0.0f);
+    std::vector<float> y(static_cast<size_t>(g.batch * g.out_channels * a.out));
+    const std::vector<double> ms =
+        kernels::TimeCandidates(2,
+                                [&](size_t i) -> Status {
+                                  if (i == 0) {
+                                    RunConv<float>(g, x.data(), plain.data<float>(), y.data(), threads);
+                                    return Status::Ok();
+                                  }
+                                  return conv.Run(x.data(), y.data());
+                                },
+                                {threads, threads});
+    return cache->DecideMeasured(signature, {kIm2col, kDnnl}, ms, 0, kernels::kTimingNoise, start) == 1;
   }
 
   WindowAttrs attrs_;

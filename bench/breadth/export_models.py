@@ -1,11 +1,12 @@
 #!/usr/bin/python3
-"""Exports sequence models (random weights, seed 0, opset 17, batch 1) for bench/sequence/compare.sh: what the image
-benchmark set does not cover. Recurrent layers (LSTM, GRU; uni- and bidirectional, stacked), a speech-like
-front end (1-D convolutions, GroupNorm, GELU) with a Transformer encoder after it, a text CNN over an embedding
-(Gather), and PyTorch's own nn.TransformerEncoder (pre- and post-norm) as exported by torch.onnx.
+"""Exports architectures the image benchmark set does not cover (random weights, seed 0, opset 17, batch 1) for
+bench/breadth/compare.sh. Sequence models: recurrent layers (LSTM, GRU; uni- and bidirectional, stacked), a
+speech-like front end (1-D convolutions, GroupNorm, GELU) with a Transformer encoder after it, a text CNN over an
+embedding (Gather), PyTorch's own nn.TransformerEncoder (pre- and post-norm). And a diffusion U-Net's stage
+(ResNet blocks of GroupNorm, SiLU and 3x3 convolutions, a time embedding, spatial self-attention).
 
-    /usr/bin/python3 bench/sequence/export_models.py [OUT_DIR [NAME...]]
-        (default OUT_DIR ~/.cache/onyx-bench/sequence; existing files are kept)
+    /usr/bin/python3 bench/breadth/export_models.py [OUT_DIR [NAME...]]
+        (default OUT_DIR ~/.cache/onyx-bench/breadth; existing files are kept)
 
 Needs Debian's python3-torch (1.13)."""
 import os
@@ -62,6 +63,43 @@ class TextCnn(nn.Module):
         return self.out(torch.cat(pooled, 1))
 
 
+class DiffusionResBlock(nn.Module):
+    """Stable Diffusion's U-Net ResNet block: GroupNorm(32) + SiLU + 3x3 conv, twice, the time embedding added."""
+
+    def __init__(self, channels):
+        super().__init__()
+        self.norm1 = nn.GroupNorm(32, channels)
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.time = nn.Linear(1280, channels)
+        self.norm2 = nn.GroupNorm(32, channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def forward(self, x, t):
+        h = self.conv1(nn.functional.silu(self.norm1(x)))
+        h = h + self.time(nn.functional.silu(t))[:, :, None, None]
+        return x + self.conv2(nn.functional.silu(self.norm2(h)))
+
+
+class DiffusionStage(nn.Module):
+    """Two ResNet blocks and a spatial transformer's self-attention at 32x32 with 320 channels (a 256-pixel image's
+    first U-Net level); the time embedding is a fixed input here, so the model has one input."""
+
+    def __init__(self, channels=320):
+        super().__init__()
+        self.blocks = nn.ModuleList(DiffusionResBlock(channels) for _ in range(2))
+        self.norm = nn.GroupNorm(32, channels, eps=1e-6)
+        self.attn = nn.MultiheadAttention(channels, 8, batch_first=True)
+        self.register_buffer("t", torch.randn(1, 1280))
+
+    def forward(self, x):
+        for block in self.blocks:
+            x = block(x, self.t)
+        n, c, h, w = x.shape
+        seq = self.norm(x).flatten(2).transpose(1, 2)
+        attended, _ = self.attn(seq, seq, seq, need_weights=False)
+        return x + attended.transpose(1, 2).reshape(n, c, h, w)
+
+
 def transformer(norm_first):
     layer = nn.TransformerEncoderLayer(512, 8, 2048, dropout=0.0, batch_first=True, norm_first=norm_first)
     return nn.TransformerEncoder(layer, 6, enable_nested_tensor=False)
@@ -77,11 +115,12 @@ SPECS = {
     "text_cnn": (TextCnn, (1, 256), torch.int64),
     "transformer_post": (lambda: transformer(False), (1, 128, 512), torch.float32),
     "transformer_pre": (lambda: transformer(True), (1, 128, 512), torch.float32),
+    "diffusion_stage": (DiffusionStage, (1, 320, 32, 32), torch.float32),
 }
 
 
 def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.expanduser("~/.cache/onyx-bench/sequence")
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.expanduser("~/.cache/onyx-bench/breadth")
     names = sys.argv[2:] or list(SPECS)
     os.makedirs(out, exist_ok=True)
     failed = 0
