@@ -528,15 +528,19 @@ class RecurrentKernel : public OpKernel {
     const CT* pv = p != nullptr ? as_compute(*p, p_copy) : nullptr;
 
     std::vector<CT> y(static_cast<size_t>(S * D * B * H), CT(0));  // time-major [S, D, B, H]
-    for (int64_t dir = 0; dir < D; ++dir) {
+    // The two directions of a bidirectional layer never interact: with two threads or more each runs its whole
+    // sequence on its own share of them, with no fork and join per step (each direction's state, its rows of y).
+    const int threads = ctx.num_threads();
+    const int direction_teams = D == 2 && threads >= 2 ? 2 : 1;
+    kernels::RunTasks(D, direction_teams, [&](int64_t dir) {
       const bool reverse = dir == 1 || reverse_first_;
       RunDirection<CT>(d, lens, reverse, dir, x_tm, wv != nullptr ? wv + dir * G * H * I : nullptr,
                        rv != nullptr ? rv + dir * G * H * H : nullptr, bv + dir * 2 * G * H,
                        pv != nullptr ? pv + dir * 3 * H : nullptr, h_state.data() + dir * B * H,
                        c_state.data() + dir * B * H, y, qw != nullptr ? &(*qw)[static_cast<size_t>(dir)] : nullptr,
-                       qr != nullptr ? &(*qr)[static_cast<size_t>(dir)] : nullptr, ctx.num_threads(),
+                       qr != nullptr ? &(*qr)[static_cast<size_t>(dir)] : nullptr, threads / direction_teams,
                        Packed<CT>(dir, d));
-    }
+    });
 
     const size_t num_out = ctx.num_outputs();
     if (num_out > 0) {
