@@ -9,6 +9,7 @@
 #include "ir/graph_edit.h"
 #include "quantize/graph_util.h"
 #include "quantize/modes.h"
+#include "quantize/prepare.h"
 #include "quantize/weights.h"
 
 namespace onyx::quantize {
@@ -46,6 +47,7 @@ Tensor Scaled(const Tensor& t, float factor) {
 
 Result<ir::Model> QuantizeDynamic(const ir::Model& input, const QuantizeOptions& options, QuantizeReport* report) {
   ONYX_ASSIGN_OR_RETURN(ir::Model model, AtLeastOpset(input, 11, report));
+  if (options.prepare) ONYX_RETURN_IF_ERROR(PrepareConstants(model, options.threads, report));
   ir::Graph& g = model.graph;
   Namer namer(g);
   std::map<std::string, QuantizedActivation> activations;

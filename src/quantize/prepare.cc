@@ -1,6 +1,7 @@
 #include "quantize/prepare.h"
 
 #include <map>
+#include <span>
 #include <unordered_set>
 
 #include "ir/graph_edit.h"
@@ -35,11 +36,17 @@ const PrepPass kPasses[] = {
     {"DeadCodeElimination", &optimizer::RunDeadCodeElimination},
 };
 
+// Identity first: its consumers then read the shared initializer itself (folding would copy it once per Identity).
+const PrepPass kConstantPasses[] = {
+    {"DeadCodeElimination", &optimizer::RunDeadCodeElimination},
+    {"EliminateIdentity", &optimizer::RunEliminateIdentity},
+    {"ConstantFolding", &optimizer::RunConstantFolding},
+    {"DeadCodeElimination", &optimizer::RunDeadCodeElimination},
+};
+
 constexpr int kMaxRounds = 8;  // each round runs every pass; a fold can expose another (Pad -> Conv -> BN)
 
-}  // namespace
-
-Status PrepareForQuantization(ir::Model& model, int threads, QuantizeReport* report) {
+Status RunPasses(ir::Model& model, int threads, std::span<const PrepPass> passes, QuantizeReport* report) {
   optimizer::OptimizerOptions options;
   options.level = optimizer::OptLevel::kExtended;
   options.num_threads = threads > 0 ? threads : 1;
@@ -48,7 +55,7 @@ Status PrepareForQuantization(ir::Model& model, int threads, QuantizeReport* rep
   std::map<std::string, int64_t> rewrites;
   for (int round = 0; round < kMaxRounds; ++round) {
     int64_t total = 0;
-    for (const PrepPass& pass : kPasses) {
+    for (const PrepPass& pass : passes) {
       auto n = pass.run(model.graph, ctx);
       if (!n.ok()) return n.status().WithContext(std::string("preparing the model for quantization: ") + pass.name);
       rewrites[pass.name] += *n;
@@ -77,6 +84,16 @@ Status PrepareForQuantization(ir::Model& model, int threads, QuantizeReport* rep
     }
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status PrepareForQuantization(ir::Model& model, int threads, QuantizeReport* report) {
+  return RunPasses(model, threads, kPasses, report);
+}
+
+Status PrepareConstants(ir::Model& model, int threads, QuantizeReport* report) {
+  return RunPasses(model, threads, kConstantPasses, report);
 }
 
 }  // namespace onyx::quantize

@@ -16,4 +16,9 @@ namespace onyx::quantize {
 // left an operator outside the default domain (the quantized model must stay standard ONNX).
 Status PrepareForQuantization(ir::Model& model, int threads, QuantizeReport* report);
 
+// The constant clean-ups alone (constant folding, Identity elimination, dead code), for dynamic quantization, whose
+// selection needs each weight as an initializer: torch writes a weight shared by several layers (cloned layers, tied
+// embeddings) once and feeds the other users through Identity nodes, which left all but the first layer in float.
+Status PrepareConstants(ir::Model& model, int threads, QuantizeReport* report);
+
 }  // namespace onyx::quantize

@@ -193,6 +193,36 @@ def test_dynamic(onyx, d, tmp):
                   (name, per_channel, cos, bound, top1))
 
 
+def test_dynamic_shared_weight(onyx, tmp):
+    """A weight shared by two layers through an Identity (how torch writes cloned layers and tied weights): both
+    MatMuls quantized, the weight once."""
+    from onnx import helper, TensorProto
+    rng = np.random.default_rng(3)
+    w = numpy_helper.from_array((rng.standard_normal((64, 64)) * 0.1).astype(np.float32), "w")
+    nodes = [helper.make_node("Identity", ["w"], ["w_shared"]),
+             helper.make_node("MatMul", ["input", "w"], ["h"], name="first"),
+             helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("MatMul", ["r", "w_shared"], ["output"], name="second")]
+    graph = helper.make_graph(nodes, "shared", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [4, 64])],
+                              [helper.make_tensor_value_info("output", TensorProto.FLOAT, [4, 64])], [w])
+    model = os.path.join(tmp, "shared.onnx")
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), model)
+    out = os.path.join(tmp, "shared_dynamic.onnx")
+    report = quantize(onyx, model, out, "--mode", "dynamic")
+    full_check(onyx, out)
+    m, hist = ops(out)
+    check(hist.get("MatMulInteger", 0) == 2 and hist.get("MatMul", 0) == 0 and len(report["tensors"]) == 1,
+          "dynamic, weight shared through an Identity: both MatMuls quantized, the weight once (%s, %d tensors)" %
+          (hist, len(report["tensors"])))
+    x = rng.standard_normal((4, 64)).astype(np.float32)
+    pb = os.path.join(tmp, "shared_input.pb")
+    with open(pb, "wb") as f:
+        f.write(numpy_helper.from_array(x, "input").SerializeToString())
+    ref, got = onyx_outputs(onyx, model, [pb], tmp), onyx_outputs(onyx, out, [pb], tmp)
+    cos, _ = agreement(ref, got)
+    check(cos >= 0.999, "dynamic, shared weight: float vs quantized cosine %.6f (>= 0.999)" % cos)
+
+
 def test_weight_only(onyx, d, tmp):
     model = os.path.join(d, "mlp.onnx")
     evaluation = sorted(glob.glob(os.path.join(d, "mlp_evaluation", "*", "input_0.pb")))[:24]
@@ -677,7 +707,7 @@ def main():
         subprocess.run(["/usr/bin/python3", os.path.join(source, "tests", "quantize", "make_models.py"), d,
                         "--calibration", "32", "--evaluation", "64", "--big-calibration", "200"], check=True)
         for test in (lambda: test_static_cnn(onyx, d, tmp), lambda: test_static_qoperator(onyx, d, tmp),
-                     lambda: test_dynamic(onyx, d, tmp),
+                     lambda: test_dynamic(onyx, d, tmp), lambda: test_dynamic_shared_weight(onyx, tmp),
                      lambda: test_weight_only(onyx, d, tmp), lambda: test_selection(onyx, d, tmp),
                      lambda: test_exclude_static(onyx, d, tmp), lambda: test_prepare(onyx, d, tmp),
                      lambda: test_bias_correction(onyx, d, tmp), lambda: test_entropy_saturated(onyx, d, tmp),
