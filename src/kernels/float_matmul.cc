@@ -103,9 +103,12 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Build(int64_t m, int64_t k, in
     const memory::desc b_md({k, n}, Dt::f32, Tag::any);
     const memory::desc c_md({m, n}, Dt::f32, Tag::ab);
     dnnl::primitive_attr attr = UserScratchpadAttr();  // runs of a session may execute it at once
-    if (activation == MatMulActivation::kGeluErf) {
+    if (activation != MatMulActivation::kNone) {
       dnnl::post_ops ops;
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
+      ops.append_eltwise(
+          1.0f,
+          activation == MatMulActivation::kRelu ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::eltwise_gelu_erf,
+          0.0f, 0.0f);
       attr.set_post_ops(ops);
     }
     const auto desc = bias != nullptr ? dnnl::matmul::desc(a_md, b_md, memory::desc({1, n}, Dt::f32, Tag::ab), c_md)

@@ -18,7 +18,7 @@
 
 namespace onyx::kernels {
 
-enum class MatMulActivation { kNone, kGeluErf };
+enum class MatMulActivation { kNone, kGeluErf, kRelu };
 
 // A constant B of fewer values than this stays on sgemm (no FloatMatMul): a primitive call costs more there than
 // packing and a fused bias save. The optimizer's MatMulBias rewrite and Gemm's packed products both follow it.

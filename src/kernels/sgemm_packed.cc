@@ -148,6 +148,7 @@ void PackedSgemm::Epilogue(float* c, int64_t m0, int64_t rows, int64_t n0, int64
       for (int64_t j = 0; j < cols; ++j) row[j] += b[j];
     }
     if (activation_ == MatMulActivation::kGeluErf) Gelu(row, row, cols);
+    if (activation_ == MatMulActivation::kRelu) Relu(row, row, cols);
   }
 }
 

@@ -6,10 +6,10 @@
 // matrix B [K, N] plus a constant bias [N] become ai.onyx.internal.MatMulBias(A, B, bias) instead (src/ops/nn/
 // matmul.cc: B packed once, the bias added to each output tile while it is in cache); a Gelu (erf form) reading only
 // that product, or a dynamically quantized one (dynamic_quant_fusion.cc), then folds into it as its activation (the
-// pass runs again after the Gelu and dynamic quantization fusions each round). Small weights (under
-// kernels::kMinPackedProductWeights values) keep their Add: a primitive call costs more than the pass it saves. A bare
-// MatMul of such a constant matrix becomes a MatMulBias without a bias. These rewrites run at level all only
-// (hardware-specific kernels; quantization's preparation runs extended).
+// pass runs again after the Gelu and dynamic quantization fusions each round), and so does a Relu (float only). Small
+// weights (under kernels::kMinPackedProductWeights values) keep their Add: a primitive call costs more than the pass it
+// saves. A bare MatMul of such a constant matrix becomes a MatMulBias without a bias. These rewrites run at level all
+// only (hardware-specific kernels; quantization's preparation runs extended).
 #include <string>
 #include <vector>
 
@@ -83,21 +83,26 @@ bool FuseBareMatMul(ir::Graph& graph, const GraphIndex& index, int i) {
 // Gelu(MatMulBias(...)) (erf form, ONNX's or onyx's internal one) -> MatMulBias(..., activation "Gelu"); the same
 // for the dynamic quantization fusion's DynamicQuantizeMatMul and MatMulIntegerToFloat (which apply kernels::Gelu,
 // the Gelu kernel's own function, to each output row while it is in cache: the result is the unfused one's bits).
-bool FoldGelu(ir::Graph& graph, const GraphIndex& index, int i) {
-  const ir::Node& gelu = graph.nodes[static_cast<size_t>(i)];
-  const bool onnx_gelu = IsOnnxOp(gelu, "Gelu");
-  if (!(onnx_gelu || IsInternalOp(gelu, "Gelu")) || gelu.inputs.size() != 1 || gelu.outputs.size() != 1) return false;
-  if (const ir::Attribute* approx = gelu.FindAttribute("approximate"); approx != nullptr && approx->s != "none") {
+// Relu(MatMulBias(...)) -> MatMulBias(..., activation "Relu") (PyTorch's nn.Transformer and T5 feed-forward layers,
+// MLPs): the clamp applied to each tile in cache instead of a pass over the output (the same values: max(x, 0)
+// keeping NaN and -0, as the Relu kernel).
+bool FoldActivation(ir::Graph& graph, const GraphIndex& index, int i) {
+  const ir::Node& act = graph.nodes[static_cast<size_t>(i)];
+  const bool relu = IsOnnxOp(act, "Relu");
+  const bool gelu = IsOnnxOp(act, "Gelu") || IsInternalOp(act, "Gelu");
+  if (!(relu || gelu) || act.inputs.size() != 1 || act.outputs.size() != 1) return false;
+  if (const ir::Attribute* approx = act.FindAttribute("approximate"); approx != nullptr && approx->s != "none") {
     return false;
   }
-  const int p = index.Producer(gelu.inputs[0]);
-  if (p < 0 || !index.HasSingleReader(gelu.inputs[0])) return false;
+  const int p = index.Producer(act.inputs[0]);
+  if (p < 0 || !index.HasSingleReader(act.inputs[0])) return false;
   ir::Node& mm = graph.nodes[static_cast<size_t>(p)];
-  const bool product = IsInternalOp(mm, "MatMulBias") || IsInternalOp(mm, "DynamicQuantizeMatMul") ||
-                       IsInternalOp(mm, "MatMulIntegerToFloat");
+  const bool product =
+      IsInternalOp(mm, "MatMulBias") ||
+      (gelu && (IsInternalOp(mm, "DynamicQuantizeMatMul") || IsInternalOp(mm, "MatMulIntegerToFloat")));
   if (!product || mm.outputs.size() != 1 || mm.FindAttribute("activation") != nullptr) return false;
-  mm.attributes.push_back(ir::StringAttr("activation", "Gelu"));
-  mm.outputs[0] = gelu.outputs[0];
+  mm.attributes.push_back(ir::StringAttr("activation", relu ? "Relu" : "Gelu"));
+  mm.outputs[0] = act.outputs[0];
   EraseNodes(graph, {i});
   return true;
 }
@@ -106,11 +111,11 @@ bool FoldGelu(ir::Graph& graph, const GraphIndex& index, int i) {
 
 Result<int> RunFuseMatMulAdd(ir::Graph& graph, const PassContext& ctx) {
   return RewriteEachNode(graph, ctx, [&](const GraphIndex& index, int i) -> Result<bool> {
-    // MatMulBias and the GELU fold are onyx's own kernels (B packed for this CPU's oneDNN): level all only, like the
-    // other hardware-specific rewrites; extended (and quantization's preparation) keeps standard operators.
-    // Not where ONNX Runtime's arithmetic is asked for (OptimizerOptions::ort_fusions): they sum in oneDNN's order.
+    // MatMulBias and the activation folds are onyx's own kernels (B packed for this CPU's oneDNN): level all only, like
+    // the other hardware-specific rewrites; extended (and quantization's preparation) keeps standard operators. Not
+    // where ONNX Runtime's arithmetic is asked for (OptimizerOptions::ort_fusions): they sum in oneDNN's order.
     const bool own_kernels = ctx.options.level >= OptLevel::kAll && !ctx.options.ort_fusions;
-    if (own_kernels && FoldGelu(graph, index, i)) return true;
+    if (own_kernels && FoldActivation(graph, index, i)) return true;
     if (own_kernels && FuseBareMatMul(graph, index, i)) return true;
     const ir::Node& add = graph.nodes[static_cast<size_t>(i)];
     if (!IsOnnxOp(add, "Add") || add.inputs.size() != 2 || add.outputs.size() != 1) return false;

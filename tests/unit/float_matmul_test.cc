@@ -46,7 +46,9 @@ void ExpectMatches(int64_t m, int64_t k, int64_t n, const std::vector<float>& a,
         sum += t;
         mag += std::abs(t);
       }
-      const double want = act == MatMulActivation::kGeluErf ? GeluRef(sum) : sum;
+      const double want = act == MatMulActivation::kGeluErf ? GeluRef(sum)
+                          : act == MatMulActivation::kRelu  ? std::max(sum, 0.0)
+                                                            : sum;
       const double tol = 4e-7 * static_cast<double>(k + 1) * mag / std::sqrt(static_cast<double>(k + 1)) +
                          2e-6 * std::abs(want) + 1e-6;
       ASSERT_NEAR(c[static_cast<size_t>(i * n + j)], want, tol)
@@ -84,7 +86,34 @@ INSTANTIATE_TEST_SUITE_P(Sizes, FloatMatMulTest,
                                            Case{7, 33, 129, false, MatMulActivation::kGeluErf},
                                            Case{37, 130, 17, false, MatMulActivation::kNone},
                                            Case{128, 96, 160, true, MatMulActivation::kGeluErf},
-                                           Case{130, 768, 3072, true, MatMulActivation::kGeluErf}));
+                                           Case{130, 768, 3072, true, MatMulActivation::kGeluErf},
+                                           Case{1, 300, 200, true, MatMulActivation::kRelu},
+                                           Case{45, 130, 96, true, MatMulActivation::kRelu},
+                                           Case{128, 512, 2048, false, MatMulActivation::kRelu}));
+
+// Every implementation the tuning may pick, forced by name, with the Relu epilogue: oneDNN's post-op and onyx's
+// packed product's tile epilogue give max(x, 0) of the product plus bias.
+TEST(FloatMatMul, ReluOnEveryImplementation) {
+  struct Restore {
+    ~Restore() { unsetenv("ONYX_FLOAT_MATMUL_IMPL"); }
+  } restore;
+  const int64_t k = 200, n = 96;
+  const auto b = UniformFloats(static_cast<size_t>(k * n), 91);
+  const auto bias = UniformFloats(static_cast<size_t>(n), 92, -2.0f, 2.0f);
+  for (const char* impl : {"gemm:jit", "brg", "onyx", "onyx-hwpf"}) {
+    setenv("ONYX_FLOAT_MATMUL_IMPL", impl, 1);
+    for (int64_t m : {1, 37}) {
+      if (std::string(impl) == "onyx-hwpf" && m != 1) continue;  // a single-row candidate
+      const auto a = UniformFloats(static_cast<size_t>(m * k), 93 + static_cast<uint64_t>(m));
+      auto mm = FloatMatMul::Create(m, k, n, b.data(), bias.data(), MatMulActivation::kRelu, 2);
+      if (!mm.ok()) continue;  // oneDNN has no such kernel on this CPU
+      std::vector<float> c(static_cast<size_t>(m * n), -7.0f);
+      ASSERT_TRUE((*mm)->Run(a.data(), c.data()).ok()) << impl;
+      SCOPED_TRACE(std::string(impl) + " (" + (*mm)->implementation() + "), rows " + std::to_string(m));
+      ExpectMatches(m, k, n, a, b, bias.data(), MatMulActivation::kRelu, c);
+    }
+  }
+}
 
 // A NaN in a row of A makes that row NaN; +inf times positive weights makes it +inf, and GELU(+inf) is +inf.
 TEST(FloatMatMul, PropagatesNaNAndInf) {
@@ -500,6 +529,36 @@ TEST(MatMulBiasFusion, OnlyTheErfGeluFolds) {
           << approximate << " element " << i;
     }
   }
+}
+
+// A Relu reading a MatMulBias alone folds into it (PyTorch's nn.Transformer and T5 feed-forward layers): one node,
+// the unfused results; a Relu whose input has another reader stays.
+TEST(MatMulBiasFusion, ReluFoldsIntoTheProduct) {
+  std::ostringstream t;
+  t << "<ir_version: 8, opset_import: [\"\" : 13]>\n"
+    << "g (float[2, 3, 64] x) => (float[2, 3, 80] y, float[2, 3, 80] z, float[2, 3, 80] h2) <float[64, 80] w = {"
+    << FloatList(UniformFloats(64 * 80, 61)) << "}, float[80] c = {" << FloatList(UniformFloats(80, 62))
+    << "}, float[64, 80] w2 = {" << FloatList(UniformFloats(64 * 80, 63)) << "}> {\n"
+    << "  p = MatMul(x, w)\n  h = Add(p, c)\n  y = Relu(h)\n  h2 = MatMul(x, w2)\n  z = Relu(h2)\n}\n";
+  auto parsed = text::ParseModel(t.str());
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  Tensor x = Tensor::Allocate(DataType::kFloat, {2, 3, 64});
+  auto values = UniformFloats(2 * 3 * 64, 64, -2.0f, 2.0f);
+  values[65] = std::numeric_limits<float>::quiet_NaN();  // row 1: NaN through the fold
+  std::copy(values.begin(), values.end(), x.data<float>());
+  const std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(std::move(x))}};
+  const auto want = RunSession(*parsed, feeds, optimizer::OptLevel::kDisabled);
+  ir::Model fused;
+  const auto got = RunSession(*parsed, feeds, optimizer::OptLevel::kAll, &fused);
+  EXPECT_EQ(CountOps(fused.graph, ir::kInternalDomain, "MatMulBias"), 2);
+  EXPECT_EQ(CountOps(fused.graph, "", "Relu"), 1) << "h2 is also a graph output: its Relu stays";
+  int folded = 0;
+  for (const auto& node : fused.graph.nodes) {
+    const ir::Attribute* act = node.FindAttribute("activation");
+    folded += node.op_type == "MatMulBias" && act != nullptr && act->s == "Relu";
+  }
+  EXPECT_EQ(folded, 1);
+  ExpectSameOutputs(want, got, 3);
 }
 
 // A Gelu reading a dynamically quantized product alone folds into DynamicQuantizeMatMul, whose output is then the

@@ -17,6 +17,8 @@ void PlainFloatProduct(int64_t m, int64_t k, int64_t n, const float* a, const fl
   Gemm<float>(false, false, m, n, k, 1.0f, a, k, b, n, bias != nullptr ? 1.0f : 0.0f, c, n);
   if (activation == kernels::MatMulActivation::kGeluErf) {
     ParallelFor(m, n * 8, [&](int64_t lo, int64_t hi) { kernels::Gelu(c + lo * n, c + lo * n, (hi - lo) * n); });
+  } else if (activation == kernels::MatMulActivation::kRelu) {
+    ParallelFor(m, n, [&](int64_t lo, int64_t hi) { kernels::Relu(c + lo * n, c + lo * n, (hi - lo) * n); });
   }
 }
 

@@ -482,7 +482,7 @@ class QLinearMatMulKernel : public OpKernel {
   PackedInt8MatMul packed_;
 };
 
-// ai.onyx.internal.MatMulBias(A, B, bias) with attribute activation ("" or "Gelu", the erf form):
+// ai.onyx.internal.MatMulBias(A, B, bias) with attribute activation ("", "Gelu" (the erf form) or "Relu"):
 // Y = act(MatMul(A, B) + bias) for float A [..., K] (any rank >= 1), B [K, N] and bias [N] (optional). The MatMul +
 // Add (+ Gelu) fusion (src/optimizer/matmul_add_fusion.cc) emits it for B and bias constant; then the product runs
 // on kernels::FloatMatMul (B packed once, bias and GELU applied to each tile in cache), else on sgemm with the bias
@@ -493,8 +493,10 @@ class MatMulBiasKernel : public OpKernel {
     const std::string activation = info.GetString("activation", "");
     if (activation == "Gelu") {
       activation_ = kernels::MatMulActivation::kGeluErf;
+    } else if (activation == "Relu") {
+      activation_ = kernels::MatMulActivation::kRelu;
     } else if (!activation.empty()) {
-      return info.Error("attribute 'activation' is '" + activation + "', expected '' or 'Gelu'");
+      return info.Error("attribute 'activation' is '" + activation + "', expected '', 'Gelu' or 'Relu'");
     }
     const Tensor* b = info.ConstantInput(1);
     const bool packable = b != nullptr && b->type() == DataType::kFloat && b->rank() == 2 &&
