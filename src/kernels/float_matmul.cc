@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "kernels/dnnl_util.h"
+#include "kernels/parallel_tasks.h"
 #include "kernels/sgemm_packed.h"
 #include "kernels/tuning_cache.h"
+#include "kernels/vector_math.h"
 
 namespace onyx::kernels {
 
@@ -32,6 +34,10 @@ struct FloatMatMul::Impl {
   memory weights;           // B in the primitive's layout
   bool weights_in_place = false;  // `weights` wraps the caller's B
   std::vector<float> bias;  // empty without a bias
+  // Relu applied by onyx's kernel after the primitive (n columns per row): oneDNN's relu post-op is max(x, 0), which
+  // turns NaN into 0 on some instruction sets (AVX2), where the Relu operator and onyx's own epilogue keep it.
+  bool relu_after = false;
+  int64_t n = 0;
   // The arguments, built once (no allocation per run); a run that finds them taken builds its own.
   std::mutex args_mutex;
   DnnlArgs args;
@@ -103,14 +109,13 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Build(int64_t m, int64_t k, in
     const memory::desc b_md({k, n}, Dt::f32, Tag::any);
     const memory::desc c_md({m, n}, Dt::f32, Tag::ab);
     dnnl::primitive_attr attr = UserScratchpadAttr();  // runs of a session may execute it at once
-    if (activation != MatMulActivation::kNone) {
+    if (activation == MatMulActivation::kGeluErf) {
       dnnl::post_ops ops;
-      ops.append_eltwise(
-          1.0f,
-          activation == MatMulActivation::kRelu ? dnnl::algorithm::eltwise_relu : dnnl::algorithm::eltwise_gelu_erf,
-          0.0f, 0.0f);
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_erf, 0.0f, 0.0f);
       attr.set_post_ops(ops);
     }
+    impl->relu_after = activation == MatMulActivation::kRelu;
+    impl->n = n;
     const auto desc = bias != nullptr ? dnnl::matmul::desc(a_md, b_md, memory::desc({1, n}, Dt::f32, Tag::ab), c_md)
                                       : dnnl::matmul::desc(a_md, b_md, c_md);
     impl->pd = dnnl::matmul::primitive_desc(desc, attr, DnnlEngine());
@@ -252,7 +257,7 @@ Status FloatMatMul::Run(const float* a, float* c) const {
     return Status::Ok();
   }
   const ScopedOmpThreads scoped(threads_);
-  return DnnlCall("float matmul", [&] {
+  ONYX_RETURN_IF_ERROR(DnnlCall("float matmul", [&] {
     std::unique_lock<std::mutex> lock(impl_->args_mutex, std::try_to_lock);
     DnnlArgs local;
     if (!lock.owns_lock()) impl_->FillArgs(local);
@@ -260,7 +265,15 @@ Status FloatMatMul::Run(const float* a, float* c) const {
     args.Set(DNNL_ARG_SRC, a);
     args.Set(DNNL_ARG_DST, c);
     args.Execute(impl_->primitive);
-  });
+  }));
+  if (impl_->relu_after) {
+    const int64_t n = impl_->n, parts = std::min<int64_t>(threads_, m_);
+    RunTasks(parts, threads_, [&](int64_t p) {
+      const int64_t r0 = p * m_ / parts, r1 = (p + 1) * m_ / parts;
+      Relu(c + r0 * n, c + r0 * n, (r1 - r0) * n);
+    });
+  }
+  return Status::Ok();
 }
 
 }  // namespace onyx::kernels
