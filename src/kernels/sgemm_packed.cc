@@ -259,9 +259,11 @@ void PackedSgemm::Run(int64_t m, const float* a, float* c, int threads, bool acc
   }
 }
 
-void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate, RowPrefetch prefetch) const {
+int64_t PackedSgemm::RowGroups() const { return (tiles_n_ + kRowGroupPanels - 1) / kRowGroupPanels; }
+
+void PackedSgemm::RunRowGroups(const float* a, float* c, int64_t g0, int64_t g1, bool accumulate,
+                               RowPrefetch prefetch) const {
   const int64_t group_panels = kRowGroupPanels;
-  const int64_t groups = (tiles_n_ + group_panels - 1) / group_panels;
   const int64_t blocks_k = (k_ + kKBlock - 1) / kKBlock;
   auto run_group = [&]<bool kPrefetch>(int64_t g) {
     const int64_t t0 = g * group_panels, panels = std::min(group_panels, tiles_n_ - t0);
@@ -291,11 +293,22 @@ void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate,
     }
     if (!bias_.empty() || activation_ != MatMulActivation::kNone) Epilogue(c, 0, 1, n0, cols);
   };
-  if (prefetch == RowPrefetch::kSoftware) {
-    RunTasks(groups, threads, [&](int64_t g) { run_group.operator()<true>(g); });
-  } else {
-    RunTasks(groups, threads, [&](int64_t g) { run_group.operator()<false>(g); });
+  for (int64_t g = g0; g < g1; ++g) {
+    if (prefetch == RowPrefetch::kSoftware) {
+      run_group.operator()<true>(g);
+    } else {
+      run_group.operator()<false>(g);
+    }
   }
+}
+
+void PackedSgemm::RunRow(const float* a, float* c, int threads, bool accumulate, RowPrefetch prefetch) const {
+  RunTasks(RowGroups(), threads, [&](int64_t g) { RunRowGroups(a, c, g, g + 1, accumulate, prefetch); });
+}
+
+void PackedSgemm::RunRowPart(const float* a, float* c, int64_t part, int64_t parts, RowPrefetch prefetch) const {
+  const int64_t groups = RowGroups();
+  RunRowGroups(a, c, part * groups / parts, (part + 1) * groups / parts, false, prefetch);
 }
 
 }  // namespace onyx::kernels

@@ -51,6 +51,12 @@ class PackedSgemm {
   void Run(int64_t m, const float* a, float* c, int threads, bool accumulate = false,
            RowPrefetch row_prefetch = RowPrefetch::kSoftware) const;
 
+  // The single-row product's share `part` of `parts` (its column groups, split as Run splits them over threads): for
+  // callers that run the parts on threads of their own (a recurrent layer's steps inside one parallel region). The
+  // parts together give Run(1, a, c, parts)'s C, bit for bit.
+  void RunRowPart(const float* a, float* c, int64_t part, int64_t parts,
+                  RowPrefetch prefetch = RowPrefetch::kSoftware) const;
+
   int64_t k() const { return k_; }
   // The packed copy of B (for FlushFromCaches when timing).
   const float* packed_data() const { return packed_.data(); }
@@ -68,6 +74,9 @@ class PackedSgemm {
   // The single-row product (a decoder's step, a classifier head): bandwidth-bound, each weight used once, so the
   // panels are streamed several at a time with one accumulator chain per column instead of through the tile.
   void RunRow(const float* a, float* c, int threads, bool accumulate, RowPrefetch prefetch) const;
+  // Column groups of the single-row product (kRowGroupPanels panels each) and groups [g0, g1) of it on this thread.
+  int64_t RowGroups() const;
+  void RunRowGroups(const float* a, float* c, int64_t g0, int64_t g1, bool accumulate, RowPrefetch prefetch) const;
   // Bias and activation on rows [m0, m0 + rows) x columns [n0, n0 + cols) of C.
   void Epilogue(float* c, int64_t m0, int64_t rows, int64_t n0, int64_t cols) const;
 

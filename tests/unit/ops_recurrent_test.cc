@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <string>
@@ -494,6 +495,66 @@ TEST(RecurrentTest, PackedWeightsAndBatchGroupsMatchTheSingleThreadedProduct) {
               ASSERT_NEAR(a, b, 2e-5f * (1.0f + std::fabs(a))) << "output " << o << " at " << k;
             }
           }
+        }
+      }
+    }
+  }
+}
+
+// One batch entry whose per-step product has the work for two threads (R of 1 MB or more), one direction: the steps
+// run inside one parallel region, each thread computing its share of the product's columns and of the gates'
+// units. The outputs must be those of one thread bit for bit, for every cell and option, forward and reverse, with a
+// sequence length shorter than the sequence (padding steps).
+TEST(RecurrentTest, StepsSplitOverThreadsGiveTheSingleThreadedBits) {
+  constexpr int64_t I = 23, S = 6;
+  struct Variant {
+    const char* op;
+    int64_t gates, hidden;
+    int64_t linear_before_reset;
+    bool peepholes_and_clip;
+  };
+  const Variant variants[] = {{"RNN", 1, 520, 0, false},
+                              {"GRU", 3, 300, 0, false},
+                              {"GRU", 3, 300, 1, true},
+                              {"LSTM", 4, 260, 0, false},
+                              {"LSTM", 4, 260, 0, true}};
+  for (const Variant& v : variants) {
+    for (const char* direction : {"forward", "reverse"}) {
+      SCOPED_TRACE(std::string(v.op) + " " + direction + " lbr " + std::to_string(v.linear_before_reset) +
+                   (v.peepholes_and_clip ? " peepholes+clip" : ""));
+      const int64_t G = v.gates, H = v.hidden;
+      auto t = Op(v.op, 22).Outputs(std::string(v.op) == "LSTM" ? 3 : 2);
+      t.Input(NormalTensor({S, 1, I}, 11))
+          .Input(NormalTensor({1, G * H, I}, 12))
+          .Input(NormalTensor({1, G * H, H}, 13))
+          .Input(NormalTensor({1, 2 * G * H}, 14))
+          .Input(I32({5}, {1}))
+          .Input(NormalTensor({1, 1, H}, 15));
+      for (size_t i = 1; i <= 2; ++i) {  // scaled as trained weights are (pre-activations not all saturated)
+        Tensor& m = t.inputs[i].tensor();
+        for (int64_t k = 0; k < m.size(); ++k) m.data<float>()[k] *= 0.05f;
+      }
+      if (std::string(v.op) == "LSTM") {
+        t.Input(NormalTensor({1, 1, H}, 16));
+        if (v.peepholes_and_clip) t.Input(NormalTensor({1, 3 * H}, 17));
+      }
+      if (std::string(v.op) == "GRU") t.Attr("linear_before_reset", v.linear_before_reset);
+      if (v.peepholes_and_clip) t.Attr("clip", 1.5f);
+      t.Attr("hidden_size", H).Attr("direction", std::string(direction));
+      t.constant_inputs = {1, 2};
+      t.options.intra_op_num_threads = 1;
+      const std::vector<Tensor> want = RunAllTensors(t);
+      t.options.intra_op_num_threads = 2;
+      const std::vector<Tensor> got = RunAllTensors(t);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t o = 0; o < want.size(); ++o) {
+        ASSERT_EQ(got[o].shape(), want[o].shape());
+        for (int64_t k = 0; k < want[o].size(); ++k) {
+          uint32_t a, b;
+          std::memcpy(&a, want[o].data<float>() + k, 4);
+          std::memcpy(&b, got[o].data<float>() + k, 4);
+          ASSERT_EQ(a, b) << "output " << o << " at " << k << ": " << want[o].data<float>()[k] << " vs "
+                          << got[o].data<float>()[k];
         }
       }
     }

@@ -648,130 +648,163 @@ class RecurrentKernel : public OpKernel {
       rh_r.resize(static_cast<size_t>(B * H));
     }
 
-    for (int64_t step = 0; step < S; ++step) {
-      const int64_t t = reverse ? S - 1 - step : step;
-      const CT* xw_t = xw.data() + (t * batch + n0) * GH;
-      if constexpr (std::is_same_v<CT, float>) {  // as X * W^T above
-        if (qr != nullptr) {
-          QuantizedProduct(h, B, *qr, hr.data(), threads);
-        } else if (packed != nullptr) {
-          packed->r->Run(B, h, hr.data(), step_threads);
+    // One batch entry with the packed product and several threads for it: the steps run inside one parallel region,
+    // each thread computing its share of the product's columns (RunRowPart) and the gates of its share of the hidden
+    // units, with barriers between the phases, instead of a fork and join around every step's product and the gates
+    // on one thread. The same sums and per-element operations (vector_math's results do not depend on where a value
+    // lies in its span), so the same bits.
+    bool in_region = false;
+    if constexpr (std::is_same_v<CT, float>) {
+      in_region = packed != nullptr && qr == nullptr && B == 1 && step_threads > 1 && !omp_in_parallel();
+    }
+    auto steps = [&](int part, int parts, const auto& barrier) {
+      const int64_t j0 = part * H / parts, j1 = (part + 1) * H / parts, units = j1 - j0;
+      for (int64_t step = 0; step < S; ++step) {
+        const int64_t t = reverse ? S - 1 - step : step;
+        const CT* xw_t = xw.data() + (t * batch + n0) * GH;
+        if constexpr (std::is_same_v<CT, float>) {  // as X * W^T above
+          if (qr != nullptr) {
+            QuantizedProduct(h, B, *qr, hr.data(), threads);
+          } else if (packed != nullptr && parts > 1) {
+            packed->r->RunRowPart(h, hr.data(), part, parts);
+            barrier();
+          } else if (packed != nullptr) {
+            packed->r->Run(B, h, hr.data(), step_threads);
+          }
         }
-      }
-      if (qr == nullptr && packed == nullptr)
-        nn::Gemm<CT>(false, true, B, GH, H, CT(1), h, H, r, H, CT(0), hr.data(), GH);
-      // Pre-activations in place of hr, row by row, summed as xw + hr + wb + rb; then each gate's span of H values
-      // (contiguous per row) is clipped and activated at once: the array kernels of vector_math for the usual
-      // sigmoid and tanh, where a call per value cost ~10x the products of a step.
-      switch (kind_) {
-        case CellKind::kRnn:
-          for (int64_t n = 0; n < B; ++n) {
-            CT* g = hr.data() + n * hr_ld;
-            const CT* xg = xw_t + n * GH;
-            for (int64_t j = 0; j < H; ++j) g[j] = xg[j] + g[j] + wb[j] + rb[j];
-            ClipSpan(g, H);
-            act[0].Apply(g, H);
-            std::copy(g, g + H, h_new.data() + n * H);
-          }
-          break;
-        case CellKind::kGru: {
-          // Gate order in W, R and B: z (update), r (reset), h (hidden); z and r are adjacent in each row.
-          for (int64_t n = 0; n < B; ++n) {
-            CT* g = hr.data() + n * hr_ld;
-            const CT* xg = xw_t + n * GH;
-            for (int64_t j = 0; j < 2 * H; ++j) g[j] = xg[j] + g[j] + wb[j] + rb[j];
-            ClipSpan(g, 2 * H);
-            act[0].Apply(g, 2 * H);
-            if (!linear_before_reset_) {
-              const CT* hn = h + n * H;
-              for (int64_t j = 0; j < H; ++j) rh[static_cast<size_t>(n * H + j)] = g[H + j] * hn[j];
+        if (qr == nullptr && packed == nullptr)
+          nn::Gemm<CT>(false, true, B, GH, H, CT(1), h, H, r, H, CT(0), hr.data(), GH);
+        // Pre-activations in place of hr, row by row, summed as xw + hr + wb + rb; then each gate's span of this
+        // thread's units (contiguous per row) is clipped and activated at once: the array kernels of vector_math for
+        // the usual sigmoid and tanh, where a call per value cost ~10x the products of a step.
+        auto sum_gate = [&](CT* g, const CT* xg, int64_t gate) {
+          const int64_t o = gate * H;
+          for (int64_t j = j0; j < j1; ++j) g[o + j] = xg[o + j] + g[o + j] + wb[o + j] + rb[o + j];
+        };
+        auto activate = [&](CT* v, const Activation& a) {
+          ClipSpan(v + j0, units);
+          a.Apply(v + j0, units);
+        };
+        switch (kind_) {
+          case CellKind::kRnn:
+            for (int64_t n = 0; n < B; ++n) {
+              CT* g = hr.data() + n * hr_ld;
+              sum_gate(g, xw_t + n * GH, 0);
+              activate(g, act[0]);
+              std::copy(g + j0, g + j1, h_new.data() + n * H + j0);
             }
-          }
-          if (!linear_before_reset_) {
-            if constexpr (std::is_same_v<CT, float>) {
-              if (packed != nullptr) packed->r_hidden->Run(B, rh.data(), rh_r.data(), step_threads);
-            }
-            if (packed == nullptr) {
-              nn::Gemm<CT>(false, true, B, H, H, CT(1), rh.data(), H, r + 2 * H * H, H, CT(0), rh_r.data(), H);
-            }
-          }
-          for (int64_t n = 0; n < B; ++n) {
-            const CT* g = hr.data() + n * hr_ld;
-            const CT* z = g;
-            const CT* gate_r = g + H;
-            const CT* xh = xw_t + n * GH + 2 * H;
-            const CT* hh = g + 2 * H;  // H_{t-1} * R_h^T
-            CT* pre = h_new.data() + n * H;
-            if (linear_before_reset_) {
-              for (int64_t j = 0; j < H; ++j) pre[j] = xh[j] + wb[2 * H + j] + gate_r[j] * (hh[j] + rb[2 * H + j]);
-            } else {
-              const CT* rr = rh_r.data() + n * H;
-              for (int64_t j = 0; j < H; ++j) pre[j] = xh[j] + rr[j] + wb[2 * H + j] + rb[2 * H + j];
-            }
-            ClipSpan(pre, H);
-            act[1].Apply(pre, H);
-            const CT* hn = h + n * H;
-            for (int64_t j = 0; j < H; ++j) pre[j] = (CT(1) - z[j]) * pre[j] + z[j] * hn[j];
-          }
-          break;
-        }
-        case CellKind::kLstm: {
-          // Gate order in W, R and B: i (input), o (output), f (forget), c (cell); peepholes: i, o, f.
-          const CT* pi = peep;  // null without P
-          const CT* po = peep != nullptr ? peep + H : nullptr;
-          const CT* pf = peep != nullptr ? peep + 2 * H : nullptr;
-          for (int64_t n = 0; n < B; ++n) {
-            CT* g = hr.data() + n * hr_ld;
-            const CT* xg = xw_t + n * GH;
-            for (int64_t j = 0; j < GH; ++j) g[j] = xg[j] + g[j] + wb[j] + rb[j];
-            CT* gi = g;
-            CT* go = g + H;
-            CT* gf = g + 2 * H;
-            CT* gc = g + 3 * H;
-            const CT* c_prev = c + n * H;
-            if (peep != nullptr) {
-              for (int64_t j = 0; j < H; ++j) gi[j] += pi[j] * c_prev[j];
-              if (!input_forget_) {
-                for (int64_t j = 0; j < H; ++j) gf[j] += pf[j] * c_prev[j];
+            break;
+          case CellKind::kGru: {
+            // Gate order in W, R and B: z (update), r (reset), h (hidden); z and r are adjacent in each row.
+            for (int64_t n = 0; n < B; ++n) {
+              CT* g = hr.data() + n * hr_ld;
+              const CT* xg = xw_t + n * GH;
+              sum_gate(g, xg, 0);
+              sum_gate(g, xg, 1);
+              activate(g, act[0]);
+              activate(g + H, act[0]);
+              if (!linear_before_reset_) {
+                const CT* hn = h + n * H;
+                for (int64_t j = j0; j < j1; ++j) rh[static_cast<size_t>(n * H + j)] = g[H + j] * hn[j];
               }
             }
-            ClipSpan(gi, H);
-            act[0].Apply(gi, H);
-            if (input_forget_) {
-              for (int64_t j = 0; j < H; ++j) gf[j] = CT(1) - gi[j];
-            } else {
-              ClipSpan(gf, H);
-              act[0].Apply(gf, H);
+            if (!linear_before_reset_) {
+              if constexpr (std::is_same_v<CT, float>) {
+                if (packed != nullptr && parts > 1) {
+                  barrier();  // every unit's r . H_{t-1} before the product reads them
+                  packed->r_hidden->RunRowPart(rh.data(), rh_r.data(), part, parts);
+                  barrier();
+                } else if (packed != nullptr) {
+                  packed->r_hidden->Run(B, rh.data(), rh_r.data(), step_threads);
+                }
+              }
+              if (packed == nullptr) {
+                nn::Gemm<CT>(false, true, B, H, H, CT(1), rh.data(), H, r + 2 * H * H, H, CT(0), rh_r.data(), H);
+              }
             }
-            ClipSpan(gc, H);
-            act[1].Apply(gc, H);
-            CT* ct = c_new.data() + n * H;
-            for (int64_t j = 0; j < H; ++j) ct[j] = gf[j] * c_prev[j] + gi[j] * gc[j];
-            if (peep != nullptr) {
-              for (int64_t j = 0; j < H; ++j) go[j] += po[j] * ct[j];
+            for (int64_t n = 0; n < B; ++n) {
+              const CT* g = hr.data() + n * hr_ld;
+              const CT* z = g;
+              const CT* gate_r = g + H;
+              const CT* xh = xw_t + n * GH + 2 * H;
+              const CT* hh = g + 2 * H;  // H_{t-1} * R_h^T
+              CT* pre = h_new.data() + n * H;
+              if (linear_before_reset_) {
+                for (int64_t j = j0; j < j1; ++j) {
+                  pre[j] = xh[j] + wb[2 * H + j] + gate_r[j] * (hh[j] + rb[2 * H + j]);
+                }
+              } else {
+                const CT* rr = rh_r.data() + n * H;
+                for (int64_t j = j0; j < j1; ++j) pre[j] = xh[j] + rr[j] + wb[2 * H + j] + rb[2 * H + j];
+              }
+              activate(pre, act[1]);
+              const CT* hn = h + n * H;
+              for (int64_t j = j0; j < j1; ++j) pre[j] = (CT(1) - z[j]) * pre[j] + z[j] * hn[j];
             }
-            ClipSpan(go, H);
-            act[0].Apply(go, H);
-            CT* hn = h_new.data() + n * H;
-            std::copy(ct, ct + H, hn);
-            ClipSpan(hn, H);  // the state itself stays unclipped
-            act[2].Apply(hn, H);
-            for (int64_t j = 0; j < H; ++j) hn[j] *= go[j];
+            break;
           }
-          break;
+          case CellKind::kLstm: {
+            // Gate order in W, R and B: i (input), o (output), f (forget), c (cell); peepholes: i, o, f.
+            const CT* pi = peep;  // null without P
+            const CT* po = peep != nullptr ? peep + H : nullptr;
+            const CT* pf = peep != nullptr ? peep + 2 * H : nullptr;
+            for (int64_t n = 0; n < B; ++n) {
+              CT* g = hr.data() + n * hr_ld;
+              const CT* xg = xw_t + n * GH;
+              for (int64_t gate = 0; gate < 4; ++gate) sum_gate(g, xg, gate);
+              CT* gi = g;
+              CT* go = g + H;
+              CT* gf = g + 2 * H;
+              CT* gc = g + 3 * H;
+              const CT* c_prev = c + n * H;
+              if (peep != nullptr) {
+                for (int64_t j = j0; j < j1; ++j) gi[j] += pi[j] * c_prev[j];
+                if (!input_forget_) {
+                  for (int64_t j = j0; j < j1; ++j) gf[j] += pf[j] * c_prev[j];
+                }
+              }
+              activate(gi, act[0]);
+              if (input_forget_) {
+                for (int64_t j = j0; j < j1; ++j) gf[j] = CT(1) - gi[j];
+              } else {
+                activate(gf, act[0]);
+              }
+              activate(gc, act[1]);
+              CT* ct = c_new.data() + n * H;
+              for (int64_t j = j0; j < j1; ++j) ct[j] = gf[j] * c_prev[j] + gi[j] * gc[j];
+              if (peep != nullptr) {
+                for (int64_t j = j0; j < j1; ++j) go[j] += po[j] * ct[j];
+              }
+              activate(go, act[0]);
+              CT* hn = h_new.data() + n * H;
+              std::copy(ct + j0, ct + j1, hn + j0);
+              activate(hn, act[2]);  // the state itself stays unclipped
+              for (int64_t j = j0; j < j1; ++j) hn[j] *= go[j];
+            }
+            break;
+          }
         }
-      }
-      const bool has_cell = kind_ == CellKind::kLstm;
-      for (int64_t n = 0; n < B; ++n) {
-        if (t >= lens[static_cast<size_t>(n0 + n)]) continue;  // padding: state kept, Y stays zero
-        CT* y_t = y.data() + ((t * D + dir) * batch + n0 + n) * H;
-        for (int64_t j = 0; j < H; ++j) {
-          const size_t o = static_cast<size_t>(n * H + j);
-          h[o] = h_new[o];
-          if (has_cell) c[o] = c_new[o];
-          y_t[j] = h_new[o];
+        const bool has_cell = kind_ == CellKind::kLstm;
+        for (int64_t n = 0; n < B; ++n) {
+          if (t >= lens[static_cast<size_t>(n0 + n)]) continue;  // padding: state kept, Y stays zero
+          CT* y_t = y.data() + ((t * D + dir) * batch + n0 + n) * H;
+          for (int64_t j = j0; j < j1; ++j) {
+            const size_t o = static_cast<size_t>(n * H + j);
+            h[o] = h_new[o];
+            if (has_cell) c[o] = c_new[o];
+            y_t[j] = h_new[o];
+          }
         }
+        barrier();  // every unit's new state before the next step's product reads H
       }
+    };
+    if (in_region) {
+#pragma omp parallel num_threads(step_threads)
+      steps(omp_get_thread_num(), omp_get_num_threads(), [] {
+#pragma omp barrier
+      });
+    } else {
+      steps(0, 1, [] {});
     }
   }
 
