@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <string>
@@ -94,6 +95,18 @@ std::string Floats(const std::vector<float>& v) {
   return s.str();
 }
 
+// A session of the model in text form at `threads`, null (with the test failed) where it does not parse or load.
+std::unique_ptr<Session> SessionOf(const std::string& text, int threads) {
+  auto model = text::ParseModel(text);
+  EXPECT_TRUE(model.ok()) << model.status().message();
+  if (!model.ok()) return nullptr;
+  SessionOptions options;
+  options.intra_op_num_threads = threads;
+  auto session = Session::Create(*model, options);
+  EXPECT_TRUE(session.ok()) << session.status().message();
+  return session.ok() ? std::move(*session) : nullptr;
+}
+
 TEST(DnnlFloatConv, MatchesReferenceAndGivesBackItsWeights) {
   if (!kernels::BlockedConvolutionIsFast()) GTEST_SKIP() << "oneDNN has no blocked kernels on this CPU";
   std::mt19937 rng(5);
@@ -136,12 +149,8 @@ void ExpectSessionMatches(const Conv3d& c, const std::vector<Shape>& shapes, int
                            "] w = {" + Floats(w) + "}, float[" + std::to_string(c.m) + "] b = {" + Floats(b) +
                            "}> { y = Conv <group = " + std::to_string(c.group) + ", strides = [" + Ints(c.stride, 3) +
                            "], dilations = [" + Ints(c.dilation, 3) + "], pads = [" + Ints(pads, 6) + "]> (x, w, b) }";
-  auto model = text::ParseModel(text);
-  ASSERT_TRUE(model.ok()) << model.status().message();
-  SessionOptions options;
-  options.intra_op_num_threads = threads;
-  auto session = Session::Create(*model, options);
-  ASSERT_TRUE(session.ok()) << session.status().message();
+  const std::unique_ptr<Session> session = SessionOf(text, threads);
+  ASSERT_NE(session, nullptr);
   for (int round = 0; round < 2; ++round) {  // each shape twice: built, then reused
     for (const Shape& xs : shapes) {
       int64_t count = 1;
@@ -150,7 +159,7 @@ void ExpectSessionMatches(const Conv3d& c, const std::vector<Shape>& shapes, int
       Tensor xt = Tensor::Allocate(DataType::kFloat, xs);
       std::copy(x.begin(), x.end(), xt.data<float>());
       std::vector<Value> got;
-      const Status st = (*session)->Run({{"x", xt}}, {}, &got);
+      const Status st = session->Run({{"x", xt}}, {}, &got);
       ASSERT_TRUE(st.ok()) << st.message();
       Shape ys;
       const std::vector<double> want = Reference(c, x, xs, w, b, &ys);
@@ -203,19 +212,15 @@ void ExpectConv1dMatches(const Conv3d& c, const std::vector<int64_t>& widths, co
       "}> { y = Conv <group = " + std::to_string(c.group) + ", strides = [" + std::to_string(c.stride[2]) +
       "], dilations = [" + std::to_string(c.dilation[2]) + "], pads = [" + std::to_string(c.pad_begin[2]) + ", " +
       std::to_string(c.pad_end[2]) + "]> (x, w, b) }";
-  auto model = text::ParseModel(text);
-  ASSERT_TRUE(model.ok()) << model.status().message();
-  SessionOptions options;
-  options.intra_op_num_threads = threads;
-  auto session = Session::Create(*model, options);
-  ASSERT_TRUE(session.ok()) << session.status().message();
+  const std::unique_ptr<Session> session = SessionOf(text, threads);
+  ASSERT_NE(session, nullptr);
   for (int round = 0; round < 2; ++round) {
     for (int64_t width : widths) {
       const std::vector<float> x = Random(static_cast<size_t>(c.c * width), rng);
       Tensor xt = Tensor::Allocate(DataType::kFloat, {1, c.c, width});
       std::copy(x.begin(), x.end(), xt.data<float>());
       std::vector<Value> got;
-      const Status st = (*session)->Run({{"x", xt}}, {}, &got);
+      const Status st = session->Run({{"x", xt}}, {}, &got);
       ASSERT_TRUE(st.ok()) << st.message();
       Shape ys;
       const std::vector<double> want = Reference(c, x, {1, c.c, 1, 1, width}, w, b, &ys);
