@@ -184,6 +184,11 @@ HWY_INLINE V GeluLinearBelowTiny(D d, V x, V y) {
   return hn::IfThenElse(hn::Lt(hn::Abs(x), hn::Set(d, kGeluLinearBelow)), hn::Mul(hn::Set(d, 0.5f), x), y);
 }
 
+// R's coefficients, highest degree first.
+constexpr float kGeluErfcR[] = {-4.92891922e-05f, 0.000160869124f, -0.000200299022f, 6.52231029e-05f, 0.000519754773f,
+                                -0.00263191666f,  0.00865188148f,  -0.0234412327f,   0.0571335182f,   -0.131720468f,
+                                0.30499655f,      -0.836321652f,   -1.36494124f};
+
 // 0.5 x (1 + erf(z)), z = x / sqrt 2, for x neither NaN nor below kGeluLinearBelow in magnitude. 1 + erf(z) needs no
 // relative accuracy near z = 0 (unlike erf itself), so one approximation covers every a = |z| in [0, 4]:
 // erfc(a) = exp(R(u) - a^2), u = a / 2 - 1 in [-1, 1], R of degree 12 fitted to log(erfc(a)) + a^2 (max abs error
@@ -191,12 +196,8 @@ HWY_INLINE V GeluLinearBelowTiny(D d, V x, V y) {
 // results) and 2 - erfc(a) for positive z; past a = 4 erfc is taken as 0 (huge negative x give -0). a^2 = 0.5 x * x
 // (exact in the fused multiply-add that forms the exponent). About 40 vector operations: the two-range form
 // (erf's small-range polynomial beside the erfc branch, both computed for a vector holding both kinds of lanes) took
-// ~70, 0.61 ns per value on an AMD EPYC Zen 5.
-// R's coefficients, highest degree first.
-constexpr float kGeluErfcR[] = {-4.92891922e-05f, 0.000160869124f, -0.000200299022f, 6.52231029e-05f, 0.000519754773f,
-                                -0.00263191666f,  0.00865188148f,  -0.0234412327f,   0.0571335182f,   -0.131720468f,
-                                0.30499655f,      -0.836321652f,   -1.36494124f};
-
+// ~70, 0.61 ns per value on an AMD EPYC Zen 5. The coefficients were fitted as erf's (docs/kernels.md).
+//
 // kN vectors at once, each operation applied to all of them before the next (the chains interleave in the
 // out-of-order window: ~30 dependent operations of 4 cycles each per vector).
 template <int kN, class D, class V>
