@@ -39,6 +39,7 @@ bool KeepsInputTypeAndRank(const std::string& op) {
                                                       "LayerNormalization",
                                                       "BatchNormalization",
                                                       "InstanceNormalization",
+                                                      "GroupNormalization",
                                                       "MaxPool",
                                                       "AveragePool",
                                                       "LpPool",
@@ -60,18 +61,25 @@ bool KeepsInputTypeAndRank(const std::string& op) {
   return ops.count(op) > 0;
 }
 
+// The private operators the fusions emit where a model's opset predates the standard one (ops/fused/register.cc):
+// their outputs have input 0's type and rank, as the standard operators'.
+bool IsInternalStandard(const ir::Node& n) {
+  return n.domain == ir::kInternalDomain && (n.op_type == "Gelu" || n.op_type == "LayerNormalization" ||
+                                             n.op_type == "HardSwish" || n.op_type == "GroupNormalization");
+}
+
 // Operators whose output 0 has the element type of input 0 (Where: of input 1).
 bool KeepsInputType(const ir::Node& n) {
   static const std::unordered_set<std::string> ops = {
       "Add",       "Sub",     "Mul",        "Div",       "Pow",       "Max",       "Min",    "Reshape",
       "Transpose", "Squeeze", "Unsqueeze",  "Flatten",   "Concat",    "Gather",    "Expand", "MatMul",
       "Gemm",      "Conv",    "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "Where"};
-  return IsOnnxDomain(n) && (KeepsInputTypeAndRank(n.op_type) || ops.count(n.op_type) > 0);
+  return (IsOnnxDomain(n) && (KeepsInputTypeAndRank(n.op_type) || ops.count(n.op_type) > 0)) || IsInternalStandard(n);
 }
 
 // Operators whose output 0 has the rank of input 0.
 bool KeepsInputRank(const ir::Node& n) {
-  return IsOnnxDomain(n) && (KeepsInputTypeAndRank(n.op_type) || n.op_type == "Cast");
+  return (IsOnnxDomain(n) && (KeepsInputTypeAndRank(n.op_type) || n.op_type == "Cast")) || IsInternalStandard(n);
 }
 
 }  // namespace

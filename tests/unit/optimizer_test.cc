@@ -707,6 +707,54 @@ TEST(OptimizerLayerNorm, FusesTheDecomposedForm) {
   EXPECT_EQ(Ops(o13), (std::map<std::string, int64_t>{{"ai.onyx.internal.LayerNormalization", 1}}));
 }
 
+// nn.GroupNorm as PyTorch exports it before opset 18: Reshape to [N, G, -1], InstanceNormalization with ones and
+// zeros, Reshape back (to Shape(x), or a constant), Mul by gamma and Add of beta per channel.
+std::string GroupNormModel(int opset, const std::string& back_shape) {
+  std::string text = R"(
+<ir_version: 8, opset_import: ["" : OPSET]>
+g (float[2, 8, 3, 5] x) => (float[2, 8, 3, 5] y) <int64[3] grouped = {0, 2, -1}, BACK_INIT
+    float[2] ones = {1.0, 1.0}, float[2] zeros = {0.0, 0.0},
+    float[8, 1, 1] gamma = {1.0, 0.5, 2.0, 1.5, -1.0, 0.25, 1.0, 3.0},
+    float[8, 1, 1] beta = {0.0, 0.1, -0.1, 0.2, 0.3, -0.3, 0.5, 1.0}> {
+  r = Reshape(x, grouped)
+  n = InstanceNormalization<epsilon = 0.001>(r, ones, zeros)
+  BACK_SHAPE
+  b = Reshape(n, back)
+  m = Mul(b, gamma)
+  y = Add(m, beta)
+}
+)";
+  auto replace = [&text](const std::string& from, const std::string& to) {
+    text.replace(text.find(from), from.size(), to);
+  };
+  replace("OPSET", std::to_string(opset));
+  if (back_shape.empty()) {  // Shape(x)
+    replace("BACK_INIT", "");
+    replace("BACK_SHAPE", "back = Shape(x)");
+  } else {
+    replace("BACK_INIT", "int64[4] back = {" + back_shape + "},");
+    replace("BACK_SHAPE", "");
+  }
+  return text;
+}
+
+TEST(OptimizerGroupNorm, FusesTheExportedForm) {
+  // Shape(x) or a constant for the second Reshape; the private operator before opset 21, ONNX's from 21.
+  for (const std::string& back : {std::string(), std::string("2, 8, 3, 5")}) {
+    ir::Model o = OptimizeAndCompare(OptLevel::kExtended, GroupNormModel(17, back));
+    EXPECT_EQ(Ops(o), (std::map<std::string, int64_t>{{"ai.onyx.internal.GroupNormalization", 1}})) << back;
+  }
+  ir::Model o21 = OptimizeAndCompare(OptLevel::kExtended, GroupNormModel(21, ""));
+  EXPECT_EQ(Ops(o21), (std::map<std::string, int64_t>{{"GroupNormalization", 1}}));
+}
+
+TEST(OptimizerGroupNorm, KeepsAReshapeToAnotherShape) {
+  // The second Reshape does not restore x's shape (the same elements as [2, 8, 5, 3]): not a GroupNormalization.
+  ir::Model o = OptimizeAndCompare(OptLevel::kExtended, GroupNormModel(17, "2, 8, 5, 3"));
+  EXPECT_EQ(Count(o, "ai.onyx.internal.GroupNormalization"), 0);
+  EXPECT_EQ(Count(o, "InstanceNormalization"), 1);
+}
+
 // A residual Add before the decomposed LayerNormalization, with a bias on the sum: ONNX Runtime fuses it into
 // com.microsoft SkipLayerNormalization, which computes differently; only OptimizerOptions::ort_fusions does as well.
 std::string SkipLayerNormModel(const std::string& a_shape = "2, 3, 8", const std::string& b_shape = "2, 3, 8") {
