@@ -418,8 +418,8 @@ void RegisterContribInference(OpInferenceRegistry& r) {
   r.Add("ai.onyx.internal", "DynamicQuantizeMatMul", MatMulToFloat);
   r.Add("ai.onyx.internal", "MatMulIntegerToFloat", MatMulToFloat);
   // The optimizer's stand-ins for operators the model's opset lacks: the standard operators' first output.
-  for (const char* op : {"Gelu", "LayerNormalization", "HardSwish", "GroupNormalization"}) {
-    r.Add("ai.onyx.internal", op, SameAsInput0);
+  for (const ir::InternalStandardTwin& twin : ir::kInternalStandardTwins) {
+    r.Add(ir::kInternalDomain, twin.op_type, SameAsInput0);
   }
 }
 

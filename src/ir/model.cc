@@ -175,6 +175,14 @@ std::string Node::Describe() const {
   return "node (" + op + ")";
 }
 
+bool IsInternalStandardTwin(const Node& node) {
+  if (node.domain != kInternalDomain) return false;
+  for (const InternalStandardTwin& twin : kInternalStandardTwins) {
+    if (node.op_type == twin.op_type) return true;
+  }
+  return false;
+}
+
 const NamedTensor* Graph::FindInitializer(std::string_view value_name) const {
   for (const auto& t : initializers) {
     if (t.name == value_name) return &t;

@@ -140,6 +140,19 @@ struct Node {
   std::string Describe() const;
 };
 
+// The standard operators whose twins in kInternalDomain the optimizer's fusions emit where a model's opset predates
+// them (the opset each arrived in): the same inputs, attributes, kernel (ops/fused/register.cc) and output type and
+// shape (infer/ops_contrib.cc, optimizer/graph_index.cc). One list, so that a new twin is known to all three.
+struct InternalStandardTwin {
+  const char* op_type;
+  int since_version;
+};
+inline constexpr InternalStandardTwin kInternalStandardTwins[] = {
+    {"Gelu", 20}, {"LayerNormalization", 17}, {"HardSwish", 14}, {"GroupNormalization", 21}};
+
+// Whether `node` is one of those twins.
+bool IsInternalStandardTwin(const Node& node);
+
 struct Graph {
   std::string name;
   std::vector<Node> nodes;

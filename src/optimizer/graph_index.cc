@@ -61,25 +61,21 @@ bool KeepsInputTypeAndRank(const std::string& op) {
   return ops.count(op) > 0;
 }
 
-// The private operators the fusions emit where a model's opset predates the standard one (ops/fused/register.cc):
-// their outputs have input 0's type and rank, as the standard operators'.
-bool IsInternalStandard(const ir::Node& n) {
-  return n.domain == ir::kInternalDomain && (n.op_type == "Gelu" || n.op_type == "LayerNormalization" ||
-                                             n.op_type == "HardSwish" || n.op_type == "GroupNormalization");
-}
-
-// Operators whose output 0 has the element type of input 0 (Where: of input 1).
+// Operators whose output 0 has the element type of input 0 (Where: of input 1); the internal twins of standard
+// operators (ir::kInternalStandardTwins) as those.
 bool KeepsInputType(const ir::Node& n) {
   static const std::unordered_set<std::string> ops = {
       "Add",       "Sub",     "Mul",        "Div",       "Pow",       "Max",       "Min",    "Reshape",
       "Transpose", "Squeeze", "Unsqueeze",  "Flatten",   "Concat",    "Gather",    "Expand", "MatMul",
       "Gemm",      "Conv",    "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "Where"};
-  return (IsOnnxDomain(n) && (KeepsInputTypeAndRank(n.op_type) || ops.count(n.op_type) > 0)) || IsInternalStandard(n);
+  return (IsOnnxDomain(n) && (KeepsInputTypeAndRank(n.op_type) || ops.count(n.op_type) > 0)) ||
+         ir::IsInternalStandardTwin(n);
 }
 
-// Operators whose output 0 has the rank of input 0.
+// Operators whose output 0 has the rank of input 0 (the internal twins as above).
 bool KeepsInputRank(const ir::Node& n) {
-  return (IsOnnxDomain(n) && (KeepsInputTypeAndRank(n.op_type) || n.op_type == "Cast")) || IsInternalStandard(n);
+  return (IsOnnxDomain(n) && (KeepsInputTypeAndRank(n.op_type) || n.op_type == "Cast")) ||
+         ir::IsInternalStandardTwin(n);
 }
 
 }  // namespace

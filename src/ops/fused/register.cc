@@ -1,7 +1,8 @@
-// Operators of onyx's private domain (ai.onyx.internal) that the graph optimizer's fusions emit: Gelu (ONNX opset 20),
-// LayerNormalization (opset 17), HardSwish (14) and GroupNormalization (21, per-channel scale) where a model's opset
-// predates the standard operator (they run the standard kernels, which read nothing version-specific), and
-// FusedElementwise (fused_elementwise.cc). Registered after every other family (op_list.h order).
+// Operators of onyx's private domain (ai.onyx.internal) that the graph optimizer's fusions emit: the twins of standard
+// operators a model's opset predates (ir::kInternalStandardTwins: Gelu, LayerNormalization, HardSwish and
+// GroupNormalization with its per-channel scale of opset 21), which run the standard kernels (they read nothing
+// version-specific), and FusedElementwise (fused_elementwise.cc). Registered after every other family (op_list.h
+// order).
 #include "ir/gradient.h"
 #include "ops/fused/fused_ops.h"
 #include "ops/op_list.h"
@@ -10,11 +11,9 @@
 namespace onyx::ops {
 
 void RegisterFusedOps(KernelRegistry& registry) {
-  const std::pair<const char*, int> standard[] = {
-      {"Gelu", 20}, {"LayerNormalization", 17}, {"HardSwish", 14}, {"GroupNormalization", 21}};
-  for (const auto& [op, since] : standard) {
-    if (const KernelFactory* factory = registry.Find("", op, since)) {
-      registry.Add(ir::kInternalDomain, op, 1, kLatestVersion, *factory);
+  for (const ir::InternalStandardTwin& twin : ir::kInternalStandardTwins) {
+    if (const KernelFactory* factory = registry.Find("", twin.op_type, twin.since_version)) {
+      registry.Add(ir::kInternalDomain, twin.op_type, 1, kLatestVersion, *factory);
     }
   }
   RegisterFusedElementwise(registry);
