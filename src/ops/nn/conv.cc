@@ -43,6 +43,10 @@ Status CheckPerChannel(const Tensor& t, int64_t count, bool allow_scalar, const 
   return Status::Ok();
 }
 
+// Whether a float convolution of this many spatial axes may run on oneDNN's blocked kernels from the Conv operator
+// (kernels/dnnl_float_conv.h): 3-D ones, and 1-D ones where timed faster; 2-D ones run blocked after the layout pass.
+bool OneDnnSpatialAxes(int64_t axes) { return axes == 3 || axes == 1; }
+
 class ConvKernel : public OpKernel {
  public:
   Status Init(const KernelInfo& info) override {
@@ -53,7 +57,7 @@ class ConvKernel : public OpKernel {
     // ones run blocked after the layout pass, optimizer/nchwc_layout.)
     const Tensor* w = info.ConstantInput(1);
     const Tensor* b = info.has_input(2) ? info.ConstantInput(2) : nullptr;
-    if (!ort_order_ && w != nullptr && w->type() == DataType::kFloat && (w->rank() == 5 || w->rank() == 3) &&
+    if (!ort_order_ && w != nullptr && w->type() == DataType::kFloat && OneDnnSpatialAxes(w->rank() - 2) &&
         (!info.has_input(2) || b != nullptr)) {
       constant_weights_ = *w;
       plain_weights_kept_ = true;
@@ -79,7 +83,7 @@ class ConvKernel : public OpKernel {
     }
     Tensor& y = ctx.AllocateOutput(0, x->type(), g.out_shape);
     if (adopted()) {
-      if (x->type() == DataType::kFloat && (g.axes.size() == 3 || g.axes.size() == 1)) {
+      if (x->type() == DataType::kFloat && OneDnnSpatialAxes(static_cast<int64_t>(g.axes.size()))) {
         ONYX_ASSIGN_OR_RETURN(const kernels::DnnlFloatConv* conv, OneDnnConv(g, x->shape(), ctx.num_threads()));
         if (conv != nullptr) return conv->Run(x->data<float>(), y.data<float>());
       }
@@ -117,8 +121,7 @@ class ConvKernel : public OpKernel {
  private:
   // Whether the kernel adopted its weights (a 3-D or 1-D convolution's constant float weights).
   bool adopted() const {
-    return constant_weights_.type() == DataType::kFloat &&
-           (constant_weights_.rank() == 5 || constant_weights_.rank() == 3);
+    return constant_weights_.type() == DataType::kFloat && OneDnnSpatialAxes(constant_weights_.rank() - 2);
   }
 
   // The adopted weights in their plain layout: the kernel's copy, or (once dropped) read back from a oneDNN
