@@ -20,7 +20,7 @@ function randomFeeds(session) {
   const feeds = {};
   session.inputNames.forEach((name, i) => {
     const meta = session.inputMetadata && session.inputMetadata[i];
-    const dims = ((meta && meta.shape) || [1]).map((d) => (typeof d === 'number' && d > 0 ? d : 1));
+    const dims = ((meta && meta.shape) || [1]).map((d) => (typeof d === 'number' && d >= 0 ? d : 1));
     feeds[name] = randomTensor((meta && meta.type) || 'float32', dims);
   });
   return feeds;

@@ -46,7 +46,10 @@ constexpr size_t kAlignment = 64;
 // std::get_deleter to tell such blocks (a buffer pool's, reusable for any tensor that fits) from any other storage.
 struct AlignedBlockDeleter {
   size_t capacity = 0;
-  void operator()(void* p) const noexcept { std::free(p); }
+  std::shared_ptr<Tensor::BlockHome> home;  // takes the block back, where set
+  void operator()(void* p) const noexcept {
+    if (home == nullptr || !home->Take(p, capacity)) std::free(p);
+  }
 };
 
 std::shared_ptr<void> AllocateStorage(DataType type, int64_t count, bool zero) {
@@ -67,12 +70,16 @@ std::shared_ptr<void> AllocateStorage(DataType type, int64_t count, bool zero) {
 
 }  // namespace
 
-std::shared_ptr<void> Tensor::AllocateBlock(size_t bytes) {
+std::shared_ptr<void> Tensor::AllocateBlock(size_t bytes, std::shared_ptr<BlockHome> home) {
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0) rounded = kAlignment;
   void* p = std::aligned_alloc(kAlignment, rounded);
   if (p == nullptr) throw std::bad_alloc();
-  return std::shared_ptr<void>(p, AlignedBlockDeleter{rounded});
+  return AdoptBlock(p, rounded, std::move(home));
+}
+
+std::shared_ptr<void> Tensor::AdoptBlock(void* block, size_t capacity, std::shared_ptr<BlockHome> home) {
+  return std::shared_ptr<void>(block, AlignedBlockDeleter{capacity, std::move(home)});
 }
 
 size_t Tensor::writable_bytes() const {

@@ -36,10 +36,19 @@ class Tensor {
   static Tensor Allocate(DataType type, Shape shape, bool zero = false);
   // A view over bytes owned elsewhere; `keeper` keeps them alive (may be null when the caller guarantees it).
   static Tensor Borrow(DataType type, Shape shape, void* data, std::shared_ptr<void> keeper);
+  // Where a block goes when its last holder lets go of it outside the pool that made it (a session's output, which
+  // the caller drops after its next run): Take keeps it for reuse or returns false (then it is freed). Thread-safe.
+  class BlockHome {
+   public:
+    virtual ~BlockHome() = default;
+    virtual bool Take(void* block, size_t capacity) noexcept = 0;
+  };
   // A block of `bytes` (64-byte aligned, uninitialized) for a buffer pool (runtime/buffer_pool.h): Borrow over it,
-  // keeping the block as the keeper, gives a tensor whose storage Dismantle hands back. (Allocate's own storage
-  // is not such a block: it returns to malloc.)
-  static std::shared_ptr<void> AllocateBlock(size_t bytes);
+  // keeping the block as the keeper, gives a tensor whose storage Dismantle hands back; once released by its last
+  // holder it goes to `home` where given. (Allocate's own storage is not such a block: it returns to malloc.)
+  static std::shared_ptr<void> AllocateBlock(size_t bytes, std::shared_ptr<BlockHome> home = nullptr);
+  // The same over a block of `capacity` bytes that `home` took back (from AllocateBlock with 64-byte alignment).
+  static std::shared_ptr<void> AdoptBlock(void* block, size_t capacity, std::shared_ptr<BlockHome> home);
   // A scalar or 1-D tensor from values.
   template <typename T>
   static Tensor FromVector(const std::vector<T>& values, Shape shape);

@@ -1,6 +1,7 @@
 #include "kernels/float_matmul.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "kernels/dnnl_util.h"
@@ -33,6 +35,7 @@ struct FloatMatMul::Impl {
   dnnl::matmul primitive;
   memory weights;           // B in the primitive's layout
   bool weights_in_place = false;  // `weights` wraps the caller's B
+  bool runtime_rows = false;      // built with a run-time row count (DNNL_RUNTIME_DIM_VAL): any rows per run
   std::vector<float> bias;  // empty without a bias
   // Relu applied by onyx's kernel after the primitive (n columns per row): oneDNN's relu post-op is max(x, 0), which
   // turns NaN into 0 on some instruction sets (AVX2), where the Relu operator and onyx's own epilogue keep it.
@@ -70,6 +73,8 @@ namespace {
 constexpr const char* kForceVariable = "ONYX_FLOAT_MATMUL_IMPL";
 
 constexpr const char* kInPlace = "gemm:jit";
+// oneDNN's in-place gemm built for any row count (CreateAnyRowCount): a primitive whose row count is given per run.
+constexpr const char* kInPlaceAnyRows = "gemm:jit/any-rows";
 constexpr const char* kPacked = "brg";
 constexpr const char* kOwn = "onyx";  // onyx's packed product (sgemm_packed.h), also packing B into a copy
 constexpr const char* kOwnPackedName = "onyx:packed_sgemm";
@@ -79,23 +84,56 @@ constexpr const char* kOwnHardwarePrefetch = "onyx-hwpf";
 constexpr const char* kOwnHardwarePrefetchName = "onyx:packed_sgemm_hwpf";
 constexpr double kPackedMinGain = 0.10;  // a second copy of the weights for less than this is not worth it
 
+// The tuning cache's key of a product: its row class (ProductRowClass: "m5" or "m65-128"), K, N, bias, activation and
+// threads. "floatmm12": since a choice holds for a class of row counts; "floatmm11": since C is evicted before each
+// timed run and onyx's product prefetches C's rows as it writes them; "floatmm10": since single-row products also
+// time onyx's product without software prefetches; "floatmm9": since onyx's products copy a long A pass by pass over
+// K; "floatmm8": since every product is timed with cold weights and, with several threads, A and C placed as in a
+// model (Create); "floatmm7": since onyx's AVX-512 products pack A's rows for a 14-row tile; "floatmm6": 12 rows;
+// "floatmm5": since onyx's packed product prefetches its next panel; "floatmm4": since a first product's packed copy
+// is taken beyond the noise (entries of the keys before, chosen under a 10% rule, are timed again); "floatmm3": since
+// few-row products are timed with cold weights.
+std::string ProductSignature(int64_t m, int64_t k, int64_t n, bool bias, MatMulActivation activation, int threads) {
+  const RowClass rows = ProductRowClass(m);
+  const std::string row_text =
+      rows.low == rows.high ? std::to_string(rows.low) : std::to_string(rows.low) + "-" + std::to_string(rows.high);
+  return "floatmm12/m" + row_text + "k" + std::to_string(k) + "n" + std::to_string(n) + "/b" + std::to_string(bias) +
+         "a" + std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
+}
+
 }  // namespace
+
+RowClass ProductRowClass(int64_t m) {
+  if (m <= kExactRowClasses) return {m, m};
+  int64_t high = kExactRowClasses * 2;
+  while (high < m) high *= 2;
+  return {high / 2 + 1, high};
+}
+
+std::string FloatMatMul::TuningKey(int64_t m, int64_t k, int64_t n, bool bias, MatMulActivation activation,
+                                   int threads) {
+  return ProductSignature(m, k, n, bias, activation, threads);
+}
+
+bool FloatMatMul::RunsAnyRowCount() const { return impl_->own != nullptr || impl_->runtime_rows; }
 
 FloatMatMul::FloatMatMul(int64_t m, int threads, std::unique_ptr<Impl> impl)
     : m_(m), threads_(threads), impl_(std::move(impl)) {}
 
 FloatMatMul::~FloatMatMul() = default;
 
-Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Build(int64_t m, int64_t k, int64_t n, const float* b,
+Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Build(int64_t m, int64_t k, int64_t n, const WeightsSource& b,
                                                         const float* bias, MatMulActivation activation, int threads,
-                                                        const FloatMatMul* previous, const char* want) {
+                                                        KeptProducts kept, const char* want) {
   auto impl = std::make_unique<Impl>();
   const std::string wanted(want != nullptr ? want : "");
   if (wanted == kOwn || wanted == kOwnHardwarePrefetch) {
-    if (previous != nullptr && previous->impl_->own != nullptr) {
-      impl->own = previous->impl_->own;
+    const auto own = std::find_if(kept.begin(), kept.end(), [](const FloatMatMul* p) { return p->impl_->own; });
+    if (own != kept.end()) {
+      impl->own = (*own)->impl_->own;
     } else {
-      impl->own = std::make_shared<const PackedSgemm>(k, n, b, bias, activation);
+      ONYX_ASSIGN_OR_RETURN(const float* plain, b());
+      impl->own = std::make_shared<const PackedSgemm>(k, n, plain, bias, activation);
     }
     const bool hardware = wanted == kOwnHardwarePrefetch;
     impl->row_prefetch = hardware ? RowPrefetch::kHardware : RowPrefetch::kSoftware;
@@ -104,10 +142,13 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Build(int64_t m, int64_t k, in
   }
   std::string name;
   const ScopedOmpThreads scoped(threads);
+  impl->runtime_rows = wanted == kInPlaceAnyRows;
+  if (impl->runtime_rows) want = kInPlace;
   ONYX_RETURN_IF_ERROR(DnnlCall("float matmul", [&] {
-    const memory::desc a_md({m, k}, Dt::f32, Tag::ab);
-    const memory::desc b_md({k, n}, Dt::f32, Tag::any);
-    const memory::desc c_md({m, n}, Dt::f32, Tag::ab);
+    const memory::dim rows = impl->runtime_rows ? DNNL_RUNTIME_DIM_VAL : m;
+    const memory::desc a_md({rows, k}, Dt::f32, Tag::ab);
+    const memory::desc b_md({k, n}, Dt::f32, impl->runtime_rows ? Tag::ab : Tag::any);
+    const memory::desc c_md({rows, n}, Dt::f32, Tag::ab);
     dnnl::primitive_attr attr = UserScratchpadAttr();  // runs of a session may execute it at once
     if (activation == MatMulActivation::kGeluErf) {
       dnnl::post_ops ops;
@@ -131,60 +172,72 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Build(int64_t m, int64_t k, in
     name = impl->pd.impl_info_str();
     if (name.rfind("ref", 0) == 0) return;
     impl->primitive = dnnl::matmul(impl->pd);
-    if (previous != nullptr && previous->impl_->own == nullptr &&
-        previous->impl_->weights.get_desc() == impl->pd.weights_desc()) {
-      impl->weights = previous->impl_->weights;  // read-only: shared by both primitives
-      impl->weights_in_place = previous->impl_->weights_in_place;
+  }));
+  if (name.rfind("ref", 0) == 0) return Unsupported("oneDNN has only its reference float matmul (" + name + ")");
+  // A kept product of oneDNN's whose weights have this layout shares them (read-only).
+  const auto previous = std::find_if(kept.begin(), kept.end(), [&](const FloatMatMul* p) {
+    return p->impl_->own == nullptr && p->impl_->weights.get_desc() == impl->pd.weights_desc();
+  });
+  const bool shared = previous != kept.end();
+  const float* plain = nullptr;
+  if (!shared) {
+    ONYX_ASSIGN_OR_RETURN(plain, b());
+  }
+  ONYX_RETURN_IF_ERROR(DnnlCall("float matmul weights", [&] {
+    if (shared) {
+      impl->weights = (*previous)->impl_->weights;  // read-only: shared by both primitives
+      impl->weights_in_place = (*previous)->impl_->weights_in_place;
     } else if (impl->pd.weights_desc() == memory::desc({k, n}, Dt::f32, Tag::ab)) {
       // The primitive reads B as stored (gemm-based implementations): no second copy of the weights.
-      impl->weights = memory(impl->pd.weights_desc(), DnnlEngine(), const_cast<float*>(b));
+      impl->weights = memory(impl->pd.weights_desc(), DnnlEngine(), const_cast<float*>(plain));
       impl->weights_in_place = true;
     } else {
-      memory plain({{k, n}, Dt::f32, Tag::ab}, DnnlEngine(), const_cast<float*>(b));
+      memory stored({{k, n}, Dt::f32, Tag::ab}, DnnlEngine(), const_cast<float*>(plain));
       impl->weights = memory(impl->pd.weights_desc(), DnnlEngine());
-      dnnl::reorder(plain, impl->weights).execute(DnnlStream(), plain, impl->weights);
+      dnnl::reorder(stored, impl->weights).execute(DnnlStream(), stored, impl->weights);
       DnnlStream().wait();
     }
     if (bias != nullptr) impl->bias.assign(bias, bias + n);
-    impl->FillArgs(impl->args);
+    if (!impl->runtime_rows) impl->FillArgs(impl->args);  // else memories of each run's row count (Run)
   }));
-  if (name.rfind("ref", 0) == 0) return Unsupported("oneDNN has only its reference float matmul (" + name + ")");
-  impl->name = name;
+  if (impl->runtime_rows && name.rfind(kInPlace, 0) != 0) {
+    return Unsupported("oneDNN offers no float matmul of a run-time row count (" + name + ")");
+  }
+  impl->name = impl->runtime_rows ? name + "/any-rows" : name;
   return std::unique_ptr<FloatMatMul>(new FloatMatMul(m, threads, std::move(impl)));
 }
 
 Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, int64_t n, const float* b,
                                                          const float* bias, MatMulActivation activation, int threads,
                                                          const FloatMatMul* previous) {
+  const std::vector<const FloatMatMul*> kept =
+      previous != nullptr ? std::vector<const FloatMatMul*>{previous} : std::vector<const FloatMatMul*>{};
+  return Create(m, k, n, WeightsSource([b]() -> Result<const float*> { return b; }), bias, activation, threads, kept);
+}
+
+Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, int64_t n, const WeightsSource& b,
+                                                         const float* bias, MatMulActivation activation, int threads,
+                                                         KeptProducts kept) {
   if (m <= 0 || k <= 0 || n <= 0) return Unsupported("empty float matmul");
   if (const std::optional<std::string> forced = ForcedImplementation(kForceVariable))
-    return Build(m, k, n, b, bias, activation, threads, previous, forced->c_str());
+    return Build(m, k, n, b, bias, activation, threads, kept, forced->c_str());
   const TuningMode mode = CurrentTuningMode();
-  if (mode == TuningMode::kOff) return Build(m, k, n, b, bias, activation, threads, previous, kInPlace);
+  if (mode == TuningMode::kOff) return Build(m, k, n, b, bias, activation, threads, kept, kInPlace);
   const auto cache = TuningCache::Process();
-  // "floatmm11": since C is evicted before each timed run and onyx's product prefetches C's rows as it writes them;
-  // "floatmm10": since single-row products also time onyx's product without software prefetches; "floatmm9": since
-  // onyx's products copy a long A pass by pass over K; "floatmm8": since every product is timed with cold weights and,
-  // with several threads, A and C placed as in a model (below); "floatmm7": since onyx's AVX-512 products pack A's rows
-  // for a 14-row tile; "floatmm6": 12 rows; "floatmm5": since onyx's packed product prefetches its next panel;
-  // "floatmm4": since a first product's packed copy is taken beyond the noise (entries of the keys before, chosen under
-  // a 10% rule, are timed again); "floatmm3": since few-row products are timed with cold weights.
-  const std::string signature = "floatmm11/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
-                                "/b" + std::to_string(bias != nullptr) + "a" +
-                                std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
+  const std::string signature = ProductSignature(m, k, n, bias != nullptr, activation, threads);
   auto build_choice = [&](const std::string& choice) {
     const char* want = choice == kPacked                ? kPacked
                        : choice == kOwn                 ? kOwn
                        : choice == kOwnHardwarePrefetch ? kOwnHardwarePrefetch
                                                         : kInPlace;
-    return Build(m, k, n, b, bias, activation, threads, previous, want);
+    return Build(m, k, n, b, bias, activation, threads, kept, want);
   };
   if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
     cache->NoteDecision(signature, *entry, false);
     return build_choice(entry->choice);
   }
   if (mode == TuningMode::kCache && !cache->MissBudgetLeft()) {
-    return Build(m, k, n, b, bias, activation, threads, previous, kInPlace);
+    return Build(m, k, n, b, bias, activation, threads, kept, kInPlace);
   }
   const auto start = std::chrono::steady_clock::now();
   // The candidates: oneDNN's in-place gemm (the fixed choice), its packed brgemm where it offers one for this
@@ -193,19 +246,20 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   std::vector<std::string> names{kInPlace};
   std::vector<std::unique_ptr<FloatMatMul>> built;
   ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> in_place,
-                        Build(m, k, n, b, bias, activation, threads, previous, kInPlace));
+                        Build(m, k, n, b, bias, activation, threads, kept, kInPlace));
   built.push_back(std::move(in_place));
-  auto packed = Build(m, k, n, b, bias, activation, threads, previous, kPacked);
+  auto packed = Build(m, k, n, b, bias, activation, threads, kept, kPacked);
   if (packed.ok() && (*packed)->implementation().rfind(kPacked, 0) == 0) {
     names.push_back(kPacked);
     built.push_back(std::move(*packed));
   }
-  ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> own, Build(m, k, n, b, bias, activation, threads, previous, kOwn));
+  ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> own, Build(m, k, n, b, bias, activation, threads, kept, kOwn));
   names.push_back(kOwn);
   built.push_back(std::move(own));
   if (m == 1) {  // the same packed copy, read with the loads alone (RowPrefetch)
+    const std::array<const FloatMatMul*, 1> own_packed{built.back().get()};
     ONYX_ASSIGN_OR_RETURN(std::unique_ptr<FloatMatMul> hardware,
-                          Build(m, k, n, b, bias, activation, threads, built.back().get(), kOwnHardwarePrefetch));
+                          Build(m, k, n, b, bias, activation, threads, own_packed, kOwnHardwarePrefetch));
     names.push_back(kOwnHardwarePrefetch);
     built.push_back(std::move(hardware));
   }
@@ -230,8 +284,34 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
       built.size(), [&](size_t i) { return built[i]->Run(a.data(), c.data()); },
       std::vector<int>(built.size(), threads), 20, 5, before);
   const size_t pick =
-      cache->DecideMeasured(signature, names, ms, 0, previous == nullptr ? kTimingNoise : kPackedMinGain, start);
+      cache->DecideMeasured(signature, names, ms, 0, kept.empty() ? kTimingNoise : kPackedMinGain, start);
   return std::move(built[pick]);
+}
+
+Result<std::unique_ptr<FloatMatMul>> FloatMatMul::CreateAnyRowCount(int64_t m, int64_t k, int64_t n,
+                                                                    const WeightsSource& b, const float* bias,
+                                                                    MatMulActivation activation, int threads,
+                                                                    KeptProducts kept) {
+  if (m <= 0 || k <= 0 || n <= 0) return Unsupported("empty float matmul");
+  if (ForcedImplementation(kForceVariable)) return Create(m, k, n, b, bias, activation, threads, kept);
+  // oneDNN's in-place gemm where the class's timing found it ahead of onyx's product (the brgemm kernels, often
+  // fastest, exist for fixed row counts only), else onyx's.
+  const TuningMode mode = CurrentTuningMode();
+  if (mode != TuningMode::kOff) {
+    const auto entry = TuningCache::Process()->Find(ProductSignature(m, k, n, bias != nullptr, activation, threads));
+    if (entry.has_value()) {
+      double own_ms = 0, in_place_ms = 0;
+      for (const TunedTime& t : entry->times) {
+        if (t.candidate == kOwn) own_ms = t.ms;
+        if (t.candidate == kInPlace) in_place_ms = t.ms;
+      }
+      if (in_place_ms > 0 && own_ms > 0 && in_place_ms < own_ms) {
+        auto in_place = Build(m, k, n, b, bias, activation, threads, kept, kInPlaceAnyRows);
+        if (in_place.ok()) return in_place;
+      }
+    }
+  }
+  return Build(m, k, n, b, bias, activation, threads, kept, kOwn);
 }
 
 const std::string& FloatMatMul::implementation() const { return impl_->name; }
@@ -251,9 +331,31 @@ Status FloatMatMul::CopyWeightsTo(float* b) const {
   });
 }
 
-Status FloatMatMul::Run(const float* a, float* c) const {
+Status FloatMatMul::Run(int64_t rows, const float* a, float* c) const {
   if (impl_->own != nullptr) {
-    impl_->own->Run(m_, a, c, threads_, false, impl_->row_prefetch);
+    impl_->own->Run(rows, a, c, threads_, false, impl_->row_prefetch);
+    return Status::Ok();
+  }
+  if (rows != m_ && !impl_->runtime_rows) {
+    return Internal("float matmul built for " + std::to_string(m_) + " rows run on " + std::to_string(rows));
+  }
+  if (impl_->runtime_rows) {
+    const int64_t k = impl_->pd.weights_desc().dims()[0], n = impl_->n;
+    const ScopedOmpThreads scoped(threads_);
+    ONYX_RETURN_IF_ERROR(DnnlCall("float matmul", [&] {
+      std::unordered_map<int, memory> args{
+          {DNNL_ARG_SRC, memory({{rows, k}, Dt::f32, Tag::ab}, DnnlEngine(), const_cast<float*>(a))},
+          {DNNL_ARG_WEIGHTS, impl_->weights},
+          {DNNL_ARG_DST, memory({{rows, n}, Dt::f32, Tag::ab}, DnnlEngine(), c)}};
+      if (!impl_->bias.empty()) {
+        args.emplace(DNNL_ARG_BIAS,
+                     memory({{1, n}, Dt::f32, Tag::ab}, DnnlEngine(), const_cast<float*>(impl_->bias.data())));
+      }
+      AddThreadScratchpad(impl_->pd, args);
+      impl_->primitive.execute(DnnlStream(), args);
+      DnnlStream().wait();
+    }));
+    if (impl_->relu_after) Relu(c, c, rows * n);
     return Status::Ok();
   }
   const ScopedOmpThreads scoped(threads_);

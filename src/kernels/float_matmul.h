@@ -6,12 +6,15 @@
 // (B reordered once into a copy; offered with AVX-512) and onyx's own prepacked product (sgemm_packed.h, MLAS's
 // blocking; also a copy). Where tuning is on, a packed one is taken per shape where timing on this CPU finds it
 // clearly faster (float_matmul.cc says how much); ONYX_FLOAT_MATMUL_IMPL=brg|gemm:jit|onyx forces one. Built per row
-// count and thread count. Not built where oneDNN has only its reference kernels (Create returns Unsupported): the
-// caller then runs sgemm and the epilogue itself.
+// count and thread count; the choice is measured and cached per class of row counts (ProductRowClass), and onyx's
+// product runs any row count over its one packed copy. Not built where oneDNN has only its reference kernels (Create
+// returns Unsupported): the caller then runs sgemm and the epilogue itself.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "core/status.h"
@@ -24,6 +27,18 @@ enum class MatMulActivation { kNone, kGeluErf, kRelu };
 // packing and a fused bias save. The optimizer's MatMulBias rewrite and Gemm's packed products both follow it.
 inline constexpr int64_t kMinPackedProductWeights = 4096;
 
+// The row counts whose choice of implementation is measured once and shared: m itself up to kExactRowClasses rows
+// (a decoder's step, a few beams: there the kernels' speeds change with each row), else the range (2^j, 2^(j+1)]
+// holding m. A model run at many sequence lengths (prompts, sentences of any length) then times a handful of classes
+// instead of every length, whose misses would spend the tuning budget of a process on a few of them and leave the
+// rest on the fixed choice, each length building a product of its own.
+struct RowClass {
+  int64_t low = 0, high = 0;
+  bool operator==(const RowClass&) const = default;
+};
+inline constexpr int64_t kExactRowClasses = 8;
+RowClass ProductRowClass(int64_t m);
+
 class FloatMatMul {
  public:
   // b: [k, n] row-major, read in place where the primitive takes B as stored (then it must outlive the product),
@@ -35,12 +50,33 @@ class FloatMatMul {
   static Result<std::unique_ptr<FloatMatMul>> Create(int64_t m, int64_t k, int64_t n, const float* b, const float* bias,
                                                      MatMulActivation activation, int threads,
                                                      const FloatMatMul* previous = nullptr);
+  // B produced on demand ([k, n] row-major; it must stay valid as Create's `b` must): asked for only where the
+  // product does not share `previous`'s copy (a caller that dropped B and would otherwise rebuild it from a packed
+  // copy for nothing: a prompt of a new length beside kept products of the same layout).
+  // `kept`: products of the same B built before (other row or thread counts); one of the same layout lends its copy.
+  using WeightsSource = std::function<Result<const float*>()>;
+  using KeptProducts = std::span<const FloatMatMul* const>;
+  static Result<std::unique_ptr<FloatMatMul>> Create(int64_t m, int64_t k, int64_t n, const WeightsSource& b,
+                                                     const float* bias, MatMulActivation activation, int threads,
+                                                     KeptProducts kept);
+  // onyx's packed product (RunsAnyRowCount), sharing a kept product's packed copy where one has it, untimed (unless
+  // ONYX_FLOAT_MATMUL_IMPL forces another): for a caller whose row counts keep changing, where building a primitive
+  // per row count would cost more than the tuned choice saves.
+  static Result<std::unique_ptr<FloatMatMul>> CreateAnyRowCount(int64_t m, int64_t k, int64_t n, const WeightsSource& b,
+                                                                const float* bias, MatMulActivation activation,
+                                                                int threads, KeptProducts kept);
+  // The tuning cache's key of a product's choice (its row class, K, N, bias, activation, threads).
+  static std::string TuningKey(int64_t m, int64_t k, int64_t n, bool bias, MatMulActivation activation, int threads);
   ~FloatMatMul();
   FloatMatMul(const FloatMatMul&) = delete;
   FloatMatMul& operator=(const FloatMatMul&) = delete;
 
   // a: [m, k]; c: [m, n] (not overlapping a). Safe to call from several threads at once.
-  Status Run(const float* a, float* c) const;
+  Status Run(const float* a, float* c) const { return Run(m_, a, c); }
+  // The same for `rows` rows, which must be m() unless RunsAnyRowCount().
+  Status Run(int64_t rows, const float* a, float* c) const;
+  // Whether Run takes any row count: onyx's packed product (oneDNN's primitives are built for their m).
+  bool RunsAnyRowCount() const;
 
   // Whether the product reads the caller's B at run time (oneDNN's gemm-based kernels), rather than a packed copy of
   // its own: only then must B outlive it.
@@ -57,9 +93,9 @@ class FloatMatMul {
   struct Impl;
   FloatMatMul(int64_t m, int threads, std::unique_ptr<Impl> impl);
   // One candidate: the first implementation whose name starts with `want` (oneDNN's first choice when none does).
-  static Result<std::unique_ptr<FloatMatMul>> Build(int64_t m, int64_t k, int64_t n, const float* b, const float* bias,
-                                                    MatMulActivation activation, int threads,
-                                                    const FloatMatMul* previous, const char* want);
+  static Result<std::unique_ptr<FloatMatMul>> Build(int64_t m, int64_t k, int64_t n, const WeightsSource& b,
+                                                    const float* bias, MatMulActivation activation, int threads,
+                                                    KeptProducts kept, const char* want);
   int64_t m_;
   int threads_;
   std::unique_ptr<Impl> impl_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 
 namespace onyx {
 namespace {
@@ -14,7 +15,51 @@ constexpr size_t kMinShapeCapacity = 8;
 
 }  // namespace
 
-BufferPool::BufferPool() {
+bool BufferPool::Returns::Take(void* block, size_t capacity) noexcept {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!open_ || blocks_.size() >= kMaxBlocks || bytes_ + capacity > kMaxBytes) return false;
+  try {
+    blocks_.emplace_back(block, capacity);
+  } catch (...) {
+    return false;
+  }
+  bytes_ += capacity;
+  return true;
+}
+
+std::pair<void*, size_t> BufferPool::Returns::TakeBack(size_t need, size_t largest) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t best = blocks_.size();
+  for (size_t i = 0; i < blocks_.size(); ++i) {
+    const size_t c = blocks_[i].second;
+    if (c >= need && c <= largest && (best == blocks_.size() || c < blocks_[best].second)) best = i;
+  }
+  if (best == blocks_.size()) return {nullptr, 0};
+  const std::pair<void*, size_t> taken = blocks_[best];
+  blocks_[best] = blocks_.back();
+  blocks_.pop_back();
+  bytes_ -= taken.second;
+  return taken;
+}
+
+size_t BufferPool::Returns::size() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return blocks_.size();
+}
+
+void BufferPool::Returns::Close() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  open_ = false;
+  for (const auto& [block, capacity] : blocks_) std::free(block);
+  blocks_.clear();
+  bytes_ = 0;
+}
+
+BufferPool::~BufferPool() { returns_->Close(); }
+
+size_t BufferPool::returned_blocks() const { return returns_->size(); }
+
+BufferPool::BufferPool() : returns_(std::make_shared<Returns>()) {
   // The lists grow during the first runs only (to the number of blocks ever live at once); reserved up front so
   // that most graphs never grow them at all.
   free_.reserve(256);
@@ -46,8 +91,10 @@ Tensor BufferPool::Allocate(DataType type, Shape shape, size_t min_bytes) {
     block = std::move(free_[best].storage);
     free_[best] = std::move(free_.back());
     free_.pop_back();
+  } else if (const auto [returned, capacity] = returns_->TakeBack(need, largest); returned != nullptr) {
+    block = Tensor::AdoptBlock(returned, capacity, returns_);
   } else {
-    block = Tensor::AllocateBlock(limit);
+    block = Tensor::AllocateBlock(limit, returns_);
   }
   void* data = block.get();
   return Tensor::Borrow(type, std::move(shape), data, std::move(block));

@@ -4,10 +4,18 @@
 // (or a free block up to twice the request) takes it again. Runs of one shape signature repeat the same requests in
 // the same order, so after the first runs every request finds a block and peak memory stays near that of
 // lifetime-based reuse (a buffer at most twice its tensor).
+//
+// Blocks that leave the pool (a session's outputs, handed to the caller) come back when their last holder lets go
+// of them, from any thread: a decoder's caller drops the last step's present key/values (and logits) after the next
+// step, whose outputs then take those blocks instead of fresh memory (each fresh block, past glibc's mmap threshold,
+// was mapped, zeroed page by page on first touch and unmapped again: 8-10% of a GPT-2-like prompt's time in the
+// kernel).
 #pragma once
 
 #include <cstddef>
 #include <memory>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.h"
@@ -18,6 +26,9 @@ namespace onyx {
 class BufferPool {
  public:
   BufferPool();
+  ~BufferPool();
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
   // A tensor of `type` and `shape` (uninitialized) over a free block of the size class, or a new block; with
   // `min_bytes`, a block of at least that many bytes (room to grow the tensor into: Tensor::writable_bytes).
   Tensor Allocate(DataType type, Shape shape, size_t min_bytes = 0);
@@ -29,6 +40,8 @@ class BufferPool {
   void Release(Value& v);
 
   size_t free_blocks() const { return free_.size(); }
+  // Blocks given back by holders outside the pool since they were last taken (returned_blocks_test).
+  size_t returned_blocks() const;
   // Bytes a request of `bytes` takes: a multiple of 64 up to 4 KiB, then 8 steps per power of two.
   static size_t ClassBytes(size_t bytes);
 
@@ -37,7 +50,28 @@ class BufferPool {
     size_t capacity = 0;
     std::shared_ptr<void> storage;
   };
+  // The blocks' home: takes back blocks released outside the pool, until the pool closes it.
+  class Returns : public Tensor::BlockHome {
+   public:
+    bool Take(void* block, size_t capacity) noexcept override;
+    // The smallest returned block that holds `need`, up to `largest` bytes: {block, capacity}, or {nullptr, 0}.
+    std::pair<void*, size_t> TakeBack(size_t need, size_t largest);
+    size_t size() const;
+    // Frees every returned block; later releases free theirs.
+    void Close();
+
+   private:
+    // Bounds on what is kept (beyond them a released block is freed): a caller that collects the outputs of many
+    // runs and drops them at once would otherwise leave them all with the pool until the session ends.
+    static constexpr size_t kMaxBlocks = 256;
+    static constexpr size_t kMaxBytes = size_t{512} << 20;
+    mutable std::mutex mutex_;
+    bool open_ = true;
+    std::vector<std::pair<void*, size_t>> blocks_;
+    size_t bytes_ = 0;
+  };
   std::vector<Block> free_;
+  std::shared_ptr<Returns> returns_;
   std::vector<Shape> spare_shapes_;  // vectors of released tensors' shapes, reused for copies of shapes
 };
 

@@ -4,10 +4,12 @@
 #include "kernels/float_matmul.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <random>
@@ -17,8 +19,10 @@
 #include <vector>
 
 #include "format/model_io.h"
+#include "kernels/tuning_cache.h"
 #include "kernels/vector_math.h"
 #include "op_test_helpers.h"
+#include "ops/nn/constant_product.h"
 #include "optimizer/optimizer.h"
 #include "runtime/session.h"
 #include "text/parser.h"
@@ -182,6 +186,105 @@ TEST(FloatMatMul, RebuiltForOtherRowCountsFromThePrevious) {
     ASSERT_TRUE((*mm)->Run(a.data(), c.data()).ok());
     ExpectMatches(m, k, n, a, b, bias.data(), MatMulActivation::kGeluErf, c);
     previous = std::move(*mm);
+  }
+}
+
+TEST(FloatMatMul, RowClassesAreExactForFewRowsThenPowersOfTwo) {
+  using kernels::ProductRowClass;
+  EXPECT_EQ(ProductRowClass(1), (kernels::RowClass{1, 1}));
+  EXPECT_EQ(ProductRowClass(8), (kernels::RowClass{8, 8}));
+  EXPECT_EQ(ProductRowClass(9), (kernels::RowClass{9, 16}));
+  EXPECT_EQ(ProductRowClass(16), (kernels::RowClass{9, 16}));
+  EXPECT_EQ(ProductRowClass(17), (kernels::RowClass{17, 32}));
+  EXPECT_EQ(ProductRowClass(100), (kernels::RowClass{65, 128}));
+  EXPECT_EQ(ProductRowClass(128), (kernels::RowClass{65, 128}));
+  EXPECT_EQ(ProductRowClass(129), (kernels::RowClass{129, 256}));
+  // One key per class: the choice made for 100 rows holds for 70.
+  EXPECT_EQ(FloatMatMul::TuningKey(100, 64, 32, true, MatMulActivation::kNone, 1),
+            FloatMatMul::TuningKey(70, 64, 32, true, MatMulActivation::kNone, 1));
+  EXPECT_NE(FloatMatMul::TuningKey(100, 64, 32, true, MatMulActivation::kNone, 1),
+            FloatMatMul::TuningKey(130, 64, 32, true, MatMulActivation::kNone, 1));
+}
+
+// CreateAnyRowCount's products (onyx's packed one, or oneDNN's gemm with a run-time row count where the class's
+// timing in the cache found it faster) run every row count of the class, and other classes too, right.
+TEST(FloatMatMul, AnyRowCountProductsRunEveryRowCount) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("onyx_any_rows_" + std::to_string(::getpid()));
+  struct Restore {
+    fs::path dir;
+    ~Restore() {
+      kernels::TuningCache::ResetProcess(kernels::DefaultTuningDir());
+      fs::remove_all(dir);
+    }
+  } restore{dir};
+  kernels::TuningCache::ResetProcess(dir.string());
+  const int64_t k = 96, n = 200;
+  const auto b = UniformFloats(static_cast<size_t>(k * n), 91);
+  const auto bias = UniformFloats(static_cast<size_t>(n), 92);
+  for (const bool in_place_faster : {false, true}) {
+    for (const MatMulActivation act : {MatMulActivation::kGeluErf, MatMulActivation::kRelu}) {
+      kernels::TuningEntry entry;
+      entry.choice = "brg";
+      entry.times = {{"gemm:jit", in_place_faster ? 1.0 : 3.0}, {"onyx", 2.0}, {"brg", 0.5}};
+      ASSERT_TRUE(kernels::TuningCache::Process()->Record(FloatMatMul::TuningKey(100, k, n, true, act, 1), entry).ok());
+      auto mm = FloatMatMul::CreateAnyRowCount(100, k, n, [&]() -> Result<const float*> { return b.data(); },
+                                               bias.data(), act, 1, {});
+      ASSERT_TRUE(mm.ok()) << mm.status().message();
+      ASSERT_TRUE((*mm)->RunsAnyRowCount());
+      EXPECT_EQ((*mm)->implementation().rfind("gemm:jit", 0) == 0, in_place_faster) << (*mm)->implementation();
+      for (int64_t m : {100, 65, 128, 3, 200}) {
+        auto a = UniformFloats(static_cast<size_t>(m * k), 93 + static_cast<uint64_t>(m));
+        a[0] = std::numeric_limits<float>::quiet_NaN();  // Relu keeps NaN (the row's every output is NaN)
+        std::vector<float> c(static_cast<size_t>(m * n), -7.0f);
+        ASSERT_TRUE((*mm)->Run(m, a.data(), c.data()).ok());
+        for (int64_t j = 0; j < n; ++j) ASSERT_TRUE(std::isnan(c[static_cast<size_t>(j)])) << j;
+        a[0] = 0.5f;
+        ASSERT_TRUE((*mm)->Run(m, a.data(), c.data()).ok());
+        ExpectMatches(m, k, n, a, b, bias.data(), act, c);
+      }
+    }
+  }
+}
+
+// A product built for one row count refuses another (oneDNN's primitives are built for theirs).
+TEST(FloatMatMul, FixedRowCountProductRefusesOtherRowCounts) {
+  struct Restore {
+    ~Restore() { unsetenv("ONYX_FLOAT_MATMUL_IMPL"); }
+  } restore;
+  setenv("ONYX_FLOAT_MATMUL_IMPL", "gemm:jit", 1);
+  const int64_t k = 32, n = 48;
+  const auto b = UniformFloats(static_cast<size_t>(k * n), 95);
+  auto mm = FloatMatMul::Create(10, k, n, b.data(), nullptr, MatMulActivation::kNone, 1);
+  if (!mm.ok()) GTEST_SKIP() << mm.status().message();
+  if ((*mm)->RunsAnyRowCount()) GTEST_SKIP() << (*mm)->implementation();
+  std::vector<float> a(static_cast<size_t>(12 * k)), c(static_cast<size_t>(12 * n));
+  EXPECT_FALSE((*mm)->Run(12, a.data(), c.data()).ok());
+  EXPECT_TRUE((*mm)->Run(10, a.data(), c.data()).ok());
+}
+
+// A node run at ever new row counts of one class (prompts of random length) builds products for the first few, then
+// one that runs them all; every result stays right.
+TEST(ConstantFloatProduct, RowCountsOfOneClassStopBuildingProducts) {
+  const int64_t k = 64, n = 96;
+  const auto b = UniformFloats(static_cast<size_t>(k * n), 97);
+  const auto bias = UniformFloats(static_cast<size_t>(n), 98);
+  ops::nn::ConstantFloatProduct product(Tensor::FromVector(b, {k, n}), MatMulActivation::kNone);
+  int runs = 0;
+  for (int64_t m = 70; m <= 128; m += 3, ++runs) {
+    const auto a = UniformFloats(static_cast<size_t>(m * k), 99 + static_cast<uint64_t>(m));
+    std::vector<float> c(static_cast<size_t>(m * n), -7.0f);
+    ASSERT_TRUE(product.Run(m, a.data(), bias.data(), c.data(), 1).ok());
+    ExpectMatches(m, k, n, a, b, bias.data(), MatMulActivation::kNone, c);
+  }
+  EXPECT_EQ(runs, 20);
+  EXPECT_LE(product.builds(), static_cast<size_t>(ops::nn::ConstantFloatProduct::kBuildsPerRowClass + 1));
+  // A row count seen before, and one of another class, still run right.
+  for (int64_t m : {70, 5, 300}) {
+    const auto a = UniformFloats(static_cast<size_t>(m * k), 199 + static_cast<uint64_t>(m));
+    std::vector<float> c(static_cast<size_t>(m * n), -7.0f);
+    ASSERT_TRUE(product.Run(m, a.data(), bias.data(), c.data(), 1).ok());
+    ExpectMatches(m, k, n, a, b, bias.data(), MatMulActivation::kNone, c);
   }
 }
 

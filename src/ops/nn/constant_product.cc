@@ -32,6 +32,13 @@ Result<Tensor> ConstantFloatProduct::PlainWeights() const {
   return plain;
 }
 
+size_t ConstantFloatProduct::builds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t total = 0;
+  for (const ClassBuilds& c : class_builds_) total += static_cast<size_t>(c.count);
+  return total;
+}
+
 Status ConstantFloatProduct::Run(int64_t m, const float* a, const float* bias, float* c, int available_threads) {
   if (m <= 0 || n_ <= 0) return Status::Ok();
   const float* b_values = nullptr;
@@ -44,13 +51,44 @@ Status ConstantFloatProduct::Run(int64_t m, const float* a, const float* bias, f
       auto found =
           std::find_if(built_.begin(), built_.end(), [&](const Built& b) { return b.m == m && b.threads == threads; });
       if (found == built_.end()) {
-        ONYX_ASSIGN_OR_RETURN(Tensor plain, PlainWeights());
-        const Product* previous = built_.empty() ? nullptr : built_.back().product.get();
-        auto made = kernels::FloatMatMul::Create(m, k_, n_, plain.data<float>(), bias, activation_, threads,
-                                                 previous != nullptr ? previous->mm.get() : nullptr);
+        // onyx's packed product of another row count of the class (a prompt of another length) runs this one too.
+        const kernels::RowClass row_class = kernels::ProductRowClass(m);
+        found = std::find_if(built_.begin(), built_.end(), [&](const Built& b) {
+          return b.threads == threads && kernels::ProductRowClass(b.m) == row_class && b.product->mm != nullptr &&
+                 b.product->mm->RunsAnyRowCount();
+        });
+      }
+      if (found == built_.end()) {
+        // B as stored, fetched (at most once) only where the new product shares no kept product's copy: rebuilding it
+        // from a packed copy, for a product that would then share that copy, cost a prompt of each new length a
+        // reorder of every weight matrix.
+        Tensor plain;
+        const kernels::FloatMatMul::WeightsSource source = [&]() -> Result<const float*> {
+          if (plain.raw() == nullptr) {
+            ONYX_ASSIGN_OR_RETURN(plain, PlainWeights());
+          }
+          return plain.data<float>();
+        };
+        std::vector<const kernels::FloatMatMul*> kept;
+        for (auto it = built_.rbegin(); it != built_.rend(); ++it) {
+          if (it->product->mm != nullptr) kept.push_back(it->product->mm.get());
+        }
+        const int64_t class_high = kernels::ProductRowClass(m).high;
+        auto builds = std::find_if(class_builds_.begin(), class_builds_.end(), [&](const ClassBuilds& c) {
+          return c.class_high == class_high && c.threads == threads;
+        });
+        if (builds == class_builds_.end()) builds = class_builds_.insert(class_builds_.end(), {class_high, threads, 0});
+        auto made = ++builds->count > kBuildsPerRowClass
+                        ? kernels::FloatMatMul::CreateAnyRowCount(m, k_, n_, source, bias, activation_, threads, kept)
+                        : kernels::FloatMatMul::Create(m, k_, n_, source, bias, activation_, threads, kept);
         auto fresh = std::make_shared<Product>();
         if (made.ok()) fresh->mm = std::move(*made);
-        if (fresh->mm == nullptr || fresh->mm->ReadsWeightsInPlace()) fresh->weights = std::move(plain);
+        if (fresh->mm == nullptr || fresh->mm->ReadsWeightsInPlace()) {
+          // The sgemm path reads B as stored; a product reading it in place (perhaps a kept one's: PlainWeights
+          // returns that one) keeps it alive.
+          ONYX_RETURN_IF_ERROR(source().status());
+          fresh->weights = std::move(plain);
+        }
         if (built_.size() == kKeptProducts) built_.erase(built_.begin());
         built_.push_back({m, threads, std::move(fresh)});
         found = built_.end() - 1;
@@ -60,7 +98,7 @@ Status ConstantFloatProduct::Run(int64_t m, const float* a, const float* bias, f
       }
       product = found->product;
     }
-    if (product->mm != nullptr) return product->mm->Run(a, c);
+    if (product->mm != nullptr) return product->mm->Run(m, a, c);
     b_values = product->weights.data<float>();
   }
   PlainFloatProduct(m, k_, n_, a, b_values, bias, activation_, c);

@@ -1,10 +1,11 @@
 // A float32 product whose right operand is a session constant: C[m, n] = act(A[m, k] B[k, n] + bias[n]).
-// kernels::FloatMatMul packs B (or reads it in place) and picks its kernel per row count and thread count on this
+// kernels::FloatMatMul packs B (or reads it in place) and picks its kernel per row class and thread count on this
 // CPU; the product of each (rows, threads) is built once, on the first run that needs it, and the last few are kept
 // (a decoder alternates a prompt of many rows with steps of one, and rebuilding oneDNN primitives and packed weights
-// on each switch cost its prompt ~30 ms). Once a product holds its own copy of B, the original is released (the
-// session frees an adopted initializer then). A build that fails (oneDNN offering only its reference kernels) is
-// kept as one without a product: those runs take the sgemm path on a plain B.
+// on each switch cost its prompt ~30 ms). A product that runs any row count serves every row count of its class, and
+// after kBuildsPerRowClass row counts of one class the next product built is such a one. Once a product holds its own
+// copy of B, the original is released (the session frees an adopted initializer then). A build that fails (oneDNN
+// offering only its reference kernels) is kept as one without a product: those runs take the sgemm path on a plain B.
 //
 // Used by MatMulBias (B and the bias constant) and com.microsoft Attention (its QKV weights). Safe to run from
 // several threads at once.
@@ -28,6 +29,12 @@ void PlainFloatProduct(int64_t m, int64_t k, int64_t n, const float* a, const fl
 
 class ConstantFloatProduct {
  public:
+  // Products built for this many row counts of one row class (kernels::ProductRowClass) and thread count: the next
+  // runs every row count of the class (FloatMatMul::CreateAnyRowCount; prompts or sentences of ever new lengths
+  // would otherwise build a primitive per length: ~0.2 ms a product, a GPT-2-like prompt of random length 15-20%
+  // slower).
+  static constexpr int kBuildsPerRowClass = 4;
+
   // b: the constant [k, n] float matrix (its storage is shared, not copied); bias: n floats or null, the same on
   // every run (a constant); activation: applied after the bias.
   ConstantFloatProduct(Tensor b, kernels::MatMulActivation activation)
@@ -38,6 +45,8 @@ class ConstantFloatProduct {
 
   // c = act(a b + bias) for a [m, k] (row-major) into c [m, n], with up to `available_threads` threads.
   Status Run(int64_t m, const float* a, const float* bias, float* c, int available_threads);
+  // How many products were built so far (tests: row counts of one class stop building after kBuildsPerRowClass).
+  size_t builds() const;
 
  private:
   struct Product {
@@ -49,7 +58,7 @@ class ConstantFloatProduct {
     int threads;
     std::shared_ptr<const Product> product;  // held by runs in flight too: an evicted product stays valid for them
   };
-  static constexpr size_t kKeptProducts = 4;
+  static constexpr size_t kKeptProducts = 8;
 
   // B, plain, for a new product: weights_ until the first product is built, then one a kept product holds (read in
   // place), else a copy unpacked from a packed one. Under mutex_.
@@ -59,8 +68,14 @@ class ConstantFloatProduct {
   const int64_t k_ = weights_.rank() == 2 ? weights_.dim(0) : 0;
   const int64_t n_ = weights_.rank() == 2 ? weights_.dim(1) : 0;
   kernels::MatMulActivation activation_;
-  std::mutex mutex_;          // guards weights_ and built_
+  mutable std::mutex mutex_;  // guards weights_, built_ and class_builds_
   std::vector<Built> built_;  // the products of the last row and thread counts, oldest first
+  struct ClassBuilds {
+    int64_t class_high;
+    int threads;
+    int count;
+  };
+  std::vector<ClassBuilds> class_builds_;  // products built per row class and thread count
 };
 
 }  // namespace onyx::ops::nn
