@@ -94,21 +94,11 @@ constexpr double kPackedMinGain = 0.10;  // a second copy of the weights for les
 // is taken beyond the noise (entries of the keys before, chosen under a 10% rule, are timed again); "floatmm3": since
 // few-row products are timed with cold weights.
 std::string ProductSignature(int64_t m, int64_t k, int64_t n, bool bias, MatMulActivation activation, int threads) {
-  const RowClass rows = ProductRowClass(m);
-  const std::string row_text =
-      rows.low == rows.high ? std::to_string(rows.low) : std::to_string(rows.low) + "-" + std::to_string(rows.high);
-  return "floatmm12/m" + row_text + "k" + std::to_string(k) + "n" + std::to_string(n) + "/b" + std::to_string(bias) +
-         "a" + std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
+  return "floatmm12/m" + RowClassText(m) + "k" + std::to_string(k) + "n" + std::to_string(n) + "/b" +
+         std::to_string(bias) + "a" + std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
 }
 
 }  // namespace
-
-RowClass ProductRowClass(int64_t m) {
-  if (m <= kExactRowClasses) return {m, m};
-  int64_t high = kExactRowClasses * 2;
-  while (high < m) high *= 2;
-  return {high / 2 + 1, high};
-}
 
 std::string FloatMatMul::TuningKey(int64_t m, int64_t k, int64_t n, bool bias, MatMulActivation activation,
                                    int threads) {

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "kernels/product_rows.h"
 
 namespace onyx::kernels {
 
@@ -26,18 +27,6 @@ enum class MatMulActivation { kNone, kGeluErf, kRelu };
 // A constant B of fewer values than this stays on sgemm (no FloatMatMul): a primitive call costs more there than
 // packing and a fused bias save. The optimizer's MatMulBias rewrite and Gemm's packed products both follow it.
 inline constexpr int64_t kMinPackedProductWeights = 4096;
-
-// The row counts whose choice of implementation is measured once and shared: m itself up to kExactRowClasses rows
-// (a decoder's step, a few beams: there the kernels' speeds change with each row), else the range (2^j, 2^(j+1)]
-// holding m. A model run at many sequence lengths (prompts, sentences of any length) then times a handful of classes
-// instead of every length, whose misses would spend the tuning budget of a process on a few of them and leave the
-// rest on the fixed choice, each length building a product of its own.
-struct RowClass {
-  int64_t low = 0, high = 0;
-  bool operator==(const RowClass&) const = default;
-};
-inline constexpr int64_t kExactRowClasses = 8;
-RowClass ProductRowClass(int64_t m);
 
 class FloatMatMul {
  public:

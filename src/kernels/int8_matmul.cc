@@ -32,7 +32,8 @@ constexpr const char* kOwn = "onyx";  // kernels/int8_gemm_vnni.h
 }  // namespace
 
 struct Int8MatMul::Impl {
-  std::unique_ptr<Int8VnniGemm> own;  // set: onyx's VNNI product runs instead of the primitive
+  std::shared_ptr<const Int8VnniGemm> own;  // set: onyx's VNNI product runs instead of the primitive (shared by the
+                                            // products of the same B for other row or thread counts)
   std::string name;                   // oneDNN's implementation, or kOwn
   int64_t k = 0, n = 0;
   int64_t padded_k = 0;  // > 0: B padded to this depth with zero rows, A's rows padded per run (Int8PadsDepth)
@@ -58,8 +59,32 @@ Int8MatMul::Int8MatMul(int64_t m, bool signed_a, int threads, std::unique_ptr<Im
 
 Int8MatMul::~Int8MatMul() = default;
 
+namespace {
+
+// The name of the implementation oneDNN picks for the product (part of the tuning key), from its primitive
+// descriptor alone: no kernel generated, no weights reordered (a cached choice of onyx's product then costs neither).
+Result<std::string> DnnlImplementationName(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
+                                           int threads) {
+  const ScopedOmpThreads scoped(threads);  // as BuildDnnl: oneDNN's pick may depend on the thread count
+  const bool split = !signed_a && Int8WeightsNeedSplit(b, k, n, n);
+  if (!signed_a && !split && Int8PadsDepth(k)) k = (k + 3) / 4 * 4;
+  const int64_t kk = split ? 2 * k : k;
+  std::string name;
+  ONYX_RETURN_IF_ERROR(DnnlCall("int8 matmul", [&] {
+    const memory::desc a_md({m, kk}, signed_a ? Dt::s8 : Dt::u8, Tag::ab);
+    const memory::desc b_md({kk, n}, Dt::s8, Tag::any);
+    const memory::desc c_md({m, n}, Dt::s32, Tag::ab);
+    dnnl::primitive_attr attr = UserScratchpadAttr();
+    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+    name = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), attr, DnnlEngine()).impl_info_str();
+  }));
+  return name;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Int8MatMul>> Int8MatMul::BuildDnnl(int64_t m, int64_t k, int64_t n, bool signed_a,
-                                                          const int8_t* b, int threads) {
+                                                          const int8_t* b, int threads, KeptProducts kept) {
   auto impl = std::make_unique<Impl>();
   impl->k = k;
   impl->n = n;
@@ -92,10 +117,20 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::BuildDnnl(int64_t m, int64_t k, 
     name = impl->pd.impl_info_str();
     if (name.rfind("ref", 0) == 0) return;
     impl->primitive = dnnl::matmul(impl->pd);
-    memory plain({{kk, n}, Dt::s8, Tag::ab}, DnnlEngine(), const_cast<int8_t*>(b));
-    impl->weights = memory(impl->pd.weights_desc(), DnnlEngine());
-    dnnl::reorder(plain, impl->weights).execute(DnnlStream(), plain, impl->weights);
-    DnnlStream().wait();
+    // A kept primitive's weights of this layout (another row count) are these (read-only: shared).
+    const auto same = std::find_if(kept.begin(), kept.end(), [&](const Int8MatMul* p) {
+      const Impl& other = *p->impl_;
+      return other.own == nullptr && other.split == impl->split && other.padded_k == impl->padded_k &&
+             other.weights.get_desc() == impl->pd.weights_desc();
+    });
+    if (same != kept.end()) {
+      impl->weights = (*same)->impl_->weights;
+    } else {
+      memory plain({{kk, n}, Dt::s8, Tag::ab}, DnnlEngine(), const_cast<int8_t*>(b));
+      impl->weights = memory(impl->pd.weights_desc(), DnnlEngine());
+      dnnl::reorder(plain, impl->weights).execute(DnnlStream(), plain, impl->weights);
+      DnnlStream().wait();
+    }
     impl->FillArgs(impl->args);
   }));
   if (name.rfind("ref", 0) == 0) return Unsupported("oneDNN has only its reference int8 matmul (" + name + ")");
@@ -104,51 +139,74 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::BuildDnnl(int64_t m, int64_t k, 
 }
 
 std::unique_ptr<Int8MatMul> Int8MatMul::BuildOwn(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
-                                                 int threads) {
+                                                 int threads, KeptProducts kept) {
   auto impl = std::make_unique<Impl>();
   impl->k = k;
   impl->n = n;
-  impl->own = std::make_unique<Int8VnniGemm>(k, n, b);
+  const auto own = std::find_if(kept.begin(), kept.end(), [](const Int8MatMul* p) { return p->impl_->own; });
+  if (own != kept.end()) {
+    impl->own = (*own)->impl_->own;
+  } else {
+    impl->own = std::make_shared<const Int8VnniGemm>(k, n, b);
+  }
   impl->name = kOwn;
   return std::unique_ptr<Int8MatMul>(new Int8MatMul(m, signed_a, threads, std::move(impl)));
 }
 
+bool Int8MatMul::RunsAnyRowCount() const { return impl_->own != nullptr; }
+
+std::unique_ptr<Int8MatMul> Int8MatMul::CreateAnyRowCount(int64_t m, int64_t k, int64_t n, bool signed_a,
+                                                          const int8_t* b, int threads, KeptProducts kept) {
+  const bool own_runs =
+      Int8VnniGemm::Supported() && Int8GemmArithmetic() == Int8Arithmetic::kExact && m > 0 && k > 0 && n > 0;
+  const std::optional<std::string> forced = ForcedImplementation(kForceVariable);
+  if (!own_runs || (forced && *forced != kOwn)) return nullptr;
+  return BuildOwn(m, k, n, signed_a, b, threads, kept);
+}
+
 Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
-                                                       int threads) {
+                                                       int threads, KeptProducts kept) {
   // onyx's VNNI product computes the same exact sums; where oneDNN's would pair products in saturating int16 (no
   // VNNI: int8_gemm.h) it does not run at all.
   const bool own_runs =
       Int8VnniGemm::Supported() && Int8GemmArithmetic() == Int8Arithmetic::kExact && m > 0 && k > 0 && n > 0;
   const std::optional<std::string> forced = ForcedImplementation(kForceVariable);
-  if (forced && own_runs && *forced == kOwn) return BuildOwn(m, k, n, signed_a, b, threads);
-  if (!own_runs || forced) return BuildDnnl(m, k, n, signed_a, b, threads);
-  auto made = BuildDnnl(m, k, n, signed_a, b, threads);
-  if (!made.ok()) return BuildOwn(m, k, n, signed_a, b, threads);  // oneDNN offers only its reference kernel
-  std::unique_ptr<Int8MatMul> dnnl = std::move(*made);
+  if (forced && own_runs && *forced == kOwn) return BuildOwn(m, k, n, signed_a, b, threads, kept);
+  if (!own_runs || forced) return BuildDnnl(m, k, n, signed_a, b, threads, kept);
   const TuningMode mode = CurrentTuningMode();
+  const auto cache = TuningCache::Process();
+  std::string signature;
+  if (mode != TuningMode::kOff) {
+    // "int8mm4": since a choice holds for a row class (kernels/product_rows.h); "int8mm3": since C is evicted before
+    // each timed run (PrepareProductTiming); "int8mm2": since A and C are placed as other threads leave them. oneDNN's
+    // pick is part of the key (besides the cache's ISA prefix, TuningIsaName): a choice against one of its kernels
+    // says nothing about another.
+    auto dnnl_name = DnnlImplementationName(m, k, n, signed_a, b, threads);
+    if (!dnnl_name.ok() || dnnl_name->rfind("ref", 0) == 0) {
+      return BuildOwn(m, k, n, signed_a, b, threads, kept);  // oneDNN offers only its reference kernel
+    }
+    signature = "int8mm4/m" + RowClassText(m) + "k" + std::to_string(k) + "n" + std::to_string(n) + "/s" +
+                std::to_string(signed_a) + "/t" + std::to_string(threads) + "/" + *dnnl_name;
+    if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
+      cache->NoteDecision(signature, *entry, false);
+      if (entry->choice == kOwn) return BuildOwn(m, k, n, signed_a, b, threads, kept);
+      return BuildDnnl(m, k, n, signed_a, b, threads, kept);
+    }
+  }
+  auto made = BuildDnnl(m, k, n, signed_a, b, threads, kept);
+  if (!made.ok()) return BuildOwn(m, k, n, signed_a, b, threads, kept);  // oneDNN offers only its reference kernel
+  std::unique_ptr<Int8MatMul> dnnl = std::move(*made);
   if (mode == TuningMode::kOff) {
     // The fixed rule: oneDNN's AMX kernels (2-3x the VNNI peak), else onyx's (measured faster than oneDNN's VNNI
     // kernels on a BERT-like encoder's products, int8_gemm_vnni.h).
     if (dnnl->implementation().find("amx") != std::string::npos) return dnnl;
-    return BuildOwn(m, k, n, signed_a, b, threads);
-  }
-  const auto cache = TuningCache::Process();
-  // "int8mm3": since C is evicted before each timed run (PrepareProductTiming); "int8mm2": since A and C are placed as
-  // other threads leave them. oneDNN's pick is part of the key (besides the cache's ISA prefix, TuningIsaName): a
-  // choice against one of its kernels says nothing about another.
-  const std::string signature = "int8mm3/m" + std::to_string(m) + "k" + std::to_string(k) + "n" + std::to_string(n) +
-                                "/s" + std::to_string(signed_a) + "/t" + std::to_string(threads) + "/" +
-                                dnnl->implementation();
-  if (auto entry = cache->Find(signature, mode == TuningMode::kAlways)) {
-    cache->NoteDecision(signature, *entry, false);
-    if (entry->choice == kOwn) return BuildOwn(m, k, n, signed_a, b, threads);
-    return dnnl;
+    return BuildOwn(m, k, n, signed_a, b, threads, kept);
   }
   if (mode == TuningMode::kCache && !cache->MissBudgetLeft()) return dnnl;
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::unique_ptr<Int8MatMul>> built;
   built.push_back(std::move(dnnl));
-  built.push_back(BuildOwn(m, k, n, signed_a, b, threads));
+  built.push_back(BuildOwn(m, k, n, signed_a, b, threads, kept));
   const std::vector<std::string> names{kDnnl, kOwn};
   // Timed on a zero A into a scratch C, the weights evicted from the caches before each run, as a model whose weights
   // outgrow them finds them, and with several threads A and C placed as other nodes' threads leave them (FloatMatMul's
@@ -170,10 +228,14 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::Create(int64_t m, int64_t k, int
 
 const std::string& Int8MatMul::implementation() const { return impl_->name; }
 
-Status Int8MatMul::Run(const void* a, int32_t a_zero_point, int32_t* c, const Int8BlockEpilogue* epilogue) const {
+Status Int8MatMul::Run(int64_t rows, const void* a, int32_t a_zero_point, int32_t* c,
+                       const Int8BlockEpilogue* epilogue) const {
   if (impl_->own != nullptr) {
-    impl_->own->Run(m_, a, signed_a_, a_zero_point, c, threads_, epilogue);
+    impl_->own->Run(rows, a, signed_a_, a_zero_point, c, threads_, epilogue);
     return Status::Ok();
+  }
+  if (rows != m_) {
+    return Internal("int8 matmul built for " + std::to_string(m_) + " rows run on " + std::to_string(rows));
   }
   ONYX_RETURN_IF_ERROR(RunDnnl(a, a_zero_point, c));
   if (epilogue != nullptr) {
@@ -220,14 +282,43 @@ std::shared_ptr<Int8MatMul> Int8MatMulCache::Get(int64_t m, int64_t k, int64_t n
                                                  int threads) {
   const int run_threads = PrimitiveThreads(2 * m * k * n, threads);
   std::lock_guard<std::mutex> lock(mutex_);
-  if (built_ && m_ == m && signed_ == signed_a && threads_ == run_threads) return mm_;
-  auto made = Int8MatMul::Create(m, k, n, signed_a, b, run_threads);
-  mm_ = made.ok() ? std::shared_ptr<Int8MatMul>(std::move(*made)) : nullptr;
-  built_ = true;
-  m_ = m;
-  signed_ = signed_a;
-  threads_ = run_threads;
-  return mm_;
+  auto found = std::find_if(kept_.begin(), kept_.end(), [&](const Kept& e) {
+    return e.m == m && e.signed_a == signed_a && e.threads == run_threads;
+  });
+  const RowClass row_class = ProductRowClass(m);
+  if (found == kept_.end()) {
+    found = std::find_if(kept_.begin(), kept_.end(), [&](const Kept& e) {
+      return e.signed_a == signed_a && e.threads == run_threads && ProductRowClass(e.m) == row_class &&
+             e.mm != nullptr && e.mm->RunsAnyRowCount();
+    });
+  }
+  if (found != kept_.end()) return found->mm;
+  std::vector<const Int8MatMul*> kept;  // their copies of B, shared by a new product of the same layout
+  for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) {
+    if (it->mm != nullptr) kept.push_back(it->mm.get());
+  }
+  auto builds = std::find_if(class_builds_.begin(), class_builds_.end(), [&](const ClassBuilds& c) {
+    return c.class_high == row_class.high && c.signed_a == signed_a && c.threads == run_threads;
+  });
+  if (builds == class_builds_.end()) {
+    builds = class_builds_.insert(class_builds_.end(), {row_class.high, signed_a, run_threads, 0});
+  }
+  std::shared_ptr<Int8MatMul> mm;
+  if (++builds->count > kBuildsPerRowClass) mm = Int8MatMul::CreateAnyRowCount(m, k, n, signed_a, b, run_threads, kept);
+  if (mm == nullptr) {
+    auto made = Int8MatMul::Create(m, k, n, signed_a, b, run_threads, kept);
+    if (made.ok()) mm = std::move(*made);
+  }
+  if (kept_.size() == kKept) kept_.erase(kept_.begin());
+  kept_.push_back({m, signed_a, run_threads, mm});
+  return mm;
+}
+
+size_t Int8MatMulCache::builds() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t total = 0;
+  for (const ClassBuilds& c : class_builds_) total += static_cast<size_t>(c.count);
+  return total;
 }
 
 }  // namespace onyx::kernels

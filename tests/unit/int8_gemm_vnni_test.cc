@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -131,6 +132,36 @@ TEST(Int8MatMul, EpilogueSeesFinalSumsOnEitherProduct) {
     ASSERT_TRUE((*made)->Run(a.data(), 9, c.data(), &epilogue).ok()) << impl;
     EXPECT_EQ(c, ref) << impl;
     EXPECT_EQ(covered, std::vector<int32_t>(c.size(), 1)) << impl;
+  }
+}
+
+// A node's products (Int8MatMulCache) at ever new row counts of one class (prompts of random length): exact sums at
+// each, whichever implementation runs (oneDNN's, its reordered weights shared between row counts, or onyx's, any row
+// count over one packed copy), and past kBuildsPerRowClass row counts no product is built per row count.
+TEST(Int8MatMulCache, RowCountsOfOneClassGiveExactSumsAndStopBuilding) {
+  const int64_t k = 72, n = 40;
+  std::mt19937 rng(17);
+  std::vector<int8_t> b(static_cast<size_t>(k * n));
+  for (auto& v : b) v = static_cast<int8_t>(static_cast<int>(rng() % 256) - 128);
+  for (const char* impl : {"", "dnnl", "onyx"}) {
+    if (std::string(impl) == "onyx" && !Int8VnniGemm::Supported()) continue;
+    if (*impl != 0) ::setenv("ONYX_INT8_MATMUL_IMPL", impl, 1);
+    Int8MatMulCache cache;
+    for (int64_t m = 66; m <= 128; m += 7) {
+      std::vector<uint8_t> a(static_cast<size_t>(m * k));
+      for (auto& v : a) v = static_cast<uint8_t>(rng() % 256);
+      const std::shared_ptr<Int8MatMul> mm = cache.Get(m, k, n, false, b.data(), 1);
+      ASSERT_NE(mm, nullptr) << impl;
+      std::vector<int32_t> c(static_cast<size_t>(m * n), 0);
+      ASSERT_TRUE(mm->Run(m, a.data(), 3, c.data()).ok()) << impl << " " << m << " " << mm->implementation();
+      EXPECT_EQ(c, Reference(m, k, n, a, false, 3, b)) << impl << " " << m << " " << mm->implementation();
+    }
+    // Nine row counts of one class: kBuildsPerRowClass products, then one that runs the rest (where onyx's runs;
+    // oneDNN's alone, each row count its own primitive over the shared weights).
+    if (Int8VnniGemm::Supported() && std::string(impl) != "dnnl") {
+      EXPECT_LE(cache.builds(), static_cast<size_t>(kBuildsPerRowClass + 1)) << impl;
+    }
+    ::unsetenv("ONYX_INT8_MATMUL_IMPL");
   }
 }
 

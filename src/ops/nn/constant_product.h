@@ -29,11 +29,10 @@ void PlainFloatProduct(int64_t m, int64_t k, int64_t n, const float* a, const fl
 
 class ConstantFloatProduct {
  public:
-  // Products built for this many row counts of one row class (kernels::ProductRowClass) and thread count: the next
-  // runs every row count of the class (FloatMatMul::CreateAnyRowCount; prompts or sentences of ever new lengths
-  // would otherwise build a primitive per length: ~0.2 ms a product, a GPT-2-like prompt of random length 15-20%
-  // slower).
-  static constexpr int kBuildsPerRowClass = 4;
+  // Products built for this many row counts of one row class and thread count: the next runs every row count of the
+  // class (FloatMatMul::CreateAnyRowCount; a GPT-2-like prompt of random length ran 15-20% slower building one per
+  // length).
+  static constexpr int kBuildsPerRowClass = kernels::kBuildsPerRowClass;
 
   // b: the constant [k, n] float matrix (its storage is shared, not copied); bias: n floats or null, the same on
   // every run (a constant); activation: applied after the bias.

@@ -330,21 +330,12 @@ class PackedInt8MatMul {
       return true;
     }
     if (!kernels::Int8GemmUsable(is_signed)) return false;
-    const int run_threads = kernels::PrimitiveThreads(2 * m * p.k * p.n, threads);
-    std::shared_ptr<kernels::Int8MatMul> mm;
-    {
-      // Session::Run may be called from several threads; the primitive is rebuilt only when its inputs change.
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (mm_ == nullptr || mm_->m() != m || mm_->signed_a() != is_signed || mm_->threads() != run_threads) {
-        auto made = kernels::Int8MatMul::Create(m, p.k, p.n, is_signed, weights_.data<int8_t>(), run_threads);
-        if (!made.ok()) return false;
-        mm_ = std::move(*made);
-      }
-      mm = mm_;
-    }
+    const std::shared_ptr<kernels::Int8MatMul> mm =
+        products_.Get(m, p.k, p.n, is_signed, weights_.data<int8_t>(), threads);
+    if (mm == nullptr) return false;
     int32_t az = 0;
     if (a_zp != nullptr) az = is_signed ? a_zp->data<int8_t>()[0] : a_zp->data<uint8_t>()[0];
-    ONYX_RETURN_IF_ERROR(mm->Run(a.raw(), az, y));
+    ONYX_RETURN_IF_ERROR(mm->Run(m, a.raw(), az, y));
     return true;
   }
 
@@ -352,8 +343,7 @@ class PackedInt8MatMul {
   Tensor weights_;
   bool enabled_ = false;
   kernels::LazyInt8Gemv gemv_;  // few-row products (kernels/int8_gemv.h)
-  std::mutex mutex_;
-  std::shared_ptr<kernels::Int8MatMul> mm_;
+  kernels::Int8MatMulCache products_;
 };
 
 // The int32 product of centred 8-bit operands into y (NumElements(p.out_shape) values).

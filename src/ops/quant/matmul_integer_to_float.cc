@@ -247,7 +247,7 @@ class MatMulIntegerToFloatKernel : public OpKernel {
       // The tail on each block of sums as soon as it is final, while it is in cache (not a pass of its own over Y).
       const kernels::Int8BlockEpilogue epilogue = [&](int32_t*, int64_t, int64_t m0, int64_t m1, int64_t n0,
                                                       int64_t n1) { tail(m0, m1, n0, n1); };
-      return mm->Run(a_data, az, reinterpret_cast<int32_t*>(out), &epilogue);
+      return mm->Run(m, a_data, az, reinterpret_cast<int32_t*>(out), &epilogue);
     } else {
       ParallelFor(m, k * n, [&](int64_t lo, int64_t hi) {
         if (q_type == DataType::kUint8) {

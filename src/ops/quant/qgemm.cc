@@ -233,7 +233,7 @@ class QGemmKernel : public OpKernel {
     if (packed_b_.defined() && !trans_a_ && packed_b_.dim(0) == k && packed_b_.dim(1) == n &&
         kernels::Int8GemmUsable(signed_a)) {
       if (std::shared_ptr<kernels::Int8MatMul> mm = products_.Get(m, k, n, signed_a, packed_b_.data<int8_t>(), threads))
-        return mm->Run(a.raw(), az, acc);
+        return mm->Run(m, a.raw(), az, acc);
     }
     const std::vector<int32_t> bz = ZeroPoints(b_zp);
     const int64_t lda = trans_a_ ? m : k, ldb = trans_b_ ? k : n;
