@@ -61,6 +61,14 @@ void ExpectMatches(int64_t m, int64_t k, int64_t n, const std::vector<float>& a,
   }
 }
 
+// ONYX_FLOAT_MATMUL_IMPL set for a test's scope.
+struct ForcedImplementation {
+  explicit ForcedImplementation(const char* name) { setenv("ONYX_FLOAT_MATMUL_IMPL", name, 1); }
+  ~ForcedImplementation() { unsetenv("ONYX_FLOAT_MATMUL_IMPL"); }
+  ForcedImplementation(const ForcedImplementation&) = delete;
+  ForcedImplementation& operator=(const ForcedImplementation&) = delete;
+};
+
 struct Case {
   int64_t m, k, n;
   bool bias;
@@ -249,10 +257,7 @@ TEST(FloatMatMul, AnyRowCountProductsRunEveryRowCount) {
 
 // A product built for one row count refuses another (oneDNN's primitives are built for theirs).
 TEST(FloatMatMul, FixedRowCountProductRefusesOtherRowCounts) {
-  struct Restore {
-    ~Restore() { unsetenv("ONYX_FLOAT_MATMUL_IMPL"); }
-  } restore;
-  setenv("ONYX_FLOAT_MATMUL_IMPL", "gemm:jit", 1);
+  const ForcedImplementation forced("gemm:jit");
   const int64_t k = 32, n = 48;
   const auto b = UniformFloats(static_cast<size_t>(k * n), 95);
   auto mm = FloatMatMul::Create(10, k, n, b.data(), nullptr, MatMulActivation::kNone, 1);
@@ -305,10 +310,7 @@ TEST(FloatMatMul, WeightsCopiedBackAreB) {
 // The single-row candidate that leaves the weights' streams to the hardware prefetchers ("onyx-hwpf", timed beside
 // the others for m == 1): forced by name, it computes the product and gives B back like onyx's packed product.
 TEST(FloatMatMul, SingleRowWithoutSoftwarePrefetchesIsTheSameProduct) {
-  struct Restore {
-    ~Restore() { unsetenv("ONYX_FLOAT_MATMUL_IMPL"); }
-  } restore;
-  setenv("ONYX_FLOAT_MATMUL_IMPL", "onyx-hwpf", 1);
+  const ForcedImplementation forced("onyx-hwpf");
   const int64_t k = 700, n = 300;
   const auto b = UniformFloats(static_cast<size_t>(k * n), 81);
   const auto bias = UniformFloats(static_cast<size_t>(n), 82);
