@@ -96,24 +96,16 @@ bool NchwcGemmConv::Supported(const BlockedConvShape& s) {
 NchwcGemmConv::NchwcGemmConv(const BlockedConvShape& shape, const float* weights, const float* bias,
                              const ConvEpilogue& epilogue)
     : shape_(shape), epilogue_(epilogue) {
-  in_blocks_ = CeilDiv(shape_.in_channels, kLanes);
-  out_blocks_ = CeilDiv(shape_.out_channels, kLanes);
-  panels_ = CeilDiv(out_blocks_, 2);
-  taps_ = shape_.kernel_h * shape_.kernel_w;
-  k_ = taps_ * in_blocks_ * kLanes;
-  // Equal K blocks of at most kKBlockMax (1024 in 4 of 256, 384 in 2 of 192): no short last block.
-  const int64_t chunks = k_ / kLanes, k_blocks = CeilDiv(k_, kKBlockMax);
-  k_block_ = CeilDiv(chunks, k_blocks) * kLanes;
-  const size_t floats = static_cast<size_t>(k_ * panels_ * kPanel);
-  packed_bytes_ = (floats * sizeof(float) + 63) / 64 * 64;
-  packed_.reset(static_cast<float*>(std::aligned_alloc(64, packed_bytes_)));
-  if (packed_ == nullptr) throw std::bad_alloc();
-  std::memset(packed_.get(), 0, packed_bytes_);
+  SetPackingSizes();
+  float* packed = static_cast<float*>(std::aligned_alloc(64, packed_bytes_));
+  if (packed == nullptr) throw std::bad_alloc();
+  packed_ = std::shared_ptr<const float>(packed, [](const float* p) { std::free(const_cast<float*>(p)); });
+  std::memset(packed, 0, packed_bytes_);
   // K index (tap * in_blocks_ + block) * 16 + lane: input channel block * 16 + lane at that tap.
   for (int64_t kb = 0; kb * k_block_ < k_; ++kb) {
     const int64_t k0 = kb * k_block_, kc = std::min(k_block_, k_ - k0);
     for (int64_t p = 0; p < panels_; ++p) {
-      float* panel = packed_.get() + PanelOffset(kb, p);
+      float* panel = packed + PanelOffset(kb, p);
       for (int64_t kk = 0; kk < kc; ++kk) {
         const int64_t k = k0 + kk, tap = k / (in_blocks_ * kLanes), ic = k % (in_blocks_ * kLanes);
         if (ic >= shape_.in_channels) continue;
@@ -124,6 +116,40 @@ NchwcGemmConv::NchwcGemmConv(const BlockedConvShape& shape, const float* weights
     }
   }
   channels_ = EpilogueChannels(shape_.out_channels, panels_ * kPanel, bias);
+}
+
+NchwcGemmConv::NchwcGemmConv(const BlockedConvShape& shape, const NchwcGemmConv& packed_like, const float* bias,
+                             const ConvEpilogue& epilogue)
+    : shape_(shape), epilogue_(epilogue) {
+  SetPackingSizes();
+  packed_ = packed_like.packed_;
+  channels_ = EpilogueChannels(shape_.out_channels, panels_ * kPanel, bias);
+}
+
+Result<std::shared_ptr<const NchwcGemmConv>> NchwcGemmConv::SharingWeights(const BlockedConvShape& shape,
+                                                                           const NchwcGemmConv& packed_like,
+                                                                           const float* bias,
+                                                                           const ConvEpilogue& epilogue) {
+  if (!packed_like.SharesPacking(shape)) return InvalidArgument("NchwcGemmConv: weights packed for other channels");
+  return std::shared_ptr<const NchwcGemmConv>(new NchwcGemmConv(shape, packed_like, bias, epilogue));
+}
+
+bool NchwcGemmConv::SharesPacking(const BlockedConvShape& shape) const {
+  return shape.in_channels == shape_.in_channels && shape.out_channels == shape_.out_channels &&
+         shape.kernel_h == shape_.kernel_h && shape.kernel_w == shape_.kernel_w;
+}
+
+void NchwcGemmConv::SetPackingSizes() {
+  in_blocks_ = CeilDiv(shape_.in_channels, kLanes);
+  out_blocks_ = CeilDiv(shape_.out_channels, kLanes);
+  panels_ = CeilDiv(out_blocks_, 2);
+  taps_ = shape_.kernel_h * shape_.kernel_w;
+  k_ = taps_ * in_blocks_ * kLanes;
+  // Equal K blocks of at most kKBlockMax (1024 in 4 of 256, 384 in 2 of 192): no short last block.
+  const int64_t chunks = k_ / kLanes, k_blocks = CeilDiv(k_, kKBlockMax);
+  k_block_ = CeilDiv(chunks, k_blocks) * kLanes;
+  const size_t floats = static_cast<size_t>(k_ * panels_ * kPanel);
+  packed_bytes_ = (floats * sizeof(float) + 63) / 64 * 64;
 }
 
 int64_t NchwcGemmConv::PanelOffset(int64_t kb, int64_t p) const {

@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/status.h"
 #include "kernels/blocked_conv_shape.h"
 #include "kernels/conv_epilogue.h"
 
@@ -35,6 +36,15 @@ class NchwcGemmConv {
   // weights: out_channels x in_channels x kernel_h x kernel_w (oihw); bias: out_channels values or null. Both copied
   // into the kernel's layout (zeros in the channels that pad the last blocks).
   NchwcGemmConv(const BlockedConvShape& shape, const float* weights, const float* bias, const ConvEpilogue& epilogue);
+  // The same kernel for another shape of `packed_like`'s weights, sharing its packed copy: for the same node at another
+  // image size. A new image size built its own copy (zeroed, packed, faulted in): ~half of what ResNet-50 spent on
+  // each new size. InvalidArgument where `shape` packs the weights otherwise (SharesPacking).
+  static Result<std::shared_ptr<const NchwcGemmConv>> SharingWeights(const BlockedConvShape& shape,
+                                                                     const NchwcGemmConv& packed_like,
+                                                                     const float* bias, const ConvEpilogue& epilogue);
+  // Whether a kernel for `shape` packs the weights as this one does (the packing depends on the channels and the
+  // window only).
+  bool SharesPacking(const BlockedConvShape& shape) const;
 
   // src: (batch, ceil(in_channels / 16), height, width, 16), its padding channels zero; dst: (batch,
   // ceil(out_channels / 16), out_height, out_width, 16), holding the residual when the epilogue sums; its padding
@@ -46,9 +56,10 @@ class NchwcGemmConv {
   size_t packed_bytes() const { return packed_bytes_; }
 
  private:
-  struct FreeAligned {
-    void operator()(float* p) const { std::free(p); }
-  };
+  NchwcGemmConv(const BlockedConvShape& shape, const NchwcGemmConv& packed_like, const float* bias,
+                const ConvEpilogue& epilogue);
+  // The sizes that follow from the shape's channels and window (the packing's layout).
+  void SetPackingSizes();
   // Panel p (32 output channels) of K block kb: kc rows of 32 floats, from the start of the packed weights.
   int64_t PanelOffset(int64_t kb, int64_t p) const;
   const float* Panel(int64_t kb, int64_t p) const { return packed_.get() + PanelOffset(kb, p); }
@@ -58,7 +69,7 @@ class NchwcGemmConv {
   int64_t k_ = 0;        // taps_ * in_blocks_ * 16, tap-major
   int64_t k_block_ = 0;  // K per block (a multiple of 16)
   size_t packed_bytes_ = 0;
-  std::unique_ptr<float[], FreeAligned> packed_;  // per K block, per panel: kc x 32
+  std::shared_ptr<const float> packed_;           // per K block, per panel: kc x 32 (shared by the node's other shapes)
   EpilogueChannels channels_;                     // panels_ * 32 values each
   ConvEpilogue epilogue_;
 };

@@ -183,6 +183,23 @@ void CheckBlock(int64_t block) {
         std::vector<float> y = v.epilogue.sum ? residual : std::vector<float>(static_cast<size_t>(out_size), 7.0f);
         conv.Run(x.data(), y.data(), v.threads);
         check(y, what + " gemm");
+        // The same node at another image size first: this size's kernel shares that one's packed weights.
+        BlockedConvShape other = shape;
+        other.height += 3;
+        other.width += 5;
+        other.out_height += 1;
+        other.out_width += 2;
+        const NchwcGemmConv first(other, w.data(), v.with_bias ? bias.data() : nullptr, v.epilogue);
+        auto shared = NchwcGemmConv::SharingWeights(shape, first, v.with_bias ? bias.data() : nullptr, v.epilogue);
+        ASSERT_TRUE(shared.ok()) << shared.status().message();
+        EXPECT_EQ((*shared)->packed_data(), first.packed_data());
+        std::vector<float> y2 = v.epilogue.sum ? residual : std::vector<float>(static_cast<size_t>(out_size), 7.0f);
+        (*shared)->Run(x.data(), y2.data(), v.threads);
+        check(y2, what + " gemm, weights shared with another size");
+        BlockedConvShape more_channels = shape;
+        more_channels.out_channels += 1;
+        EXPECT_FALSE(first.SharesPacking(more_channels));
+        EXPECT_FALSE(NchwcGemmConv::SharingWeights(more_channels, first, nullptr, v.epilogue).ok());
       }
     }
   }

@@ -1172,8 +1172,19 @@ class NchwcConvKernel : public OpKernel {
     if (c.own_direct || c.own_gemm) {
       const float* bias = bias_.size() > 0 ? bias_.data<float>() : nullptr;
       if (c.own_gemm) {
-        p.own_gemm = std::make_shared<const kernels::NchwcGemmConv>(*OwnGemmGeometry(s, c.separate_dw),
-                                                                    weights_.data<float>(), bias, *OwnConvEpilogue());
+        const kernels::BlockedConvShape geometry = *OwnGemmGeometry(s, c.separate_dw);
+        // The weights packed for another image size of this node serve this one (kept_: most recent first).
+        for (const auto& [shape, kept] : kept_) {
+          if (kept.own_gemm != nullptr && kept.own_gemm->SharesPacking(geometry)) {
+            ONYX_ASSIGN_OR_RETURN(
+                p.own_gemm, kernels::NchwcGemmConv::SharingWeights(geometry, *kept.own_gemm, bias, *OwnConvEpilogue()));
+            break;
+          }
+        }
+        if (p.own_gemm == nullptr) {
+          p.own_gemm = std::make_shared<const kernels::NchwcGemmConv>(geometry, weights_.data<float>(), bias,
+                                                                      *OwnConvEpilogue());
+        }
       } else {
         p.own_direct = std::make_shared<const kernels::NchwcDirectConv>(
             *OwnDirectGeometry(s, c.separate_dw), weights_.data<float>(), bias, *OwnConvEpilogue(),
