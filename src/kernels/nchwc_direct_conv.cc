@@ -170,38 +170,22 @@ bool NchwcDirectConv::Supported(const BlockedConvShape& s) {
 NchwcDirectConv::NchwcDirectConv(const BlockedConvShape& shape, const float* weights, const float* bias,
                                  const ConvEpilogue& epilogue, Order order)
     : shape_(shape), order_(order), epilogue_(epilogue) {
-  if (order_ == Order::kGathered && WindowPads(shape_)) {
-    const int64_t count = shape_.out_channels * shape_.in_channels * shape_.kernel_h * shape_.kernel_w;
-    if (!std::all_of(weights, weights + count, [](float w) { return std::isfinite(w); })) order_ = Order::kRows;
-  }
-  const int64_t L = shape_.block;
-  max_blocks_ = L == 16 ? avx512_tiles::kMaxBlocks : avx2_tiles::kMaxBlocks;
-  out_blocks_ = CeilDiv(shape_.out_channels, L);
-  group_width_ = shape_.input_blocked ? L : 1;
-  in_groups_ = CeilDiv(shape_.in_channels, group_width_);
   const int64_t taps = shape_.kernel_h * shape_.kernel_w;
-  // Input groups per chunk. Every tile of pixels reads the chunk's weights, and a tile's sums wait in the output
-  // between chunks. Where one tile of blocks' output (every pixel of an image) fits in a quarter of L2, those sums
-  // stay cached, and chunks whose weights fit in L1 (two thirds of it, beside inputs and sums) are read from L1 by
-  // each tile of pixels: ResNet-50's 7x7 layers ran 10-25% faster so on an Intel Xeon (Sapphire Rapids), e.g. its
-  // 2048 -> 512 1x1 0.95 -> 0.74 ms in the model. Larger maps: chunks in half of L2, so that the sums pass through
-  // memory fewer times.
-  const int64_t group_bytes = taps * group_width_ * max_blocks_ * L * static_cast<int64_t>(sizeof(float));
-  const int64_t tile_output_bytes = max_blocks_ * L * shape_.out_height * shape_.out_width * int64_t{sizeof(float)};
-  const int64_t chunk_bytes = tile_output_bytes <= L2CacheBytes() / 4 ? L1DataCacheBytes() * 2 / 3 : L2CacheBytes() / 2;
-  chunk_groups_ = std::clamp<int64_t>(chunk_bytes / group_bytes, 1, in_groups_);
-
+  const int64_t count = shape_.out_channels * shape_.in_channels * taps;
+  weights_finite_ = std::all_of(weights, weights + count, [](float w) { return std::isfinite(w); });
+  if (order_ == Order::kGathered && WindowPads(shape_) && !weights_finite_) order_ = Order::kRows;
+  SetSizes();
+  const int64_t L = shape_.block;
   const int64_t tiles = CeilDiv(out_blocks_, max_blocks_);
-  tile_floats_ = max_blocks_ * L * in_groups_ * group_width_ * taps;
   const size_t packed_floats = static_cast<size_t>(tiles * tile_floats_);
-  const size_t packed_bytes = (packed_floats * sizeof(float) + 63) / 64 * 64;
-  packed_bytes_ = packed_bytes;
-  packed_.reset(static_cast<float*>(std::aligned_alloc(64, packed_bytes)));
-  if (packed_ == nullptr) throw std::bad_alloc();
-  std::memset(packed_.get(), 0, packed_bytes);
+  packed_bytes_ = (packed_floats * sizeof(float) + 63) / 64 * 64;
+  float* packed = static_cast<float*>(std::aligned_alloc(64, packed_bytes_));
+  if (packed == nullptr) throw std::bad_alloc();
+  packed_ = std::shared_ptr<const float>(packed, [](const float* p) { std::free(const_cast<float*>(p)); });
+  std::memset(packed, 0, packed_bytes_);
   for (int64_t t = 0; t < tiles; ++t) {
     const int64_t b0 = t * max_blocks_, nf = std::min<int64_t>(max_blocks_, out_blocks_ - b0);
-    float* tile = packed_.get() + t * tile_floats_;
+    float* tile = packed + t * tile_floats_;
     for (int64_t g = 0; g < in_groups_; ++g) {
       for (int64_t k = 0; k < taps; ++k) {
         for (int64_t i = 0; i < group_width_; ++i) {
@@ -219,6 +203,51 @@ NchwcDirectConv::NchwcDirectConv(const BlockedConvShape& shape, const float* wei
     }
   }
   channels_ = EpilogueChannels(shape_.out_channels, out_blocks_ * L, bias);
+}
+
+NchwcDirectConv::NchwcDirectConv(const BlockedConvShape& shape, const NchwcDirectConv& packed_like, const float* bias,
+                                 const ConvEpilogue& epilogue, Order order)
+    : shape_(shape), order_(order), weights_finite_(packed_like.weights_finite_), epilogue_(epilogue) {
+  if (order_ == Order::kGathered && WindowPads(shape_) && !weights_finite_) order_ = Order::kRows;
+  SetSizes();
+  packed_bytes_ = packed_like.packed_bytes_;
+  packed_ = packed_like.packed_;
+  channels_ = EpilogueChannels(shape_.out_channels, out_blocks_ * shape_.block, bias);
+}
+
+Result<std::shared_ptr<const NchwcDirectConv>> NchwcDirectConv::SharingWeights(const BlockedConvShape& shape,
+                                                                               const NchwcDirectConv& packed_like,
+                                                                               const float* bias,
+                                                                               const ConvEpilogue& epilogue,
+                                                                               Order order) {
+  if (!packed_like.SharesPacking(shape)) return InvalidArgument("NchwcDirectConv: weights packed for another layout");
+  return std::shared_ptr<const NchwcDirectConv>(new NchwcDirectConv(shape, packed_like, bias, epilogue, order));
+}
+
+bool NchwcDirectConv::SharesPacking(const BlockedConvShape& shape) const {
+  return shape.block == shape_.block && shape.input_blocked == shape_.input_blocked &&
+         shape.in_channels == shape_.in_channels && shape.out_channels == shape_.out_channels &&
+         shape.kernel_h == shape_.kernel_h && shape.kernel_w == shape_.kernel_w;
+}
+
+void NchwcDirectConv::SetSizes() {
+  const int64_t L = shape_.block;
+  max_blocks_ = L == 16 ? avx512_tiles::kMaxBlocks : avx2_tiles::kMaxBlocks;
+  out_blocks_ = CeilDiv(shape_.out_channels, L);
+  group_width_ = shape_.input_blocked ? L : 1;
+  in_groups_ = CeilDiv(shape_.in_channels, group_width_);
+  const int64_t taps = shape_.kernel_h * shape_.kernel_w;
+  // Input groups per chunk. Every tile of pixels reads the chunk's weights, and a tile's sums wait in the output
+  // between chunks. Where one tile of blocks' output (every pixel of an image) fits in a quarter of L2, those sums
+  // stay cached, and chunks whose weights fit in L1 (two thirds of it, beside inputs and sums) are read from L1 by
+  // each tile of pixels: ResNet-50's 7x7 layers ran 10-25% faster so on an Intel Xeon (Sapphire Rapids), e.g. its
+  // 2048 -> 512 1x1 0.95 -> 0.74 ms in the model. Larger maps: chunks in half of L2, so that the sums pass through
+  // memory fewer times.
+  const int64_t group_bytes = taps * group_width_ * max_blocks_ * L * static_cast<int64_t>(sizeof(float));
+  const int64_t tile_output_bytes = max_blocks_ * L * shape_.out_height * shape_.out_width * int64_t{sizeof(float)};
+  const int64_t chunk_bytes = tile_output_bytes <= L2CacheBytes() / 4 ? L1DataCacheBytes() * 2 / 3 : L2CacheBytes() / 2;
+  chunk_groups_ = std::clamp<int64_t>(chunk_bytes / group_bytes, 1, in_groups_);
+  tile_floats_ = max_blocks_ * L * in_groups_ * group_width_ * taps;
 }
 
 int64_t NchwcDirectConv::PaddedHeight() const {

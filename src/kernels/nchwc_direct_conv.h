@@ -28,6 +28,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/status.h"
 #include "kernels/blocked_conv_shape.h"
 #include "kernels/conv_epilogue.h"
 
@@ -47,6 +48,14 @@ class NchwcDirectConv {
   // NaN where the convolution sums nothing): with others the kernel keeps the rows order.
   NchwcDirectConv(const BlockedConvShape& shape, const float* weights, const float* bias, const ConvEpilogue& epilogue,
                   Order order = Order::kRows);
+  // The same kernel for another shape of `packed_like`'s weights, sharing its packed copy (the same node at another
+  // image size; NchwcGemmConv::SharingWeights's reason). InvalidArgument where `shape` packs them otherwise.
+  static Result<std::shared_ptr<const NchwcDirectConv>> SharingWeights(const BlockedConvShape& shape,
+                                                                       const NchwcDirectConv& packed_like,
+                                                                       const float* bias, const ConvEpilogue& epilogue,
+                                                                       Order order);
+  // Whether a kernel for `shape` packs the weights as this one does (block, input layout, channels, window).
+  bool SharesPacking(const BlockedConvShape& shape) const;
 
   Order order() const { return order_; }
 
@@ -75,6 +84,10 @@ class NchwcDirectConv {
   // The packed weights read after chunk [c0, c0 + groups) of tile t (the calls of that chunk prefetch them): the tile's
   // next chunk, else the next tile's first; none after the last.
   Region NextWeights(int64_t t, int64_t c0, int64_t groups) const;
+  NchwcDirectConv(const BlockedConvShape& shape, const NchwcDirectConv& packed_like, const float* bias,
+                  const ConvEpilogue& epilogue, Order order);
+  // The sizes that follow from the shape (the packing's and the chunks').
+  void SetSizes();
   // The input as the gathered order reads it where the window pads (WindowPads): padded height and width.
   int64_t PaddedHeight() const;
   int64_t PaddedWidth() const;
@@ -87,13 +100,12 @@ class NchwcDirectConv {
   int64_t group_width_ = 1;   // channels per input group: block or 1
   int64_t chunk_groups_ = 0;  // input groups per chunk
   int64_t tile_floats_ = 0;   // packed floats per tile of output blocks
+  bool weights_finite_ = true;  // every weight finite (the gathered order needs it where the window pads)
   // Packed weights: per tile of output blocks (max_blocks_ blocks, fewer in the last), per input group, per tap, per
-  // channel of the group: the tile's blocks, each `block` output channels.
-  struct FreeAligned {
-    void operator()(float* p) const { std::free(p); }
-  };
+  // channel of the group: the tile's blocks, each `block` output channels. 64-byte aligned: every weight vector load
+  // stays in one cache line. Shared by the kernels of the node's other image sizes.
   size_t packed_bytes_ = 0;
-  std::unique_ptr<float[], FreeAligned> packed_;  // 64-byte aligned: every weight vector load stays in one cache line
+  std::shared_ptr<const float> packed_;
   EpilogueChannels channels_;                     // out_blocks_ * block values each
   ConvEpilogue epilogue_;
 };

@@ -175,6 +175,26 @@ void CheckBlock(int64_t block) {
         std::vector<float> y = v.epilogue.sum ? residual : std::vector<float>(static_cast<size_t>(out_size), 7.0f);
         conv.Run(x.data(), y.data(), scratch.empty() ? nullptr : scratch.data(), v.threads);
         check(y, what + (order == NchwcDirectConv::Order::kGathered ? " gathered" : " rows"));
+        // The same node at another image size first: this size's kernel shares that one's packed weights.
+        BlockedConvShape other = shape;
+        other.height += 3;
+        other.width += 5;
+        other.out_height += 1;
+        other.out_width += 2;
+        const NchwcDirectConv first(other, w.data(), v.with_bias ? bias.data() : nullptr, v.epilogue, order);
+        auto shared =
+            NchwcDirectConv::SharingWeights(shape, first, v.with_bias ? bias.data() : nullptr, v.epilogue, order);
+        ASSERT_TRUE(shared.ok()) << shared.status().message();
+        EXPECT_EQ((*shared)->packed_data(), first.packed_data());
+        EXPECT_EQ((*shared)->order(), conv.order());
+        std::vector<float> scratch2(static_cast<size_t>((*shared)->ScratchFloats()),
+                                    std::numeric_limits<float>::quiet_NaN());
+        std::vector<float> y2 = v.epilogue.sum ? residual : std::vector<float>(static_cast<size_t>(out_size), 7.0f);
+        (*shared)->Run(x.data(), y2.data(), scratch2.empty() ? nullptr : scratch2.data(), v.threads);
+        check(y2, what + " shared weights");
+        BlockedConvShape other_window = shape;
+        other_window.kernel_w += 1;
+        EXPECT_FALSE(first.SharesPacking(other_window));
       }
       // The convolution as a matrix product (nchwc_gemm_conv.h) on the same cases, where it runs (blocked input in
       // blocks of 16, AVX-512).

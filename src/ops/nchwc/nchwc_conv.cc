@@ -1186,9 +1186,20 @@ class NchwcConvKernel : public OpKernel {
                                                                       *OwnConvEpilogue());
         }
       } else {
-        p.own_direct = std::make_shared<const kernels::NchwcDirectConv>(
-            *OwnDirectGeometry(s, c.separate_dw), weights_.data<float>(), bias, *OwnConvEpilogue(),
-            c.gathered ? kernels::NchwcDirectConv::Order::kGathered : kernels::NchwcDirectConv::Order::kRows);
+        const kernels::BlockedConvShape geometry = *OwnDirectGeometry(s, c.separate_dw);
+        const auto order =
+            c.gathered ? kernels::NchwcDirectConv::Order::kGathered : kernels::NchwcDirectConv::Order::kRows;
+        for (const auto& [shape, kept] : kept_) {
+          if (kept.own_direct != nullptr && kept.own_direct->SharesPacking(geometry)) {
+            ONYX_ASSIGN_OR_RETURN(p.own_direct, kernels::NchwcDirectConv::SharingWeights(
+                                                    geometry, *kept.own_direct, bias, *OwnConvEpilogue(), order));
+            break;
+          }
+        }
+        if (p.own_direct == nullptr) {
+          p.own_direct = std::make_shared<const kernels::NchwcDirectConv>(geometry, weights_.data<float>(), bias,
+                                                                          *OwnConvEpilogue(), order);
+        }
       }
       if (c.separate_dw) {
         ONYX_RETURN_IF_ERROR(DnnlCall("NchwcConv: creating the depthwise convolution", [&] {
