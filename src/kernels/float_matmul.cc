@@ -84,25 +84,21 @@ constexpr const char* kOwnHardwarePrefetch = "onyx-hwpf";
 constexpr const char* kOwnHardwarePrefetchName = "onyx:packed_sgemm_hwpf";
 constexpr double kPackedMinGain = 0.10;  // a second copy of the weights for less than this is not worth it
 
-// The tuning cache's key of a product: its row class (ProductRowClass: "m5" or "m65-128"), K, N, bias, activation and
-// threads. "floatmm12": since a choice holds for a class of row counts; "floatmm11": since C is evicted before each
-// timed run and onyx's product prefetches C's rows as it writes them; "floatmm10": since single-row products also
-// time onyx's product without software prefetches; "floatmm9": since onyx's products copy a long A pass by pass over
-// K; "floatmm8": since every product is timed with cold weights and, with several threads, A and C placed as in a
-// model (Create); "floatmm7": since onyx's AVX-512 products pack A's rows for a 14-row tile; "floatmm6": 12 rows;
-// "floatmm5": since onyx's packed product prefetches its next panel; "floatmm4": since a first product's packed copy
-// is taken beyond the noise (entries of the keys before, chosen under a 10% rule, are timed again); "floatmm3": since
-// few-row products are timed with cold weights.
-std::string ProductSignature(int64_t m, int64_t k, int64_t n, bool bias, MatMulActivation activation, int threads) {
-  return "floatmm12/m" + RowClassText(m) + "k" + std::to_string(k) + "n" + std::to_string(n) + "/b" +
-         std::to_string(bias) + "a" + std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
-}
-
 }  // namespace
 
+// The tuning cache's key of a product: its row class (kernels/product_rows.h: "m5" or "m65-128"), K, N, bias,
+// activation and threads. "floatmm12": since a choice holds for a class of row counts; "floatmm11": since C is evicted
+// before each timed run and onyx's product prefetches C's rows as it writes them; "floatmm10": since single-row
+// products also time onyx's product without software prefetches; "floatmm9": since onyx's products copy a long A pass
+// by pass over K; "floatmm8": since every product is timed with cold weights and, with several threads, A and C placed
+// as in a model (Create); "floatmm7": since onyx's AVX-512 products pack A's rows for a 14-row tile; "floatmm6": 12
+// rows; "floatmm5": since onyx's packed product prefetches its next panel; "floatmm4": since a first product's packed
+// copy is taken beyond the noise (entries of the keys before, chosen under a 10% rule, are timed again); "floatmm3":
+// since few-row products are timed with cold weights.
 std::string FloatMatMul::TuningKey(int64_t m, int64_t k, int64_t n, bool bias, MatMulActivation activation,
                                    int threads) {
-  return ProductSignature(m, k, n, bias, activation, threads);
+  return "floatmm12/m" + RowClassText(m) + "k" + std::to_string(k) + "n" + std::to_string(n) + "/b" +
+         std::to_string(bias) + "a" + std::to_string(static_cast<int>(activation)) + "/t" + std::to_string(threads);
 }
 
 bool FloatMatMul::RunsAnyRowCount() const { return impl_->own != nullptr || impl_->runtime_rows; }
@@ -214,7 +210,7 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::Create(int64_t m, int64_t k, i
   const TuningMode mode = CurrentTuningMode();
   if (mode == TuningMode::kOff) return Build(m, k, n, b, bias, activation, threads, kept, kInPlace);
   const auto cache = TuningCache::Process();
-  const std::string signature = ProductSignature(m, k, n, bias != nullptr, activation, threads);
+  const std::string signature = TuningKey(m, k, n, bias != nullptr, activation, threads);
   auto build_choice = [&](const std::string& choice) {
     const char* want = choice == kPacked                ? kPacked
                        : choice == kOwn                 ? kOwn
@@ -288,7 +284,7 @@ Result<std::unique_ptr<FloatMatMul>> FloatMatMul::CreateAnyRowCount(int64_t m, i
   // fastest, exist for fixed row counts only), else onyx's.
   const TuningMode mode = CurrentTuningMode();
   if (mode != TuningMode::kOff) {
-    const auto entry = TuningCache::Process()->Find(ProductSignature(m, k, n, bias != nullptr, activation, threads));
+    const auto entry = TuningCache::Process()->Find(TuningKey(m, k, n, bias != nullptr, activation, threads));
     if (entry.has_value()) {
       double own_ms = 0, in_place_ms = 0;
       for (const TunedTime& t : entry->times) {

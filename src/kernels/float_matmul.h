@@ -39,18 +39,19 @@ class FloatMatMul {
   static Result<std::unique_ptr<FloatMatMul>> Create(int64_t m, int64_t k, int64_t n, const float* b, const float* bias,
                                                      MatMulActivation activation, int threads,
                                                      const FloatMatMul* previous = nullptr);
-  // B produced on demand ([k, n] row-major; it must stay valid as Create's `b` must): asked for only where the
-  // product does not share `previous`'s copy (a caller that dropped B and would otherwise rebuild it from a packed
-  // copy for nothing: a prompt of a new length beside kept products of the same layout).
   // `kept`: products of the same B built before (other row or thread counts); one of the same layout lends its copy.
+  // `b`: B produced on demand ([k, n] row-major; it must stay valid as Create's `b` must), asked for only where the
+  // product shares no kept copy (a caller that dropped B would otherwise rebuild it from a packed copy for nothing:
+  // a prompt of a new length beside kept products of the same layout).
   using WeightsSource = std::function<Result<const float*>()>;
   using KeptProducts = std::span<const FloatMatMul* const>;
   static Result<std::unique_ptr<FloatMatMul>> Create(int64_t m, int64_t k, int64_t n, const WeightsSource& b,
                                                      const float* bias, MatMulActivation activation, int threads,
                                                      KeptProducts kept);
-  // onyx's packed product (RunsAnyRowCount), sharing a kept product's packed copy where one has it, untimed (unless
-  // ONYX_FLOAT_MATMUL_IMPL forces another): for a caller whose row counts keep changing, where building a primitive
-  // per row count would cost more than the tuned choice saves.
+  // A product that runs any row count (RunsAnyRowCount), untimed: oneDNN's gemm with a run-time row count where the
+  // cached timing of m's row class had it ahead of onyx's packed product, else onyx's (sharing a kept product's
+  // packed copy where one has it); ONYX_FLOAT_MATMUL_IMPL forces another. For a caller whose row counts keep
+  // changing, where building a primitive per row count would cost more than the tuned choice saves.
   static Result<std::unique_ptr<FloatMatMul>> CreateAnyRowCount(int64_t m, int64_t k, int64_t n, const WeightsSource& b,
                                                                 const float* bias, MatMulActivation activation,
                                                                 int threads, KeptProducts kept);
@@ -64,7 +65,8 @@ class FloatMatMul {
   Status Run(const float* a, float* c) const { return Run(m_, a, c); }
   // The same for `rows` rows, which must be m() unless RunsAnyRowCount().
   Status Run(int64_t rows, const float* a, float* c) const;
-  // Whether Run takes any row count: onyx's packed product (oneDNN's primitives are built for their m).
+  // Whether Run takes any row count: onyx's packed product, or oneDNN's gemm built for a run-time row count (other
+  // oneDNN primitives are built for their m).
   bool RunsAnyRowCount() const;
 
   // Whether the product reads the caller's B at run time (oneDNN's gemm-based kernels), rather than a packed copy of

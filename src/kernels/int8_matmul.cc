@@ -61,23 +61,41 @@ Int8MatMul::~Int8MatMul() = default;
 
 namespace {
 
+// How oneDNN's product stores B: stacked as [B_lo; B_hi] (split, kernels/int8_gemm.h Int8WeightsNeedSplit), or K padded
+// with zero rows to `padded_k` (Int8PadsDepth; A's rows padded per run); `depth`: the K of the primitive.
+struct DnnlWeightsLayout {
+  bool split = false;
+  int64_t padded_k = 0;
+  int64_t depth = 0;
+};
+DnnlWeightsLayout DnnlLayout(int64_t k, int64_t n, bool signed_a, const int8_t* b) {
+  DnnlWeightsLayout layout;
+  layout.split = !signed_a && Int8WeightsNeedSplit(b, k, n, n);
+  if (!signed_a && !layout.split && Int8PadsDepth(k)) layout.padded_k = (k + 3) / 4 * 4;
+  layout.depth = layout.split ? 2 * k : layout.padded_k > 0 ? layout.padded_k : k;
+  return layout;
+}
+
+// oneDNN's int8 matmul of an [m, depth] A by B, int32 C, A's zero point given at run time (created on the calling
+// thread's thread count: oneDNN's pick may depend on it). Inside DnnlCall.
+dnnl::matmul::primitive_desc DnnlProductDesc(int64_t m, int64_t depth, int64_t n, bool signed_a) {
+  const memory::desc a_md({m, depth}, signed_a ? Dt::s8 : Dt::u8, Tag::ab);
+  const memory::desc b_md({depth, n}, Dt::s8, Tag::any);
+  const memory::desc c_md({m, n}, Dt::s32, Tag::ab);
+  dnnl::primitive_attr attr = UserScratchpadAttr();  // runs of a session may execute it at once
+  attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), attr, DnnlEngine());
+}
+
 // The name of the implementation oneDNN picks for the product (part of the tuning key), from its primitive
 // descriptor alone: no kernel generated, no weights reordered (a cached choice of onyx's product then costs neither).
 Result<std::string> DnnlImplementationName(int64_t m, int64_t k, int64_t n, bool signed_a, const int8_t* b,
                                            int threads) {
-  const ScopedOmpThreads scoped(threads);  // as BuildDnnl: oneDNN's pick may depend on the thread count
-  const bool split = !signed_a && Int8WeightsNeedSplit(b, k, n, n);
-  if (!signed_a && !split && Int8PadsDepth(k)) k = (k + 3) / 4 * 4;
-  const int64_t kk = split ? 2 * k : k;
+  const ScopedOmpThreads scoped(threads);  // as BuildDnnl
+  const DnnlWeightsLayout layout = DnnlLayout(k, n, signed_a, b);
   std::string name;
-  ONYX_RETURN_IF_ERROR(DnnlCall("int8 matmul", [&] {
-    const memory::desc a_md({m, kk}, signed_a ? Dt::s8 : Dt::u8, Tag::ab);
-    const memory::desc b_md({kk, n}, Dt::s8, Tag::any);
-    const memory::desc c_md({m, n}, Dt::s32, Tag::ab);
-    dnnl::primitive_attr attr = UserScratchpadAttr();
-    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-    name = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), attr, DnnlEngine()).impl_info_str();
-  }));
+  ONYX_RETURN_IF_ERROR(
+      DnnlCall("int8 matmul", [&] { name = DnnlProductDesc(m, layout.depth, n, signed_a).impl_info_str(); }));
   return name;
 }
 
@@ -88,32 +106,13 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::BuildDnnl(int64_t m, int64_t k, 
   auto impl = std::make_unique<Impl>();
   impl->k = k;
   impl->n = n;
-  impl->split = !signed_a && Int8WeightsNeedSplit(b, k, n, n);
-  // K padded with zero rows (kernels/int8_gemm.h Int8PadsDepth; A's rows padded per run).
-  std::vector<int8_t> padded;
-  if (!signed_a && !impl->split && Int8PadsDepth(k)) {
-    impl->padded_k = (k + 3) / 4 * 4;
-    padded.assign(static_cast<size_t>(impl->padded_k * n), 0);
-    std::copy(b, b + k * n, padded.begin());
-    b = padded.data();
-    k = impl->padded_k;
-  }
-  std::vector<int8_t> stacked;
-  if (impl->split) {
-    stacked.resize(static_cast<size_t>(2 * k * n));
-    Int8StackSplitWeights(b, k, n, n, 1, stacked.data());
-    b = stacked.data();
-  }
-  const int64_t kk = impl->split ? 2 * k : k;
+  const DnnlWeightsLayout layout = DnnlLayout(k, n, signed_a, b);
+  impl->split = layout.split;
+  impl->padded_k = layout.padded_k;
   std::string name;
   const ScopedOmpThreads scoped(threads);
   ONYX_RETURN_IF_ERROR(DnnlCall("int8 matmul", [&] {
-    const memory::desc a_md({m, kk}, signed_a ? Dt::s8 : Dt::u8, Tag::ab);
-    const memory::desc b_md({kk, n}, Dt::s8, Tag::any);
-    const memory::desc c_md({m, n}, Dt::s32, Tag::ab);
-    dnnl::primitive_attr attr = UserScratchpadAttr();  // runs of a session may execute it at once
-    attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-    impl->pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), attr, DnnlEngine());
+    impl->pd = DnnlProductDesc(m, layout.depth, n, signed_a);
     name = impl->pd.impl_info_str();
     if (name.rfind("ref", 0) == 0) return;
     impl->primitive = dnnl::matmul(impl->pd);
@@ -126,7 +125,17 @@ Result<std::unique_ptr<Int8MatMul>> Int8MatMul::BuildDnnl(int64_t m, int64_t k, 
     if (same != kept.end()) {
       impl->weights = (*same)->impl_->weights;
     } else {
-      memory plain({{kk, n}, Dt::s8, Tag::ab}, DnnlEngine(), const_cast<int8_t*>(b));
+      // B as the primitive reads it: padded with zero rows, or stacked as its two halves.
+      std::vector<int8_t> stored;
+      if (layout.padded_k > 0) {
+        stored.assign(static_cast<size_t>(layout.padded_k * n), 0);
+        std::copy(b, b + k * n, stored.begin());
+      } else if (layout.split) {
+        stored.resize(static_cast<size_t>(2 * k * n));
+        Int8StackSplitWeights(b, k, n, n, 1, stored.data());
+      }
+      memory plain({{layout.depth, n}, Dt::s8, Tag::ab}, DnnlEngine(),
+                   const_cast<int8_t*>(stored.empty() ? b : stored.data()));
       impl->weights = memory(impl->pd.weights_desc(), DnnlEngine());
       dnnl::reorder(plain, impl->weights).execute(DnnlStream(), plain, impl->weights);
       DnnlStream().wait();
@@ -297,14 +306,10 @@ std::shared_ptr<Int8MatMul> Int8MatMulCache::Get(int64_t m, int64_t k, int64_t n
   for (auto it = kept_.rbegin(); it != kept_.rend(); ++it) {
     if (it->mm != nullptr) kept.push_back(it->mm.get());
   }
-  auto builds = std::find_if(class_builds_.begin(), class_builds_.end(), [&](const ClassBuilds& c) {
-    return c.class_high == row_class.high && c.signed_a == signed_a && c.threads == run_threads;
-  });
-  if (builds == class_builds_.end()) {
-    builds = class_builds_.insert(class_builds_.end(), {row_class.high, signed_a, run_threads, 0});
-  }
   std::shared_ptr<Int8MatMul> mm;
-  if (++builds->count > kBuildsPerRowClass) mm = Int8MatMul::CreateAnyRowCount(m, k, n, signed_a, b, run_threads, kept);
+  if (class_builds_.CountBuild(m, 2 * run_threads + (signed_a ? 1 : 0))) {
+    mm = Int8MatMul::CreateAnyRowCount(m, k, n, signed_a, b, run_threads, kept);
+  }
   if (mm == nullptr) {
     auto made = Int8MatMul::Create(m, k, n, signed_a, b, run_threads, kept);
     if (made.ok()) mm = std::move(*made);
@@ -316,9 +321,7 @@ std::shared_ptr<Int8MatMul> Int8MatMulCache::Get(int64_t m, int64_t k, int64_t n
 
 size_t Int8MatMulCache::builds() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  size_t total = 0;
-  for (const ClassBuilds& c : class_builds_) total += static_cast<size_t>(c.count);
-  return total;
+  return class_builds_.total();
 }
 
 }  // namespace onyx::kernels

@@ -87,15 +87,9 @@ class Int8MatMulCache {
     int threads;
     std::shared_ptr<Int8MatMul> mm;  // null: oneDNN declined
   };
-  struct ClassBuilds {
-    int64_t class_high;
-    bool signed_a;
-    int threads;
-    int count;
-  };
   mutable std::mutex mutex_;
-  std::vector<Kept> kept_;  // oldest first
-  std::vector<ClassBuilds> class_builds_;
+  std::vector<Kept> kept_;       // oldest first
+  RowClassBuilds class_builds_;  // keyed by thread count and A's signedness
 };
 
 }  // namespace onyx::kernels

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace onyx::kernels {
 
@@ -34,5 +35,34 @@ inline std::string RowClassText(int64_t m) {
 // the class (prompts or sentences of ever new lengths would otherwise build a primitive per length, ~0.2 ms each for
 // float products; an 8-bit product also reorders or packs its weights).
 inline constexpr int kBuildsPerRowClass = 4;
+
+// A node's count of the products it built per row class and key (thread count, and A's signedness for 8-bit ones):
+// the rule above, for the float and 8-bit product caches. Not thread-safe (the caches hold their locks).
+class RowClassBuilds {
+ public:
+  // Counts one more build for `m` rows under `key`; true once the class has had kBuildsPerRowClass before it.
+  bool CountBuild(int64_t m, int key) {
+    const int64_t high = ProductRowClass(m).high;
+    for (Count& c : counts_) {
+      if (c.class_high == high && c.key == key) return ++c.count > kBuildsPerRowClass;
+    }
+    counts_.push_back({high, key, 1});
+    return 1 > kBuildsPerRowClass;
+  }
+  // Builds counted so far (tests).
+  size_t total() const {
+    size_t n = 0;
+    for (const Count& c : counts_) n += static_cast<size_t>(c.count);
+    return n;
+  }
+
+ private:
+  struct Count {
+    int64_t class_high;
+    int key;
+    int count;
+  };
+  std::vector<Count> counts_;
+};
 
 }  // namespace onyx::kernels

@@ -13,6 +13,18 @@ constexpr size_t kMaxSpareShapes = 1024;
 // order, and one sized for rank 2 would otherwise reallocate the next time a rank-4 shape gets it.
 constexpr size_t kMinShapeCapacity = 8;
 
+// The index of the smallest of `blocks` (capacity(block) bytes each) that holds `need` bytes and is at most `largest`,
+// or blocks.size() where none is: the pool's rule for reusing a block (Allocate).
+template <class Blocks, class Capacity>
+size_t SmallestFit(const Blocks& blocks, size_t need, size_t largest, Capacity capacity) {
+  size_t best = blocks.size();
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const size_t c = capacity(blocks[i]);
+    if (c >= need && c <= largest && (best == blocks.size() || c < capacity(blocks[best]))) best = i;
+  }
+  return best;
+}
+
 }  // namespace
 
 bool BufferPool::Returns::Take(void* block, size_t capacity) noexcept {
@@ -29,11 +41,7 @@ bool BufferPool::Returns::Take(void* block, size_t capacity) noexcept {
 
 std::pair<void*, size_t> BufferPool::Returns::TakeBack(size_t need, size_t largest) {
   std::lock_guard<std::mutex> lock(mutex_);
-  size_t best = blocks_.size();
-  for (size_t i = 0; i < blocks_.size(); ++i) {
-    const size_t c = blocks_[i].second;
-    if (c >= need && c <= largest && (best == blocks_.size() || c < blocks_[best].second)) best = i;
-  }
+  const size_t best = SmallestFit(blocks_, need, largest, [](const auto& b) { return b.second; });
   if (best == blocks_.size()) return {nullptr, 0};
   const std::pair<void*, size_t> taken = blocks_[best];
   blocks_[best] = blocks_.back();
@@ -81,11 +89,7 @@ Tensor BufferPool::Allocate(DataType type, Shape shape, size_t min_bytes) {
   // one (its memory is held anyway) where shapes vary within a run (a detector's pyramid levels and boxes:
   // RetinaNet's pool 273 -> 204 MB), while a small tensor never pins a much larger block that a later request needs.
   const size_t largest = std::max(limit, 2 * need);
-  size_t best = free_.size();
-  for (size_t i = 0; i < free_.size(); ++i) {
-    const size_t c = free_[i].capacity;
-    if (c >= need && c <= largest && (best == free_.size() || c < free_[best].capacity)) best = i;
-  }
+  const size_t best = SmallestFit(free_, need, largest, [](const Block& b) { return b.capacity; });
   std::shared_ptr<void> block;
   if (best < free_.size()) {
     block = std::move(free_[best].storage);

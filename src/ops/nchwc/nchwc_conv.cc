@@ -1152,6 +1152,18 @@ class NchwcConvKernel : public OpKernel {
     return std::move(built[pick]);
   }
 
+  // The kernel (member `kernel` of a kept shape's primitives, most recent first) whose packed weights a kernel for
+  // `geometry` can share: the same node at another image size packs its weights the same way. Under mutex_.
+  template <class Kernel>
+  const Kernel* KeptPacking(std::shared_ptr<const Kernel> Primitives::*kernel,
+                            const kernels::BlockedConvShape& geometry) const {
+    for (const auto& [shape, kept] : kept_) {
+      const Kernel* own = (kept.*kernel).get();
+      if (own != nullptr && own->SharesPacking(geometry)) return own;
+    }
+    return nullptr;
+  }
+
   // The primitives of candidate `c` for setup `s`, built with c's thread count (oneDNN sizes its work split by the
   // threads in force at creation). Reordered weights are shared (Reordered) with the candidates and shapes of this node
   // and with other nodes of the same initializer.
@@ -1173,15 +1185,10 @@ class NchwcConvKernel : public OpKernel {
       const float* bias = bias_.size() > 0 ? bias_.data<float>() : nullptr;
       if (c.own_gemm) {
         const kernels::BlockedConvShape geometry = *OwnGemmGeometry(s, c.separate_dw);
-        // The weights packed for another image size of this node serve this one (kept_: most recent first).
-        for (const auto& [shape, kept] : kept_) {
-          if (kept.own_gemm != nullptr && kept.own_gemm->SharesPacking(geometry)) {
-            ONYX_ASSIGN_OR_RETURN(
-                p.own_gemm, kernels::NchwcGemmConv::SharingWeights(geometry, *kept.own_gemm, bias, *OwnConvEpilogue()));
-            break;
-          }
-        }
-        if (p.own_gemm == nullptr) {
+        if (const kernels::NchwcGemmConv* like = KeptPacking(&Primitives::own_gemm, geometry)) {
+          ONYX_ASSIGN_OR_RETURN(p.own_gemm,
+                                kernels::NchwcGemmConv::SharingWeights(geometry, *like, bias, *OwnConvEpilogue()));
+        } else {
           p.own_gemm = std::make_shared<const kernels::NchwcGemmConv>(geometry, weights_.data<float>(), bias,
                                                                       *OwnConvEpilogue());
         }
@@ -1189,14 +1196,10 @@ class NchwcConvKernel : public OpKernel {
         const kernels::BlockedConvShape geometry = *OwnDirectGeometry(s, c.separate_dw);
         const auto order =
             c.gathered ? kernels::NchwcDirectConv::Order::kGathered : kernels::NchwcDirectConv::Order::kRows;
-        for (const auto& [shape, kept] : kept_) {
-          if (kept.own_direct != nullptr && kept.own_direct->SharesPacking(geometry)) {
-            ONYX_ASSIGN_OR_RETURN(p.own_direct, kernels::NchwcDirectConv::SharingWeights(
-                                                    geometry, *kept.own_direct, bias, *OwnConvEpilogue(), order));
-            break;
-          }
-        }
-        if (p.own_direct == nullptr) {
+        if (const kernels::NchwcDirectConv* like = KeptPacking(&Primitives::own_direct, geometry)) {
+          ONYX_ASSIGN_OR_RETURN(
+              p.own_direct, kernels::NchwcDirectConv::SharingWeights(geometry, *like, bias, *OwnConvEpilogue(), order));
+        } else {
           p.own_direct = std::make_shared<const kernels::NchwcDirectConv>(geometry, weights_.data<float>(), bias,
                                                                           *OwnConvEpilogue(), order);
         }

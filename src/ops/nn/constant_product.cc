@@ -34,9 +34,7 @@ Result<Tensor> ConstantFloatProduct::PlainWeights() const {
 
 size_t ConstantFloatProduct::builds() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  size_t total = 0;
-  for (const ClassBuilds& c : class_builds_) total += static_cast<size_t>(c.count);
-  return total;
+  return class_builds_.total();
 }
 
 Status ConstantFloatProduct::Run(int64_t m, const float* a, const float* bias, float* c, int available_threads) {
@@ -51,7 +49,8 @@ Status ConstantFloatProduct::Run(int64_t m, const float* a, const float* bias, f
       auto found =
           std::find_if(built_.begin(), built_.end(), [&](const Built& b) { return b.m == m && b.threads == threads; });
       if (found == built_.end()) {
-        // onyx's packed product of another row count of the class (a prompt of another length) runs this one too.
+        // A product of another row count of the class that runs any row count (a prompt of another length) runs this
+        // one too.
         const kernels::RowClass row_class = kernels::ProductRowClass(m);
         found = std::find_if(built_.begin(), built_.end(), [&](const Built& b) {
           return b.threads == threads && kernels::ProductRowClass(b.m) == row_class && b.product->mm != nullptr &&
@@ -73,12 +72,7 @@ Status ConstantFloatProduct::Run(int64_t m, const float* a, const float* bias, f
         for (auto it = built_.rbegin(); it != built_.rend(); ++it) {
           if (it->product->mm != nullptr) kept.push_back(it->product->mm.get());
         }
-        const int64_t class_high = kernels::ProductRowClass(m).high;
-        auto builds = std::find_if(class_builds_.begin(), class_builds_.end(), [&](const ClassBuilds& c) {
-          return c.class_high == class_high && c.threads == threads;
-        });
-        if (builds == class_builds_.end()) builds = class_builds_.insert(class_builds_.end(), {class_high, threads, 0});
-        auto made = ++builds->count > kBuildsPerRowClass
+        auto made = class_builds_.CountBuild(m, threads)
                         ? kernels::FloatMatMul::CreateAnyRowCount(m, k_, n_, source, bias, activation_, threads, kept)
                         : kernels::FloatMatMul::Create(m, k_, n_, source, bias, activation_, threads, kept);
         auto fresh = std::make_shared<Product>();

@@ -69,12 +69,7 @@ class ConstantFloatProduct {
   kernels::MatMulActivation activation_;
   mutable std::mutex mutex_;  // guards weights_, built_ and class_builds_
   std::vector<Built> built_;  // the products of the last row and thread counts, oldest first
-  struct ClassBuilds {
-    int64_t class_high;
-    int threads;
-    int count;
-  };
-  std::vector<ClassBuilds> class_builds_;  // products built per row class and thread count
+  kernels::RowClassBuilds class_builds_;  // products built per row class and thread count
 };
 
 }  // namespace onyx::ops::nn
