@@ -208,6 +208,15 @@ TEST(TensorOpsTranspose, EveryPermutationOfAwkwardShapes) {
   ExpectTransposesMatchDefinition<int32_t>({3, 16, 32, 17});
 }
 
+// Groups of 2-4 values next to each other on one side (an RGB image's NCHW <-> NHWC) are copied a group at a time,
+// 4096 groups per work item: past one chunk, with outer axes and each element size.
+TEST(TensorOpsTranspose, SmallGroupsInterleavedAndSplitPastAChunk) {
+  ExpectTransposesMatchDefinition<uint8_t>({2, 3, 70, 61});
+  ExpectTransposesMatchDefinition<float>({1, 4, 67, 65});
+  ExpectTransposesMatchDefinition<uint16_t>({2, 2, 97, 43});
+  ExpectTransposesMatchDefinition<int64_t>({3, 2, 33, 129});
+}
+
 TEST(TensorOpsDepthToSpace, CrdAndRoundTripThroughSpaceToDepth) {
   std::vector<float> v(16);
   for (int i = 0; i < 16; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i);
