@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "kernels/cpu_isa.h"
 #include "kernels/int8_gemm_vnni.h"
@@ -109,6 +111,10 @@ constexpr std::array<StoreFn, sizeof...(kRows)> MakeStores(std::integer_sequence
 constexpr std::array<SumsFn, kTileRows> kSums = MakeSums(std::make_integer_sequence<int, kTileRows>());
 using StoreTable = std::array<StoreFn, kTileRows>;
 constexpr StoreTable kStores = MakeStores<TileAdd::kNone, false>(std::make_integer_sequence<int, kTileRows>());
+// [signed output]: without an add, narrowed by saturating packs (ScalesNarrowByPacks).
+constexpr StoreTable kStoresByPacks[2] = {
+    MakeStores<TileAdd::kNoneByPacks, false>(std::make_integer_sequence<int, kTileRows>()),
+    MakeStores<TileAdd::kNoneByPacks, true>(std::make_integer_sequence<int, kTileRows>())};
 // [conv is B][signed output]: the stores with a residual add.
 constexpr StoreTable kAddStores[2][2] = {
     {MakeStores<TileAdd::kConvIsA, false>(std::make_integer_sequence<int, kTileRows>()),
@@ -178,6 +184,7 @@ DirectConvNhwcInt8::DirectConvNhwcInt8(const DirectConvNhwcGeometry& g, const in
       }
     }
   }
+  narrow_by_packs_ = ScalesNarrowByPacks(scales);
   PackVnniConvWeights(row_taps_ ? rows.data() : weights, m, row_taps_ ? kw_n * c : c, taps_, bias, scales,
                       x_zero_point, signed_input, packed_.data(), offset_.data(), scales_.data());
 }
@@ -242,7 +249,9 @@ void DirectConvNhwcInt8::Run(const void* x_in, void* y_in, int threads, const vo
   const int64_t* tap_offsets = tap_offsets_.data();
   const PanelRequant base = BasePanelRequant(signed_output_, y_zero_point_, add);
   const bool with_add = add != nullptr && residual != nullptr;
-  const StoreTable& stores = with_add ? kAddStores[add->conv_is_a ? 0 : 1][signed_output_ ? 1 : 0] : kStores;
+  const StoreTable& stores = with_add           ? kAddStores[add->conv_is_a ? 0 : 1][signed_output_ ? 1 : 0]
+                             : narrow_by_packs_ ? kStoresByPacks[signed_output_ ? 1 : 0]
+                                                : kStores;
   const int64_t tile_count = (pixels + kTileRows - 1) / kTileRows;
   const int64_t tasks = std::min<int64_t>(std::max(threads, 1), tile_count);
   const int64_t tap_bytes = tap_groups_ * kGroupRowBytes;

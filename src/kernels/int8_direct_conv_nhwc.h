@@ -80,6 +80,7 @@ class DirectConvNhwcInt8 {
   std::vector<float> scales_;     // [panels * 32]
   int32_t x_zero_point_, y_zero_point_;
   bool signed_input_, signed_output_;
+  bool narrow_by_packs_ = false;  // every |scale| <= 0.5: no float clamp (int8_vnni_conv_epilogue.inc)
 };
 
 }  // namespace onyx::kernels

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <utility>
+#include <vector>
 
 #include "kernels/cpu_isa.h"
 #include "kernels/int8_gemm_vnni.h"
@@ -120,6 +122,10 @@ constexpr std::array<PointwiseTileFn, sizeof...(kRows)> MakeTiles(std::integer_s
 }
 using TileTable = std::array<PointwiseTileFn, kTileRows>;
 constexpr TileTable kTiles = MakeTiles<TileAdd::kNone, false>(std::make_integer_sequence<int, kTileRows>());
+// [signed output]: without an add, narrowed by saturating packs (ScalesNarrowByPacks).
+constexpr TileTable kTilesByPacks[2] = {
+    MakeTiles<TileAdd::kNoneByPacks, false>(std::make_integer_sequence<int, kTileRows>()),
+    MakeTiles<TileAdd::kNoneByPacks, true>(std::make_integer_sequence<int, kTileRows>())};
 // [conv is B][signed output]: the tiles with a residual add.
 constexpr TileTable kAddTiles[2][2] = {
     {MakeTiles<TileAdd::kConvIsA, false>(std::make_integer_sequence<int, kTileRows>()),
@@ -159,6 +165,13 @@ void PackVnniConvWeights(const int8_t* weights, int64_t m, int64_t c, int64_t ta
   }
 }
 
+bool ScalesNarrowByPacks(const std::vector<float>& scales) {
+  for (float s : scales) {
+    if (!(std::fabs(s) <= 0.5f)) return false;  // NaN too
+  }
+  return true;
+}
+
 void TileInputRows(const uint8_t* image, int64_t p0, int count, int64_t out_h, int64_t out_w, int64_t in_h,
                    int64_t in_w, int64_t stride_h, int64_t stride_w, int64_t pixel_bytes, const uint8_t** rows) {
   int64_t ox = p0 % out_w, oy = p0 / out_w % out_h, n = p0 / (out_w * out_h);
@@ -190,6 +203,7 @@ PointwiseNhwcInt8::PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_
       y_zero_point_(y_zero_point),
       signed_input_(signed_input),
       signed_output_(signed_output) {
+  narrow_by_packs_ = ScalesNarrowByPacks(scales);
   PackVnniConvWeights(weights, g.out_channels, g.in_channels, 1, bias, scales, x_zero_point, signed_input,
                       packed_.data(), offset_.data(), scales_.data());
 }
@@ -207,7 +221,9 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
   const bool in_place = contiguous && !signed_input_ && c % kVnniGroupBytes == 0;
   const PanelRequant base = BasePanelRequant(signed_output_, y_zero_point_, add);
   const bool with_add = add != nullptr && residual != nullptr;
-  const TileTable& tiles = with_add ? kAddTiles[add->conv_is_a ? 0 : 1][signed_output_ ? 1 : 0] : kTiles;
+  const TileTable& tiles = with_add           ? kAddTiles[add->conv_is_a ? 0 : 1][signed_output_ ? 1 : 0]
+                           : narrow_by_packs_ ? kTilesByPacks[signed_output_ ? 1 : 0]
+                                              : kTiles;
   // Tiles of output pixels as even as they go; each thread one contiguous range of them (the same share of the image
   // as the depthwise and pooling kernels around it take).
   const int64_t tile_count = (pixels + kTileRows - 1) / kTileRows;

@@ -45,6 +45,13 @@ void PackVnniConvWeights(const int8_t* weights, int64_t m, int64_t c, int64_t ta
                          const std::vector<float>& scales, int32_t x_zero_point, bool signed_input, int8_t* packed,
                          int32_t* offset, float* scale);
 
+// Whether the VNNI convolution tiles without an add may narrow their results by saturating packs instead of clamping
+// in float first (every |scale| <= 0.5): float(acc) * scale then stays within +-2^30 for any int32 sum, so its
+// conversion to int32 (round half to even) and the zero point's addition cannot overflow, and the packs' saturation
+// to the output type's range gives RequantizeValue's clamp (rounding is monotonic and the float clamp's bounds, qmin -
+// zp and qmax - zp, are integers: clamping before or after rounding gives the same integer).
+bool ScalesNarrowByPacks(const std::vector<float>& scales);
+
 // For the VNNI convolution tiles (this kernel and the direct one): rows[r] = the first input pixel (the window's top
 // left) of output pixels p0 .. p0 + count - 1 of an [N, out_h, out_w] output over `image` [N, in_h, in_w] of
 // `pixel_bytes` per pixel, stepping along the output rows (no division per pixel).
@@ -85,6 +92,7 @@ class PointwiseNhwcInt8 {
   std::vector<float> scales_;    // [panels * 32]
   int32_t y_zero_point_;
   bool signed_input_, signed_output_;
+  bool narrow_by_packs_ = false;  // every |scale| <= 0.5: no float clamp (int8_vnni_conv_epilogue.inc)
 };
 
 }  // namespace onyx::kernels

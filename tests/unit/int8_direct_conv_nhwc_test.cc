@@ -24,6 +24,7 @@ struct Case {
   bool per_channel;
   int threads;
   int add = 0;  // 0: none; 1: the convolution is QLinearAdd's A; 2: its B; 3: A, y in place of the residual
+  float scale_lo = 0, scale_hi = 0;  // scales drawn uniformly in [lo, hi]; 0, 0: around 1 / (typical |sum|)
 };
 
 void Check(const Case& t, uint32_t seed) {
@@ -51,8 +52,9 @@ void Check(const Case& t, uint32_t seed) {
   for (auto& v : w) v = static_cast<int8_t>(rng());
   std::uniform_int_distribution<int32_t> bias_dist(-100000, 100000);
   for (auto& v : bias) v = bias_dist(rng);
-  // Scales around 1 / (typical |sum|): outputs across the whole 8-bit range, clamped at both ends.
-  std::uniform_real_distribution<float> scale_dist(2e-5f / static_cast<float>(t.kernel), 6e-4f);
+  // By default scales around 1 / (typical |sum|): outputs across the whole 8-bit range, clamped at both ends.
+  std::uniform_real_distribution<float> scale_dist(t.scale_hi > 0 ? t.scale_lo : 2e-5f / static_cast<float>(t.kernel),
+                                                   t.scale_hi > 0 ? t.scale_hi : 6e-4f);
   for (auto& v : scales) v = scale_dist(rng);
   const DirectConvNhwcInt8 kernel(g, w.data(), bias.data(), scales, t.x_zp, t.signed_in, t.y_zp, t.signed_out);
   // Window rows as taps exactly where C is no multiple of 4 and the row's pixels are consecutive.
@@ -123,6 +125,21 @@ TEST(DirectConvNhwcInt8, MatchesRequantizedExactSums) {
   Check({1, 32, 40, 7, 9, 3, 1, 1, 1, 1, 1, 1, true, true, -3, 7, true, 2, 2}, seed++);
   Check({2, 20, 70, 6, 6, 3, 2, 1, 1, 1, 1, 1, false, false, 5, 0, false, 2, 3}, seed++);
   Check({1, 16, 33, 8, 8, 1, 1, 1, 0, 0, 0, 0, true, true, 0, -128, true, 1, 3}, seed++);
+}
+
+// Without an add, scales of at most 0.5 narrow by saturating packs (ScalesNarrowByPacks) and larger ones clamp in
+// float first: both at and across the bound, sums far outside the 8-bit range, both signednesses; with an add the
+// bound does not apply (the add clamps).
+TEST(DirectConvNhwcInt8, ScalesAtAndAboveThePackBound) {
+  if (!DirectConvNhwcInt8::Supported()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  uint32_t seed = 301;
+  for (bool signed_out : {false, true}) {
+    Check({1, 3, 40, 9, 8, 3, 1, 1, 1, 1, 1, 1, false, signed_out, 5, signed_out ? -7 : 250, true, 1, 0, 1e-4f, 0.5f},
+          seed++);
+    Check({1, 16, 33, 7, 7, 3, 2, 1, 1, 1, 1, 1, true, signed_out, -2, 3, false, 2, 0, 0.5f, 0.5f}, seed++);
+    Check({1, 8, 24, 6, 6, 3, 1, 1, 1, 1, 1, 1, false, signed_out, 1, 2, true, 1, 0, 1e-4f, 3.0f}, seed++);
+    Check({1, 8, 24, 6, 6, 3, 1, 1, 1, 1, 1, 1, false, signed_out, 1, 2, true, 1, 1, 1e-4f, 0.5f}, seed++);
+  }
 }
 
 }  // namespace

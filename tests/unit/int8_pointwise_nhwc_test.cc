@@ -21,6 +21,8 @@ struct Case {
   int32_t x_zp, y_zp;
   bool per_channel;
   int threads;
+  float scale_lo = 1e-4f, scale_hi = 2e-3f;  // drawn uniformly per channel (or once)
+  int32_t bias_max = 100000;                 // biases drawn in [-bias_max, bias_max]
 };
 
 void Check(const Case& t, uint32_t seed) {
@@ -40,10 +42,10 @@ void Check(const Case& t, uint32_t seed) {
   std::vector<float> scales(t.per_channel ? static_cast<size_t>(t.m) : 1);
   for (auto& v : x) v = static_cast<uint8_t>(rng());
   for (auto& v : w) v = static_cast<int8_t>(rng());
-  std::uniform_int_distribution<int32_t> bias_dist(-100000, 100000);
+  std::uniform_int_distribution<int32_t> bias_dist(-t.bias_max, t.bias_max);
   for (auto& v : bias) v = bias_dist(rng);
-  // Scales around 1 / (typical |sum|): outputs across the whole 8-bit range, clamped at both ends.
-  std::uniform_real_distribution<float> scale_dist(1e-4f, 2e-3f);
+  // By default scales around 1 / (typical |sum|): outputs across the whole 8-bit range, clamped at both ends.
+  std::uniform_real_distribution<float> scale_dist(t.scale_lo, t.scale_hi);
   for (auto& v : scales) v = scale_dist(rng);
   const PointwiseNhwcInt8 kernel(g, w.data(), bias.data(), scales, t.x_zp, t.signed_in, t.y_zp, t.signed_out);
   std::vector<uint8_t> y(static_cast<size_t>(t.batch * g.out_h * g.out_w * t.m), 0xAB);
@@ -90,6 +92,23 @@ TEST(PointwiseNhwcInt8, WeightsBeyondL2RunPanelByPanel) {
   Check({1, 2048, 2100, 7, 7, 1, false, false, 5, 3, true, 1}, 101);
   Check({1, 2052, 2080, 13, 9, 2, true, false, -2, 0, true, 2}, 102);
   Check({2, 4100, 1030, 9, 10, 1, false, true, 128, -1, false, 2}, 103);
+}
+
+// Without an add, scales of at most 0.5 narrow by saturating packs (ScalesNarrowByPacks) and larger ones clamp in
+// float first: both at and across the bound, with sums far outside the 8-bit range, both signednesses, zero points.
+TEST(PointwiseNhwcInt8, ScalesAtAndAboveThePackBound) {
+  if (!PointwiseNhwcInt8::Supported()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  EXPECT_TRUE(ScalesNarrowByPacks({0.5f, -0.5f, 1e-3f}));
+  EXPECT_FALSE(ScalesNarrowByPacks({0.5f, 0.50001f}));
+  uint32_t seed = 201;
+  for (bool signed_out : {false, true}) {
+    Check({1, 3, 45, 6, 7, 1, false, signed_out, 9, signed_out ? -5 : 200, true, 1, 1e-4f, 0.5f}, seed++);
+    Check({1, 64, 40, 5, 5, 1, true, signed_out, -3, 17, true, 2, 0.25f, 0.5f}, seed++);
+    Check({1, 64, 40, 5, 5, 1, false, signed_out, 0, 0, false, 1, 0.5f, 0.5f}, seed++);
+    Check({1, 7, 33, 6, 5, 1, false, signed_out, 4, 3, true, 1, 1e-4f, 3.0f}, seed++);
+    // Sums near the int32 limits: past 2^31 once scaled by more than 1 (the float clamp must come first there).
+    Check({1, 7, 33, 6, 5, 1, false, signed_out, 4, 3, true, 1, 0.5f, 3.0f, 2000000000}, seed++);
+  }
 }
 
 }  // namespace
