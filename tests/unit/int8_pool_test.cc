@@ -84,10 +84,10 @@ void CheckMax() {
 }
 
 // ai.onyx.internal.MaxPool on [N, C, H, W] 8-bit images (what the QDQ fusion emits without the channels-last
-// layout) against a window-by-window loop written here: strides 1-3, pads of every side, dilation, ceil_mode (windows
-// past the image), and a window wholly in the padding (the type's lowest value).
+// layout) against a window-by-window loop written here: strides 1-3, pads of every side, dilation along either axis,
+// ceil_mode (windows past the image), and a window wholly in the padding (the type's lowest value).
 template <typename Q>
-void CheckMaxPoolNchw() {
+void CheckMaxPoolNchw(bool channels_last = false) {
   std::mt19937 rng(11);
   struct Case {
     int64_t h, w, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, ceil;
@@ -96,12 +96,27 @@ void CheckMaxPoolNchw() {
                                          {9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 0},
                                          {10, 23, 2, 3, 2, 3, 1, 2, 0, 2, 1, 2, 1},
                                          {5, 6, 3, 3, 1, 1, 1, 1, 2, 3, 0, 0, 0},
-                                         {4, 4, 2, 2, 2, 2, 1, 1, 0, 0, 1, 1, 0}}) {
-    const int64_t n = 2, ch = 3;
+                                         {4, 4, 2, 2, 2, 2, 1, 1, 0, 0, 1, 1, 0},
+                                         {12, 9, 3, 2, 2, 1, 2, 1, 2, 1, 3, 0, 1}}) {
+    // (channels last: a vector of channels and a remainder)
+    const int64_t n = 2, ch = channels_last ? 70 : 3;
     std::vector<Q> x(static_cast<size_t>(n * ch * c.h * c.w));
     for (Q& v : x) v = static_cast<Q>(rng());
     auto t = testing::Op("MaxPool", 1, ir::kInternalDomain);
-    t.Input(testing::T_<Q>(x, {n, ch, c.h, c.w}));
+    if (channels_last) {
+      std::vector<Q> nhwc(x.size());
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t k = 0; k < ch; ++k) {
+          for (int64_t i = 0; i < c.h * c.w; ++i) {
+            nhwc[static_cast<size_t>((b * c.h * c.w + i) * ch + k)] =
+                x[static_cast<size_t>((b * ch + k) * c.h * c.w + i)];
+          }
+        }
+      }
+      t.Input(testing::T_<Q>(nhwc, {n, c.h, c.w, ch})).Attr("channels_last", int64_t{1});
+    } else {
+      t.Input(testing::T_<Q>(x, {n, ch, c.h, c.w}));
+    }
     t.Attr("kernel_shape", std::vector<int64_t>{c.kh, c.kw}).Attr("strides", std::vector<int64_t>{c.sh, c.sw});
     t.Attr("dilations", std::vector<int64_t>{c.dh, c.dw}).Attr("pads", std::vector<int64_t>{c.pt, c.pl, c.pb, c.pr});
     t.Attr("ceil_mode", c.ceil);
@@ -110,8 +125,8 @@ void CheckMaxPoolNchw() {
     // are checked here for every output position.
     ASSERT_EQ(y.rank(), 4);
     ASSERT_EQ(y.dim(0), n);
-    ASSERT_EQ(y.dim(1), ch);
-    const int64_t oh = y.dim(2), ow = y.dim(3);
+    ASSERT_EQ(y.dim(channels_last ? 3 : 1), ch);
+    const int64_t oh = y.dim(channels_last ? 1 : 2), ow = y.dim(channels_last ? 2 : 3);
     ASSERT_GE(oh, (c.h + c.pt + c.pb - c.dh * (c.kh - 1) - 1) / c.sh + 1);
     ASSERT_GE(ow, (c.w + c.pl + c.pr - c.dw * (c.kw - 1) - 1) / c.sw + 1);
     int64_t wrong = 0;
@@ -127,7 +142,8 @@ void CheckMaxPoolNchw() {
               }
             }
           }
-          wrong += y.data<Q>()[(p * oh + i) * ow + j] != m;
+          const int64_t at = channels_last ? ((p / ch * oh + i) * ow + j) * ch + p % ch : (p * oh + i) * ow + j;
+          wrong += y.data<Q>()[at] != m;
         }
       }
     }
@@ -137,6 +153,10 @@ void CheckMaxPoolNchw() {
 
 TEST(Int8PoolTest, MaxPoolNchwUint8) { CheckMaxPoolNchw<uint8_t>(); }
 TEST(Int8PoolTest, MaxPoolNchwInt8) { CheckMaxPoolNchw<int8_t>(); }
+// The same windows channels last ([N, H, W, C], the int8 layout pass's form): the window rows inside the image change
+// at the top and bottom borders, where the row's tap offsets are rebuilt.
+TEST(Int8PoolTest, MaxPoolChannelsLastUint8) { CheckMaxPoolNchw<uint8_t>(true); }
+TEST(Int8PoolTest, MaxPoolChannelsLastInt8) { CheckMaxPoolNchw<int8_t>(true); }
 
 TEST(Int8PoolTest, MaxPoolRowUint8) { CheckMax<uint8_t>(); }
 TEST(Int8PoolTest, MaxPoolRowInt8) { CheckMax<int8_t>(); }

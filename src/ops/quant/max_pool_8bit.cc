@@ -101,8 +101,10 @@ class MaxPool8BitKernel : public OpKernel {
     const int64_t max_taps = h.kernel * w.kernel;
     auto run = [&](const auto* in, auto* out) {
       ParallelFor(x.dim(0) * h.out, w.out * c * max_taps, [&](int64_t lo, int64_t hi) {
-        // Per output row, each pixel's taps inside the image as offsets into it (kernels::MaxPoolRow); buffers of
-        // the calling thread, kept from run to run.
+        // Per output row, each pixel's taps inside the image as offsets from the row's first window row inside the
+        // image (kernels::MaxPoolRow); buffers of the calling thread, kept from run to run. The offsets depend on
+        // the row only through which window rows fall inside the image [kh_lo, kh_hi): rebuilt where that changes
+        // (the top and bottom borders), not per row (ResNet-50's first pooling: 28K offsets a run).
         thread_local std::vector<int64_t> offsets_of_thread;
         thread_local std::vector<int32_t> counts_of_thread;
         std::vector<int64_t>& offsets = offsets_of_thread;
@@ -110,22 +112,31 @@ class MaxPool8BitKernel : public OpKernel {
         if (offsets.size() < static_cast<size_t>(w.out * max_taps))
           offsets.resize(static_cast<size_t>(w.out * max_taps));
         if (counts.size() < static_cast<size_t>(w.out)) counts.resize(static_cast<size_t>(w.out));
+        int64_t built_lo = -1, built_hi = -1;
         for (int64_t row = lo; row < hi; ++row) {
           const int64_t n = row / h.out, oh = row % h.out;
-          for (int64_t ow = 0; ow < w.out; ++ow) {
-            int32_t taps = 0;
-            int64_t* tap = offsets.data() + ow * max_taps;
-            for (int64_t kh = 0; kh < h.kernel; ++kh) {
-              const int64_t ih = oh * h.stride - h.pad_begin + kh * h.dilation;
-              if (ih < 0 || ih >= h.in) continue;
-              for (int64_t kw = 0; kw < w.kernel; ++kw) {
-                const int64_t iw = ow * w.stride - w.pad_begin + kw * w.dilation;
-                if (iw >= 0 && iw < w.in) tap[taps++] = (ih * w.in + iw) * c;
+          const int64_t top = oh * h.stride - h.pad_begin;  // input row of window row 0
+          int64_t kh_lo = 0, kh_hi = h.kernel;
+          while (kh_lo < kh_hi && top + kh_lo * h.dilation < 0) ++kh_lo;
+          while (kh_hi > kh_lo && top + (kh_hi - 1) * h.dilation >= h.in) --kh_hi;
+          if (kh_lo != built_lo || kh_hi != built_hi) {
+            for (int64_t ow = 0; ow < w.out; ++ow) {
+              int32_t taps = 0;
+              int64_t* tap = offsets.data() + ow * max_taps;
+              for (int64_t kh = kh_lo; kh < kh_hi; ++kh) {
+                for (int64_t kw = 0; kw < w.kernel; ++kw) {
+                  const int64_t iw = ow * w.stride - w.pad_begin + kw * w.dilation;
+                  if (iw >= 0 && iw < w.in) tap[taps++] = ((kh - kh_lo) * h.dilation * w.in + iw) * c;
+                }
               }
+              counts[static_cast<size_t>(ow)] = taps;
             }
-            counts[static_cast<size_t>(ow)] = taps;
+            built_lo = kh_lo;
+            built_hi = kh_hi;
           }
-          kernels::MaxPoolRow(in + n * h.in * w.in * c, offsets.data(), counts.data(), max_taps, w.out, c,
+          // (a window wholly in the padding has no taps: any row of the image serves as the base)
+          const int64_t first_row = kh_lo < kh_hi ? top + kh_lo * h.dilation : 0;
+          kernels::MaxPoolRow(in + (n * h.in + first_row) * w.in * c, offsets.data(), counts.data(), max_taps, w.out, c,
                               out + (n * h.out + oh) * w.out * c);
         }
       });
