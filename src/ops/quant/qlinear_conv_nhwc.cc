@@ -171,7 +171,8 @@ class QLinearConvNhwcKernel : public OpKernel {
                                   residual->shape() == plan->y_shape &&
                                   (plan->direct != nullptr || (plan->pointwise != nullptr && plan->pointwise_adds));
     if (adds_in_epilogue) {
-      Tensor* in_place = residual->raw() != x->raw() ? ctx.ReuseInputAsOutput(9, 0) : nullptr;
+      // (ReuseInputAsOutput declines a residual that is also x: an input read twice by the node is not its last read.)
+      Tensor* in_place = ctx.ReuseInputAsOutput(9, 0);
       Tensor& y = in_place != nullptr ? *in_place : conv_output(fused_output_type_);
       if (plan->direct != nullptr) {
         plan->direct->Run(x->raw(), y.raw(), ctx.num_threads(), residual->raw(), &residual_->kernel);
