@@ -82,6 +82,11 @@ std::shared_ptr<void> Tensor::AdoptBlock(void* block, size_t capacity, std::shar
   return std::shared_ptr<void>(block, AlignedBlockDeleter{capacity, std::move(home)});
 }
 
+Tensor::BlockHome* Tensor::HomeOf(const std::shared_ptr<void>& block) {
+  const auto* deleter = std::get_deleter<AlignedBlockDeleter>(block);
+  return deleter != nullptr ? deleter->home.get() : nullptr;
+}
+
 size_t Tensor::writable_bytes() const {
   if (type_ == DataType::kString || IsSubByte(type_) || storage_ == nullptr || data_ == nullptr) return 0;
   const auto* deleter = std::get_deleter<AlignedBlockDeleter>(storage_);

@@ -49,6 +49,8 @@ class Tensor {
   static std::shared_ptr<void> AllocateBlock(size_t bytes, std::shared_ptr<BlockHome> home = nullptr);
   // The same over a block of `capacity` bytes that `home` took back (from AllocateBlock with 64-byte alignment).
   static std::shared_ptr<void> AdoptBlock(void* block, size_t capacity, std::shared_ptr<BlockHome> home);
+  // The home `block` (from AllocateBlock or AdoptBlock) goes back to, null for none or for other storage.
+  static BlockHome* HomeOf(const std::shared_ptr<void>& block);
   // A scalar or 1-D tensor from values.
   template <typename T>
   static Tensor FromVector(const std::vector<T>& values, Shape shape);

@@ -67,6 +67,7 @@ bool HoldsConstant(const Value& v, const Value& c) {
 }  // namespace
 
 void ExecutionFrame::BeginRun() {
+  pool_.BeginRun();
   plan_.concat_in_place.RestartRun(concat_run_);
   for (const auto& [slot, value] : plan_.constants) {
     Value& v = slots_[static_cast<size_t>(slot)];
@@ -85,6 +86,7 @@ void ExecutionFrame::EndRun() {
     }
     pool_.Release(v);
   }
+  pool_.EndRun();
 }
 
 namespace {
@@ -573,6 +575,13 @@ class Session::FrameLease {
   const Session& session_;
   std::unique_ptr<ExecutionFrame> frame_;
 };
+
+size_t Session::activation_arena_bytes() const {
+  std::lock_guard<std::mutex> lock(frames_mutex_);
+  size_t bytes = 0;
+  for (const auto& frame : idle_frames_) bytes += frame->pool().arena_bytes();
+  return bytes;
+}
 
 Status Session::BindFeeds(ExecutionFrame& frame, const std::vector<std::pair<std::string, Value>>& feeds) const {
   const ir::Graph& g = model_->graph;

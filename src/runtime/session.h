@@ -153,6 +153,8 @@ class Session {
   const optimizer::OptimizerStats& optimizer_stats() const { return optimizer_stats_; }
   // Intra-op threads of its runs (SessionOptions::intra_op_num_threads, or every CPU the process may use).
   int num_threads() const { return num_threads_; }
+  // The bytes of the activation arenas the idle frames planned from repeated runs (BufferPool), 0 before any.
+  size_t activation_arena_bytes() const;
 
   // Per-operator times of the runs so far, largest first (empty unless SessionOptions::enable_profiling).
   std::vector<OpProfile> Profile() const;

@@ -21,7 +21,8 @@ void Help() {
   std::printf(
       "usage: onyx bench MODEL [options]\n\n"
       "Creates a session, runs the model on random inputs and prints create_ms, median_ms, min_ms, mean_ms,\n"
-      "p90_ms and peak_rss_mb (the process's peak resident memory). Run under the malloc-counting hook\n"
+      "p90_ms, peak_rss_mb (the process's peak resident memory) and arena_mb (the arena the runs' activations\n"
+      "take once two runs repeat, runtime/buffer_pool.h). Run under the malloc-counting hook\n"
       "(LD_PRELOAD=liballoc_counter.so, built from tests/alloc/alloc_counter.c) it also prints allocs_per_run, the\n"
       "heap allocations per timed run.\n\n"
       "options:\n"
@@ -182,18 +183,20 @@ int BenchMain(const std::vector<std::string>& args) {
   const double create = ms(t0, t1);
   const std::string level(optimizer::OptLevelName(options.optimization_level));
   const auto nodes = static_cast<long long>((*session)->optimizer_stats().nodes_after);
+  const double arena_mb = static_cast<double>((*session)->activation_arena_bytes()) / (1024.0 * 1024.0);
   if (json) {
     std::printf(
         "{\"create_ms\": %.3f, \"median_ms\": %.3f, \"min_ms\": %.3f, \"mean_ms\": %.3f, \"p90_ms\": %.3f, "
-        "\"peak_rss_mb\": %.1f, \"runs\": %zu, \"opt_level\": \"%s\", \"nodes\": %lld, \"threads\": %d",
-        create, median, times[0], mean, p90, PeakRssMb(), n, level.c_str(), nodes, (*session)->num_threads());
+        "\"peak_rss_mb\": %.1f, \"arena_mb\": %.2f, \"runs\": %zu, \"opt_level\": \"%s\", \"nodes\": %lld, "
+        "\"threads\": %d",
+        create, median, times[0], mean, p90, PeakRssMb(), arena_mb, n, level.c_str(), nodes, (*session)->num_threads());
     if (allocs_per_run >= 0) std::printf(", \"allocs_per_run\": %.1f", allocs_per_run);
     std::printf("}\n");
   } else {
     std::printf("model:       %s\n", model_path.c_str());
     std::printf("create_ms:   %.3f\nmedian_ms:   %.3f\nmin_ms:      %.3f\nmean_ms:     %.3f\np90_ms:      %.3f\n",
                 create, median, times[0], mean, p90);
-    std::printf("peak_rss_mb: %.1f\nruns:        %zu\n", PeakRssMb(), n);
+    std::printf("peak_rss_mb: %.1f\narena_mb:    %.2f\nruns:        %zu\n", PeakRssMb(), arena_mb, n);
     std::printf("opt_level:   %s (%lld nodes)\n", level.c_str(), nodes);
     std::printf("threads:     %d\n", (*session)->num_threads());
     if (allocs_per_run >= 0) std::printf("allocs_per_run: %.1f\n", allocs_per_run);
