@@ -15,7 +15,7 @@
 // run repeats the previous one exactly (same bytes requested in the same order, released at the same points), the
 // buffers released within the run get offsets in one arena by their lifetimes (runtime/memory_plan.h) and the next
 // runs take them there: the activations of a CNN in about half the memory the size classes held (MobileNet-v2 6.7 ->
-// 3.4 MB), so that more of them stay in cache from one run to the next. Tensors that outlive the run (the outputs)
+// 3.8 MB), so that more of them stay in cache from one run to the next. Tensors that outlive the run (the outputs)
 // keep blocks of their own. A request that differs from the plan, or whose bytes are still held (a tensor kept
 // past its planned release), gets a block as before, and a run that differs drops the plan until runs repeat again.
 #pragma once
