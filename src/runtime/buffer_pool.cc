@@ -255,8 +255,7 @@ void BufferPool::AdoptPlan() {
   for (size_t i = 0; i < planned.size(); ++i) {
     Slot& s = slots_[planned[i]];
     s.offset = plan.offsets[i];
-    s.bytes = (lifetimes[i].bytes + kArenaAlignment - 1) / kArenaAlignment * kArenaAlignment;
-    if (s.bytes == 0) s.bytes = kArenaAlignment;
+    s.bytes = ArenaBufferBytes(lifetimes[i].bytes, kArenaAlignment);  // what the plan placed
     // Each block made once here, so that the runs taking them allocate nothing.
     s.block = Tensor::AdoptBlock(arena_->base() + s.offset, s.bytes, arena_);
   }

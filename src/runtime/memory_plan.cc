@@ -6,9 +6,7 @@
 namespace onyx {
 
 ArenaPlan PlanArena(const std::vector<BufferLifetime>& buffers, size_t alignment) {
-  const auto round_up = [alignment](size_t bytes) {
-    return (std::max<size_t>(bytes, 1) + alignment - 1) & ~(alignment - 1);
-  };
+  const auto round_up = [alignment](size_t bytes) { return ArenaBufferBytes(bytes, alignment); };
   ArenaPlan plan;
   plan.offsets.assign(buffers.size(), 0);
   std::vector<size_t> order(buffers.size());

@@ -22,8 +22,12 @@ struct ArenaPlan {
   size_t arena_bytes = 0;       // the end of the highest buffer
 };
 
-// Places `buffers` (each rounded up to `alignment`, a power of two) so that two whose lifetimes overlap never
-// overlap in the arena.
+// The bytes a buffer of `bytes` takes in an arena of `alignment` (a power of two): at least one alignment unit.
+inline size_t ArenaBufferBytes(size_t bytes, size_t alignment) {
+  return ((bytes > 0 ? bytes : 1) + alignment - 1) & ~(alignment - 1);
+}
+
+// Places `buffers` (each taking ArenaBufferBytes) so that two whose lifetimes overlap never overlap in the arena.
 ArenaPlan PlanArena(const std::vector<BufferLifetime>& buffers, size_t alignment);
 
 }  // namespace onyx

@@ -168,6 +168,28 @@ ChainAddresses RunChain(BufferPool& pool, std::vector<Tensor>& kept, int64_t n =
   return at;
 }
 
+// As RunChain (no output), but `a` (filled with `value`) stays held by a second holder past its release, where the
+// plan gives its bytes to c: c must land elsewhere, and `a` keep its values while c is written. Returns the holder.
+Value RunChainHoldingA(BufferPool& pool, float value) {
+  const int64_t n = 1000;
+  pool.BeginRun();
+  Value a(pool.Allocate(DataType::kFloat, {n}));
+  std::fill_n(a.tensor().data<float>(), n, value);
+  Value held = a;
+  Value b(pool.Allocate(DataType::kFloat, {n}));
+  pool.Release(a);
+  Value c(pool.Allocate(DataType::kFloat, {n}));
+  std::fill_n(c.tensor().data<float>(), n, -1.0f);
+  const auto* h = static_cast<const char*>(held.tensor().raw());
+  const auto* cb = static_cast<const char*>(c.tensor().raw());
+  EXPECT_TRUE(cb + 4000 <= h || cb >= h + 4000) << "c over the held tensor's bytes";
+  for (int64_t i = 0; i < n; ++i) EXPECT_EQ(held.tensor().data<float>()[i], value) << i;
+  pool.Release(b);
+  pool.Release(c);
+  pool.EndRun();
+  return held;
+}
+
 TEST(BufferPool, RepeatedRunsTakeTheirBuffersFromAnArena) {
   BufferPool pool;
   std::vector<Tensor> kept;
@@ -197,23 +219,7 @@ TEST(BufferPool, TensorHeldPastItsPlannedReleaseKeepsItsBytes) {
   RunChain(pool, kept);
   RunChain(pool, kept);
   ASSERT_GT(pool.arena_bytes(), 0u);
-  const int64_t n = 1000;
-  // As RunChain, but `a` stays held (a second holder) past its release, where the plan gives its bytes to c.
-  pool.BeginRun();
-  Value a(pool.Allocate(DataType::kFloat, {n}));
-  std::fill_n(a.tensor().data<float>(), n, 7.0f);
-  Value held = a;
-  Value b(pool.Allocate(DataType::kFloat, {n}));
-  pool.Release(a);
-  Value c(pool.Allocate(DataType::kFloat, {n}));
-  std::fill_n(c.tensor().data<float>(), n, -1.0f);
-  const auto* h = static_cast<const char*>(held.tensor().raw());
-  const auto* cb = static_cast<const char*>(c.tensor().raw());
-  EXPECT_TRUE(cb + 4000 <= h || cb >= h + 4000) << "c over the held tensor's bytes";
-  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(held.tensor().data<float>()[i], 7.0f) << i;
-  pool.Release(b);
-  pool.Release(c);
-  pool.EndRun();
+  Value held = RunChainHoldingA(pool, 7.0f);
   // That run differed (a never came back): the plan is gone; like runs make a new one, and the held tensor, dropped
   // late, is no trouble.
   EXPECT_EQ(pool.arena_bytes(), 0u);
@@ -234,16 +240,7 @@ TEST(BufferPool, TensorKeptAcrossRunsKeepsItsBytesUntilDroppedOnAnotherThread) {
   RunChain(pool, kept);
   RunChain(pool, kept);
   ASSERT_GT(pool.arena_bytes(), 0u);
-  pool.BeginRun();
-  Value a(pool.Allocate(DataType::kFloat, {1000}));
-  std::fill_n(a.tensor().data<float>(), 1000, 5.0f);
-  Tensor view = a.tensor();  // a second holder
-  Value b(pool.Allocate(DataType::kFloat, {1000}));
-  pool.Release(a);
-  Value c(pool.Allocate(DataType::kFloat, {1000}));
-  pool.Release(b);
-  pool.Release(c);
-  pool.EndRun();
+  Tensor view = RunChainHoldingA(pool, 5.0f).tensor();
   for (int run = 0; run < 4; ++run) RunChain(pool, kept);
   EXPECT_EQ(pool.planned_requests(), 3u);
   for (int64_t i = 0; i < 1000; ++i) ASSERT_EQ(view.data<float>()[i], 5.0f) << i;
