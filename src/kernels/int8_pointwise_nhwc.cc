@@ -110,6 +110,142 @@ void PointwiseTile(const uint8_t* ap, int64_t lda, const int8_t* bp, int64_t gro
   StoreConvTile<kRows, kAdd, kSigned>(acc, y, ldy, cols, q);
 }
 
+// The 1x1 convolution software-pipelined (x read in place, tiles of 8 pixels x 32 output channels): each tile's
+// epilogue (requantization, the residual add where fused, narrowing: up to ~14 operations per 16 outputs, most of them
+// on the pipes vpdpbusd does not use) runs row by row between the next tile's multiply-adds instead of after its own
+// sums, where it left those pipes idle. The previous tile's sums wait in L1 (two buffers). 10 rows: their 20 sums,
+// the two weight vectors and the epilogue's constants and temporaries fit the 32 registers (no spill). The same
+// operations per value as StoreConvTile's, so the same bytes. Full panels only (M's last partial panel: the tiles).
+constexpr int kPipeRows = 10;
+
+struct PipelineJob {
+  const uint8_t* x;  // uint8 image, pixel stride lda (the input channels, a multiple of 4)
+  int64_t lda;
+  const int8_t* packed;  // the panels' weights
+  int64_t panel_bytes, groups, panels;
+  uint8_t* y;               // pixel stride m
+  const uint8_t* residual;  // pixel stride m, or null without an add
+  int64_t m;
+  const int32_t* offset;  // [panels * 32]
+  const float* scale;     // [panels * 32]
+  PanelRequant q;         // clamp bounds, zero point, the add's constants
+};
+
+// Tiles of pixels p_begin + 8 j (j < tiles), each over the job's panels in turn.
+template <TileAdd kAdd, bool kSigned>
+__attribute__((noinline)) void PipelinedTiles(const PipelineJob& job, int64_t p_begin, int64_t tiles) {
+  using Unaligned32 = int32_t __attribute__((may_alias, aligned(1)));
+  constexpr bool kWithAdd = kAdd == TileAdd::kConvIsA || kAdd == TileAdd::kConvIsB;
+  alignas(64) int32_t sums[2][kPipeRows][32];
+  const __m512 low = _mm512_set1_ps(job.q.low), high = _mm512_set1_ps(job.q.high);
+  const __m512 zero_point = _mm512_set1_ps(static_cast<float>(job.q.zero_point));
+  const __m512i zero_point_i = _mm512_set1_epi32(job.q.zero_point);
+  const __m512 ratio_a = _mm512_set1_ps(job.q.add.params.ratio_a), ratio_b = _mm512_set1_ps(job.q.add.params.ratio_b);
+  const __m512 fixed = _mm512_set1_ps(job.q.add.params.fixed);
+  const int64_t lda = job.lda, m = job.m, groups = job.groups;
+  const int64_t steps = tiles * job.panels;
+  // The previous tile's outputs (and residual) at its first row, and its panel's scales.
+  uint8_t* prev_y = nullptr;
+  const uint8_t* prev_residual = nullptr;
+  const float* prev_scale = nullptr;
+  const auto row_epilogue = [&](const int32_t* s, int64_t r) __attribute__((always_inline)) {
+    uint8_t* out_row = prev_y + r * m;
+    if constexpr (kAdd == TileAdd::kNone) {
+#pragma GCC unroll 2
+      for (int v = 0; v < 2; ++v) {
+        const __m512i out = RequantizeLanes(_mm512_load_si512(s + 16 * v), _mm512_loadu_ps(prev_scale + 16 * v), low,
+                                            high, zero_point_i);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out_row + 16 * v), _mm512_cvtepi32_epi8(out));
+      }
+    } else {
+      __m512i out[2];
+#pragma GCC unroll 2
+      for (int v = 0; v < 2; ++v) {
+        const __m512i acc = _mm512_load_si512(s + 16 * v);
+        const __m512 scale = _mm512_loadu_ps(prev_scale + 16 * v);
+        if constexpr (kWithAdd) {
+          const __m512 conv = RequantizeLanesAsFloat(acc, scale, low, high, zero_point);
+          const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(prev_residual + r * m + 16 * v));
+          const __m512 res = _mm512_cvtepi32_ps(kSigned ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes));
+          const __m512 a = kAdd == TileAdd::kConvIsA ? conv : res, b = kAdd == TileAdd::kConvIsA ? res : conv;
+          out[v] = _mm512_cvtps_epi32(_mm512_fmadd_ps(a, ratio_a, _mm512_fmadd_ps(b, ratio_b, fixed)));
+        } else {
+          out[v] = RoundedPlusZeroPoint(Scaled(acc, scale), zero_point_i);
+        }
+      }
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out_row), NarrowRow<kSigned>(out[0], out[1]));
+    }
+  };
+  for (int64_t step = 0; step <= steps; ++step) {
+    const int32_t* prev_sums = sums[(step + 1) & 1][0];
+    if (step == steps) {
+      for (int64_t r = 0; r < kPipeRows; ++r) row_epilogue(prev_sums + r * 32, r);
+      break;
+    }
+    const int64_t j = step / job.panels, t = step % job.panels;
+    const int64_t p0 = p_begin + j * kPipeRows;
+    const int8_t* bp = job.packed + t * job.panel_bytes;
+    __m512i acc[kPipeRows][2];
+    const __m512i start0 = _mm512_loadu_si512(job.offset + t * 32);
+    const __m512i start1 = _mm512_loadu_si512(job.offset + t * 32 + 16);
+#pragma GCC unroll 12
+    for (int r = 0; r < kPipeRows; ++r) {
+      acc[r][0] = start0;
+      acc[r][1] = start1;
+    }
+    constexpr int kBases = (kPipeRows + 2) / 3;  // rows 3k + i at base k plus i * lda
+    const uint8_t* base[kBases];
+#pragma GCC unroll 4
+    for (int k = 0; k < kBases; ++k) base[k] = job.x + (p0 + 3 * k) * lda;
+    if constexpr (kWithAdd) {
+      // This tile's residual into L1 for its epilogue, which runs during the next tile.
+#pragma GCC unroll 12
+      for (int r = 0; r < kPipeRows; ++r) {
+        _mm_prefetch(reinterpret_cast<const char*>(job.residual + (p0 + r) * m + t * 32), _MM_HINT_T0);
+      }
+    }
+    const auto group_step = [&](int64_t g) __attribute__((always_inline)) {
+      const int8_t* row = bp + g * kVnniGroupRowBytes;
+      _mm_prefetch(reinterpret_cast<const char*>(row + 8 * kVnniGroupRowBytes), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(row + 8 * kVnniGroupRowBytes + 64), _MM_HINT_T0);
+      const __m512i b0 = _mm512_loadu_si512(row);
+      const __m512i b1 = _mm512_loadu_si512(row + 64);
+#pragma GCC unroll 12
+      for (int r = 0; r < kPipeRows; ++r) {
+        const __m512i a = _mm512_set1_epi32(*reinterpret_cast<const Unaligned32*>(base[r / 3] + r % 3 * lda));
+        acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], a, b0);
+        acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a, b1);
+      }
+#pragma GCC unroll 4
+      for (int k = 0; k < kBases; ++k) base[k] += kVnniGroupBytes;
+    };
+    // The groups in kPipeRows runs, each followed by one of the previous tile's rows.
+    int64_t g = 0;
+    for (int64_t r = 0; r < kPipeRows; ++r) {
+#pragma GCC unroll 2
+      for (const int64_t g_end = (r + 1) * groups / kPipeRows; g < g_end; ++g) group_step(g);
+      if (step > 0) row_epilogue(prev_sums + r * 32, r);
+    }
+    int32_t* own = sums[step & 1][0];
+#pragma GCC unroll 12
+    for (int r = 0; r < kPipeRows; ++r) {
+      _mm512_store_si512(own + r * 32, acc[r][0]);
+      _mm512_store_si512(own + r * 32 + 16, acc[r][1]);
+    }
+    prev_y = job.y + p0 * m + t * 32;
+    prev_residual = kWithAdd ? job.residual + p0 * m + t * 32 : nullptr;
+    prev_scale = job.scale + t * 32;
+  }
+}
+
+using PipelineFn = void (*)(const PipelineJob&, int64_t, int64_t);
+// [kNone, kNoneByPacks, kConvIsA, kConvIsB][signed output]
+constexpr PipelineFn kPipelines[4][2] = {
+    {&PipelinedTiles<TileAdd::kNone, false>, &PipelinedTiles<TileAdd::kNone, true>},
+    {&PipelinedTiles<TileAdd::kNoneByPacks, false>, &PipelinedTiles<TileAdd::kNoneByPacks, true>},
+    {&PipelinedTiles<TileAdd::kConvIsA, false>, &PipelinedTiles<TileAdd::kConvIsA, true>},
+    {&PipelinedTiles<TileAdd::kConvIsB, false>, &PipelinedTiles<TileAdd::kConvIsB, true>}};
+
 #pragma GCC diagnostic pop
 #pragma GCC pop_options
 
@@ -259,6 +395,43 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
   // turn, so the weights stream once per chunk, the next panel's into L2 a share per tile; otherwise each tile goes
   // over every panel (the weights stay in cache).
   const bool panels_outer = panels_ * panel_bytes > L2CacheBytes() / 2;
+  // Software-pipelined tiles (PipelinedTiles) where x is read in place and the weights stay in L2; M's last partial
+  // panel, and pixels past the last full 8-pixel tile, by the tiles below.
+  if (in_place && !panels_outer && m >= kVnniPanelColumns) {
+    const int64_t full_panels = m / kVnniPanelColumns, last_cols = m % kVnniPanelColumns;
+    const PipelineJob job{x,
+                          c,
+                          packed_.data(),
+                          panel_bytes,
+                          groups_,
+                          full_panels,
+                          y,
+                          static_cast<const uint8_t*>(residual),
+                          m,
+                          offset_.data(),
+                          scales_.data(),
+                          base};
+    const int kind = with_add ? (add->conv_is_a ? 2 : 3) : narrow_by_packs_ ? 1 : 0;
+    const PipelineFn pipeline = kPipelines[kind][signed_output_ ? 1 : 0];
+    const int64_t full_tiles = pixels / kPipeRows;
+    const int64_t team = std::clamp<int64_t>(std::min<int64_t>(threads, full_tiles), 1, std::max(threads, 1));
+    RunTasks(team, threads, [&](int64_t task) {
+      const int64_t j0 = task * full_tiles / team, j1 = (task + 1) * full_tiles / team;
+      if (j1 > j0) pipeline(job, j0 * kPipeRows, j1 - j0);
+      // The rest of this task's pixels (the last task's rows past the full tiles) and the partial panel's columns.
+      const int64_t p_end = task + 1 == team ? pixels : j1 * kPipeRows;
+      const auto run = [&](int64_t p0, int64_t p1, int64_t t, int64_t cols) {
+        for (int64_t p = p0; p < p1; p += kTileRows) {
+          const int rows = static_cast<int>(std::min<int64_t>(kTileRows, p1 - p));
+          tiles[static_cast<size_t>(rows - 1)](x + p * c, c, packed_.data() + t * panel_bytes, groups_,
+                                               y + p * m + t * kVnniPanelColumns, m, cols, requant(t, p), nullptr, 0);
+        }
+      };
+      for (int64_t t = 0; t < full_panels; ++t) run(j1 * kPipeRows, p_end, t, kVnniPanelColumns);
+      if (last_cols > 0) run(j0 * kPipeRows, p_end, full_panels, last_cols);
+    });
+    return;
+  }
   RunTasks(tasks, threads, [&](int64_t task) {
     TileScratch& scratch = ThreadScratch();
     if (!contiguous) scratch.gathered.resize(static_cast<size_t>(kTileRows * c));

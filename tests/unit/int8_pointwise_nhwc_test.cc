@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "int8_conv_nhwc_reference.h"
+#include "kernels/int8_qlinear_add.h"
 
 namespace onyx::kernels {
 namespace {
@@ -23,6 +24,8 @@ struct Case {
   int threads;
   float scale_lo = 1e-4f, scale_hi = 2e-3f;  // drawn uniformly per channel (or once)
   int32_t bias_max = 100000;                 // biases drawn in [-bias_max, bias_max]
+  // With a residual added as QLinearAdd (conv as A or B): the residual's bytes drawn, the add's parameters fixed.
+  bool with_add = false, conv_is_a = true;
 };
 
 void Check(const Case& t, uint32_t seed) {
@@ -49,7 +52,13 @@ void Check(const Case& t, uint32_t seed) {
   for (auto& v : scales) v = scale_dist(rng);
   const PointwiseNhwcInt8 kernel(g, w.data(), bias.data(), scales, t.x_zp, t.signed_in, t.y_zp, t.signed_out);
   std::vector<uint8_t> y(static_cast<size_t>(t.batch * g.out_h * g.out_w * t.m), 0xAB);
-  kernel.Run(x.data(), y.data(), t.threads);
+  std::vector<uint8_t> residual(t.with_add ? y.size() : 0);
+  for (auto& v : residual) v = static_cast<uint8_t>(rng());
+  Int8ResidualAdd add;
+  add.params = t.signed_out ? MakeQLinearAddParams(0.031f, -7, 0.047f, 11, 0.052f, -3)
+                            : MakeQLinearAddParams(0.031f, 120, 0.047f, 131, 0.052f, 125);
+  add.conv_is_a = t.conv_is_a;
+  kernel.Run(x.data(), y.data(), t.threads, t.with_add ? residual.data() : nullptr, t.with_add ? &add : nullptr);
   // The same 1x1 convolution as the general reference takes it.
   DirectConvNhwcGeometry d;
   d.batch = g.batch;
@@ -61,12 +70,25 @@ void Check(const Case& t, uint32_t seed) {
   d.out_w = g.out_w;
   d.stride_h = g.stride_h;
   d.stride_w = g.stride_w;
-  const auto ref = t.signed_out ? ReferenceConvNhwc<int8_t>(d, t.signed_in, t.x_zp, t.y_zp, x, w, bias, scales)
-                                : ReferenceConvNhwc<uint8_t>(d, t.signed_in, t.x_zp, t.y_zp, x, w, bias, scales);
+  auto ref = t.signed_out ? ReferenceConvNhwc<int8_t>(d, t.signed_in, t.x_zp, t.y_zp, x, w, bias, scales)
+                          : ReferenceConvNhwc<uint8_t>(d, t.signed_in, t.x_zp, t.y_zp, x, w, bias, scales);
+  if (t.with_add) {  // then QLinearAdd's own kernel on the convolution's bytes
+    std::vector<uint8_t> sum(ref.size());
+    const uint8_t* a = t.conv_is_a ? ref.data() : residual.data();
+    const uint8_t* b = t.conv_is_a ? residual.data() : ref.data();
+    const auto n = static_cast<int64_t>(ref.size());
+    if (t.signed_out) {
+      QLinearAddSpans(reinterpret_cast<const int8_t*>(a), reinterpret_cast<const int8_t*>(b), n, add.params,
+                      reinterpret_cast<int8_t*>(sum.data()));
+    } else {
+      QLinearAddSpans(a, b, n, add.params, sum.data());
+    }
+    ref = sum;
+  }
   for (size_t i = 0; i < y.size(); ++i) {
     ASSERT_EQ(y[i], ref[i]) << "c=" << t.c << " m=" << t.m << " " << t.h << "x" << t.w << " stride=" << t.stride
-                            << " signed in/out=" << t.signed_in << t.signed_out << " threads=" << t.threads << " at "
-                            << i;
+                            << " signed in/out=" << t.signed_in << t.signed_out << " threads=" << t.threads
+                            << " add=" << t.with_add << " conv is A=" << t.conv_is_a << " at " << i;
   }
 }
 
@@ -108,6 +130,39 @@ TEST(PointwiseNhwcInt8, ScalesAtAndAboveThePackBound) {
     Check({1, 7, 33, 6, 5, 1, false, signed_out, 4, 3, true, 1, 1e-4f, 3.0f}, seed++);
     // Sums near the int32 limits: past 2^31 once scaled by more than 1 (the float clamp must come first there).
     Check({1, 7, 33, 6, 5, 1, false, signed_out, 4, 3, true, 1, 0.5f, 3.0f, 2000000000}, seed++);
+  }
+}
+
+// The residual add fused: uint8 x read in place (stride 1, C a multiple of 4) runs software-pipelined tiles of 10
+// pixels over M's full panels, the rest (M's partial panel, pixels past the last full tile) by the other tiles. Pixel
+// counts below, at and past one tile and splitting unevenly over 2 threads; the convolution as A and as B; both
+// output types; a short K (ResNet's 64) and a long one; a strided and an int8 input (the other tiles, same bytes).
+TEST(PointwiseNhwcInt8, ResidualAddMatchesConvolutionThenQLinearAdd) {
+  if (!PointwiseNhwcInt8::Supported()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  uint32_t seed = 301;
+  for (bool signed_out : {false, true}) {
+    for (bool conv_is_a : {true, false}) {
+      for (int64_t hw : {3, 4, 5, 7, 9}) {
+        for (int64_t m : {32, 45, 96}) {
+          Case t{1, 64, m, hw, hw, 1, false, signed_out, 3, signed_out ? -3 : 125, true, hw % 2 == 0 ? 2 : 1};
+          t.with_add = true;
+          t.conv_is_a = conv_is_a;
+          Check(t, seed++);
+        }
+      }
+      Case t{2, 260, 64, 6, 7, 1, false, signed_out, 0, signed_out ? 5 : 0, true, 2};
+      t.with_add = true;
+      t.conv_is_a = conv_is_a;
+      Check(t, seed++);
+      Case strided{1, 64, 40, 9, 9, 2, false, signed_out, 3, 4, true, 2};
+      strided.with_add = true;
+      strided.conv_is_a = conv_is_a;
+      Check(strided, seed++);
+      Case int8_in{1, 64, 40, 6, 6, 1, true, signed_out, -3, 4, true, 1};
+      int8_in.with_add = true;
+      int8_in.conv_is_a = conv_is_a;
+      Check(int8_in, seed++);
+    }
   }
 }
 
