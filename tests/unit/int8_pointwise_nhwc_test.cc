@@ -26,6 +26,7 @@ struct Case {
   int32_t bias_max = 100000;                 // biases drawn in [-bias_max, bias_max]
   // With a residual added as QLinearAdd (conv as A or B): the residual's bytes drawn, the add's parameters fixed.
   bool with_add = false, conv_is_a = true;
+  bool add_in_place = false;  // the output written over the residual (as the session does where nothing reads it later)
 };
 
 void Check(const Case& t, uint32_t seed) {
@@ -58,7 +59,12 @@ void Check(const Case& t, uint32_t seed) {
   add.params = t.signed_out ? MakeQLinearAddParams(0.031f, -7, 0.047f, 11, 0.052f, -3)
                             : MakeQLinearAddParams(0.031f, 120, 0.047f, 131, 0.052f, 125);
   add.conv_is_a = t.conv_is_a;
-  kernel.Run(x.data(), y.data(), t.threads, t.with_add ? residual.data() : nullptr, t.with_add ? &add : nullptr);
+  if (t.add_in_place) {
+    y = residual;
+    kernel.Run(x.data(), y.data(), t.threads, y.data(), &add);
+  } else {
+    kernel.Run(x.data(), y.data(), t.threads, t.with_add ? residual.data() : nullptr, t.with_add ? &add : nullptr);
+  }
   // The same 1x1 convolution as the general reference takes it.
   DirectConvNhwcGeometry d;
   d.batch = g.batch;
@@ -136,7 +142,8 @@ TEST(PointwiseNhwcInt8, ScalesAtAndAboveThePackBound) {
 // The residual add fused: uint8 x read in place (stride 1, C a multiple of 4) runs software-pipelined tiles of 10
 // pixels over M's full panels, the rest (M's partial panel, pixels past the last full tile) by the other tiles. Pixel
 // counts below, at and past one tile and splitting unevenly over 2 threads; the convolution as A and as B; both
-// output types; a short K (ResNet's 64) and a long one; a strided and an int8 input (the other tiles, same bytes).
+// output types; a short K (ResNet's 64) and a long one, also written over the residual; a strided and an int8 input
+// (the other tiles, same bytes).
 TEST(PointwiseNhwcInt8, ResidualAddMatchesConvolutionThenQLinearAdd) {
   if (!PointwiseNhwcInt8::Supported()) GTEST_SKIP() << "no AVX-512 VNNI here";
   uint32_t seed = 301;
@@ -153,6 +160,8 @@ TEST(PointwiseNhwcInt8, ResidualAddMatchesConvolutionThenQLinearAdd) {
       Case t{2, 260, 64, 6, 7, 1, false, signed_out, 0, signed_out ? 5 : 0, true, 2};
       t.with_add = true;
       t.conv_is_a = conv_is_a;
+      Check(t, seed++);
+      t.add_in_place = true;
       Check(t, seed++);
       Case strided{1, 64, 40, 9, 9, 2, false, signed_out, 3, 4, true, 2};
       strided.with_add = true;

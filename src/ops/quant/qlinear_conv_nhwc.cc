@@ -303,19 +303,21 @@ class QLinearConvNhwcKernel : public OpKernel {
       bool own = false;
       if (residual_) {
         // The 1x1 kernel with the add in its epilogue, writing over the residual as Run does where nothing reads it
-        // later ("ip" in the key), against oneDNN's convolution and the add after it.
+        // later ("ip" in the key), against oneDNN's convolution and the add after it ("2": timed again since the
+        // kernel's tiles run software-pipelined, session 51).
         const int64_t y_bytes = NumElements(plan->y_shape);
         std::vector<uint8_t> residual(static_cast<size_t>(y_bytes), 1);
         own = OwnBeatsOneDnn(
-            "int8pw_addip_nhwc",
+            "int8pw_addip2_nhwc",
             [&](const void* src, void*) { pw.Run(src, residual.data(), threads, residual.data(), &residual_->kernel); },
             [&] { pw.EvictWeights(); }, pw.signed_input(), *plan->conv, fused_x_zero_point_, threads,
             /*own_without_timing=*/false,
             [&](void* dst) { AddSameShape(fused_output_type_, dst, residual.data(), y_bytes, dst); });
       } else {
-        // ("2": timed again since onyx's tiles without an add narrow by saturating packs, session 49)
+        // ("3": timed again since onyx's tiles run software-pipelined, session 51; "2" since they narrow by saturating
+        // packs, session 49)
         own = OwnBeatsOneDnn(
-            "int8pw2_nhwc", [&](const void* src, void* dst) { pw.Run(src, dst, threads); }, [&] { pw.EvictWeights(); },
+            "int8pw3_nhwc", [&](const void* src, void* dst) { pw.Run(src, dst, threads); }, [&] { pw.EvictWeights(); },
             pw.signed_input(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false);
       }
       if (own) {
