@@ -197,11 +197,16 @@ __attribute__((noinline)) void PipelinedTiles(const PipelineJob& job, int64_t p_
     const uint8_t* base[kBases];
 #pragma GCC unroll 4
     for (int k = 0; k < kBases; ++k) base[k] = job.x + (p0 + 3 * k) * lda;
-    if constexpr (kWithAdd) {
-      // This tile's residual into L1 for its epilogue, which runs during the next tile.
+    if (step + 1 < steps) {
+      // The next tile's output rows of its panel for writing (and its residual rows, where apart), while this one
+      // computes: its epilogue runs two tiles from now. A model's output buffer was last written a whole run
+      // earlier (the 14-pixel tiles' PrefetchTileRows); all panels' rows at once stalled on the fill buffers.
+      const int64_t next_p = p_begin + (step + 1) / job.panels * kPipeRows, next_t = (step + 1) % job.panels;
 #pragma GCC unroll 12
       for (int r = 0; r < kPipeRows; ++r) {
-        _mm_prefetch(reinterpret_cast<const char*>(job.residual + (p0 + r) * m + t * 32), _MM_HINT_T0);
+        const int64_t at = (next_p + r) * m + next_t * 32;
+        __builtin_prefetch(job.y + at, 1, 3);
+        if (kWithAdd && job.residual != job.y) __builtin_prefetch(job.residual + at, 0, 3);
       }
     }
     const auto group_step = [&](int64_t g) __attribute__((always_inline)) {
@@ -344,6 +349,12 @@ PointwiseNhwcInt8::PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_
                       packed_.data(), offset_.data(), scales_.data());
 }
 
+bool PointwiseNhwcInt8::PipelinedTilesApply() const {
+  const bool in_place = g_.stride_h == 1 && g_.stride_w == 1 && !signed_input_ && g_.in_channels % kVnniGroupBytes == 0;
+  const bool weights_in_l2 = panels_ * groups_ * kVnniGroupRowBytes <= L2CacheBytes() / 2;
+  return in_place && weights_in_l2 && g_.out_channels >= kVnniPanelColumns;
+}
+
 void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const void* residual,
                             const Int8ResidualAdd* add) const {
   const auto* x = static_cast<const uint8_t*>(x_in);
@@ -397,7 +408,7 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
   const bool panels_outer = panels_ * panel_bytes > L2CacheBytes() / 2;
   // Software-pipelined tiles (PipelinedTiles) where x is read in place and the weights stay in L2; M's last partial
   // panel, and pixels past the last full 8-pixel tile, by the tiles below.
-  if (in_place && !panels_outer && m >= kVnniPanelColumns) {
+  if (pipelined_tiles_ && in_place && !panels_outer && m >= kVnniPanelColumns) {
     const int64_t full_panels = m / kVnniPanelColumns, last_cols = m % kVnniPanelColumns;
     const PipelineJob job{x,
                           c,

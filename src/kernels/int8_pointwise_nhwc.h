@@ -79,6 +79,12 @@ class PointwiseNhwcInt8 {
   void Run(const void* x, void* y, int threads, const void* residual = nullptr,
            const Int8ResidualAdd* add = nullptr) const;
   bool signed_input() const { return signed_input_; }
+  // Whether this geometry runs software-pipelined tiles (uint8 x read in place, the weights within half of L2, 32+
+  // output channels): 10 pixels per tile, each tile's epilogue between the next tile's products; else (or with
+  // set_pipelined_tiles(false), where timing finds them slower on the CPU at hand) tiles of 14 pixels, each epilogue
+  // after its own products. Set before the kernel runs on other threads.
+  bool PipelinedTilesApply() const;
+  void set_pipelined_tiles(bool on) { pipelined_tiles_ = on; }
   // Evicts the packed weights from every cache (FlushFromCaches), before a timed run that should find them as a model
   // whose weights outgrow the caches does (Int8Conv::EvictWeights, oneDNN's side of the same timing).
   void EvictWeights() const;
@@ -92,6 +98,7 @@ class PointwiseNhwcInt8 {
   std::vector<float> scales_;    // [panels * 32]
   int32_t y_zero_point_;
   bool signed_input_, signed_output_;
+  bool pipelined_tiles_ = true;
   bool narrow_by_packs_ = false;  // every |scale| <= 0.5: no float clamp (int8_vnni_conv_epilogue.inc)
 };
 

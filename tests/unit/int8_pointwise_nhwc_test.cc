@@ -27,6 +27,7 @@ struct Case {
   // With a residual added as QLinearAdd (conv as A or B): the residual's bytes drawn, the add's parameters fixed.
   bool with_add = false, conv_is_a = true;
   bool add_in_place = false;  // the output written over the residual (as the session does where nothing reads it later)
+  bool pipelined = true;      // set_pipelined_tiles (where the pipelined tiles apply)
 };
 
 void Check(const Case& t, uint32_t seed) {
@@ -51,7 +52,8 @@ void Check(const Case& t, uint32_t seed) {
   // By default scales around 1 / (typical |sum|): outputs across the whole 8-bit range, clamped at both ends.
   std::uniform_real_distribution<float> scale_dist(t.scale_lo, t.scale_hi);
   for (auto& v : scales) v = scale_dist(rng);
-  const PointwiseNhwcInt8 kernel(g, w.data(), bias.data(), scales, t.x_zp, t.signed_in, t.y_zp, t.signed_out);
+  PointwiseNhwcInt8 kernel(g, w.data(), bias.data(), scales, t.x_zp, t.signed_in, t.y_zp, t.signed_out);
+  kernel.set_pipelined_tiles(t.pipelined);
   std::vector<uint8_t> y(static_cast<size_t>(t.batch * g.out_h * g.out_w * t.m), 0xAB);
   std::vector<uint8_t> residual(t.with_add ? y.size() : 0);
   for (auto& v : residual) v = static_cast<uint8_t>(rng());
@@ -103,7 +105,12 @@ TEST(PointwiseNhwcInt8, MatchesRequantizedExactSums) {
   uint32_t seed = 1;
   // Pixel counts giving every tile height (1-14 and several tiles), output channels within and across panels.
   for (int64_t hw : {1, 2, 3, 4, 5, 7, 11}) {
-    for (int64_t m : {1, 17, 32, 45}) Check({1, 64, m, hw, hw, 1, false, false, 3, 0, true, 1}, seed++);
+    for (int64_t m : {1, 17, 32, 45}) {
+      Case t{1, 64, m, hw, hw, 1, false, false, 3, 0, true, 1};
+      Check(t, seed++);
+      t.pipelined = false;
+      Check(t, seed++);
+    }
   }
   // Input channels no multiple of 4, or long (several hundred groups), strides, batches, threads.
   for (int64_t c : {1, 3, 6, 70, 1030}) Check({2, c, 40, 6, 5, 1, false, false, 128, 10, true, 1}, seed++);
@@ -154,6 +161,8 @@ TEST(PointwiseNhwcInt8, ResidualAddMatchesConvolutionThenQLinearAdd) {
           Case t{1, 64, m, hw, hw, 1, false, signed_out, 3, signed_out ? -3 : 125, true, hw % 2 == 0 ? 2 : 1};
           t.with_add = true;
           t.conv_is_a = conv_is_a;
+          Check(t, seed++);
+          t.pipelined = false;  // the 14-pixel tiles, which the tuning may prefer
           Check(t, seed++);
         }
       }

@@ -286,7 +286,8 @@ class QLinearConvNhwcKernel : public OpKernel {
     ONYX_ASSIGN_OR_RETURN(plan->g, nn::ResolveConv(attrs_, group_, nchw, weights_.shape()));
     plan->y_shape = {plan->g.batch, plan->g.axes[0].out, plan->g.axes[1].out, plan->g.out_channels};
     plan->depthwise = Depthwise(plan->g, x.type());
-    plan->pointwise = Pointwise(plan->g, x.type());
+    const std::shared_ptr<kernels::PointwiseNhwcInt8> pointwise = Pointwise(plan->g, x.type());
+    plan->pointwise = pointwise;
     plan->conv = Primitive(plan->g, x.type(), threads);
     if (plan->depthwise != nullptr && plan->conv != nullptr) {
       const auto& dw = *plan->depthwise;
@@ -298,32 +299,50 @@ class QLinearConvNhwcKernel : public OpKernel {
         plan->depthwise = nullptr;
       }
     }
-    if (plan->pointwise != nullptr && plan->conv != nullptr) {
-      const kernels::PointwiseNhwcInt8& pw = *plan->pointwise;
-      bool own = false;
+    if (pointwise != nullptr && plan->conv != nullptr) {
+      kernels::PointwiseNhwcInt8& pw = *pointwise;
+      // onyx's candidates: its software-pipelined tiles ("onyx") and, where those apply, its plain tiles
+      // ("onyx-tiles"), each timed as it would run (the plan is not shared yet).
+      const auto own_candidates = [&](const std::function<void(const void*, void*)>& run) {
+        std::vector<OwnCandidate> own{{"onyx", [&, run](const void* src, void* dst) {
+                                         pw.set_pipelined_tiles(true);
+                                         run(src, dst);
+                                       }}};
+        if (pw.PipelinedTilesApply()) {
+          own.push_back({"onyx-tiles", [&, run](const void* src, void* dst) {
+                           pw.set_pipelined_tiles(false);
+                           run(src, dst);
+                         }});
+        }
+        return own;
+      };
+      std::string choice;
       if (residual_) {
         // The 1x1 kernel with the add in its epilogue, writing over the residual as Run does where nothing reads it
         // later ("ip" in the key), against oneDNN's convolution and the add after it ("2": timed again since the
         // kernel's tiles run software-pipelined, session 51).
         const int64_t y_bytes = NumElements(plan->y_shape);
         std::vector<uint8_t> residual(static_cast<size_t>(y_bytes), 1);
-        own = OwnBeatsOneDnn(
-            "int8pw_addip2_nhwc",
-            [&](const void* src, void*) { pw.Run(src, residual.data(), threads, residual.data(), &residual_->kernel); },
+        choice = ChooseImplementation(
+            "int8pw_addip2_nhwc", own_candidates([&](const void* src, void*) {
+              pw.Run(src, residual.data(), threads, residual.data(), &residual_->kernel);
+            }),
             [&] { pw.EvictWeights(); }, pw.signed_input(), *plan->conv, fused_x_zero_point_, threads,
             /*own_without_timing=*/false,
             [&](void* dst) { AddSameShape(fused_output_type_, dst, residual.data(), y_bytes, dst); });
       } else {
         // ("3": timed again since onyx's tiles run software-pipelined, session 51; "2" since they narrow by saturating
         // packs, session 49)
-        own = OwnBeatsOneDnn(
-            "int8pw3_nhwc", [&](const void* src, void* dst) { pw.Run(src, dst, threads); }, [&] { pw.EvictWeights(); },
-            pw.signed_input(), *plan->conv, fused_x_zero_point_, threads, /*own_without_timing=*/false);
+        choice = ChooseImplementation(
+            "int8pw3_nhwc", own_candidates([&](const void* src, void* dst) { pw.Run(src, dst, threads); }),
+            [&] { pw.EvictWeights(); }, pw.signed_input(), *plan->conv, fused_x_zero_point_, threads,
+            /*own_without_timing=*/false);
       }
-      if (own) {
-        plan->conv = nullptr;
-      } else {
+      if (choice == "onednn") {
         plan->pointwise = nullptr;
+      } else {
+        pw.set_pipelined_tiles(choice != "onyx-tiles");
+        plan->conv = nullptr;
       }
     }
     plan->pointwise_adds = plan->pointwise != nullptr && residual_.has_value();
@@ -415,19 +434,38 @@ class QLinearConvNhwcKernel : public OpKernel {
   // without VNNI, MobileNet-v2's depthwise layers ~10-25%; the 1x1 one is taken only where timed faster).
   // `after_onednn`, where given, runs on oneDNN's result as part of its candidate (the residual add the own kernel
   // fuses). `evict_own_weights` evicts onyx's kernel's weights before its timed runs, as conv.EvictWeights() oneDNN's.
+  // One of onyx's implementations of a convolution, by the name a tuning entry gives it.
+  struct OwnCandidate {
+    std::string name;
+    std::function<void(const void*, void*)> run;
+  };
+
   static bool OwnBeatsOneDnn(const char* kind, const std::function<void(const void*, void*)>& run_own,
                              const std::function<void()>& evict_own_weights, bool signed_input,
                              const kernels::Int8Conv& conv, int32_t x_zero_point, int threads, bool own_without_timing,
                              const std::function<void(void*)>& after_onednn = {}) {
+    return ChooseImplementation(kind, {{"onyx", run_own}}, evict_own_weights, signed_input, conv, x_zero_point, threads,
+                                own_without_timing, after_onednn) != "onednn";
+  }
+
+  // The fastest of onyx's candidates (`own`, the first its default) and oneDNN's primitive `conv`: the name of the
+  // chosen one ("onednn" for oneDNN's), from the tuning cache or timed (key `kind` and the geometry).
+  static std::string ChooseImplementation(const char* kind, const std::vector<OwnCandidate>& own,
+                                          const std::function<void()>& evict_own_weights, bool signed_input,
+                                          const kernels::Int8Conv& conv, int32_t x_zero_point, int threads,
+                                          bool own_without_timing,
+                                          const std::function<void(void*)>& after_onednn = {}) {
+    const std::string& default_own = own.front().name;
+    const std::string fixed = own_without_timing ? default_own : "onednn";
     // Without its fused requantization oneDNN's sums need a pass of their own: onyx's kernel, unless the caller times
     // the pass too (after_onednn).
-    if (!conv.fused_requant() && !after_onednn) return true;
+    if (!conv.fused_requant() && !after_onednn) return default_own;
     // ONYX_INT8_NHWC_IMPL=onyx|dnnl forces the choice (tests, measurements).
     if (const std::optional<std::string> forced = kernels::ForcedImplementation("ONYX_INT8_NHWC_IMPL")) {
-      return *forced == "onyx";
+      return *forced == "onyx" ? default_own : "onednn";
     }
     const kernels::TuningMode mode = kernels::CurrentTuningMode();
-    if (mode == kernels::TuningMode::kOff) return own_without_timing;
+    if (mode == kernels::TuningMode::kOff) return fixed;
     const kernels::Int8ConvDims& d = conv.dims();
     auto dim = [](int64_t a, int64_t b) { return std::to_string(a) + "x" + std::to_string(b); };
     const std::string signature =
@@ -438,52 +476,59 @@ class QLinearConvNhwcKernel : public OpKernel {
     const auto cache = kernels::TuningCache::Process();
     if (auto entry = cache->Find(signature, mode == kernels::TuningMode::kAlways)) {
       cache->NoteDecision(signature, *entry, false);
-      return entry->choice != "onednn";
+      for (const OwnCandidate& c : own) {
+        if (entry->choice == c.name) return c.name;
+      }
+      return entry->choice == "onednn" ? "onednn" : default_own;  // a candidate this build does not offer: the default
     }
-    if (mode == kernels::TuningMode::kCache && !cache->MissBudgetLeft()) return own_without_timing;
+    if (mode == kernels::TuningMode::kCache && !cache->MissBudgetLeft()) return fixed;
     const auto start = std::chrono::steady_clock::now();
     // Scratch images (values do not change the time of integer products), with oneDNN's output margin.
     std::vector<uint8_t> src(static_cast<size_t>(d.batch * d.in_h * d.in_w * d.in_channels), 1);
     // (int32 sums where oneDNN does not requantize)
     std::vector<uint8_t> dst(static_cast<size_t>((d.batch * d.out_h * d.out_w * d.out_channels + conv.OutputSlack()) *
                                                  (conv.fused_requant() ? 1 : int64_t{sizeof(int32_t)})));
-    // The output and both candidates' weights are evicted before each timed run ("cold" in the key): in a model a
+    // The output and every candidate's weights are evicted before each timed run ("cold" in the key): in a model a
     // layer's output buffer was last written a whole run earlier, and weights beyond the caches' share come from
     // memory. Timed warm, onyx's 1x1 kernel (before it prefetched its next tile's output) tied oneDNN's on ResNet-50's
     // 64 -> 256 layers and then ran twice as long in the model; layer 4's 1x1 and 3x3 layers (1-2.4 MB of weights)
     // ran 40-50% longer in the model than timed warm (AMD Zen 5).
+    const size_t n_own = own.size();
+    std::vector<int> thread_counts(n_own, threads);
+    thread_counts.push_back(conv.threads());
     const std::vector<double> ms = kernels::TimeCandidates(
-        2,
+        n_own + 1,
         [&](size_t i) -> Status {
-          if (i == 0) {
-            run_own(src.data(), dst.data());
+          if (i < n_own) {
+            own[i].run(src.data(), dst.data());
             return Status::Ok();
           }
           ONYX_RETURN_IF_ERROR(conv.RunNhwc(src.data(), x_zero_point, dst.data()));
           if (after_onednn) after_onednn(dst.data());
           return Status::Ok();
         },
-        {threads, conv.threads()}, 20, 5,
+        thread_counts, 20, 5,
         [&](size_t i) {
           kernels::FlushFromCaches(dst.data(), dst.size());
-          if (i == 0) {
+          if (i < n_own) {
             evict_own_weights();
           } else {
             conv.EvictWeights();
           }
         });
     cache->SpendMissTime(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    auto name = [&](size_t i) { return i < n_own ? own[i].name : std::string("onednn"); };
     kernels::TuningEntry entry;
-    for (size_t i = 0; i < 2; ++i) {
-      if (std::isfinite(ms[i])) entry.times.push_back({i == 0 ? "onyx" : "onednn", ms[i]});
+    for (size_t i = 0; i <= n_own; ++i) {
+      if (std::isfinite(ms[i])) entry.times.push_back({name(i), ms[i]});
     }
     const size_t pick = kernels::PickFastest(ms, 0);
-    entry.choice = pick == 0 ? "onyx" : "onednn";
+    entry.choice = name(pick);
     if (std::isfinite(ms[pick])) {
       (void)cache->Record(signature, entry);  // a cache that cannot be written was warned about; the run goes on
       cache->NoteDecision(signature, entry, true);
     }
-    return pick == 0;
+    return entry.choice;
   }
 
   // The channels-last depthwise kernel (kernels/int8_depthwise_nhwc.h) for one input and one output channel per
@@ -505,7 +550,7 @@ class QLinearConvNhwcKernel : public OpKernel {
 
   // The channels-last 1x1 kernel (kernels/int8_pointwise_nhwc.h) for a 2-D convolution of one group with a 1x1
   // window, no padding, no dilation and every quantization parameter constant, on AVX-512 VNNI; null elsewhere.
-  std::shared_ptr<const kernels::PointwiseNhwcInt8> Pointwise(const nn::ConvGeometry& g, DataType type) const {
+  std::shared_ptr<kernels::PointwiseNhwcInt8> Pointwise(const nn::ConvGeometry& g, DataType type) const {
     if (!requant_ || !kernels::PointwiseNhwcInt8::Supported() || g.axes.size() != 2 || g.group != 1) return nullptr;
     if ((type == DataType::kInt8) != fused_signed_source_) return nullptr;
     for (const nn::WindowAxis& a : g.axes) {
@@ -522,7 +567,7 @@ class QLinearConvNhwcKernel : public OpKernel {
     p.stride_h = g.axes[0].stride;
     p.stride_w = g.axes[1].stride;
     const kernels::Int8ConvRequant& r = *requant_;
-    return std::make_shared<const kernels::PointwiseNhwcInt8>(
+    return std::make_shared<kernels::PointwiseNhwcInt8>(
         p, weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales, fused_x_zero_point_,
         fused_signed_source_, r.zero_point, r.signed_output);
   }
