@@ -355,6 +355,21 @@ class QLinearConvNhwcKernel : public OpKernel {
         plan->direct = std::move(direct);
         plan->conv = nullptr;
       }
+    } else if (plan->pointwise == nullptr && plan->depthwise == nullptr && plan->conv != nullptr && !residual_ &&
+               FirstLayer(plan->g)) {
+      // A first layer (a few input channels, a window wider than 1): the direct kernel's row taps (a window row's
+      // channels as one run of bytes) against oneDNN's kernel with its requantization fused, timed (key
+      // `int8direct_rowtaps_nhwc`). AMD Zen 5, ResNet-50 QDQ's 7x7 stride-2 layer at 1 thread: 0.36 ms alone, oneDNN's
+      // 0.44 in the model; on a Sapphire Rapids (session 41) the two were even.
+      std::shared_ptr<const kernels::DirectConvNhwcInt8> direct = Direct(plan->g, x.type());
+      if (direct != nullptr &&
+          OwnBeatsOneDnn(
+              "int8direct_rowtaps_nhwc", [&](const void* src, void* dst) { direct->Run(src, dst, threads); },
+              [&] { direct->EvictWeights(); }, direct->signed_input(), *plan->conv, fused_x_zero_point_, threads,
+              /*own_without_timing=*/false)) {
+        plan->direct = std::move(direct);
+        plan->conv = nullptr;
+      }
     }
     std::lock_guard<std::mutex> lock(mutex_);
     plan_ = plan;
@@ -574,6 +589,17 @@ class QLinearConvNhwcKernel : public OpKernel {
 
   // The channels-last direct kernel (kernels/int8_direct_conv_nhwc.h) for a 2-D convolution of one group with every
   // quantization parameter constant, on AVX-512 VNNI; null elsewhere.
+  // Whether the direct kernel would read a window row's channels as one run (DirectConvNhwcInt8::RowTapsPay: C no
+  // multiple of 4, a window wider than 1): an image network's first layer.
+  bool FirstLayer(const nn::ConvGeometry& g) const {
+    if (g.axes.size() != 2 || g.group != 1) return false;
+    kernels::DirectConvNhwcGeometry d;
+    SetWindow(g, d);
+    d.in_channels = g.in_channels;
+    d.out_channels = g.out_channels;
+    return kernels::DirectConvNhwcInt8::RowTapsPay(d);
+  }
+
   std::shared_ptr<const kernels::DirectConvNhwcInt8> Direct(const nn::ConvGeometry& g, DataType type) const {
     if (!requant_ || !kernels::DirectConvNhwcInt8::Supported() || g.axes.size() != 2 || g.group != 1) return nullptr;
     if ((type == DataType::kInt8) != fused_signed_source_) return nullptr;
