@@ -47,6 +47,26 @@ __attribute__((noinline)) void PointwiseSums(const uint8_t* ap, const int8_t* bp
   }
 }
 
+// One group step of the tiles reading uint8 rows in place: the panel's group row `b_row` (its groups 8 ahead into
+// L1) times the 4 bytes of each of the tile's rows, rows 3k + i at base[k] + i * lda; the bases then advance a group.
+template <int kRows, int kBases>
+__attribute__((always_inline)) inline void InPlaceGroup(__m512i (&acc)[kRows][2], const uint8_t* (&base)[kBases],
+                                                        int64_t lda, const int8_t* b_row) {
+  using Unaligned32 = int32_t __attribute__((may_alias, aligned(1)));
+  _mm_prefetch(reinterpret_cast<const char*>(b_row + 8 * kVnniGroupRowBytes), _MM_HINT_T0);
+  _mm_prefetch(reinterpret_cast<const char*>(b_row + 8 * kVnniGroupRowBytes + 64), _MM_HINT_T0);
+  const __m512i b0 = _mm512_loadu_si512(b_row);
+  const __m512i b1 = _mm512_loadu_si512(b_row + 64);
+#pragma GCC unroll 14
+  for (int r = 0; r < kRows; ++r) {
+    const __m512i a = _mm512_set1_epi32(*reinterpret_cast<const Unaligned32*>(base[r / 3] + r % 3 * lda));
+    acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], a, b0);
+    acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a, b1);
+  }
+#pragma GCC unroll 5
+  for (int k = 0; k < kBases; ++k) base[k] += kVnniGroupBytes;
+}
+
 // PointwiseSums with the tile's rows read where they lie instead of packed: row r's group g at x + r * lda + 4 g (a
 // uint8 image, stride 1, C a multiple of 4). Rows 3k + i are addressed as base k plus i * lda, so that five bases and
 // the stride stay in general registers. Packing a tile's rows had cost as much as a panel's products where C is large
@@ -55,7 +75,6 @@ template <int kRows>
 __attribute__((noinline)) void PointwiseSumsInPlace(const uint8_t* x, int64_t lda, const int8_t* bp, int64_t groups,
                                                     const int32_t* start, const char* prefetch, int64_t prefetch_lines,
                                                     __m512i (&out)[kRows][2]) {
-  using Unaligned32 = int32_t __attribute__((may_alias, aligned(1)));
   constexpr int kBases = (kRows + 2) / 3;
   __m512i acc[kRows][2];
   const __m512i start0 = _mm512_loadu_si512(start), start1 = _mm512_loadu_si512(start + 16);
@@ -68,19 +87,7 @@ __attribute__((noinline)) void PointwiseSumsInPlace(const uint8_t* x, int64_t ld
 #pragma GCC unroll 5
   for (int k = 0; k < kBases; ++k) base[k] = x + 3 * k * lda;
   const auto step = [&](int64_t g) __attribute__((always_inline)) {
-    const int8_t* row = bp + g * kVnniGroupRowBytes;
-    _mm_prefetch(reinterpret_cast<const char*>(row + 8 * kVnniGroupRowBytes), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(row + 8 * kVnniGroupRowBytes + 64), _MM_HINT_T0);
-    const __m512i b0 = _mm512_loadu_si512(row);
-    const __m512i b1 = _mm512_loadu_si512(row + 64);
-#pragma GCC unroll 14
-    for (int r = 0; r < kRows; ++r) {
-      const __m512i a = _mm512_set1_epi32(*reinterpret_cast<const Unaligned32*>(base[r / 3] + r % 3 * lda));
-      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], a, b0);
-      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a, b1);
-    }
-#pragma GCC unroll 5
-    for (int k = 0; k < kBases; ++k) base[k] += kVnniGroupBytes;
+    InPlaceGroup<kRows, kBases>(acc, base, lda, bp + g * kVnniGroupRowBytes);
   };
   int64_t g = 0;
   for (const int64_t fetch = std::min(groups, prefetch_lines); g < fetch; ++g) {
@@ -134,7 +141,6 @@ struct PipelineJob {
 // Tiles of pixels p_begin + 8 j (j < tiles), each over the job's panels in turn.
 template <TileAdd kAdd, bool kSigned>
 __attribute__((noinline)) void PipelinedTiles(const PipelineJob& job, int64_t p_begin, int64_t tiles) {
-  using Unaligned32 = int32_t __attribute__((may_alias, aligned(1)));
   constexpr bool kWithAdd = kAdd == TileAdd::kConvIsA || kAdd == TileAdd::kConvIsB;
   alignas(64) int32_t sums[2][kPipeRows][32];
   const __m512 low = _mm512_set1_ps(job.q.low), high = _mm512_set1_ps(job.q.high);
@@ -210,19 +216,7 @@ __attribute__((noinline)) void PipelinedTiles(const PipelineJob& job, int64_t p_
       }
     }
     const auto group_step = [&](int64_t g) __attribute__((always_inline)) {
-      const int8_t* row = bp + g * kVnniGroupRowBytes;
-      _mm_prefetch(reinterpret_cast<const char*>(row + 8 * kVnniGroupRowBytes), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(row + 8 * kVnniGroupRowBytes + 64), _MM_HINT_T0);
-      const __m512i b0 = _mm512_loadu_si512(row);
-      const __m512i b1 = _mm512_loadu_si512(row + 64);
-#pragma GCC unroll 12
-      for (int r = 0; r < kPipeRows; ++r) {
-        const __m512i a = _mm512_set1_epi32(*reinterpret_cast<const Unaligned32*>(base[r / 3] + r % 3 * lda));
-        acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], a, b0);
-        acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a, b1);
-      }
-#pragma GCC unroll 4
-      for (int k = 0; k < kBases; ++k) base[k] += kVnniGroupBytes;
+      InPlaceGroup<kPipeRows, kBases>(acc, base, lda, bp + g * kVnniGroupRowBytes);
     };
     // The groups in kPipeRows runs, each followed by one of the previous tile's rows.
     int64_t g = 0;
