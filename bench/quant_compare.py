@@ -6,16 +6,20 @@ rounds so that the load of a shared machine spreads over all of them. Prints the
 usage: bench/quant_compare.py ONYX MODEL[:FLOAT_MODEL] ... [--threads 1,2] [--rounds 3] [--runs 30] [--no-ref]
                               [--vnni-only]
        (--no-ref skips the reference loops, which take seconds per run on the big models; the last columns are the
-       ratios of the medians: onyx int8 / ORT int8 and onyx float / onyx int8)
+       medians of the per-round ratios: onyx int8 / ORT int8 and onyx float / onyx int8)
        (--vnni-only, on a CPU with AMX: both engines as on a CPU without it, i.e. AVX-512 VNNI: onyx's oneDNN capped
        by ONEDNN_MAX_CPU_ISA=AVX512_CORE_VNNI, ONNX Runtime under bench/no_amx_shim.c, which refuses the AMX
        permission its MLAS asks Linux for; without the shim ORT's int8 matrix products keep AMX: BERT-like dynamic
        52 ms instead of 68 on an Intel Xeon, Sapphire Rapids, session 38)
        (NODE_PATH=~/.cache/onyx-bench/ort/node_modules for ONNX Runtime; it is skipped when node cannot load it)
+       (--no-pin: runs with fewer threads than CPUs otherwise pin every engine of a round to the same CPUs (taskset),
+       rotating from round to round, as bench/compare.py does: one vCPU of the 2-vCPU machines measured here runs
+       ~30% slower than the other for both engines, and an unpinned 1-thread process lands on either)
 """
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -24,16 +28,16 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def onyx_ms(onyx, model, threads, runs, env_extra=None):
+def onyx_ms(onyx, model, threads, runs, env_extra=None, pin=()):
     env = dict(os.environ, **(env_extra or {}))
-    out = subprocess.run([onyx, "bench", model, "--threads", str(threads), "--runs", str(runs), "--warmup", "3",
-                          "--json"], capture_output=True, text=True, env=env, check=True).stdout
+    out = subprocess.run(list(pin) + [onyx, "bench", model, "--threads", str(threads), "--runs", str(runs), "--warmup",
+                                      "3", "--json"], capture_output=True, text=True, env=env, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])["median_ms"]
 
 
-def ort_ms(model, threads, runs, env_extra=None):
+def ort_ms(model, threads, runs, env_extra=None, pin=()):
     env = dict(os.environ, **(env_extra or {}))
-    run = subprocess.run(["node", os.path.join(HERE, "ort_runner.js"), model, str(threads), str(runs), "3"],
+    run = subprocess.run(list(pin) + ["node", os.path.join(HERE, "ort_runner.js"), model, str(threads), str(runs), "3"],
                          capture_output=True, text=True, env=env)
     if run.returncode != 0:
         return None
@@ -49,7 +53,17 @@ def main():
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--no-ref", action="store_true")
     ap.add_argument("--vnni-only", action="store_true")
+    ap.add_argument("--no-pin", action="store_true", help="never pin runs to CPUs")
     args = ap.parse_args()
+    cpus = sorted(os.sched_getaffinity(0))
+    can_pin = not args.no_pin and shutil.which("taskset") is not None
+
+    def pin(threads, r):
+        # Every engine of round r on the same CPUs, rotating with r.
+        if not can_pin or threads >= len(cpus):
+            return []
+        return ["taskset", "-c", ",".join(str(cpus[(r * threads + k) % len(cpus)]) for k in range(threads))]
+
     onyx_env, ort_env = {}, {}
     if args.vnni_only:
         shim_dir = tempfile.TemporaryDirectory(prefix="onyx-no-amx-")  # kept until main returns, then removed
@@ -64,14 +78,15 @@ def main():
         model, _, float_model = spec.partition(":")
         for threads in [int(t) for t in args.threads.split(",")]:
             times = {"int8": [], "ref": [], "float": [], "ort": []}
-            for _ in range(args.rounds):
-                times["int8"].append(onyx_ms(args.onyx, model, threads, args.runs, onyx_env))
+            for r in range(args.rounds):
+                cpu = pin(threads, r)
+                times["int8"].append(onyx_ms(args.onyx, model, threads, args.runs, onyx_env, cpu))
                 if not args.no_ref:
                     times["ref"].append(onyx_ms(args.onyx, model, threads, args.runs,
-                                                dict(onyx_env, ONYX_INT8_REFERENCE="1")))
+                                                dict(onyx_env, ONYX_INT8_REFERENCE="1"), cpu))
                 if float_model:
-                    times["float"].append(onyx_ms(args.onyx, float_model, threads, args.runs, onyx_env))
-                t = ort_ms(model, threads, args.runs, ort_env)
+                    times["float"].append(onyx_ms(args.onyx, float_model, threads, args.runs, onyx_env, cpu))
+                t = ort_ms(model, threads, args.runs, ort_env, cpu)
                 if t is not None:
                     times["ort"].append(t)
             cell = lambda v: "%12.3f" % statistics.median(v) if v else "%12s" % "-"  # noqa: E731
@@ -79,8 +94,10 @@ def main():
             name = os.path.basename(model)
             if name == "model.onnx":
                 name = os.path.basename(os.path.dirname(model))
-            ratio = lambda x, y: "%10.2f" % (statistics.median(times[x]) / statistics.median(times[y])) \
-                if times[x] and times[y] else "%10s" % "-"  # noqa: E731
+            # The median of the per-round ratios (both engines of a round on the same CPUs, in the same phase of a
+            # shared machine), as bench/compare.py reports it.
+            ratio = lambda x, y: "%10.2f" % statistics.median(a / b for a, b in zip(times[x], times[y])) \
+                if times[x] and len(times[x]) == len(times[y]) else "%10s" % "-"  # noqa: E731
             print("%-28s %3d %s %s %s %s %s %s" % (name[:28], threads, cell(times["int8"]), cell(times["ref"]),
                                                   cell(times["float"]), cell(times["ort"]), ratio("int8", "ort"),
                                                   ratio("float", "int8")))
