@@ -418,13 +418,14 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
                           base};
     const int kind = with_add ? (add->conv_is_a ? 2 : 3) : narrow_by_packs_ ? 1 : 0;
     const PipelineFn pipeline = kPipelines[kind][signed_output_ ? 1 : 0];
-    const int64_t full_tiles = pixels / kPipeRows;
-    const int64_t team = std::clamp<int64_t>(std::min<int64_t>(threads, full_tiles), 1, std::max(threads, 1));
+    // Each thread an even share of the pixels: its full tiles pipelined, the rest of its share (under 10 pixels) and
+    // the partial panel's columns by the 14-pixel tiles. (The last thread taking every pixel past the full tiles left
+    // 2 threads 20 and 29 of a 7x7 map's 49.)
+    const int64_t team = std::clamp<int64_t>(std::min<int64_t>(threads, pixels / kPipeRows), 1, std::max(threads, 1));
     RunTasks(team, threads, [&](int64_t task) {
-      const int64_t j0 = task * full_tiles / team, j1 = (task + 1) * full_tiles / team;
-      if (j1 > j0) pipeline(job, j0 * kPipeRows, j1 - j0);
-      // The rest of this task's pixels (the last task's rows past the full tiles) and the partial panel's columns.
-      const int64_t p_end = task + 1 == team ? pixels : j1 * kPipeRows;
+      const int64_t q0 = pixels * task / team, q1 = pixels * (task + 1) / team;
+      const int64_t full = (q1 - q0) / kPipeRows, rest = q0 + full * kPipeRows;
+      if (full > 0) pipeline(job, q0, full);
       const auto run = [&](int64_t p0, int64_t p1, int64_t t, int64_t cols) {
         for (int64_t p = p0; p < p1; p += kTileRows) {
           const int rows = static_cast<int>(std::min<int64_t>(kTileRows, p1 - p));
@@ -432,8 +433,8 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
                                                y + p * m + t * kVnniPanelColumns, m, cols, requant(t, p), nullptr, 0);
         }
       };
-      for (int64_t t = 0; t < full_panels; ++t) run(j1 * kPipeRows, p_end, t, kVnniPanelColumns);
-      if (last_cols > 0) run(j0 * kPipeRows, p_end, full_panels, last_cols);
+      for (int64_t t = 0; t < full_panels; ++t) run(rest, q1, t, kVnniPanelColumns);
+      if (last_cols > 0) run(q0, q1, full_panels, last_cols);
     });
     return;
   }
