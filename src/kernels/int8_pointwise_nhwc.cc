@@ -117,7 +117,7 @@ void PointwiseTile(const uint8_t* ap, int64_t lda, const int8_t* bp, int64_t gro
   StoreConvTile<kRows, kAdd, kSigned>(acc, y, ldy, cols, q);
 }
 
-// The 1x1 convolution software-pipelined (x read in place, tiles of 8 pixels x 32 output channels): each tile's
+// The 1x1 convolution software-pipelined (x read in place, tiles of 10 pixels x 32 output channels): each tile's
 // epilogue (requantization, the residual add where fused, narrowing: up to ~14 operations per 16 outputs, most of them
 // on the pipes vpdpbusd does not use) runs row by row between the next tile's multiply-adds instead of after its own
 // sums, where it left those pipes idle. The previous tile's sums wait in L1 (two buffers). 10 rows: their 20 sums,
@@ -138,7 +138,7 @@ struct PipelineJob {
   PanelRequant q;         // clamp bounds, zero point, the add's constants
 };
 
-// Tiles of pixels p_begin + 8 j (j < tiles), each over the job's panels in turn.
+// Tiles of pixels p_begin + 10 j (j < tiles), each over the job's panels in turn.
 template <TileAdd kAdd, bool kSigned>
 __attribute__((noinline)) void PipelinedTiles(const PipelineJob& job, int64_t p_begin, int64_t tiles) {
   constexpr bool kWithAdd = kAdd == TileAdd::kConvIsA || kAdd == TileAdd::kConvIsB;
@@ -401,7 +401,7 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
   // over every panel (the weights stay in cache).
   const bool panels_outer = panels_ * panel_bytes > L2CacheBytes() / 2;
   // Software-pipelined tiles (PipelinedTiles) where x is read in place and the weights stay in L2; M's last partial
-  // panel, and pixels past the last full 8-pixel tile, by the tiles below.
+  // panel, and pixels past a thread's last full 10-pixel tile, by the tiles below.
   if (pipelined_tiles_ && in_place && !panels_outer && m >= kVnniPanelColumns) {
     const int64_t full_panels = m / kVnniPanelColumns, last_cols = m % kVnniPanelColumns;
     const PipelineJob job{x,
