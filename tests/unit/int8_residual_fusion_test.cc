@@ -7,14 +7,18 @@
 #include "optimizer/int8_residual_fusion.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "ir/graph_edit.h"
 #include "kernels/int8_pointwise_nhwc.h"
+#include "kernels/tuning_cache.h"
 #include "op_test_helpers.h"
 #include "optimizer/int8_nhwc_layout.h"
 #include "runtime/session.h"
@@ -235,6 +239,51 @@ TEST(Int8ResidualFusion, SameBytesAsConvolutionThenAdd) {
       }
     }
   }
+}
+
+// Each implementation the tuning may pick for the fused 1x1 convolution + add (ops/quant/qlinear_conv_nhwc.cc
+// ChooseImplementation: onyx's pipelined tiles "onyx", its 14-pixel tiles "onyx-tiles", oneDNN's primitive), forced
+// through the tuning cache: the same bytes as the unfused graph, and the choice taken (as noted) the cache's. 40 output
+// channels (a full panel and a partial one) over 63 pixels: the pipelined tiles and their rest rows, 1 and 2 threads.
+TEST(Int8ResidualFusion, EveryTunedImplementationGivesTheSameBytes) {
+  if (!kernels::PointwiseNhwcInt8::Supported()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("onyx-int8pw-tuning-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  struct Restore {
+    ~Restore() {
+      kernels::SetTuningModeOverride(std::nullopt);
+      kernels::TuningCache::ResetProcess(kernels::DefaultTuningDir());
+    }
+  } restore;
+  auto m = text::ParseModel(ModelText(Case{false, true, 1, false}));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const Tensor x = RandomBytes(DataType::kUint8, {1, 32, 7, 9}, 7);
+  const Tensor expected = RunModel(*m, x, optimizer::OptLevel::kDisabled);
+  // The signatures the fused node's tuning uses, found by tuning once.
+  kernels::TuningCache::ResetProcess(dir.string());
+  kernels::SetTuningModeOverride(kernels::TuningMode::kAlways);
+  EXPECT_EQ(Differing(expected, RunModel(*m, x, optimizer::OptLevel::kAll)), 0);
+  std::vector<std::string> signatures;
+  for (const auto& d : kernels::TuningCache::Process()->Decisions()) {
+    if (d.signature.find("int8pw_addip") != std::string::npos) signatures.push_back(d.signature);
+  }
+  ASSERT_FALSE(signatures.empty());
+  for (const char* choice : {"onyx", "onyx-tiles", "onednn"}) {
+    SCOPED_TRACE(choice);
+    fs::remove_all(dir);
+    kernels::TuningCache::ResetProcess(dir.string());
+    for (const auto& sig : signatures) ASSERT_TRUE(kernels::TuningCache::Process()->Record(sig, {choice, {}}).ok());
+    kernels::TuningCache::ResetProcess(dir.string());
+    kernels::SetTuningModeOverride(kernels::TuningMode::kCache);
+    EXPECT_EQ(Differing(expected, RunModel(*m, x, optimizer::OptLevel::kAll)), 0);
+    int taken = 0;
+    for (const auto& d : kernels::TuningCache::Process()->Decisions()) {
+      taken += d.signature.find("int8pw_addip") != std::string::npos && d.entry.choice == choice ? 1 : 0;
+    }
+    EXPECT_GE(taken, 1);
+  }
+  fs::remove_all(dir);
 }
 
 // A model ONNX Runtime's optimizer saved at level all: com.microsoft QLinearConv (channels last, int8 weights) and

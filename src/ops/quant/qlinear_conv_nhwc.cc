@@ -490,11 +490,14 @@ class QLinearConvNhwcKernel : public OpKernel {
         "/p" + dim(d.pad_top, d.pad_left) + "-" + dim(d.pad_bottom, d.pad_right) + "/cold/t" + std::to_string(threads);
     const auto cache = kernels::TuningCache::Process();
     if (auto entry = cache->Find(signature, mode == kernels::TuningMode::kAlways)) {
-      cache->NoteDecision(signature, *entry, false);
+      // The cached choice, or the default for a candidate this build does not offer here; noted as taken.
+      kernels::TuningEntry taken = *entry;
+      taken.choice = entry->choice == "onednn" ? "onednn" : default_own;
       for (const OwnCandidate& c : own) {
-        if (entry->choice == c.name) return c.name;
+        if (entry->choice == c.name) taken.choice = c.name;
       }
-      return entry->choice == "onednn" ? "onednn" : default_own;  // a candidate this build does not offer: the default
+      cache->NoteDecision(signature, taken, false);
+      return taken.choice;
     }
     if (mode == kernels::TuningMode::kCache && !cache->MissBudgetLeft()) return fixed;
     const auto start = std::chrono::steady_clock::now();
