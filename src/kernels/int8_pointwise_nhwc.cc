@@ -343,10 +343,13 @@ PointwiseNhwcInt8::PointwiseNhwcInt8(const PointwiseNhwcGeometry& g, const int8_
                       packed_.data(), offset_.data(), scales_.data());
 }
 
+bool PointwiseNhwcInt8::ReadsRowsInPlace() const {
+  return g_.stride_h == 1 && g_.stride_w == 1 && !signed_input_ && g_.in_channels % kVnniGroupBytes == 0;
+}
+
 bool PointwiseNhwcInt8::PipelinedTilesApply() const {
-  const bool in_place = g_.stride_h == 1 && g_.stride_w == 1 && !signed_input_ && g_.in_channels % kVnniGroupBytes == 0;
   const bool weights_in_l2 = panels_ * groups_ * kVnniGroupRowBytes <= L2CacheBytes() / 2;
-  return in_place && weights_in_l2 && g_.out_channels >= kVnniPanelColumns;
+  return ReadsRowsInPlace() && weights_in_l2 && g_.out_channels >= kVnniPanelColumns;
 }
 
 void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const void* residual,
@@ -359,7 +362,7 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
   const bool contiguous = g_.stride_h == 1 && g_.stride_w == 1;
   // The tiles read uint8 rows of whole groups where they lie (PointwiseSumsInPlace); int8 x is shifted and strided or
   // ragged rows gathered, packed per tile.
-  const bool in_place = contiguous && !signed_input_ && c % kVnniGroupBytes == 0;
+  const bool in_place = ReadsRowsInPlace();
   const PanelRequant base = BasePanelRequant(signed_output_, y_zero_point_, add);
   const bool with_add = add != nullptr && residual != nullptr;
   const TileTable& tiles = with_add           ? kAddTiles[add->conv_is_a ? 0 : 1][signed_output_ ? 1 : 0]
@@ -402,7 +405,7 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
   const bool panels_outer = panels_ * panel_bytes > L2CacheBytes() / 2;
   // Software-pipelined tiles (PipelinedTiles) where x is read in place and the weights stay in L2; M's last partial
   // panel, and pixels past a thread's last full 10-pixel tile, by the tiles below.
-  if (pipelined_tiles_ && in_place && !panels_outer && m >= kVnniPanelColumns) {
+  if (pipelined_tiles_ && PipelinedTilesApply()) {
     const int64_t full_panels = m / kVnniPanelColumns, last_cols = m % kVnniPanelColumns;
     const PipelineJob job{x,
                           c,

@@ -90,6 +90,8 @@ class PointwiseNhwcInt8 {
   void EvictWeights() const;
 
  private:
+  // Whether the tiles read x's uint8 rows where they lie (stride 1, C a multiple of 4) instead of packing them.
+  bool ReadsRowsInPlace() const;
   PointwiseNhwcGeometry g_;
   int64_t groups_;               // ceil(C / 4)
   int64_t panels_;               // ceil(M / 32)

@@ -442,6 +442,12 @@ class QLinearConvNhwcKernel : public OpKernel {
     return conv;
   }
 
+  // One of onyx's implementations of a convolution, by the name a tuning entry gives it.
+  struct OwnCandidate {
+    std::string name;
+    std::function<void(const void*, void*)> run;
+  };
+
   // Whether onyx's kernel (`run_own`: the depthwise or the 1x1 one) runs this shape faster than oneDNN's primitive
   // (with its fused requantization: else oneDNN's int32 sums need a pass of their own and onyx's kernel is taken),
   // timed on the CPU at hand and kept in the tuning cache (kernels/tuning_cache.h) under `kind`; with tuning off, or
@@ -449,12 +455,6 @@ class QLinearConvNhwcKernel : public OpKernel {
   // without VNNI, MobileNet-v2's depthwise layers ~10-25%; the 1x1 one is taken only where timed faster).
   // `after_onednn`, where given, runs on oneDNN's result as part of its candidate (the residual add the own kernel
   // fuses). `evict_own_weights` evicts onyx's kernel's weights before its timed runs, as conv.EvictWeights() oneDNN's.
-  // One of onyx's implementations of a convolution, by the name a tuning entry gives it.
-  struct OwnCandidate {
-    std::string name;
-    std::function<void(const void*, void*)> run;
-  };
-
   static bool OwnBeatsOneDnn(const char* kind, const std::function<void(const void*, void*)>& run_own,
                              const std::function<void()>& evict_own_weights, bool signed_input,
                              const kernels::Int8Conv& conv, int32_t x_zero_point, int threads, bool own_without_timing,
@@ -590,30 +590,30 @@ class QLinearConvNhwcKernel : public OpKernel {
         fused_signed_source_, r.zero_point, r.signed_output);
   }
 
-  // The channels-last direct kernel (kernels/int8_direct_conv_nhwc.h) for a 2-D convolution of one group with every
-  // quantization parameter constant, on AVX-512 VNNI; null elsewhere.
-  // Whether the direct kernel would read a window row's channels as one run (DirectConvNhwcInt8::RowTapsPay: C no
-  // multiple of 4, a window wider than 1): an image network's first layer.
-  bool FirstLayer(const nn::ConvGeometry& g) const {
-    if (g.axes.size() != 2 || g.group != 1) return false;
+  // The direct kernel's geometry for `g` (2-D).
+  static kernels::DirectConvNhwcGeometry DirectGeometry(const nn::ConvGeometry& g) {
     kernels::DirectConvNhwcGeometry d;
     SetWindow(g, d);
     d.in_channels = g.in_channels;
     d.out_channels = g.out_channels;
-    return kernels::DirectConvNhwcInt8::RowTapsPay(d);
+    return d;
   }
 
+  // Whether the direct kernel would read a window row's channels as one run (DirectConvNhwcInt8::RowTapsPay: C no
+  // multiple of 4, a window wider than 1): an image network's first layer.
+  static bool FirstLayer(const nn::ConvGeometry& g) {
+    return g.axes.size() == 2 && g.group == 1 && kernels::DirectConvNhwcInt8::RowTapsPay(DirectGeometry(g));
+  }
+
+  // The channels-last direct kernel (kernels/int8_direct_conv_nhwc.h) for a 2-D convolution of one group with every
+  // quantization parameter constant, on AVX-512 VNNI; null elsewhere.
   std::shared_ptr<const kernels::DirectConvNhwcInt8> Direct(const nn::ConvGeometry& g, DataType type) const {
     if (!requant_ || !kernels::DirectConvNhwcInt8::Supported() || g.axes.size() != 2 || g.group != 1) return nullptr;
     if ((type == DataType::kInt8) != fused_signed_source_) return nullptr;
-    kernels::DirectConvNhwcGeometry d;
-    SetWindow(g, d);
-    d.in_channels = g.in_channels;
-    d.out_channels = g.out_channels;
     const kernels::Int8ConvRequant& r = *requant_;
     return std::make_shared<const kernels::DirectConvNhwcInt8>(
-        d, weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales, fused_x_zero_point_,
-        fused_signed_source_, r.zero_point, r.signed_output);
+        DirectGeometry(g), weights_.data<int8_t>(), r.bias.empty() ? nullptr : r.bias.data(), r.scales,
+        fused_x_zero_point_, fused_signed_source_, r.zero_point, r.signed_output);
   }
 
   // When every quantization parameter is a constant, oneDNN requantizes inside the convolution (8-bit output, no
