@@ -187,19 +187,22 @@ std::shared_ptr<void> BufferPool::TakeSlot(size_t r) {
   return std::move(slot.block);
 }
 
+BufferPool::Slot* BufferPool::EndLiveSlot(const void* block) {
+  for (size_t i = 0; i < live_slots_.size(); ++i) {
+    Slot& s = slots_[live_slots_[i]];
+    if (arena_->base() + s.offset != block) continue;
+    s.live = false;
+    live_slots_[i] = live_slots_.back();
+    live_slots_.pop_back();
+    return &s;
+  }
+  return nullptr;
+}
+
 void BufferPool::DrainArenaReturns() {
   std::vector<void*> returned;
   arena_->Drain(returned);
-  for (void* p : returned) {
-    for (size_t i = 0; i < live_slots_.size(); ++i) {
-      Slot& s = slots_[live_slots_[i]];
-      if (arena_->base() + s.offset == p) {
-        s.live = false;
-        live_slots_.erase(live_slots_.begin() + static_cast<std::ptrdiff_t>(i));
-        break;
-      }
-    }
-  }
+  for (void* p : returned) EndLiveSlot(p);
 }
 
 void BufferPool::BeginRun() {
@@ -329,18 +332,13 @@ void BufferPool::Release(Value& v) {
       }
       Tensor::BlockHome* home = Tensor::HomeOf(parts.block);
       if (arena_ != nullptr && home == arena_.get()) {
-        for (size_t i = 0; i < live_slots_.size(); ++i) {
-          Slot& s = slots_[live_slots_[i]];
-          if (arena_->base() + s.offset != data) continue;
-          s.block = std::move(parts.block);
-          s.live = false;
-          live_slots_[i] = live_slots_.back();
-          live_slots_.pop_back();
-          break;
+        if (Slot* s = EndLiveSlot(data)) {
+          s->block = std::move(parts.block);
+        } else {
+          // Not found (none should be): kept aside, so that its bytes are never marked free (Arena::Take) while a
+          // later slot over them is live.
+          stray_.push_back(std::move(parts.block));
         }
-        // Not found (none should be): kept aside, so that its bytes are never marked free (Arena::Take) while a
-        // later slot over them is live.
-        if (parts.block != nullptr) stray_.push_back(std::move(parts.block));
       } else if (dynamic_cast<Arena*>(home) == nullptr) {
         // Not a block of an arena dropped since (those stay out of the free list: they overlap).
         free_.push_back(Block{parts.capacity, std::move(parts.block)});

@@ -108,6 +108,8 @@ class BufferPool {
   Tensor AllocateDynamic(DataType type, Shape shape, size_t need);
   // Request `r`'s planned block, or nothing where bytes it overlaps are still held.
   std::shared_ptr<void> TakeSlot(size_t r);
+  // The live slot whose block is `block`, marked not live, or null where none is.
+  Slot* EndLiveSlot(const void* block);
   // Marks the slots whose blocks came back from outside the pool as free.
   void DrainArenaReturns();
   void AdoptPlan();
