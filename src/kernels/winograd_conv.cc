@@ -210,20 +210,18 @@ void RunTransforms(const WinogradConvShape& s, const TilePlan& plan, const std::
     RunTasks(tiles * k_blocks, threads, [&](int64_t task) { output(task / k_blocks, task % k_blocks, 0, tiles, m); });
     return;
   }
-  // Each slot (thread) takes a contiguous range of chunks through its own scratch.
+  // Each thread takes chunks (a contiguous range first, then others' left over) through its own slot of scratch.
   const int64_t slot_floats = kPositions * plan.chunk * (c + k);
-  RunTasks(plan.slots, static_cast<int>(plan.slots), [&](int64_t slot) {
+  RunTasks(plan.chunks, static_cast<int>(plan.slots), [&](int64_t chunk, int slot) {
     float* v = scratch + slot * slot_floats;
     float* m = v + kPositions * plan.chunk * c;
-    for (int64_t chunk = slot * plan.chunks / plan.slots; chunk < (slot + 1) * plan.chunks / plan.slots; ++chunk) {
-      const int64_t t0 = chunk * plan.chunk, count = std::min(plan.chunk, plan.tiles - t0);
-      for (int64_t tile = t0; tile < t0 + count; ++tile) {
-        for (int64_t cb = 0; cb < c_blocks; ++cb) input(tile, cb, t0, count, v);
-      }
-      for (int p = 0; p < kPositions; ++p) gemms[p].Run(count, v + p * count * c, m + p * count * k, 1);
-      for (int64_t tile = t0; tile < t0 + count; ++tile) {
-        for (int64_t kb = 0; kb < k_blocks; ++kb) output(tile, kb, t0, count, m);
-      }
+    const int64_t t0 = chunk * plan.chunk, count = std::min(plan.chunk, plan.tiles - t0);
+    for (int64_t tile = t0; tile < t0 + count; ++tile) {
+      for (int64_t cb = 0; cb < c_blocks; ++cb) input(tile, cb, t0, count, v);
+    }
+    for (int p = 0; p < kPositions; ++p) gemms[p].Run(count, v + p * count * c, m + p * count * k, 1);
+    for (int64_t tile = t0; tile < t0 + count; ++tile) {
+      for (int64_t kb = 0; kb < k_blocks; ++kb) output(tile, kb, t0, count, m);
     }
   });
 }
