@@ -125,6 +125,9 @@ void PointwiseTile(const uint8_t* ap, int64_t lda, const int8_t* bp, int64_t gro
 // operations per value as StoreConvTile's, so the same bytes. Full panels only (M's last partial panel: the tiles).
 constexpr int kPipeRows = 10;
 
+// Parts per thread's share of pixels, where there are enough for each to hold 8+ tiles.
+constexpr int64_t kPartsPerShare = 4;
+
 struct PipelineJob {
   const uint8_t* x;  // uint8 image, pixel stride lda (the input channels, a multiple of 4)
   int64_t lda;
@@ -368,10 +371,10 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
   const TileTable& tiles = with_add           ? kAddTiles[add->conv_is_a ? 0 : 1][signed_output_ ? 1 : 0]
                            : narrow_by_packs_ ? kTilesByPacks[signed_output_ ? 1 : 0]
                                               : kTiles;
-  // Tiles of output pixels as even as they go; each thread one contiguous range of them (the same share of the image
-  // as the depthwise and pooling kernels around it take).
+  // Tiles of output pixels as even as they go; each thread one contiguous share of them (the same share of the image
+  // as the depthwise and pooling kernels around it take), run in parts where a slower thread's may be taken over.
   const int64_t tile_count = (pixels + kTileRows - 1) / kTileRows;
-  const int64_t tasks = std::min<int64_t>(std::max(threads, 1), tile_count);
+  const int64_t team = std::min<int64_t>(std::max(threads, 1), tile_count);
   const int64_t row_bytes = groups_ * kVnniGroupBytes;  // one pixel's packed input
   const int64_t panel_bytes = groups_ * kVnniGroupRowBytes;
   auto requant = [&](int64_t t, int64_t p0) {
@@ -424,9 +427,14 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
     // Each thread an even share of the pixels: its full tiles pipelined, the rest of its share (under 10 pixels) and
     // the partial panel's columns by the 14-pixel tiles. (The last thread taking every pixel past the full tiles left
     // 2 threads 20 and 29 of a 7x7 map's 49.)
-    const int64_t team = std::clamp<int64_t>(std::min<int64_t>(threads, pixels / kPipeRows), 1, std::max(threads, 1));
-    RunTasks(team, threads, [&](int64_t task) {
-      const int64_t q0 = pixels * task / team, q1 = pixels * (task + 1) / team;
+    // Each share in up to kPartsPerShare parts of 8+ full tiles, so that a thread done early takes over parts of a
+    // slower one's (RunTasks); the weights stay in L2 from part to part.
+    const int64_t pipe_team =
+        std::clamp<int64_t>(std::min<int64_t>(threads, pixels / kPipeRows), 1, std::max(threads, 1));
+    const int64_t parts =
+        pipe_team * (pipe_team > 1 ? std::clamp<int64_t>(pixels / pipe_team / (8 * kPipeRows), 1, kPartsPerShare) : 1);
+    RunTasks(parts, static_cast<int>(pipe_team), [&](int64_t task) {
+      const int64_t q0 = pixels * task / parts, q1 = pixels * (task + 1) / parts;
       const int64_t full = (q1 - q0) / kPipeRows, rest = q0 + full * kPipeRows;
       if (full > 0) pipeline(job, q0, full);
       const auto run = [&](int64_t p0, int64_t p1, int64_t t, int64_t cols) {
@@ -441,7 +449,11 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
     });
     return;
   }
-  RunTasks(tasks, threads, [&](int64_t task) {
+  // Weights that stay in L2: each share in parts of 8+ tiles (RunTasks balances parts between threads); streamed ones
+  // (panels_outer) read once per chunk of a thread's tiles: one range per thread.
+  const int64_t tasks =
+      team * (team > 1 && !panels_outer ? std::clamp<int64_t>(tile_count / team / 8, 1, kPartsPerShare) : 1);
+  RunTasks(tasks, static_cast<int>(team), [&](int64_t task) {
     TileScratch& scratch = ThreadScratch();
     if (!contiguous) scratch.gathered.resize(static_cast<size_t>(kTileRows * c));
     const int64_t j_begin = task * tile_count / tasks, j_end = (task + 1) * tile_count / tasks;

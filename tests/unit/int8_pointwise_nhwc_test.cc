@@ -120,6 +120,25 @@ TEST(PointwiseNhwcInt8, MatchesRequantizedExactSums) {
   Check({1, 20, 33, 5, 5, 3, true, true, 0, 0, false, 1}, seed++);
 }
 
+// Maps large enough for each thread's share to run in several parts (up to 4 of 8+ tiles, balanced between the threads
+// by RunTasks): pipelined and 14-pixel tiles, 2 and 3 threads, with the residual add written in place.
+TEST(PointwiseNhwcInt8, SharesRunInPartsAtSeveralThreads) {
+  if (!PointwiseNhwcInt8::Supported()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  uint32_t seed = 201;
+  for (int threads : {2, 3}) {
+    for (bool pipelined : {true, false}) {
+      Case t{1, 64, 64, 40, 40, 1, false, false, 3, 0, true, threads};
+      t.pipelined = pipelined;
+      Check(t, seed++);
+      Case a{1, 64, 96, 41, 39, 1, false, false, 5, 2, true, threads};
+      a.pipelined = pipelined;
+      a.with_add = true;
+      a.add_in_place = true;
+      Check(a, seed++);
+    }
+  }
+}
+
 // Weights larger than half of any L2 (4.3 MB): chunks of tiles go over each panel in turn, the next panel's weights
 // prefetched a share per tile; more tiles than one chunk holds where C is long; strided, with threads.
 TEST(PointwiseNhwcInt8, WeightsBeyondL2RunPanelByPanel) {
