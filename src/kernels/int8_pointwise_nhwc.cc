@@ -125,8 +125,12 @@ void PointwiseTile(const uint8_t* ap, int64_t lda, const int8_t* bp, int64_t gro
 // operations per value as StoreConvTile's, so the same bytes. Full panels only (M's last partial panel: the tiles).
 constexpr int kPipeRows = 10;
 
-// Parts per thread's share of pixels, where there are enough for each to hold 8+ tiles.
-constexpr int64_t kPartsPerShare = 4;
+// Tasks for `team` threads over `units` tiles: each thread's share in up to 4 parts of 8+ tiles where there are that
+// many, so that a thread done early takes over parts of a slower one's (RunTasks); one share per thread otherwise.
+int64_t SharesInParts(int64_t team, int64_t units) {
+  constexpr int64_t kPartsPerShare = 4, kMinTilesPerPart = 8;
+  return team > 1 ? team * std::clamp<int64_t>(units / team / kMinTilesPerPart, 1, kPartsPerShare) : team;
+}
 
 struct PipelineJob {
   const uint8_t* x;  // uint8 image, pixel stride lda (the input channels, a multiple of 4)
@@ -424,15 +428,13 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
                           base};
     const int kind = with_add ? (add->conv_is_a ? 2 : 3) : narrow_by_packs_ ? 1 : 0;
     const PipelineFn pipeline = kPipelines[kind][signed_output_ ? 1 : 0];
-    // Each thread an even share of the pixels: its full tiles pipelined, the rest of its share (under 10 pixels) and
-    // the partial panel's columns by the 14-pixel tiles. (The last thread taking every pixel past the full tiles left
-    // 2 threads 20 and 29 of a 7x7 map's 49.)
-    // Each share in up to kPartsPerShare parts of 8+ full tiles, so that a thread done early takes over parts of a
-    // slower one's (RunTasks); the weights stay in L2 from part to part.
+    // Each thread an even share of the pixels (the last thread taking every pixel past the full tiles had left 2
+    // threads 20 and 29 of a 7x7 map's 49), in parts (SharesInParts; the weights stay in L2 from part to part): each
+    // part's full tiles pipelined, the rest of the part (under 10 pixels) and the partial panel's columns by the
+    // 14-pixel tiles.
     const int64_t pipe_team =
         std::clamp<int64_t>(std::min<int64_t>(threads, pixels / kPipeRows), 1, std::max(threads, 1));
-    const int64_t parts =
-        pipe_team * (pipe_team > 1 ? std::clamp<int64_t>(pixels / pipe_team / (8 * kPipeRows), 1, kPartsPerShare) : 1);
+    const int64_t parts = SharesInParts(pipe_team, pixels / kPipeRows);
     RunTasks(parts, static_cast<int>(pipe_team), [&](int64_t task) {
       const int64_t q0 = pixels * task / parts, q1 = pixels * (task + 1) / parts;
       const int64_t full = (q1 - q0) / kPipeRows, rest = q0 + full * kPipeRows;
@@ -449,10 +451,9 @@ void PointwiseNhwcInt8::Run(const void* x_in, void* y_in, int threads, const voi
     });
     return;
   }
-  // Weights that stay in L2: each share in parts of 8+ tiles (RunTasks balances parts between threads); streamed ones
-  // (panels_outer) read once per chunk of a thread's tiles: one range per thread.
-  const int64_t tasks =
-      team * (team > 1 && !panels_outer ? std::clamp<int64_t>(tile_count / team / 8, 1, kPartsPerShare) : 1);
+  // Weights that stay in L2: each share in parts (SharesInParts); streamed ones (panels_outer) are read once per chunk
+  // of a thread's tiles: one range per thread.
+  const int64_t tasks = panels_outer ? team : SharesInParts(team, tile_count);
   RunTasks(tasks, static_cast<int>(team), [&](int64_t task) {
     TileScratch& scratch = ThreadScratch();
     if (!contiguous) scratch.gathered.resize(static_cast<size_t>(kTileRows * c));
