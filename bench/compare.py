@@ -26,10 +26,11 @@ import glob
 import json
 import math
 import os
-import shutil
 import statistics
 import subprocess
 import sys
+
+from round_pinning import round_pinning
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -116,15 +117,10 @@ def main():
     args = ap.parse_args()
     peaks = measured_peaks()
     onyx_env = dict(os.environ, ONYX_MAX_ISA=args.isa)
-    cpus = sorted(os.sched_getaffinity(0))
-    can_pin = not args.no_pin and shutil.which("taskset") is not None
+    pin = round_pinning(not args.no_pin)  # both engines of round r on the same CPUs (see the module docstring)
 
     def pinned(cmd, threads, r):
-        # Both engines of round r on the same CPUs, rotating with r (see the module docstring).
-        if not can_pin or threads >= len(cpus):
-            return cmd
-        chosen = [cpus[(r * threads + k) % len(cpus)] for k in range(threads)]
-        return ["taskset", "-c", ",".join(str(c) for c in chosen)] + cmd
+        return pin(threads, r) + cmd
 
     node_path = ensure_ort()
     models = ensure_models(args.models.split(","))

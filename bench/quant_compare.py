@@ -19,11 +19,12 @@ usage: bench/quant_compare.py ONYX MODEL[:FLOAT_MODEL] ... [--threads 1,2] [--ro
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+
+from round_pinning import round_pinning
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -55,14 +56,7 @@ def main():
     ap.add_argument("--vnni-only", action="store_true")
     ap.add_argument("--no-pin", action="store_true", help="never pin runs to CPUs")
     args = ap.parse_args()
-    cpus = sorted(os.sched_getaffinity(0))
-    can_pin = not args.no_pin and shutil.which("taskset") is not None
-
-    def pin(threads, r):
-        # Every engine of round r on the same CPUs, rotating with r.
-        if not can_pin or threads >= len(cpus):
-            return []
-        return ["taskset", "-c", ",".join(str(cpus[(r * threads + k) % len(cpus)]) for k in range(threads))]
+    pin = round_pinning(not args.no_pin)  # every engine of round r on the same CPUs, rotating with r
 
     onyx_env, ort_env = {}, {}
     if args.vnni_only:
